@@ -1,0 +1,36 @@
+//! # ssefold
+//!
+//! The LLM streaming pipeline done once, in Rust, sans-IO:
+//!
+//! ```text
+//! bytes ─▶ lines ─▶ SSE events ─▶ provider events ─▶ normalized deltas ─▶ folded message
+//! ```
+//!
+//! * [`sse`] — Layer 1 (lines: CR / LF / CRLF across chunk boundaries) and
+//!   Layer 2 (the WHATWG "event stream" interpretation), plus the encoder.
+//!   Events are borrowed views; no heap allocation per event in steady state.
+//! * [`json`] — incremental partial JSON: tool arguments usable while they
+//!   stream, in time linear in their size.
+//!
+//! The core never opens a socket or reads a clock: hosts feed bytes and get
+//! events back.
+//!
+//! ```
+//! use ssefold::sse::Decoder;
+//!
+//! let mut decoder = Decoder::new();
+//! let mut seen = Vec::new();
+//! for chunk in [&b"event: ping\nda"[..], b"ta: {}\n\n"] {
+//!     let mut events = decoder.feed(chunk);
+//!     while let Some(event) = events.next_event() {
+//!         let event = event.unwrap();
+//!         seen.push((event.event().to_owned(), event.data().to_owned()));
+//!     }
+//! }
+//! assert_eq!(seen, [("ping".to_owned(), "{}".to_owned())]);
+//! ```
+#![forbid(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod json;
+pub mod sse;

@@ -1,0 +1,563 @@
+//! Layer 2: lines → events, the WHATWG HTML "event stream" interpretation.
+//!
+//! The decoder implements, exactly:
+//! * one leading U+FEFF stripped at stream start only ([`super::lines`]);
+//! * `:` comment lines; a line with no colon is a field name with an empty
+//!   value; exactly one space after the colon is removed ([`super::fields`]);
+//! * `data` lines joined with LF; the event type defaults to `message`;
+//! * an `id` containing NUL is ignored; the last event ID persists across
+//!   events and an empty `id` resets it to the empty string;
+//! * `retry` only when all ASCII digits; unknown fields ignored;
+//! * a blank line dispatches; no dispatch when the data buffer is empty (the
+//!   event type is still reset);
+//! * at end of stream an unterminated event is discarded, and
+//!   [`Decoder::finish`] reports how many bytes were, so a truncated stream is
+//!   detectable;
+//! * invalid UTF-8 is decoded with U+FFFD replacement, or refused with
+//!   [`DecodeError::InvalidUtf8`] under [`Utf8Mode::Strict`].
+//!
+//! Limits: a line longer than [`DecoderConfig::max_line_len`] or an event
+//! whose data exceeds [`DecoderConfig::max_event_size`] gives a typed error;
+//! the decoder then skips to the next blank line and goes on. Memory stays
+//! within the limits plus a constant whatever the input.
+
+use core::ops::Range;
+
+use super::event::{Event, OwnedEvent};
+use super::fields::{parse_field, parse_retry, Field};
+use super::lines::{LineRef, LineSplitter};
+
+/// Default for [`DecoderConfig::max_line_len`] and
+/// [`DecoderConfig::max_event_size`]: 16 MiB.
+pub const DEFAULT_LIMIT: usize = 16 << 20;
+
+/// How invalid UTF-8 in field values is handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Utf8Mode {
+    /// Replace each maximal invalid sequence with U+FFFD (the spec).
+    #[default]
+    Replace,
+    /// Refuse the event with [`DecodeError::InvalidUtf8`].
+    Strict,
+}
+
+/// Limits and options of a [`Decoder`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecoderConfig {
+    /// Longest line accepted, in bytes, terminator excluded.
+    pub max_line_len: usize,
+    /// Largest data buffer of one event, in bytes.
+    pub max_event_size: usize,
+    /// What to do with invalid UTF-8.
+    pub utf8: Utf8Mode,
+}
+
+impl Default for DecoderConfig {
+    fn default() -> Self {
+        DecoderConfig { max_line_len: DEFAULT_LIMIT, max_event_size: DEFAULT_LIMIT, utf8: Utf8Mode::Replace }
+    }
+}
+
+/// A decoding error. The decoder stays usable: after a limit error it skips
+/// to the next blank line; after a UTF-8 error the event is dropped.
+///
+/// Offsets are stream byte offsets (from the first byte fed since the last
+/// [`Decoder::finish`]), the same for every chunking of the same bytes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A line was longer than the limit. `offset` is where the line starts.
+    #[error("SSE line longer than {limit} bytes at offset {offset}")]
+    LineTooLong {
+        /// The configured limit.
+        limit: usize,
+        /// Stream offset of the line.
+        offset: u64,
+    },
+    /// An event's data grew past the limit. `offset` is where the data line
+    /// that crossed it starts.
+    #[error("SSE event data larger than {limit} bytes at offset {offset}")]
+    EventTooLarge {
+        /// The configured limit.
+        limit: usize,
+        /// Stream offset of the line that crossed the limit.
+        offset: u64,
+    },
+    /// Invalid UTF-8 under [`Utf8Mode::Strict`]. `field` is `"data"`,
+    /// `"event"` or `"id"`; `offset` is where the event block (for data and
+    /// event) or the id line starts.
+    #[error("invalid UTF-8 in SSE field {field:?} at offset {offset}")]
+    InvalidUtf8 {
+        /// Which field held it.
+        field: &'static str,
+        /// Stream offset of the block or line.
+        offset: u64,
+    },
+}
+
+/// What [`Decoder::finish`] found at end of stream.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EndOfStream {
+    /// Bytes after the last event boundary (blank line) that were discarded:
+    /// an unterminated event, comment or partial line. Zero for a stream that
+    /// ends cleanly.
+    pub discarded_bytes: u64,
+    /// The event the discarded bytes would have dispatched had a blank line
+    /// followed (the partial last line counted as a line), if they held data.
+    /// Per the spec it is **not** dispatched; it is shown so that a layer above
+    /// can decide (the provider streams do, see their docs).
+    pub unterminated: Option<OwnedEvent>,
+}
+
+/// Where a block value currently lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Slot {
+    Empty,
+    /// In the chunk being decoded (spilled to the buffer at chunk end).
+    Chunk(Range<usize>),
+    /// In the block's own buffer.
+    Buf,
+}
+
+/// The event block being collected.
+#[derive(Debug, Clone)]
+struct Block {
+    data: Slot,
+    data_buf: Vec<u8>,
+    event_type: Slot,
+    type_buf: Vec<u8>,
+    retry: Option<u64>,
+    /// An `id` field was accepted in this block (commit it at the blank line).
+    id_changed: bool,
+    /// Stream offset where the block started.
+    start: u64,
+    /// A limit error happened in this block: skip to the next blank line.
+    skipping: bool,
+    /// The last call dispatched from the buffers: clear them on the next.
+    dispatched: bool,
+    /// U+FFFD-replacement output for data and event type.
+    data_scratch: String,
+    type_scratch: String,
+}
+
+impl Block {
+    fn new() -> Self {
+        Block {
+            data: Slot::Empty,
+            data_buf: Vec::new(),
+            event_type: Slot::Empty,
+            type_buf: Vec::new(),
+            retry: None,
+            id_changed: false,
+            start: 0,
+            skipping: false,
+            dispatched: false,
+            data_scratch: String::new(),
+            type_scratch: String::new(),
+        }
+    }
+
+    /// Forgets the block's fields (not the id, which lives in the decoder).
+    fn clear(&mut self) {
+        self.data = Slot::Empty;
+        self.data_buf.clear();
+        self.event_type = Slot::Empty;
+        self.type_buf.clear();
+        self.retry = None;
+        self.id_changed = false;
+    }
+
+    fn capacity(&self) -> usize {
+        self.data_buf.capacity()
+            + self.type_buf.capacity()
+            + self.data_scratch.capacity()
+            + self.type_scratch.capacity()
+    }
+}
+
+/// The incremental SSE decoder: feed it chunks, get borrowed events.
+///
+/// Sans-IO: it never reads or waits; every chunking of the same bytes gives
+/// the same events, errors and end-of-stream report. In steady state it makes
+/// no heap allocation per event: a single-line event lying whole in a chunk
+/// is borrowed from it, anything else is assembled in buffers that are
+/// reused.
+///
+/// ```
+/// use ssefold::sse::Decoder;
+///
+/// let mut d = Decoder::new();
+/// let mut events = d.feed(b"id: 7\ndata: a\ndata: b\n\n: comment\n");
+/// let e = events.next_event().unwrap().unwrap();
+/// assert_eq!((e.event(), e.data(), e.id()), ("message", "a\nb", Some("7")));
+/// assert!(events.next_event().is_none());
+/// assert_eq!(d.finish().discarded_bytes, 10); // the comment line
+/// ```
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    lines: LineSplitter,
+    block: Block,
+    config: DecoderConfig,
+    /// The last event ID buffer (may hold an uncommitted value mid-block).
+    id_buf: String,
+    has_id: bool,
+    /// The last event ID string, committed at each blank line.
+    committed_id: String,
+    has_committed_id: bool,
+    reconnection_time: Option<u64>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    /// A decoder with the default limits (16 MiB lines and events) and
+    /// U+FFFD replacement.
+    pub fn new() -> Self {
+        Decoder::with_config(DecoderConfig::default())
+    }
+
+    /// A decoder with the given limits and options.
+    pub fn with_config(config: DecoderConfig) -> Self {
+        Decoder {
+            lines: LineSplitter::new(config.max_line_len),
+            block: Block::new(),
+            config,
+            id_buf: String::new(),
+            has_id: false,
+            committed_id: String::new(),
+            has_committed_id: false,
+            reconnection_time: None,
+        }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &DecoderConfig {
+        &self.config
+    }
+
+    /// Decodes `chunk`: iterate the result with [`Events::next_event`].
+    ///
+    /// Bytes are consumed as the iteration goes; if the [`Events`] is
+    /// dropped before it returned `None`, the bytes from
+    /// [`Events::consumed`] on were not decoded and must be fed again.
+    #[must_use = "events are decoded as the iterator is driven"]
+    pub fn feed<'a>(&'a mut self, chunk: &'a [u8]) -> Events<'a> {
+        Events { decoder: self, chunk, pos: 0 }
+    }
+
+    /// Decodes all of `chunk`, calling `on_event` for each event or error.
+    pub fn feed_each(&mut self, chunk: &[u8], mut on_event: impl FnMut(Result<Event<'_>, DecodeError>)) {
+        let mut events = self.feed(chunk);
+        while let Some(e) = events.next_event() {
+            on_event(e);
+        }
+    }
+
+    /// The last event ID string: the value of the last accepted `id` field
+    /// as of the last blank line, sent as `Last-Event-ID` on reconnection.
+    /// Kept across [`finish`](Self::finish).
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.has_committed_id.then_some(self.committed_id.as_str())
+    }
+
+    /// The stream's reconnection time in milliseconds: the last valid `retry`
+    /// field seen, if any. Kept across [`finish`](Self::finish).
+    pub fn reconnection_time(&self) -> Option<u64> {
+        self.reconnection_time
+    }
+
+    /// Bytes the decoder holds in its buffers (capacity) plus its own size:
+    /// its memory footprint.
+    pub fn memory_footprint(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self.lines.buffer_capacity()
+            + self.block.capacity()
+            + self.id_buf.capacity()
+            + self.committed_id.capacity()
+    }
+
+    /// Ends the stream: the unterminated event, if any, is discarded (per
+    /// the spec) and reported. The decoder is then ready for a new stream
+    /// (a reconnection): the last event ID and reconnection time are kept.
+    pub fn finish(&mut self) -> EndOfStream {
+        if self.block.dispatched {
+            self.block.dispatched = false;
+            self.block.clear();
+        }
+        let discarded_bytes = self.lines.offset() - self.block.start;
+        let mut unterminated = None;
+        if !self.block.skipping {
+            if let Some(partial) = self.lines.pending_line() {
+                if !partial.is_empty() {
+                    let partial = partial.to_vec();
+                    let start = self.lines.offset() - partial.len() as u64;
+                    // An error here only means the would-be event is invalid.
+                    let _ = self.on_field(&partial, None, &[], start);
+                }
+            }
+            if self.block.data != Slot::Empty && !self.block.skipping {
+                if let Ok(e) = self.build_event(&[]) {
+                    unterminated = Some(e.to_owned_event());
+                }
+            }
+        }
+        self.block.clear();
+        self.block.dispatched = false;
+        self.block.skipping = false;
+        self.block.start = 0;
+        self.lines.reset();
+        // The unterminated block's id, if any, is discarded with it.
+        self.id_buf.clone_from(&self.committed_id);
+        self.has_id = self.has_committed_id;
+        EndOfStream { discarded_bytes, unterminated }
+    }
+
+    /// Forgets everything, including the last event ID and reconnection
+    /// time: a fresh decoder with the same configuration and buffers.
+    pub fn reset(&mut self) {
+        self.finish();
+        self.id_buf.clear();
+        self.committed_id.clear();
+        self.has_id = false;
+        self.has_committed_id = false;
+        self.reconnection_time = None;
+    }
+
+    fn next_in<'s>(&'s mut self, chunk: &'s [u8], pos: &mut usize) -> Option<Result<Event<'s>, DecodeError>> {
+        if self.block.dispatched {
+            self.block.dispatched = false;
+            self.block.clear();
+        }
+        loop {
+            let Some(line) = self.lines.next_line(chunk, pos) else {
+                self.spill(chunk);
+                return None;
+            };
+            let range = match line.at {
+                LineRef::TooLong => {
+                    self.skip_block();
+                    return Some(Err(DecodeError::LineTooLong { limit: self.config.max_line_len, offset: line.start }));
+                }
+                LineRef::Chunk(r) => Some(r),
+                LineRef::Tail => None,
+            };
+            if range.as_ref().is_some_and(Range::is_empty) {
+                // A blank line: commit the id, dispatch, start a new block.
+                if self.block.skipping {
+                    self.block.skipping = false;
+                } else if self.block.id_changed {
+                    self.committed_id.clone_from(&self.id_buf);
+                    self.has_committed_id = self.has_id;
+                }
+                let dispatch = self.block.data != Slot::Empty;
+                self.block.start = self.lines.offset();
+                if dispatch {
+                    // Cleared on the next call, once the event view is gone.
+                    self.block.dispatched = true;
+                    return Some(self.build_event(chunk));
+                }
+                self.block.clear();
+                continue;
+            }
+            if self.block.skipping {
+                continue;
+            }
+            let result = match range {
+                Some(r) => self.on_field(&chunk[r.clone()], Some(r.start), chunk, line.start),
+                None => self.on_field_tail(chunk, line.start),
+            };
+            if let Err(e) = result {
+                return Some(Err(e));
+            }
+        }
+    }
+
+    fn on_field_tail(&mut self, chunk: &[u8], start: u64) -> Result<(), DecodeError> {
+        // The tail is cleared on the next splitter call only, so it can be
+        // moved out and back to satisfy the borrow of `self`.
+        let tail = core::mem::take(self.lines.tail_mut());
+        let result = self.on_field(&tail, None, chunk, start);
+        *self.lines.tail_mut() = tail;
+        result
+    }
+
+    /// Applies one non-empty line. `line_at` is the line's offset in `chunk`
+    /// when it lies there (so values can stay borrowed).
+    fn on_field(&mut self, line: &[u8], line_at: Option<usize>, chunk: &[u8], start: u64) -> Result<(), DecodeError> {
+        let in_chunk = |r: &Range<usize>| line_at.map(|at| at + r.start..at + r.end);
+        match parse_field(line) {
+            Field::Data(r) => {
+                let value = &line[r.clone()];
+                let limit = self.config.max_event_size;
+                let b = &mut self.block;
+                let new_len = match &b.data {
+                    Slot::Empty => value.len(),
+                    Slot::Chunk(c) => c.len() + 1 + value.len(),
+                    Slot::Buf => b.data_buf.len() + 1 + value.len(),
+                };
+                if new_len > limit {
+                    self.skip_block();
+                    return Err(DecodeError::EventTooLarge { limit, offset: start });
+                }
+                match core::mem::replace(&mut b.data, Slot::Buf) {
+                    Slot::Empty => match in_chunk(&r) {
+                        Some(c) => b.data = Slot::Chunk(c),
+                        None => {
+                            b.data_buf.clear();
+                            b.data_buf.extend_from_slice(value);
+                        }
+                    },
+                    Slot::Chunk(c) => {
+                        b.data_buf.clear();
+                        b.data_buf.extend_from_slice(&chunk[c]);
+                        b.data_buf.push(b'\n');
+                        b.data_buf.extend_from_slice(value);
+                    }
+                    Slot::Buf => {
+                        b.data_buf.push(b'\n');
+                        b.data_buf.extend_from_slice(value);
+                    }
+                }
+            }
+            Field::Event(r) => {
+                let b = &mut self.block;
+                match in_chunk(&r) {
+                    Some(c) => b.event_type = Slot::Chunk(c),
+                    None => {
+                        b.type_buf.clear();
+                        b.type_buf.extend_from_slice(&line[r]);
+                        b.event_type = Slot::Buf;
+                    }
+                }
+            }
+            Field::Id(r) => {
+                let value = &line[r];
+                if memchr::memchr(0, value).is_none() {
+                    match core::str::from_utf8(value) {
+                        Ok(s) => {
+                            self.id_buf.clear();
+                            self.id_buf.push_str(s);
+                        }
+                        Err(_) if self.config.utf8 == Utf8Mode::Strict => {
+                            self.skip_block();
+                            return Err(DecodeError::InvalidUtf8 { field: "id", offset: start });
+                        }
+                        Err(_) => replace_invalid(value, &mut self.id_buf),
+                    }
+                    self.has_id = true;
+                    self.block.id_changed = true;
+                }
+            }
+            Field::Retry(r) => {
+                if let Some(ms) = parse_retry(&line[r]) {
+                    self.reconnection_time = Some(ms);
+                    self.block.retry = Some(ms);
+                }
+            }
+            Field::Comment(_) | Field::Unknown => {}
+        }
+        Ok(())
+    }
+
+    /// Moves block values that point into `chunk` into the block's buffers,
+    /// before the chunk goes away.
+    fn spill(&mut self, chunk: &[u8]) {
+        let b = &mut self.block;
+        if let Slot::Chunk(r) = &b.data {
+            b.data_buf.clear();
+            b.data_buf.extend_from_slice(&chunk[r.clone()]);
+            b.data = Slot::Buf;
+        }
+        if let Slot::Chunk(r) = &b.event_type {
+            b.type_buf.clear();
+            b.type_buf.extend_from_slice(&chunk[r.clone()]);
+            b.event_type = Slot::Buf;
+        }
+    }
+
+    /// Drops the current block after an error and skips to the next blank
+    /// line.
+    fn skip_block(&mut self) {
+        self.block.clear();
+        self.block.skipping = true;
+    }
+
+    /// The event of the current block. The block's slots are left for the
+    /// caller to clear (lazily, on the next call).
+    fn build_event<'s>(&'s mut self, chunk: &'s [u8]) -> Result<Event<'s>, DecodeError> {
+        let strict = self.config.utf8 == Utf8Mode::Strict;
+        let block_start = self.block.start;
+        let Block { data, data_buf, event_type, type_buf, retry, data_scratch, type_scratch, .. } = &mut self.block;
+        let (data_buf, type_buf): (&'s Vec<u8>, &'s Vec<u8>) = (data_buf, type_buf);
+        let data_bytes: &'s [u8] = match data {
+            Slot::Chunk(r) => &chunk[r.clone()],
+            _ => data_buf,
+        };
+        let type_bytes: &'s [u8] = match event_type {
+            Slot::Chunk(r) => &chunk[r.clone()],
+            Slot::Buf => type_buf,
+            Slot::Empty => b"",
+        };
+        let data = decode_utf8(data_bytes, data_scratch, strict)
+            .ok_or(DecodeError::InvalidUtf8 { field: "data", offset: block_start })?;
+        let mut event = decode_utf8(type_bytes, type_scratch, strict)
+            .ok_or(DecodeError::InvalidUtf8 { field: "event", offset: block_start })?;
+        if event.is_empty() {
+            event = "message";
+        }
+        let id = self.has_id.then_some(self.id_buf.as_str());
+        Ok(Event { event, data, id, retry: *retry })
+    }
+}
+
+/// The bytes as `&str`: borrowed when valid, else replaced into `scratch`
+/// (or `None` when `strict`).
+fn decode_utf8<'s>(bytes: &'s [u8], scratch: &'s mut String, strict: bool) -> Option<&'s str> {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => Some(s),
+        Err(_) if strict => None,
+        Err(_) => {
+            replace_invalid(bytes, scratch);
+            Some(scratch)
+        }
+    }
+}
+
+/// Writes `bytes` into `out`, each maximal invalid sequence replaced by
+/// U+FFFD (the WHATWG "UTF-8 decode" behaviour).
+fn replace_invalid(bytes: &[u8], out: &mut String) {
+    out.clear();
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            out.push('\u{FFFD}');
+        }
+    }
+}
+
+/// The events of one chunk, decoded as they are asked for.
+///
+/// A lending iterator: each event borrows the iterator until the next call.
+#[derive(Debug)]
+pub struct Events<'a> {
+    decoder: &'a mut Decoder,
+    chunk: &'a [u8],
+    pos: usize,
+}
+
+impl Events<'_> {
+    /// The next event or error of the chunk, or `None` once the chunk is
+    /// used up (its unfinished tail is kept for the next chunk).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_event(&mut self) -> Option<Result<Event<'_>, DecodeError>> {
+        self.decoder.next_in(self.chunk, &mut self.pos)
+    }
+
+    /// How many bytes of the chunk have been decoded so far.
+    pub fn consumed(&self) -> usize {
+        self.pos
+    }
+}

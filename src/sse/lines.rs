@@ -1,0 +1,342 @@
+//! Layer 1: bytes → lines.
+//!
+//! Lines end with CR, LF or CRLF (WHATWG "event stream" grammar). Bytes
+//! arrive in arbitrary chunks, so a CR at the end of one chunk followed by an
+//! LF at the start of the next is one line ending, and a line may be split
+//! anywhere (also inside a multi-byte UTF-8 character: lines are bytes here).
+//!
+//! A line that lies whole inside the chunk is handed on borrowed, as a range
+//! of the chunk; only the unfinished tail of a chunk is copied, into a buffer
+//! that is reused from line to line. One leading U+FEFF (the UTF-8 BOM,
+//! `EF BB BF`) is stripped at stream start only, even when it is split across
+//! chunks.
+//!
+//! The splitter never holds more than `max_line_len` bytes: a longer line is
+//! reported once as [`LineRef::TooLong`] and its bytes are skipped up to its
+//! line ending.
+
+use core::ops::Range;
+
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// Where the line handed out by [`LineSplitter::next_line`] lies.
+///
+/// Ranges (not references) keep the splitter free of self-borrows; resolve
+/// them with [`LineSplitter::line_bytes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineRef {
+    /// The line (without its terminator) is `chunk[range]`: no copy was made.
+    Chunk(Range<usize>),
+    /// The line was assembled from several chunks and lies in the splitter's
+    /// tail buffer, valid until the next call on the splitter.
+    Tail,
+    /// The line is longer than the limit. Reported once, when that is first
+    /// known; the rest of the line is skipped without being buffered.
+    TooLong,
+}
+
+/// A line handed out by the splitter, with the stream offset of its first
+/// byte (counted from the start of the stream, BOM included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// Where the line's bytes are.
+    pub at: LineRef,
+    /// Stream offset of the line's first byte.
+    pub start: u64,
+}
+
+/// Splits a stream of byte chunks into lines, across chunk boundaries.
+///
+/// Guarantees: the sequence of lines is the same for every chunking of the
+/// same bytes; memory is bounded by `max_line_len` plus a constant.
+#[derive(Debug, Clone)]
+pub struct LineSplitter {
+    /// Bytes of the current unfinished line (at most `max_line_len`).
+    tail: Vec<u8>,
+    /// The tail was handed out as a finished line: clear it on the next call.
+    tail_handed_out: bool,
+    /// The previous chunk ended in CR: an LF first in the next chunk is part
+    /// of that line ending.
+    skip_lf: bool,
+    /// The current line went over the limit; its bytes are being skipped.
+    overflowing: bool,
+    /// Still at stream start: how many BOM bytes were matched so far, or
+    /// `None` once the start is past.
+    bom_matched: Option<u8>,
+    /// Stream offset of the next byte to be consumed.
+    offset: u64,
+    /// Stream offset of the current line's first byte.
+    line_start: u64,
+    max_line_len: usize,
+}
+
+impl LineSplitter {
+    /// A splitter for a new stream, refusing lines longer than `max_line_len`
+    /// bytes (terminator excluded).
+    pub fn new(max_line_len: usize) -> Self {
+        LineSplitter {
+            tail: Vec::new(),
+            tail_handed_out: false,
+            skip_lf: false,
+            overflowing: false,
+            bom_matched: Some(0),
+            offset: 0,
+            line_start: 0,
+            max_line_len,
+        }
+    }
+
+    /// Forgets the current stream: the next byte is the start of a new one
+    /// (a BOM is stripped again). Buffers keep their capacity.
+    pub fn reset(&mut self) {
+        self.tail.clear();
+        self.tail_handed_out = false;
+        self.skip_lf = false;
+        self.overflowing = false;
+        self.bom_matched = Some(0);
+        self.offset = 0;
+        self.line_start = 0;
+    }
+
+    /// Stream offset of the next byte to be consumed.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes of an unfinished line held (or being skipped) at this point,
+    /// including a partial BOM at stream start.
+    pub fn pending_len(&self) -> u64 {
+        if self.tail_handed_out {
+            0
+        } else {
+            self.offset - self.line_start
+        }
+    }
+
+    /// Whether an unfinished line is pending (bytes seen since the last line
+    /// ending that were not a BOM).
+    pub fn has_pending_line(&self) -> bool {
+        self.pending_len() > 0
+    }
+
+    /// The pending unfinished line as bytes, for end-of-stream handling, or
+    /// `None` when it overflowed the limit.
+    pub fn pending_line(&self) -> Option<&[u8]> {
+        if self.overflowing {
+            None
+        } else if self.tail_handed_out {
+            Some(&[])
+        } else {
+            Some(&self.tail)
+        }
+    }
+
+    /// The tail buffer, so a caller may move a [`LineRef::Tail`] line out
+    /// and back while it applies it (its contents are cleared on the next
+    /// [`next_line`](Self::next_line) call either way).
+    pub fn tail_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.tail
+    }
+
+    /// Capacity of the reused tail buffer, in bytes (for memory accounting).
+    pub fn buffer_capacity(&self) -> usize {
+        self.tail.capacity()
+    }
+
+    /// The bytes of a line returned by [`next_line`](Self::next_line) for
+    /// the same `chunk`.
+    pub fn line_bytes<'a>(&'a self, chunk: &'a [u8], at: &LineRef) -> &'a [u8] {
+        match at {
+            LineRef::Chunk(r) => &chunk[r.clone()],
+            LineRef::Tail => &self.tail,
+            LineRef::TooLong => &[],
+        }
+    }
+
+    /// The next line of `chunk` starting at `*pos`, advancing `*pos` past
+    /// it and its terminator. `None` when the chunk is used up; its unfinished
+    /// tail is then kept for the next chunk.
+    pub fn next_line(&mut self, chunk: &[u8], pos: &mut usize) -> Option<Line> {
+        if self.tail_handed_out {
+            self.tail.clear();
+            self.tail_handed_out = false;
+        }
+        loop {
+            if *pos >= chunk.len() {
+                return None;
+            }
+            if self.skip_lf {
+                self.skip_lf = false;
+                if chunk[*pos] == b'\n' {
+                    *pos += 1;
+                    self.offset += 1;
+                    self.line_start = self.offset;
+                    continue;
+                }
+            }
+            if let Some(matched) = self.bom_matched {
+                if !self.match_bom(chunk, pos, matched) {
+                    return None;
+                }
+                continue;
+            }
+            return self.scan(chunk, pos);
+        }
+    }
+
+    /// Consumes BOM bytes at stream start. Returns false when the chunk ran
+    /// out while the BOM could still be complete.
+    fn match_bom(&mut self, chunk: &[u8], pos: &mut usize, mut matched: u8) -> bool {
+        while *pos < chunk.len() {
+            if chunk[*pos] == BOM[matched as usize] {
+                matched += 1;
+                *pos += 1;
+                self.offset += 1;
+                if matched == 3 {
+                    self.bom_matched = None;
+                    self.line_start = self.offset;
+                    return true;
+                }
+            } else {
+                // Not a BOM after all: the matched bytes start the first line.
+                self.bom_matched = None;
+                self.tail.extend_from_slice(&BOM[..matched as usize]);
+                return true;
+            }
+        }
+        self.bom_matched = Some(matched);
+        false
+    }
+
+    fn scan(&mut self, chunk: &[u8], pos: &mut usize) -> Option<Line> {
+        let start = *pos;
+        let rest = &chunk[start..];
+        let Some(i) = memchr::memchr2(b'\n', b'\r', rest) else {
+            // Unfinished line: keep it for the next chunk, within the limit.
+            *pos = chunk.len();
+            self.offset += rest.len() as u64;
+            if self.overflowing {
+                return None;
+            }
+            if self.tail.len() + rest.len() > self.max_line_len {
+                self.overflowing = true;
+                self.tail.clear();
+                return Some(Line { at: LineRef::TooLong, start: self.line_start });
+            }
+            self.tail.extend_from_slice(rest);
+            return None;
+        };
+        let end = start + i;
+        let mut next = end + 1;
+        if chunk[end] == b'\r' {
+            if next < chunk.len() {
+                if chunk[next] == b'\n' {
+                    next += 1;
+                }
+            } else {
+                self.skip_lf = true;
+            }
+        }
+        *pos = next;
+        self.offset += (next - start) as u64;
+        let line_start = self.line_start;
+        self.line_start = self.offset;
+        if self.overflowing {
+            // The end of a line already reported as too long.
+            self.overflowing = false;
+            self.tail.clear();
+            return self.next_line(chunk, pos);
+        }
+        if self.tail.len() + i > self.max_line_len {
+            self.tail.clear();
+            return Some(Line { at: LineRef::TooLong, start: line_start });
+        }
+        if self.tail.is_empty() {
+            return Some(Line { at: LineRef::Chunk(start..end), start: line_start });
+        }
+        self.tail.extend_from_slice(&rest[..i]);
+        self.tail_handed_out = true;
+        Some(Line { at: LineRef::Tail, start: line_start })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// All lines of `chunks`, owned, with `None` for too-long lines.
+    fn split(chunks: &[&[u8]], max: usize) -> Vec<Option<Vec<u8>>> {
+        let mut s = LineSplitter::new(max);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let mut pos = 0;
+            while let Some(line) = s.next_line(chunk, &mut pos) {
+                out.push(match line.at {
+                    LineRef::TooLong => None,
+                    ref at => Some(s.line_bytes(chunk, at).to_vec()),
+                });
+            }
+        }
+        out
+    }
+
+    fn lines(v: &[&str]) -> Vec<Option<Vec<u8>>> {
+        v.iter().map(|s| Some(s.as_bytes().to_vec())).collect()
+    }
+
+    #[test]
+    fn all_three_terminators() {
+        assert_eq!(split(&[b"a\nb\rc\r\nd\n"], 100), lines(&["a", "b", "c", "d"]));
+    }
+
+    #[test]
+    fn crlf_split_across_chunks_is_one_ending() {
+        assert_eq!(split(&[b"a\r", b"\nb\n"], 100), lines(&["a", "b"]));
+        assert_eq!(split(&[b"a\r", b"", b"\nb\n"], 100), lines(&["a", "b"]));
+        // CR then CR is two endings; the second ends an empty line.
+        assert_eq!(split(&[b"a\r", b"\rb\n"], 100), lines(&["a", "", "b"]));
+    }
+
+    #[test]
+    fn line_in_chunk_is_borrowed_and_tail_is_joined() {
+        let mut s = LineSplitter::new(100);
+        let mut pos = 0;
+        let first = s.next_line(b"abc\nde", &mut pos).unwrap();
+        assert_eq!(first.at, LineRef::Chunk(0..3));
+        assert!(s.next_line(b"abc\nde", &mut pos).is_none());
+        let mut pos = 0;
+        let joined = s.next_line(b"f\n", &mut pos).unwrap();
+        assert_eq!(joined.at, LineRef::Tail);
+        assert_eq!(s.line_bytes(b"f\n", &joined.at), b"def");
+        assert_eq!(joined.start, 4);
+    }
+
+    #[test]
+    fn bom_stripped_only_at_start_even_when_split() {
+        assert_eq!(split(&[b"\xEF", b"\xBB", b"\xBFa\n"], 100), lines(&["a"]));
+        assert_eq!(
+            split(&[b"\xEF\xBB\xBFa\n\xEF\xBB\xBFb\n"], 100),
+            vec![Some(b"a".to_vec()), Some(b"\xEF\xBB\xBFb".to_vec())]
+        );
+        // A partial BOM that turns out not to be one is kept as line bytes.
+        assert_eq!(split(&[b"\xEF", b"\xBBx\n"], 100), vec![Some(b"\xEF\xBBx".to_vec())]);
+    }
+
+    #[test]
+    fn too_long_lines_are_reported_once_and_skipped() {
+        assert_eq!(split(&[b"abcdef\nab\n"], 3), vec![None, Some(b"ab".to_vec())]);
+        assert_eq!(split(&[b"ab", b"cd", b"ef\nab\n"], 3), vec![None, Some(b"ab".to_vec())]);
+        assert_eq!(split(&[b"abc\n"], 3), lines(&["abc"]));
+    }
+
+    #[test]
+    fn every_chunking_gives_the_same_lines() {
+        let input: &[u8] = b"\xEF\xBB\xBFdata: a\r\n\r\nevent: x\rdata: \xE2\x82\xAC\n\nid\n";
+        let whole = split(&[input], 100);
+        for a in 0..=input.len() {
+            for b in a..=input.len() {
+                assert_eq!(split(&[&input[..a], &input[a..b], &input[b..]], 100), whole, "{a} {b}");
+            }
+        }
+    }
+}
