@@ -34,3 +34,4 @@
 
 pub mod json;
 pub mod sse;
+pub mod providers;
