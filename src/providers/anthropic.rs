@@ -30,8 +30,9 @@
 //!
 //! Message fields: `message_start.message` gives the skeleton; every member
 //! of `message_delta.delta` (stop_reason, stop_sequence, container,
-//! stop_details, …) and a top-level `message_delta.context_management`
-//! replace the message's field of the same name.
+//! stop_details, …) and every other top-level member of `message_delta`
+//! but `type`, `delta` and `usage` (`context_management`,
+//! `input_transformations`, …) replace the message's field of that name.
 //!
 //! **Usage rule**: each member of `message_delta.usage` replaces the
 //! member of the same name in the message's usage (so the cumulative
@@ -521,8 +522,10 @@ impl AnthropicFold {
                 self.message.insert(k.clone(), val.clone());
             }
         }
-        if let Some(cm) = v.get("context_management") {
-            self.message.insert("context_management".into(), cm.clone());
+        if let Value::Object(top) = &v {
+            for (k, val) in top.iter().filter(|(k, _)| !matches!(k.as_str(), "type" | "delta" | "usage")) {
+                self.message.insert(k.clone(), val.clone());
+            }
         }
         if let Some(reason) = v.get("delta").and_then(|d| d.get("stop_reason")).and_then(Value::as_str) {
             sink(&StreamEvent::StopReason { choice: 0, reason });
