@@ -208,3 +208,86 @@ fn anthropic_message_delta_fields_replace() {
     assert_eq!(run.message["usage"]["service_tier"], "priority");
     assert!(run.message["usage"]["cache_creation"].is_object());
 }
+
+/// (file, finish_reasons per choice, tool_calls count of choice 0) per SOURCES.md; all have usage.
+const OPENAI: &[(&str, &[&str], usize)] = &[
+    ("openai-python/test_parse_nothing.sse", &["stop"], 0),
+    ("openai-python/test_parse_pydantic_model.sse", &["stop"], 0),
+    ("openai-python/test_parse_pydantic_model_multiple_choices.sse", &["stop", "stop", "stop"], 0),
+    ("openai-python/test_parse_max_tokens_reached.sse", &["length"], 0),
+    ("openai-python/test_parse_pydantic_model_refusal.sse", &["stop"], 0),
+    ("openai-python/test_content_logprobs_events.sse", &["stop"], 0),
+    ("openai-python/test_refusal_logprobs_events.sse", &["stop"], 0),
+    ("openai-python/test_parse_pydantic_tool.sse", &["tool_calls"], 1),
+    ("openai-python/test_parse_multiple_pydantic_tools.sse", &["tool_calls"], 2),
+    ("openai-python/test_parse_strict_tools.sse", &["tool_calls"], 1),
+    ("openai-python/test_non_pydantic_response_format.sse", &["stop"], 0),
+    ("openai-python/test_allows_non_strict_tools_but_no_parsing.sse", &["tool_calls"], 1),
+];
+
+#[test]
+fn openai_chat_peer_fixtures_fold_like_the_sdk() {
+    for &(file, reasons, tools) in OPENAI {
+        let bytes = load(file);
+        let run = run_all(Provider::OpenAIChat, &bytes);
+        assert_eq!(run, run_all(Provider::Auto, &bytes), "{file}: auto differs");
+        assert_eq!(run.error, None, "{file}");
+        assert_eq!(warnings(&run), Vec::<String>::new(), "{file}");
+        let m = &run.message;
+        assert_eq!(m["object"], "chat.completion", "{file}");
+        let choices = m["choices"].as_array().unwrap();
+        let got: Vec<&str> = choices.iter().map(|c| c["finish_reason"].as_str().unwrap()).collect();
+        assert_eq!(got, reasons, "{file}");
+        for (i, c) in choices.iter().enumerate() {
+            assert_eq!(c["index"], i, "{file}");
+        }
+        let calls = choices[0]["message"]["tool_calls"].as_array().map_or(0, Vec::len);
+        assert_eq!(calls, tools, "{file}");
+        assert!(m["usage"]["prompt_tokens"].as_u64().unwrap() > 0, "{file}");
+        assert!(m["usage"]["completion_tokens"].is_u64(), "{file}");
+        assert_eq!(named(&run, "turn_end").len(), 1, "{file}");
+        // Every tool call is ready, with arguments that parse.
+        for c in choices[0]["message"]["tool_calls"].as_array().unwrap_or(&Vec::new()) {
+            let args: Value = serde_json::from_str(c["function"]["arguments"].as_str().unwrap()).unwrap();
+            assert!(args.is_object(), "{file}");
+            assert!(c["id"].as_str().unwrap().starts_with("call_"), "{file}");
+        }
+        for e in named(&run, "part_end") {
+            assert_eq!(e["outcome"], "complete", "{file}: {e}");
+        }
+    }
+}
+
+#[test]
+fn openai_chat_text_refusal_and_logprobs() {
+    let run = run_all(Provider::OpenAIChat, &load("openai-python/test_parse_nothing.sse"));
+    let text = run.message["choices"][0]["message"]["content"].as_str().unwrap().to_owned();
+    let deltas: String = named(&run, "text_delta").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(text, deltas);
+    assert!(text.len() > 100);
+    let run = run_all(Provider::OpenAIChat, &load("openai-python/test_parse_pydantic_model_refusal.sse"));
+    let msg = &run.message["choices"][0]["message"];
+    assert!(msg["refusal"].as_str().unwrap().len() > 10);
+    assert_eq!(msg["content"], Value::Null);
+    let run = run_all(Provider::OpenAIChat, &load("openai-python/test_content_logprobs_events.sse"));
+    let lp = &run.message["choices"][0]["logprobs"];
+    let tokens: String = lp["content"].as_array().unwrap().iter().map(|t| t["token"].as_str().unwrap()).collect();
+    assert_eq!(tokens, run.message["choices"][0]["message"]["content"].as_str().unwrap());
+    assert_eq!(lp["refusal"], Value::Null);
+    let run = run_all(Provider::OpenAIChat, &load("openai-python/test_refusal_logprobs_events.sse"));
+    let lp = &run.message["choices"][0]["logprobs"];
+    let tokens: String = lp["refusal"].as_array().unwrap().iter().map(|t| t["token"].as_str().unwrap()).collect();
+    assert_eq!(tokens, run.message["choices"][0]["message"]["refusal"].as_str().unwrap());
+}
+
+#[test]
+fn openai_chat_parallel_calls_keep_their_arguments_apart() {
+    let run = run_all(Provider::OpenAIChat, &load("openai-python/test_parse_multiple_pydantic_tools.sse"));
+    let calls = run.message["choices"][0]["message"]["tool_calls"].as_array().unwrap().clone();
+    let names: Vec<&str> = calls.iter().map(|c| c["function"]["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["GetWeatherArgs", "get_stock_price"]);
+    let a0: Value = serde_json::from_str(calls[0]["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(a0["city"], "Edinburgh");
+    let ends: Vec<_> = named(&run, "part_end").into_iter().filter(|e| e["kind"] == "tool_call").collect();
+    assert_eq!(ends.len(), 2);
+}
