@@ -299,7 +299,7 @@ impl Decoder {
                 }
             }
             if self.block.data != Slot::Empty && !self.block.skipping {
-                if let Ok(e) = self.build_event(&[]) {
+                if let Ok(e) = self.build_event(&[], self.block.start) {
                     unterminated = Some(e.to_owned_event());
                 }
             }
@@ -353,11 +353,11 @@ impl Decoder {
                     self.has_committed_id = self.has_id;
                 }
                 let dispatch = self.block.data != Slot::Empty;
-                self.block.start = self.lines.offset();
+                let block_start = core::mem::replace(&mut self.block.start, self.lines.offset());
                 if dispatch {
                     // Cleared on the next call, once the event view is gone.
                     self.block.dispatched = true;
-                    return Some(self.build_event(chunk));
+                    return Some(self.build_event(chunk, block_start));
                 }
                 self.block.clear();
                 continue;
@@ -487,9 +487,8 @@ impl Decoder {
 
     /// The event of the current block. The block's slots are left for the
     /// caller to clear (lazily, on the next call).
-    fn build_event<'s>(&'s mut self, chunk: &'s [u8]) -> Result<Event<'s>, DecodeError> {
+    fn build_event<'s>(&'s mut self, chunk: &'s [u8], block_start: u64) -> Result<Event<'s>, DecodeError> {
         let strict = self.config.utf8 == Utf8Mode::Strict;
-        let block_start = self.block.start;
         let Block { data, data_buf, event_type, type_buf, retry, data_scratch, type_scratch, .. } = &mut self.block;
         let (data_buf, type_buf): (&'s Vec<u8>, &'s Vec<u8>) = (data_buf, type_buf);
         let data_bytes: &'s [u8] = match data {
