@@ -128,8 +128,8 @@ struct Block {
     retry: Option<u64>,
     /// An `id` field was accepted in this block (commit it at the blank line).
     id_changed: bool,
-    /// Stream offset where the block started.
-    start: u64,
+    /// Stream offset of the block's first line; `None` before it.
+    start: Option<u64>,
     /// A limit error happened in this block: skip to the next blank line.
     skipping: bool,
     /// The last call dispatched from the buffers: clear them on the next.
@@ -148,7 +148,7 @@ impl Block {
             type_buf: Vec::new(),
             retry: None,
             id_changed: false,
-            start: 0,
+            start: None,
             skipping: false,
             dispatched: false,
             data_scratch: String::new(),
@@ -287,7 +287,10 @@ impl Decoder {
             self.block.dispatched = false;
             self.block.clear();
         }
-        let discarded_bytes = self.lines.offset() - self.block.start;
+        let discarded_bytes = match self.block.start {
+            Some(start) => self.lines.offset() - start,
+            None => self.lines.pending_len(),
+        };
         let mut unterminated = None;
         if !self.block.skipping {
             if let Some(partial) = self.lines.pending_line() {
@@ -295,11 +298,12 @@ impl Decoder {
                     let partial = partial.to_vec();
                     let start = self.lines.offset() - partial.len() as u64;
                     // An error here only means the would-be event is invalid.
+                    self.block.start.get_or_insert(start);
                     let _ = self.on_field(&partial, None, &[], start);
                 }
             }
             if self.block.data != Slot::Empty && !self.block.skipping {
-                if let Ok(e) = self.build_event(&[], self.block.start) {
+                if let Ok(e) = self.build_event(&[], self.block.start.unwrap_or(0)) {
                     unterminated = Some(e.to_owned_event());
                 }
             }
@@ -307,7 +311,7 @@ impl Decoder {
         self.block.clear();
         self.block.dispatched = false;
         self.block.skipping = false;
-        self.block.start = 0;
+        self.block.start = None;
         self.lines.reset();
         // The unterminated block's id, if any, is discarded with it.
         self.id_buf.clone_from(&self.committed_id);
@@ -338,6 +342,7 @@ impl Decoder {
             };
             let range = match line.at {
                 LineRef::TooLong => {
+                    self.block.start.get_or_insert(line.start);
                     self.skip_block();
                     return Some(Err(DecodeError::LineTooLong { limit: self.config.max_line_len, offset: line.start }));
                 }
@@ -353,7 +358,7 @@ impl Decoder {
                     self.has_committed_id = self.has_id;
                 }
                 let dispatch = self.block.data != Slot::Empty;
-                let block_start = core::mem::replace(&mut self.block.start, self.lines.offset());
+                let block_start = self.block.start.take().unwrap_or(line.start);
                 if dispatch {
                     // Cleared on the next call, once the event view is gone.
                     self.block.dispatched = true;
@@ -362,6 +367,7 @@ impl Decoder {
                 self.block.clear();
                 continue;
             }
+            self.block.start.get_or_insert(line.start);
             if self.block.skipping {
                 continue;
             }

@@ -31,7 +31,12 @@ pub fn decode_chunks<'a>(config: &DecoderConfig, chunks: impl IntoIterator<Item 
         d.feed_each(chunk, |r| items.push(r.map(|e| e.to_owned_event())));
     }
     let end = d.finish();
-    Decoded { items, end, last_event_id: d.last_event_id().map(str::to_owned), reconnection_time: d.reconnection_time() }
+    Decoded {
+        items,
+        end,
+        last_event_id: d.last_event_id().map(str::to_owned),
+        reconnection_time: d.reconnection_time(),
+    }
 }
 
 /// Decodes `bytes` split at the given offsets (sorted, within bounds).
