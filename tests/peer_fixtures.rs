@@ -3,9 +3,9 @@
 //! chunkings, must give what `tests/peer-fixtures/SOURCES.md` says the SDK
 //! folds.
 
-mod common;
+mod prov_common;
 
-use common::{named, run_all, warnings, Run};
+use prov_common::{named, run_all, warnings, Run};
 use serde_json::Value;
 use ssefold::providers::Provider;
 

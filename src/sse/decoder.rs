@@ -25,7 +25,7 @@ use core::ops::Range;
 
 use super::event::{Event, OwnedEvent};
 use super::fields::{parse_field, parse_retry, Field};
-use super::lines::{LineRef, LineSplitter};
+use super::lines::{Cursor, LineRef, LineSplitter};
 
 /// Default for [`DecoderConfig::max_line_len`] and
 /// [`DecoderConfig::max_event_size`]: 16 MiB.
@@ -128,8 +128,8 @@ struct Block {
     retry: Option<u64>,
     /// An `id` field was accepted in this block (commit it at the blank line).
     id_changed: bool,
-    /// Stream offset where the block started.
-    start: u64,
+    /// Stream offset of the block's first line; `None` before it.
+    start: Option<u64>,
     /// A limit error happened in this block: skip to the next blank line.
     skipping: bool,
     /// The last call dispatched from the buffers: clear them on the next.
@@ -148,7 +148,7 @@ impl Block {
             type_buf: Vec::new(),
             retry: None,
             id_changed: false,
-            start: 0,
+            start: None,
             skipping: false,
             dispatched: false,
             data_scratch: String::new(),
@@ -245,7 +245,13 @@ impl Decoder {
     /// [`Events::consumed`] on were not decoded and must be fed again.
     #[must_use = "events are decoded as the iterator is driven"]
     pub fn feed<'a>(&'a mut self, chunk: &'a [u8]) -> Events<'a> {
-        Events { decoder: self, chunk, pos: 0 }
+        // One SIMD pass validates the chunk: values inside its valid prefix
+        // are then sliced from it as `&str` without validating them again.
+        let text = match simdutf8::compat::from_utf8(chunk) {
+            Ok(s) => s,
+            Err(e) => core::str::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        Events { decoder: self, chunk, text, cur: Cursor::new() }
     }
 
     /// Decodes all of `chunk`, calling `on_event` for each event or error.
@@ -287,7 +293,10 @@ impl Decoder {
             self.block.dispatched = false;
             self.block.clear();
         }
-        let discarded_bytes = self.lines.offset() - self.block.start;
+        let discarded_bytes = match self.block.start {
+            Some(start) => self.lines.offset() - start,
+            None => self.lines.pending_len(),
+        };
         let mut unterminated = None;
         if !self.block.skipping {
             if let Some(partial) = self.lines.pending_line() {
@@ -295,11 +304,12 @@ impl Decoder {
                     let partial = partial.to_vec();
                     let start = self.lines.offset() - partial.len() as u64;
                     // An error here only means the would-be event is invalid.
+                    self.block.start.get_or_insert(start);
                     let _ = self.on_field(&partial, None, &[], start);
                 }
             }
             if self.block.data != Slot::Empty && !self.block.skipping {
-                if let Ok(e) = self.build_event(&[]) {
+                if let Ok(e) = self.build_event(&[], "", self.block.start.unwrap_or(0)) {
                     unterminated = Some(e.to_owned_event());
                 }
             }
@@ -307,7 +317,7 @@ impl Decoder {
         self.block.clear();
         self.block.dispatched = false;
         self.block.skipping = false;
-        self.block.start = 0;
+        self.block.start = None;
         self.lines.reset();
         // The unterminated block's id, if any, is discarded with it.
         self.id_buf.clone_from(&self.committed_id);
@@ -326,18 +336,52 @@ impl Decoder {
         self.reconnection_time = None;
     }
 
-    fn next_in<'s>(&'s mut self, chunk: &'s [u8], pos: &mut usize) -> Option<Result<Event<'s>, DecodeError>> {
+    fn next_in<'s>(
+        &'s mut self,
+        chunk: &'s [u8],
+        text: &'s str,
+        cur: &mut Cursor,
+    ) -> Option<Result<Event<'s>, DecodeError>> {
         if self.block.dispatched {
             self.block.dispatched = false;
             self.block.clear();
         }
+        // Stream offset of chunk[0].
+        let base = self.lines.offset() - cur.pos as u64;
         loop {
-            let Some(line) = self.lines.next_line(chunk, pos) else {
+            // Fast path: whole LF-terminated lines lying in the chunk, while
+            // the splitter holds nothing (no tail, no pending CR, BOM settled).
+            if self.lines.is_clean() {
+                while let Some(end) = self.lines.lf_line_end(chunk, cur) {
+                    let start = cur.pos;
+                    cur.pos = end + 1;
+                    if end == start {
+                        self.lines.sync_offset(base + cur.pos as u64);
+                        if let Some(block_start) = self.on_blank_line(base + start as u64) {
+                            return Some(self.build_event(chunk, text, block_start));
+                        }
+                        continue;
+                    }
+                    self.block.start.get_or_insert(base + start as u64);
+                    if self.block.skipping {
+                        continue;
+                    }
+                    if let Err(e) = self.on_field(&chunk[start..end], Some(start), chunk, base + start as u64) {
+                        self.lines.sync_offset(base + cur.pos as u64);
+                        return Some(Err(e));
+                    }
+                }
+                self.lines.sync_offset(base + cur.pos as u64);
+            }
+            // Slow path: one line through the splitter (tails across chunks,
+            // CR endings, the BOM, over-long lines).
+            let Some(line) = self.lines.next_line(chunk, cur) else {
                 self.spill(chunk);
                 return None;
             };
             let range = match line.at {
                 LineRef::TooLong => {
+                    self.block.start.get_or_insert(line.start);
                     self.skip_block();
                     return Some(Err(DecodeError::LineTooLong { limit: self.config.max_line_len, offset: line.start }));
                 }
@@ -345,23 +389,12 @@ impl Decoder {
                 LineRef::Tail => None,
             };
             if range.as_ref().is_some_and(Range::is_empty) {
-                // A blank line: commit the id, dispatch, start a new block.
-                if self.block.skipping {
-                    self.block.skipping = false;
-                } else if self.block.id_changed {
-                    self.committed_id.clone_from(&self.id_buf);
-                    self.has_committed_id = self.has_id;
+                if let Some(block_start) = self.on_blank_line(line.start) {
+                    return Some(self.build_event(chunk, text, block_start));
                 }
-                let dispatch = self.block.data != Slot::Empty;
-                self.block.start = self.lines.offset();
-                if dispatch {
-                    // Cleared on the next call, once the event view is gone.
-                    self.block.dispatched = true;
-                    return Some(self.build_event(chunk));
-                }
-                self.block.clear();
                 continue;
             }
+            self.block.start.get_or_insert(line.start);
             if self.block.skipping {
                 continue;
             }
@@ -375,6 +408,26 @@ impl Decoder {
         }
     }
 
+    /// A blank line at stream offset `at`: commits the id and ends the block.
+    /// Returns the block's start when it holds data to dispatch (the block is
+    /// then cleared lazily, once the event view is gone).
+    #[inline]
+    fn on_blank_line(&mut self, at: u64) -> Option<u64> {
+        if self.block.skipping {
+            self.block.skipping = false;
+        } else if self.block.id_changed {
+            self.committed_id.clone_from(&self.id_buf);
+            self.has_committed_id = self.has_id;
+        }
+        let block_start = self.block.start.take().unwrap_or(at);
+        if self.block.data != Slot::Empty {
+            self.block.dispatched = true;
+            return Some(block_start);
+        }
+        self.block.clear();
+        None
+    }
+
     fn on_field_tail(&mut self, chunk: &[u8], start: u64) -> Result<(), DecodeError> {
         // The tail is cleared on the next splitter call only, so it can be
         // moved out and back to satisfy the borrow of `self`.
@@ -386,6 +439,7 @@ impl Decoder {
 
     /// Applies one non-empty line. `line_at` is the line's offset in `chunk`
     /// when it lies there (so values can stay borrowed).
+    #[inline]
     fn on_field(&mut self, line: &[u8], line_at: Option<usize>, chunk: &[u8], start: u64) -> Result<(), DecodeError> {
         let in_chunk = |r: &Range<usize>| line_at.map(|at| at + r.start..at + r.end);
         match parse_field(line) {
@@ -487,24 +541,29 @@ impl Decoder {
 
     /// The event of the current block. The block's slots are left for the
     /// caller to clear (lazily, on the next call).
-    fn build_event<'s>(&'s mut self, chunk: &'s [u8]) -> Result<Event<'s>, DecodeError> {
+    ///
+    /// `text` is the valid UTF-8 prefix of `chunk`: values inside it are
+    /// sliced from it, anything else is validated (or replaced) here.
+    fn build_event<'s>(
+        &'s mut self,
+        chunk: &'s [u8],
+        text: &'s str,
+        block_start: u64,
+    ) -> Result<Event<'s>, DecodeError> {
         let strict = self.config.utf8 == Utf8Mode::Strict;
-        let block_start = self.block.start;
         let Block { data, data_buf, event_type, type_buf, retry, data_scratch, type_scratch, .. } = &mut self.block;
         let (data_buf, type_buf): (&'s Vec<u8>, &'s Vec<u8>) = (data_buf, type_buf);
-        let data_bytes: &'s [u8] = match data {
-            Slot::Chunk(r) => &chunk[r.clone()],
-            _ => data_buf,
-        };
-        let type_bytes: &'s [u8] = match event_type {
-            Slot::Chunk(r) => &chunk[r.clone()],
-            Slot::Buf => type_buf,
-            Slot::Empty => b"",
-        };
-        let data = decode_utf8(data_bytes, data_scratch, strict)
-            .ok_or(DecodeError::InvalidUtf8 { field: "data", offset: block_start })?;
-        let mut event = decode_utf8(type_bytes, type_scratch, strict)
-            .ok_or(DecodeError::InvalidUtf8 { field: "event", offset: block_start })?;
+        let data = match data {
+            Slot::Chunk(r) => text.get(r.clone()).or_else(|| decode_utf8(&chunk[r.clone()], data_scratch, strict)),
+            _ => decode_utf8(data_buf, data_scratch, strict),
+        }
+        .ok_or(DecodeError::InvalidUtf8 { field: "data", offset: block_start })?;
+        let mut event = match event_type {
+            Slot::Chunk(r) => text.get(r.clone()).or_else(|| decode_utf8(&chunk[r.clone()], type_scratch, strict)),
+            Slot::Buf => decode_utf8(type_buf, type_scratch, strict),
+            Slot::Empty => Some(""),
+        }
+        .ok_or(DecodeError::InvalidUtf8 { field: "event", offset: block_start })?;
         if event.is_empty() {
             event = "message";
         }
@@ -516,7 +575,7 @@ impl Decoder {
 /// The bytes as `&str`: borrowed when valid, else replaced into `scratch`
 /// (or `None` when `strict`).
 fn decode_utf8<'s>(bytes: &'s [u8], scratch: &'s mut String, strict: bool) -> Option<&'s str> {
-    match core::str::from_utf8(bytes) {
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(s) => Some(s),
         Err(_) if strict => None,
         Err(_) => {
@@ -545,7 +604,9 @@ fn replace_invalid(bytes: &[u8], out: &mut String) {
 pub struct Events<'a> {
     decoder: &'a mut Decoder,
     chunk: &'a [u8],
-    pos: usize,
+    /// The valid UTF-8 prefix of `chunk`.
+    text: &'a str,
+    cur: Cursor,
 }
 
 impl Events<'_> {
@@ -553,11 +614,11 @@ impl Events<'_> {
     /// used up (its unfinished tail is kept for the next chunk).
     #[allow(clippy::should_implement_trait)]
     pub fn next_event(&mut self) -> Option<Result<Event<'_>, DecodeError>> {
-        self.decoder.next_in(self.chunk, &mut self.pos)
+        self.decoder.next_in(self.chunk, self.text, &mut self.cur)
     }
 
     /// How many bytes of the chunk have been decoded so far.
     pub fn consumed(&self) -> usize {
-        self.pos
+        self.cur.pos
     }
 }

@@ -26,24 +26,33 @@ pub enum Field {
 }
 
 /// Classifies a non-empty `line`.
+///
+/// Only the four known names matter (every other field is ignored), so the
+/// name is matched as a prefix and the colon never has to be searched for.
+#[inline]
 pub fn parse_field(line: &[u8]) -> Field {
-    let (name, value) = match memchr::memchr(b':', line) {
-        Some(0) => return Field::Comment(1..line.len()),
-        Some(colon) => {
-            let mut start = colon + 1;
-            if line.get(start) == Some(&b' ') {
-                start += 1;
-            }
-            (&line[..colon], start..line.len())
-        }
-        None => (line, line.len()..line.len()),
-    };
-    match name {
-        b"data" => Field::Data(value),
-        b"event" => Field::Event(value),
-        b"id" => Field::Id(value),
-        b"retry" => Field::Retry(value),
+    match line.first() {
+        Some(b':') => Field::Comment(1..line.len()),
+        Some(b'd') if line.first_chunk::<4>() == Some(b"data") => value_after(line, 4, Field::Data),
+        Some(b'e') if line.first_chunk::<5>() == Some(b"event") => value_after(line, 5, Field::Event),
+        Some(b'i') if line.first_chunk::<2>() == Some(b"id") => value_after(line, 2, Field::Id),
+        Some(b'r') if line.first_chunk::<5>() == Some(b"retry") => value_after(line, 5, Field::Retry),
         _ => Field::Unknown,
+    }
+}
+
+/// The field whose name is `line[..name_len]`, if the name ends there.
+#[inline]
+fn value_after(line: &[u8], name_len: usize, make: fn(Range<usize>) -> Field) -> Field {
+    match line.get(name_len) {
+        // No colon: the whole line is the name, the value is empty.
+        None => make(line.len()..line.len()),
+        Some(b':') => {
+            let start = if line.get(name_len + 1) == Some(&b' ') { name_len + 2 } else { name_len + 1 };
+            make(start..line.len())
+        }
+        // A longer name ("dataX: …", "data x") is an unknown field.
+        Some(_) => Field::Unknown,
     }
 }
 
@@ -73,6 +82,11 @@ mod tests {
         assert_eq!(parse_field(b"foo: x"), Field::Unknown);
         assert_eq!(parse_field(b"id"), Field::Id(2..2));
         assert_eq!(parse_field(b"retry: 5"), Field::Retry(7..8));
+        assert_eq!(parse_field(b"datax: 5"), Field::Unknown);
+        assert_eq!(parse_field(b"data x"), Field::Unknown);
+        assert_eq!(parse_field(b"dat"), Field::Unknown);
+        assert_eq!(parse_field(b"ids: 1"), Field::Unknown);
+        assert_eq!(parse_field(b":"), Field::Comment(1..1));
     }
 
     #[test]

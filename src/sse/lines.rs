@@ -45,6 +45,26 @@ pub struct Line {
     pub start: u64,
 }
 
+/// A position in one chunk, with what is known about the chunk ahead of it.
+///
+/// Most streams use LF only: the position of the next CR is searched for
+/// once and cached, so that each line costs one single-byte `memchr`.
+#[derive(Debug, Clone, Default)]
+pub struct Cursor {
+    /// Offset of the next byte of the chunk to consume.
+    pub pos: usize,
+    /// Offset of the next CR at or after `pos` (or the chunk's length when
+    /// there is none), once searched for.
+    next_cr: Option<usize>,
+}
+
+impl Cursor {
+    /// A cursor at the start of a chunk.
+    pub fn new() -> Self {
+        Cursor::default()
+    }
+}
+
 /// Splits a stream of byte chunks into lines, across chunk boundaries.
 ///
 /// Guarantees: the sequence of lines is the same for every chunking of the
@@ -131,6 +151,48 @@ impl LineSplitter {
         }
     }
 
+    /// Whether the splitter holds nothing between lines: no tail, no pending
+    /// CR, no overflow, the BOM question settled. Then whole lines of a chunk
+    /// may be taken with [`lf_line_end`](Self::lf_line_end).
+    #[inline]
+    pub fn is_clean(&self) -> bool {
+        self.tail.is_empty() && !self.skip_lf && !self.overflowing && self.bom_matched.is_none()
+    }
+
+    /// Fast path for a clean splitter: the offset of the LF ending the line
+    /// that starts at `cur.pos`, when that line ends with a lone LF (no CR
+    /// before it), lies whole in the chunk and is within the limit. `None`
+    /// sends the caller to [`next_line`](Self::next_line). The caller moves
+    /// the cursor and then calls [`sync_offset`](Self::sync_offset).
+    #[inline]
+    pub fn lf_line_end(&self, chunk: &[u8], cur: &mut Cursor) -> Option<usize> {
+        let start = cur.pos;
+        match chunk.get(start) {
+            None => return None,
+            // A blank line (every event ends with one): no search needed.
+            Some(b'\n') => return Some(start),
+            Some(_) => {}
+        }
+        let next_cr = match cur.next_cr {
+            Some(cr) if cr >= start => cr,
+            _ => {
+                let cr = memchr::memchr(b'\r', &chunk[start..]).map_or(chunk.len(), |i| start + i);
+                cur.next_cr = Some(cr);
+                cr
+            }
+        };
+        let i = memchr::memchr(b'\n', &chunk[start..next_cr])?;
+        (i <= self.max_line_len).then_some(start + i)
+    }
+
+    /// Records that the caller consumed whole lines up to stream offset
+    /// `offset` on the fast path.
+    #[inline]
+    pub fn sync_offset(&mut self, offset: u64) {
+        self.offset = offset;
+        self.line_start = offset;
+    }
+
     /// The tail buffer, so a caller may move a [`LineRef::Tail`] line out
     /// and back while it applies it (its contents are cleared on the next
     /// [`next_line`](Self::next_line) call either way).
@@ -153,10 +215,12 @@ impl LineSplitter {
         }
     }
 
-    /// The next line of `chunk` starting at `*pos`, advancing `*pos` past
+    /// The next line of `chunk` from `cur.pos`, advancing the cursor past
     /// it and its terminator. `None` when the chunk is used up; its unfinished
     /// tail is then kept for the next chunk.
-    pub fn next_line(&mut self, chunk: &[u8], pos: &mut usize) -> Option<Line> {
+    #[inline]
+    pub fn next_line(&mut self, chunk: &[u8], cur: &mut Cursor) -> Option<Line> {
+        let pos = &mut cur.pos;
         if self.tail_handed_out {
             self.tail.clear();
             self.tail_handed_out = false;
@@ -180,7 +244,7 @@ impl LineSplitter {
                 }
                 continue;
             }
-            return self.scan(chunk, pos);
+            return self.scan(chunk, cur);
         }
     }
 
@@ -208,10 +272,24 @@ impl LineSplitter {
         false
     }
 
-    fn scan(&mut self, chunk: &[u8], pos: &mut usize) -> Option<Line> {
-        let start = *pos;
+    #[inline]
+    fn scan(&mut self, chunk: &[u8], cur: &mut Cursor) -> Option<Line> {
+        let start = cur.pos;
         let rest = &chunk[start..];
-        let Some(i) = memchr::memchr2(b'\n', b'\r', rest) else {
+        let next_cr = match cur.next_cr {
+            Some(cr) if cr >= start => cr,
+            _ => {
+                let cr = memchr::memchr(b'\r', rest).map_or(chunk.len(), |i| start + i);
+                cur.next_cr = Some(cr);
+                cr
+            }
+        };
+        let end = match memchr::memchr(b'\n', &chunk[start..next_cr]) {
+            Some(i) => Some(start + i),
+            None => (next_cr < chunk.len()).then_some(next_cr),
+        };
+        let pos = &mut cur.pos;
+        let Some(end) = end else {
             // Unfinished line: keep it for the next chunk, within the limit.
             *pos = chunk.len();
             self.offset += rest.len() as u64;
@@ -226,7 +304,7 @@ impl LineSplitter {
             self.tail.extend_from_slice(rest);
             return None;
         };
-        let end = start + i;
+        let i = end - start;
         let mut next = end + 1;
         if chunk[end] == b'\r' {
             if next < chunk.len() {
@@ -245,7 +323,7 @@ impl LineSplitter {
             // The end of a line already reported as too long.
             self.overflowing = false;
             self.tail.clear();
-            return self.next_line(chunk, pos);
+            return self.next_line(chunk, cur);
         }
         if self.tail.len() + i > self.max_line_len {
             self.tail.clear();
@@ -269,8 +347,8 @@ mod tests {
         let mut s = LineSplitter::new(max);
         let mut out = Vec::new();
         for chunk in chunks {
-            let mut pos = 0;
-            while let Some(line) = s.next_line(chunk, &mut pos) {
+            let mut cur = Cursor::new();
+            while let Some(line) = s.next_line(chunk, &mut cur) {
                 out.push(match line.at {
                     LineRef::TooLong => None,
                     ref at => Some(s.line_bytes(chunk, at).to_vec()),
@@ -300,12 +378,12 @@ mod tests {
     #[test]
     fn line_in_chunk_is_borrowed_and_tail_is_joined() {
         let mut s = LineSplitter::new(100);
-        let mut pos = 0;
-        let first = s.next_line(b"abc\nde", &mut pos).unwrap();
+        let mut cur = Cursor::new();
+        let first = s.next_line(b"abc\nde", &mut cur).unwrap();
         assert_eq!(first.at, LineRef::Chunk(0..3));
-        assert!(s.next_line(b"abc\nde", &mut pos).is_none());
-        let mut pos = 0;
-        let joined = s.next_line(b"f\n", &mut pos).unwrap();
+        assert!(s.next_line(b"abc\nde", &mut cur).is_none());
+        let mut cur = Cursor::new();
+        let joined = s.next_line(b"f\n", &mut cur).unwrap();
         assert_eq!(joined.at, LineRef::Tail);
         assert_eq!(s.line_bytes(b"f\n", &joined.at), b"def");
         assert_eq!(joined.start, 4);

@@ -1,1 +1,76 @@
-fn main() {}
+//! The `ssefold` command line: the library's pipeline on files, pipes and an
+//! embedded example stream.
+//!
+//! ```text
+//! ssefold demo [--fast]         replay an embedded LLM stream at a realistic pace
+//! ssefold sse [FILE|-]          one JSON object per SSE event (JSON Lines), live
+//! ```
+
+mod sse;
+
+use std::process::ExitCode;
+
+/// The embedded example: a realistic Anthropic Messages stream with text, a
+/// tool call and usage.
+const DEMO_STREAM: &[u8] = include_bytes!("demo.sse");
+
+const USAGE: &str = "\
+ssefold — Server-Sent Events for LLM streams
+
+USAGE:
+    ssefold demo [--fast]       replay an embedded LLM stream (text, a tool call, usage)
+                                at a realistic pace; --fast replays it at once
+    ssefold sse [FILE|-]        decode SSE from FILE or stdin ('-', the default) and print
+                                one JSON object per event, flushed as events are dispatched:
+                                {\"event\": str, \"data\": str, \"id\": str|null, \"retry\": int|null}
+    ssefold help                this text
+    ssefold --version           the version
+
+EXIT STATUS:
+    0  the stream was decoded and ended cleanly
+    1  a decoding or I/O error (reported on stderr; decoding goes on after a decoding error)
+    2  a usage error
+    3  the stream ended inside an event: its bytes were discarded (reported on stderr)
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    match command.as_str() {
+        "sse" => sse::run(rest),
+        "demo" => demo(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        "--version" | "-V" => {
+            println!("ssefold {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!("ssefold: unknown command {other:?}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `ssefold demo`: the embedded stream, fed in network-sized pieces with
+/// pauses between them, through the same path as `ssefold sse`.
+fn demo(args: &[String]) -> ExitCode {
+    let mut fast = false;
+    for a in args {
+        match a.as_str() {
+            "--fast" => fast = true,
+            other => {
+                eprintln!("ssefold demo: unknown option {other:?}\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let pause = if fast { None } else { Some(std::time::Duration::from_millis(35)) };
+    sse::run_demo(DEMO_STREAM, pause)
+}

@@ -1,0 +1,131 @@
+//! `ssefold sse`: raw SSE events as JSON Lines.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde::Serialize;
+use ssefold::sse::{Decoder, Event};
+
+/// One output line, exactly `{"event", "data", "id", "retry"}` in that order.
+#[derive(Serialize)]
+struct EventLine<'a> {
+    event: &'a str,
+    data: &'a str,
+    id: Option<&'a str>,
+    retry: Option<u64>,
+}
+
+impl<'a> From<&Event<'a>> for EventLine<'a> {
+    fn from(e: &Event<'a>) -> Self {
+        EventLine { event: e.event(), data: e.data(), id: e.id(), retry: e.retry() }
+    }
+}
+
+/// Decodes chunks into JSON lines, flushing after every chunk so that live
+/// input (`curl -N … | ssefold sse`) shows each event as it is dispatched.
+struct JsonLines<W: Write> {
+    decoder: Decoder,
+    out: W,
+    decode_errors: usize,
+}
+
+impl<W: Write> JsonLines<W> {
+    fn chunk(&mut self, chunk: &[u8]) -> io::Result<()> {
+        let mut events = self.decoder.feed(chunk);
+        while let Some(item) = events.next_event() {
+            match item {
+                Ok(e) => {
+                    serde_json::to_writer(&mut self.out, &EventLine::from(&e))?;
+                    self.out.write_all(b"\n")?;
+                }
+                Err(err) => {
+                    self.decode_errors += 1;
+                    eprintln!("ssefold sse: {err}");
+                }
+            }
+        }
+        self.out.flush()
+    }
+
+    fn finish(mut self) -> ExitCode {
+        let end = self.decoder.finish();
+        if let Err(e) = self.out.flush() {
+            return io_error(&e);
+        }
+        if self.decode_errors > 0 {
+            return ExitCode::from(1);
+        }
+        if end.discarded_bytes > 0 {
+            let what =
+                if end.unterminated.is_some() { "an unterminated event" } else { "an unfinished line or comment" };
+            eprintln!(
+                "ssefold sse: the stream ended inside {what}: {} bytes discarded (no blank line dispatched it)",
+                end.discarded_bytes
+            );
+            return ExitCode::from(3);
+        }
+        ExitCode::SUCCESS
+    }
+}
+
+fn io_error(e: &io::Error) -> ExitCode {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("ssefold sse: {e}");
+    ExitCode::from(1)
+}
+
+/// `ssefold sse [FILE|-]`.
+pub fn run(args: &[String]) -> ExitCode {
+    let path = match args {
+        [] => "-",
+        [p] => p.as_str(),
+        _ => {
+            eprintln!("ssefold sse: expected at most one FILE, got {args:?}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut input: Box<dyn Read> = if path == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("ssefold sse: {path}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    };
+    let mut sink = JsonLines { decoder: Decoder::new(), out: io::stdout().lock(), decode_errors: 0 };
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return io_error(&e),
+        };
+        if let Err(e) = sink.chunk(&buf[..n]) {
+            return io_error(&e);
+        }
+    }
+    sink.finish()
+}
+
+/// Replays `stream` in small pieces with `pause` between them, as JSON Lines.
+pub fn run_demo(stream: &[u8], pause: Option<Duration>) -> ExitCode {
+    let mut sink = JsonLines { decoder: Decoder::new(), out: io::stdout().lock(), decode_errors: 0 };
+    // Network-sized pieces that do not line up with events.
+    for piece in stream.chunks(97) {
+        if let Err(e) = sink.chunk(piece) {
+            return io_error(&e);
+        }
+        if let Some(p) = pause {
+            std::thread::sleep(p);
+        }
+    }
+    sink.finish()
+}
