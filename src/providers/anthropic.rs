@@ -171,6 +171,8 @@ pub struct AnthropicFold {
     state: State,
     message: Map<String, Value>,
     blocks: Vec<Block>,
+    /// The message was started implicitly (no `message_start` yet).
+    implicit: bool,
 }
 
 fn implicit_message() -> Map<String, Value> {
@@ -233,6 +235,7 @@ impl AnthropicFold {
             warn(sink, "event_before_start", &format!("{ty} before message_start; message started implicitly"));
             self.message = implicit_message();
             self.state = State::InMessage;
+            self.implicit = true;
         }
     }
 
@@ -280,7 +283,7 @@ impl AnthropicFold {
 
     fn on_message_start(&mut self, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
-        if self.state != State::Idle {
+        if self.state != State::Idle && !self.implicit {
             warn(sink, "duplicate_start", "second message_start; ignored");
             return Ok(());
         }
@@ -293,6 +296,15 @@ impl AnthropicFold {
         };
         if !message.contains_key("content") {
             message.insert("content".into(), Value::Array(Vec::new()));
+        }
+        if self.implicit {
+            // A late message_start: its fields win, what was folded is kept.
+            for (k, v) in std::mem::take(&mut self.message) {
+                if !message.contains_key(&k) || k == "stop_reason" && !v.is_null() {
+                    message.insert(k, v);
+                }
+            }
+            self.implicit = false;
         }
         self.message = message;
         self.state = State::InMessage;

@@ -61,7 +61,7 @@
 //! | --- | --- |
 //! | `unterminated_final_event` | at `finish`, the stream's last event lacked its dispatching blank line but its data was complete JSON (or `[DONE]`): it was applied |
 //! | `truncated_final_event` | at `finish`, the last undispatched event's data was not complete JSON: discarded |
-//! | `event_before_start` | a content event before `message_start` / `response.created`: an empty message is started implicitly and the event applied |
+//! | `event_before_start` | a content event before `message_start` / `response.created`: an empty message is started implicitly and the event applied (a later `message_start` still supplies its fields) |
 //! | `duplicate_start` | a second `message_start` / `response.created` |
 //! | `data_after_terminal` | an event after the terminal event |
 //! | `unknown_part_index` | a delta or stop for a block/item index never started |

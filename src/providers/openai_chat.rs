@@ -308,7 +308,7 @@ impl ChatFold {
         self.state = State::Streaming;
         if let Some(Ok(Value::Object(top))) = first.map(serde_json::from_str::<Value>) {
             for (k, v) in top {
-                if !matches!(k.as_str(), "choices" | "usage" | "error" | "object") {
+                if !matches!(k.as_str(), "choices" | "usage" | "error") {
                     self.top.insert(k, v);
                 }
             }
