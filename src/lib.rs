@@ -33,5 +33,5 @@
 #![warn(missing_docs)]
 
 pub mod json;
-pub mod sse;
 pub mod providers;
+pub mod sse;

@@ -21,7 +21,8 @@ fn block_types(m: &Value) -> Vec<&str> {
 /// The six "usage omitted" files raise in anthropic 2.12.0 (its own
 /// limitation: message_start has no usage); our result is the usage of
 /// message_delta, with stop_reason / blocks from the stream itself.
-const ANTHROPIC: &[(&str, Option<&str>, &[&str], u64, u64)] = &[
+type Expected = (&'static str, Option<&'static str>, &'static [&'static str], u64, u64);
+const ANTHROPIC: &[Expected] = &[
     ("anthropic-sdk-python/basic_response.txt", Some("end_turn"), &["text"], 11, 6),
     ("anthropic-sdk-python/compaction_response.txt", Some("end_turn"), &["compaction", "text"], 30, 8),
     ("anthropic-sdk-python/fallback_credit_response.txt", Some("end_turn"), &["text"], 25, 8),
@@ -192,7 +193,8 @@ fn anthropic_out_of_order_gives_a_warning_and_a_message() {
 
 #[test]
 fn anthropic_message_delta_fields_replace() {
-    let run = run_all(Provider::Anthropic, &load("anthropic-sdk-python/input_transformations_empty_delta_response.txt"));
+    let run =
+        run_all(Provider::Anthropic, &load("anthropic-sdk-python/input_transformations_empty_delta_response.txt"));
     assert_eq!(run.message["input_transformations"], serde_json::json!([]));
     let run = run_all(Provider::Anthropic, &load("anthropic-sdk-python/stop_details_response.txt"));
     assert_eq!(run.message["stop_details"], Value::Null);

@@ -316,7 +316,12 @@ impl AnthropicFold {
         Ok(())
     }
 
-    fn on_block_start(&mut self, event: &Event<'_>, shared: &mut Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    fn on_block_start(
+        &mut self,
+        event: &Event<'_>,
+        shared: &mut Shared,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
         let v = parse_value(event)?;
         self.ensure_started("content_block_start", sink);
         let Some(index) = v.get("index").and_then(Value::as_u64) else {
@@ -328,7 +333,11 @@ impl AnthropicFold {
             return Ok(());
         };
         if self.block_pos(index).is_some() {
-            warn(sink, "duplicate_part_index", &format!("content_block_start for index {index} already started; ignored"));
+            warn(
+                sink,
+                "duplicate_part_index",
+                &format!("content_block_start for index {index} already started; ignored"),
+            );
             return Ok(());
         }
         if index != self.blocks.len() as u64 {

@@ -283,7 +283,13 @@ impl Stream {
     /// A stream with the given limits.
     pub fn with_config(provider: Provider, config: StreamConfig) -> Self {
         let decoder = Decoder::with_config(config.sse.clone());
-        let mut s = Stream { provider, decoder, shared: Shared { config, next_part: 0 }, fold: Fold::Undetected, closed: false };
+        let mut s = Stream {
+            provider,
+            decoder,
+            shared: Shared { config, next_part: 0 },
+            fold: Fold::Undetected,
+            closed: false,
+        };
         s.fold = match provider {
             Provider::Auto => Fold::Undetected,
             p => Self::make_fold(p),
@@ -334,7 +340,11 @@ impl Stream {
 
     /// Feeds one already-decoded SSE event (for hosts with their own SSE
     /// decoder). Do not mix with [`feed`](Self::feed) on the same stream.
-    pub fn feed_sse(&mut self, event: &Event<'_>, mut on_event: impl FnMut(&StreamEvent<'_>)) -> Result<(), StreamError> {
+    pub fn feed_sse(
+        &mut self,
+        event: &Event<'_>,
+        mut on_event: impl FnMut(&StreamEvent<'_>),
+    ) -> Result<(), StreamError> {
         if self.closed {
             return Err(StreamError::Closed);
         }
@@ -379,12 +389,16 @@ impl Stream {
         let eos = self.decoder.finish();
         let sink: &mut Sink<'_> = &mut on_event;
         if let Some(ev) = eos.unterminated {
-            let complete = ev.data.trim() == "[DONE]" || serde_json::from_str::<serde::de::IgnoredAny>(&ev.data).is_ok();
+            let complete =
+                ev.data.trim() == "[DONE]" || serde_json::from_str::<serde::de::IgnoredAny>(&ev.data).is_ok();
             if complete {
                 warn(
                     sink,
                     "unterminated_final_event",
-                    &format!("final event {:?} had no dispatching blank line; applied (its data is complete JSON)", ev.event),
+                    &format!(
+                        "final event {:?} had no dispatching blank line; applied (its data is complete JSON)",
+                        ev.event
+                    ),
                 );
                 Self::dispatch(self.provider, &mut self.fold, &mut self.shared, &ev.as_event(), sink)?;
             } else {

@@ -533,7 +533,10 @@ impl ChatFold {
                 || choice.reasoning.as_ref().is_some_and(|p| p.1.outcome == Outcome::Open)
                 || choice.calls.iter().any(|c| c.outcome == Outcome::Open);
             if any_open && warn_open {
-                let msg = format!("choice {} has open parts at [DONE] (no finish_reason); committed as incomplete", choice.index);
+                let msg = format!(
+                    "choice {} has open parts at [DONE] (no finish_reason); committed as incomplete",
+                    choice.index
+                );
                 warn(sink, "part_not_ended", &msg);
             }
             Self::close_choice(choice, true, sink);

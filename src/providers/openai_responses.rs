@@ -98,8 +98,7 @@ impl Item {
             m.insert("arguments".into(), Value::String(args.raw().to_owned()));
         }
         for (key, is) in [("content", true), ("summary", false)] {
-            let subs: Vec<&SubPart> =
-                self.subs.iter().filter(|s| matches!(s.slot, Slot::Content(_)) == is).collect();
+            let subs: Vec<&SubPart> = self.subs.iter().filter(|s| matches!(s.slot, Slot::Content(_)) == is).collect();
             if subs.is_empty() {
                 continue;
             }
@@ -248,7 +247,11 @@ impl ResponsesFold {
                         Ok(())
                     }
                     _ => {
-                        warn(sink, "delta_type_mismatch", &format!("{ty} on an item that is not a function call; ignored"));
+                        warn(
+                            sink,
+                            "delta_type_mismatch",
+                            &format!("{ty} on an item that is not a function call; ignored"),
+                        );
                         Ok(())
                     }
                 }
@@ -341,7 +344,11 @@ impl ResponsesFold {
                 let v = parse_value(event)?;
                 self.ensure_started(ty, sink);
                 self.merge_response(&v);
-                let err = if ty == "error" { v.clone() } else { v.pointer("/response/error").cloned().unwrap_or(Value::Null) };
+                let err = if ty == "error" {
+                    v.clone()
+                } else {
+                    v.pointer("/response/error").cloned().unwrap_or(Value::Null)
+                };
                 let s = |k: &str| err.get(k).and_then(Value::as_str).map(str::to_owned);
                 let pe = ProviderError {
                     error_type: s("code").or_else(|| s("type").filter(|t| t != "error")).unwrap_or_default(),
@@ -447,10 +454,16 @@ impl ResponsesFold {
         Ok(())
     }
 
-    fn on_item_added(&mut self, event: &Event<'_>, shared: &mut Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    fn on_item_added(
+        &mut self,
+        event: &Event<'_>,
+        shared: &mut Shared,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
         let v = parse_value(event)?;
         self.ensure_started("response.output_item.added", sink);
-        let (Some(output_index), Some(Value::Object(item))) = (v.get("output_index").and_then(Value::as_u64), v.get("item"))
+        let (Some(output_index), Some(Value::Object(item))) =
+            (v.get("output_index").and_then(Value::as_u64), v.get("item"))
         else {
             warn(sink, "invalid_event", "response.output_item.added without output_index or item; ignored");
             return Ok(());
@@ -460,7 +473,11 @@ impl ResponsesFold {
             return Ok(());
         }
         if output_index != self.items.len() as u64 {
-            warn(sink, "unexpected_part_index", &format!("item added at {output_index}, expected {}", self.items.len()));
+            warn(
+                sink,
+                "unexpected_part_index",
+                &format!("item added at {output_index}, expected {}", self.items.len()),
+            );
         }
         let ity = item.get("type").and_then(Value::as_str).unwrap_or("");
         let kind = match ity {
@@ -495,13 +512,18 @@ impl ResponsesFold {
     fn on_item_done(&mut self, event: &Event<'_>, shared: &mut Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
         self.ensure_started("response.output_item.done", sink);
-        let (Some(output_index), Some(Value::Object(done))) = (v.get("output_index").and_then(Value::as_u64), v.get("item"))
+        let (Some(output_index), Some(Value::Object(done))) =
+            (v.get("output_index").and_then(Value::as_u64), v.get("item"))
         else {
             warn(sink, "invalid_event", "response.output_item.done without output_index or item; ignored");
             return Ok(());
         };
         let Some(pos) = self.item_pos(output_index) else {
-            warn(sink, "unknown_part_index", &format!("response.output_item.done for item {output_index}, never added"));
+            warn(
+                sink,
+                "unknown_part_index",
+                &format!("response.output_item.done for item {output_index}, never added"),
+            );
             return Ok(());
         };
         let item = &mut self.items[pos];
@@ -569,7 +591,9 @@ fn commit_item(item: &mut Item, cut: bool, sink: &mut Sink<'_>) {
     let content = item.to_json();
     let outcome = match (&error, cut) {
         (_, true) => PartOutcome::Incomplete,
-        (Some(e), false) => PartOutcome::InvalidArguments { error: e, raw: item.args.as_ref().map_or("", ToolArgs::raw) },
+        (Some(e), false) => {
+            PartOutcome::InvalidArguments { error: e, raw: item.args.as_ref().map_or("", ToolArgs::raw) }
+        }
         (None, false) => PartOutcome::Complete,
     };
     sink(&StreamEvent::PartEnd { part, kind, outcome, content: &content });
