@@ -79,7 +79,8 @@ fn anthropic_state_machine_table() {
     let pae = w("part_already_ended");
     let dat = w("data_after_terminal");
     #[rustfmt::skip]
-    let expected: Vec<(&str, &str, (Vec<String>, &str))> = vec![
+    type Row<'a> = (&'a str, &'a str, (Vec<String>, &'a str));
+    let expected: Vec<Row<'_>> = vec![
         ("idle", "message_start", ok(&["message_start", "usage"])),
         ("idle", "block_start_0", ok(&[&ebs, "part_start"])),
         ("idle", "block_start_1", ok(&[&ebs, &w("unexpected_part_index"), "part_start"])),
