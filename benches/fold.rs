@@ -25,9 +25,35 @@ impl Lcg {
 }
 
 const WORDS: &[&str] = &[
-    "the", "model", "streams", "tokens", "over", "server-sent", "events", "and", "each", "delta", "carries", "a",
-    "few", "characters", "of", "text", "while", "JSON", "framing", "dominates", "bytes", "on", "wire", "\"quoted\"",
-    "line\nbreak", "naïve", "café", "→", "🌱",
+    "the",
+    "model",
+    "streams",
+    "tokens",
+    "over",
+    "server-sent",
+    "events",
+    "and",
+    "each",
+    "delta",
+    "carries",
+    "a",
+    "few",
+    "characters",
+    "of",
+    "text",
+    "while",
+    "JSON",
+    "framing",
+    "dominates",
+    "bytes",
+    "on",
+    "wire",
+    "\"quoted\"",
+    "line\nbreak",
+    "naïve",
+    "café",
+    "→",
+    "🌱",
 ];
 
 fn words(rng: &mut Lcg, n: usize) -> String {
@@ -66,14 +92,16 @@ fn anthropic_text(target: usize) -> String {
     anthropic_start(&mut out);
     let mut index = 0;
     while out.len() < target {
-        let start = json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}});
+        let start =
+            json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}});
         sse(&mut out, Some("content_block_start"), &start);
         let mut block = 0;
         while block < 4000 {
             let n = 1 + rng.below(8) as usize;
             let text = words(&mut rng, n);
             block += text.len();
-            let d = json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}});
+            let d =
+                json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}});
             sse(&mut out, Some("content_block_delta"), &d);
         }
         sse(&mut out, Some("content_block_stop"), &json!({"type": "content_block_stop", "index": index}));
@@ -128,7 +156,13 @@ fn openai_parallel(target: usize) -> String {
         json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1700000000, "model": "gpt-bench",
             "system_fingerprint": "fp_bench", "choices": choices})
     };
-    sse(&mut out, None, &chunk(json!([{"index": 0, "delta": {"role": "assistant", "content": null}, "logprobs": null, "finish_reason": null}])));
+    sse(
+        &mut out,
+        None,
+        &chunk(
+            json!([{"index": 0, "delta": {"role": "assistant", "content": null}, "logprobs": null, "finish_reason": null}]),
+        ),
+    );
     let mut base = 0;
     while out.len() < target {
         let mut args: Vec<(String, usize)> = (0..4)
@@ -140,7 +174,11 @@ fn openai_parallel(target: usize) -> String {
         for i in 0..4 {
             let tc = json!([{"index": base + i, "id": format!("call_{}", base + i), "type": "function",
                 "function": {"name": "search", "arguments": ""}}]);
-            sse(&mut out, None, &chunk(json!([{"index": 0, "delta": {"tool_calls": tc}, "logprobs": null, "finish_reason": null}])));
+            sse(
+                &mut out,
+                None,
+                &chunk(json!([{"index": 0, "delta": {"tool_calls": tc}, "logprobs": null, "finish_reason": null}])),
+            );
         }
         while args.iter().any(|(a, p)| *p < a.len()) {
             let i = rng.below(4) as usize;
@@ -153,7 +191,11 @@ fn openai_parallel(target: usize) -> String {
                 end += 1;
             }
             let tc = json!([{"index": base + i, "function": {"arguments": &a[*p..end]}}]);
-            sse(&mut out, None, &chunk(json!([{"index": 0, "delta": {"tool_calls": tc}, "logprobs": null, "finish_reason": null}])));
+            sse(
+                &mut out,
+                None,
+                &chunk(json!([{"index": 0, "delta": {"tool_calls": tc}, "logprobs": null, "finish_reason": null}])),
+            );
             *p = end;
         }
         base += 4;
@@ -175,11 +217,12 @@ fn fold(provider: Provider, corpus: &[u8]) -> (usize, Value) {
     let mut stream = Stream::new(provider);
     let mut events = 0usize;
     for chunk in corpus.chunks(4096) {
-        stream.feed(chunk, |e| {
-            black_box(e);
-            events += 1;
-        })
-        .unwrap();
+        stream
+            .feed(chunk, |e| {
+                black_box(e);
+                events += 1;
+            })
+            .unwrap();
     }
     stream.finish(|_| events += 1).unwrap();
     (events, stream.message())

@@ -49,6 +49,7 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::view::Str;
 use super::{json_error, parse_value, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
@@ -154,15 +155,15 @@ struct Head<'a> {
 #[derive(Deserialize)]
 struct DeltaView<'a> {
     #[serde(rename = "type", default, borrow)]
-    ty: Option<Cow<'a, str>>,
+    ty: Option<Str<'a>>,
     #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
+    text: Option<Str<'a>>,
     #[serde(default, borrow)]
-    partial_json: Option<Cow<'a, str>>,
+    partial_json: Option<Str<'a>>,
     #[serde(default, borrow)]
-    thinking: Option<Cow<'a, str>>,
+    thinking: Option<Str<'a>>,
     #[serde(default, borrow)]
-    signature: Option<Cow<'a, str>>,
+    signature: Option<Str<'a>>,
 }
 
 /// The Anthropic fold.

@@ -84,6 +84,7 @@ mod args;
 pub mod events;
 pub mod openai_chat;
 pub mod openai_responses;
+mod view;
 
 use serde_json::Value;
 

@@ -27,13 +27,12 @@
 //! ones) with `object: "chat.completion"`, `choices` and `usage`. Unknown
 //! members inside a delta are not folded.
 
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::view::Str;
 use super::{json_error, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
@@ -54,7 +53,7 @@ struct ChoiceView<'a> {
     #[serde(default, borrow)]
     delta: Option<DeltaView<'a>>,
     #[serde(default, borrow)]
-    finish_reason: Option<Cow<'a, str>>,
+    finish_reason: Option<Str<'a>>,
     #[serde(default)]
     logprobs: Option<Value>,
 }
@@ -62,13 +61,13 @@ struct ChoiceView<'a> {
 #[derive(Deserialize)]
 struct DeltaView<'a> {
     #[serde(default, borrow)]
-    role: Option<Cow<'a, str>>,
+    role: Option<Str<'a>>,
     #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
+    content: Option<Str<'a>>,
     #[serde(default, borrow)]
-    refusal: Option<Cow<'a, str>>,
+    refusal: Option<Str<'a>>,
     #[serde(default, borrow)]
-    reasoning_content: Option<Cow<'a, str>>,
+    reasoning_content: Option<Str<'a>>,
     #[serde(default, borrow)]
     reasoning: Option<MaybeStr<'a>>,
     #[serde(default, borrow)]
@@ -79,7 +78,7 @@ struct DeltaView<'a> {
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum MaybeStr<'a> {
-    Str(#[serde(borrow)] Cow<'a, str>),
+    Str(#[serde(borrow)] Str<'a>),
     Other(serde::de::IgnoredAny),
 }
 
@@ -88,9 +87,9 @@ struct ToolCallView<'a> {
     #[serde(default)]
     index: Option<u32>,
     #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
+    id: Option<Str<'a>>,
     #[serde(rename = "type", default, borrow)]
-    ty: Option<Cow<'a, str>>,
+    ty: Option<Str<'a>>,
     #[serde(default, borrow)]
     function: Option<FunctionView<'a>>,
 }
@@ -98,9 +97,9 @@ struct ToolCallView<'a> {
 #[derive(Deserialize)]
 struct FunctionView<'a> {
     #[serde(default, borrow)]
-    name: Option<Cow<'a, str>>,
+    name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    arguments: Option<Cow<'a, str>>,
+    arguments: Option<Str<'a>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -291,7 +290,7 @@ impl ChatFold {
             sink(&StreamEvent::Error { error: &pe });
             return Err(StreamError::Provider(pe));
         }
-        for c in chunk.choices.unwrap_or_default() {
+        for c in chunk.choices.iter().flatten() {
             self.on_choice(c, shared, sink)?;
         }
         if let Some(u) = chunk.usage.filter(|u| !u.is_null()) {
@@ -328,15 +327,17 @@ impl ChatFold {
         Ok(self.choices.len() - 1)
     }
 
-    fn on_choice(&mut self, c: ChoiceView<'_>, shared: &mut Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    fn on_choice(&mut self, c: &ChoiceView<'_>, shared: &mut Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let pos = self.choice_pos(c.index, shared)?;
         let choice = &mut self.choices[pos];
         let ci = c.index;
-        if let Some(d) = c.delta {
-            if let Some(role) = d.role {
-                choice.role = Some(role.into_owned());
+        if let Some(d) = &c.delta {
+            if let Some(role) = &d.role {
+                if choice.role.as_deref() != Some(&**role) {
+                    choice.role = Some(role.to_string());
+                }
             }
-            let reasoning = match (d.reasoning_content, d.reasoning) {
+            let reasoning = match (&d.reasoning_content, &d.reasoning) {
                 (Some(r), _) => Some(("reasoning_content", r)),
                 (None, Some(MaybeStr::Str(r))) => Some(("reasoning", r)),
                 _ => None,
@@ -351,25 +352,25 @@ impl ChatFold {
                 };
                 append(slot, &r, shared, sink)?;
             }
-            if let Some(text) = d.content {
+            if let Some(text) = &d.content {
                 let slot = match &mut choice.text {
                     Some(p) => p,
                     None => choice.text.insert(open_part(shared, PartKind::Text, ci, "content", sink)?),
                 };
                 append(slot, &text, shared, sink)?;
             }
-            if let Some(text) = d.refusal {
+            if let Some(text) = &d.refusal {
                 let slot = match &mut choice.refusal {
                     Some(p) => p,
                     None => choice.refusal.insert(open_part(shared, PartKind::Refusal, ci, "refusal", sink)?),
                 };
                 append(slot, &text, shared, sink)?;
             }
-            for (n, tc) in d.tool_calls.unwrap_or_default().into_iter().enumerate() {
+            for (n, tc) in d.tool_calls.iter().flatten().enumerate() {
                 Self::on_tool_call(choice, n, tc, shared, sink)?;
             }
         }
-        if let Some(Value::Object(lp)) = c.logprobs {
+        if let Some(Value::Object(lp)) = &c.logprobs {
             choice.logprobs_seen = true;
             for (key, slot) in [("content", &mut choice.logprobs_content), ("refusal", &mut choice.logprobs_refusal)] {
                 if let Some(Value::Array(items)) = lp.get(key) {
@@ -377,8 +378,8 @@ impl ChatFold {
                 }
             }
         }
-        if let Some(reason) = c.finish_reason {
-            choice.finish_reason = Some(reason.clone().into_owned());
+        if let Some(reason) = &c.finish_reason {
+            choice.finish_reason = Some(reason.to_string());
             Self::close_choice(choice, false, sink);
             sink(&StreamEvent::StopReason { choice: ci, reason: &reason });
         }
@@ -388,13 +389,13 @@ impl ChatFold {
     fn on_tool_call(
         choice: &mut Choice,
         position: usize,
-        tc: ToolCallView<'_>,
+        tc: &ToolCallView<'_>,
         shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let id = tc.id.filter(|s| !s.is_empty());
-        let (name, args) = match tc.function {
-            Some(f) => (f.name.filter(|s| !s.is_empty()), f.arguments),
+        let id = tc.id.as_ref().filter(|s| !s.is_empty());
+        let (name, args) = match &tc.function {
+            Some(f) => (f.name.as_ref().filter(|s| !s.is_empty()), f.arguments.as_ref()),
             None => (None, None),
         };
         let index = tc.index.unwrap_or_else(|| {
@@ -408,7 +409,7 @@ impl ChatFold {
         let new_call = match current.map(|p| &choice.calls[p]) {
             None => true,
             Some(c) => match (&id, &c.id) {
-                (Some(new), Some(old)) => **new != **old,
+                (Some(new), Some(old)) => ***new != **old,
                 (None, _) => name.is_some() && !c.name.is_empty() && c.args.is_complete_value(),
                 (Some(_), None) => false,
             },
@@ -446,21 +447,21 @@ impl ChatFold {
         }
         if let Some(id) = id {
             if call.id.is_none() {
-                call.id = Some(id.into_owned());
+                call.id = Some(id.to_string());
                 let v = Value::String(call.id.clone().unwrap_or_default());
                 sink(&StreamEvent::PartMetadata { part: call.part, key: "id", value: &v });
             }
         }
         if let Some(name) = name {
-            if call.name != *name {
-                call.name.push_str(&name);
+            if call.name != **name {
+                call.name.push_str(name);
                 let v = Value::String(call.name.clone());
                 sink(&StreamEvent::PartMetadata { part: call.part, key: "name", value: &v });
             }
         }
         if let Some(frag) = args {
             let max = shared.config.max_tool_args_bytes;
-            call.args.push(&frag, call.part, max, sink).map_err(|PushError::TooLarge| shared.args_limit())?;
+            call.args.push(frag, call.part, max, sink).map_err(|PushError::TooLarge| shared.args_limit())?;
         }
         Ok(())
     }

@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::view::Str;
 use super::{parse_value, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
@@ -49,7 +50,7 @@ struct Head<'a> {
     #[serde(default)]
     summary_index: Option<u64>,
     #[serde(default, borrow)]
-    delta: Option<Cow<'a, str>>,
+    delta: Option<Str<'a>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
