@@ -350,21 +350,21 @@ impl ChatFold {
                         &mut choice.reasoning.insert((field, part)).1
                     }
                 };
-                append(slot, &r, shared, sink)?;
+                append(slot, r, shared, sink)?;
             }
             if let Some(text) = &d.content {
                 let slot = match &mut choice.text {
                     Some(p) => p,
                     None => choice.text.insert(open_part(shared, PartKind::Text, ci, "content", sink)?),
                 };
-                append(slot, &text, shared, sink)?;
+                append(slot, text, shared, sink)?;
             }
             if let Some(text) = &d.refusal {
                 let slot = match &mut choice.refusal {
                     Some(p) => p,
                     None => choice.refusal.insert(open_part(shared, PartKind::Refusal, ci, "refusal", sink)?),
                 };
-                append(slot, &text, shared, sink)?;
+                append(slot, text, shared, sink)?;
             }
             for (n, tc) in d.tool_calls.iter().flatten().enumerate() {
                 Self::on_tool_call(choice, n, tc, shared, sink)?;
@@ -381,7 +381,7 @@ impl ChatFold {
         if let Some(reason) = &c.finish_reason {
             choice.finish_reason = Some(reason.to_string());
             Self::close_choice(choice, false, sink);
-            sink(&StreamEvent::StopReason { choice: ci, reason: &reason });
+            sink(&StreamEvent::StopReason { choice: ci, reason });
         }
         Ok(())
     }
