@@ -11,6 +11,10 @@
 //!   Events are borrowed views; no heap allocation per event in steady state.
 //! * [`json`] — incremental partial JSON: tool arguments usable while they
 //!   stream, in time linear in their size.
+//! * [`providers`] — Anthropic Messages, OpenAI Chat Completions and OpenAI
+//!   Responses streams folded into one normalized event protocol
+//!   ([`providers::StreamEvent`]) and into the message the non-streaming
+//!   endpoint would have returned.
 //!
 //! The core never opens a socket or reads a clock: hosts feed bytes and get
 //! events back.
