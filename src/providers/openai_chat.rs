@@ -11,8 +11,12 @@
 //!   `id` different from the current call's at that index starts a new
 //!   call (Groq, Ollama and bridges put every call at index 0, or send each
 //!   call whole); so does a fragment with a `name` and no `id` when the
-//!   current call at that index already has a name and complete arguments.
-//!   Two complete JSON values are never concatenated. A call replaced this
+//!   current call at that index already has a name and complete arguments,
+//!   and so does a fragment that opens a new object or array when the
+//!   current call's arguments are already one complete value: two complete
+//!   JSON values are never concatenated. A fragment without `index` goes to
+//!   a new call when it has an `id`, else to the last call. `arguments` sent
+//!   as a JSON object or array (some bridges) is taken as its JSON text. A call replaced this
 //!   way is committed at once. The folded `arguments` is the raw string; a
 //!   call is ready (outcome `complete`) only when it is one complete, valid
 //!   JSON value (an empty string counts as `{}`).
@@ -32,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
-use super::view::Str;
+use super::view::{JsonText, Str};
 use super::{json_error, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
@@ -99,7 +103,7 @@ struct FunctionView<'a> {
     #[serde(default, borrow)]
     name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    arguments: Option<Str<'a>>,
+    arguments: Option<JsonText<'a>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -410,7 +414,11 @@ impl ChatFold {
             None => true,
             Some(c) => match (&id, &c.id) {
                 (Some(new), Some(old)) => ***new != **old,
-                (None, _) => name.is_some() && !c.name.is_empty() && c.args.is_complete_value(),
+                (None, _) => {
+                    // A second complete value must not be glued onto a complete one.
+                    let starts_value = args.is_some_and(|a| a.trim_start().starts_with(['{', '[']));
+                    (name.is_some() && !c.name.is_empty() || starts_value) && c.args.is_complete_value()
+                }
                 (Some(_), None) => false,
             },
         };

@@ -48,6 +48,51 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
+/// Tool arguments: a JSON string (borrowed when unescaped), or — as some
+/// OpenAI-compatible bridges send them — a JSON object or array, kept as its
+/// compact JSON text.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct JsonText<'a>(pub(crate) Cow<'a, str>);
+
+impl Deref for JsonText<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsonText<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        use serde::de::{MapAccess, SeqAccess};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JsonText<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, object or array")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(JsonText(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(JsonText(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(JsonText(Cow::Owned(v)))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+                let v = serde_json::Value::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(JsonText(Cow::Owned(v.to_string())))
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+                let v = serde_json::Value::deserialize(SeqAccessDeserializer::new(seq))?;
+                Ok(JsonText(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +109,21 @@ mod tests {
         let t: T<'_> = serde_json::from_str(r#"{"a":"plain","b":"esc\n"}"#).unwrap();
         assert!(matches!(t.a.unwrap().0, Cow::Borrowed("plain")));
         assert!(matches!(t.b.unwrap().0, Cow::Owned(ref s) if s == "esc\n"));
+    }
+
+    #[test]
+    fn json_text_takes_strings_and_objects() {
+        #[derive(serde::Deserialize)]
+        struct T<'a> {
+            #[serde(borrow)]
+            a: Option<JsonText<'a>>,
+            #[serde(borrow)]
+            b: Option<JsonText<'a>>,
+        }
+        let t: T<'_> = serde_json::from_str(r#"{"a":"{\"x\":1}","b":{"y":[1,2]}}"#).unwrap();
+        assert_eq!(&*t.a.unwrap(), r#"{"x":1}"#);
+        assert_eq!(&*t.b.unwrap(), r#"{"y":[1,2]}"#);
+        let t: T<'_> = serde_json::from_str(r#"{"a":"plain"}"#).unwrap();
+        assert!(matches!(t.a.unwrap().0, Cow::Borrowed("plain")));
     }
 }
