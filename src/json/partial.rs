@@ -81,7 +81,10 @@ enum Mode {
     Str(StrState),
     Number(NumState),
     /// Inside `true`, `false` or `null`: `matched` bytes of `word` read so far.
-    Literal { word: &'static [u8], matched: u8 },
+    Literal {
+        word: &'static [u8],
+        matched: u8,
+    },
 }
 
 const TRUE: &[u8] = b"true";
@@ -194,11 +197,8 @@ impl PartialJson {
             return Err(error.clone());
         }
         let room = self.limits.max_bytes.saturating_sub(self.pushed);
-        let (accepted, over) = if (fragment.len() as u64) > room {
-            (&fragment[..room as usize], true)
-        } else {
-            (fragment, false)
-        };
+        let (accepted, over) =
+            if (fragment.len() as u64) > room { (&fragment[..room as usize], true) } else { (fragment, false) };
         let result = self.run(accepted, &mut on_event);
         self.flush_append(&mut on_event);
         result?;
@@ -352,7 +352,13 @@ impl PartialJson {
 
     // ----- structure ----------------------------------------------------------------------
 
-    fn structural<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], i: &mut usize, base: u64, on_event: &mut F) -> Step {
+    fn structural<F: FnMut(&PathEvent<'_>)>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        on_event: &mut F,
+    ) -> Step {
         while *i < input.len() {
             let byte = input[*i];
             let offset = base + *i as u64;
