@@ -608,9 +608,17 @@ impl PartialJson {
                         }
                     }
                     let rest = &input[*i..];
-                    let end = memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-                    if end > 0 {
-                        self.plain(&rest[..end], base + *i as u64, end == rest.len())?;
+                    // Fast path: printable ASCII needs no validation.
+                    let ascii = ascii_plain_prefix(rest);
+                    if let Ok(text) = std::str::from_utf8(&rest[..ascii]) {
+                        self.sbuf.push_str(text);
+                    }
+                    let end = match rest.get(ascii) {
+                        None | Some(b'"' | b'\\') => ascii,
+                        Some(_) => ascii + find_quote_or_backslash(&rest[ascii..]),
+                    };
+                    if end > ascii {
+                        self.plain(&rest[ascii..end], base + (*i + ascii) as u64, end == rest.len())?;
                     }
                     *i += end;
                     match input.get(*i) {
@@ -775,6 +783,57 @@ impl PartialJson {
     }
 }
 
+/// Whether a byte is printable ASCII other than `"` and `\\` (string content needing no work).
+const fn plain_ascii_table() -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut b = 0x20;
+    while b < 0x80 {
+        table[b] = b != b'"' as usize && b != b'\\' as usize;
+        b += 1;
+    }
+    table
+}
+static PLAIN_ASCII: [bool; 256] = plain_ascii_table();
+
+/// Length of the prefix of `bytes` made of printable ASCII other than `"` and `\\`: eight bytes
+/// at a time (SWAR), then byte by byte.
+#[inline]
+fn ascii_plain_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut j = 0;
+    while let Some(chunk) = bytes.get(j..j + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Any byte >= 0x80, < 0x20, == '"' or == '\\'.
+        let special = (w & HIGH)
+            | has_zero(w & 0x6060_6060_6060_6060)
+            | has_zero(w ^ (ONES * b'"' as u64))
+            | has_zero(w ^ (ONES * b'\\' as u64));
+        if special != 0 {
+            break;
+        }
+        j += 8;
+    }
+    while j < bytes.len() && PLAIN_ASCII[bytes[j] as usize] {
+        j += 1;
+    }
+    j
+}
+
+/// Index of the first `"` or `\\` in `bytes` (or its length). Short inputs (the typical
+/// streamed fragment) are scanned directly, which beats the setup cost of a vectorized search.
+#[inline]
+fn find_quote_or_backslash(bytes: &[u8]) -> usize {
+    if bytes.len() <= 32 {
+        bytes.iter().position(|&b| b == b'"' || b == b'\\').unwrap_or(bytes.len())
+    } else {
+        memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len())
+    }
+}
+
 /// One-shot best-effort parse of a possibly incomplete JSON text.
 ///
 /// `Ok(None)` when no value has begun (empty, whitespace, or an incomplete top-level number or
@@ -792,4 +851,48 @@ pub fn parse_partial_json(text: &str, partial_strings: bool) -> Result<Option<Va
         }
     }
     Ok(parser.value_with(partial_strings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_prefix_matches_naive_scan() {
+        // Every byte value at every position of a 20-byte plain run.
+        for special in 0..=255u8 {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 20];
+                bytes[at] = special;
+                let naive = bytes.iter().position(|&b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\');
+                assert_eq!(ascii_plain_prefix(&bytes), naive.unwrap_or(20), "byte {special:#x} at {at}");
+                assert_eq!(
+                    find_quote_or_backslash(&bytes),
+                    bytes.iter().position(|&b| b == b'"' || b == b'\\').unwrap_or(20)
+                );
+            }
+        }
+        let long = vec![b'x'; 100];
+        assert_eq!(find_quote_or_backslash(&long), 100);
+    }
+
+    #[test]
+    fn push_allocates_nothing_new_for_plain_string_fragments() {
+        // Steady state: appending to a long string only grows the buffer amortized.
+        let mut parser = PartialJson::new();
+        parser.push(b"{\"content\": \"", |_| {}).unwrap();
+        let mut total = 0;
+        for _ in 0..1000 {
+            parser
+                .push(b"0123456789abcdef", |e| {
+                    if let PathEvent::StringAppend { text, .. } = e {
+                        total += text.len()
+                    }
+                })
+                .unwrap();
+        }
+        assert_eq!(total, 16_000);
+        assert_eq!(parser.sbuf.len(), 16_000);
+        assert_eq!(parser.value().unwrap()["content"].as_str().map(str::len), Some(16_000));
+    }
 }
