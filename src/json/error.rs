@@ -33,8 +33,8 @@ impl Default for PartialJsonLimits {
 /// What went wrong; see [`PartialJsonError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PartialJsonErrorKind {
-    /// The input ended before a complete value (only from [`finish`](super::PartialJson::finish)
-    /// and [`parse_partial_json`](super::parse_partial_json) never reports it).
+    /// The input ended before a complete value. Only [`finish`](super::PartialJson::finish)
+    /// reports it (a `push` of an incomplete document is not an error).
     Incomplete,
     /// The input is not a prefix of any valid JSON document; the string is a short reason.
     Invalid(&'static str),

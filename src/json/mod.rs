@@ -28,6 +28,7 @@
 mod error;
 mod events;
 pub mod partial;
+mod scan;
 mod tree;
 
 pub use error::{PartialJsonError, PartialJsonErrorKind, PartialJsonLimits};

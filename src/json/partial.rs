@@ -6,11 +6,11 @@
 //! fragments is carried over in a few bytes of state. Every byte is looked at a bounded number of
 //! times, so `push` costs time proportional to its fragment (plus the events it reports).
 
-use memchr::memchr2;
 use serde_json::Value;
 
 use super::error::{PartialJsonError, PartialJsonErrorKind, PartialJsonLimits};
 use super::events::{ContainerKind, OwnedPathEvent, PathEvent, PathSegment};
+use super::scan::{ascii_plain_prefix, find_quote_or_backslash};
 use super::tree::{self, Frame};
 
 /// What the structural (between-tokens) state expects next.
@@ -783,57 +783,6 @@ impl PartialJson {
     }
 }
 
-/// Whether a byte is printable ASCII other than `"` and `\\` (string content needing no work).
-const fn plain_ascii_table() -> [bool; 256] {
-    let mut table = [false; 256];
-    let mut b = 0x20;
-    while b < 0x80 {
-        table[b] = b != b'"' as usize && b != b'\\' as usize;
-        b += 1;
-    }
-    table
-}
-static PLAIN_ASCII: [bool; 256] = plain_ascii_table();
-
-/// Length of the prefix of `bytes` made of printable ASCII other than `"` and `\\`: eight bytes
-/// at a time (SWAR), then byte by byte.
-#[inline]
-fn ascii_plain_prefix(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let mut j = 0;
-    while let Some(chunk) = bytes.get(j..j + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        // Any byte >= 0x80, < 0x20, == '"' or == '\\'.
-        let special = (w & HIGH)
-            | has_zero(w & 0x6060_6060_6060_6060)
-            | has_zero(w ^ (ONES * b'"' as u64))
-            | has_zero(w ^ (ONES * b'\\' as u64));
-        if special != 0 {
-            break;
-        }
-        j += 8;
-    }
-    while j < bytes.len() && PLAIN_ASCII[bytes[j] as usize] {
-        j += 1;
-    }
-    j
-}
-
-/// Index of the first `"` or `\\` in `bytes` (or its length). Short inputs (the typical
-/// streamed fragment) are scanned directly, which beats the setup cost of a vectorized search.
-#[inline]
-fn find_quote_or_backslash(bytes: &[u8]) -> usize {
-    if bytes.len() <= 32 {
-        bytes.iter().position(|&b| b == b'"' || b == b'\\').unwrap_or(bytes.len())
-    } else {
-        memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len())
-    }
-}
-
 /// One-shot best-effort parse of a possibly incomplete JSON text.
 ///
 /// `Ok(None)` when no value has begun (empty, whitespace, or an incomplete top-level number or
@@ -856,25 +805,6 @@ pub fn parse_partial_json(text: &str, partial_strings: bool) -> Result<Option<Va
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ascii_prefix_matches_naive_scan() {
-        // Every byte value at every position of a 20-byte plain run.
-        for special in 0..=255u8 {
-            for at in 0..20 {
-                let mut bytes = vec![b'a'; 20];
-                bytes[at] = special;
-                let naive = bytes.iter().position(|&b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\');
-                assert_eq!(ascii_plain_prefix(&bytes), naive.unwrap_or(20), "byte {special:#x} at {at}");
-                assert_eq!(
-                    find_quote_or_backslash(&bytes),
-                    bytes.iter().position(|&b| b == b'"' || b == b'\\').unwrap_or(20)
-                );
-            }
-        }
-        let long = vec![b'x'; 100];
-        assert_eq!(find_quote_or_backslash(&long), 100);
-    }
 
     #[test]
     fn push_allocates_nothing_new_for_plain_string_fragments() {
