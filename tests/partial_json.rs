@@ -749,6 +749,28 @@ fn arb_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Rewrites every non-ASCII character (they only occur inside strings) as `\uXXXX` escapes,
+/// astral characters as surrogate pairs, so the property test covers them across fragments too.
+fn escape_non_ascii(doc: &str) -> String {
+    let mut out = String::with_capacity(doc.len());
+    for c in doc.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                // Mix upper- and lower-case hex digits.
+                if *unit % 2 == 0 {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                } else {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Cut points from a list of fragment lengths.
 fn cuts_from(lengths: &[usize], total: usize) -> Vec<usize> {
     let mut cuts = Vec::new();
@@ -767,9 +789,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn arbitrary_values_arbitrary_fragmentation(value in arb_json(), pretty in any::<bool>(),
+    fn arbitrary_values_arbitrary_fragmentation(value in arb_json(), pretty in any::<bool>(), ascii in any::<bool>(),
                                                  lengths in prop::collection::vec(1usize..24, 1..8)) {
         let doc = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) }.unwrap();
+        let doc = if ascii { escape_non_ascii(&doc) } else { doc };
         let bytes = doc.as_bytes();
         let expected = serde_json::to_string(&serde_json::from_str::<Value>(&doc).unwrap()).unwrap();
         let cuts = cuts_from(&lengths, bytes.len());
