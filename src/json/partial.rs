@@ -629,8 +629,24 @@ impl PartialJson {
                             return Ok(());
                         }
                         Some(_) => {
-                            *i += 1;
-                            state = StrState::Escape;
+                            // A backslash. Common escapes are decoded right here (fast path).
+                            let simple = match input.get(*i + 1) {
+                                Some(b'n') => Some(b'\n'),
+                                Some(b'"') => Some(b'"'),
+                                Some(b'\\') => Some(b'\\'),
+                                Some(b't') => Some(b'\t'),
+                                _ => None,
+                            };
+                            match simple {
+                                Some(byte) => {
+                                    self.sbuf.push(char::from(byte));
+                                    *i += 2;
+                                }
+                                None => {
+                                    *i += 1;
+                                    state = StrState::Escape;
+                                }
+                            }
                         }
                     }
                 }

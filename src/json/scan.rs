@@ -2,44 +2,32 @@
 
 use memchr::memchr2;
 
-/// Whether a byte is printable ASCII other than `"` and `\` (string content needing no work).
-const fn plain_ascii_table() -> [bool; 256] {
-    let mut table = [false; 256];
-    let mut b = 0x20;
-    while b < 0x80 {
-        table[b] = b != b'"' as usize && b != b'\\' as usize;
-        b += 1;
-    }
-    table
-}
-static PLAIN_ASCII: [bool; 256] = plain_ascii_table();
-
-/// Length of the prefix of `bytes` made of printable ASCII other than `"` and `\`: eight bytes
-/// at a time (SWAR), then byte by byte.
+/// Length of the prefix of `bytes` made of printable ASCII other than `"` and `\`, eight bytes
+/// at a time (SWAR). In each `has_zero`-style mask a false positive can only sit above a true one
+/// (borrows propagate upward), so the lowest set bit marks the first special byte exactly.
 #[inline]
 pub(crate) fn ascii_plain_prefix(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let mut j = 0;
-    while let Some(chunk) = bytes.get(j..j + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
+    while j < bytes.len() {
+        let chunk = &bytes[j..bytes.len().min(j + 8)];
+        // A short last chunk is padded with a special byte.
+        let mut word = [b'"'; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
         let w = u64::from_le_bytes(word);
-        // Any byte >= 0x80, < 0x20, == '"' or == '\\'.
+        // Any byte >= 0x80, < 0x20 (bits 5 and 6 clear), == '"' or == '\\'.
         let special = (w & HIGH)
             | has_zero(w & 0x6060_6060_6060_6060)
             | has_zero(w ^ (ONES * b'"' as u64))
             | has_zero(w ^ (ONES * b'\\' as u64));
         if special != 0 {
-            break;
+            return (j + (special.trailing_zeros() / 8) as usize).min(bytes.len());
         }
         j += 8;
     }
-    while j < bytes.len() && PLAIN_ASCII[bytes[j] as usize] {
-        j += 1;
-    }
-    j
+    bytes.len()
 }
 
 /// Index of the first `"` or `\` in `bytes` (or its length). Short inputs (the typical
