@@ -174,6 +174,14 @@ fn anthropic_truncated_tool_json_at_max_tokens_is_not_ready() {
     // The block never got its content_block_stop: message_stop cut it.
     assert_eq!(tool["outcome"], "incomplete", "{tool}");
     assert!(warnings(&run).contains(&"part_not_ended".to_owned()));
+    // Like the SDK, the folded message keeps the partially parsed input.
+    let input = &run.message["content"][1]["input"];
+    assert_eq!(input["filename"], "taxes.txt");
+    assert_eq!(input["lines_of_text"].as_array().unwrap().last().unwrap(), "Filing taxes");
+    // The path events streamed the last string as it arrived.
+    let appends: Vec<_> =
+        named(&run, "tool_args_path").into_iter().filter(|e| e["path_event"]["type"] == "string_append").collect();
+    assert_eq!(appends.last().unwrap()["path_event"]["text"], "Filing taxes");
     assert_eq!(run.message["stop_reason"], "max_tokens");
 }
 

@@ -265,6 +265,7 @@ fn event_names_are_stable() {
         request_id: None,
         output_emitted: false,
     };
+    let path_event = ssefold::json::PathEvent::ContainerStart { path: &[], kind: ssefold::json::ContainerKind::Object };
     let all = [
         StreamEvent::MessageStart { provider: "anthropic", message: &v },
         StreamEvent::PartStart {
@@ -276,6 +277,7 @@ fn event_names_are_stable() {
         },
         StreamEvent::TextDelta { part: 0, text: "" },
         StreamEvent::ToolArgsDelta { part: 0, json: "" },
+        StreamEvent::ToolArgsPath { part: 0, event: &path_event },
         StreamEvent::PartMetadata { part: 0, key: "id", value: &v },
         StreamEvent::PartEnd {
             part: 0,

@@ -25,8 +25,12 @@
 //! complete, valid JSON value at `content_block_stop`, else the part ends
 //! with outcome `invalid_arguments` (raw text kept). No fragment at all
 //! keeps the `input` given by `content_block_start`. In the folded message,
-//! a tool block whose arguments are not (yet) valid shows the best-effort
-//! partial value when there is one, else the start `input`.
+//! a tool block still streaming, or cut by the end of the turn (outcome
+//! `incomplete`), shows the best-effort partial value of its arguments (as
+//! the official SDKs do); one that ended `invalid_arguments` keeps the start
+//! `input` (the raw text is in its `part_end`). Tool path events
+//! (`tool_args_path`) are those of [`crate::json::PartialJson`], emitted
+//! as each fragment arrives.
 //!
 //! Message fields: `message_start.message` gives the skeleton; every member
 //! of `message_delta.delta` (stop_reason, stop_sequence, container,
@@ -125,6 +129,8 @@ impl Block {
         if let Some(args) = &self.args {
             if let Some(input) = &self.input {
                 m.insert("input".into(), input.clone());
+            } else if matches!(self.outcome, Outcome::Invalid(_)) {
+                // Never made-up arguments: the start block's `input` stays.
             } else if let Some(partial) = args.partial_value() {
                 m.insert("input".into(), partial);
             }

@@ -1,67 +1,16 @@
 //! Tool-argument accumulation: the seam between the dialects and the
-//! incremental partial-JSON parser.
+//! incremental partial-JSON parser ([`crate::json::PartialJson`]).
 //!
 //! Every dialect feeds argument fragments through [`ToolArgs`]; it emits
 //! `tool_args_delta` (the raw fragment) and `tool_args_path` (the parser's
-//! path events), keeps the raw text, and decides at the end whether the
-//! arguments are complete, valid JSON.
+//! path events, as the fragment arrives), keeps the raw text, and decides at
+//! the end whether the arguments are complete, valid JSON (the parser's
+//! strict `finish`, identical to `serde_json`).
 
 use serde_json::Value;
 
 use super::events::StreamEvent;
-
-// Until the partial-JSON parser lands these mirror its public types exactly.
-/// A step in a JSON path (mirror of `ssefold::json::PathSegment`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathSegment {
-    /// An object member.
-    Key(String),
-    /// An array element.
-    Index(usize),
-}
-/// A container kind (mirror of `ssefold::json::ContainerKind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContainerKind {
-    /// `{`
-    Object,
-    /// `[`
-    Array,
-}
-/// A partial-JSON path event (mirror of `ssefold::json::PathEvent`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum PathEvent<'a> {
-    /// A container opened at `path`.
-    ContainerStart {
-        /// Where.
-        path: &'a [PathSegment],
-        /// Object or array.
-        kind: ContainerKind,
-    },
-    /// Text appended to the string at `path`.
-    StringAppend {
-        /// Where.
-        path: &'a [PathSegment],
-        /// The appended text.
-        text: &'a str,
-    },
-    /// The value at `path` is complete.
-    ValueComplete {
-        /// Where.
-        path: &'a [PathSegment],
-        /// The value.
-        value: &'a Value,
-    },
-}
-impl PathEvent<'_> {
-    /// The wire name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            PathEvent::ContainerStart { .. } => "container_start",
-            PathEvent::StringAppend { .. } => "string_append",
-            PathEvent::ValueComplete { .. } => "value_complete",
-        }
-    }
-}
+use crate::json::{PartialJson, PartialJsonLimits};
 
 /// Why pushing a fragment failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,8 +23,7 @@ pub(crate) enum PushError {
 #[derive(Debug, Default)]
 pub(crate) struct ToolArgs {
     raw: String,
-    /// Set once the arguments are known invalid (the parser refused a byte).
-    invalid: Option<String>,
+    parser: PartialJson,
 }
 
 /// How the arguments ended.
@@ -99,12 +47,16 @@ impl ToolArgs {
         &self.raw
     }
 
-    /// Bytes held.
+    /// Bytes held (raw text; the parser's own buffers are bounded by the
+    /// value's depth and its longest string).
     pub(crate) fn capacity(&self) -> usize {
-        self.raw.capacity()
+        self.raw.capacity() + core::mem::size_of::<PartialJson>()
     }
 
-    /// Appends a fragment, emitting `tool_args_delta` and the path events.
+    /// Appends a fragment, emitting `tool_args_delta` then the path events
+    /// it completes. An invalid byte makes the parser stop (sticky error):
+    /// later fragments are still kept raw and announced, the arguments end
+    /// `invalid_arguments`.
     pub(crate) fn push(
         &mut self,
         fragment: &str,
@@ -115,44 +67,47 @@ impl ToolArgs {
         if self.raw.len() + fragment.len() > max_bytes {
             return Err(PushError::TooLarge);
         }
+        if self.raw.is_empty() && self.parser.bytes_pushed() == 0 {
+            self.parser = PartialJson::with_limits(PartialJsonLimits {
+                max_bytes: max_bytes as u64,
+                ..PartialJsonLimits::default()
+            });
+        }
         self.raw.push_str(fragment);
         if fragment.is_empty() {
             return Ok(());
         }
         sink(&StreamEvent::ToolArgsDelta { part, json: fragment });
+        if self.parser.error().is_none() {
+            // An error is sticky in the parser and reported by `finish`.
+            let _ = self.parser.push(fragment.as_bytes(), |event| sink(&StreamEvent::ToolArgsPath { part, event }));
+        }
         Ok(())
     }
 
-    /// A best-effort view of the arguments so far (partial strings included),
-    /// if the text parses that far.
+    /// A best-effort view of the arguments so far (partial strings
+    /// included); `None` once they are known invalid.
     pub(crate) fn partial_value(&self) -> Option<Value> {
-        if self.invalid.is_some() {
+        if self.parser.error().is_some() {
             return None;
         }
-        serde_json::from_str(&self.raw).ok()
+        self.parser.value()
     }
 
     /// Ends the arguments: valid only if the whole text is one complete JSON
     /// value (exactly what `serde_json` would accept).
     pub(crate) fn finish(&mut self) -> ArgsEnd {
-        if let Some(e) = &self.invalid {
-            return ArgsEnd::Invalid(e.clone());
-        }
         if self.raw.trim().is_empty() {
             return ArgsEnd::Empty;
         }
-        match serde_json::from_str::<Value>(&self.raw) {
+        match self.parser.finish() {
             Ok(v) => ArgsEnd::Valid(v),
-            Err(e) => {
-                let msg = if e.is_eof() { format!("incomplete JSON: {e}") } else { format!("invalid JSON: {e}") };
-                self.invalid = Some(msg.clone());
-                ArgsEnd::Invalid(msg)
-            }
+            Err(e) => ArgsEnd::Invalid(format!("{} at byte {}", e.kind, e.offset)),
         }
     }
 
     /// Whether the arguments so far are one complete, valid JSON value.
     pub(crate) fn is_complete_value(&self) -> bool {
-        self.invalid.is_none() && !self.raw.trim().is_empty() && serde_json::from_str::<Value>(&self.raw).is_ok()
+        self.parser.error().is_none() && self.parser.is_complete()
     }
 }

@@ -27,7 +27,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::args::PathEvent;
+use crate::json::PathEvent;
 
 /// The kind of a part. Wire names: `text`, `reasoning`, `tool_call`,
 /// `refusal`, `other`.
@@ -305,7 +305,7 @@ impl StreamEvent<'_> {
 
 /// JSON form of a partial-JSON path event: `{"type": name, "path": [...], ...}`.
 pub(crate) fn path_event_json(event: &PathEvent<'_>) -> Value {
-    use super::args::{ContainerKind, PathSegment};
+    use crate::json::{ContainerKind, PathSegment};
     let path = |p: &[PathSegment]| -> Value {
         Value::Array(
             p.iter()

@@ -90,7 +90,6 @@ use serde_json::Value;
 
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
 
-pub use args::{ContainerKind, PathEvent, PathSegment};
 pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent};
 
 /// Which provider dialect a [`Stream`] folds.
