@@ -300,6 +300,7 @@ fn event_names_are_stable() {
             "part_start",
             "text_delta",
             "tool_args_delta",
+            "tool_args_path",
             "part_metadata",
             "part_end",
             "usage",
