@@ -247,9 +247,14 @@ impl Decoder {
     pub fn feed<'a>(&'a mut self, chunk: &'a [u8]) -> Events<'a> {
         // One SIMD pass validates the chunk: values inside its valid prefix
         // are then sliced from it as `&str` without validating them again.
-        let text = match simdutf8::compat::from_utf8(chunk) {
+        let text = match simdutf8::basic::from_utf8(chunk) {
             Ok(s) => s,
-            Err(e) => core::str::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or_default(),
+            // Slower, but tells where the valid prefix ends (invalid input or
+            // a character split at the chunk's end).
+            Err(_) => match simdutf8::compat::from_utf8(chunk) {
+                Ok(s) => s,
+                Err(e) => core::str::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or_default(),
+            },
         };
         Events { decoder: self, chunk, text, cur: Cursor::new() }
     }
@@ -544,6 +549,7 @@ impl Decoder {
     ///
     /// `text` is the valid UTF-8 prefix of `chunk`: values inside it are
     /// sliced from it, anything else is validated (or replaced) here.
+    #[inline]
     fn build_event<'s>(
         &'s mut self,
         chunk: &'s [u8],
@@ -613,6 +619,7 @@ impl Events<'_> {
     /// The next event or error of the chunk, or `None` once the chunk is
     /// used up (its unfinished tail is kept for the next chunk).
     #[allow(clippy::should_implement_trait)]
+    #[inline]
     pub fn next_event(&mut self) -> Option<Result<Event<'_>, DecodeError>> {
         self.decoder.next_in(self.chunk, self.text, &mut self.cur)
     }
