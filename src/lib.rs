@@ -33,4 +33,5 @@
 #![warn(missing_docs)]
 
 pub mod json;
+pub mod reconnect;
 pub mod sse;
