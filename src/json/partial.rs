@@ -252,7 +252,8 @@ impl PartialJson {
     ///
     /// Trailing whitespace is fine; trailing non-whitespace after a complete value was already
     /// reported by `push` as `Invalid` at its offset. A top-level number is completed here (no
-    /// event is emitted for it). The parser keeps its state: `finish` may be called again with the
+    /// event is emitted for it; completing it is final, so a later non-whitespace byte is trailing
+    /// characters). The parser keeps its state: `finish` may be called again with the
     /// same result, and [`value`](Self::value) still works; call [`reset`](Self::reset) to start a
     /// new document.
     pub fn finish(&mut self) -> Result<Value, PartialJsonError> {
