@@ -824,6 +824,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn parser_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<PartialJson>();
+        assert_send_sync::<PartialJsonError>();
+    }
+
+    #[test]
+    fn escapes_split_at_every_byte() {
+        let doc = br#"["\"\\\/\b\f\n\r\t\u00e9\uD834\uDD1E"]"#;
+        let expected: Value = serde_json::from_slice(doc).unwrap();
+        for k in 0..doc.len() {
+            let mut parser = PartialJson::new();
+            parser.push(&doc[..k], |_| {}).unwrap();
+            parser.push(&doc[k..], |_| {}).unwrap();
+            assert_eq!(parser.finish().unwrap(), expected, "split at {k}");
+        }
+    }
+
+    #[test]
     fn push_allocates_nothing_new_for_plain_string_fragments() {
         // Steady state: appending to a long string only grows the buffer amortized.
         let mut parser = PartialJson::new();
