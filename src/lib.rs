@@ -38,4 +38,5 @@
 
 pub mod json;
 pub mod providers;
+pub mod reconnect;
 pub mod sse;

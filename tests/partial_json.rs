@@ -817,6 +817,47 @@ proptest! {
     }
 
     #[test]
+    fn mutated_documents_same_error_everywhere_and_agree_with_serde_json(
+        value in arb_json(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, prop::sample::select(
+            b"{}[]:,\"\\ 0123456789.eE+-tfnu\x01\x7f\xc3\xa9\xe2\xff".to_vec())), 1..3),
+        lengths in prop::collection::vec(1usize..8, 1..6),
+    ) {
+        let mut doc = serde_json::to_vec(&value).unwrap();
+        for (at, op, byte) in edits {
+            let at = at.index(doc.len() + 1);
+            match op {
+                0 if at < doc.len() => doc[at] = byte,
+                1 if at < doc.len() => {
+                    doc.remove(at);
+                }
+                _ => doc.insert(at, byte),
+            }
+        }
+        let (one, err, fin) = run_fragments(&doc, &[]);
+        let byte_cuts: Vec<usize> = (1..doc.len()).collect();
+        for cuts in [cuts_from(&lengths, doc.len()), byte_cuts] {
+            let (events, err2, fin2) = run_fragments(&doc, &cuts);
+            prop_assert_eq!(&events, &one);
+            prop_assert_eq!(&err, &err2);
+            prop_assert_eq!(&fin, &fin2);
+        }
+        match (&fin, serde_json::from_slice::<Value>(&doc)) {
+            (Ok(ours), Ok(theirs)) => prop_assert_eq!(serde_json::to_string(ours).unwrap(), serde_json::to_string(&theirs).unwrap()),
+            (Err(_), Err(_)) => {}
+            (ours, theirs) => prop_assert!(false, "disagree on {:?}: ours {:?}, serde_json {:?}", String::from_utf8_lossy(&doc), ours, theirs),
+        }
+        // The error offset is where the input stops being a valid prefix: the bytes before it
+        // parse without error.
+        if let Some(e) = err {
+            let mut parser = PartialJson::new();
+            let before = &doc[..(e.offset as usize).min(doc.len())];
+            let pushed = parser.push(before, |_| {});
+            prop_assert!(pushed.is_ok(), "{:?} before {:?}", pushed, e);
+        }
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic_and_agree_with_serde_json(
         doc in prop_oneof![
             prop::collection::vec(prop::sample::select(b"{}[]:,\"\\ \n0123456789.eE+-truefalsnu\xc3\xa9\xe2\x82\xac\xffD8".to_vec()), 0..48),

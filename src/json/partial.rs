@@ -252,7 +252,8 @@ impl PartialJson {
     ///
     /// Trailing whitespace is fine; trailing non-whitespace after a complete value was already
     /// reported by `push` as `Invalid` at its offset. A top-level number is completed here (no
-    /// event is emitted for it). The parser keeps its state: `finish` may be called again with the
+    /// event is emitted for it; completing it is final, so a later non-whitespace byte is trailing
+    /// characters). The parser keeps its state: `finish` may be called again with the
     /// same result, and [`value`](Self::value) still works; call [`reset`](Self::reset) to start a
     /// new document.
     pub fn finish(&mut self) -> Result<Value, PartialJsonError> {
@@ -821,6 +822,25 @@ pub fn parse_partial_json(text: &str, partial_strings: bool) -> Result<Option<Va
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parser_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<PartialJson>();
+        assert_send_sync::<PartialJsonError>();
+    }
+
+    #[test]
+    fn escapes_split_at_every_byte() {
+        let doc = br#"["\"\\\/\b\f\n\r\t\u00e9\uD834\uDD1E"]"#;
+        let expected: Value = serde_json::from_slice(doc).unwrap();
+        for k in 0..doc.len() {
+            let mut parser = PartialJson::new();
+            parser.push(&doc[..k], |_| {}).unwrap();
+            parser.push(&doc[k..], |_| {}).unwrap();
+            assert_eq!(parser.finish().unwrap(), expected, "split at {k}");
+        }
+    }
 
     #[test]
     fn push_allocates_nothing_new_for_plain_string_fragments() {

@@ -247,9 +247,14 @@ impl Decoder {
     pub fn feed<'a>(&'a mut self, chunk: &'a [u8]) -> Events<'a> {
         // One SIMD pass validates the chunk: values inside its valid prefix
         // are then sliced from it as `&str` without validating them again.
-        let text = match simdutf8::compat::from_utf8(chunk) {
+        let text = match simdutf8::basic::from_utf8(chunk) {
             Ok(s) => s,
-            Err(e) => core::str::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or_default(),
+            // Slower, but tells where the valid prefix ends (invalid input or
+            // a character split at the chunk's end).
+            Err(_) => match simdutf8::compat::from_utf8(chunk) {
+                Ok(s) => s,
+                Err(e) => core::str::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or_default(),
+            },
         };
         Events { decoder: self, chunk, text, cur: Cursor::new() }
     }
@@ -366,7 +371,20 @@ impl Decoder {
                     if self.block.skipping {
                         continue;
                     }
-                    if let Err(e) = self.on_field(&chunk[start..end], Some(start), chunk, base + start as u64) {
+                    // The two lines of nearly every event, handled in place:
+                    // `event: …`, and the first `data: …` of a block.
+                    let line = &chunk[start..end];
+                    if let Some(value) = value_of(line, b"event:") {
+                        self.block.event_type = Slot::Chunk(start + value..end);
+                        continue;
+                    }
+                    if self.block.data == Slot::Empty && end - start <= self.config.max_event_size {
+                        if let Some(value) = value_of(line, b"data:") {
+                            self.block.data = Slot::Chunk(start + value..end);
+                            continue;
+                        }
+                    }
+                    if let Err(e) = self.on_field(line, Some(start), chunk, base + start as u64) {
                         self.lines.sync_offset(base + cur.pos as u64);
                         return Some(Err(e));
                     }
@@ -544,6 +562,7 @@ impl Decoder {
     ///
     /// `text` is the valid UTF-8 prefix of `chunk`: values inside it are
     /// sliced from it, anything else is validated (or replaced) here.
+    #[inline(always)]
     fn build_event<'s>(
         &'s mut self,
         chunk: &'s [u8],
@@ -570,6 +589,17 @@ impl Decoder {
         let id = self.has_id.then_some(self.id_buf.as_str());
         Ok(Event { event, data, id, retry: *retry })
     }
+}
+
+/// Where the value of `line` starts if the line is field `name_colon`
+/// (`b"data:"`, …): after the colon and one optional space.
+#[inline]
+fn value_of(line: &[u8], name_colon: &[u8]) -> Option<usize> {
+    if !line.starts_with(name_colon) {
+        return None;
+    }
+    let at = name_colon.len();
+    Some(if line.get(at) == Some(&b' ') { at + 1 } else { at })
 }
 
 /// The bytes as `&str`: borrowed when valid, else replaced into `scratch`
@@ -613,6 +643,7 @@ impl Events<'_> {
     /// The next event or error of the chunk, or `None` once the chunk is
     /// used up (its unfinished tail is kept for the next chunk).
     #[allow(clippy::should_implement_trait)]
+    #[inline]
     pub fn next_event(&mut self) -> Option<Result<Event<'_>, DecodeError>> {
         self.decoder.next_in(self.chunk, self.text, &mut self.cur)
     }
