@@ -245,6 +245,7 @@ fn auto_detection() {
 fn memory_at_rest_is_small() {
     for p in [Provider::Auto, Provider::Anthropic, Provider::OpenAIChat, Provider::OpenAIResponses] {
         let s = Stream::new(p);
+        eprintln!("{p:?} at rest: {} bytes", s.memory_footprint());
         assert!(s.memory_footprint() <= 2048, "{p:?}: {}", s.memory_footprint());
     }
     // After folding, the footprint is the content plus a bounded overhead.
