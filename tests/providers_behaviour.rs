@@ -316,3 +316,25 @@ fn event_names_are_stable() {
         assert_eq!(e.to_json()["event"], e.name());
     }
 }
+
+#[test]
+fn feed_sse_with_a_host_decoder_gives_the_same_events() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/anthropic/interleaved_tools.sse");
+    let bytes = std::fs::read(path).unwrap();
+    let mut via_bytes = Vec::new();
+    let mut s = Stream::new(Provider::Anthropic);
+    s.feed(&bytes, |e| via_bytes.push(e.to_json())).unwrap();
+    s.finish(|e| via_bytes.push(e.to_json())).unwrap();
+
+    let mut via_events = Vec::new();
+    let mut s2 = Stream::new(Provider::Anthropic);
+    let mut decoder = ssefold::sse::Decoder::new();
+    let mut events = decoder.feed(&bytes);
+    while let Some(e) = events.next_event() {
+        s2.feed_sse(&e.unwrap(), |ev| via_events.push(ev.to_json())).unwrap();
+    }
+    s2.finish(|e| via_events.push(e.to_json())).unwrap();
+    assert_eq!(via_bytes, via_events);
+    assert_eq!(s.message(), s2.message());
+    assert!(via_bytes.len() > 30);
+}
