@@ -95,6 +95,8 @@ struct Block {
     /// `compaction_delta` accumulations.
     compaction: Option<(Option<String>, Option<String>)>,
     outcome: Outcome,
+    /// A committed tool block's final JSON (its input moved in, not copied).
+    committed: Option<Value>,
 }
 
 impl Block {
@@ -111,6 +113,9 @@ impl Block {
     }
 
     fn to_json(&self) -> Value {
+        if let Some(c) = &self.committed {
+            return c.clone();
+        }
         let mut m = self.base.clone();
         if let Some(f) = self.text_field() {
             m.insert(f.into(), Value::String(self.text.clone()));
@@ -377,6 +382,7 @@ impl AnthropicFold {
                 (s("content"), s("encrypted_content"))
             }),
             outcome: Outcome::Open,
+            committed: None,
         };
         if let Some(f) = block.text_field() {
             block.text = base.get(f).and_then(Value::as_str).unwrap_or("").to_owned();
@@ -521,7 +527,20 @@ impl AnthropicFold {
                 }
             }
         }
-        let content = block.to_json();
+        if let Some(input) = block.input.take() {
+            // Move the input into the block's final JSON instead of copying it.
+            let mut m = block.base.clone();
+            m.insert("input".into(), input);
+            block.committed = Some(Value::Object(m));
+        }
+        let content;
+        let content = match &block.committed {
+            Some(c) => c,
+            None => {
+                content = block.to_json();
+                &content
+            }
+        };
         let outcome = match &block.outcome {
             Outcome::Invalid(e) => {
                 PartOutcome::InvalidArguments { error: e, raw: block.args.as_ref().map_or("", ToolArgs::raw) }
@@ -529,7 +548,13 @@ impl AnthropicFold {
             Outcome::Incomplete => PartOutcome::Incomplete,
             _ => PartOutcome::Complete,
         };
-        sink(&StreamEvent::PartEnd { part: block.part, kind: block.kind, outcome, content: &content });
+        sink(&StreamEvent::PartEnd { part: block.part, kind: block.kind, outcome, content });
+        if block.outcome != Outcome::Incomplete {
+            // The raw text and the parser's tree are no longer needed.
+            if let Some(args) = block.args.as_mut() {
+                args.release();
+            }
+        }
     }
 
     fn close_open(&mut self, why: PartOutcomeReason, sink: &mut Sink<'_>) {

@@ -106,6 +106,13 @@ impl ToolArgs {
         }
     }
 
+    /// Frees the raw text and the parser (after the call was committed and
+    /// its outcome reported).
+    pub(crate) fn release(&mut self) {
+        self.raw = String::new();
+        self.parser = PartialJson::default();
+    }
+
     /// Whether the arguments so far are one complete, valid JSON value.
     pub(crate) fn is_complete_value(&self) -> bool {
         self.parser.error().is_none() && self.parser.is_complete()
