@@ -32,7 +32,9 @@
 //! (`tool_args_path`) are those of [`crate::json::PartialJson`], emitted
 //! as each fragment arrives.
 //!
-//! Message fields: `message_start.message` gives the skeleton; every member
+//! Message fields: `message_start.message` gives the skeleton (its
+//! `content`, always empty in practice, is replaced by the streamed blocks);
+//! every member
 //! of `message_delta.delta` (stop_reason, stop_sequence, container,
 //! stop_details, …) and every other top-level member of `message_delta`
 //! but `type`, `delta` and `usage` (`context_management`,
