@@ -338,3 +338,20 @@ fn feed_sse_with_a_host_decoder_gives_the_same_events() {
     assert_eq!(s.message(), s2.message());
     assert!(via_bytes.len() > 30);
 }
+
+#[test]
+fn odd_shapes_are_warnings_or_unknown_not_fatal() {
+    let mut s = Stream::new(Provider::Anthropic);
+    let (names, r) = feed_events(
+        &mut s,
+        &[
+            message_start(),
+            a("content_block_delta", json!({"index": 0, "delta": "not an object"})),
+            a("future_event", json!({"delta": 42, "index": "x"})),
+            a("content_block_start", json!({"index": 0, "content_block": {"type": "text", "text": "ok"}})),
+        ],
+    );
+    r.unwrap();
+    assert_eq!(names, ["message_start", "usage", "warning:invalid_event", "unknown", "part_start", "text_delta"]);
+    assert_eq!(s.message()["content"][0]["text"], "ok");
+}

@@ -154,6 +154,18 @@ impl Block {
     }
 }
 
+/// The event types of the Messages API.
+const KNOWN: [&str; 8] = [
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+    "error",
+];
+
 /// The typed view of the hot-path fields of an event.
 #[derive(Deserialize)]
 struct Head<'a> {
@@ -259,7 +271,23 @@ impl AnthropicFold {
         shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let head: Head<'_> = serde_json::from_str(event.data()).map_err(|e| json_error(event, e))?;
+        let head: Head<'_> = match serde_json::from_str(event.data()) {
+            Ok(h) => h,
+            Err(e) => {
+                // Valid JSON of an unexpected shape (e.g. a non-object `delta`):
+                // an unknown event or a bad known one, never fatal.
+                let v = parse_value(event).map_err(|_| json_error(event, e))?;
+                let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
+                if self.is_terminated() {
+                    warn(sink, "data_after_terminal", &format!("{ty} after the terminal event; ignored"));
+                } else if KNOWN.contains(&ty) {
+                    warn(sink, "invalid_event", &format!("{ty} of unexpected shape; ignored"));
+                } else {
+                    sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
+                }
+                return Ok(());
+            }
+        };
         if self.is_terminated() {
             warn(sink, "data_after_terminal", &format!("{} after the terminal event; ignored", event.event()));
             return Ok(());
