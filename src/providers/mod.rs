@@ -70,7 +70,28 @@
 //! | `delta_type_mismatch` | a delta whose type does not fit its block (e.g. `text_delta` on `tool_use`) |
 //! | `part_already_ended` | a delta or stop for a block already stopped |
 //! | `part_not_ended` | the terminal event arrived while a part was open (committed as `incomplete`) |
-//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) |
+//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`) |
+//!
+//! # Usage rules
+//!
+//! * Anthropic: `message_start.message.usage` first; each member of a
+//!   `message_delta.usage` then **replaces** the member of that name
+//!   (`output_tokens` is cumulative: replaced, never added); members it
+//!   omits keep their earlier values.
+//! * OpenAI Chat: a chunk's non-null `usage` (the final usage-only chunk of
+//!   `stream_options.include_usage`) replaces the usage.
+//! * OpenAI Responses: the terminal event's `response.usage` replaces.
+//!
+//! Each change is announced by a `usage` event carrying the merged object.
+//!
+//! # Tool calls
+//!
+//! Arguments go through [`crate::json::PartialJson`] as they arrive
+//! (`tool_args_delta` with the raw fragment, then its `tool_args_path`
+//! events). A tool call is **ready** only when its `part_end` has outcome
+//! `complete`: the parser's strict `finish` returned a complete, valid
+//! value. Otherwise the outcome is `invalid_arguments` (with the raw text
+//! and the reason) or `incomplete` (the turn ended first).
 //!
 //! # Abort
 //!
