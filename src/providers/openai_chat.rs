@@ -36,14 +36,14 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
-use super::view::{JsonText, Str};
+use super::view::{Few, JsonText, Str};
 use super::{json_error, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
     #[serde(default, borrow)]
-    choices: Option<Vec<ChoiceView<'a>>>,
+    choices: Option<Few<ChoiceView<'a>>>,
     #[serde(default)]
     usage: Option<Value>,
     #[serde(default)]
@@ -75,7 +75,7 @@ struct DeltaView<'a> {
     #[serde(default, borrow)]
     reasoning: Option<MaybeStr<'a>>,
     #[serde(default, borrow)]
-    tool_calls: Option<Vec<ToolCallView<'a>>>,
+    tool_calls: Option<Few<ToolCallView<'a>>>,
 }
 
 /// `reasoning` is a string for most providers; tolerate anything else.
@@ -294,7 +294,7 @@ impl ChatFold {
             sink(&StreamEvent::Error { error: &pe });
             return Err(StreamError::Provider(pe));
         }
-        for c in chunk.choices.iter().flatten() {
+        for c in chunk.choices.iter().flat_map(Few::iter) {
             self.on_choice(c, shared, sink)?;
         }
         if let Some(u) = chunk.usage.filter(|u| !u.is_null()) {
@@ -370,7 +370,7 @@ impl ChatFold {
                 };
                 append(slot, text, shared, sink)?;
             }
-            for (n, tc) in d.tool_calls.iter().flatten().enumerate() {
+            for (n, tc) in d.tool_calls.iter().flat_map(Few::iter).enumerate() {
                 Self::on_tool_call(choice, n, tc, shared, sink)?;
             }
         }

@@ -93,6 +93,45 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonText<'a> {
     }
 }
 
+/// A JSON array whose first element is stored inline: deserializing the
+/// usual one-element array (`choices`, `tool_calls`) allocates nothing.
+#[derive(Debug)]
+pub(crate) struct Few<T> {
+    first: Option<T>,
+    rest: Vec<T>,
+}
+
+impl<T> Few<T> {
+    /// The elements, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().chain(self.rest.iter())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Few<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::SeqAccess;
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Few<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+                let first = seq.next_element()?;
+                let mut rest = Vec::new();
+                if first.is_some() {
+                    while let Some(x) = seq.next_element()? {
+                        rest.push(x);
+                    }
+                }
+                Ok(Few { first, rest })
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +148,15 @@ mod tests {
         let t: T<'_> = serde_json::from_str(r#"{"a":"plain","b":"esc\n"}"#).unwrap();
         assert!(matches!(t.a.unwrap().0, Cow::Borrowed("plain")));
         assert!(matches!(t.b.unwrap().0, Cow::Owned(ref s) if s == "esc\n"));
+    }
+
+    #[test]
+    fn few_keeps_order() {
+        let f: Few<u32> = serde_json::from_str("[1, 2, 3]").unwrap();
+        assert_eq!(f.iter().copied().collect::<Vec<_>>(), [1, 2, 3]);
+        let f: Few<u32> = serde_json::from_str("[]").unwrap();
+        assert_eq!(f.iter().count(), 0);
+        assert!(serde_json::from_str::<Few<u32>>("{}").is_err());
     }
 
     #[test]
