@@ -128,8 +128,14 @@ struct Block {
     retry: Option<u64>,
     /// An `id` field was accepted in this block (commit it at the blank line).
     id_changed: bool,
-    /// Stream offset where the block started.
+    /// Stream offset where the block started (its first line, or stream
+    /// start for the first block).
     start: u64,
+    /// No line was seen since the blank line that ended the previous block:
+    /// `start` is taken from the next line (or, at end of stream, from the
+    /// splitter), because an LF completing that blank line's CRLF may still
+    /// arrive in the next chunk.
+    fresh: bool,
     /// A limit error happened in this block: skip to the next blank line.
     skipping: bool,
     /// The last call dispatched from the buffers: clear them on the next.
@@ -149,6 +155,7 @@ impl Block {
             retry: None,
             id_changed: false,
             start: 0,
+            fresh: false,
             skipping: false,
             dispatched: false,
             data_scratch: String::new(),
@@ -287,6 +294,9 @@ impl Decoder {
             self.block.dispatched = false;
             self.block.clear();
         }
+        if self.block.fresh {
+            self.block.start = self.lines.offset() - self.lines.pending_len();
+        }
         let discarded_bytes = self.lines.offset() - self.block.start;
         let mut unterminated = None;
         if !self.block.skipping {
@@ -308,6 +318,7 @@ impl Decoder {
         self.block.dispatched = false;
         self.block.skipping = false;
         self.block.start = 0;
+        self.block.fresh = false;
         self.lines.reset();
         // The unterminated block's id, if any, is discarded with it.
         self.id_buf.clone_from(&self.committed_id);
@@ -336,6 +347,10 @@ impl Decoder {
                 self.spill(chunk);
                 return None;
             };
+            if self.block.fresh {
+                self.block.fresh = false;
+                self.block.start = line.start;
+            }
             let range = match line.at {
                 LineRef::TooLong => {
                     self.skip_block();
@@ -353,7 +368,9 @@ impl Decoder {
                     self.has_committed_id = self.has_id;
                 }
                 let dispatch = self.block.data != Slot::Empty;
-                self.block.start = self.lines.offset();
+                // The next block's start is taken lazily (see `Block::fresh`);
+                // this block's start is still needed for the event's errors.
+                self.block.fresh = true;
                 if dispatch {
                     // Cleared on the next call, once the event view is gone.
                     self.block.dispatched = true;
@@ -559,5 +576,49 @@ impl Events<'_> {
     /// How many bytes of the chunk have been decoded so far.
     pub fn consumed(&self) -> usize {
         self.pos
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (events as (type, data), end-of-stream report) for `chunks`.
+    fn decode(config: DecoderConfig, chunks: &[&[u8]]) -> (Vec<Result<OwnedEvent, DecodeError>>, EndOfStream) {
+        let mut d = Decoder::with_config(config);
+        let mut out = Vec::new();
+        for c in chunks {
+            d.feed_each(c, |r| out.push(r.map(|e| e.to_owned_event())));
+        }
+        (out, d.finish())
+    }
+
+    #[test]
+    fn crlf_of_a_blank_line_split_across_chunks_is_not_counted_as_discarded() {
+        // Found by tests/sse_chunking_fuzz.rs: the LF completing a blank
+        // line's CRLF, arriving in the next chunk, was counted as discarded
+        // (2 instead of 1 for "\r" + "\n:").
+        for (input, discarded) in [(&b"data: x\n\r\n"[..], 0), (b"\r\n:", 1), (b"data: x\r\n\r\nda", 2)] {
+            let whole = decode(DecoderConfig::default(), &[input]);
+            assert_eq!(whole.1.discarded_bytes, discarded, "{input:?}");
+            for cut in 0..=input.len() {
+                let (a, b) = input.split_at(cut);
+                assert_eq!(decode(DecoderConfig::default(), &[a, b]), whole, "{input:?} cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_offset_is_the_block_start_whatever_the_chunking() {
+        // The offset used to be that of the byte after the blank line that
+        // dispatched (20 here), not the block's start as documented.
+        let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
+        let input: &[u8] = b"data: a\r\n\r\ndata: \xFF\n\n";
+        let whole = decode(strict.clone(), &[input]);
+        assert_eq!(whole.0[1], Err(DecodeError::InvalidUtf8 { field: "data", offset: 11 }));
+        for cut in 0..=input.len() {
+            let (a, b) = input.split_at(cut);
+            assert_eq!(decode(strict.clone(), &[a, b]), whole, "cut at {cut}");
+        }
     }
 }
