@@ -27,6 +27,24 @@ pub enum Field {
 
 /// Classifies a non-empty `line`.
 pub fn parse_field(line: &[u8]) -> Field {
+    // Fast path for `name:` with a known name (no colon search): a known
+    // name holds no colon, so its colon is the first one.
+    let value_after = |colon: usize| {
+        let start = if line.get(colon + 1) == Some(&b' ') { colon + 2 } else { colon + 1 };
+        start..line.len()
+    };
+    match line.first() {
+        Some(b'd') if line.starts_with(b"data:") => return Field::Data(value_after(4)),
+        Some(b'e') if line.starts_with(b"event:") => return Field::Event(value_after(5)),
+        Some(b'i') if line.starts_with(b"id:") => return Field::Id(value_after(2)),
+        Some(b'r') if line.starts_with(b"retry:") => return Field::Retry(value_after(5)),
+        _ => {}
+    }
+    parse_field_general(line)
+}
+
+/// [`parse_field`] without the fast path.
+fn parse_field_general(line: &[u8]) -> Field {
     let (name, value) = match memchr::memchr(b':', line) {
         Some(0) => return Field::Comment(1..line.len()),
         Some(colon) => {
@@ -73,6 +91,28 @@ mod tests {
         assert_eq!(parse_field(b"foo: x"), Field::Unknown);
         assert_eq!(parse_field(b"id"), Field::Id(2..2));
         assert_eq!(parse_field(b"retry: 5"), Field::Retry(7..8));
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_general_one() {
+        let parts: [&[u8]; 12] =
+            [b"data", b"event", b"id", b"retry", b":", b" ", b"x", b"d", b"ata", b"  ", b"\xC3\xA9", b"ev"];
+        let mut n = 0;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in parts {
+                        let line = [a, b, c, d].concat();
+                        assert_eq!(parse_field(&line), parse_field_general(&line), "{line:?}");
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(n, 12 * 12 * 12 * 12);
+        assert_eq!(parse_field(b"data:"), Field::Data(5..5));
+        assert_eq!(parse_field(b"data: "), Field::Data(6..6));
+        assert_eq!(parse_field(b"retry:  1"), Field::Retry(7..9));
     }
 
     #[test]
