@@ -211,7 +211,12 @@ impl LineSplitter {
     fn scan(&mut self, chunk: &[u8], pos: &mut usize) -> Option<Line> {
         let start = *pos;
         let rest = &chunk[start..];
-        let Some(i) = memchr::memchr2(b'\n', b'\r', rest) else {
+        // A blank line (every event ends with one) needs no search.
+        let found = match rest.first() {
+            Some(b'\n' | b'\r') => Some(0),
+            _ => memchr::memchr2(b'\n', b'\r', rest),
+        };
+        let Some(i) = found else {
             // Unfinished line: keep it for the next chunk, within the limit.
             *pos = chunk.len();
             self.offset += rest.len() as u64;
