@@ -143,6 +143,9 @@ struct Block {
     /// U+FFFD-replacement output for data and event type.
     data_scratch: String,
     type_scratch: String,
+    /// The last valid event type dispatched: a stream repeats a handful of
+    /// types, and comparing bytes is cheaper than validating UTF-8 again.
+    last_type: String,
 }
 
 impl Block {
@@ -160,6 +163,7 @@ impl Block {
             dispatched: false,
             data_scratch: String::new(),
             type_scratch: String::new(),
+            last_type: String::new(),
         }
     }
 
@@ -178,6 +182,7 @@ impl Block {
             + self.type_buf.capacity()
             + self.data_scratch.capacity()
             + self.type_scratch.capacity()
+            + self.last_type.capacity()
     }
 }
 
@@ -507,7 +512,8 @@ impl Decoder {
     fn build_event<'s>(&'s mut self, chunk: &'s [u8]) -> Result<Event<'s>, DecodeError> {
         let strict = self.config.utf8 == Utf8Mode::Strict;
         let block_start = self.block.start;
-        let Block { data, data_buf, event_type, type_buf, retry, data_scratch, type_scratch, .. } = &mut self.block;
+        let Block { data, data_buf, event_type, type_buf, retry, data_scratch, type_scratch, last_type, .. } =
+            &mut self.block;
         let (data_buf, type_buf): (&'s Vec<u8>, &'s Vec<u8>) = (data_buf, type_buf);
         let data_bytes: &'s [u8] = match data {
             Slot::Chunk(r) => &chunk[r.clone()],
@@ -520,8 +526,19 @@ impl Decoder {
         };
         let data = decode_utf8(data_bytes, data_scratch, strict)
             .ok_or(DecodeError::InvalidUtf8 { field: "data", offset: block_start })?;
-        let mut event = decode_utf8(type_bytes, type_scratch, strict)
-            .ok_or(DecodeError::InvalidUtf8 { field: "event", offset: block_start })?;
+        let mut event: &'s str = if type_bytes == last_type.as_bytes() {
+            last_type
+        } else {
+            match core::str::from_utf8(type_bytes) {
+                Ok(text) => {
+                    last_type.clear();
+                    last_type.push_str(text);
+                    text
+                }
+                Err(_) => decode_utf8(type_bytes, type_scratch, strict)
+                    .ok_or(DecodeError::InvalidUtf8 { field: "event", offset: block_start })?,
+            }
+        };
         if event.is_empty() {
             event = "message";
         }
@@ -606,6 +623,23 @@ mod tests {
                 assert_eq!(decode(DecoderConfig::default(), &[a, b]), whole, "{input:?} cut at {cut}");
             }
         }
+    }
+
+    #[test]
+    fn event_types_are_right_when_the_last_one_is_reused() {
+        let input: &[u8] =
+            b"event: a\ndata: 1\n\nevent: a\ndata: 2\n\nevent: b\ndata: 3\n\ndata: 4\n\nevent: \xFFa\ndata: 5\n\nevent: a\ndata: 6\n\nevent: \xC3\xA9\ndata: 7\n\nevent: \xC3\xA9\ndata: 8\n\n";
+        let types = |config: DecoderConfig| -> Vec<Result<String, DecodeError>> {
+            decode(config, &[input]).0.into_iter().map(|r| r.map(|e| e.event)).collect()
+        };
+        let ok = |s: &str| Ok(s.to_owned());
+        assert_eq!(
+            types(DecoderConfig::default()),
+            [ok("a"), ok("a"), ok("b"), ok("message"), ok("\u{FFFD}a"), ok("a"), ok("é"), ok("é")]
+        );
+        let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
+        let bad = Err(DecodeError::InvalidUtf8 { field: "event", offset: 63 });
+        assert_eq!(types(strict), [ok("a"), ok("a"), ok("b"), ok("message"), bad, ok("a"), ok("é"), ok("é")]);
     }
 
     #[test]
