@@ -27,7 +27,12 @@ fn decode(d: &mut Decoder, chunks: &[&[u8]], bound: usize) -> Outcome {
         assert!(d.memory_footprint() <= bound, "footprint {} > {bound}", d.memory_footprint());
     }
     let end = d.finish();
-    Outcome { items, end, last_event_id: d.last_event_id().map(str::to_owned), reconnection_time: d.reconnection_time() }
+    Outcome {
+        items,
+        end,
+        last_event_id: d.last_event_id().map(str::to_owned),
+        reconnection_time: d.reconnection_time(),
+    }
 }
 
 fuzz_target!(|input: &[u8]| {
