@@ -27,7 +27,9 @@
 //!   (stop reason `end_turn`, output tokens) and `message_stop`.
 //! * [`anthropic_tool_use`]: Anthropic turns with a short text block, then one
 //!   or two `tool_use` blocks whose `input_json_delta` fragments (5–40 bytes
-//!   of `partial_json`, split anywhere except inside a UTF-8 character) build
+//!   of `partial_json`, split anywhere except inside a UTF-8 character, so
+//!   also inside escapes; after a first empty one, as the API sends, and the
+//!   last one possibly shorter) build
 //!   a large input `{"path": "src/….rs", "content": "<KBs of escaped source>"}`;
 //!   stop reason `tool_use`.
 //! * [`openai_chat_parallel_tools`]: OpenAI Chat Completions chunks: a role
