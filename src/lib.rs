@@ -15,6 +15,9 @@
 //!   Responses streams folded into one normalized event protocol
 //!   ([`providers::StreamEvent`]) and into the message the non-streaming
 //!   endpoint would have returned.
+//! * [`corpus`] — deterministic synthetic provider streams (Anthropic text,
+//!   Anthropic tool use, OpenAI parallel tool calls) for benchmarks, tests
+//!   and the bindings' benchmarks.
 //!
 //! The core never opens a socket or reads a clock: hosts feed bytes and get
 //! events back.
@@ -36,6 +39,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod corpus;
 pub mod json;
 pub mod providers;
 pub mod reconnect;
