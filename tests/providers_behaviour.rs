@@ -355,3 +355,41 @@ fn odd_shapes_are_warnings_or_unknown_not_fatal() {
     assert_eq!(names, ["message_start", "usage", "warning:invalid_event", "unknown", "part_start", "text_delta"]);
     assert_eq!(s.message()["content"][0]["text"], "ok");
 }
+
+/// Every turn of the shared synthetic corpora folds cleanly: no warning, no
+/// error, tool calls ready, the text equal to its deltas.
+#[test]
+fn shared_corpora_fold_cleanly() {
+    for (provider, bytes) in [
+        (Provider::Anthropic, ssefold::corpus::anthropic_text(300_000)),
+        (Provider::Anthropic, ssefold::corpus::anthropic_tool_use(300_000)),
+        (Provider::OpenAIChat, ssefold::corpus::openai_chat_parallel_tools(300_000)),
+    ] {
+        let text = std::str::from_utf8(&bytes).unwrap();
+        let turns: Vec<&str> = if provider == Provider::Anthropic {
+            text.split_inclusive("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n").collect()
+        } else {
+            text.split_inclusive("data: [DONE]\n\n").collect()
+        };
+        assert!(turns.len() > 2);
+        for turn in turns {
+            let mut s = Stream::new(provider);
+            let mut events = Vec::new();
+            s.feed(turn.as_bytes(), |e| events.push(e.to_json())).unwrap();
+            s.finish(|e| events.push(e.to_json())).unwrap();
+            assert!(events.iter().all(|e| e["event"] != "warning" && e["event"] != "unknown"), "{events:?}");
+            for e in events.iter().filter(|e| e["event"] == "part_end") {
+                assert_eq!(e["outcome"], "complete");
+            }
+            let deltas: String =
+                events.iter().filter(|e| e["event"] == "text_delta").map(|e| e["text"].as_str().unwrap()).collect();
+            let m = s.message();
+            let folded: String = if provider == Provider::Anthropic {
+                m["content"].as_array().unwrap().iter().filter_map(|b| b["text"].as_str()).collect()
+            } else {
+                m["choices"][0]["message"]["content"].as_str().unwrap_or("").to_owned()
+            };
+            assert_eq!(deltas, folded);
+        }
+    }
+}
