@@ -393,3 +393,41 @@ fn shared_corpora_fold_cleanly() {
         }
     }
 }
+
+#[test]
+fn absurd_indexes_do_not_allocate() {
+    let mut s = Stream::new(Provider::OpenAIResponses);
+    let body = concat!(
+        "data: {\"type\":\"response.created\",\"response\":{\"id\":\"r\",\"output\":[]}}\n\n",
+        "data: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"message\",\"content\":[]}}\n\n",
+        "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":9000000000000,\"delta\":\"x\"}\n\n",
+        "data: {\"type\":\"response.output_text.delta\",\"output_index\":18446744073709551615,\"content_index\":0,\"delta\":\"y\"}\n\n",
+    );
+    let mut codes = Vec::new();
+    s.feed(body.as_bytes(), |e| {
+        if let StreamEvent::Warning { code, .. } = e {
+            codes.push(*code)
+        }
+    })
+    .unwrap();
+    assert_eq!(codes, ["invalid_event", "unknown_part_index"]);
+    assert_eq!(s.message()["output"][0]["content"], json!([]));
+    assert!(s.memory_footprint() < 10_000);
+    // Anthropic and chat store parts by index without filling gaps.
+    let mut a = Stream::new(Provider::Anthropic);
+    let (_, r) = feed_events(
+        &mut a,
+        &[
+            message_start(),
+            (
+                "m",
+                json!({"type": "content_block_start", "index": u64::MAX, "content_block": {"type": "text", "text": ""}}),
+            ),
+        ],
+    );
+    r.unwrap();
+    assert_eq!(a.message()["content"].as_array().unwrap().len(), 1);
+    let mut c = Stream::new(Provider::OpenAIChat);
+    c.feed(b"data: {\"choices\":[{\"index\":4000000000,\"delta\":{\"tool_calls\":[{\"index\":4000000000,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\n", |_| {}).unwrap();
+    assert_eq!(c.message()["choices"][0]["index"], 4000000000u64);
+}

@@ -385,6 +385,12 @@ impl ResponsesFold {
             warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
             return Ok(None);
         };
+        let (Slot::Content(sub_index) | Slot::Summary(sub_index)) = slot;
+        if sub_index >= shared.config.max_parts as u64 {
+            // The folded item lists sub-parts by index: refuse absurd ones.
+            warn(sink, "invalid_event", &format!("{ty} with part index {sub_index} beyond max_parts; ignored"));
+            return Ok(None);
+        }
         let item = &mut self.items[pos];
         if item.done {
             warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
