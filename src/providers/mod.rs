@@ -155,7 +155,8 @@ impl Provider {
 pub struct StreamConfig {
     /// The SSE decoder's limits.
     pub sse: DecoderConfig,
-    /// Most parts (blocks, tool calls, items) per stream. Default 4096.
+    /// Most parts (blocks, tool calls, Responses items and sub-parts) per
+    /// stream. Default 4096.
     pub max_parts: usize,
     /// Most bytes of one tool call's raw arguments. Default 16 MiB.
     pub max_tool_args_bytes: usize,

@@ -479,6 +479,9 @@ impl ResponsesFold {
             warn(sink, "duplicate_part_index", &format!("item {output_index} added twice; ignored"));
             return Ok(());
         }
+        if self.items.len() >= shared.config.max_parts {
+            return Err(StreamError::LimitExceeded { limit: "max_parts", max: shared.config.max_parts });
+        }
         if output_index != self.items.len() as u64 {
             warn(
                 sink,
