@@ -431,3 +431,29 @@ fn absurd_indexes_do_not_allocate() {
     c.feed(b"data: {\"choices\":[{\"index\":4000000000,\"delta\":{\"tool_calls\":[{\"index\":4000000000,\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\n", |_| {}).unwrap();
     assert_eq!(c.message()["choices"][0]["index"], 4000000000u64);
 }
+
+#[test]
+fn plain_text_error_event_is_a_provider_error() {
+    for provider in [Provider::Anthropic, Provider::OpenAIChat, Provider::OpenAIResponses, Provider::Auto] {
+        let mut s = Stream::new(provider);
+        let mut names = Vec::new();
+        let mut body = Vec::new();
+        if provider == Provider::Anthropic {
+            body.extend_from_slice(
+                b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"content\":[]}}\n\n",
+            );
+            body.extend_from_slice(b"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"partial\"}}\n\n");
+        }
+        body.extend_from_slice(b"event: error\ndata: upstream connect error or disconnect/reset before headers\n\n");
+        let r = s.feed(&body, |e| names.push(label(e)));
+        let Err(StreamError::Provider(err)) = r else { panic!("{provider:?}: {r:?}") };
+        assert_eq!(err.message, "upstream connect error or disconnect/reset before headers");
+        assert_eq!(err.output_emitted, provider == Provider::Anthropic);
+        assert_eq!(names.last().map(String::as_str), Some("error"), "{provider:?}");
+        if provider == Provider::Anthropic {
+            assert!(names.contains(&"part_end".to_owned()));
+            assert_eq!(s.message()["content"][0]["text"], "partial");
+        }
+        assert_eq!(s.finish(|_| {}), Err(StreamError::Closed));
+    }
+}

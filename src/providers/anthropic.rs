@@ -271,6 +271,10 @@ impl AnthropicFold {
         shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
+        if self.is_terminated() {
+            warn(sink, "data_after_terminal", &format!("{} after the terminal event; ignored", event.event()));
+            return Ok(());
+        }
         let head: Head<'_> = match serde_json::from_str(event.data()) {
             Ok(h) => h,
             Err(e) => {
@@ -278,9 +282,7 @@ impl AnthropicFold {
                 // an unknown event or a bad known one, never fatal.
                 let v = parse_value(event).map_err(|_| json_error(event, e))?;
                 let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
-                if self.is_terminated() {
-                    warn(sink, "data_after_terminal", &format!("{ty} after the terminal event; ignored"));
-                } else if KNOWN.contains(&ty) {
+                if KNOWN.contains(&ty) {
                     warn(sink, "invalid_event", &format!("{ty} of unexpected shape; ignored"));
                 } else {
                     sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
@@ -595,6 +597,12 @@ impl AnthropicFold {
             }
             Self::commit(block, true, sink);
         }
+    }
+
+    /// Ends the turn on a provider error reported outside the JSON events.
+    pub(crate) fn fail(&mut self, sink: &mut Sink<'_>) {
+        self.close_open(PartOutcomeReason::Error, sink);
+        self.state = State::Errored;
     }
 
     fn on_message_delta(&mut self, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {

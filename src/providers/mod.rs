@@ -48,7 +48,8 @@
 //! then closed, every later call returns [`StreamError::Closed`], and
 //! [`Stream::message`] still returns everything folded so far):
 //! an SSE decoding error, an event whose data is not JSON
-//! ([`StreamError::InvalidJson`]), a configured limit exceeded, a provider
+//! ([`StreamError::InvalidJson`]; except `event: error` with a plain-text
+//! body, which is a provider error whose message is that text), a configured limit exceeded, a provider
 //! error inside the stream ([`StreamError::Provider`], announced by an
 //! `error` event first), an undetectable dialect, and, from `finish`, a
 //! stream that ended before its terminal event ([`StreamError::Incomplete`];
@@ -384,6 +385,32 @@ impl Stream {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
+        if event.event() == "error" && serde_json::from_str::<serde::de::IgnoredAny>(event.data()).is_err() {
+            // `event: error` with a plain-text body (proxies, gateways): a
+            // provider error all the same, with the text as its message.
+            let terminated = match fold {
+                Fold::Undetected => false,
+                Fold::Anthropic(f) => f.is_terminated(),
+                Fold::Chat(f) => f.is_terminated(),
+                Fold::Responses(f) => f.is_terminated(),
+            };
+            if !terminated {
+                match fold {
+                    Fold::Undetected => {}
+                    Fold::Anthropic(f) => f.fail(sink),
+                    Fold::Chat(f) => f.fail(sink),
+                    Fold::Responses(f) => f.fail(sink),
+                }
+                let err = ProviderError {
+                    error_type: String::new(),
+                    message: event.data().to_owned(),
+                    request_id: None,
+                    output_emitted: shared.output_emitted(),
+                };
+                sink(&StreamEvent::Error { error: &err });
+                return Err(StreamError::Provider(err));
+            }
+        }
         if let Fold::Undetected = fold {
             let detected = detect(event).ok_or(StreamError::UnknownDialect)?;
             debug_assert_eq!(provider, Provider::Auto);

@@ -552,6 +552,13 @@ impl ChatFold {
         }
     }
 
+    /// Ends the turn on a provider error reported outside the JSON chunks.
+    pub(crate) fn fail(&mut self, sink: &mut Sink<'_>) {
+        self.start_if_idle(None, sink);
+        self.close_all(false, sink);
+        self.state = State::Errored;
+    }
+
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         if self.is_terminated() {
             return Ok(());

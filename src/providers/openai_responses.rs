@@ -197,25 +197,21 @@ impl ResponsesFold {
         shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
+        if self.is_terminated() {
+            warn(sink, "data_after_terminal", &format!("{} after the terminal event; ignored", event.event()));
+            return Ok(());
+        }
         let head: Head<'_> = match serde_json::from_str(event.data()) {
             Ok(h) => h,
             Err(_) => {
                 // Valid JSON of another shape (e.g. a non-string delta): generic path.
                 let v = parse_value(event)?;
                 let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
-                if self.is_terminated() {
-                    warn(sink, "data_after_terminal", &format!("{ty} after the terminal event; ignored"));
-                } else {
-                    sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
-                }
+                sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
                 return Ok(());
             }
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
-        if self.is_terminated() {
-            warn(sink, "data_after_terminal", &format!("{ty} after the terminal event; ignored"));
-            return Ok(());
-        }
         match ty {
             "response.output_text.delta" | "response.refusal.delta" => {
                 let kind = if ty == "response.refusal.delta" { PartKind::Refusal } else { PartKind::Text };
@@ -570,6 +566,12 @@ impl ResponsesFold {
             }
             commit_item(item, true, sink);
         }
+    }
+
+    /// Ends the turn on a provider error reported outside the JSON events.
+    pub(crate) fn fail(&mut self, sink: &mut Sink<'_>) {
+        self.close_open(false, sink);
+        self.state = State::Errored;
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> Result<(), StreamError> {
