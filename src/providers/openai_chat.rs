@@ -202,7 +202,7 @@ enum State {
 
 /// The OpenAI Chat Completions fold.
 #[derive(Debug, Default)]
-pub struct ChatFold {
+pub(crate) struct ChatFold {
     state: State,
     top: Map<String, Value>,
     choices: Vec<Choice>,
@@ -242,7 +242,7 @@ impl ChatFold {
     }
 
     /// The folded `ChatCompletion`.
-    pub fn message(&self) -> Value {
+    pub(crate) fn message(&self) -> Value {
         if self.state == State::Idle {
             return Value::Null;
         }

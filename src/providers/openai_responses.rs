@@ -133,7 +133,7 @@ enum State {
 
 /// The OpenAI Responses fold.
 #[derive(Debug, Default)]
-pub struct ResponsesFold {
+pub(crate) struct ResponsesFold {
     state: State,
     response: Map<String, Value>,
     items: Vec<Item>,
@@ -158,7 +158,7 @@ impl ResponsesFold {
     }
 
     /// The folded `Response`.
-    pub fn message(&self) -> Value {
+    pub(crate) fn message(&self) -> Value {
         if self.state == State::Idle {
             return Value::Null;
         }
