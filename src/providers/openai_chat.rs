@@ -241,6 +241,11 @@ impl ChatFold {
                 .sum::<usize>()
     }
 
+    /// The completion's `id`, once a chunk carried one.
+    pub(crate) fn completion_id(&self) -> Option<String> {
+        self.top.get("id").and_then(Value::as_str).map(str::to_owned)
+    }
+
     /// The folded `ChatCompletion`.
     pub(crate) fn message(&self) -> Value {
         if self.state == State::Idle {
