@@ -44,3 +44,4 @@ pub mod json;
 pub mod providers;
 pub mod reconnect;
 pub mod sse;
+pub mod ui;

@@ -30,8 +30,9 @@
 //!
 //! Where the server sends SSE ids, the cursor is `Last-Event-ID`; for the
 //! OpenAI Responses API it is the last `sequence_number` (sent as
-//! `starting_after`). The retry counter is reset once a new connection has
-//! delivered an event: retries count consecutive failures, not a lifetime.
+//! `starting_after`). `max_retries` bounds the reconnections of the whole
+//! answer, not per outage: a server that drops every connection after a few
+//! events (or restarts the answer each time) cannot keep a host busy forever.
 
 /// The knobs of the reconnection policy. See the module docs for the rules.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,10 +220,8 @@ pub fn is_retryable_error_type(error_type: &str) -> bool {
 pub struct Reconnector {
     policy: ReconnectPolicy,
     state: ConnectionState,
-    /// Consecutive reconnections without an event in between.
+    /// Reconnections decided so far for this answer.
     attempts: u32,
-    /// An event arrived on the current connection.
-    progressed: bool,
     last_event_id: Option<String>,
     last_sequence_number: Option<u64>,
     server_retry_ms: Option<u64>,
@@ -238,7 +237,6 @@ impl Reconnector {
             policy,
             state: ConnectionState::Connecting,
             attempts: 0,
-            progressed: false,
             last_event_id: None,
             last_sequence_number: None,
             server_retry_ms: None,
@@ -257,7 +255,7 @@ impl Reconnector {
         self.state
     }
 
-    /// How many reconnections in a row have been decided so far.
+    /// How many reconnections have been decided so far for this answer.
     pub fn attempts(&self) -> u32 {
         self.attempts
     }
@@ -266,7 +264,6 @@ impl Reconnector {
     pub fn on_connected(&mut self, now_ms: u64) {
         if !self.finished {
             self.state = ConnectionState::Connected;
-            self.progressed = false;
             self.last_activity_ms = Some(now_ms);
         }
     }
@@ -280,8 +277,6 @@ impl Reconnector {
     /// `sequence_number` the Responses API's, `retry_ms` the stream's
     /// reconnection time (a server `retry:`), each when known.
     pub fn on_event(&mut self, id: Option<&str>, sequence_number: Option<u64>, retry_ms: Option<u64>) {
-        self.progressed = true;
-        self.attempts = 0;
         if let Some(id) = id {
             match &mut self.last_event_id {
                 Some(s) => {
@@ -428,7 +423,7 @@ mod tests {
     }
 
     #[test]
-    fn an_event_resets_the_retry_count_and_sets_the_cursor() {
+    fn events_set_the_cursor_and_retries_stay_bounded() {
         let mut r = Reconnector::new(ReconnectPolicy::default());
         r.on_connected(0);
         r.on_event(Some("e1"), None, Some(250));
@@ -440,8 +435,12 @@ mod tests {
         r.on_event(Some("e2"), Some(17), None);
         assert_eq!(
             r.on_end(StreamEnd::EndedEarly),
-            Decision::Reconnect { delay_ms: 250, attempt: 1, cursor: ResumeCursor::StartingAfter(17) }
+            Decision::Reconnect { delay_ms: 250, attempt: 2, cursor: ResumeCursor::StartingAfter(17) }
         );
+        // Progress on every connection does not buy more retries.
+        r.on_connected(9);
+        r.on_event(Some("e3"), Some(18), None);
+        assert_eq!(r.on_end(StreamEnd::EndedEarly), Decision::GiveUp { last: StreamEnd::EndedEarly });
     }
 
     #[test]
