@@ -12,6 +12,10 @@
 //! * [`json`] — incremental partial JSON: tool arguments usable while they
 //!   stream, in time linear in their size.
 //!
+//! * `ffi` (cargo feature `capi`, on by default) — the C ABI over all of
+//!   the above: opaque handles, callbacks, one status enum; header
+//!   `include/ssefold.h`.
+//!
 //! The core never opens a socket or reads a clock: hosts feed bytes and get
 //! events back.
 //!
@@ -30,8 +34,12 @@
 //! assert_eq!(seen, [("ping".to_owned(), "{}".to_owned())]);
 //! ```
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "capi")]
+#[allow(unsafe_code)] // The one place with unsafe code: see the module's conventions.
+pub mod ffi;
 pub mod json;
 pub mod reconnect;
 pub mod sse;
