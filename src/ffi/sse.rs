@@ -101,7 +101,7 @@ impl Castable for ssefold_sse_decoder {
 
 impl SseDecoder {
     /// Decodes `chunk` until its end, a stop, or a decode error.
-    fn feed(&mut self, chunk: &[u8], consumed: &mut usize) -> Result<ssefold_result, Failure> {
+    fn feed(&mut self, chunk: &[u8], consumed: &mut Option<usize>) -> Result<ssefold_result, Failure> {
         let Some(callback) = self.callback else {
             return Err(Failure::new(
                 ssefold_result::BadState,
@@ -119,17 +119,17 @@ impl SseDecoder {
                     (unsafe { callback(user_data, &view) }) != 0
                 }
                 Some(Err(e)) => {
-                    *consumed = events.consumed();
+                    *consumed = Some(events.consumed());
                     let message = format!("{e}; the rest of the chunk from `consumed` on can be fed again");
                     return Err(Failure::new(ssefold_result::from(&e), message));
                 }
             };
             if stop {
-                *consumed = events.consumed();
+                *consumed = Some(events.consumed());
                 return Ok(ssefold_result::Stopped);
             }
         }
-        *consumed = events.consumed();
+        *consumed = Some(events.consumed());
         Ok(ssefold_result::Ok)
     }
 }
@@ -267,10 +267,12 @@ pub unsafe extern "C" fn ssefold_sse_decoder_feed(
         check_not_null!(consumed);
         // SAFETY: `len` readable bytes by contract (or NULL/0, checked by the helper).
         let chunk = unsafe { bytes_from_raw(bytes, len)? };
-        let mut n = 0;
+        let mut n = None;
         let result = d.feed(chunk, &mut n);
-        // SAFETY: non-NULL (checked) and writable by contract. Written whenever input was looked at.
-        unsafe { handle::write_out(consumed, n) };
+        if let Some(n) = n {
+            // SAFETY: non-NULL (checked) and writable by contract. Written whenever input was consumed.
+            unsafe { handle::write_out(consumed, n) };
+        }
         result
     };
     // SAFETY: `decoder` is NULL or a live handle (contract).
