@@ -391,3 +391,105 @@ pub unsafe extern "C" fn ssefold_sse_decoder_last_error(
     // SAFETY: forwarded contract.
     unsafe { super::write_last_error(decoder, out) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Collected events plus when to stop (after every `stop_every` events).
+    #[derive(Default)]
+    struct Sink {
+        events: Vec<OwnedEvent>,
+        stop_every: usize,
+    }
+
+    unsafe extern "C" fn collect(user_data: *mut c_void, event: *const ssefold_sse_event) -> c_int {
+        // SAFETY: `user_data` is the `Sink` registered below and `event` is valid during the call.
+        let (sink, e) = unsafe { (&mut *user_data.cast::<Sink>(), &*event) };
+        // SAFETY: the views point to UTF-8 owned by the decoder, valid during the call.
+        let text = |s: ssefold_str| unsafe { s.to_option() }.unwrap().map(str::to_owned);
+        sink.events.push(OwnedEvent {
+            event: text(e.event).unwrap(),
+            data: text(e.data).unwrap(),
+            id: text(e.id),
+            retry: e.has_retry.then_some(e.retry_ms),
+        });
+        c_int::from(sink.stop_every > 0 && sink.events.len() % sink.stop_every == 0)
+    }
+
+    /// Feeds `bytes` through the C ABI in `chunk`-byte pieces, resuming after
+    /// every stop and error; returns the events and the error statuses.
+    fn decode_via_ffi(bytes: &[u8], chunk: usize, stop_every: usize) -> (Vec<OwnedEvent>, Vec<ssefold_result>) {
+        let mut sink = Sink { events: Vec::new(), stop_every };
+        let mut errors = Vec::new();
+        let mut d = core::ptr::null_mut();
+        // SAFETY: valid out-pointer, live handle until freed below, valid chunk pointers and lengths.
+        unsafe {
+            assert_eq!(ssefold_sse_decoder_new(core::ptr::null(), &mut d), ssefold_result::Ok);
+            let ud = (&mut sink as *mut Sink).cast::<c_void>();
+            assert_eq!(ssefold_sse_decoder_set_callback(d, Some(collect), ud), ssefold_result::Ok);
+            for piece in bytes.chunks(chunk) {
+                let mut at = 0;
+                loop {
+                    let mut consumed = usize::MAX;
+                    let rc = ssefold_sse_decoder_feed(d, piece[at..].as_ptr(), piece.len() - at, &mut consumed);
+                    assert!(consumed <= piece.len() - at, "{rc:?}");
+                    at += consumed;
+                    match rc {
+                        ssefold_result::Ok => break,
+                        ssefold_result::Stopped => {}
+                        other => errors.push(other),
+                    }
+                }
+            }
+            ssefold_sse_decoder_free(d);
+        }
+        (sink.events, errors)
+    }
+
+    fn decode_via_rust(bytes: &[u8]) -> Vec<OwnedEvent> {
+        let mut d = Decoder::new();
+        let mut out = Vec::new();
+        d.feed_each(bytes, |e| out.push(e.unwrap().to_owned_event()));
+        out
+    }
+
+    #[test]
+    fn stopping_after_every_event_and_resuming_loses_nothing() {
+        let demo = include_bytes!("../bin/ssefold/demo.sse");
+        let want = decode_via_rust(demo);
+        assert!(want.len() > 10);
+        for chunk in [1, 2, 7, 100, demo.len()] {
+            for stop in [0, 1, 3] {
+                let (got, errors) = decode_via_ffi(demo, chunk, stop);
+                assert!(errors.is_empty());
+                assert_eq!(got, want, "chunk {chunk} stop {stop}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_decode_error_is_returned_and_decoding_resumes() {
+        let config = ssefold_sse_decoder_config { max_line_len: 8, max_event_size: 64, utf8_mode: 0 };
+        let mut d = core::ptr::null_mut();
+        let mut sink = Sink::default();
+        let input = b"data: far too long\n\ndata: ok\n\n";
+        // SAFETY: valid pointers throughout; the handle is freed once.
+        unsafe {
+            assert_eq!(ssefold_sse_decoder_new(&config, &mut d), ssefold_result::Ok);
+            let ud = (&mut sink as *mut Sink).cast::<c_void>();
+            assert_eq!(ssefold_sse_decoder_set_callback(d, Some(collect), ud), ssefold_result::Ok);
+            let mut consumed = 0;
+            let rc = ssefold_sse_decoder_feed(d, input.as_ptr(), input.len(), &mut consumed);
+            assert_eq!(rc, ssefold_result::SseLineTooLong);
+            let mut msg = ssefold_str::ABSENT;
+            assert_eq!(ssefold_sse_decoder_last_error(d, &mut msg), ssefold_result::Ok);
+            assert!(msg.to_option().unwrap().unwrap().contains("longer than 8 bytes"));
+            let rest = &input[consumed..];
+            assert_eq!(ssefold_sse_decoder_feed(d, rest.as_ptr(), rest.len(), &mut consumed), ssefold_result::Ok);
+            ssefold_sse_decoder_free(d);
+        }
+        assert_eq!(sink.events.len(), 1);
+        assert_eq!(sink.events[0].data, "ok");
+    }
+}
