@@ -99,7 +99,7 @@ fn main() {
     let path = args.get(1).expect("usage: capi_bench CORPUS_FILE [MIB]");
     let mib: usize = args.get(2).map_or(16, |s| s.parse().expect("MIB is a number"));
     // SSEFOLD_BENCH_READ=1: decode the existing file (for instruction counts).
-    let bytes = if std::env::var_os("SSEFOLD_BENCH_READ").is_some() {
+    let bytes = if std::env::var("SSEFOLD_BENCH_READ").is_ok_and(|v| v == "1") {
         std::fs::read(path).expect("read the corpus")
     } else {
         let bytes = corpus(mib << 20);

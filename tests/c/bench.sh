@@ -31,7 +31,7 @@ done
 if command -v valgrind >/dev/null; then
   count() { SSEFOLD_BENCH_READ=1 SSEFOLD_BENCH_RUNS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
     | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
-  SSEFOLD_BENCH_READ= target/release/examples/capi_bench "$tmp/small.sse" 4 >/dev/null
+  target/release/examples/capi_bench "$tmp/small.sse" 4 >/dev/null
   ri=$(count target/release/examples/capi_bench "$tmp/small.sse")
   ci=$(count "$tmp/bench_sse" "$tmp/small.sse")
   awk -v r="$ri" -v c="$ci" 'BEGIN { printf "instructions (4 MiB, read + decode once): rust-api %d, c-abi %d, c/rust = %.3f\n", r, c, c / r }'
