@@ -19,11 +19,21 @@
 #define SSEFOLD_VERSION_PATCH 0
 
 /**
+ * Default maximum depth: 512 open containers.
+ */
+#define PartialJsonLimits_DEFAULT_MAX_DEPTH 512
+
+/**
+ * Default maximum size: 64 MiB.
+ */
+#define PartialJsonLimits_DEFAULT_MAX_BYTES ((64 * 1024) * 1024)
+
+/**
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
- * 300–399 SSE encoding, 400–499 reserved for partial JSON, 500–599 reserved
- * for provider streams.
+ * 300–399 SSE encoding, 400–499 partial JSON, 500–599 reserved for
+ * provider streams.
  */
 enum ssefold_result
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -90,12 +100,82 @@ enum ssefold_result
    * SSE encoder: a NUL in an id.
    */
   SSEFOLD_RESULT_ENCODE_NUL_IN_ID = 301,
+  /**
+   * Partial JSON: the input is not a prefix of any JSON document (sticky).
+   */
+  SSEFOLD_RESULT_JSON_INVALID = 400,
+  /**
+   * Partial JSON: too many nested containers (sticky).
+   */
+  SSEFOLD_RESULT_JSON_DEPTH_LIMIT = 401,
+  /**
+   * Partial JSON: the document is larger than the limit (sticky).
+   */
+  SSEFOLD_RESULT_JSON_SIZE_LIMIT = 402,
+  /**
+   * Partial JSON: `finish` before the document was complete.
+   */
+  SSEFOLD_RESULT_JSON_INCOMPLETE = 403,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum ssefold_result ssefold_result;
 #else
 typedef uint32_t ssefold_result;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The kind of a path event.
+ */
+enum ssefold_path_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * A container (object or array) started at `path`.
+   */
+  SSEFOLD_PATH_EVENT_KIND_CONTAINER_START = 0,
+  /**
+   * New decoded text (`text`) of the string at `path`.
+   */
+  SSEFOLD_PATH_EVENT_KIND_STRING_APPEND = 1,
+  /**
+   * The value at `path` is complete (`value_json`).
+   */
+  SSEFOLD_PATH_EVENT_KIND_VALUE_COMPLETE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_path_event_kind ssefold_path_event_kind;
+#else
+typedef uint32_t ssefold_path_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Object or array.
+ */
+enum ssefold_container_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * A JSON object.
+   */
+  SSEFOLD_CONTAINER_KIND_OBJECT = 0,
+  /**
+   * A JSON array.
+   */
+  SSEFOLD_CONTAINER_KIND_ARRAY = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_container_kind ssefold_container_kind;
+#else
+typedef uint32_t ssefold_container_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -266,6 +346,11 @@ typedef uint32_t ssefold_utf8_mode;
 #endif // __cplusplus
 
 /**
+ * An incremental partial-JSON parser for one document (opaque).
+ */
+typedef struct ssefold_partial_json ssefold_partial_json;
+
+/**
  * A reconnection state machine for one logical stream (opaque).
  */
 typedef struct ssefold_reconnector ssefold_reconnector;
@@ -313,6 +398,76 @@ typedef struct ssefold_bytes {
    */
   size_t len;
 } ssefold_bytes;
+
+/**
+ * Resource limits of a partial-JSON parser.
+ */
+typedef struct ssefold_partial_json_limits {
+  /**
+   * Most simultaneously open containers (default 512).
+   */
+  size_t max_depth;
+  /**
+   * Most bytes of one document (default 64 MiB).
+   */
+  uint64_t max_bytes;
+} ssefold_partial_json_limits;
+
+/**
+ * One step of a path: an object member (`key` present) or an array
+ * element (`key` absent, `index` set).
+ */
+typedef struct ssefold_path_segment {
+  /**
+   * The member's decoded key; absent (`ptr == NULL`) for an array index.
+   */
+  struct ssefold_str key;
+  /**
+   * The zero-based array index (0 for a key).
+   */
+  size_t index;
+} ssefold_path_segment;
+
+/**
+ * A path event, as passed to the callback. Every view and the `path` array
+ * are valid only during the callback.
+ */
+typedef struct ssefold_path_event {
+  /**
+   * What happened.
+   */
+  ssefold_path_event_kind kind;
+  /**
+   * The path from the root (`path_len` segments; the root is empty).
+   */
+  const struct ssefold_path_segment *path;
+  /**
+   * Number of segments in `path`.
+   */
+  size_t path_len;
+  /**
+   * `CONTAINER_START`: object or array (`OBJECT` otherwise).
+   */
+  ssefold_container_kind container;
+  /**
+   * `STRING_APPEND`: the newly decoded text (never empty); absent otherwise.
+   */
+  struct ssefold_str text;
+  /**
+   * `VALUE_COMPLETE`: the value as compact JSON text. Always present for
+   * scalars; for containers only when the callback was registered with
+   * `container_values` (serializing every closing container costs its
+   * size each time); absent otherwise.
+   */
+  struct ssefold_str value_json;
+} ssefold_path_event;
+
+/**
+ * The path-event callback: `user_data` as registered and the event. The
+ * parser consumes each pushed fragment whole, so this callback cannot stop
+ * a push (unlike the SSE callback); push smaller fragments to pace it.
+ */
+typedef void (*ssefold_path_event_callback)(void *user_data, const struct ssefold_path_event *event);
 
 /**
  * The knobs of the reconnection policy (a plain struct: fill it from
@@ -601,6 +756,135 @@ ssefold_result ssefold_sse_encoder_clear(struct ssefold_sse_encoder *encoder);
  */
 ssefold_result ssefold_sse_encoder_last_error(const struct ssefold_sse_encoder *encoder,
                                               struct ssefold_str *out);
+
+/**
+ * Writes the default limits (depth 512, 64 MiB) to `*out`.
+ *
+ * # Safety
+ * `out` must be NULL or writable.
+ */
+ssefold_result ssefold_partial_json_limits_default(struct ssefold_partial_json_limits *out);
+
+/**
+ * Creates a parser with `limits` (NULL: the defaults) and writes it to
+ * `*out`. Free it with `ssefold_partial_json_free`.
+ *
+ * # Safety
+ * `limits` must be NULL or readable; `out` NULL or writable.
+ */
+ssefold_result ssefold_partial_json_new(const struct ssefold_partial_json_limits *limits,
+                                        struct ssefold_partial_json **out);
+
+/**
+ * Frees a parser. NULL is a no-op.
+ *
+ * # Safety
+ * `parser` must be NULL or live, not used afterwards.
+ */
+void ssefold_partial_json_free(struct ssefold_partial_json *parser);
+
+/**
+ * Registers the path-event callback (NULL: none; pushing without a
+ * callback is fine) with its `user_data`. `container_values` asks for the
+ * JSON text of containers in their `VALUE_COMPLETE` events too.
+ *
+ * # Safety
+ * `parser` must be NULL or live; `callback` safe to call with `user_data`
+ * until replaced or the parser freed.
+ */
+ssefold_result ssefold_partial_json_set_callback(struct ssefold_partial_json *parser,
+                                                 ssefold_path_event_callback callback,
+                                                 void *user_data,
+                                                 bool container_values);
+
+/**
+ * Feeds the next fragment (split anywhere, even inside a character or an
+ * escape), calling the callback for each path event. An incomplete
+ * document is not an error. Invalid input (`JSON_INVALID`) or an exceeded
+ * limit (`JSON_DEPTH_LIMIT`, `JSON_SIZE_LIMIT`) is sticky: every later push
+ * and `finish` return it (the message gives the byte offset); events for
+ * the bytes before it were delivered.
+ *
+ * # Safety
+ * `parser` must be NULL or live; `bytes` NULL or `len` readable bytes.
+ */
+ssefold_result ssefold_partial_json_push(struct ssefold_partial_json *parser,
+                                         const uint8_t *bytes,
+                                         size_t len);
+
+/**
+ * The best-effort current value as compact JSON text: open containers
+ * closed, a string being read included with its text so far when
+ * `partial_strings`, incomplete numbers, literals and keys left out.
+ * `*has_value` is false (and `*json` empty) when no value has begun. The
+ * view is owned by the parser until its next call.
+ *
+ * # Safety
+ * `parser` must be NULL or live; `has_value` and `json` NULL or writable.
+ */
+ssefold_result ssefold_partial_json_value(struct ssefold_partial_json *parser,
+                                          bool partial_strings,
+                                          bool *has_value,
+                                          struct ssefold_str *json);
+
+/**
+ * The strict end of the document: the complete value as compact JSON
+ * text (the same value `serde_json` parses from all the bytes pushed), or
+ * `JSON_INCOMPLETE` (the input ended early) or the sticky error. The
+ * parser keeps its state (call `_reset` for a new document). The view is
+ * owned by the parser until its next call.
+ *
+ * # Safety
+ * `parser` must be NULL or live; `json` NULL or writable.
+ */
+ssefold_result ssefold_partial_json_finish(struct ssefold_partial_json *parser,
+                                           struct ssefold_str *json);
+
+/**
+ * Ready for a new document, with the same limits and callback.
+ *
+ * # Safety
+ * `parser` must be NULL or live.
+ */
+ssefold_result ssefold_partial_json_reset(struct ssefold_partial_json *parser);
+
+/**
+ * Whether a complete top-level value was parsed, and how many bytes were
+ * accepted so far.
+ *
+ * # Safety
+ * `parser` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_partial_json_status(const struct ssefold_partial_json *parser,
+                                           bool *is_complete,
+                                           uint64_t *bytes_pushed);
+
+/**
+ * One-shot best-effort parse of a possibly incomplete JSON `text` (as
+ * `_value` describes), independent of the parser's document; the result
+ * is owned by the parser handle until its next call. `*has_value` is false
+ * when no value has begun. Errors: `JSON_INVALID`, the limit errors (the
+ * default limits), `INVALID_UTF8_ARGUMENT`.
+ *
+ * # Safety
+ * `parser` must be NULL or live; `text` NULL or `len` readable bytes; the
+ * out-pointers NULL or writable.
+ */
+ssefold_result ssefold_partial_json_parse(struct ssefold_partial_json *parser,
+                                          struct ssefold_str text,
+                                          bool partial_strings,
+                                          bool *has_value,
+                                          struct ssefold_str *json);
+
+/**
+ * The message of the parser's last call (empty after success), as a
+ * NUL-terminated view owned by the parser until its next call.
+ *
+ * # Safety
+ * `parser` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_partial_json_last_error(const struct ssefold_partial_json *parser,
+                                               struct ssefold_str *out);
 
 /**
  * Writes the default policy (1000 ms × 1.5^n capped at 30000 ms, 2

@@ -82,6 +82,7 @@
 pub mod panic;
 pub mod encoder;
 pub(crate) mod handle;
+pub mod json;
 pub mod reconnect;
 pub mod result;
 pub mod slice;

@@ -7,8 +7,8 @@ use crate::sse::{DecodeError, EncodeError};
 /// The status of a call. The numbers are part of the ABI and never change
 /// meaning; retired numbers stay reserved. Ranges: 0–99 success-like
 /// outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
-/// 300–399 SSE encoding, 400–499 reserved for partial JSON, 500–599 reserved
-/// for provider streams.
+/// 300–399 SSE encoding, 400–499 partial JSON, 500–599 reserved for
+/// provider streams.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
@@ -47,11 +47,19 @@ pub enum ssefold_result {
     EncodeLineBreak = 300,
     /// SSE encoder: a NUL in an id.
     EncodeNulInId = 301,
+    /// Partial JSON: the input is not a prefix of any JSON document (sticky).
+    JsonInvalid = 400,
+    /// Partial JSON: too many nested containers (sticky).
+    JsonDepthLimit = 401,
+    /// Partial JSON: the document is larger than the limit (sticky).
+    JsonSizeLimit = 402,
+    /// Partial JSON: `finish` before the document was complete.
+    JsonIncomplete = 403,
 }
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 13] = [
+    pub(crate) const ALL: [ssefold_result; 17] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -65,6 +73,10 @@ impl ssefold_result {
         ssefold_result::SseInvalidUtf8,
         ssefold_result::EncodeLineBreak,
         ssefold_result::EncodeNulInId,
+        ssefold_result::JsonInvalid,
+        ssefold_result::JsonDepthLimit,
+        ssefold_result::JsonSizeLimit,
+        ssefold_result::JsonIncomplete,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -88,6 +100,10 @@ impl ssefold_result {
             ssefold_result::SseInvalidUtf8 => "invalid UTF-8 in an SSE field (strict mode)\0",
             ssefold_result::EncodeLineBreak => "the SSE event name or id contains CR or LF\0",
             ssefold_result::EncodeNulInId => "the SSE id contains NUL\0",
+            ssefold_result::JsonInvalid => "invalid JSON\0",
+            ssefold_result::JsonDepthLimit => "JSON nesting depth limit exceeded\0",
+            ssefold_result::JsonSizeLimit => "JSON size limit exceeded\0",
+            ssefold_result::JsonIncomplete => "incomplete JSON\0",
         }
     }
 }
