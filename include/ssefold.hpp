@@ -286,6 +286,56 @@ class Reconnector {
   ssefold_reconnector *handle_ = nullptr;
 };
 
+/// An incremental partial-JSON parser; values come back as JSON text.
+class PartialJson {
+ public:
+  explicit PartialJson(const ssefold_partial_json_limits *limits = nullptr) {
+    if (ssefold_result rc = ssefold_partial_json_new(limits, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  ~PartialJson() { ssefold_partial_json_free(handle_); }
+  PartialJson(PartialJson &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  PartialJson &operator=(PartialJson &&o) noexcept {
+    if (this != &o) {
+      ssefold_partial_json_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+    }
+    return *this;
+  }
+  PartialJson(const PartialJson &) = delete;
+  PartialJson &operator=(const PartialJson &) = delete;
+
+  /// Feeds a fragment (throws Error on invalid JSON or an exceeded limit).
+  void push(std::string_view fragment) {
+    check(ssefold_partial_json_push(handle_, reinterpret_cast<const std::uint8_t *>(fragment.data()),
+                                    fragment.size()));
+  }
+  /// The best-effort current value as JSON text, if a value has begun.
+  std::optional<std::string> value(bool partial_strings = true) {
+    bool has = false;
+    ssefold_str json{nullptr, 0};
+    check(ssefold_partial_json_value(handle_, partial_strings, &has, &json));
+    if (!has) return std::nullopt;
+    return std::string(view(json));
+  }
+  /// The complete value as JSON text (throws Error when incomplete or invalid).
+  std::string finish() {
+    ssefold_str json{nullptr, 0};
+    check(ssefold_partial_json_finish(handle_, &json));
+    return std::string(view(json));
+  }
+  void reset() { check(ssefold_partial_json_reset(handle_)); }
+  ssefold_partial_json *get() const noexcept { return handle_; }
+
+ private:
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_partial_json_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_partial_json *handle_ = nullptr;
+};
+
 }  // namespace ssefold
 
 #endif  // SSEFOLD_HPP

@@ -135,6 +135,19 @@ TEST(Cpp, RaiiWrappers) {
     EXPECT_NE(std::string(e.what()).find("CR or LF"), std::string::npos) << e.what();
   }
 
+  ssefold::PartialJson pj;
+  pj.push("{\"a\": [1, \"x");
+  EXPECT_EQ(pj.value(), std::optional<std::string>("{\"a\":[1,\"x\"]}"));
+  EXPECT_THROW(pj.finish(), ssefold::Error);
+  pj.push("\"]}");
+  EXPECT_EQ(pj.finish(), "{\"a\":[1,\"x\"]}");
+  try {
+    pj.push(",");
+    FAIL() << "expected ssefold::Error";
+  } catch (const ssefold::Error &e) {
+    EXPECT_EQ(e.code(), SSEFOLD_RESULT_JSON_INVALID);
+  }
+
   ssefold::Reconnector rec;
   rec.on_connected(0);
   rec.on_event(std::string_view("7"));
