@@ -422,3 +422,54 @@ pub unsafe extern "C" fn ssefold_partial_json_last_error(
     // SAFETY: forwarded contract.
     unsafe { super::write_last_error(parser, out) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn collect(user_data: *mut c_void, event: *const ssefold_path_event) {
+        // SAFETY: `user_data` is the Vec registered below; `event` is valid during the call.
+        let (log, e) = unsafe { (&mut *user_data.cast::<Vec<String>>(), &*event) };
+        // SAFETY: `path` holds `path_len` segments during the call.
+        let path = unsafe { core::slice::from_raw_parts(e.path, e.path_len) };
+        // SAFETY: the views are valid UTF-8 during the call.
+        let text = |s: ssefold_str| unsafe { s.to_option() }.unwrap().unwrap_or("-").to_owned();
+        let path: Vec<String> =
+            path.iter().map(|s| if s.key.ptr.is_null() { s.index.to_string() } else { text(s.key) }).collect();
+        log.push(format!("{:?} {} {} {}", e.kind, path.join("/"), text(e.text), text(e.value_json)));
+    }
+
+    #[test]
+    fn events_values_and_errors_through_the_c_abi() {
+        let mut log: Vec<String> = Vec::new();
+        let mut p = core::ptr::null_mut();
+        // SAFETY: valid pointers throughout; the handle is freed once at the end.
+        unsafe {
+            assert_eq!(ssefold_partial_json_new(core::ptr::null(), &mut p), ssefold_result::Ok);
+            let ud = (&mut log as *mut Vec<String>).cast::<c_void>();
+            assert_eq!(ssefold_partial_json_set_callback(p, Some(collect), ud, false), ssefold_result::Ok);
+            for fragment in [&b"{\"a\": [\"x"[..], b"y\", 2]}"] {
+                assert_eq!(ssefold_partial_json_push(p, fragment.as_ptr(), fragment.len()), ssefold_result::Ok);
+            }
+            let mut json = ssefold_str::ABSENT;
+            assert_eq!(ssefold_partial_json_finish(p, &mut json), ssefold_result::Ok);
+            assert_eq!(json.to_option().unwrap(), Some(r#"{"a":["xy",2]}"#));
+            assert_eq!(ssefold_partial_json_push(p, b",".as_ptr(), 1), ssefold_result::JsonInvalid);
+            assert_eq!(ssefold_partial_json_finish(p, &mut json), ssefold_result::JsonInvalid);
+            ssefold_partial_json_free(p);
+        }
+        assert_eq!(
+            log,
+            [
+                "ContainerStart  - -",
+                "ContainerStart a - -",
+                "StringAppend a/0 x -",
+                "StringAppend a/0 y -",
+                "ValueComplete a/0 - \"xy\"",
+                "ValueComplete a/1 - 2",
+                "ValueComplete a - -",
+                "ValueComplete  - -",
+            ]
+        );
+    }
+}
