@@ -11,7 +11,9 @@
 //!   Events are borrowed views; no heap allocation per event in steady state.
 //! * [`json`] — incremental partial JSON: tool arguments usable while they
 //!   stream, in time linear in their size.
-//!
+//! * [`corpus`] — deterministic synthetic provider streams (Anthropic text,
+//!   Anthropic tool use, OpenAI parallel tool calls) for benchmarks, tests
+//!   and the bindings' benchmarks.
 //! * `ffi` (cargo feature `capi`, on by default) — the C ABI over all of
 //!   the above: opaque handles, callbacks, one status enum; header
 //!   `include/ssefold.h`.
@@ -37,6 +39,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod corpus;
 #[cfg(feature = "capi")]
 #[allow(unsafe_code)] // The one place with unsafe code: see the module's conventions.
 pub mod ffi;

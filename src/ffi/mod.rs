@@ -61,7 +61,11 @@
 //! *user_data`, registered per handle (`ssefold_T_set_callback`); ssefold
 //! passes `user_data` back as the first argument and never touches it. The
 //! callback runs synchronously inside the call that produced the event
-//! (`feed`), returns 0 to continue or non-zero to stop, and must not call
+//! (`feed`, `push`). The SSE decoder's callback returns 0 to continue or
+//! non-zero to stop (`feed` then returns `STOPPED` and how far it got); the
+//! partial-JSON callback returns `void`, because its parser consumes each
+//! fragment whole and cannot stop inside one without losing events (push
+//! smaller fragments to pace it). A callback must not call
 //! functions on the same handle (they return `BAD_STATE`), free the handle
 //! (ignored), unwind (a C++ exception or `longjmp` through ssefold is
 //! undefined behaviour), or keep the views it was given.
