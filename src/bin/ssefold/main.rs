@@ -6,6 +6,7 @@
 //! ssefold sse [FILE|-]          one JSON object per SSE event (JSON Lines), live
 //! ```
 
+mod fold;
 mod sse;
 
 use std::process::ExitCode;
@@ -23,6 +24,7 @@ USAGE:
     ssefold sse [FILE|-]        decode SSE from FILE or stdin ('-', the default) and print
                                 one JSON object per event, flushed as events are dispatched:
                                 {\"event\": str, \"data\": str, \"id\": str|null, \"retry\": int|null}
+    ssefold fold [--provider P] [FILE|-] [--jsonl]   fold a provider stream (see `ssefold fold --help`)
     ssefold corpus NAME BYTES   write a deterministic synthetic benchmark corpus to stdout
                                 (NAME: anthropic-text, anthropic-tool-use, openai-chat), so that
                                 the Python and Go benchmarks measure the same bytes as Rust's
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     match command.as_str() {
         "sse" => sse::run(rest),
+        "fold" => fold::run(rest),
         "demo" => demo(rest),
         "corpus" => corpus(rest),
         "help" | "--help" | "-h" => {
