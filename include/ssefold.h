@@ -32,8 +32,8 @@
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
- * 300–399 SSE encoding, 400–499 partial JSON, 500–599 reserved for
- * provider streams.
+ * 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
+ * streams.
  */
 enum ssefold_result
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -116,6 +116,30 @@ enum ssefold_result
    * Partial JSON: `finish` before the document was complete.
    */
   SSEFOLD_RESULT_JSON_INCOMPLETE = 403,
+  /**
+   * Provider stream: an event's data was not JSON (the stream is closed).
+   */
+  SSEFOLD_RESULT_STREAM_INVALID_JSON = 500,
+  /**
+   * Provider stream: a configured limit was exceeded (the stream is closed).
+   */
+  SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED = 501,
+  /**
+   * Provider stream: the provider reported an error inside the stream.
+   */
+  SSEFOLD_RESULT_STREAM_PROVIDER_ERROR = 502,
+  /**
+   * Provider stream: `AUTO` could not tell the dialect from the first event.
+   */
+  SSEFOLD_RESULT_STREAM_UNKNOWN_DIALECT = 503,
+  /**
+   * Provider stream: the body ended before the terminal event.
+   */
+  SSEFOLD_RESULT_STREAM_INCOMPLETE = 504,
+  /**
+   * Provider stream: already closed by an error or by `finish`.
+   */
+  SSEFOLD_RESULT_STREAM_CLOSED = 505,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -320,6 +344,108 @@ typedef uint32_t ssefold_connection_state;
 #endif // __cplusplus
 
 /**
+ * The kind of a normalized event (its wire name is in `name`).
+ */
+enum ssefold_stream_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `message_start`: the turn began.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_MESSAGE_START = 0,
+  /**
+   * `part_start`: a part (text, reasoning, tool call, refusal, other) opened.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_PART_START = 1,
+  /**
+   * `text_delta`: text appended to a part (`text`).
+   */
+  SSEFOLD_STREAM_EVENT_KIND_TEXT_DELTA = 2,
+  /**
+   * `tool_args_delta`: a raw fragment of a tool call's JSON arguments (`text`).
+   */
+  SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_DELTA = 3,
+  /**
+   * `tool_args_path`: a partial-JSON path event of a tool call's arguments.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_PATH = 4,
+  /**
+   * `part_metadata`: metadata set on a part.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_PART_METADATA = 5,
+  /**
+   * `part_end`: a part was committed (a tool call is ready when its outcome is `complete`).
+   */
+  SSEFOLD_STREAM_EVENT_KIND_PART_END = 6,
+  /**
+   * `usage`: usage so far.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_USAGE = 7,
+  /**
+   * `stop_reason`: a stop / finish reason became known.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_STOP_REASON = 8,
+  /**
+   * `turn_end`: the terminal event arrived.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_TURN_END = 9,
+  /**
+   * `error`: the provider reported an error; the turn ends.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_ERROR = 10,
+  /**
+   * `warning`: recoverable bad input.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_WARNING = 11,
+  /**
+   * `unknown`: an event or delta of an unknown type, carried through.
+   */
+  SSEFOLD_STREAM_EVENT_KIND_UNKNOWN = 12,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_stream_event_kind ssefold_stream_event_kind;
+#else
+typedef uint32_t ssefold_stream_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which provider dialect a stream folds.
+ */
+enum ssefold_provider
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Detected from the first event.
+   */
+  SSEFOLD_PROVIDER_AUTO = 0,
+  /**
+   * Anthropic Messages API.
+   */
+  SSEFOLD_PROVIDER_ANTHROPIC = 1,
+  /**
+   * OpenAI Chat Completions (and compatible providers).
+   */
+  SSEFOLD_PROVIDER_OPENAI_CHAT = 2,
+  /**
+   * OpenAI Responses API.
+   */
+  SSEFOLD_PROVIDER_OPENAI_RESPONSES = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_provider ssefold_provider;
+#else
+typedef uint32_t ssefold_provider;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * How invalid UTF-8 in field values is handled (the `utf8_mode` of
  * [`ssefold_sse_decoder_config`]).
  */
@@ -365,6 +491,11 @@ typedef struct ssefold_sse_decoder ssefold_sse_decoder;
  * `ssefold_sse_encoder_bytes`, then `ssefold_sse_encoder_clear` it once sent.
  */
 typedef struct ssefold_sse_encoder ssefold_sse_encoder;
+
+/**
+ * A provider stream (opaque).
+ */
+typedef struct ssefold_stream ssefold_stream;
 
 /**
  * A borrowed UTF-8 string view: `len` bytes at `ptr`, **not**
@@ -652,6 +783,72 @@ typedef struct ssefold_sse_end {
    */
   struct ssefold_sse_event unterminated;
 } ssefold_sse_end;
+
+/**
+ * Limits of a stream. Start from `ssefold_stream_config_default`.
+ */
+typedef struct ssefold_stream_config {
+  /**
+   * The SSE decoder's options.
+   */
+  struct ssefold_sse_decoder_config sse;
+  /**
+   * Most parts per stream (default 4096).
+   */
+  size_t max_parts;
+  /**
+   * Most bytes of one tool call's raw arguments (default 16 MiB).
+   */
+  size_t max_tool_args_bytes;
+  /**
+   * Most bytes of text in one part (default 64 MiB).
+   */
+  size_t max_text_bytes;
+  /**
+   * Most choices (OpenAI `n`, default 128).
+   */
+  size_t max_choices;
+} ssefold_stream_config;
+
+/**
+ * One normalized event, as passed to the callback. Every view is valid
+ * only during the callback. The hot path is typed (`kind`, `part`,
+ * `text`); every field of every event is in `json` (the event's JSON form,
+ * `{"event": name, ...}`) when the callback was registered with
+ * `event_json`.
+ */
+typedef struct ssefold_stream_event {
+  /**
+   * What happened.
+   */
+  ssefold_stream_event_kind kind;
+  /**
+   * The wire name (`"text_delta"`, …).
+   */
+  struct ssefold_str name;
+  /**
+   * The part id for part events (0, 1, 2… in stream order); `UINT32_MAX`
+   * for events without a part.
+   */
+  uint32_t part;
+  /**
+   * `TEXT_DELTA`: the text; `TOOL_ARGS_DELTA`: the JSON fragment;
+   * `STOP_REASON`: the reason; `WARNING` / `ERROR`: the message; absent
+   * otherwise.
+   */
+  struct ssefold_str text;
+  /**
+   * The event's JSON form when requested (`event_json`); absent otherwise.
+   */
+  struct ssefold_str json;
+} ssefold_stream_event;
+
+/**
+ * The normalized-event callback. A stream consumes each fed chunk whole,
+ * so this callback cannot stop a feed (feed smaller chunks to pace it).
+ */
+typedef void (*ssefold_stream_event_callback)(void *user_data,
+                                              const struct ssefold_stream_event *event);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1184,6 +1381,102 @@ ssefold_result ssefold_sse_decoder_reconnection_time(const struct ssefold_sse_de
  */
 ssefold_result ssefold_sse_decoder_last_error(const struct ssefold_sse_decoder *decoder,
                                               struct ssefold_str *out);
+
+/**
+ * Writes the default stream limits to `*out`.
+ *
+ * # Safety
+ * `out` must be NULL or writable.
+ */
+ssefold_result ssefold_stream_config_default(struct ssefold_stream_config *out);
+
+/**
+ * Creates a stream for `provider` (a `ssefold_provider` value) with
+ * `config` (NULL: the defaults) and writes it to `*out`.
+ *
+ * # Safety
+ * `config` must be NULL or readable; `out` NULL or writable.
+ */
+ssefold_result ssefold_stream_new(uint32_t provider,
+                                  const struct ssefold_stream_config *config,
+                                  struct ssefold_stream **out);
+
+/**
+ * Frees a stream. NULL is a no-op.
+ *
+ * # Safety
+ * `stream` must be NULL or live, not used afterwards.
+ */
+void ssefold_stream_free(struct ssefold_stream *stream);
+
+/**
+ * Registers the normalized-event callback (NULL: none; the folded message
+ * is still built) with its `user_data`. `event_json` asks for each event's
+ * JSON form in `event->json` (it costs a serialization per event).
+ *
+ * # Safety
+ * `stream` must be NULL or live; `callback` safe to call with `user_data`
+ * until replaced or the stream freed.
+ */
+ssefold_result ssefold_stream_set_callback(struct ssefold_stream *stream,
+                                           ssefold_stream_event_callback callback,
+                                           void *user_data,
+                                           bool event_json);
+
+/**
+ * Feeds bytes of the HTTP body, calling the callback for each normalized
+ * event. A failure (an SSE decoding error `SSE_*`, `STREAM_INVALID_JSON`,
+ * `STREAM_LIMIT_EXCEEDED`, `STREAM_PROVIDER_ERROR` after an `error` event,
+ * `STREAM_UNKNOWN_DIALECT`) closes the stream: later feeds return
+ * `STREAM_CLOSED`, and the folded message so far stays readable.
+ *
+ * # Safety
+ * `stream` must be NULL or live; `bytes` NULL or `len` readable bytes.
+ */
+ssefold_result ssefold_stream_feed(struct ssefold_stream *stream, const uint8_t *bytes, size_t len);
+
+/**
+ * Ends the stream (the end of the HTTP body): a final event without its
+ * blank line is applied when its data is complete JSON (with a warning),
+ * and `STREAM_INCOMPLETE` is returned when the terminal event never came
+ * (open parts are committed as incomplete first). The stream is closed.
+ *
+ * # Safety
+ * `stream` must be NULL or live.
+ */
+ssefold_result ssefold_stream_finish(struct ssefold_stream *stream);
+
+/**
+ * The folded message so far (also after an error) as compact JSON text:
+ * what the provider's non-streaming endpoint would have returned (`null`
+ * before the dialect is known). The view is owned by the stream until its
+ * next call.
+ *
+ * # Safety
+ * `stream` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_stream_message_json(struct ssefold_stream *stream, struct ssefold_str *out);
+
+/**
+ * The dialect (the one given, or the detected one; `AUTO` until detection)
+ * and whether the terminal event was seen.
+ *
+ * # Safety
+ * `stream` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_stream_status(const struct ssefold_stream *stream,
+                                     ssefold_provider *provider,
+                                     bool *is_terminated);
+
+/**
+ * The message of the stream's last call (empty after success), as a
+ * NUL-terminated view owned by the stream until its next call.
+ *
+ * # Safety
+ * `stream` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_stream_last_error(const struct ssefold_stream *stream,
+                                         struct ssefold_str *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -336,6 +336,86 @@ class PartialJson {
   ssefold_partial_json *handle_ = nullptr;
 };
 
+/// A provider stream: body bytes in, normalized events out, the folded
+/// message as JSON text. Failures (invalid JSON, limits, provider errors,
+/// an incomplete stream at finish) throw ssefold::Error; the stream is then
+/// closed and message_json() still returns the fold so far.
+class Stream {
+ public:
+  /// Gets each normalized event (views valid only during the call).
+  using Callback = std::function<void(const ssefold_stream_event &)>;
+
+  explicit Stream(ssefold_provider provider = SSEFOLD_PROVIDER_AUTO, const ssefold_stream_config *config = nullptr,
+                  bool event_json = false)
+      : state_(new State) {
+    ssefold_stream *h = nullptr;
+    if (ssefold_result rc = ssefold_stream_new(provider, config, &h); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+    handle_ = h;
+    check(ssefold_stream_set_callback(handle_, &Stream::trampoline, state_.get(), event_json));
+  }
+  ~Stream() { ssefold_stream_free(handle_); }
+  Stream(Stream &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), state_(std::move(o.state_)) {}
+  Stream &operator=(Stream &&o) noexcept {
+    if (this != &o) {
+      ssefold_stream_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+      state_ = std::move(o.state_);
+    }
+    return *this;
+  }
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  void on_event(Callback cb) { state_->callback = std::move(cb); }
+
+  /// Feeds body bytes; rethrows what the callback threw.
+  void feed(std::string_view bytes) {
+    ssefold_result rc =
+        ssefold_stream_feed(handle_, reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size());
+    rethrow();
+    check(rc);
+  }
+  /// Ends the stream (throws when the terminal event never came).
+  void finish() {
+    ssefold_result rc = ssefold_stream_finish(handle_);
+    rethrow();
+    check(rc);
+  }
+  /// The folded message so far as JSON text.
+  std::string message_json() {
+    ssefold_str s{nullptr, 0};
+    check(ssefold_stream_message_json(handle_, &s));
+    return std::string(view(s));
+  }
+  ssefold_stream *get() const noexcept { return handle_; }
+
+ private:
+  struct State {
+    Callback callback;
+    std::exception_ptr pending;
+  };
+  static void trampoline(void *user_data, const ssefold_stream_event *e) noexcept {
+    auto *state = static_cast<State *>(user_data);
+    if (!state->callback || state->pending) return;
+    try {
+      state->callback(*e);
+    } catch (...) {
+      state->pending = std::current_exception();  // rethrown by feed/finish; later events are skipped
+    }
+  }
+  void rethrow() {
+    if (state_->pending) std::rethrow_exception(std::exchange(state_->pending, nullptr));
+  }
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_stream_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_stream *handle_ = nullptr;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace ssefold
 
 #endif  // SSEFOLD_HPP

@@ -1,10 +1,9 @@
-// Streams a Server-Sent Events response over HTTP with libcurl and prints
-// each event's data as it arrives, with the RAII wrappers of ssefold.hpp.
+// Streams an LLM response (Server-Sent Events over HTTP) with libcurl and
+// prints its text as it arrives, with the RAII wrappers of ssefold.hpp.
 //
 //   stream_cpp URL
 #include <curl/curl.h>
 
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string_view>
@@ -19,11 +18,9 @@ struct CurlGlobal {
 };
 
 size_t on_body(char *ptr, size_t size, size_t nmemb, void *user_data) {
-  auto *decoder = static_cast<ssefold::SseDecoder *>(user_data);
+  auto *stream = static_cast<ssefold::Stream *>(user_data);
   try {
-    decoder->feed_all(std::string_view(ptr, size * nmemb), [](ssefold_result, std::string_view message) {
-      std::cerr << "skipping a bad event: " << message << "\n";
-    });
+    stream->feed(std::string_view(ptr, size * nmemb));
   } catch (const std::exception &e) {
     std::cerr << "ssefold: " << e.what() << "\n";
     return 0;  // abort the transfer; never let an exception unwind through libcurl
@@ -39,12 +36,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   CurlGlobal global;
-  ssefold::SseDecoder decoder;
-  unsigned long events = 0;
-  decoder.on_event([&events](const ssefold::Event &e) {
-    ++events;
-    std::cout << e.data << '\n' << std::flush;  // views live only during the callback
-    return true;
+  ssefold::Stream stream(SSEFOLD_PROVIDER_AUTO);
+  unsigned long deltas = 0;
+  stream.on_event([&deltas](const ssefold_stream_event &e) {
+    if (e.kind == SSEFOLD_STREAM_EVENT_KIND_TEXT_DELTA) {
+      ++deltas;
+      std::cout << ssefold::view(e.text) << std::flush;  // views live only during the callback
+    }
   });
 
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
@@ -53,16 +51,21 @@ int main(int argc, char **argv) {
   curl_easy_setopt(curl.get(), CURLOPT_URL, argv[1]);
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &decoder);
+  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &stream);
   curl_easy_setopt(curl.get(), CURLOPT_FAILONERROR, 1L);
   CURLcode res = curl_easy_perform(curl.get());
   int status = 0;
+  try {
+    if (res == CURLE_OK) stream.finish();  // end of body: the terminal event must have come
+  } catch (const ssefold::Error &e) {
+    std::cerr << "ssefold: " << e.what() << "\n";
+    status = 1;
+  }
+  std::cout << '\n';
   if (res != CURLE_OK) {
     std::cerr << "curl: " << curl_easy_strerror(res) << "\n";
     status = 1;
   }
-  ssefold_sse_end end = decoder.finish();
-  if (end.discarded_bytes > 0) std::cerr << "stream ended mid-event (" << end.discarded_bytes << " bytes discarded)\n";
-  std::cerr << events << " events\n";
+  std::cerr << deltas << " text deltas; message: " << stream.message_json() << "\n";
   return status;
 }

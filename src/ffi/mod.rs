@@ -63,9 +63,10 @@
 //! callback runs synchronously inside the call that produced the event
 //! (`feed`, `push`). The SSE decoder's callback returns 0 to continue or
 //! non-zero to stop (`feed` then returns `STOPPED` and how far it got); the
-//! partial-JSON callback returns `void`, because its parser consumes each
-//! fragment whole and cannot stop inside one without losing events (push
-//! smaller fragments to pace it). A callback must not call
+//! partial-JSON and provider-stream callbacks return `void`, because their
+//! cores consume each fragment whole and cannot stop inside one without
+//! losing events (feed smaller fragments to pace them). A callback must not
+//! call
 //! functions on the same handle (they return `BAD_STATE`), free the handle
 //! (ignored), unwind (a C++ exception or `longjmp` through ssefold is
 //! undefined behaviour), or keep the views it was given.
@@ -91,6 +92,7 @@ pub mod reconnect;
 pub mod result;
 pub mod slice;
 pub mod sse;
+pub mod stream;
 
 use core::ffi::c_char;
 

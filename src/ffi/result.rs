@@ -7,8 +7,8 @@ use crate::sse::{DecodeError, EncodeError};
 /// The status of a call. The numbers are part of the ABI and never change
 /// meaning; retired numbers stay reserved. Ranges: 0–99 success-like
 /// outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
-/// 300–399 SSE encoding, 400–499 partial JSON, 500–599 reserved for
-/// provider streams.
+/// 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
+/// streams.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
@@ -55,11 +55,23 @@ pub enum ssefold_result {
     JsonSizeLimit = 402,
     /// Partial JSON: `finish` before the document was complete.
     JsonIncomplete = 403,
+    /// Provider stream: an event's data was not JSON (the stream is closed).
+    StreamInvalidJson = 500,
+    /// Provider stream: a configured limit was exceeded (the stream is closed).
+    StreamLimitExceeded = 501,
+    /// Provider stream: the provider reported an error inside the stream.
+    StreamProviderError = 502,
+    /// Provider stream: `AUTO` could not tell the dialect from the first event.
+    StreamUnknownDialect = 503,
+    /// Provider stream: the body ended before the terminal event.
+    StreamIncomplete = 504,
+    /// Provider stream: already closed by an error or by `finish`.
+    StreamClosed = 505,
 }
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 17] = [
+    pub(crate) const ALL: [ssefold_result; 23] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -77,6 +89,12 @@ impl ssefold_result {
         ssefold_result::JsonDepthLimit,
         ssefold_result::JsonSizeLimit,
         ssefold_result::JsonIncomplete,
+        ssefold_result::StreamInvalidJson,
+        ssefold_result::StreamLimitExceeded,
+        ssefold_result::StreamProviderError,
+        ssefold_result::StreamUnknownDialect,
+        ssefold_result::StreamIncomplete,
+        ssefold_result::StreamClosed,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -104,6 +122,12 @@ impl ssefold_result {
             ssefold_result::JsonDepthLimit => "JSON nesting depth limit exceeded\0",
             ssefold_result::JsonSizeLimit => "JSON size limit exceeded\0",
             ssefold_result::JsonIncomplete => "incomplete JSON\0",
+            ssefold_result::StreamInvalidJson => "an event's data was not JSON\0",
+            ssefold_result::StreamLimitExceeded => "a stream limit was exceeded\0",
+            ssefold_result::StreamProviderError => "the provider reported an error in the stream\0",
+            ssefold_result::StreamUnknownDialect => "cannot detect the provider dialect\0",
+            ssefold_result::StreamIncomplete => "the stream ended before its terminal event\0",
+            ssefold_result::StreamClosed => "the stream is closed\0",
         }
     }
 }

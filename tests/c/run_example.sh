@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs an example client against the loopback SSE server and checks that it
-# printed the data of every event of the fixture, in order.
+# printed the text of the response (its text deltas), in order.
 # Usage: run_example.sh PYTHON EXAMPLE FIXTURE [WRAPPER...]  (e.g. valgrind ...)
 set -euo pipefail
 python=$1 example=$2 fixture=$3
@@ -17,22 +17,21 @@ port=$(head -n 1 "$tmp/port")
 timeout 120 "$@" "$example" "http://127.0.0.1:$port/" > "$tmp/out"
 wait "$server_pid"
 
-# The expected output: each event's data lines joined with LF, one per event.
+# The expected output: the text of every text delta, in order, then a newline.
 "$python" - "$fixture" > "$tmp/want" <<'PY'
-import sys
-text = open(sys.argv[1], encoding="utf-8").read().replace("\r\n", "\n").replace("\r", "\n")
-data = []
-for line in text.split("\n")[:-1]:  # the part after the last LF is unterminated
-    if line == "":
-        if data:
-            print("\n".join(data))
-        data = []
-    elif line == "data" or line.startswith("data:"):
-        value = line[5:]
-        data.append(value[1:] if value.startswith(" ") else value)
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+out = []
+for block in text.split("\n\n"):
+    for line in block.split("\n"):
+        if line.startswith("data: "):
+            data = json.loads(line[6:])
+            if data.get("type") == "content_block_delta" and data["delta"].get("type") == "text_delta":
+                out.append(data["delta"]["text"])
+print("".join(out))
 PY
 if ! diff -u "$tmp/want" "$tmp/out"; then
   echo "FAIL: $example printed something else" >&2
   exit 1
 fi
-echo "ok: $(wc -l < "$tmp/out") lines streamed through $(basename "$example")"
+echo "ok: $(wc -c < "$tmp/out") bytes of text streamed through $(basename "$example")"
