@@ -422,3 +422,60 @@ pub unsafe extern "C" fn ssefold_stream_last_error(
     // SAFETY: forwarded contract.
     unsafe { super::write_last_error(stream, out) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Sink {
+        json: Vec<String>,
+        text: String,
+    }
+
+    unsafe extern "C" fn collect(user_data: *mut c_void, event: *const ssefold_stream_event) {
+        // SAFETY: `user_data` is the Sink registered below; `event` and its views are valid during the call.
+        let (sink, e) = unsafe { (&mut *user_data.cast::<Sink>(), &*event) };
+        // SAFETY: as above.
+        let (json, text) = unsafe { (e.json.to_option().unwrap(), e.text.to_option().unwrap()) };
+        sink.json.push(json.unwrap().to_owned());
+        if e.kind == ssefold_stream_event_kind::TextDelta {
+            sink.text.push_str(text.unwrap());
+        }
+    }
+
+    /// The corpus folded through the C ABI in 1000-byte chunks gives the
+    /// events and message the Rust API gives.
+    #[test]
+    fn the_c_abi_folds_like_the_rust_api() {
+        let body = crate::corpus::anthropic_tool_use(64 << 10);
+        let mut want_events = Vec::new();
+        let mut rust = Stream::new(Provider::Auto);
+        rust.feed(&body, |e| want_events.push(e.to_json().to_string())).unwrap();
+        rust.finish(|e| want_events.push(e.to_json().to_string())).unwrap();
+        let mut sink = Sink::default();
+        let mut s = core::ptr::null_mut();
+        // SAFETY: valid pointers throughout; the handle is freed once at the end.
+        let message = unsafe {
+            assert_eq!(
+                ssefold_stream_new(ssefold_provider::Auto as u32, core::ptr::null(), &mut s),
+                ssefold_result::Ok
+            );
+            let ud = (&mut sink as *mut Sink).cast::<c_void>();
+            assert_eq!(ssefold_stream_set_callback(s, Some(collect), ud, true), ssefold_result::Ok);
+            for chunk in body.chunks(1000) {
+                assert_eq!(ssefold_stream_feed(s, chunk.as_ptr(), chunk.len()), ssefold_result::Ok);
+            }
+            assert_eq!(ssefold_stream_finish(s), ssefold_result::Ok);
+            assert_eq!(ssefold_stream_finish(s), ssefold_result::StreamClosed);
+            let mut out = ssefold_str::ABSENT;
+            assert_eq!(ssefold_stream_message_json(s, &mut out), ssefold_result::Ok);
+            let message = out.to_option().unwrap().unwrap().to_owned();
+            ssefold_stream_free(s);
+            message
+        };
+        assert_eq!(sink.json, want_events);
+        assert!(!sink.text.is_empty());
+        assert_eq!(message, rust.message().to_string());
+    }
+}
