@@ -6,7 +6,8 @@
 //! libcurl write), one callback per event summing the data lengths. It
 //! prints the best and median of 25 runs as MB/s plus a checksum the C side must
 //! match. With `SSEFOLD_BENCH_MODE=fold` it measures the provider stream
-//! instead (text deltas counted and summed, the folded message built).
+//! instead (text deltas counted and summed, the folded message built and
+//! serialized, as `ssefold_stream_message_json` does for C).
 
 use std::time::Instant;
 
@@ -82,6 +83,7 @@ fn fold_once(bytes: &[u8]) -> (u64, u64) {
     }
     // The corpus is whole turns, so it ends cleanly.
     stream.finish(&mut on_event).expect("the corpus ends cleanly");
-    std::hint::black_box(stream.message());
+    // As the C side does with ssefold_stream_message_json: the message as JSON text.
+    std::hint::black_box(stream.message().to_string());
     (n, sum)
 }
