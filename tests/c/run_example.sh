@@ -14,8 +14,15 @@ server_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 port=$(head -n 1 "$tmp/port")
 
-timeout 120 "$@" "$example" "http://127.0.0.1:$port/" > "$tmp/out"
+status=0
+timeout 120 "$@" "$example" "http://127.0.0.1:$port/" > "$tmp/out" 2> "$tmp/err" || status=$?
 wait "$server_pid"
+cat "$tmp/err" >&2
+# EXPECT_STATUS=1: a stream that ends early must fail (after printing its text).
+if [ "$status" != "${EXPECT_STATUS:-0}" ]; then
+  echo "FAIL: $example exited with $status, expected ${EXPECT_STATUS:-0}" >&2
+  exit 1
+fi
 
 # The expected output: the text of every text delta, in order, then a newline.
 "$python" - "$fixture" > "$tmp/want" <<'PY'
@@ -25,7 +32,10 @@ out = []
 for block in text.split("\n\n"):
     for line in block.split("\n"):
         if line.startswith("data: "):
-            data = json.loads(line[6:])
+            try:
+                data = json.loads(line[6:])
+            except ValueError:  # a truncated last event
+                continue
             if data.get("type") == "content_block_delta" and data["delta"].get("type") == "text_delta":
                 out.append(data["delta"]["text"])
 print("".join(out))
