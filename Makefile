@@ -20,3 +20,67 @@ demo:
 
 bench:
 	$(CARGO) bench
+
+# ---- C ABI (issue 6) -------------------------------------------------------
+# Kept in one block; owned by the C ABI work. Targets:
+#   make capi                       build libssefold.{so,a} (CAPI_PROFILE=release|debug)
+#   make install PREFIX=/usr/local  header(s), libs (.so.X.Y.Z, .so.X, .so), .a,
+#                                   pkg-config file, CMake package config
+#   make header / header-check      regenerate include/ssefold.h / fail when stale
+#   make c-test                     header check + C/C++ GoogleTest suite (CTest,
+#                                   valgrind when installed) + examples + install test
+#   make c-bench                    C ABI vs Rust API throughput (BENCHMARKS.md)
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+CAPI_PROFILE ?= release
+CAPI_TARGET_DIR := target/$(CAPI_PROFILE)
+CAPI_VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' Cargo.toml | head -n 1)
+CAPI_MAJOR := $(word 1,$(subst ., ,$(CAPI_VERSION)))
+CAPI_MINOR := $(word 2,$(subst ., ,$(CAPI_VERSION)))
+# What a static libssefold.a needs from the system (rustc --print native-static-libs).
+CAPI_NATIVE_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+HEADER_TOOL := target/header-tool/release/ssefold-header
+C_TEST_DIR ?= target/c-test
+
+.PHONY: capi install header header-check header-tool c-test c-bench
+
+capi:
+	$(CARGO) build --lib $(if $(filter release,$(CAPI_PROFILE)),--release,)
+
+install: capi
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/ssefold $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 include/ssefold.h include/ssefold.hpp $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(CAPI_TARGET_DIR)/libssefold.so $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_VERSION)
+	ln -sf libssefold.so.$(CAPI_VERSION) $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_MAJOR)
+	ln -sf libssefold.so.$(CAPI_MAJOR) $(DESTDIR)$(LIBDIR)/libssefold.so
+	install -m 644 $(CAPI_TARGET_DIR)/libssefold.a $(DESTDIR)$(LIBDIR)/libssefold.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(CAPI_VERSION)|' -e 's|@NATIVE_LIBS@|$(CAPI_NATIVE_LIBS)|' \
+	    bindings/c/ssefold.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ssefold.pc
+	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@MAJOR@|$(CAPI_MAJOR)|g' \
+	    -e 's|@CMAKE_NATIVE_LIBS@|$(subst $(eval) ,;,$(patsubst -l%,%,$(CAPI_NATIVE_LIBS)))|' \
+	    bindings/c/ssefold-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ssefold/ssefold-config.cmake
+	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@MAJOR@|$(CAPI_MAJOR)|g' -e 's|@MINOR@|$(CAPI_MINOR)|g' \
+	    bindings/c/ssefold-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ssefold/ssefold-config-version.cmake
+
+header-tool:
+	cd tools/header && $(CARGO) build --release --locked --target-dir ../../target/header-tool
+
+header: header-tool
+	$(HEADER_TOOL) .
+
+header-check: header-tool
+	$(HEADER_TOOL) --check .
+
+c-test: header-check
+	$(MAKE) install CAPI_PROFILE=debug PREFIX=$(abspath $(C_TEST_DIR)/prefix)
+	cmake -S tests/c -B $(C_TEST_DIR)/build -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	    -DCMAKE_PREFIX_PATH=$(abspath $(C_TEST_DIR)/prefix) -DSSEFOLD_ROOT=$(CURDIR)
+	cmake --build $(C_TEST_DIR)/build
+	ctest --test-dir $(C_TEST_DIR)/build --output-on-failure
+
+c-bench:
+	tests/c/bench.sh
+# ---- end of C ABI block ----------------------------------------------------

@@ -18,6 +18,9 @@
 //! * [`corpus`] — deterministic synthetic provider streams (Anthropic text,
 //!   Anthropic tool use, OpenAI parallel tool calls) for benchmarks, tests
 //!   and the bindings' benchmarks.
+//! * `ffi` (cargo feature `capi`, on by default) — the C ABI over all of
+//!   the above: opaque handles, callbacks, one status enum; header
+//!   `include/ssefold.h`.
 //!
 //! The core never opens a socket or reads a clock: hosts feed bytes and get
 //! events back.
@@ -37,9 +40,13 @@
 //! assert_eq!(seen, [("ping".to_owned(), "{}".to_owned())]);
 //! ```
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod corpus;
+#[cfg(feature = "capi")]
+#[allow(unsafe_code)] // The one place with unsafe code: see the module's conventions.
+pub mod ffi;
 pub mod json;
 pub mod providers;
 pub mod reconnect;

@@ -1,0 +1,421 @@
+// ssefold.hpp: header-only C++17 RAII wrappers over the C API (ssefold.h).
+//
+// Handles are move-only objects that free themselves; failures of the API
+// (misuse, invalid arguments) throw ssefold::Error with the status and the
+// handle's last error message. Decode errors of SSE are not thrown: feed()
+// returns them with the number of bytes consumed, like the C API, and
+// feed_all() reports them to an optional error callback and goes on.
+// Exceptions thrown by your event callback are caught before they reach C
+// and rethrown from feed() once the C call has returned.
+#ifndef SSEFOLD_HPP
+#define SSEFOLD_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "ssefold.h"
+
+namespace ssefold {
+
+/// A failed call: the status and the handle's last error message.
+class Error : public std::runtime_error {
+ public:
+  Error(ssefold_result code, const std::string &message)
+      : std::runtime_error(message.empty() ? std::string(ssefold_result_str(code)) : message), code_(code) {}
+  ssefold_result code() const noexcept { return code_; }
+
+ private:
+  ssefold_result code_;
+};
+
+/// A view as a string_view (empty when absent).
+inline std::string_view view(ssefold_str s) noexcept {
+  return s.ptr ? std::string_view(s.ptr, s.len) : std::string_view();
+}
+
+/// A view as an optional string_view (nullopt when absent).
+inline std::optional<std::string_view> optional_view(ssefold_str s) noexcept {
+  if (!s.ptr) return std::nullopt;
+  return std::string_view(s.ptr, s.len);
+}
+
+/// A string_view as an input view.
+inline ssefold_str str(std::string_view s) noexcept { return ssefold_str{s.data() ? s.data() : "", s.size()}; }
+
+/// An absent input view.
+inline ssefold_str absent() noexcept { return ssefold_str{nullptr, 0}; }
+
+/// The library version at run time.
+inline std::string_view version() { return ssefold_version(); }
+
+/// One SSE event; views valid only during the callback.
+struct Event {
+  std::string_view event;
+  std::string_view data;
+  std::optional<std::string_view> id;
+  std::optional<std::uint64_t> retry_ms;
+};
+
+/// The result of one SseDecoder::feed call.
+struct FeedResult {
+  ssefold_result status;  ///< OK, STOPPED, or an SSE decode error.
+  std::size_t consumed;   ///< Bytes decoded; feed the rest again.
+};
+
+/// An incremental SSE decoder.
+class SseDecoder {
+ public:
+  /// Returns true to continue, false to stop feed() (STOPPED).
+  using Callback = std::function<bool(const Event &)>;
+
+  explicit SseDecoder(const ssefold_sse_decoder_config *config = nullptr) : state_(new State) {
+    ssefold_sse_decoder *h = nullptr;
+    check_new(ssefold_sse_decoder_new(config, &h));
+    handle_ = h;
+    check(ssefold_sse_decoder_set_callback(handle_, &SseDecoder::trampoline, state_.get()));
+  }
+  ~SseDecoder() { ssefold_sse_decoder_free(handle_); }
+  SseDecoder(SseDecoder &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), state_(std::move(o.state_)) {}
+  SseDecoder &operator=(SseDecoder &&o) noexcept {
+    if (this != &o) {
+      ssefold_sse_decoder_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+      state_ = std::move(o.state_);
+    }
+    return *this;
+  }
+  SseDecoder(const SseDecoder &) = delete;
+  SseDecoder &operator=(const SseDecoder &) = delete;
+
+  /// Sets the event callback.
+  void on_event(Callback cb) { state_->callback = std::move(cb); }
+
+  /// Feeds bytes once: OK, STOPPED or a decode error, with bytes consumed.
+  /// Throws Error on misuse, and rethrows what the callback threw.
+  FeedResult feed(std::string_view bytes) {
+    std::size_t consumed = 0;
+    ssefold_result rc = ssefold_sse_decoder_feed(
+        handle_, reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size(), &consumed);
+    if (state_->pending) std::rethrow_exception(std::exchange(state_->pending, nullptr));
+    if (rc != SSEFOLD_RESULT_OK && rc != SSEFOLD_RESULT_STOPPED && (rc < 200 || rc >= 300)) throw error(rc);
+    return FeedResult{rc, consumed};
+  }
+
+  /// Feeds all of `bytes`, resuming after stops and decode errors;
+  /// `on_error` (if set) gets each decode error and its message.
+  void feed_all(std::string_view bytes,
+                const std::function<void(ssefold_result, std::string_view)> &on_error = nullptr) {
+    while (true) {
+      FeedResult r = feed(bytes);
+      if (r.status != SSEFOLD_RESULT_OK && r.status != SSEFOLD_RESULT_STOPPED && on_error)
+        on_error(r.status, last_error());
+      bytes.remove_prefix(r.consumed);
+      if (r.status == SSEFOLD_RESULT_OK) return;
+    }
+  }
+
+  /// Ends the stream: bytes discarded (an unterminated event is not dispatched).
+  ssefold_sse_end finish() {
+    ssefold_sse_end end;
+    check(ssefold_sse_decoder_finish(handle_, &end));
+    return end;
+  }
+
+  /// The last event ID, if any (valid until the next call).
+  std::optional<std::string_view> last_event_id() const {
+    ssefold_str s;
+    check(ssefold_sse_decoder_last_event_id(handle_, &s));
+    return optional_view(s);
+  }
+
+  /// The stream's reconnection time, if a valid retry field was seen.
+  std::optional<std::uint64_t> reconnection_time() const {
+    bool has = false;
+    std::uint64_t ms = 0;
+    check(ssefold_sse_decoder_reconnection_time(handle_, &has, &ms));
+    if (!has) return std::nullopt;
+    return ms;
+  }
+
+  /// The last error message of the handle.
+  std::string last_error() const {
+    ssefold_str s{nullptr, 0};
+    if (ssefold_sse_decoder_last_error(handle_, &s) != SSEFOLD_RESULT_OK) return {};
+    return std::string(view(s));
+  }
+
+  /// The C handle, for calls not wrapped here.
+  ssefold_sse_decoder *get() const noexcept { return handle_; }
+
+ private:
+  struct State {
+    Callback callback;
+    std::exception_ptr pending;
+  };
+
+  static int trampoline(void *user_data, const ssefold_sse_event *e) noexcept {
+    auto *state = static_cast<State *>(user_data);
+    if (!state->callback) return 0;
+    try {
+      Event ev{view(e->event), view(e->data), optional_view(e->id),
+               e->has_retry ? std::optional<std::uint64_t>(e->retry_ms) : std::nullopt};
+      return state->callback(ev) ? 0 : 1;
+    } catch (...) {
+      state->pending = std::current_exception();
+      return 1;
+    }
+  }
+
+  static void check_new(ssefold_result rc) {
+    if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  void check(ssefold_result rc) const {
+    if (rc != SSEFOLD_RESULT_OK) throw error(rc);
+  }
+  Error error(ssefold_result rc) const { return Error(rc, last_error()); }
+
+  ssefold_sse_decoder *handle_ = nullptr;
+  std::unique_ptr<State> state_;
+};
+
+/// An SSE encoder writing into a buffer it owns.
+class SseEncoder {
+ public:
+  SseEncoder() {
+    if (ssefold_result rc = ssefold_sse_encoder_new(&handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  ~SseEncoder() { ssefold_sse_encoder_free(handle_); }
+  SseEncoder(SseEncoder &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  SseEncoder &operator=(SseEncoder &&o) noexcept {
+    if (this != &o) {
+      ssefold_sse_encoder_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+    }
+    return *this;
+  }
+  SseEncoder(const SseEncoder &) = delete;
+  SseEncoder &operator=(const SseEncoder &) = delete;
+
+  /// Appends an event (throws Error for a line break in event/id, a NUL in id).
+  void event(std::string_view data, std::optional<std::string_view> event = std::nullopt,
+             std::optional<std::string_view> id = std::nullopt, std::optional<std::uint64_t> retry_ms = std::nullopt) {
+    const std::uint64_t *retry = retry_ms ? &*retry_ms : nullptr;
+    check(ssefold_sse_encoder_event(handle_, event ? str(*event) : absent(), str(data), id ? str(*id) : absent(),
+                                    retry));
+  }
+  void comment(std::string_view text) { check(ssefold_sse_encoder_comment(handle_, str(text))); }
+  void keep_alive() { check(ssefold_sse_encoder_keep_alive(handle_)); }
+  void retry(std::uint64_t ms) { check(ssefold_sse_encoder_retry(handle_, ms)); }
+  void clear() { check(ssefold_sse_encoder_clear(handle_)); }
+
+  /// The bytes written since the last clear (valid until the next call).
+  std::string_view bytes() const {
+    ssefold_bytes b;
+    check(ssefold_sse_encoder_bytes(handle_, &b));
+    return std::string_view(reinterpret_cast<const char *>(b.ptr), b.len);
+  }
+
+  ssefold_sse_encoder *get() const noexcept { return handle_; }
+
+ private:
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_sse_encoder_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_sse_encoder *handle_ = nullptr;
+};
+
+/// The reconnection state machine of one logical stream.
+class Reconnector {
+ public:
+  explicit Reconnector(const ssefold_reconnect_policy *policy = nullptr) {
+    if (ssefold_result rc = ssefold_reconnector_new(policy, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  ~Reconnector() { ssefold_reconnector_free(handle_); }
+  Reconnector(Reconnector &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  Reconnector &operator=(Reconnector &&o) noexcept {
+    if (this != &o) {
+      ssefold_reconnector_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+    }
+    return *this;
+  }
+  Reconnector(const Reconnector &) = delete;
+  Reconnector &operator=(const Reconnector &) = delete;
+
+  void on_connected(std::uint64_t now_ms) { check(ssefold_reconnector_on_connected(handle_, now_ms)); }
+  void on_activity(std::uint64_t now_ms) { check(ssefold_reconnector_on_activity(handle_, now_ms)); }
+  void on_event(std::optional<std::string_view> id, std::optional<std::uint64_t> seq = std::nullopt,
+                std::optional<std::uint64_t> retry_ms = std::nullopt) {
+    check(ssefold_reconnector_on_event(handle_, id ? str(*id) : absent(), seq ? &*seq : nullptr,
+                                       retry_ms ? &*retry_ms : nullptr));
+  }
+  /// The decision (views valid until the next call on this reconnector).
+  ssefold_reconnect_decision on_end(ssefold_stream_end_kind kind, std::string_view message = {},
+                                    std::string_view error_type = {}) {
+    ssefold_stream_end end{static_cast<std::uint32_t>(kind), str(error_type), str(message)};
+    ssefold_reconnect_decision d;
+    check(ssefold_reconnector_on_end(handle_, &end, &d));
+    return d;
+  }
+  ssefold_connection_state state() const {
+    ssefold_connection_state s;
+    std::uint32_t attempts = 0;
+    check(ssefold_reconnector_state(handle_, &s, &attempts));
+    return s;
+  }
+  ssefold_reconnector *get() const noexcept { return handle_; }
+
+ private:
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_reconnector_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_reconnector *handle_ = nullptr;
+};
+
+/// An incremental partial-JSON parser; values come back as JSON text.
+class PartialJson {
+ public:
+  explicit PartialJson(const ssefold_partial_json_limits *limits = nullptr) {
+    if (ssefold_result rc = ssefold_partial_json_new(limits, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  ~PartialJson() { ssefold_partial_json_free(handle_); }
+  PartialJson(PartialJson &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  PartialJson &operator=(PartialJson &&o) noexcept {
+    if (this != &o) {
+      ssefold_partial_json_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+    }
+    return *this;
+  }
+  PartialJson(const PartialJson &) = delete;
+  PartialJson &operator=(const PartialJson &) = delete;
+
+  /// Feeds a fragment (throws Error on invalid JSON or an exceeded limit).
+  void push(std::string_view fragment) {
+    check(ssefold_partial_json_push(handle_, reinterpret_cast<const std::uint8_t *>(fragment.data()),
+                                    fragment.size()));
+  }
+  /// The best-effort current value as JSON text, if a value has begun.
+  std::optional<std::string> value(bool partial_strings = true) {
+    bool has = false;
+    ssefold_str json{nullptr, 0};
+    check(ssefold_partial_json_value(handle_, partial_strings, &has, &json));
+    if (!has) return std::nullopt;
+    return std::string(view(json));
+  }
+  /// The complete value as JSON text (throws Error when incomplete or invalid).
+  std::string finish() {
+    ssefold_str json{nullptr, 0};
+    check(ssefold_partial_json_finish(handle_, &json));
+    return std::string(view(json));
+  }
+  void reset() { check(ssefold_partial_json_reset(handle_)); }
+  ssefold_partial_json *get() const noexcept { return handle_; }
+
+ private:
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_partial_json_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_partial_json *handle_ = nullptr;
+};
+
+/// A provider stream: body bytes in, normalized events out, the folded
+/// message as JSON text. Failures (invalid JSON, limits, provider errors,
+/// an incomplete stream at finish) throw ssefold::Error; the stream is then
+/// closed and message_json() still returns the fold so far.
+class Stream {
+ public:
+  /// Gets each normalized event (views valid only during the call).
+  using Callback = std::function<void(const ssefold_stream_event &)>;
+
+  explicit Stream(ssefold_provider provider = SSEFOLD_PROVIDER_AUTO, const ssefold_stream_config *config = nullptr,
+                  bool event_json = false)
+      : state_(new State) {
+    ssefold_stream *h = nullptr;
+    if (ssefold_result rc = ssefold_stream_new(provider, config, &h); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+    handle_ = h;
+    check(ssefold_stream_set_callback(handle_, &Stream::trampoline, state_.get(), event_json));
+  }
+  ~Stream() { ssefold_stream_free(handle_); }
+  Stream(Stream &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), state_(std::move(o.state_)) {}
+  Stream &operator=(Stream &&o) noexcept {
+    if (this != &o) {
+      ssefold_stream_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+      state_ = std::move(o.state_);
+    }
+    return *this;
+  }
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  void on_event(Callback cb) { state_->callback = std::move(cb); }
+
+  /// Feeds body bytes; rethrows what the callback threw.
+  void feed(std::string_view bytes) {
+    ssefold_result rc =
+        ssefold_stream_feed(handle_, reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size());
+    rethrow();
+    check(rc);
+  }
+  /// Ends the stream (throws when the terminal event never came).
+  void finish() {
+    ssefold_result rc = ssefold_stream_finish(handle_);
+    rethrow();
+    check(rc);
+  }
+  /// The folded message so far as JSON text.
+  std::string message_json() {
+    ssefold_str s{nullptr, 0};
+    check(ssefold_stream_message_json(handle_, &s));
+    return std::string(view(s));
+  }
+  ssefold_stream *get() const noexcept { return handle_; }
+
+ private:
+  struct State {
+    Callback callback;
+    std::exception_ptr pending;
+  };
+  static void trampoline(void *user_data, const ssefold_stream_event *e) noexcept {
+    auto *state = static_cast<State *>(user_data);
+    if (!state->callback || state->pending) return;
+    try {
+      state->callback(*e);
+    } catch (...) {
+      state->pending = std::current_exception();  // rethrown by feed/finish; later events are skipped
+    }
+  }
+  void rethrow() {
+    if (state_->pending) std::rethrow_exception(std::exchange(state_->pending, nullptr));
+  }
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_stream_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_stream *handle_ = nullptr;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ssefold
+
+#endif  // SSEFOLD_HPP

@@ -1,0 +1,609 @@
+//! The reconnection policy: a plain policy struct, pure delay functions,
+//! and the `ssefold_reconnector` state machine handle.
+
+use core::ffi::c_char;
+
+use super::handle::{self, check_not_null, Castable, Failure, Handle};
+use super::result::ssefold_result;
+use super::slice::ssefold_str;
+use crate::reconnect::{
+    is_retryable_error_type, ConnectionState, Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd,
+};
+
+/// The knobs of the reconnection policy (a plain struct: fill it from
+/// `ssefold_reconnect_policy_default`, change fields, pass it by pointer).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_reconnect_policy {
+    /// Delay before the first retry, in milliseconds (default 1000).
+    pub initial_delay_ms: u64,
+    /// Factor applied for each further retry (default 1.5; finite, >= 1).
+    pub growth: f64,
+    /// Upper bound of the computed delay, in milliseconds (default 30000).
+    pub max_delay_ms: u64,
+    /// Reconnections in a row before giving up (default 2).
+    pub max_retries: u32,
+    /// Jitter as a fraction of the delay, in [0, 1] (default 0: none).
+    pub jitter: f64,
+    /// Idle timeout in milliseconds; 0 means none (the default).
+    pub idle_timeout_ms: u64,
+}
+
+/// Connection state for the UI.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_connection_state {
+    /// Not connected and not about to be.
+    Disconnected = 0,
+    /// The first request is on its way.
+    Connecting = 1,
+    /// Bytes are flowing.
+    Connected = 2,
+    /// Waiting to reconnect, or reconnecting.
+    Reconnecting = 3,
+}
+
+/// How a connection ended (the `kind` of [`ssefold_stream_end`]).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_stream_end_kind {
+    /// The dialect's terminal event arrived.
+    Completed = 0,
+    /// The body ended without the terminal event.
+    EndedEarly = 1,
+    /// The transport failed (`message` says how).
+    TransportError = 2,
+    /// No bytes for the idle timeout.
+    IdleTimeout = 3,
+    /// The provider sent an error event (`error_type`, `message`).
+    ProviderError = 4,
+    /// The user aborted.
+    Aborted = 5,
+}
+
+/// How a connection ended, as the host saw it (input of
+/// `ssefold_reconnector_on_end`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_stream_end {
+    /// A `ssefold_stream_end_kind` value.
+    pub kind: u32,
+    /// `PROVIDER_ERROR`: the provider's error type (absent = empty).
+    pub error_type: ssefold_str,
+    /// `TRANSPORT_ERROR` / `PROVIDER_ERROR`: the message (absent = empty).
+    pub message: ssefold_str,
+}
+
+/// What to send when reconnecting (the `kind` of [`ssefold_resume_cursor`]).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_cursor_kind {
+    /// Nothing to resume from: the request starts over.
+    None = 0,
+    /// Send `Last-Event-ID: last_event_id`.
+    LastEventId = 1,
+    /// OpenAI Responses: resume with `starting_after`.
+    StartingAfter = 2,
+}
+
+/// A resume cursor. `last_event_id` is a view owned by the reconnector
+/// until its next call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_resume_cursor {
+    /// Which cursor.
+    pub kind: ssefold_cursor_kind,
+    /// `LAST_EVENT_ID`: the id (absent otherwise).
+    pub last_event_id: ssefold_str,
+    /// `STARTING_AFTER`: the sequence number (0 otherwise).
+    pub starting_after: u64,
+}
+
+/// What the host should do next (the `kind` of [`ssefold_reconnect_decision`]).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_decision_kind {
+    /// The answer is complete.
+    Done = 0,
+    /// Reconnect after `delay_ms`, sending `cursor`.
+    Reconnect = 1,
+    /// Retries are exhausted: report `last_end` (and `message`).
+    GiveUp = 2,
+    /// The provider reported an error: do not reconnect.
+    Fail = 3,
+    /// The user aborted.
+    Stop = 4,
+}
+
+/// A decision of `ssefold_reconnector_on_end`. Views are owned by the
+/// reconnector until its next call. Fields that do not apply to `kind` are
+/// zero / absent.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_reconnect_decision {
+    /// What to do.
+    pub kind: ssefold_decision_kind,
+    /// `RECONNECT`: how long to wait first, in milliseconds.
+    pub delay_ms: u64,
+    /// `RECONNECT`: which reconnection this is (1 for the first).
+    pub attempt: u32,
+    /// `RECONNECT`: what to send so the server can resume.
+    pub cursor: ssefold_resume_cursor,
+    /// `GIVE_UP`: how the last connection ended.
+    pub last_end: ssefold_stream_end_kind,
+    /// `FAIL` (and `GIVE_UP` after a provider error): the error type.
+    pub error_type: ssefold_str,
+    /// `FAIL`: the provider's message; `GIVE_UP`: the transport error text.
+    pub message: ssefold_str,
+    /// `FAIL`: whether the error type is transient (the whole request may be
+    /// sent again).
+    pub retryable: bool,
+}
+
+/// A reconnection state machine for one logical stream (opaque).
+pub struct ssefold_reconnector {
+    _private: [u8; 0],
+}
+
+/// The Rust side of [`ssefold_reconnector`]: the machine plus the values
+/// that back the views it hands out.
+pub(crate) struct ReconnectorState {
+    machine: Reconnector,
+    decision: Option<Decision>,
+    cursor: ResumeCursor,
+}
+
+impl Castable for ssefold_reconnector {
+    type Inner = Handle<ReconnectorState>;
+}
+
+fn policy_from_c(p: &ssefold_reconnect_policy) -> Result<ReconnectPolicy, Failure> {
+    if !p.growth.is_finite() || p.growth < 1.0 {
+        return Err(Failure::new(ssefold_result::InvalidArgument, "growth must be finite and >= 1"));
+    }
+    if !p.jitter.is_finite() || !(0.0..=1.0).contains(&p.jitter) {
+        return Err(Failure::new(ssefold_result::InvalidArgument, "jitter must be in [0, 1]"));
+    }
+    Ok(ReconnectPolicy {
+        initial_delay_ms: p.initial_delay_ms,
+        growth: p.growth,
+        max_delay_ms: p.max_delay_ms,
+        max_retries: p.max_retries,
+        jitter: p.jitter,
+        idle_timeout_ms: (p.idle_timeout_ms != 0).then_some(p.idle_timeout_ms),
+    })
+}
+
+fn cursor_view(c: &ResumeCursor) -> ssefold_resume_cursor {
+    match c {
+        ResumeCursor::None => ssefold_resume_cursor {
+            kind: ssefold_cursor_kind::None,
+            last_event_id: ssefold_str::ABSENT,
+            starting_after: 0,
+        },
+        ResumeCursor::LastEventId(id) => ssefold_resume_cursor {
+            kind: ssefold_cursor_kind::LastEventId,
+            last_event_id: ssefold_str::new(id),
+            starting_after: 0,
+        },
+        ResumeCursor::StartingAfter(n) => ssefold_resume_cursor {
+            kind: ssefold_cursor_kind::StartingAfter,
+            last_event_id: ssefold_str::ABSENT,
+            starting_after: *n,
+        },
+    }
+}
+
+fn end_kind(e: &StreamEnd) -> ssefold_stream_end_kind {
+    match e {
+        StreamEnd::Completed => ssefold_stream_end_kind::Completed,
+        StreamEnd::EndedEarly => ssefold_stream_end_kind::EndedEarly,
+        StreamEnd::TransportError(_) => ssefold_stream_end_kind::TransportError,
+        StreamEnd::IdleTimeout => ssefold_stream_end_kind::IdleTimeout,
+        StreamEnd::ProviderError { .. } => ssefold_stream_end_kind::ProviderError,
+        StreamEnd::Aborted => ssefold_stream_end_kind::Aborted,
+    }
+}
+
+fn decision_view(d: &Decision) -> ssefold_reconnect_decision {
+    let mut v = ssefold_reconnect_decision {
+        kind: ssefold_decision_kind::Done,
+        delay_ms: 0,
+        attempt: 0,
+        cursor: cursor_view(&ResumeCursor::None),
+        last_end: ssefold_stream_end_kind::Completed,
+        error_type: ssefold_str::ABSENT,
+        message: ssefold_str::ABSENT,
+        retryable: false,
+    };
+    match d {
+        Decision::Done => {}
+        Decision::Stop => v.kind = ssefold_decision_kind::Stop,
+        Decision::Reconnect { delay_ms, attempt, cursor } => {
+            v.kind = ssefold_decision_kind::Reconnect;
+            v.delay_ms = *delay_ms;
+            v.attempt = *attempt;
+            v.cursor = cursor_view(cursor);
+        }
+        Decision::GiveUp { last } => {
+            v.kind = ssefold_decision_kind::GiveUp;
+            v.last_end = end_kind(last);
+            match last {
+                StreamEnd::TransportError(text) => v.message = ssefold_str::new(text),
+                StreamEnd::ProviderError { error_type, message } => {
+                    v.error_type = ssefold_str::new(error_type);
+                    v.message = ssefold_str::new(message);
+                }
+                _ => {}
+            }
+        }
+        Decision::Fail { error_type, message, retryable } => {
+            v.kind = ssefold_decision_kind::Fail;
+            v.error_type = ssefold_str::new(error_type);
+            v.message = ssefold_str::new(message);
+            v.retryable = *retryable;
+        }
+    }
+    v
+}
+
+/// Writes the default policy (1000 ms × 1.5^n capped at 30000 ms, 2
+/// retries, no jitter, no idle timeout) to `*out`.
+///
+/// # Safety
+/// `out` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnect_policy_default(out: *mut ssefold_reconnect_policy) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        let d = ReconnectPolicy::default();
+        let p = ssefold_reconnect_policy {
+            initial_delay_ms: d.initial_delay_ms,
+            growth: d.growth,
+            max_delay_ms: d.max_delay_ms,
+            max_retries: d.max_retries,
+            jitter: d.jitter,
+            idle_timeout_ms: d.idle_timeout_ms.unwrap_or(0),
+        };
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out, p) };
+        ssefold_result::Ok
+    }
+}
+
+/// The delay before retry number `attempt` (0 for the first retry):
+/// `*server_retry_ms` when non-NULL (the server's `retry:`), else the capped
+/// exponential backoff. With `random_unit` in [0, 1) from the host (pass
+/// 0.5 for none), the delay is spread by the policy's jitter (a server
+/// value is never jittered).
+///
+/// Errors: `NULL_PARAMETER` (`policy` or `out_ms`), `INVALID_ARGUMENT` (a
+/// growth or jitter out of range, a non-finite `random_unit`).
+///
+/// # Safety
+/// `policy` and `server_retry_ms` must be NULL or readable; `out_ms` NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnect_next_delay_ms(
+    policy: *const ssefold_reconnect_policy,
+    attempt: u32,
+    server_retry_ms: *const u64,
+    random_unit: f64,
+    out_ms: *mut u64,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        if policy.is_null() || out_ms.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        if !random_unit.is_finite() {
+            return ssefold_result::InvalidArgument;
+        }
+        // SAFETY: non-NULL and readable by contract.
+        let policy = match policy_from_c(unsafe { &*policy }) {
+            Ok(p) => p,
+            Err(f) => return f.code,
+        };
+        // SAFETY: NULL or readable by contract.
+        let server = unsafe { server_retry_ms.as_ref() }.copied();
+        let ms = policy.jittered_delay_ms(attempt, server, random_unit);
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out_ms, ms) };
+        ssefold_result::Ok
+    }
+}
+
+/// Whether a provider error type is transient (sending the same request
+/// again may succeed): `overloaded_error`, `api_error`, `rate_limit_error`,
+/// `timeout_error`, `server_error`, `rate_limit_exceeded`, `internal_error`.
+///
+/// # Safety
+/// `error_type` must be NULL or `len` readable bytes; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnect_is_retryable_error_type(
+    error_type: ssefold_str,
+    out: *mut bool,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        // SAFETY: view readable by contract.
+        let t = match unsafe { error_type.to_str_or_empty() } {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out, is_retryable_error_type(t)) };
+        ssefold_result::Ok
+    }
+}
+
+/// The binding-wide name of a connection state (`"disconnected"`,
+/// `"connecting"`, `"connected"`, `"reconnecting"`; `"unknown"` for any
+/// other number). A static string; never fails.
+#[no_mangle]
+pub extern "C" fn ssefold_connection_state_name(state: u32) -> *const c_char {
+    ffi_panic_boundary! {
+        let s: &'static core::ffi::CStr = match state {
+            0 => c"disconnected",
+            1 => c"connecting",
+            2 => c"connected",
+            3 => c"reconnecting",
+            _ => c"unknown",
+        };
+        s.as_ptr()
+    }
+}
+
+/// Creates a reconnector (state `CONNECTING`) with `policy` (NULL: the
+/// default) and writes it to `*out`.
+///
+/// # Safety
+/// `policy` must be NULL or readable; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_new(
+    policy: *const ssefold_reconnect_policy,
+    out: *mut *mut ssefold_reconnector,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        // SAFETY: NULL or readable by contract.
+        let policy = match unsafe { policy.as_ref() } {
+            None => ReconnectPolicy::default(),
+            Some(p) => match policy_from_c(p) {
+                Ok(p) => p,
+                Err(f) => return f.code,
+            },
+        };
+        let state = ReconnectorState { machine: Reconnector::new(policy), decision: None, cursor: ResumeCursor::None };
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out, Handle::into_raw(state)) };
+        ssefold_result::Ok
+    }
+}
+
+/// Frees a reconnector. NULL is a no-op.
+///
+/// # Safety
+/// `reconnector` must be NULL or live, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_free(reconnector: *mut ssefold_reconnector) {
+    // SAFETY: forwarded contract.
+    ffi_panic_boundary! { unsafe { handle::free(reconnector) } }
+}
+
+/// The response headers arrived at `now_ms` (host clock): bytes may flow.
+///
+/// # Safety
+/// `reconnector` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_on_connected(
+    reconnector: *mut ssefold_reconnector,
+    now_ms: u64,
+) -> ssefold_result {
+    let body = |r: &mut ReconnectorState| {
+        r.machine.on_connected(now_ms);
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// Bytes arrived at `now_ms` (comments and pings included).
+///
+/// # Safety
+/// `reconnector` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_on_activity(
+    reconnector: *mut ssefold_reconnector,
+    now_ms: u64,
+) -> ssefold_result {
+    let body = |r: &mut ReconnectorState| {
+        r.machine.on_activity(now_ms);
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// An event was dispatched: `id` is the SSE last event ID in force (absent
+/// when none), `sequence_number` the Responses API's and `retry_ms` the
+/// stream's reconnection time, each NULL when unknown. Resets the retry
+/// count.
+///
+/// # Safety
+/// `reconnector` must be NULL or live; `id` NULL or `len` readable bytes;
+/// `sequence_number` and `retry_ms` NULL or readable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_on_event(
+    reconnector: *mut ssefold_reconnector,
+    id: ssefold_str,
+    sequence_number: *const u64,
+    retry_ms: *const u64,
+) -> ssefold_result {
+    let body = |r: &mut ReconnectorState| {
+        // SAFETY: view readable by contract.
+        let id = unsafe { id.to_option()? };
+        // SAFETY: NULL or readable by contract.
+        let (seq, retry) = unsafe { (sequence_number.as_ref().copied(), retry_ms.as_ref().copied()) };
+        r.machine.on_event(id, seq, retry);
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// A connection ended: decides what comes next and writes the decision
+/// (views owned by the reconnector until its next call) to `*out`. After
+/// `DONE`, `FAIL`, `GIVE_UP` or `STOP` the reconnector is finished and keeps
+/// answering the same way.
+///
+/// Errors: `NULL_PARAMETER`, `INVALID_ARGUMENT` (unknown `end->kind`),
+/// `INVALID_UTF8_ARGUMENT`.
+///
+/// # Safety
+/// `reconnector` must be NULL or live; `end` NULL or readable (with its views
+/// readable); `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_on_end(
+    reconnector: *mut ssefold_reconnector,
+    end: *const ssefold_stream_end,
+    out: *mut ssefold_reconnect_decision,
+) -> ssefold_result {
+    let body = |r: &mut ReconnectorState| {
+        check_not_null!(end, out);
+        // SAFETY: non-NULL (checked) and readable by contract.
+        let end = unsafe { &*end };
+        // SAFETY: views readable by contract.
+        let (error_type, message) = unsafe { (end.error_type.to_str_or_empty()?, end.message.to_str_or_empty()?) };
+        let end = match end.kind {
+            0 => StreamEnd::Completed,
+            1 => StreamEnd::EndedEarly,
+            2 => StreamEnd::TransportError(message.to_owned()),
+            3 => StreamEnd::IdleTimeout,
+            4 => StreamEnd::ProviderError { error_type: error_type.to_owned(), message: message.to_owned() },
+            5 => StreamEnd::Aborted,
+            k => return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown stream end kind {k}"))),
+        };
+        let decision = r.decision.insert(r.machine.on_end(end));
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, decision_view(decision)) };
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// The cursor to send on the next connection (its view owned by the
+/// reconnector until its next call).
+///
+/// # Safety
+/// `reconnector` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_cursor(
+    reconnector: *mut ssefold_reconnector,
+    out: *mut ssefold_resume_cursor,
+) -> ssefold_result {
+    let body = |r: &mut ReconnectorState| {
+        check_not_null!(out);
+        r.cursor = r.machine.cursor();
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, cursor_view(&r.cursor)) };
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// When the idle timeout of the current connection expires (host clock):
+/// `*has_deadline` is false when no idle timeout is configured or no
+/// connection is open (then `*deadline_ms` is 0).
+///
+/// # Safety
+/// `reconnector` must be NULL or live; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_idle_deadline_ms(
+    reconnector: *const ssefold_reconnector,
+    has_deadline: *mut bool,
+    deadline_ms: *mut u64,
+) -> ssefold_result {
+    let body = |r: &ReconnectorState| {
+        check_not_null!(has_deadline, deadline_ms);
+        let d = r.machine.idle_deadline_ms();
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(has_deadline, d.is_some()) };
+        // SAFETY: as above.
+        unsafe { handle::write_out(deadline_ms, d.unwrap_or(0)) };
+        Ok(())
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(reconnector, body) }
+}
+
+/// Whether the idle deadline has passed at `now_ms` (then close the
+/// connection and call `on_end` with `IDLE_TIMEOUT`).
+///
+/// # Safety
+/// `reconnector` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_is_idle(
+    reconnector: *const ssefold_reconnector,
+    now_ms: u64,
+    out: *mut bool,
+) -> ssefold_result {
+    let body = |r: &ReconnectorState| {
+        check_not_null!(out);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, r.machine.is_idle(now_ms)) };
+        Ok(())
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(reconnector, body) }
+}
+
+/// The connection state (for the UI) and the number of reconnections in a
+/// row decided so far.
+///
+/// # Safety
+/// `reconnector` must be NULL or live; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_state(
+    reconnector: *const ssefold_reconnector,
+    state: *mut ssefold_connection_state,
+    attempts: *mut u32,
+) -> ssefold_result {
+    let body = |r: &ReconnectorState| {
+        check_not_null!(state, attempts);
+        let s = match r.machine.state() {
+            ConnectionState::Disconnected => ssefold_connection_state::Disconnected,
+            ConnectionState::Connecting => ssefold_connection_state::Connecting,
+            ConnectionState::Connected => ssefold_connection_state::Connected,
+            ConnectionState::Reconnecting => ssefold_connection_state::Reconnecting,
+        };
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(state, s) };
+        // SAFETY: as above.
+        unsafe { handle::write_out(attempts, r.machine.attempts()) };
+        Ok(())
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(reconnector, body) }
+}
+
+/// The message of the reconnector's last call (empty after success), as a
+/// NUL-terminated view owned by the reconnector until its next call.
+///
+/// # Safety
+/// `reconnector` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_last_error(
+    reconnector: *const ssefold_reconnector,
+    out: *mut ssefold_str,
+) -> ssefold_result {
+    // SAFETY: forwarded contract.
+    unsafe { super::write_last_error(reconnector, out) }
+}

@@ -1,0 +1,183 @@
+//! The one status enum every fallible function returns, with stable numbers.
+
+use core::ffi::c_char;
+
+use crate::sse::{DecodeError, EncodeError};
+
+/// The status of a call. The numbers are part of the ABI and never change
+/// meaning; retired numbers stay reserved. Ranges: 0–99 success-like
+/// outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
+/// 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
+/// streams.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(non_camel_case_types)]
+pub enum ssefold_result {
+    /// Success.
+    Ok = 0,
+    /// The event callback returned non-zero: the call stopped early. Out-
+    /// parameters that say how far it got (`consumed`) are written.
+    Stopped = 1,
+    /// A required pointer argument was NULL (or a view had `ptr == NULL`
+    /// with `len > 0`).
+    NullParameter = 100,
+    /// An argument was out of range: a length over `PTRDIFF_MAX`, an unknown
+    /// enum number, a NaN where a number is required.
+    InvalidArgument = 101,
+    /// A string argument was not valid UTF-8.
+    InvalidUtf8Argument = 102,
+    /// The handle cannot do this now: called again from its own callback,
+    /// or a required callback is not set.
+    BadState = 103,
+    /// A panic happened earlier inside this handle: it refuses all work.
+    /// Free it.
+    Poisoned = 104,
+    /// A Rust panic was caught at the boundary (a bug in ssefold). The handle
+    /// involved is poisoned.
+    Panic = 105,
+    /// SSE: a line was longer than the configured limit. Decoding goes on
+    /// after the next blank line.
+    SseLineTooLong = 200,
+    /// SSE: an event's data grew past the configured limit. Decoding goes on
+    /// after the next blank line.
+    SseEventTooLarge = 201,
+    /// SSE: invalid UTF-8 in strict mode. The event is dropped.
+    SseInvalidUtf8 = 202,
+    /// SSE encoder: a CR or LF in an event name or id.
+    EncodeLineBreak = 300,
+    /// SSE encoder: a NUL in an id.
+    EncodeNulInId = 301,
+    /// Partial JSON: the input is not a prefix of any JSON document (sticky).
+    JsonInvalid = 400,
+    /// Partial JSON: too many nested containers (sticky).
+    JsonDepthLimit = 401,
+    /// Partial JSON: the document is larger than the limit (sticky).
+    JsonSizeLimit = 402,
+    /// Partial JSON: `finish` before the document was complete.
+    JsonIncomplete = 403,
+    /// Provider stream: an event's data was not JSON (the stream is closed).
+    StreamInvalidJson = 500,
+    /// Provider stream: a configured limit was exceeded (the stream is closed).
+    StreamLimitExceeded = 501,
+    /// Provider stream: the provider reported an error inside the stream.
+    StreamProviderError = 502,
+    /// Provider stream: `AUTO` could not tell the dialect from the first event.
+    StreamUnknownDialect = 503,
+    /// Provider stream: the body ended before the terminal event.
+    StreamIncomplete = 504,
+    /// Provider stream: already closed by an error or by `finish`.
+    StreamClosed = 505,
+}
+
+impl ssefold_result {
+    /// Every status, in number order (for `ssefold_result_str` and tests).
+    pub(crate) const ALL: [ssefold_result; 23] = [
+        ssefold_result::Ok,
+        ssefold_result::Stopped,
+        ssefold_result::NullParameter,
+        ssefold_result::InvalidArgument,
+        ssefold_result::InvalidUtf8Argument,
+        ssefold_result::BadState,
+        ssefold_result::Poisoned,
+        ssefold_result::Panic,
+        ssefold_result::SseLineTooLong,
+        ssefold_result::SseEventTooLarge,
+        ssefold_result::SseInvalidUtf8,
+        ssefold_result::EncodeLineBreak,
+        ssefold_result::EncodeNulInId,
+        ssefold_result::JsonInvalid,
+        ssefold_result::JsonDepthLimit,
+        ssefold_result::JsonSizeLimit,
+        ssefold_result::JsonIncomplete,
+        ssefold_result::StreamInvalidJson,
+        ssefold_result::StreamLimitExceeded,
+        ssefold_result::StreamProviderError,
+        ssefold_result::StreamUnknownDialect,
+        ssefold_result::StreamIncomplete,
+        ssefold_result::StreamClosed,
+    ];
+
+    /// The status with number `n`, if there is one. C may pass any number.
+    pub fn from_u32(n: u32) -> Option<ssefold_result> {
+        ssefold_result::ALL.iter().copied().find(|r| *r as u32 == n)
+    }
+
+    /// A static, NUL-terminated description.
+    pub fn description(self) -> &'static str {
+        match self {
+            ssefold_result::Ok => "ok\0",
+            ssefold_result::Stopped => "stopped by the callback\0",
+            ssefold_result::NullParameter => "a required pointer argument was NULL\0",
+            ssefold_result::InvalidArgument => "an argument was out of range\0",
+            ssefold_result::InvalidUtf8Argument => "a string argument was not valid UTF-8\0",
+            ssefold_result::BadState => "the handle cannot do this in its current state\0",
+            ssefold_result::Poisoned => "the handle was poisoned by an earlier panic\0",
+            ssefold_result::Panic => "a panic was caught at the C boundary\0",
+            ssefold_result::SseLineTooLong => "SSE line longer than the limit\0",
+            ssefold_result::SseEventTooLarge => "SSE event data larger than the limit\0",
+            ssefold_result::SseInvalidUtf8 => "invalid UTF-8 in an SSE field (strict mode)\0",
+            ssefold_result::EncodeLineBreak => "the SSE event name or id contains CR or LF\0",
+            ssefold_result::EncodeNulInId => "the SSE id contains NUL\0",
+            ssefold_result::JsonInvalid => "invalid JSON\0",
+            ssefold_result::JsonDepthLimit => "JSON nesting depth limit exceeded\0",
+            ssefold_result::JsonSizeLimit => "JSON size limit exceeded\0",
+            ssefold_result::JsonIncomplete => "incomplete JSON\0",
+            ssefold_result::StreamInvalidJson => "an event's data was not JSON\0",
+            ssefold_result::StreamLimitExceeded => "a stream limit was exceeded\0",
+            ssefold_result::StreamProviderError => "the provider reported an error in the stream\0",
+            ssefold_result::StreamUnknownDialect => "cannot detect the provider dialect\0",
+            ssefold_result::StreamIncomplete => "the stream ended before its terminal event\0",
+            ssefold_result::StreamClosed => "the stream is closed\0",
+        }
+    }
+}
+
+impl From<&DecodeError> for ssefold_result {
+    fn from(e: &DecodeError) -> Self {
+        match e {
+            DecodeError::LineTooLong { .. } => ssefold_result::SseLineTooLong,
+            DecodeError::EventTooLarge { .. } => ssefold_result::SseEventTooLarge,
+            DecodeError::InvalidUtf8 { .. } => ssefold_result::SseInvalidUtf8,
+        }
+    }
+}
+
+impl From<&EncodeError> for ssefold_result {
+    fn from(e: &EncodeError) -> Self {
+        match e {
+            EncodeError::LineBreak { .. } => ssefold_result::EncodeLineBreak,
+            EncodeError::NulInId => ssefold_result::EncodeNulInId,
+        }
+    }
+}
+
+/// A static, NUL-terminated description of a status number. Takes the
+/// number, not the enum, because C may pass any value: unknown numbers give
+/// `"unknown ssefold_result"`. Never fails; the string lives forever.
+#[no_mangle]
+pub extern "C" fn ssefold_result_str(result: u32) -> *const c_char {
+    ffi_panic_boundary! {
+        let s = match ssefold_result::from_u32(result) {
+            Some(r) => r.description(),
+            None => "unknown ssefold_result\0",
+        };
+        s.as_ptr().cast::<c_char>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_round_trip_and_descriptions_are_nul_terminated() {
+        for r in ssefold_result::ALL {
+            assert_eq!(ssefold_result::from_u32(r as u32), Some(r));
+            let d = r.description();
+            assert!(d.ends_with('\0') && !d[..d.len() - 1].contains('\0'), "{r:?}");
+        }
+        assert_eq!(ssefold_result::from_u32(7), None);
+        assert_eq!(ssefold_result::Ok as u32, 0);
+        assert_eq!(ssefold_result::SseLineTooLong as u32, 200);
+    }
+}

@@ -1,0 +1,481 @@
+//! `ssefold_stream`: a provider stream — HTTP body bytes in, normalized
+//! events out through a callback, the folded message as JSON text.
+
+use core::ffi::c_void;
+
+use serde_json::Value;
+
+use super::handle::{self, check_not_null, Castable, Failure, Handle};
+use super::result::ssefold_result;
+use super::slice::{bytes_from_raw, ssefold_str};
+use super::sse::ssefold_sse_decoder_config;
+use crate::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
+use crate::sse::{DecoderConfig, Utf8Mode};
+
+/// Which provider dialect a stream folds.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_provider {
+    /// Detected from the first event.
+    Auto = 0,
+    /// Anthropic Messages API.
+    Anthropic = 1,
+    /// OpenAI Chat Completions (and compatible providers).
+    OpenaiChat = 2,
+    /// OpenAI Responses API.
+    OpenaiResponses = 3,
+}
+
+/// Limits of a stream. Start from `ssefold_stream_config_default`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_stream_config {
+    /// The SSE decoder's options.
+    pub sse: ssefold_sse_decoder_config,
+    /// Most parts per stream (default 4096).
+    pub max_parts: usize,
+    /// Most bytes of one tool call's raw arguments (default 16 MiB).
+    pub max_tool_args_bytes: usize,
+    /// Most bytes of text in one part (default 64 MiB).
+    pub max_text_bytes: usize,
+    /// Most choices (OpenAI `n`, default 128).
+    pub max_choices: usize,
+}
+
+/// The kind of a normalized event (its wire name is in `name`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_stream_event_kind {
+    /// `message_start`: the turn began.
+    MessageStart = 0,
+    /// `part_start`: a part (text, reasoning, tool call, refusal, other) opened.
+    PartStart = 1,
+    /// `text_delta`: text appended to a part (`text`).
+    TextDelta = 2,
+    /// `tool_args_delta`: a raw fragment of a tool call's JSON arguments (`text`).
+    ToolArgsDelta = 3,
+    /// `tool_args_path`: a partial-JSON path event of a tool call's arguments.
+    ToolArgsPath = 4,
+    /// `part_metadata`: metadata set on a part.
+    PartMetadata = 5,
+    /// `part_end`: a part was committed (a tool call is ready when its outcome is `complete`).
+    PartEnd = 6,
+    /// `usage`: usage so far.
+    Usage = 7,
+    /// `stop_reason`: a stop / finish reason became known.
+    StopReason = 8,
+    /// `turn_end`: the terminal event arrived.
+    TurnEnd = 9,
+    /// `error`: the provider reported an error; the turn ends.
+    Error = 10,
+    /// `warning`: recoverable bad input.
+    Warning = 11,
+    /// `unknown`: an event or delta of an unknown type, carried through.
+    Unknown = 12,
+}
+
+/// One normalized event, as passed to the callback. Every view is valid
+/// only during the callback. The hot path is typed (`kind`, `part`,
+/// `text`); every field of every event is in `json` (the event's JSON form,
+/// `{"event": name, ...}`) when the callback was registered with
+/// `event_json`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_stream_event {
+    /// What happened.
+    pub kind: ssefold_stream_event_kind,
+    /// The wire name (`"text_delta"`, …).
+    pub name: ssefold_str,
+    /// The part id for part events (0, 1, 2… in stream order); `UINT32_MAX`
+    /// for events without a part.
+    pub part: u32,
+    /// `TEXT_DELTA`: the text; `TOOL_ARGS_DELTA`: the JSON fragment;
+    /// `STOP_REASON`: the reason; `WARNING` / `ERROR`: the message; absent
+    /// otherwise.
+    pub text: ssefold_str,
+    /// The event's JSON form when requested (`event_json`); absent otherwise.
+    pub json: ssefold_str,
+}
+
+/// The normalized-event callback. A stream consumes each fed chunk whole,
+/// so this callback cannot stop a feed (feed smaller chunks to pace it).
+pub type ssefold_stream_event_callback =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, event: *const ssefold_stream_event)>;
+
+/// A provider stream (opaque).
+pub struct ssefold_stream {
+    _private: [u8; 0],
+}
+
+/// The Rust side of [`ssefold_stream`].
+pub(crate) struct StreamState {
+    stream: Stream,
+    callback: ssefold_stream_event_callback,
+    user_data: *mut c_void,
+    event_json: bool,
+    scratch: String,
+    /// Backs the view returned by `_message_json`.
+    message: String,
+}
+
+impl Castable for ssefold_stream {
+    type Inner = Handle<StreamState>;
+}
+
+fn failure(e: &StreamError) -> Failure {
+    let code = match e {
+        StreamError::Sse(d) => ssefold_result::from(d),
+        StreamError::InvalidJson { .. } => ssefold_result::StreamInvalidJson,
+        StreamError::LimitExceeded { .. } => ssefold_result::StreamLimitExceeded,
+        StreamError::Provider(_) => ssefold_result::StreamProviderError,
+        StreamError::UnknownDialect => ssefold_result::StreamUnknownDialect,
+        StreamError::Incomplete { .. } => ssefold_result::StreamIncomplete,
+        StreamError::Closed => ssefold_result::StreamClosed,
+    };
+    Failure::new(code, e.to_string())
+}
+
+fn write_json(value: &Value, out: &mut String) {
+    out.clear();
+    let mut bytes = core::mem::take(out).into_bytes();
+    // Writing a `Value` to memory cannot fail.
+    serde_json::to_writer(&mut bytes, value).unwrap_or_default();
+    *out = String::from_utf8(bytes).unwrap_or_default();
+}
+
+fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
+    use ssefold_stream_event_kind as K;
+    let (kind, part, text) = match *e {
+        StreamEvent::MessageStart { .. } => (K::MessageStart, None, None),
+        StreamEvent::PartStart { part, .. } => (K::PartStart, Some(part), None),
+        StreamEvent::TextDelta { part, text } => (K::TextDelta, Some(part), Some(text)),
+        StreamEvent::ToolArgsDelta { part, json } => (K::ToolArgsDelta, Some(part), Some(json)),
+        StreamEvent::ToolArgsPath { part, .. } => (K::ToolArgsPath, Some(part), None),
+        StreamEvent::PartMetadata { part, .. } => (K::PartMetadata, Some(part), None),
+        StreamEvent::PartEnd { part, .. } => (K::PartEnd, Some(part), None),
+        StreamEvent::Usage { .. } => (K::Usage, None, None),
+        StreamEvent::StopReason { reason, .. } => (K::StopReason, None, Some(reason)),
+        StreamEvent::TurnEnd { .. } => (K::TurnEnd, None, None),
+        StreamEvent::Error { error } => (K::Error, None, Some(error.message.as_str())),
+        StreamEvent::Warning { message, .. } => (K::Warning, None, Some(message)),
+        StreamEvent::Unknown { .. } => (K::Unknown, None, None),
+    };
+    ssefold_stream_event {
+        kind,
+        name: ssefold_str::new(e.name()),
+        part: part.unwrap_or(u32::MAX),
+        text: ssefold_str::from_option(text),
+        json: ssefold_str::ABSENT,
+    }
+}
+
+impl StreamState {
+    /// The event sink handed to the core: builds the view and calls back.
+    fn deliver(
+        callback: ssefold_stream_event_callback,
+        user_data: *mut c_void,
+        event_json: bool,
+        scratch: &mut String,
+    ) -> impl FnMut(&StreamEvent<'_>) + '_ {
+        move |e| {
+            let Some(cb) = callback else { return };
+            let mut v = view(e);
+            if event_json {
+                write_json(&e.to_json(), scratch);
+                v.json = ssefold_str::new(scratch);
+            }
+            // SAFETY: the host registered `cb` for `user_data`; `v` outlives the call.
+            unsafe { cb(user_data, &v) };
+        }
+    }
+}
+
+fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
+    let utf8 = match c.sse.utf8_mode {
+        0 => Utf8Mode::Replace,
+        1 => Utf8Mode::Strict,
+        m => return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown utf8_mode {m}"))),
+    };
+    if c.sse.max_line_len == 0 || c.sse.max_event_size == 0 {
+        return Err(Failure::new(ssefold_result::InvalidArgument, "SSE limits must be positive"));
+    }
+    Ok(StreamConfig {
+        sse: DecoderConfig { max_line_len: c.sse.max_line_len, max_event_size: c.sse.max_event_size, utf8 },
+        max_parts: c.max_parts,
+        max_tool_args_bytes: c.max_tool_args_bytes,
+        max_text_bytes: c.max_text_bytes,
+        max_choices: c.max_choices,
+    })
+}
+
+/// Writes the default stream limits to `*out`.
+///
+/// # Safety
+/// `out` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_config_default(out: *mut ssefold_stream_config) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        let d = StreamConfig::default();
+        let c = ssefold_stream_config {
+            sse: ssefold_sse_decoder_config {
+                max_line_len: d.sse.max_line_len,
+                max_event_size: d.sse.max_event_size,
+                utf8_mode: u32::from(d.sse.utf8 == Utf8Mode::Strict),
+            },
+            max_parts: d.max_parts,
+            max_tool_args_bytes: d.max_tool_args_bytes,
+            max_text_bytes: d.max_text_bytes,
+            max_choices: d.max_choices,
+        };
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out, c) };
+        ssefold_result::Ok
+    }
+}
+
+/// Creates a stream for `provider` (a `ssefold_provider` value) with
+/// `config` (NULL: the defaults) and writes it to `*out`.
+///
+/// # Safety
+/// `config` must be NULL or readable; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_new(
+    provider: u32,
+    config: *const ssefold_stream_config,
+    out: *mut *mut ssefold_stream,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        let provider = match provider {
+            0 => Provider::Auto,
+            1 => Provider::Anthropic,
+            2 => Provider::OpenAIChat,
+            3 => Provider::OpenAIResponses,
+            _ => return ssefold_result::InvalidArgument,
+        };
+        // SAFETY: NULL or readable by contract.
+        let config = match unsafe { config.as_ref() }.map(config_from_c) {
+            None => StreamConfig::default(),
+            Some(Ok(c)) => c,
+            Some(Err(f)) => return f.code,
+        };
+        let state = StreamState {
+            stream: Stream::with_config(provider, config),
+            callback: None,
+            user_data: core::ptr::null_mut(),
+            event_json: false,
+            scratch: String::new(),
+            message: String::new(),
+        };
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out, Handle::into_raw(state)) };
+        ssefold_result::Ok
+    }
+}
+
+/// Frees a stream. NULL is a no-op.
+///
+/// # Safety
+/// `stream` must be NULL or live, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_free(stream: *mut ssefold_stream) {
+    // SAFETY: forwarded contract.
+    ffi_panic_boundary! { unsafe { handle::free(stream) } }
+}
+
+/// Registers the normalized-event callback (NULL: none; the folded message
+/// is still built) with its `user_data`. `event_json` asks for each event's
+/// JSON form in `event->json` (it costs a serialization per event).
+///
+/// # Safety
+/// `stream` must be NULL or live; `callback` safe to call with `user_data`
+/// until replaced or the stream freed.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_set_callback(
+    stream: *mut ssefold_stream,
+    callback: ssefold_stream_event_callback,
+    user_data: *mut c_void,
+    event_json: bool,
+) -> ssefold_result {
+    let body = |s: &mut StreamState| {
+        s.callback = callback;
+        s.user_data = user_data;
+        s.event_json = event_json;
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(stream, body) }
+}
+
+/// Feeds bytes of the HTTP body, calling the callback for each normalized
+/// event. A failure (an SSE decoding error `SSE_*`, `STREAM_INVALID_JSON`,
+/// `STREAM_LIMIT_EXCEEDED`, `STREAM_PROVIDER_ERROR` after an `error` event,
+/// `STREAM_UNKNOWN_DIALECT`) closes the stream: later feeds return
+/// `STREAM_CLOSED`, and the folded message so far stays readable.
+///
+/// # Safety
+/// `stream` must be NULL or live; `bytes` NULL or `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_feed(
+    stream: *mut ssefold_stream,
+    bytes: *const u8,
+    len: usize,
+) -> ssefold_result {
+    let body = |s: &mut StreamState| {
+        // SAFETY: `len` readable bytes by contract (or NULL/0, checked by the helper).
+        let chunk = unsafe { bytes_from_raw(bytes, len)? };
+        let StreamState { stream, callback, user_data, event_json, scratch, .. } = s;
+        stream
+            .feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch))
+            .map_err(|e| failure(&e))?;
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(stream, body) }
+}
+
+/// Ends the stream (the end of the HTTP body): a final event without its
+/// blank line is applied when its data is complete JSON (with a warning),
+/// and `STREAM_INCOMPLETE` is returned when the terminal event never came
+/// (open parts are committed as incomplete first). The stream is closed.
+///
+/// # Safety
+/// `stream` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_finish(stream: *mut ssefold_stream) -> ssefold_result {
+    let body = |s: &mut StreamState| {
+        let StreamState { stream, callback, user_data, event_json, scratch, .. } = s;
+        stream.finish(StreamState::deliver(*callback, *user_data, *event_json, scratch)).map_err(|e| failure(&e))?;
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(stream, body) }
+}
+
+/// The folded message so far (also after an error) as compact JSON text:
+/// what the provider's non-streaming endpoint would have returned (`null`
+/// before the dialect is known). The view is owned by the stream until its
+/// next call.
+///
+/// # Safety
+/// `stream` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_message_json(
+    stream: *mut ssefold_stream,
+    out: *mut ssefold_str,
+) -> ssefold_result {
+    let body = |s: &mut StreamState| {
+        check_not_null!(out);
+        write_json(&s.stream.message(), &mut s.message);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, ssefold_str::new(&s.message)) };
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(stream, body) }
+}
+
+/// The dialect (the one given, or the detected one; `AUTO` until detection)
+/// and whether the terminal event was seen.
+///
+/// # Safety
+/// `stream` must be NULL or live; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_status(
+    stream: *const ssefold_stream,
+    provider: *mut ssefold_provider,
+    is_terminated: *mut bool,
+) -> ssefold_result {
+    let body = |s: &StreamState| {
+        check_not_null!(provider, is_terminated);
+        let p = match s.stream.provider() {
+            Provider::Auto => ssefold_provider::Auto,
+            Provider::Anthropic => ssefold_provider::Anthropic,
+            Provider::OpenAIChat => ssefold_provider::OpenaiChat,
+            Provider::OpenAIResponses => ssefold_provider::OpenaiResponses,
+        };
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(provider, p) };
+        // SAFETY: as above.
+        unsafe { handle::write_out(is_terminated, s.stream.is_terminated()) };
+        Ok(())
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(stream, body) }
+}
+
+/// The message of the stream's last call (empty after success), as a
+/// NUL-terminated view owned by the stream until its next call.
+///
+/// # Safety
+/// `stream` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_last_error(
+    stream: *const ssefold_stream,
+    out: *mut ssefold_str,
+) -> ssefold_result {
+    // SAFETY: forwarded contract.
+    unsafe { super::write_last_error(stream, out) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Sink {
+        json: Vec<String>,
+        text: String,
+    }
+
+    unsafe extern "C" fn collect(user_data: *mut c_void, event: *const ssefold_stream_event) {
+        // SAFETY: `user_data` is the Sink registered below; `event` and its views are valid during the call.
+        let (sink, e) = unsafe { (&mut *user_data.cast::<Sink>(), &*event) };
+        // SAFETY: as above.
+        let (json, text) = unsafe { (e.json.to_option().unwrap(), e.text.to_option().unwrap()) };
+        sink.json.push(json.unwrap().to_owned());
+        if e.kind == ssefold_stream_event_kind::TextDelta {
+            sink.text.push_str(text.unwrap());
+        }
+    }
+
+    /// The corpus folded through the C ABI in 1000-byte chunks gives the
+    /// events and message the Rust API gives.
+    #[test]
+    fn the_c_abi_folds_like_the_rust_api() {
+        let body = crate::corpus::anthropic_tool_use(64 << 10);
+        let mut want_events = Vec::new();
+        let mut rust = Stream::new(Provider::Auto);
+        rust.feed(&body, |e| want_events.push(e.to_json().to_string())).unwrap();
+        rust.finish(|e| want_events.push(e.to_json().to_string())).unwrap();
+        let mut sink = Sink::default();
+        let mut s = core::ptr::null_mut();
+        // SAFETY: valid pointers throughout; the handle is freed once at the end.
+        let message = unsafe {
+            assert_eq!(
+                ssefold_stream_new(ssefold_provider::Auto as u32, core::ptr::null(), &mut s),
+                ssefold_result::Ok
+            );
+            let ud = (&mut sink as *mut Sink).cast::<c_void>();
+            assert_eq!(ssefold_stream_set_callback(s, Some(collect), ud, true), ssefold_result::Ok);
+            for chunk in body.chunks(1000) {
+                assert_eq!(ssefold_stream_feed(s, chunk.as_ptr(), chunk.len()), ssefold_result::Ok);
+            }
+            assert_eq!(ssefold_stream_finish(s), ssefold_result::Ok);
+            assert_eq!(ssefold_stream_finish(s), ssefold_result::StreamClosed);
+            let mut out = ssefold_str::ABSENT;
+            assert_eq!(ssefold_stream_message_json(s, &mut out), ssefold_result::Ok);
+            let message = out.to_option().unwrap().unwrap().to_owned();
+            ssefold_stream_free(s);
+            message
+        };
+        assert_eq!(sink.json, want_events);
+        assert!(!sink.text.is_empty());
+        assert_eq!(message, rust.message().to_string());
+    }
+}

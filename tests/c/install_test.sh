@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs ssefold into a temporary prefix with `make install`, then builds
+# two fresh consumer projects against it: one with pkg-config (shared and
+# static), one with CMake's find_package(ssefold). Checks the SONAME scheme.
+# Usage: install_test.sh [REPO_ROOT]
+set -euo pipefail
+root=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix="$tmp/prefix"
+
+make -s -C "$root" install PREFIX="$prefix" CAPI_PROFILE="${CAPI_PROFILE:-debug}" >/dev/null
+
+# Libraries and the SONAME symlink chain.
+test -f "$prefix/lib/libssefold.a"
+test -L "$prefix/lib/libssefold.so" && test -L "$prefix/lib/libssefold.so.0"
+[ "$(readlink "$prefix/lib/libssefold.so")" = libssefold.so.0 ]
+real=$(readlink "$prefix/lib/libssefold.so.0")
+test -f "$prefix/lib/$real" && [[ "$real" == libssefold.so.0.* ]]
+readelf -d "$prefix/lib/$real" | grep -q 'SONAME.*\[libssefold.so.0\]'
+test -f "$prefix/include/ssefold.h" && test -f "$prefix/include/ssefold.hpp"
+
+cat > "$tmp/app.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <ssefold.h>
+static int on_event(void *u, const ssefold_sse_event *e) { (void)u; printf("%.*s\n", (int)e->data.len, e->data.ptr); return 0; }
+int main(void) {
+  const char *s = "data: installed\n\n";
+  ssefold_sse_decoder *d = NULL;
+  size_t n = 0;
+  if (ssefold_sse_decoder_new(NULL, &d) || ssefold_sse_decoder_set_callback(d, on_event, NULL)) return 1;
+  if (ssefold_sse_decoder_feed(d, (const uint8_t *)s, strlen(s), &n) || n != strlen(s)) return 1;
+  ssefold_sse_decoder_free(d);
+  return strcmp(ssefold_version(), SSEFOLD_VERSION) != 0;
+}
+C
+
+# pkg-config, shared library.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+[ "$(pkg-config --modversion ssefold)" = "$(ssefold_v=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1); echo "$ssefold_v")" ]
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_pc" $(pkg-config --cflags --libs ssefold)
+readelf -d "$tmp/app_pc" | grep -q 'NEEDED.*\[libssefold.so.0\]'
+[ "$(LD_LIBRARY_PATH="$prefix/lib" "$tmp/app_pc")" = installed ]
+# pkg-config, static library (Libs.private carries the system libraries).
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_static" $(pkg-config --cflags ssefold) \
+  "$prefix/lib/libssefold.a" $(pkg-config --libs-only-l --static ssefold | sed 's/-lssefold//')
+! readelf -d "$tmp/app_static" | grep -q 'libssefold'
+[ "$("$tmp/app_static")" = installed ]
+
+# CMake find_package from a fresh project, shared and static targets.
+mkdir -p "$tmp/cmake"
+cp "$tmp/app.c" "$tmp/cmake/app.c"
+cat > "$tmp/cmake/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(consumer C)
+find_package(ssefold 0.1 REQUIRED)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE ssefold::ssefold)
+add_executable(app_static app.c)
+target_link_libraries(app_static PRIVATE ssefold::ssefold_static)
+CM
+cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/cmake/build" >/dev/null
+[ "$("$tmp/cmake/build/app")" = installed ]  # found through the build RPATH
+[ "$("$tmp/cmake/build/app_static")" = installed ]
+# A major version that does not exist is refused.
+sed -i 's/find_package(ssefold 0.1 REQUIRED)/find_package(ssefold 1.0 REQUIRED)/' "$tmp/cmake/CMakeLists.txt"
+if cmake -S "$tmp/cmake" -B "$tmp/cmake/build2" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
+  echo "FAIL: find_package(ssefold 1.0) accepted version 0.x" >&2
+  exit 1
+fi
+echo "install: ok (pkg-config shared+static, find_package shared+static, SONAME libssefold.so.0)"

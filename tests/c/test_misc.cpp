@@ -1,0 +1,160 @@
+// Version, status strings, threads, and the C++ RAII wrappers.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "common.hpp"
+#include "ssefold.hpp"
+
+TEST(Version, MatchesTheHeader) {
+  EXPECT_STREQ(ssefold_version(), SSEFOLD_VERSION);
+  std::string v = std::to_string(SSEFOLD_VERSION_MAJOR) + "." + std::to_string(SSEFOLD_VERSION_MINOR) + "." +
+                  std::to_string(SSEFOLD_VERSION_PATCH);
+  EXPECT_EQ(v, SSEFOLD_VERSION);
+}
+
+TEST(ResultStr, EveryStatusHasADistinctMessage) {
+  const uint32_t all[] = {
+      SSEFOLD_RESULT_OK, SSEFOLD_RESULT_STOPPED, SSEFOLD_RESULT_NULL_PARAMETER, SSEFOLD_RESULT_INVALID_ARGUMENT,
+      SSEFOLD_RESULT_INVALID_UTF8_ARGUMENT, SSEFOLD_RESULT_BAD_STATE, SSEFOLD_RESULT_POISONED, SSEFOLD_RESULT_PANIC,
+      SSEFOLD_RESULT_SSE_LINE_TOO_LONG, SSEFOLD_RESULT_SSE_EVENT_TOO_LARGE, SSEFOLD_RESULT_SSE_INVALID_UTF8,
+      SSEFOLD_RESULT_ENCODE_LINE_BREAK, SSEFOLD_RESULT_ENCODE_NUL_IN_ID, SSEFOLD_RESULT_JSON_INVALID,
+      SSEFOLD_RESULT_JSON_DEPTH_LIMIT, SSEFOLD_RESULT_JSON_SIZE_LIMIT, SSEFOLD_RESULT_JSON_INCOMPLETE,
+      SSEFOLD_RESULT_STREAM_INVALID_JSON, SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED, SSEFOLD_RESULT_STREAM_PROVIDER_ERROR,
+      SSEFOLD_RESULT_STREAM_UNKNOWN_DIALECT, SSEFOLD_RESULT_STREAM_INCOMPLETE, SSEFOLD_RESULT_STREAM_CLOSED};
+  std::set<std::string> seen;
+  for (uint32_t r : all) {
+    std::string s = ssefold_result_str(r);
+    EXPECT_NE(s, "unknown ssefold_result") << r;
+    EXPECT_TRUE(seen.insert(s).second) << s;
+  }
+  EXPECT_EQ(SSEFOLD_RESULT_OK, 0u);
+  EXPECT_EQ(SSEFOLD_RESULT_SSE_LINE_TOO_LONG, 200u);
+  EXPECT_STREQ(ssefold_result_str(4242), "unknown ssefold_result");
+  EXPECT_STREQ(ssefold_result_str(UINT32_MAX), "unknown ssefold_result");
+}
+
+// One handle per thread, used concurrently: each thread gets exactly the
+// events a single-threaded run gets (run under valgrind/helgrind-free too).
+TEST(Threads, SeparateHandlesOnSeparateThreadsAreIndependent) {
+  std::string stream;
+  for (int i = 0; i < 2000; i++)
+    stream += "event: delta\nid: " + std::to_string(i) + "\ndata: {\"text\":\"chunk " + std::to_string(i) + "\"}\n\n";
+  auto run = [&stream](size_t chunk, std::vector<OwnedEvent> *out, std::string *encoded) {
+    ssefold_sse_decoder *d = nullptr;
+    ssefold_sse_encoder *e = nullptr;
+    Collector c;
+    c.stop_every = static_cast<int>(chunk % 3);  // some threads stop and resume
+    if (ssefold_sse_decoder_new(nullptr, &d) != SSEFOLD_RESULT_OK) return;
+    ssefold_sse_decoder_set_callback(d, &Collector::callback, &c);
+    feed_chunks(d, stream, chunk);
+    ssefold_sse_encoder_new(&e);
+    for (const OwnedEvent &ev : c.events)
+      ssefold_sse_encoder_event(e, V(ev.event), V(ev.data), ev.id ? V(*ev.id) : ABSENT(), nullptr);
+    ssefold_bytes b;
+    ssefold_sse_encoder_bytes(e, &b);
+    encoded->assign(reinterpret_cast<const char *>(b.ptr), b.len);
+    ssefold_sse_encoder_free(e);
+    ssefold_sse_decoder_free(d);
+    *out = std::move(c.events);
+  };
+  std::vector<OwnedEvent> want;
+  std::string want_encoded;
+  run(stream.size(), &want, &want_encoded);
+  ASSERT_EQ(want.size(), 2000u);
+  EXPECT_EQ(want_encoded, stream);
+  const size_t chunks[] = {1, 5, 64, 4096};
+  std::vector<std::vector<OwnedEvent>> got(4);
+  std::vector<std::string> encoded(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < 4; i++) threads.emplace_back(run, chunks[i], &got[i], &encoded[i]);
+  for (std::thread &t : threads) t.join();
+  for (size_t i = 0; i < 4; i++) {
+    EXPECT_EQ(got[i], want) << "thread " << i;
+    EXPECT_EQ(encoded[i], stream) << "thread " << i;
+  }
+}
+
+// One handle handed between threads (one at a time) is fine too.
+TEST(Threads, OneHandleUsedByOneThreadAtATime) {
+  ssefold_sse_decoder *d = nullptr;
+  Collector c;
+  ASSERT_EQ(ssefold_sse_decoder_new(nullptr, &d), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_sse_decoder_set_callback(d, &Collector::callback, &c), SSEFOLD_RESULT_OK);
+  for (int i = 0; i < 8; i++) {
+    std::thread t([d, i] {
+      std::string s = "data: " + std::to_string(i) + "\n";
+      size_t consumed = 0;
+      ssefold_sse_decoder_feed(d, B(s), s.size(), &consumed);
+      s = "\n";
+      ssefold_sse_decoder_feed(d, B(s), s.size(), &consumed);
+    });
+    t.join();
+  }
+  ssefold_sse_decoder_free(d);
+  ASSERT_EQ(c.events.size(), 8u);
+  EXPECT_EQ(c.events[7].data, "7");
+}
+
+TEST(Cpp, RaiiWrappers) {
+  ssefold::SseDecoder dec;
+  std::vector<std::string> data;
+  dec.on_event([&](const ssefold::Event &e) {
+    data.emplace_back(e.data);
+    return true;
+  });
+  dec.feed_all("id: 1\ndata: a\n\ndata: b\n\n");
+  EXPECT_EQ(data, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(dec.last_event_id(), std::optional<std::string_view>("1"));
+  EXPECT_EQ(dec.reconnection_time(), std::nullopt);
+  // Moving keeps the callback wired (its state lives on the heap).
+  ssefold::SseDecoder moved = std::move(dec);
+  moved.feed_all("data: c\n\n");
+  EXPECT_EQ(data.back(), "c");
+  // Exceptions in the callback do not cross C; they come back from feed.
+  moved.on_event([](const ssefold::Event &) -> bool { throw std::runtime_error("from callback"); });
+  EXPECT_THROW(moved.feed("data: d\n\n"), std::runtime_error);
+  // Decode errors are values; misuse throws ssefold::Error.
+  ssefold_sse_decoder_config cfg;
+  ssefold_sse_decoder_config_default(&cfg);
+  cfg.max_line_len = 4;
+  ssefold::SseDecoder small(&cfg);
+  std::vector<ssefold_result> errors;
+  small.feed_all("data: toolong\n\n", [&](ssefold_result rc, std::string_view) { errors.push_back(rc); });
+  EXPECT_EQ(errors, std::vector<ssefold_result>{SSEFOLD_RESULT_SSE_LINE_TOO_LONG});
+  cfg.utf8_mode = 9;
+  EXPECT_THROW(ssefold::SseDecoder bad(&cfg), ssefold::Error);
+
+  ssefold::SseEncoder enc;
+  enc.event("x", std::string_view("e"));
+  EXPECT_EQ(enc.bytes(), "event: e\ndata: x\n\n");
+  try {
+    enc.event("x", std::string_view("a\nb"));
+    FAIL() << "expected ssefold::Error";
+  } catch (const ssefold::Error &e) {
+    EXPECT_EQ(e.code(), SSEFOLD_RESULT_ENCODE_LINE_BREAK);
+    EXPECT_NE(std::string(e.what()).find("CR or LF"), std::string::npos) << e.what();
+  }
+
+  ssefold::PartialJson pj;
+  pj.push("{\"a\": [1, \"x");
+  EXPECT_EQ(pj.value(), std::optional<std::string>("{\"a\":[1,\"x\"]}"));
+  EXPECT_THROW(pj.finish(), ssefold::Error);
+  pj.push("\"]}");
+  EXPECT_EQ(pj.finish(), "{\"a\":[1,\"x\"]}");
+  try {
+    pj.push(",");
+    FAIL() << "expected ssefold::Error";
+  } catch (const ssefold::Error &e) {
+    EXPECT_EQ(e.code(), SSEFOLD_RESULT_JSON_INVALID);
+  }
+
+  ssefold::Reconnector rec;
+  rec.on_connected(0);
+  rec.on_event(std::string_view("7"));
+  ssefold_reconnect_decision d = rec.on_end(SSEFOLD_STREAM_END_KIND_ENDED_EARLY);
+  EXPECT_EQ(d.kind, SSEFOLD_DECISION_KIND_RECONNECT);
+  EXPECT_EQ(ssefold::view(d.cursor.last_event_id), "7");
+  EXPECT_EQ(rec.state(), SSEFOLD_CONNECTION_STATE_RECONNECTING);
+}

@@ -1,0 +1,201 @@
+// Provider streams through the C ABI: the golden fixtures of
+// tests/fixtures/<dialect>/ (expected events and folded message) in several
+// chunkings, plus every function and error path.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include "common.hpp"
+
+namespace {
+
+struct Events {
+  std::vector<std::string> json;  // each event's JSON form
+  std::string text;               // concatenated text deltas
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    auto *s = static_cast<Events *>(user_data);
+    if (e->json.ptr) s->json.push_back(S(e->json));
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_TEXT_DELTA) s->text += S(e->text);
+  }
+};
+
+/// Compact JSON text of `text` (the goldens are pretty-printed), through
+/// the partial JSON parser.
+std::string compact(const std::string &text) {
+  ssefold_partial_json *p = nullptr;
+  EXPECT_EQ(ssefold_partial_json_new(nullptr, &p), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_partial_json_push(p, B(text), text.size()), SSEFOLD_RESULT_OK);
+  ssefold_str json{nullptr, 0};
+  EXPECT_EQ(ssefold_partial_json_finish(p, &json), SSEFOLD_RESULT_OK);
+  std::string out = S(json);
+  ssefold_partial_json_free(p);
+  return out;
+}
+
+std::vector<std::string> lines(const std::string &text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (end > at) out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+struct Outcome {
+  std::vector<std::string> events;
+  std::string message;
+  bool ok;
+};
+
+Outcome run(uint32_t provider, const std::string &body, size_t chunk) {
+  ssefold_stream *s = nullptr;
+  Events ev;
+  EXPECT_EQ(ssefold_stream_new(provider, nullptr, &s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_stream_set_callback(s, &Events::callback, &ev, true), SSEFOLD_RESULT_OK);
+  bool ok = true;
+  for (size_t at = 0; at < body.size() && ok; at += chunk) {
+    size_t n = std::min(chunk, body.size() - at);
+    ok = ssefold_stream_feed(s, B(body) + at, n) == SSEFOLD_RESULT_OK;
+  }
+  if (ok) ok = ssefold_stream_finish(s) == SSEFOLD_RESULT_OK;
+  ssefold_str msg{nullptr, 0};
+  EXPECT_EQ(ssefold_stream_message_json(s, &msg), SSEFOLD_RESULT_OK);
+  Outcome out{ev.json, S(msg), ok};
+  ssefold_stream_free(s);
+  return out;
+}
+
+}  // namespace
+
+TEST(Stream, GoldenFixturesInEveryChunking) {
+  const std::pair<const char *, uint32_t> dialects[] = {
+      {"anthropic", SSEFOLD_PROVIDER_ANTHROPIC},
+      {"openai_chat", SSEFOLD_PROVIDER_OPENAI_CHAT},
+      {"openai_responses", SSEFOLD_PROVIDER_OPENAI_RESPONSES},
+  };
+  size_t fixtures = 0;
+  for (const auto &[dialect, provider] : dialects) {
+    std::string dir = std::string(SSEFOLD_ROOT) + "/tests/fixtures/" + dialect;
+    DIR *dp = opendir(dir.c_str());
+    ASSERT_NE(dp, nullptr) << dir;
+    std::vector<std::string> names;
+    while (dirent *e = readdir(dp)) {
+      std::string n = e->d_name;
+      if (n.size() > 4 && n.substr(n.size() - 4) == ".sse") names.push_back(n.substr(0, n.size() - 4));
+    }
+    closedir(dp);
+    for (const std::string &name : names) {
+      std::string base = dir + "/" + name;
+      std::string body = read_file(base + ".sse");
+      std::vector<std::string> want = lines(read_file(base + ".jsonl"));
+      ASSERT_FALSE(want.empty());
+      bool want_ok = want.back() == "{\"end\":\"ok\"}";
+      want.pop_back();
+      std::string want_message = compact(read_file(base + ".json"));
+      for (uint32_t p : {provider, (uint32_t)SSEFOLD_PROVIDER_AUTO}) {
+        for (size_t chunk : {body.size(), (size_t)1, (size_t)7, (size_t)100}) {
+          Outcome got = run(p, body, chunk);
+          EXPECT_EQ(got.events, want) << base << " chunk " << chunk;
+          EXPECT_EQ(got.message, want_message) << base << " chunk " << chunk;
+          EXPECT_EQ(got.ok, want_ok) << base << " chunk " << chunk;
+        }
+      }
+      fixtures++;
+    }
+  }
+  EXPECT_GE(fixtures, 20u);
+}
+
+TEST(Stream, TextDeltasStatusAndErrors) {
+  std::string body = read_file(std::string(SSEFOLD_ROOT) + "/tests/fixtures/anthropic/thinking_text_citations.sse");
+  ssefold_stream *s = nullptr;
+  Events ev;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, nullptr, &s), SSEFOLD_RESULT_OK);
+  ssefold_provider provider;
+  bool terminated = true;
+  ASSERT_EQ(ssefold_stream_status(s, &provider, &terminated), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(provider, SSEFOLD_PROVIDER_AUTO);
+  EXPECT_FALSE(terminated);
+  ssefold_str msg;
+  ASSERT_EQ(ssefold_stream_message_json(s, &msg), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(S(msg), "null");
+  ASSERT_EQ(ssefold_stream_set_callback(s, &Events::callback, &ev, false), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_feed(s, B(body), body.size()), SSEFOLD_RESULT_OK);
+  EXPECT_TRUE(ev.json.empty()) << "no JSON form unless asked";
+  EXPECT_FALSE(ev.text.empty());
+  ASSERT_EQ(ssefold_stream_status(s, &provider, &terminated), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(provider, SSEFOLD_PROVIDER_ANTHROPIC);
+  EXPECT_TRUE(terminated);
+  ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_STREAM_CLOSED);
+  EXPECT_EQ(ssefold_stream_feed(s, B(body), 1), SSEFOLD_RESULT_STREAM_CLOSED);
+  ssefold_str err;
+  ASSERT_EQ(ssefold_stream_last_error(s, &err), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(S(err), "stream closed");
+  ssefold_stream_free(s);
+
+  // Typed failures: not JSON, unknown dialect, incomplete, provider error.
+  struct Case {
+    uint32_t provider;
+    const char *body;
+    ssefold_result feed, finish;
+  } cases[] = {
+      {SSEFOLD_PROVIDER_ANTHROPIC, "event: message_start\ndata: {nope\n\n", SSEFOLD_RESULT_STREAM_INVALID_JSON,
+       SSEFOLD_RESULT_STREAM_CLOSED},
+      {SSEFOLD_PROVIDER_AUTO, "data: {\"hello\": 1}\n\n", SSEFOLD_RESULT_STREAM_UNKNOWN_DIALECT,
+       SSEFOLD_RESULT_STREAM_CLOSED},
+      {SSEFOLD_PROVIDER_AUTO, "", SSEFOLD_RESULT_OK, SSEFOLD_RESULT_STREAM_INCOMPLETE},
+      {SSEFOLD_PROVIDER_OPENAI_CHAT, "data: {\"error\": {\"message\": \"busy\", \"type\": \"server_error\"}}\n\n",
+       SSEFOLD_RESULT_STREAM_PROVIDER_ERROR, SSEFOLD_RESULT_STREAM_CLOSED},
+  };
+  for (const Case &c : cases) {
+    ssefold_stream *t = nullptr;
+    ASSERT_EQ(ssefold_stream_new(c.provider, nullptr, &t), SSEFOLD_RESULT_OK);
+    std::string b = c.body;
+    EXPECT_EQ(ssefold_stream_feed(t, B(b), b.size()), c.feed) << c.body;
+    EXPECT_EQ(ssefold_stream_finish(t), c.finish) << c.body;
+    ssefold_str m;
+    EXPECT_EQ(ssefold_stream_message_json(t, &m), SSEFOLD_RESULT_OK) << "the fold stays readable";
+    ssefold_stream_free(t);
+  }
+}
+
+TEST(Stream, ArgumentErrors) {
+  ssefold_stream_config cfg;
+  ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(cfg.max_parts, 4096u);
+  EXPECT_EQ(cfg.max_choices, 128u);
+  EXPECT_EQ(cfg.sse.max_line_len, 16u << 20);
+  EXPECT_EQ(ssefold_stream_config_default(nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_stream *s = reinterpret_cast<ssefold_stream *>(0x1);
+  EXPECT_EQ(ssefold_stream_new(9, nullptr, &s), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  cfg.sse.utf8_mode = 5;
+  EXPECT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, &cfg, &s), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  EXPECT_EQ(s, reinterpret_cast<ssefold_stream *>(0x1));
+  EXPECT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, nullptr, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_stream_config_default(&cfg);
+  cfg.max_parts = 1;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, &cfg, &s), SSEFOLD_RESULT_OK);
+  std::string body = read_file(std::string(SSEFOLD_ROOT) + "/tests/fixtures/anthropic/interleaved_tools.sse");
+  EXPECT_EQ(ssefold_stream_feed(s, B(body), body.size()), SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED);
+  EXPECT_EQ(ssefold_stream_feed(nullptr, B(body), 1), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_feed(s, nullptr, 1), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_feed(s, B(body), SIZE_MAX), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  EXPECT_EQ(ssefold_stream_set_callback(nullptr, nullptr, nullptr, false), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_finish(nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_str m;
+  ssefold_provider p;
+  bool b;
+  EXPECT_EQ(ssefold_stream_message_json(nullptr, &m), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_message_json(s, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_status(nullptr, &p, &b), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_status(s, nullptr, &b), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_status(s, &p, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_last_error(nullptr, &m), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_stream_last_error(s, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_stream_free(s);
+  ssefold_stream_free(nullptr);
+}
