@@ -403,6 +403,11 @@ enum ssefold_stream_event_kind
    * `unknown`: an event or delta of an unknown type, carried through.
    */
   SSEFOLD_STREAM_EVENT_KIND_UNKNOWN = 12,
+  /**
+   * `turn_reset`: after a reconnection the server restarted the answer;
+   * discard the partial turn (what follows rebuilds it).
+   */
+  SSEFOLD_STREAM_EVENT_KIND_TURN_RESET = 13,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

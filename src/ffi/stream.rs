@@ -72,6 +72,9 @@ pub enum ssefold_stream_event_kind {
     Warning = 11,
     /// `unknown`: an event or delta of an unknown type, carried through.
     Unknown = 12,
+    /// `turn_reset`: after a reconnection the server restarted the answer;
+    /// discard the partial turn (what follows rebuilds it).
+    TurnReset = 13,
 }
 
 /// One normalized event, as passed to the callback. Every view is valid
@@ -155,7 +158,8 @@ fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
         StreamEvent::PartEnd { part, .. } => (K::PartEnd, Some(part), None),
         StreamEvent::Usage { .. } => (K::Usage, None, None),
         StreamEvent::StopReason { reason, .. } => (K::StopReason, None, Some(reason)),
-        StreamEvent::TurnEnd { .. } => (K::TurnEnd, None, None),
+        StreamEvent::TurnEnd { stop_reason } => (K::TurnEnd, None, stop_reason),
+        StreamEvent::TurnReset => (K::TurnReset, None, None),
         StreamEvent::Error { error } => (K::Error, None, Some(error.message.as_str())),
         StreamEvent::Warning { message, .. } => (K::Warning, None, Some(message)),
         StreamEvent::Unknown { .. } => (K::Unknown, None, None),
