@@ -1,0 +1,32 @@
+//! `ssefold._ssefold`: the Python extension module over the `ssefold` core.
+//!
+//! This crate owns only conversion and lifetime; every rule lives in the
+//! core. Errors are mapped in [`errors`], the one place that builds Python
+//! exceptions.
+
+mod convert;
+mod errors;
+mod reconnect;
+mod sse;
+
+use pyo3::prelude::*;
+
+/// The extension module. Every class is either immutable (`frozen`) or
+/// guarded by PyO3's per-object borrow flag, so no state is shared without
+/// a lock: it does not need the GIL.
+#[pymodule(gil_used = false)]
+fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    m.add_class::<sse::ServerSentEvent>()?;
+    m.add_class::<sse::SSEDecoder>()?;
+    m.add_class::<sse::SSEEncoder>()?;
+    m.add_class::<reconnect::ReconnectPolicy>()?;
+    m.add_class::<reconnect::StreamEnd>()?;
+    m.add_class::<reconnect::ResumeCursor>()?;
+    m.add_class::<reconnect::Decision>()?;
+    m.add_class::<reconnect::Reconnector>()?;
+    m.add_function(wrap_pyfunction!(reconnect::is_retryable_error_type, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,56 @@
+"""ssefold: the LLM streaming pipeline (bytes -> SSE events -> provider
+events -> folded message), sans-IO, in Rust.
+
+>>> import ssefold
+>>> d = ssefold.SSEDecoder()
+>>> d.feed(b"event: ping\\ndata: {}\\n\\n")
+[ServerSentEvent(event='ping', data='{}', id=None, retry=None)]
+"""
+
+from ._ssefold import (
+    Decision,
+    DecodeError,
+    EncodeError,
+    Error,
+    EventTooLargeError,
+    IncompleteStreamError,
+    InvalidUtf8Error,
+    LineTooLongError,
+    ProviderError,
+    ReconnectPolicy,
+    Reconnector,
+    ResumeCursor,
+    ServerSentEvent,
+    SSEDecoder,
+    SSEEncoder,
+    StreamEnd,
+    __version__,
+    is_retryable_error_type,
+)
+from ._iter import aiter_events, iter_events
+from ._http import astream_events, stream_events
+
+__all__ = [
+    "Decision",
+    "DecodeError",
+    "EncodeError",
+    "Error",
+    "EventTooLargeError",
+    "IncompleteStreamError",
+    "InvalidUtf8Error",
+    "LineTooLongError",
+    "ProviderError",
+    "ReconnectPolicy",
+    "Reconnector",
+    "ResumeCursor",
+    "SSEDecoder",
+    "SSEEncoder",
+    "ServerSentEvent",
+    "StreamEnd",
+    "__version__",
+    "aiter_events",
+    "astream_events",
+    "is_retryable_error_type",
+    "iter_events",
+    "stream_events",
+]
