@@ -78,12 +78,16 @@ impl ToPyErr for CoreEncodeError {
     }
 }
 
-/// A decode error raised from `SSEDecoder.feed`, carrying every event the
-/// chunk produced (before and after the error) as `.events`, so nothing is
-/// lost: the decoder stays usable.
+/// The decode error raised from `SSEDecoder.feed`: the chunk's first error,
+/// carrying every event the chunk produced (before and after it) as
+/// `.events` and every error of the chunk, in order, as `.errors` (itself
+/// first), so nothing is lost: the decoder stays usable.
 #[cold]
-pub fn decode_error_with_events(py: Python<'_>, err: &CoreDecodeError, events: &Bound<'_, PyList>) -> PyErr {
-    with_attr(py, err.to_py_err(py), "events", events)
+pub fn decode_error_with_events(py: Python<'_>, errors: &[CoreDecodeError], events: &Bound<'_, PyList>) -> PyErr {
+    let all: Vec<Py<PyAny>> = errors.iter().map(|e| e.to_py_err(py).into_value(py).into_any()).collect();
+    let first = PyErr::from_value(all[0].bind(py).clone());
+    let err = with_attr(py, first, "events", events);
+    with_attr(py, err, "errors", all)
 }
 
 /// A `ProviderError` with `.type` and `.message` set.

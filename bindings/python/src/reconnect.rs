@@ -10,6 +10,25 @@ use ssefold::reconnect::{
     Reconnector as CoreReconnector, ResumeCursor as CoreCursor, StreamEnd as CoreEnd,
 };
 
+/// A Python-style quoted string for reprs (single quotes, escapes).
+fn py_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// Backoff, server retry and retry budget (immutable).
 #[pyclass(module = "ssefold", frozen, eq)]
 #[derive(Clone, PartialEq)]
@@ -165,9 +184,9 @@ impl StreamEnd {
 
     fn __repr__(&self) -> String {
         match &self.inner {
-            CoreEnd::TransportError(m) => format!("StreamEnd.transport_error({m:?})"),
+            CoreEnd::TransportError(m) => format!("StreamEnd.transport_error({})", py_str(m)),
             CoreEnd::ProviderError { error_type, message } => {
-                format!("StreamEnd.provider_error({error_type:?}, {message:?})")
+                format!("StreamEnd.provider_error({}, {})", py_str(error_type), py_str(message))
             }
             _ => format!("StreamEnd.{}()", self.kind()),
         }
@@ -228,7 +247,7 @@ impl ResumeCursor {
     fn __repr__(&self) -> String {
         match &self.inner {
             CoreCursor::None => "ResumeCursor(kind='none')".to_owned(),
-            CoreCursor::LastEventId(id) => format!("ResumeCursor(kind='last_event_id', last_event_id={id:?})"),
+            CoreCursor::LastEventId(id) => format!("ResumeCursor(kind='last_event_id', last_event_id={})", py_str(id)),
             CoreCursor::StartingAfter(n) => format!("ResumeCursor(kind='starting_after', starting_after={n})"),
         }
     }
@@ -319,7 +338,22 @@ impl Decision {
     }
 
     fn __repr__(&self) -> String {
-        format!("Decision({:?})", self.inner)
+        match &self.inner {
+            CoreDecision::Reconnect { delay_ms, attempt, cursor } => format!(
+                "Decision(kind='reconnect', delay_ms={delay_ms}, attempt={attempt}, cursor={})",
+                ResumeCursor { inner: cursor.clone() }.__repr__()
+            ),
+            CoreDecision::GiveUp { last } => {
+                format!("Decision(kind='give_up', last={})", StreamEnd { inner: last.clone() }.__repr__())
+            }
+            CoreDecision::Fail { error_type, message, retryable } => format!(
+                "Decision(kind='fail', error_type={}, message={}, retryable={})",
+                py_str(error_type),
+                py_str(message),
+                if *retryable { "True" } else { "False" }
+            ),
+            _ => format!("Decision(kind='{}')", self.kind()),
+        }
     }
 }
 

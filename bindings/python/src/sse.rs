@@ -110,6 +110,9 @@ impl EventBuilder {
     }
 }
 
+// The Python signature spells the core's default limit out.
+const _: () = assert!(DEFAULT_LIMIT == 16777216);
+
 /// The incremental SSE decoder (WHATWG rules, any chunking).
 #[pyclass(module = "ssefold")]
 pub struct SSEDecoder {
@@ -120,15 +123,15 @@ pub struct SSEDecoder {
 }
 
 impl SSEDecoder {
-    /// Decodes one chunk into `out`; returns the first error, if any (the
-    /// whole chunk is decoded regardless).
+    /// Decodes one chunk, passing each event to `on_event`; returns the
+    /// decode errors met (the whole chunk is decoded regardless).
     pub fn feed_into(
         &mut self,
         py: Python<'_>,
         chunk: &[u8],
         mut on_event: impl FnMut(Py<ServerSentEvent>, &Event<'_>) -> PyResult<()>,
-    ) -> PyResult<Option<CoreDecodeError>> {
-        let mut first_error = None;
+    ) -> PyResult<Vec<CoreDecodeError>> {
+        let mut errors = Vec::new();
         let mut events = self.inner.feed(chunk);
         while let Some(item) = events.next_event() {
             match item {
@@ -136,12 +139,10 @@ impl SSEDecoder {
                     let obj = self.builder.build(py, &e)?;
                     on_event(obj, &e)?;
                 }
-                Err(err) => {
-                    first_error.get_or_insert(err);
-                }
+                Err(err) => errors.push(err),
             }
         }
-        Ok(first_error)
+        Ok(errors)
     }
 
     /// The core's end of stream, recorded on the object.
@@ -164,7 +165,7 @@ impl SSEDecoder {
 #[pymethods]
 impl SSEDecoder {
     #[new]
-    #[pyo3(signature = (*, max_line_len = DEFAULT_LIMIT, max_event_size = DEFAULT_LIMIT, utf8 = "replace"))]
+    #[pyo3(signature = (*, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace"))]
     fn new(max_line_len: usize, max_event_size: usize, utf8: &str) -> PyResult<Self> {
         let config = DecoderConfig { max_line_len, max_event_size, utf8: utf8_mode(utf8)? };
         Ok(SSEDecoder {
@@ -178,10 +179,11 @@ impl SSEDecoder {
     /// Decodes a chunk; returns the events it completed.
     fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
-        let error = with_bytes(data, |chunk| self.feed_into(py, chunk, |obj, _| list.append(obj)))??;
-        match error {
-            None => Ok(list),
-            Some(err) => Err(decode_error_with_events(py, &err, &list)),
+        let errors = with_bytes(data, |chunk| self.feed_into(py, chunk, |obj, _| list.append(obj)))??;
+        if errors.is_empty() {
+            Ok(list)
+        } else {
+            Err(decode_error_with_events(py, &errors, &list))
         }
     }
 
