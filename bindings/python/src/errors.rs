@@ -10,8 +10,13 @@
 //!     │   ├── EventTooLargeError (.limit)
 //!     │   └── InvalidUtf8Error   (.field)
 //!     ├── EncodeError            (.field)
-//!     ├── ProviderError          (.type, .message: an error event from the API)
-//!     └── IncompleteStreamError  (the terminal event never came)
+//!     ├── ProviderError          (.type, .message, .request_id, .output_emitted)
+//!     ├── IncompleteStreamError  (the terminal event never came; .expected)
+//!     ├── PartialJSONError       (.kind: incomplete | invalid | depth_limit | size_limit, .offset)
+//!     ├── InvalidEventError      (an event's data is not JSON; .event_type)
+//!     ├── LimitExceededError     (.limit, .max)
+//!     ├── UnknownDialectError    (provider="auto" could not tell)
+//!     └── StreamClosedError      (fed after an error or after finish)
 //! ```
 //!
 //! Raising goes through [`ToPyErr`]; nothing in the binding builds a
@@ -22,6 +27,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use pyo3::{create_exception, PyErr};
 
+#[cfg(feature = "providers")]
+use ssefold::json::{PartialJsonError, PartialJsonErrorKind};
+#[cfg(feature = "providers")]
+use ssefold::providers::StreamError;
 use ssefold::sse::{DecodeError as CoreDecodeError, EncodeError as CoreEncodeError};
 
 create_exception!(ssefold, Error, PyValueError, "Base class of every error raised by ssefold (a ValueError).");
@@ -32,6 +41,11 @@ create_exception!(ssefold, InvalidUtf8Error, DecodeError, "Invalid UTF-8 in an S
 create_exception!(ssefold, EncodeError, Error, "An event could not be encoded (line break in event/id, NUL in id).");
 create_exception!(ssefold, ProviderError, Error, "The provider reported an error (`.type`, `.message`).");
 create_exception!(ssefold, IncompleteStreamError, Error, "The stream ended before its terminal event.");
+create_exception!(ssefold, PartialJSONError, Error, "Invalid, incomplete (at finish) or over-limit partial JSON.");
+create_exception!(ssefold, InvalidEventError, Error, "A provider event's data is not JSON.");
+create_exception!(ssefold, LimitExceededError, Error, "A provider stream limit was exceeded.");
+create_exception!(ssefold, UnknownDialectError, Error, "The provider dialect could not be detected.");
+create_exception!(ssefold, StreamClosedError, Error, "The stream was closed by an error or by finish().");
 
 /// Conversion of a core error into the matching Python exception.
 pub trait ToPyErr {
@@ -90,6 +104,58 @@ pub fn decode_error_with_events(py: Python<'_>, errors: &[CoreDecodeError], even
     with_attr(py, err, "errors", all)
 }
 
+#[cfg(feature = "providers")]
+impl ToPyErr for PartialJsonError {
+    #[cold]
+    fn to_py_err(&self, py: Python<'_>) -> PyErr {
+        let (kind, reason) = match &self.kind {
+            PartialJsonErrorKind::Incomplete => ("incomplete", None),
+            PartialJsonErrorKind::Invalid(reason) => ("invalid", Some(*reason)),
+            PartialJsonErrorKind::DepthLimit => ("depth_limit", None),
+            PartialJsonErrorKind::SizeLimit => ("size_limit", None),
+        };
+        let err = with_attr(py, PartialJSONError::new_err(self.to_string()), "kind", kind);
+        let err = with_attr(py, err, "reason", reason);
+        with_attr(py, err, "offset", self.offset)
+    }
+}
+
+#[cfg(feature = "providers")]
+impl ToPyErr for StreamError {
+    #[cold]
+    fn to_py_err(&self, py: Python<'_>) -> PyErr {
+        let msg = self.to_string();
+        match self {
+            StreamError::Sse(e) => e.to_py_err(py),
+            StreamError::InvalidJson { event_type, message } => {
+                let err = with_attr(py, InvalidEventError::new_err(msg), "event_type", event_type);
+                with_attr(py, err, "reason", message)
+            }
+            StreamError::LimitExceeded { limit, max } => {
+                let err = with_attr(py, LimitExceededError::new_err(msg), "limit", *limit);
+                with_attr(py, err, "max", *max)
+            }
+            StreamError::Provider(e) => {
+                let err = provider_error(py, &e.error_type, &e.message);
+                let err = with_attr(py, err, "request_id", e.request_id.as_deref());
+                with_attr(py, err, "output_emitted", e.output_emitted)
+            }
+            StreamError::UnknownDialect => UnknownDialectError::new_err(msg),
+            StreamError::Incomplete { expected } => {
+                with_attr(py, IncompleteStreamError::new_err(msg), "expected", *expected)
+            }
+            StreamError::Closed => StreamClosedError::new_err(msg),
+        }
+    }
+}
+
+#[cfg(feature = "providers")]
+/// `err` with `.events` set: the events produced before it was raised.
+#[cold]
+pub fn with_events(py: Python<'_>, err: PyErr, events: &Bound<'_, PyList>) -> PyErr {
+    with_attr(py, err, "events", events)
+}
+
 /// A `ProviderError` with `.type` and `.message` set.
 #[cold]
 pub fn provider_error(py: Python<'_>, error_type: &str, message: &str) -> PyErr {
@@ -115,5 +181,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EncodeError", py.get_type::<EncodeError>())?;
     m.add("ProviderError", py.get_type::<ProviderError>())?;
     m.add("IncompleteStreamError", py.get_type::<IncompleteStreamError>())?;
+    m.add("PartialJSONError", py.get_type::<PartialJSONError>())?;
+    m.add("InvalidEventError", py.get_type::<InvalidEventError>())?;
+    m.add("LimitExceededError", py.get_type::<LimitExceededError>())?;
+    m.add("UnknownDialectError", py.get_type::<UnknownDialectError>())?;
+    m.add("StreamClosedError", py.get_type::<StreamClosedError>())?;
     Ok(())
 }
