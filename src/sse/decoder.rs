@@ -371,7 +371,20 @@ impl Decoder {
                     if self.block.skipping {
                         continue;
                     }
-                    if let Err(e) = self.on_field(&chunk[start..end], Some(start), chunk, base + start as u64) {
+                    // The two lines of nearly every event, handled in place:
+                    // `event: …`, and the first `data: …` of a block.
+                    let line = &chunk[start..end];
+                    if let Some(value) = value_of(line, b"event:") {
+                        self.block.event_type = Slot::Chunk(start + value..end);
+                        continue;
+                    }
+                    if self.block.data == Slot::Empty && end - start <= self.config.max_event_size {
+                        if let Some(value) = value_of(line, b"data:") {
+                            self.block.data = Slot::Chunk(start + value..end);
+                            continue;
+                        }
+                    }
+                    if let Err(e) = self.on_field(line, Some(start), chunk, base + start as u64) {
                         self.lines.sync_offset(base + cur.pos as u64);
                         return Some(Err(e));
                     }
@@ -549,7 +562,7 @@ impl Decoder {
     ///
     /// `text` is the valid UTF-8 prefix of `chunk`: values inside it are
     /// sliced from it, anything else is validated (or replaced) here.
-    #[inline]
+    #[inline(always)]
     fn build_event<'s>(
         &'s mut self,
         chunk: &'s [u8],
@@ -576,6 +589,17 @@ impl Decoder {
         let id = self.has_id.then_some(self.id_buf.as_str());
         Ok(Event { event, data, id, retry: *retry })
     }
+}
+
+/// Where the value of `line` starts if the line is field `name_colon`
+/// (`b"data:"`, …): after the colon and one optional space.
+#[inline]
+fn value_of(line: &[u8], name_colon: &[u8]) -> Option<usize> {
+    if !line.starts_with(name_colon) {
+        return None;
+    }
+    let at = name_colon.len();
+    Some(if line.get(at) == Some(&b' ') { at + 1 } else { at })
 }
 
 /// The bytes as `&str`: borrowed when valid, else replaced into `scratch`

@@ -49,19 +49,54 @@ pub struct Line {
 ///
 /// Most streams use LF only: the position of the next CR is searched for
 /// once and cached, so that each line costs one single-byte `memchr`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Cursor {
     /// Offset of the next byte of the chunk to consume.
     pub pos: usize,
     /// Offset of the next CR at or after `pos` (or the chunk's length when
     /// there is none), once searched for.
     next_cr: Option<usize>,
+    lf: LfFinder,
+}
+
+impl Default for Cursor {
+    fn default() -> Self {
+        Cursor { pos: 0, next_cr: None, lf: LfFinder::new() }
+    }
 }
 
 impl Cursor {
     /// A cursor at the start of a chunk.
     pub fn new() -> Self {
         Cursor::default()
+    }
+}
+
+/// Finds LF bytes. On x86-64 with AVX2 the searcher is built once per chunk
+/// (skipping `memchr`'s per-call CPU dispatch, which dominates on short
+/// lines); elsewhere it is plain `memchr`.
+#[derive(Debug, Clone, Copy)]
+struct LfFinder {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::One>,
+}
+
+impl LfFinder {
+    #[inline]
+    fn new() -> Self {
+        LfFinder {
+            #[cfg(target_arch = "x86_64")]
+            avx2: memchr::arch::x86_64::avx2::memchr::One::new(b'\n'),
+        }
+    }
+
+    #[inline]
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(one) = &self.avx2 {
+            return one.find(haystack);
+        }
+        memchr::memchr(b'\n', haystack)
     }
 }
 
@@ -181,7 +216,7 @@ impl LineSplitter {
                 cr
             }
         };
-        let i = memchr::memchr(b'\n', &chunk[start..next_cr])?;
+        let i = cur.lf.find(&chunk[start..next_cr])?;
         (i <= self.max_line_len).then_some(start + i)
     }
 

@@ -1,0 +1,864 @@
+//! The incremental partial-JSON parser.
+//!
+//! A byte-level state machine, never recursive: the stack of open containers is a `Vec`. Strings
+//! are scanned with `memchr` for the next quote or backslash, and validated with the standard
+//! UTF-8 validator; a multi-byte character, an escape or a `\u` surrogate pair split across
+//! fragments is carried over in a few bytes of state. Every byte is looked at a bounded number of
+//! times, so `push` costs time proportional to its fragment (plus the events it reports).
+
+use serde_json::Value;
+
+use super::error::{PartialJsonError, PartialJsonErrorKind, PartialJsonLimits};
+use super::events::{ContainerKind, OwnedPathEvent, PathEvent, PathSegment};
+use super::scan::{ascii_plain_prefix, find_quote_or_backslash};
+use super::tree::{self, Frame};
+
+/// What the structural (between-tokens) state expects next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// The top-level value (only whitespace so far).
+    RootValue,
+    /// The top-level value is complete: only whitespace may follow.
+    AfterRoot,
+    /// After `{`: a key or `}`.
+    KeyOrEnd,
+    /// After `,` in an object: a key.
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// After `:`: a member value.
+    MemberValue,
+    /// After `[`: an element or `]`.
+    ElementOrEnd,
+    /// After `,` in an array: an element.
+    Element,
+    /// After a member value: `,` or `}`.
+    ObjectCommaOrEnd,
+    /// After an element: `,` or `]`.
+    ArrayCommaOrEnd,
+}
+
+/// Inside a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StrState {
+    /// Plain content.
+    Normal,
+    /// After a backslash.
+    Escape,
+    /// Inside `\u`: `digits` hex digits read so far, accumulated in `code`; `high` is the pending
+    /// high surrogate when this is the second escape of a pair.
+    Hex { code: u32, digits: u8, high: Option<u32> },
+    /// After a high surrogate escape: expecting `\`.
+    PairBackslash { high: u32 },
+    /// After a high surrogate escape and `\`: expecting `u`.
+    PairU { high: u32 },
+}
+
+/// Inside a number (the grammar of RFC 8259).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NumState {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    Exp,
+    ExpSign,
+    ExpInt,
+}
+
+impl NumState {
+    /// Whether the number may end here.
+    fn is_terminal(self) -> bool {
+        matches!(self, NumState::Zero | NumState::Int | NumState::Frac | NumState::ExpInt)
+    }
+}
+
+/// The lexical mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Structural,
+    Str(StrState),
+    Number(NumState),
+    /// Inside `true`, `false` or `null`: `matched` bytes of `word` read so far.
+    Literal {
+        word: &'static [u8],
+        matched: u8,
+    },
+}
+
+const TRUE: &[u8] = b"true";
+const FALSE: &[u8] = b"false";
+const NULL: &[u8] = b"null";
+
+/// Strings at least this long are moved into the tree on completion instead of copied.
+const MOVE_STRING_THRESHOLD: usize = 256;
+
+/// Result of processing one fragment: `Ok` or the error (already made sticky).
+type Step = Result<(), PartialJsonError>;
+
+/// An incremental parser for one JSON document arriving in fragments.
+///
+/// * [`push`](Self::push) accepts the next fragment, split at any byte, and reports path-level
+///   [`PathEvent`]s in document order. Its cost is proportional to the fragment (plus events),
+///   never to what came before, and it allocates nothing per fragment in steady state.
+/// * [`value`](Self::value) / [`value_with`](Self::value_with) give the best-effort current
+///   value in time proportional to its size.
+/// * [`finish`](Self::finish) gives the strict result, identical to `serde_json::from_slice` of
+///   all the bytes pushed (except the nesting limit: serde_json stops at 128 levels, this parser at
+///   [`PartialJsonLimits::max_depth`], 512 by default).
+///
+/// Invalid input (not merely incomplete) puts the parser in a sticky error state: that `push` and
+/// every later one return the same error, at an offset that does not depend on fragmentation.
+/// Events for the bytes before the error are still reported.
+#[derive(Debug)]
+pub struct PartialJson {
+    limits: PartialJsonLimits,
+    /// Bytes accepted so far (offset of the next byte).
+    pushed: u64,
+    mode: Mode,
+    expect: Expect,
+    /// Open containers, outermost first.
+    stack: Vec<Frame>,
+    /// `path[i]` is the current member segment of `stack[i]`; always `path.len() == stack.len()`.
+    path: Vec<PathSegment>,
+    /// Spare key strings, reused for object frames (no allocation per container in steady state).
+    spare_keys: Vec<String>,
+    /// The completed top-level value.
+    root: Option<Value>,
+    /// The string being decoded (a key or a value).
+    sbuf: String,
+    /// Whether `sbuf` is an object key (keys emit no events and are never partial values).
+    in_key: bool,
+    /// Length of `sbuf` already reported by `StringAppend`.
+    reported: usize,
+    /// Bytes of an incomplete UTF-8 character at the end of the previous fragment.
+    utf8: [u8; 4],
+    utf8_len: u8,
+    /// Offset of the first byte of `utf8`.
+    utf8_offset: u64,
+    /// The number being read.
+    nbuf: Vec<u8>,
+    /// Offset of the first byte of `nbuf`.
+    num_offset: u64,
+    /// The sticky error.
+    error: Option<PartialJsonError>,
+}
+
+impl Default for PartialJson {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialJson {
+    /// A parser with the default [`PartialJsonLimits`] (depth 512, 64 MiB).
+    pub fn new() -> Self {
+        Self::with_limits(PartialJsonLimits::default())
+    }
+
+    /// A parser with the given limits.
+    pub fn with_limits(limits: PartialJsonLimits) -> Self {
+        PartialJson {
+            limits,
+            pushed: 0,
+            mode: Mode::Structural,
+            expect: Expect::RootValue,
+            stack: Vec::new(),
+            path: Vec::new(),
+            spare_keys: Vec::new(),
+            root: None,
+            sbuf: String::new(),
+            in_key: false,
+            reported: 0,
+            utf8: [0; 4],
+            utf8_len: 0,
+            utf8_offset: 0,
+            nbuf: Vec::new(),
+            num_offset: 0,
+            error: None,
+        }
+    }
+
+    /// The limits this parser enforces.
+    pub fn limits(&self) -> PartialJsonLimits {
+        self.limits
+    }
+
+    /// Feeds the next fragment (any byte split, even inside a UTF-8 character or an escape) and
+    /// calls `on_event` for each path event, in document order.
+    ///
+    /// Returns the sticky error if the input so far is invalid or exceeds a limit; the events for
+    /// the bytes before the error have been reported, and every later call returns the same error
+    /// without reporting anything. Bytes after the error are not counted by
+    /// [`bytes_pushed`](Self::bytes_pushed).
+    pub fn push(&mut self, fragment: &[u8], mut on_event: impl FnMut(&PathEvent<'_>)) -> Result<(), PartialJsonError> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        let room = self.limits.max_bytes.saturating_sub(self.pushed);
+        let (accepted, over) =
+            if (fragment.len() as u64) > room { (&fragment[..room as usize], true) } else { (fragment, false) };
+        let result = self.run(accepted, &mut on_event);
+        self.flush_append(&mut on_event);
+        result?;
+        if over {
+            let error = PartialJsonError { kind: PartialJsonErrorKind::SizeLimit, offset: self.limits.max_bytes };
+            self.error = Some(error.clone());
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    /// Like [`push`](Self::push), returning the events as owned values.
+    pub fn push_owned(&mut self, fragment: &[u8]) -> Result<Vec<OwnedPathEvent>, PartialJsonError> {
+        let mut events = Vec::new();
+        self.push(fragment, |event| events.push(event.to_owned_event()))?;
+        Ok(events)
+    }
+
+    /// Best-effort current value, partial strings included (see [`value_with`](Self::value_with)).
+    pub fn value(&self) -> Option<Value> {
+        self.value_with(true)
+    }
+
+    /// Best-effort current value, materialized in time proportional to its size.
+    ///
+    /// `None` when no value has begun: only whitespace so far, or only an incomplete top-level
+    /// number or literal (or, with `partial_strings == false`, an unterminated top-level string).
+    /// Otherwise the value of the input so far with open containers closed, where
+    /// * a string still being read is included with the text decoded so far when
+    ///   `partial_strings` is true (an incomplete escape or UTF-8 character at the end is left
+    ///   out), and dropped together with its key otherwise;
+    /// * an incomplete number or literal is dropped together with its key (a number is complete
+    ///   only once the byte after it has arrived);
+    /// * a key without a value is dropped.
+    ///
+    /// After an error, this is the value of the input before the error.
+    pub fn value_with(&self, partial_strings: bool) -> Option<Value> {
+        let partial = match self.mode {
+            Mode::Str(_) if partial_strings && !self.in_key => Some(Value::String(self.sbuf.clone())),
+            _ => None,
+        };
+        if self.stack.is_empty() {
+            return self.root.clone().or(partial);
+        }
+        Some(tree::materialize(&self.stack, &self.path, partial))
+    }
+
+    /// Strict end of the document: `Ok` with the complete value (identical to
+    /// `serde_json::from_slice` of all the bytes pushed), else an error: the sticky one, or
+    /// [`Incomplete`](PartialJsonErrorKind::Incomplete) at offset [`bytes_pushed`](Self::bytes_pushed).
+    ///
+    /// Trailing whitespace is fine; trailing non-whitespace after a complete value was already
+    /// reported by `push` as `Invalid` at its offset. A top-level number is completed here (no
+    /// event is emitted for it; completing it is final, so a later non-whitespace byte is trailing
+    /// characters). The parser keeps its state: `finish` may be called again with the
+    /// same result, and [`value`](Self::value) still works; call [`reset`](Self::reset) to start a
+    /// new document.
+    pub fn finish(&mut self) -> Result<Value, PartialJsonError> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        if self.stack.is_empty() {
+            if let Mode::Number(state) = self.mode {
+                if state.is_terminal() {
+                    self.complete_number(&mut |_: &PathEvent<'_>| {})?;
+                }
+            }
+        }
+        match (&self.root, self.expect) {
+            (Some(root), Expect::AfterRoot) => Ok(root.clone()),
+            _ => Err(PartialJsonError { kind: PartialJsonErrorKind::Incomplete, offset: self.pushed }),
+        }
+    }
+
+    /// Number of bytes accepted so far (the offset of the next byte).
+    pub fn bytes_pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Whether a complete top-level value has been parsed (a top-level number only counts once a
+    /// byte after it, e.g. whitespace, has arrived, or after [`finish`](Self::finish)).
+    pub fn is_complete(&self) -> bool {
+        self.root.is_some()
+    }
+
+    /// The sticky error, if any.
+    pub fn error(&self) -> Option<&PartialJsonError> {
+        self.error.as_ref()
+    }
+
+    /// Ready for a new document with the same limits; buffers are kept for reuse.
+    pub fn reset(&mut self) {
+        self.pushed = 0;
+        self.mode = Mode::Structural;
+        self.expect = Expect::RootValue;
+        self.stack.clear();
+        while let Some(segment) = self.path.pop() {
+            self.recycle(segment);
+        }
+        self.root = None;
+        self.sbuf.clear();
+        self.in_key = false;
+        self.reported = 0;
+        self.utf8_len = 0;
+        self.nbuf.clear();
+        self.error = None;
+    }
+
+    // ----- driver -------------------------------------------------------------------------
+
+    fn fail(&mut self, reason: &'static str, offset: u64) -> Step {
+        self.fail_with(PartialJsonError::invalid(reason, offset))
+    }
+
+    fn fail_with(&mut self, error: PartialJsonError) -> Step {
+        self.error = Some(error.clone());
+        Err(error)
+    }
+
+    /// Processes `input`, whose first byte is at offset `self.pushed`.
+    fn run<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], on_event: &mut F) -> Step {
+        let base = self.pushed;
+        let mut i = 0;
+        let result = loop {
+            if i >= input.len() {
+                break Ok(());
+            }
+            let step = match self.mode {
+                Mode::Structural => self.structural(input, &mut i, base, on_event),
+                Mode::Str(_) => self.string(input, &mut i, base, on_event),
+                Mode::Number(_) => self.number(input, &mut i, base, on_event),
+                Mode::Literal { .. } => self.literal(input, &mut i, base, on_event),
+            };
+            if let Err(error) = step {
+                break Err(error);
+            }
+        };
+        self.pushed = match &result {
+            Ok(()) => base + input.len() as u64,
+            Err(error) => error.offset.max(base),
+        };
+        result
+    }
+
+    /// Reports the text decoded since the last `StringAppend` of the current value string.
+    fn flush_append<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) {
+        if matches!(self.mode, Mode::Str(_)) && !self.in_key && self.sbuf.len() > self.reported {
+            on_event(&PathEvent::StringAppend { path: &self.path, text: &self.sbuf[self.reported..] });
+            self.reported = self.sbuf.len();
+        }
+    }
+
+    // ----- structure ----------------------------------------------------------------------
+
+    fn structural<F: FnMut(&PathEvent<'_>)>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        on_event: &mut F,
+    ) -> Step {
+        while *i < input.len() {
+            let byte = input[*i];
+            let offset = base + *i as u64;
+            if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+                *i += 1;
+                continue;
+            }
+            match self.expect {
+                Expect::RootValue | Expect::MemberValue | Expect::Element => {
+                    *i += 1;
+                    return self.begin_value(byte, offset, on_event);
+                }
+                Expect::ElementOrEnd => {
+                    *i += 1;
+                    if byte == b']' {
+                        return self.close(ContainerKind::Array, offset, on_event);
+                    }
+                    return self.begin_value(byte, offset, on_event);
+                }
+                Expect::AfterRoot => return self.fail("trailing characters", offset),
+                Expect::KeyOrEnd | Expect::Key => {
+                    *i += 1;
+                    match byte {
+                        b'"' => {
+                            self.in_key = true;
+                            self.sbuf.clear();
+                            self.mode = Mode::Str(StrState::Normal);
+                            return Ok(());
+                        }
+                        b'}' if self.expect == Expect::KeyOrEnd => {
+                            return self.close(ContainerKind::Object, offset, on_event)
+                        }
+                        _ => return self.fail("expected object key", offset),
+                    }
+                }
+                Expect::Colon => {
+                    if byte != b':' {
+                        return self.fail("expected ':'", offset);
+                    }
+                    self.expect = Expect::MemberValue;
+                }
+                Expect::ObjectCommaOrEnd => match byte {
+                    b',' => self.expect = Expect::Key,
+                    b'}' => {
+                        *i += 1;
+                        return self.close(ContainerKind::Object, offset, on_event);
+                    }
+                    _ => return self.fail("expected ',' or '}'", offset),
+                },
+                Expect::ArrayCommaOrEnd => match byte {
+                    b',' => self.expect = Expect::Element,
+                    b']' => {
+                        *i += 1;
+                        return self.close(ContainerKind::Array, offset, on_event);
+                    }
+                    _ => return self.fail("expected ',' or ']'", offset),
+                },
+            }
+            *i += 1;
+        }
+        Ok(())
+    }
+
+    /// The first byte of a value (already consumed).
+    fn begin_value<F: FnMut(&PathEvent<'_>)>(&mut self, byte: u8, offset: u64, on_event: &mut F) -> Step {
+        if let Some(Frame::Array(vec)) = self.stack.last() {
+            let index = vec.len();
+            if let Some(segment) = self.path.last_mut() {
+                *segment = PathSegment::Index(index);
+            }
+        }
+        match byte {
+            b'{' => self.open(ContainerKind::Object, offset, on_event),
+            b'[' => self.open(ContainerKind::Array, offset, on_event),
+            b'"' => {
+                self.in_key = false;
+                self.sbuf.clear();
+                self.reported = 0;
+                self.mode = Mode::Str(StrState::Normal);
+                Ok(())
+            }
+            b'-' | b'0'..=b'9' => {
+                self.nbuf.clear();
+                self.nbuf.push(byte);
+                self.num_offset = offset;
+                self.mode = Mode::Number(match byte {
+                    b'-' => NumState::Minus,
+                    b'0' => NumState::Zero,
+                    _ => NumState::Int,
+                });
+                Ok(())
+            }
+            b't' => self.begin_literal(TRUE),
+            b'f' => self.begin_literal(FALSE),
+            b'n' => self.begin_literal(NULL),
+            _ => self.fail("expected value", offset),
+        }
+    }
+
+    fn begin_literal(&mut self, word: &'static [u8]) -> Step {
+        self.mode = Mode::Literal { word, matched: 1 };
+        Ok(())
+    }
+
+    fn open<F: FnMut(&PathEvent<'_>)>(&mut self, kind: ContainerKind, offset: u64, on_event: &mut F) -> Step {
+        if self.stack.len() >= self.limits.max_depth {
+            return self.fail_with(PartialJsonError { kind: PartialJsonErrorKind::DepthLimit, offset });
+        }
+        on_event(&PathEvent::ContainerStart { path: &self.path, kind });
+        match kind {
+            ContainerKind::Object => {
+                self.stack.push(Frame::Object(serde_json::Map::new()));
+                let key = self.spare_keys.pop().unwrap_or_default();
+                self.path.push(PathSegment::Key(key));
+                self.expect = Expect::KeyOrEnd;
+            }
+            ContainerKind::Array => {
+                self.stack.push(Frame::Array(Vec::new()));
+                self.path.push(PathSegment::Index(0));
+                self.expect = Expect::ElementOrEnd;
+            }
+        }
+        Ok(())
+    }
+
+    fn close<F: FnMut(&PathEvent<'_>)>(&mut self, kind: ContainerKind, offset: u64, on_event: &mut F) -> Step {
+        let frame = match self.stack.pop() {
+            Some(frame) => frame,
+            None => return self.fail("unbalanced bracket", offset),
+        };
+        debug_assert_eq!(matches!(frame, Frame::Object(_)), kind == ContainerKind::Object);
+        if let Some(segment) = self.path.pop() {
+            self.recycle(segment);
+        }
+        self.complete(frame.into_value(), on_event);
+        Ok(())
+    }
+
+    fn recycle(&mut self, segment: PathSegment) {
+        if let PathSegment::Key(mut key) = segment {
+            key.clear();
+            self.spare_keys.push(key);
+        }
+    }
+
+    /// Stores a completed value in its parent (or as the root) and reports it.
+    fn complete<F: FnMut(&PathEvent<'_>)>(&mut self, value: Value, on_event: &mut F) {
+        self.mode = Mode::Structural;
+        match (self.stack.last_mut(), self.path.last()) {
+            (Some(frame), Some(segment)) => {
+                self.expect = match frame {
+                    Frame::Object(_) => Expect::ObjectCommaOrEnd,
+                    Frame::Array(_) => Expect::ArrayCommaOrEnd,
+                };
+                let stored = frame.insert(segment, value);
+                on_event(&PathEvent::ValueComplete { path: &self.path, value: stored });
+            }
+            _ => {
+                self.expect = Expect::AfterRoot;
+                let stored: &Value = self.root.insert(value);
+                on_event(&PathEvent::ValueComplete { path: &[], value: stored });
+            }
+        }
+    }
+
+    // ----- scalars ------------------------------------------------------------------------
+
+    fn literal<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], i: &mut usize, base: u64, on_event: &mut F) -> Step {
+        let Mode::Literal { word, mut matched } = self.mode else { return Ok(()) };
+        while *i < input.len() {
+            if input[*i] != word[matched as usize] {
+                return self.fail("invalid literal", base + *i as u64);
+            }
+            *i += 1;
+            matched += 1;
+            if matched as usize == word.len() {
+                let value = match word {
+                    TRUE => Value::Bool(true),
+                    FALSE => Value::Bool(false),
+                    _ => Value::Null,
+                };
+                self.complete(value, on_event);
+                return Ok(());
+            }
+        }
+        self.mode = Mode::Literal { word, matched };
+        Ok(())
+    }
+
+    fn number<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], i: &mut usize, base: u64, on_event: &mut F) -> Step {
+        let Mode::Number(mut state) = self.mode else { return Ok(()) };
+        let start = *i;
+        while *i < input.len() {
+            let byte = input[*i];
+            let next = match (state, byte) {
+                (NumState::Minus, b'0') => NumState::Zero,
+                (NumState::Minus, b'1'..=b'9') => NumState::Int,
+                (NumState::Int, b'0'..=b'9') => NumState::Int,
+                (NumState::Zero | NumState::Int, b'.') => NumState::Dot,
+                (NumState::Zero | NumState::Int | NumState::Frac, b'e' | b'E') => NumState::Exp,
+                (NumState::Dot | NumState::Frac, b'0'..=b'9') => NumState::Frac,
+                (NumState::Exp, b'+' | b'-') => NumState::ExpSign,
+                (NumState::Exp | NumState::ExpSign | NumState::ExpInt, b'0'..=b'9') => NumState::ExpInt,
+                _ if state.is_terminal() && !byte.is_ascii_digit() => {
+                    // The number ended; the byte is structural and read again.
+                    self.nbuf.extend_from_slice(&input[start..*i]);
+                    self.mode = Mode::Number(state);
+                    return self.complete_number(on_event);
+                }
+                _ => {
+                    self.nbuf.extend_from_slice(&input[start..*i]);
+                    return self.fail("invalid number", base + *i as u64);
+                }
+            };
+            state = next;
+            *i += 1;
+        }
+        self.nbuf.extend_from_slice(&input[start..]);
+        self.mode = Mode::Number(state);
+        Ok(())
+    }
+
+    /// Converts the complete number token with serde_json (so values are identical to its own).
+    fn complete_number<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) -> Step {
+        match serde_json::from_slice::<Value>(&self.nbuf) {
+            Ok(value @ Value::Number(_)) => {
+                self.complete(value, on_event);
+                Ok(())
+            }
+            _ => self.fail("number out of range", self.num_offset),
+        }
+    }
+
+    fn string<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], i: &mut usize, base: u64, on_event: &mut F) -> Step {
+        let Mode::Str(mut state) = self.mode else { return Ok(()) };
+        loop {
+            if *i >= input.len() {
+                self.mode = Mode::Str(state);
+                return Ok(());
+            }
+            match state {
+                StrState::Normal => {
+                    if self.utf8_len > 0 {
+                        self.finish_utf8(input, i)?;
+                        if self.utf8_len > 0 {
+                            continue; // fragment exhausted
+                        }
+                    }
+                    let rest = &input[*i..];
+                    // Fast path: printable ASCII needs no validation.
+                    let ascii = ascii_plain_prefix(rest);
+                    if let Ok(text) = std::str::from_utf8(&rest[..ascii]) {
+                        self.sbuf.push_str(text);
+                    }
+                    let end = match rest.get(ascii) {
+                        None | Some(b'"' | b'\\') => ascii,
+                        Some(_) => ascii + find_quote_or_backslash(&rest[ascii..]),
+                    };
+                    if end > ascii {
+                        self.plain(&rest[ascii..end], base + (*i + ascii) as u64, end == rest.len())?;
+                    }
+                    *i += end;
+                    match input.get(*i) {
+                        None => {}
+                        Some(b'"') => {
+                            *i += 1;
+                            self.end_string(on_event);
+                            return Ok(());
+                        }
+                        Some(_) => {
+                            // A backslash. Common escapes are decoded right here (fast path).
+                            let simple = match input.get(*i + 1) {
+                                Some(b'n') => Some(b'\n'),
+                                Some(b'"') => Some(b'"'),
+                                Some(b'\\') => Some(b'\\'),
+                                Some(b't') => Some(b'\t'),
+                                _ => None,
+                            };
+                            match simple {
+                                Some(byte) => {
+                                    self.sbuf.push(char::from(byte));
+                                    *i += 2;
+                                }
+                                None => {
+                                    *i += 1;
+                                    state = StrState::Escape;
+                                }
+                            }
+                        }
+                    }
+                }
+                StrState::Escape => {
+                    let byte = input[*i];
+                    let decoded = match byte {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            *i += 1;
+                            state = StrState::Hex { code: 0, digits: 0, high: None };
+                            continue;
+                        }
+                        _ => return self.fail("invalid escape", base + *i as u64),
+                    };
+                    self.sbuf.push(decoded);
+                    *i += 1;
+                    state = StrState::Normal;
+                }
+                StrState::Hex { mut code, mut digits, high } => {
+                    let offset = base + *i as u64;
+                    let Some(digit) = (input[*i] as char).to_digit(16) else {
+                        return self.fail("invalid \\u escape", offset);
+                    };
+                    *i += 1;
+                    code = code * 16 + digit;
+                    digits += 1;
+                    if digits < 4 {
+                        state = StrState::Hex { code, digits, high };
+                        continue;
+                    }
+                    state = StrState::Normal;
+                    let scalar = match (high, code) {
+                        (Some(high), 0xDC00..=0xDFFF) => 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00),
+                        (Some(_), _) => return self.fail("unpaired high surrogate", offset),
+                        (None, 0xDC00..=0xDFFF) => return self.fail("lone low surrogate", offset),
+                        (None, 0xD800..=0xDBFF) => {
+                            state = StrState::PairBackslash { high: code };
+                            continue;
+                        }
+                        (None, code) => code,
+                    };
+                    match char::from_u32(scalar) {
+                        Some(c) => self.sbuf.push(c),
+                        None => return self.fail("invalid \\u escape", offset),
+                    }
+                }
+                StrState::PairBackslash { high } => {
+                    if input[*i] != b'\\' {
+                        return self.fail("unpaired high surrogate", base + *i as u64);
+                    }
+                    *i += 1;
+                    state = StrState::PairU { high };
+                }
+                StrState::PairU { high } => {
+                    if input[*i] != b'u' {
+                        return self.fail("unpaired high surrogate", base + *i as u64);
+                    }
+                    *i += 1;
+                    state = StrState::Hex { code: 0, digits: 0, high: Some(high) };
+                }
+            }
+        }
+    }
+
+    /// Appends a run of string bytes without quote or backslash, starting at `offset`. `at_end`:
+    /// the run ends the fragment, so an incomplete UTF-8 character there is carried over.
+    fn plain(&mut self, run: &[u8], offset: u64, at_end: bool) -> Step {
+        // Control characters are not allowed in JSON strings. `min` vectorizes well.
+        let control = match run.iter().copied().min() {
+            Some(min) if min < 0x20 => run.iter().position(|&b| b < 0x20),
+            _ => None,
+        };
+        let checked = &run[..control.unwrap_or(run.len())];
+        match std::str::from_utf8(checked) {
+            Ok(text) => self.sbuf.push_str(text),
+            Err(error) => {
+                let valid = error.valid_up_to();
+                if let Ok(text) = std::str::from_utf8(&checked[..valid]) {
+                    self.sbuf.push_str(text);
+                }
+                if error.error_len().is_none() && control.is_none() && at_end {
+                    let tail = &checked[valid..];
+                    self.utf8[..tail.len()].copy_from_slice(tail);
+                    self.utf8_len = tail.len() as u8;
+                    self.utf8_offset = offset + valid as u64;
+                    return Ok(());
+                }
+                return self.fail("invalid UTF-8", offset + valid as u64);
+            }
+        }
+        match control {
+            Some(position) => self.fail("control character in string", offset + position as u64),
+            None => Ok(()),
+        }
+    }
+
+    /// Continues the incomplete UTF-8 character carried over from the previous fragment.
+    fn finish_utf8(&mut self, input: &[u8], i: &mut usize) -> Step {
+        let width = match self.utf8[0] {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        while (self.utf8_len as usize) < width && *i < input.len() {
+            self.utf8[self.utf8_len as usize] = input[*i];
+            self.utf8_len += 1;
+            *i += 1;
+        }
+        match std::str::from_utf8(&self.utf8[..self.utf8_len as usize]) {
+            Ok(text) => {
+                self.sbuf.push_str(text);
+                self.utf8_len = 0;
+                Ok(())
+            }
+            Err(error) if error.error_len().is_none() => Ok(()),
+            Err(_) => {
+                self.utf8_len = 0;
+                self.fail("invalid UTF-8", self.utf8_offset)
+            }
+        }
+    }
+
+    /// The closing quote of a key or a value string.
+    fn end_string<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) {
+        if self.in_key {
+            self.in_key = false;
+            self.mode = Mode::Structural;
+            self.expect = Expect::Colon;
+            if let Some(PathSegment::Key(key)) = self.path.last_mut() {
+                key.clear();
+                key.push_str(&self.sbuf);
+            }
+            return;
+        }
+        self.flush_append(on_event);
+        let text = if self.sbuf.len() >= MOVE_STRING_THRESHOLD {
+            std::mem::take(&mut self.sbuf)
+        } else {
+            self.sbuf.as_str().to_owned()
+        };
+        self.reported = 0;
+        self.complete(Value::String(text), on_event);
+    }
+}
+
+/// One-shot best-effort parse of a possibly incomplete JSON text.
+///
+/// `Ok(None)` when no value has begun (empty, whitespace, or an incomplete top-level number or
+/// literal); otherwise the value as [`PartialJson::value_with`] materializes it:
+/// with `partial_strings == false`, `{"a": "te` → `{}`, `{"a": "test"` → `{"a": "test"}`,
+/// `{"a": 123,` → `{"a": 123}`, `[1, 2,` → `[1, 2]`; with `true`, `{"a": "te` → `{"a": "te"}`.
+/// A complete top-level number (`"42"`) is returned as such. Invalid text or exceeded default
+/// limits is an error (never `Incomplete`).
+pub fn parse_partial_json(text: &str, partial_strings: bool) -> Result<Option<Value>, PartialJsonError> {
+    let mut parser = PartialJson::new();
+    parser.push(text.as_bytes(), |_| {})?;
+    if let Mode::Number(state) = parser.mode {
+        if parser.stack.is_empty() && state.is_terminal() {
+            return parser.finish().map(Some);
+        }
+    }
+    Ok(parser.value_with(partial_strings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parser_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<PartialJson>();
+        assert_send_sync::<PartialJsonError>();
+    }
+
+    #[test]
+    fn escapes_split_at_every_byte() {
+        let doc = br#"["\"\\\/\b\f\n\r\t\u00e9\uD834\uDD1E"]"#;
+        let expected: Value = serde_json::from_slice(doc).unwrap();
+        for k in 0..doc.len() {
+            let mut parser = PartialJson::new();
+            parser.push(&doc[..k], |_| {}).unwrap();
+            parser.push(&doc[k..], |_| {}).unwrap();
+            assert_eq!(parser.finish().unwrap(), expected, "split at {k}");
+        }
+    }
+
+    #[test]
+    fn push_allocates_nothing_new_for_plain_string_fragments() {
+        // Steady state: appending to a long string only grows the buffer amortized.
+        let mut parser = PartialJson::new();
+        parser.push(b"{\"content\": \"", |_| {}).unwrap();
+        let mut total = 0;
+        for _ in 0..1000 {
+            parser
+                .push(b"0123456789abcdef", |e| {
+                    if let PathEvent::StringAppend { text, .. } = e {
+                        total += text.len()
+                    }
+                })
+                .unwrap();
+        }
+        assert_eq!(total, 16_000);
+        assert_eq!(parser.sbuf.len(), 16_000);
+        assert_eq!(parser.value().unwrap()["content"].as_str().map(str::len), Some(16_000));
+    }
+}

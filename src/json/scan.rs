@@ -1,0 +1,66 @@
+//! Byte scanners for string content.
+
+use memchr::memchr2;
+
+/// Length of the prefix of `bytes` made of printable ASCII other than `"` and `\`, eight bytes
+/// at a time (SWAR). In each `has_zero`-style mask a false positive can only sit above a true one
+/// (borrows propagate upward), so the lowest set bit marks the first special byte exactly.
+#[inline]
+pub(crate) fn ascii_plain_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut j = 0;
+    while j < bytes.len() {
+        let chunk = &bytes[j..bytes.len().min(j + 8)];
+        // A short last chunk is padded with a special byte.
+        let mut word = [b'"'; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Any byte >= 0x80, < 0x20 (bits 5 and 6 clear), == '"' or == '\\'.
+        let special = (w & HIGH)
+            | has_zero(w & 0x6060_6060_6060_6060)
+            | has_zero(w ^ (ONES * b'"' as u64))
+            | has_zero(w ^ (ONES * b'\\' as u64));
+        if special != 0 {
+            return (j + (special.trailing_zeros() / 8) as usize).min(bytes.len());
+        }
+        j += 8;
+    }
+    bytes.len()
+}
+
+/// Index of the first `"` or `\` in `bytes` (or its length). Short inputs (the typical
+/// streamed fragment) are scanned directly, which beats the setup cost of a vectorized search.
+#[inline]
+pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> usize {
+    if bytes.len() <= 32 {
+        bytes.iter().position(|&b| b == b'"' || b == b'\\').unwrap_or(bytes.len())
+    } else {
+        memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_prefix_matches_naive_scan() {
+        // Every byte value at every position of a 20-byte plain run.
+        for special in 0..=255u8 {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 20];
+                bytes[at] = special;
+                let naive = bytes.iter().position(|&b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\');
+                assert_eq!(ascii_plain_prefix(&bytes), naive.unwrap_or(20), "byte {special:#x} at {at}");
+                assert_eq!(
+                    find_quote_or_backslash(&bytes),
+                    bytes.iter().position(|&b| b == b'"' || b == b'\\').unwrap_or(20)
+                );
+            }
+        }
+        let long = vec![b'x'; 100];
+        assert_eq!(find_quote_or_backslash(&long), 100);
+    }
+}
