@@ -1,6 +1,6 @@
 """Type stubs of the ssefold extension module (checked by mypy.stubtest)."""
 
-from typing import Literal, Optional, Union, final
+from typing import Any, Literal, Optional, Union, final
 
 __version__: str
 __all__ = [
@@ -13,6 +13,11 @@ __all__ = [
     "EncodeError",
     "ProviderError",
     "IncompleteStreamError",
+    "PartialJSONError",
+    "InvalidEventError",
+    "LimitExceededError",
+    "UnknownDialectError",
+    "StreamClosedError",
     "ServerSentEvent",
     "SSEDecoder",
     "SSEEncoder",
@@ -23,6 +28,9 @@ __all__ = [
     "Reconnector",
     "is_retryable_error_type",
     "_provider_error",
+    "PathEvent",
+    "PartialJSON",
+    "parse_partial_json",
 ]
 
 _Bytes = Union[bytes, bytearray, memoryview]
@@ -50,8 +58,12 @@ class EncodeError(Error):
 class ProviderError(Error):
     type: str
     message: str
+    request_id: Optional[str]
+    output_emitted: bool
 
-class IncompleteStreamError(Error): ...
+class IncompleteStreamError(Error):
+    expected: str
+    last: StreamEnd
 
 @final
 class ServerSentEvent:
@@ -239,3 +251,62 @@ class Reconnector:
 
 def is_retryable_error_type(error_type: str) -> bool: ...
 def _provider_error(error_type: str, message: str) -> ProviderError: ...
+
+# --- partial JSON --------------------------------------------------------------
+
+class PartialJSONError(Error):
+    kind: Literal["incomplete", "invalid", "depth_limit", "size_limit"]
+    reason: Optional[str]
+    offset: int
+    events: list[PathEvent]
+
+_Json = Any
+_PathSegment = Union[str, int]
+
+@final
+class PathEvent:
+    """One path-level event of an incremental JSON parse."""
+
+    @property
+    def type(self) -> Literal["container_start", "string_append", "value_complete"]: ...
+    @property
+    def path(self) -> tuple[_PathSegment, ...]: ...
+    @property
+    def kind(self) -> Optional[Literal["object", "array"]]: ...
+    @property
+    def text(self) -> Optional[str]: ...
+    @property
+    def value(self) -> _Json: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+def parse_partial_json(text: Union[str, bytes], *, partial_strings: bool = True) -> _Json: ...
+
+@final
+class PartialJSON:
+    """The incremental partial-JSON parser."""
+
+    def __new__(cls, *, max_depth: int = 512, max_bytes: int = 67108864) -> PartialJSON: ...
+    def push(self, fragment: Union[str, _Bytes]) -> list[PathEvent]: ...
+    @property
+    def value(self) -> _Json: ...
+    def value_with(self, partial_strings: bool) -> _Json: ...
+    def finish(self) -> _Json: ...
+    def reset(self) -> None: ...
+    @property
+    def bytes_pushed(self) -> int: ...
+    @property
+    def is_complete(self) -> bool: ...
+
+# --- provider stream errors ---------------------------------------------------------
+
+class InvalidEventError(Error):
+    event_type: str
+    reason: str
+
+class LimitExceededError(Error):
+    limit: str
+    max: int
+
+class UnknownDialectError(Error): ...
+class StreamClosedError(Error): ...

@@ -74,7 +74,6 @@ impl LastString {
     }
 }
 
-#[cfg_attr(not(feature = "providers"), allow(dead_code))]
 /// A JSON value as Python objects: `dict` (member order kept), `list`,
 /// `str`, `int`, `float`, `bool`, `None`.
 pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {

@@ -27,7 +27,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use pyo3::{create_exception, PyErr};
 
-#[cfg(feature = "providers")]
 use ssefold::json::{PartialJsonError, PartialJsonErrorKind};
 #[cfg(feature = "providers")]
 use ssefold::providers::StreamError;
@@ -104,7 +103,6 @@ pub fn decode_error_with_events(py: Python<'_>, errors: &[CoreDecodeError], even
     with_attr(py, err, "errors", all)
 }
 
-#[cfg(feature = "providers")]
 impl ToPyErr for PartialJsonError {
     #[cold]
     fn to_py_err(&self, py: Python<'_>) -> PyErr {
@@ -149,7 +147,6 @@ impl ToPyErr for StreamError {
     }
 }
 
-#[cfg(feature = "providers")]
 /// `err` with `.events` set: the events produced before it was raised.
 #[cold]
 pub fn with_events(py: Python<'_>, err: PyErr, events: &Bound<'_, PyList>) -> PyErr {

@@ -6,7 +6,6 @@
 
 mod convert;
 mod errors;
-#[cfg(feature = "providers")]
 mod partial_json;
 #[cfg(feature = "providers")]
 mod providers;
@@ -32,11 +31,11 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reconnect::Reconnector>()?;
     m.add_function(wrap_pyfunction!(reconnect::is_retryable_error_type, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
+    m.add_class::<partial_json::PathEvent>()?;
+    m.add_class::<partial_json::PartialJSON>()?;
+    m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;
     #[cfg(feature = "providers")]
     {
-        m.add_class::<partial_json::PathEvent>()?;
-        m.add_class::<partial_json::PartialJSON>()?;
-        m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;
         m.add_class::<providers::StreamEvent>()?;
         m.add_class::<providers::Stream>()?;
         m.add_class::<providers::AnthropicStream>()?;
