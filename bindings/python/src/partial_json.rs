@@ -37,6 +37,26 @@ fn path_tuple<'py>(py: Python<'py>, path: &[PathSegment]) -> PyResult<Bound<'py,
     PyTuple::new(py, items)
 }
 
+/// The last path converted, reused while events stay on it (a long string
+/// streams as many `string_append`s at one path).
+#[derive(Default)]
+pub struct PathCache {
+    last: Option<(Vec<PathSegment>, Py<PyTuple>)>,
+}
+
+impl PathCache {
+    fn get(&mut self, py: Python<'_>, path: &[PathSegment]) -> PyResult<Py<PyTuple>> {
+        if let Some((segments, tuple)) = &self.last {
+            if segments.as_slice() == path {
+                return Ok(tuple.clone_ref(py));
+            }
+        }
+        let tuple = path_tuple(py, path)?.unbind();
+        self.last = Some((path.to_vec(), tuple.clone_ref(py)));
+        Ok(tuple)
+    }
+}
+
 impl PathEvent {
     /// The wire form as a dict (see `to_dict`).
     pub fn to_dict_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -56,8 +76,8 @@ impl PathEvent {
     }
 
     /// The Python object for a core path event.
-    pub fn from_core(py: Python<'_>, e: &CorePathEvent<'_>) -> PyResult<Self> {
-        let path = path_tuple(py, e.path())?.unbind();
+    pub fn from_core(py: Python<'_>, e: &CorePathEvent<'_>, paths: &mut PathCache) -> PyResult<Self> {
+        let path = paths.get(py, e.path())?;
         Ok(match e {
             CorePathEvent::ContainerStart { kind, .. } => PathEvent {
                 type_: "container_start",
@@ -192,6 +212,7 @@ pub fn parse_partial_json<'py>(
 #[pyclass(module = "ssefold")]
 pub struct PartialJSON {
     inner: PartialJson,
+    paths: PathCache,
 }
 
 #[pymethods]
@@ -199,7 +220,10 @@ impl PartialJSON {
     #[new]
     #[pyo3(signature = (*, max_depth = 512, max_bytes = 67108864))]
     fn new(max_depth: usize, max_bytes: u64) -> Self {
-        PartialJSON { inner: PartialJson::with_limits(PartialJsonLimits { max_depth, max_bytes }) }
+        PartialJSON {
+            inner: PartialJson::with_limits(PartialJsonLimits { max_depth, max_bytes }),
+            paths: PathCache::default(),
+        }
     }
 
     /// Feeds the next fragment (`str` or UTF-8 `bytes`, split anywhere);
@@ -208,10 +232,11 @@ impl PartialJSON {
     fn push<'py>(&mut self, py: Python<'py>, fragment: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let mut failed = None;
+        let paths = &mut self.paths;
         let result = with_text(fragment, |bytes| {
             self.inner.push(bytes, |e| {
                 if failed.is_none() {
-                    match PathEvent::from_core(py, e).and_then(|ev| list.append(ev)) {
+                    match PathEvent::from_core(py, e, paths).and_then(|ev| list.append(ev)) {
                         Ok(()) => {}
                         Err(err) => failed = Some(err),
                     }

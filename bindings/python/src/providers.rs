@@ -12,7 +12,7 @@ use ssefold::sse::{DecoderConfig, Utf8Mode};
 
 use crate::convert::{value_to_py, with_bytes, StringCache};
 use crate::errors::{with_events, ToPyErr};
-use crate::partial_json::PathEvent;
+use crate::partial_json::{PathCache, PathEvent};
 
 /// One normalized stream event (immutable): `.type` is its wire name, every
 /// other field of the wire form is an attribute (`.part`, `.text`, …).
@@ -83,6 +83,7 @@ impl StreamEvent {
 #[derive(Default)]
 struct EventBuilder {
     names: StringCache,
+    paths: PathCache,
 }
 
 impl EventBuilder {
@@ -99,7 +100,10 @@ impl EventBuilder {
             }
             CoreEvent::ToolArgsPath { part, event } => {
                 fields.set_item(intern!(py, "part"), part)?;
-                fields.set_item(intern!(py, "path_event"), Py::new(py, PathEvent::from_core(py, event)?)?)?;
+                fields.set_item(
+                    intern!(py, "path_event"),
+                    Py::new(py, PathEvent::from_core(py, event, &mut self.paths)?)?,
+                )?;
             }
             _ => {
                 if let serde_json::Value::Object(map) = e.to_json() {
