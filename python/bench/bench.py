@@ -342,7 +342,9 @@ def table(rows: List[Row]) -> str:
     for r in rows:
         peers = [p for p in rows if p.group == r.group and p.corpus == r.corpus and not p.library.startswith("ssefold")]
         ref = peers[0] if peers else None
-        ratio = f"{ref.seconds / r.seconds:.1f}× {ref.library}" if ref is not None and r is not ref else ""
+        speedup = ref.seconds / r.seconds if ref is not None else 0.0
+        shown = f"{speedup:.1f}" if speedup >= 1 else f"{speedup:.2g}"
+        ratio = f"{shown}× {ref.library}" if ref is not None and r is not ref else ""
         lines.append(f"| {r.group} | {r.corpus} | {r.library} | {r.mbps:,.1f} | {r.eps:,.0f} | {ratio} |")
     return "\n".join(lines)
 
