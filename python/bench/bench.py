@@ -172,14 +172,16 @@ def anthropic_fold(name: str, data: bytes, repeats: int) -> List[Row]:
         httpx = sdk_httpx("anthropic")
 
         def sdk_run() -> int:
-            n = 0
-            for turn in turns:
-                transport = httpx.MockTransport(
-                    lambda request, turn=turn: httpx.Response(
-                        200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(turn))
-                    )
+            # One client; each request is answered with the next turn.
+            pending = iter(turns)
+            transport = httpx.MockTransport(
+                lambda request: httpx.Response(
+                    200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(next(pending)))
                 )
-                client = anthropic.Anthropic(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
+            )
+            client = anthropic.Anthropic(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
+            n = 0
+            for _turn in turns:
                 with client.messages.stream(model="m", max_tokens=1, messages=[{"role": "user", "content": "hi"}]) as st:
                     for _ in st:
                         n += 1
@@ -215,14 +217,15 @@ def openai_fold(name: str, data: bytes, repeats: int) -> List[Row]:
         httpx = sdk_httpx("openai")
 
         def sdk_run() -> int:
-            n = 0
-            for turn in turns:
-                transport = httpx.MockTransport(
-                    lambda request, turn=turn: httpx.Response(
-                        200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(turn))
-                    )
+            pending = iter(turns)
+            transport = httpx.MockTransport(
+                lambda request: httpx.Response(
+                    200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(next(pending)))
                 )
-                client = openai.OpenAI(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
+            )
+            client = openai.OpenAI(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
+            n = 0
+            for _turn in turns:
                 with client.chat.completions.stream(model="m", messages=[{"role": "user", "content": "hi"}]) as st:
                     for _ in st:
                         n += 1
