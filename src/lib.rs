@@ -11,6 +11,9 @@
 //!   Events are borrowed views; no heap allocation per event in steady state.
 //! * [`json`] — incremental partial JSON: tool arguments usable while they
 //!   stream, in time linear in their size.
+//! * [`corpus`] — deterministic synthetic provider streams (Anthropic text,
+//!   Anthropic tool use, OpenAI parallel tool calls) for benchmarks, tests
+//!   and the bindings' benchmarks.
 //!
 //! The core never opens a socket or reads a clock: hosts feed bytes and get
 //! events back.
@@ -32,6 +35,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod corpus;
 pub mod json;
 pub mod reconnect;
 pub mod sse;

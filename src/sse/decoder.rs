@@ -653,3 +653,63 @@ impl Events<'_> {
         self.cur.pos
     }
 }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (events as (type, data), end-of-stream report) for `chunks`.
+    fn decode(config: DecoderConfig, chunks: &[&[u8]]) -> (Vec<Result<OwnedEvent, DecodeError>>, EndOfStream) {
+        let mut d = Decoder::with_config(config);
+        let mut out = Vec::new();
+        for c in chunks {
+            d.feed_each(c, |r| out.push(r.map(|e| e.to_owned_event())));
+        }
+        (out, d.finish())
+    }
+
+    #[test]
+    fn crlf_of_a_blank_line_split_across_chunks_is_not_counted_as_discarded() {
+        // Found by tests/sse_chunking_fuzz.rs: the LF completing a blank
+        // line's CRLF, arriving in the next chunk, was counted as discarded
+        // (2 instead of 1 for "\r" + "\n:").
+        for (input, discarded) in [(&b"data: x\n\r\n"[..], 0), (b"\r\n:", 1), (b"data: x\r\n\r\nda", 2)] {
+            let whole = decode(DecoderConfig::default(), &[input]);
+            assert_eq!(whole.1.discarded_bytes, discarded, "{input:?}");
+            for cut in 0..=input.len() {
+                let (a, b) = input.split_at(cut);
+                assert_eq!(decode(DecoderConfig::default(), &[a, b]), whole, "{input:?} cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn event_types_are_right_when_the_last_one_is_reused() {
+        let input: &[u8] =
+            b"event: a\ndata: 1\n\nevent: a\ndata: 2\n\nevent: b\ndata: 3\n\ndata: 4\n\nevent: \xFFa\ndata: 5\n\nevent: a\ndata: 6\n\nevent: \xC3\xA9\ndata: 7\n\nevent: \xC3\xA9\ndata: 8\n\n";
+        let types = |config: DecoderConfig| -> Vec<Result<String, DecodeError>> {
+            decode(config, &[input]).0.into_iter().map(|r| r.map(|e| e.event)).collect()
+        };
+        let ok = |s: &str| Ok(s.to_owned());
+        assert_eq!(
+            types(DecoderConfig::default()),
+            [ok("a"), ok("a"), ok("b"), ok("message"), ok("\u{FFFD}a"), ok("a"), ok("é"), ok("é")]
+        );
+        let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
+        let bad = Err(DecodeError::InvalidUtf8 { field: "event", offset: 63 });
+        assert_eq!(types(strict), [ok("a"), ok("a"), ok("b"), ok("message"), bad, ok("a"), ok("é"), ok("é")]);
+    }
+
+    #[test]
+    fn invalid_utf8_offset_is_the_block_start_whatever_the_chunking() {
+        // The offset used to be that of the byte after the blank line that
+        // dispatched (20 here), not the block's start as documented.
+        let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
+        let input: &[u8] = b"data: a\r\n\r\ndata: \xFF\n\n";
+        let whole = decode(strict.clone(), &[input]);
+        assert_eq!(whole.0[1], Err(DecodeError::InvalidUtf8 { field: "data", offset: 11 }));
+        for cut in 0..=input.len() {
+            let (a, b) = input.split_at(cut);
+            assert_eq!(decode(strict.clone(), &[a, b]), whole, "cut at {cut}");
+        }
+    }
+}

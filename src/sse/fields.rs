@@ -89,6 +89,47 @@ mod tests {
         assert_eq!(parse_field(b":"), Field::Comment(1..1));
     }
 
+    /// The spec's rule written plainly: the name is everything up to the
+    /// first colon. The prefix matching of `parse_field` must agree with it.
+    fn parse_field_by_the_book(line: &[u8]) -> Field {
+        let (name, value) = match line.iter().position(|&b| b == b':') {
+            Some(0) => return Field::Comment(1..line.len()),
+            Some(colon) => {
+                let start = if line.get(colon + 1) == Some(&b' ') { colon + 2 } else { colon + 1 };
+                (&line[..colon], start..line.len())
+            }
+            None => (line, line.len()..line.len()),
+        };
+        match name {
+            b"data" => Field::Data(value),
+            b"event" => Field::Event(value),
+            b"id" => Field::Id(value),
+            b"retry" => Field::Retry(value),
+            _ => Field::Unknown,
+        }
+    }
+
+    #[test]
+    fn prefix_matching_agrees_with_the_spec_rule() {
+        let parts: [&[u8]; 12] =
+            [b"data", b"event", b"id", b"retry", b":", b" ", b"x", b"d", b"ata", b"  ", b"\xC3\xA9", b"ev"];
+        let mut n = 0;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in parts {
+                        let line = [a, b, c, d].concat();
+                        if !line.is_empty() {
+                            assert_eq!(parse_field(&line), parse_field_by_the_book(&line), "{line:?}");
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(n, 12 * 12 * 12 * 12);
+    }
+
     #[test]
     fn retry_only_ascii_digits() {
         assert_eq!(parse_retry(b"1500"), Some(1500));
