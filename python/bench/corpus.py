@@ -1,6 +1,6 @@
-"""The benchmark corpora: the core's (``ssefold corpus NAME BYTES`` from the
-CLI, when the binary has it) or, failing that, the same shapes generated here
-with a fixed seed (see ``src/corpus.rs`` for the shapes)."""
+"""The benchmark corpora: the core's own (``src/corpus.rs``, through the
+extension's ``_corpus``, or ``ssefold corpus NAME BYTES`` from the CLI) or,
+failing both, the same shapes generated here with a fixed seed."""
 
 from __future__ import annotations
 
@@ -150,6 +150,12 @@ def generate(name: str, size: int) -> bytes:
 
 
 def corpus(name: str, size: int) -> "tuple[bytes, str]":
+    try:
+        from ssefold._ssefold import _corpus
+
+        return _corpus(name, size), "src/corpus.rs (through the extension)"
+    except ImportError:
+        pass
     data = from_cli(name, size)
     if data is not None:
         return data, "ssefold corpus (src/corpus.rs)"

@@ -28,6 +28,7 @@ __all__ = [
     "Reconnector",
     "is_retryable_error_type",
     "_provider_error",
+    "_corpus",
     "PathEvent",
     "PartialJSON",
     "parse_partial_json",
@@ -251,6 +252,7 @@ class Reconnector:
 
 def is_retryable_error_type(error_type: str) -> bool: ...
 def _provider_error(error_type: str, message: str) -> ProviderError: ...
+def _corpus(name: str, target_bytes: int) -> bytes: ...
 
 # --- partial JSON --------------------------------------------------------------
 
