@@ -11,6 +11,10 @@
 //!   Events are borrowed views; no heap allocation per event in steady state.
 //! * [`json`] — incremental partial JSON: tool arguments usable while they
 //!   stream, in time linear in their size.
+//! * [`providers`] — Anthropic Messages, OpenAI Chat Completions and OpenAI
+//!   Responses streams folded into one normalized event protocol
+//!   ([`providers::StreamEvent`]) and into the message the non-streaming
+//!   endpoint would have returned.
 //! * [`corpus`] — deterministic synthetic provider streams (Anthropic text,
 //!   Anthropic tool use, OpenAI parallel tool calls) for benchmarks, tests
 //!   and the bindings' benchmarks.
@@ -37,5 +41,6 @@
 
 pub mod corpus;
 pub mod json;
+pub mod providers;
 pub mod reconnect;
 pub mod sse;

@@ -16,7 +16,11 @@ fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peer-fixtures");
     let mut files = Vec::new();
     for dir in std::fs::read_dir(&root).unwrap() {
-        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue; // README.md / SOURCES.md
+        }
+        for f in std::fs::read_dir(dir).unwrap() {
             let p = f.unwrap().path();
             if matches!(p.extension().and_then(|e| e.to_str()), Some("sse" | "txt")) {
                 files.push(p);

@@ -1,0 +1,120 @@
+//! Tool-argument accumulation: the seam between the dialects and the
+//! incremental partial-JSON parser ([`crate::json::PartialJson`]).
+//!
+//! Every dialect feeds argument fragments through [`ToolArgs`]; it emits
+//! `tool_args_delta` (the raw fragment) and `tool_args_path` (the parser's
+//! path events, as the fragment arrives), keeps the raw text, and decides at
+//! the end whether the arguments are complete, valid JSON (the parser's
+//! strict `finish`, identical to `serde_json`).
+
+use serde_json::Value;
+
+use super::events::StreamEvent;
+use crate::json::{PartialJson, PartialJsonLimits};
+
+/// Why pushing a fragment failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PushError {
+    /// The raw arguments grew past the configured limit.
+    TooLarge,
+}
+
+/// The arguments of one tool call.
+#[derive(Debug, Default)]
+pub(crate) struct ToolArgs {
+    raw: String,
+    parser: PartialJson,
+}
+
+/// How the arguments ended.
+pub(crate) enum ArgsEnd {
+    /// No fragment at all.
+    Empty,
+    /// Complete, valid JSON.
+    Valid(Value),
+    /// Not valid JSON (or incomplete); the message says why.
+    Invalid(String),
+}
+
+impl ToolArgs {
+    /// A fresh accumulator.
+    pub(crate) fn new() -> Self {
+        ToolArgs::default()
+    }
+
+    /// The raw text received so far.
+    pub(crate) fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// Bytes held (raw text; the parser's own buffers are bounded by the
+    /// value's depth and its longest string).
+    pub(crate) fn capacity(&self) -> usize {
+        self.raw.capacity() + core::mem::size_of::<PartialJson>()
+    }
+
+    /// Appends a fragment, emitting `tool_args_delta` then the path events
+    /// it completes. An invalid byte makes the parser stop (sticky error):
+    /// later fragments are still kept raw and announced, the arguments end
+    /// `invalid_arguments`.
+    pub(crate) fn push(
+        &mut self,
+        fragment: &str,
+        part: u32,
+        max_bytes: usize,
+        sink: &mut dyn FnMut(&StreamEvent<'_>),
+    ) -> Result<(), PushError> {
+        if self.raw.len() + fragment.len() > max_bytes {
+            return Err(PushError::TooLarge);
+        }
+        if self.raw.is_empty() && self.parser.bytes_pushed() == 0 {
+            self.parser = PartialJson::with_limits(PartialJsonLimits {
+                max_bytes: max_bytes as u64,
+                ..PartialJsonLimits::default()
+            });
+        }
+        self.raw.push_str(fragment);
+        if fragment.is_empty() {
+            return Ok(());
+        }
+        sink(&StreamEvent::ToolArgsDelta { part, json: fragment });
+        if self.parser.error().is_none() {
+            // An error is sticky in the parser and reported by `finish`.
+            let _ = self.parser.push(fragment.as_bytes(), |event| sink(&StreamEvent::ToolArgsPath { part, event }));
+        }
+        Ok(())
+    }
+
+    /// A best-effort view of the arguments so far (partial strings
+    /// included); `None` once they are known invalid.
+    pub(crate) fn partial_value(&self) -> Option<Value> {
+        if self.parser.error().is_some() {
+            return None;
+        }
+        self.parser.value()
+    }
+
+    /// Ends the arguments: valid only if the whole text is one complete JSON
+    /// value (exactly what `serde_json` would accept).
+    pub(crate) fn finish(&mut self) -> ArgsEnd {
+        if self.raw.trim().is_empty() {
+            return ArgsEnd::Empty;
+        }
+        match self.parser.finish() {
+            Ok(v) => ArgsEnd::Valid(v),
+            Err(e) => ArgsEnd::Invalid(format!("{} at byte {}", e.kind, e.offset)),
+        }
+    }
+
+    /// Frees the raw text and the parser (after the call was committed and
+    /// its outcome reported).
+    pub(crate) fn release(&mut self) {
+        self.raw = String::new();
+        self.parser = PartialJson::default();
+    }
+
+    /// Whether the arguments so far are one complete, valid JSON value.
+    pub(crate) fn is_complete_value(&self) -> bool {
+        self.parser.error().is_none() && self.parser.is_complete()
+    }
+}

@@ -1,0 +1,330 @@
+//! The normalized event protocol shared by every dialect (and, verbatim, by
+//! the C, Python and Go bindings).
+//!
+//! Every [`StreamEvent`] has a snake_case wire name ([`StreamEvent::name`])
+//! and a JSON form ([`StreamEvent::to_json`]) whose `"event"` member is that
+//! name. Events borrow from the payload being folded: copy what you keep.
+//!
+//! | wire name | fields (JSON) | meaning |
+//! | --- | --- | --- |
+//! | `message_start` | `provider`, `message` | the turn began; `message` is the folded message skeleton so far |
+//! | `part_start` | `part`, `kind`, `choice`, `index`, `provider_type` | a part (text, reasoning, tool call, refusal, other block) opened; `part` is a stable id (0, 1, 2… in stream order) |
+//! | `text_delta` | `part`, `text` | text appended to a `text`, `reasoning` or `refusal` part; the concatenation of a part's `text_delta`s equals its folded text |
+//! | `tool_args_delta` | `part`, `json` | a raw fragment of a tool call's arguments (JSON text); the concatenation equals the raw arguments |
+//! | `tool_args_path` | `part`, `path_event` | an incremental partial-JSON path event (`container_start` / `string_append` / `value_complete`) of the arguments, in order |
+//! | `part_metadata` | `part`, `key`, `value` | metadata set on a part: `id`, `name` (tool calls), `signature`, `citation`, or a dialect-specific delta folded into a non-text block (e.g. `compaction_delta`) |
+//! | `part_end` | `part`, `kind`, `outcome`, `content` | the part is committed; `content` is the complete part as it appears in the folded message; `outcome` is `complete`, `invalid_arguments` (with `error` and `raw`) or `incomplete` |
+//! | `usage` | `usage` | the usage object as folded so far (already merged; replace yours with it) |
+//! | `stop_reason` | `choice`, `reason` | the provider's stop / finish reason for a choice became known |
+//! | `turn_end` | `stop_reason` | the terminal event arrived (`message_stop`, `[DONE]`, `response.completed` / `response.incomplete`); nothing follows but warnings |
+//! | `error` | `error_type`, `message`, `request_id`, `output_emitted` | the provider reported an error inside the stream; the turn ends |
+//! | `warning` | `code`, `message` | recoverable bad input; folding went on (see the codes in [`super`]) |
+//! | `unknown` | `scope`, `provider_type`, `data` | an event (`scope: "event"`) or delta (`scope: "delta"`) of a type this version does not know, carried through unfolded |
+//!
+//! **A tool call is ready** exactly when its `part_end` has `kind: "tool_call"`
+//! and `outcome: "complete"`: its arguments were complete, valid JSON.
+//! Never before, and never otherwise.
+
+use serde_json::{json, Map, Value};
+
+use crate::json::PathEvent;
+
+/// The kind of a part. Wire names: `text`, `reasoning`, `tool_call`,
+/// `refusal`, `other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PartKind {
+    /// Answer text (Anthropic `text`, OpenAI `content` / `output_text`).
+    Text,
+    /// Reasoning: Anthropic `thinking` / `redacted_thinking`, OpenAI-compatible
+    /// `reasoning_content` / `reasoning`, Responses `reasoning` items.
+    Reasoning,
+    /// A tool call whose arguments stream as JSON: Anthropic `tool_use`,
+    /// `server_tool_use`, `mcp_tool_use`; OpenAI function calls.
+    ToolCall,
+    /// An OpenAI refusal.
+    Refusal,
+    /// Any other block or item, passed through whole (e.g.
+    /// `web_search_tool_result`, `compaction`, unknown types).
+    Other,
+}
+
+impl PartKind {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PartKind::Text => "text",
+            PartKind::Reasoning => "reasoning",
+            PartKind::ToolCall => "tool_call",
+            PartKind::Refusal => "refusal",
+            PartKind::Other => "other",
+        }
+    }
+}
+
+/// How a part ended (field `outcome` of `part_end`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartOutcome<'a> {
+    /// Complete. For a tool call: its arguments are complete, valid JSON
+    /// (the call is ready).
+    Complete,
+    /// A tool call whose arguments are not valid JSON. `raw` is the exact
+    /// text received; `error` says why.
+    InvalidArguments {
+        /// Why the arguments were rejected.
+        error: &'a str,
+        /// The raw argument text, as received.
+        raw: &'a str,
+    },
+    /// The stream ended (or the turn was cut) while the part was open. A
+    /// tool call with this outcome is not ready.
+    Incomplete,
+}
+
+impl PartOutcome<'_> {
+    /// The wire name: `complete`, `invalid_arguments` or `incomplete`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PartOutcome::Complete => "complete",
+            PartOutcome::InvalidArguments { .. } => "invalid_arguments",
+            PartOutcome::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// An error the provider reported inside an HTTP 200 stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderError {
+    /// The provider's error type or code (`overloaded_error`,
+    /// `server_error`, …); empty when the provider gave none.
+    pub error_type: String,
+    /// The provider's message; empty when it gave none.
+    pub message: String,
+    /// The request id, when the payload carried one.
+    pub request_id: Option<String>,
+    /// Whether any part had been started before the error.
+    pub output_emitted: bool,
+}
+
+/// One normalized event. See the module docs for the table of wire names.
+#[derive(Debug, Clone, Copy)]
+pub enum StreamEvent<'a> {
+    /// The turn began. `message` is the folded message so far.
+    MessageStart {
+        /// The dialect's wire name (`anthropic`, `openai_chat`, `openai_responses`).
+        provider: &'static str,
+        /// The folded message skeleton.
+        message: &'a Value,
+    },
+    /// A part opened.
+    PartStart {
+        /// Stable part id, assigned 0, 1, 2… in stream order.
+        part: u32,
+        /// The kind.
+        kind: PartKind,
+        /// The choice (OpenAI `n > 1`); 0 otherwise.
+        choice: u32,
+        /// The provider's index of the part (Anthropic block index, OpenAI
+        /// tool call index, Responses output index; 0 for chat text).
+        index: u64,
+        /// The provider's own type (`tool_use`, `thinking`, `function`, …).
+        provider_type: &'a str,
+    },
+    /// Text appended to a part.
+    TextDelta {
+        /// The part.
+        part: u32,
+        /// The appended text.
+        text: &'a str,
+    },
+    /// A raw fragment of a tool call's JSON arguments.
+    ToolArgsDelta {
+        /// The part.
+        part: u32,
+        /// The fragment.
+        json: &'a str,
+    },
+    /// An incremental partial-JSON path event of a tool call's arguments.
+    ToolArgsPath {
+        /// The part.
+        part: u32,
+        /// The path event.
+        event: &'a PathEvent<'a>,
+    },
+    /// Metadata set on a part.
+    PartMetadata {
+        /// The part.
+        part: u32,
+        /// `id`, `name`, `signature`, `citation`, or a delta type name.
+        key: &'a str,
+        /// The value.
+        value: &'a Value,
+    },
+    /// A part was committed.
+    PartEnd {
+        /// The part.
+        part: u32,
+        /// The kind.
+        kind: PartKind,
+        /// How it ended.
+        outcome: PartOutcome<'a>,
+        /// The part as it appears in the folded message.
+        content: &'a Value,
+    },
+    /// Usage so far (merged per the dialect's rule).
+    Usage {
+        /// The usage object.
+        usage: &'a Value,
+    },
+    /// A stop / finish reason became known.
+    StopReason {
+        /// The choice.
+        choice: u32,
+        /// The reason.
+        reason: &'a str,
+    },
+    /// The terminal event arrived.
+    TurnEnd {
+        /// The stop reason of the message (choice 0).
+        stop_reason: Option<&'a str>,
+    },
+    /// The provider reported an error; the turn ends.
+    Error {
+        /// The error.
+        error: &'a ProviderError,
+    },
+    /// Recoverable bad input.
+    Warning {
+        /// A stable code (see the codes in [`super`]).
+        code: &'static str,
+        /// A human-readable explanation.
+        message: &'a str,
+    },
+    /// An event or delta of an unknown type, carried through.
+    Unknown {
+        /// `event` or `delta`.
+        scope: &'static str,
+        /// Its provider type.
+        provider_type: &'a str,
+        /// Its JSON text.
+        data: &'a str,
+    },
+}
+
+impl StreamEvent<'_> {
+    /// The wire name (snake_case), used verbatim by the bindings.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StreamEvent::MessageStart { .. } => "message_start",
+            StreamEvent::PartStart { .. } => "part_start",
+            StreamEvent::TextDelta { .. } => "text_delta",
+            StreamEvent::ToolArgsDelta { .. } => "tool_args_delta",
+            StreamEvent::ToolArgsPath { .. } => "tool_args_path",
+            StreamEvent::PartMetadata { .. } => "part_metadata",
+            StreamEvent::PartEnd { .. } => "part_end",
+            StreamEvent::Usage { .. } => "usage",
+            StreamEvent::StopReason { .. } => "stop_reason",
+            StreamEvent::TurnEnd { .. } => "turn_end",
+            StreamEvent::Error { .. } => "error",
+            StreamEvent::Warning { .. } => "warning",
+            StreamEvent::Unknown { .. } => "unknown",
+        }
+    }
+
+    /// The JSON form: an object whose first member is `"event": name()`,
+    /// then the fields listed in the module table.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("event".into(), Value::from(self.name()));
+        let mut put = |k: &str, v: Value| {
+            m.insert(k.to_owned(), v);
+        };
+        match *self {
+            StreamEvent::MessageStart { provider, message } => {
+                put("provider", provider.into());
+                put("message", message.clone());
+            }
+            StreamEvent::PartStart { part, kind, choice, index, provider_type } => {
+                put("part", part.into());
+                put("kind", kind.name().into());
+                put("choice", choice.into());
+                put("index", index.into());
+                put("provider_type", provider_type.into());
+            }
+            StreamEvent::TextDelta { part, text } => {
+                put("part", part.into());
+                put("text", text.into());
+            }
+            StreamEvent::ToolArgsDelta { part, json } => {
+                put("part", part.into());
+                put("json", json.into());
+            }
+            StreamEvent::ToolArgsPath { part, event } => {
+                put("part", part.into());
+                put("path_event", path_event_json(event));
+            }
+            StreamEvent::PartMetadata { part, key, value } => {
+                put("part", part.into());
+                put("key", key.into());
+                put("value", value.clone());
+            }
+            StreamEvent::PartEnd { part, kind, outcome, content } => {
+                put("part", part.into());
+                put("kind", kind.name().into());
+                put("outcome", outcome.name().into());
+                if let PartOutcome::InvalidArguments { error, raw } = outcome {
+                    put("error", error.into());
+                    put("raw", raw.into());
+                }
+                put("content", content.clone());
+            }
+            StreamEvent::Usage { usage } => put("usage", usage.clone()),
+            StreamEvent::StopReason { choice, reason } => {
+                put("choice", choice.into());
+                put("reason", reason.into());
+            }
+            StreamEvent::TurnEnd { stop_reason } => put("stop_reason", stop_reason.into()),
+            StreamEvent::Error { error } => {
+                put("error_type", error.error_type.as_str().into());
+                put("message", error.message.as_str().into());
+                put("request_id", error.request_id.as_deref().into());
+                put("output_emitted", error.output_emitted.into());
+            }
+            StreamEvent::Warning { code, message } => {
+                put("code", code.into());
+                put("message", message.into());
+            }
+            StreamEvent::Unknown { scope, provider_type, data } => {
+                put("scope", scope.into());
+                put("provider_type", provider_type.into());
+                put("data", data.into());
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+/// JSON form of a partial-JSON path event: `{"type": name, "path": [...], ...}`.
+pub(crate) fn path_event_json(event: &PathEvent<'_>) -> Value {
+    use crate::json::{ContainerKind, PathSegment};
+    let path = |p: &[PathSegment]| -> Value {
+        Value::Array(
+            p.iter()
+                .map(|s| match s {
+                    PathSegment::Key(k) => Value::from(k.as_str()),
+                    PathSegment::Index(i) => Value::from(*i),
+                })
+                .collect(),
+        )
+    };
+    match event {
+        PathEvent::ContainerStart { path: p, kind } => json!({
+            "type": event.name(),
+            "path": path(p),
+            "kind": match kind { ContainerKind::Object => "object", ContainerKind::Array => "array" },
+        }),
+        PathEvent::StringAppend { path: p, text } => json!({"type": event.name(), "path": path(p), "text": text}),
+        PathEvent::ValueComplete { path: p, value } => {
+            json!({"type": event.name(), "path": path(p), "value": (*value).clone()})
+        }
+    }
+}

@@ -1,0 +1,540 @@
+//! Provider streams: SSE events of a provider's streaming API → normalized
+//! [`StreamEvent`]s → the folded message the non-streaming endpoint would
+//! have returned.
+//!
+//! ```
+//! use ssefold::providers::{Provider, Stream};
+//!
+//! let body = concat!(
+//!     "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",",
+//!     "\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"stop_reason\":null,\"stop_sequence\":null,",
+//!     "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+//!     "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,",
+//!     "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+//!     "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,",
+//!     "\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n",
+//!     "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+//!     "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},",
+//!     "\"usage\":{\"output_tokens\":2}}\n\n",
+//!     "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+//! );
+//! let mut stream = Stream::new(Provider::Auto);
+//! let mut names = Vec::new();
+//! stream.feed(body.as_bytes(), |e| names.push(e.name())).unwrap();
+//! stream.finish(|e| names.push(e.name())).unwrap();
+//! assert_eq!(names, ["message_start", "usage", "part_start", "text_delta", "part_end", "stop_reason", "usage", "turn_end"]);
+//! let message = stream.message();
+//! assert_eq!(message["content"][0]["text"], "Hi");
+//! assert_eq!(message["usage"]["output_tokens"], 2);
+//! ```
+//!
+//! # Dialects
+//!
+//! * [`Provider::Anthropic`] — Messages API; see [`anthropic`].
+//! * [`Provider::OpenAIChat`] — Chat Completions (and OpenAI-compatible
+//!   providers); see [`openai_chat`].
+//! * [`Provider::OpenAIResponses`] — Responses API; see [`openai_responses`].
+//! * [`Provider::Auto`] — detected from the first event that carries data:
+//!   Anthropic when its type is one of the Messages event types, Responses
+//!   when it starts with `response.`, Chat for `chat.completion.chunk`
+//!   objects (or any object with `choices`, or `[DONE]`). A first event that
+//!   fits none is [`StreamError::UnknownDialect`].
+//!
+//! The normalized events are listed in [`events`].
+//!
+//! # Bad input: errors and warnings
+//!
+//! **Errors** ([`StreamError`], returned by `feed`/`finish`; the stream is
+//! then closed, every later call returns [`StreamError::Closed`], and
+//! [`Stream::message`] still returns everything folded so far):
+//! an SSE decoding error, an event whose data is not JSON
+//! ([`StreamError::InvalidJson`]; except `event: error` with a plain-text
+//! body, which is a provider error whose message is that text), a configured limit exceeded, a provider
+//! error inside the stream ([`StreamError::Provider`], announced by an
+//! `error` event first), an undetectable dialect, and, from `finish`, a
+//! stream that ended before its terminal event ([`StreamError::Incomplete`];
+//! parts still open are committed first with outcome `incomplete`).
+//!
+//! **Warnings** (a `warning` event; folding goes on; the offending event is
+//! ignored unless said otherwise), by code:
+//!
+//! | code | when |
+//! | --- | --- |
+//! | `unterminated_final_event` | at `finish`, the stream's last event lacked its dispatching blank line but its data was complete JSON (or `[DONE]`): it was applied |
+//! | `truncated_final_event` | at `finish`, the last undispatched event's data was not complete JSON: discarded |
+//! | `event_before_start` | a content event before `message_start` / `response.created`: an empty message is started implicitly and the event applied (a later `message_start` still supplies its fields) |
+//! | `duplicate_start` | a second `message_start` / `response.created` |
+//! | `data_after_terminal` | an event after the terminal event |
+//! | `unknown_part_index` | a delta or stop for a block/item index never started |
+//! | `unexpected_part_index` | a block started at an index other than the next one (folded by index anyway) |
+//! | `duplicate_part_index` | a second start for an index already started |
+//! | `delta_type_mismatch` | a delta whose type does not fit its block (e.g. `text_delta` on `tool_use`) |
+//! | `part_already_ended` | a delta or stop for a block already stopped |
+//! | `part_not_ended` | the terminal event arrived while a part was open (committed as `incomplete`) |
+//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`) |
+//!
+//! # Usage rules
+//!
+//! * Anthropic: `message_start.message.usage` first; each member of a
+//!   `message_delta.usage` then **replaces** the member of that name
+//!   (`output_tokens` is cumulative: replaced, never added); members it
+//!   omits keep their earlier values.
+//! * OpenAI Chat: a chunk's non-null `usage` (the final usage-only chunk of
+//!   `stream_options.include_usage`) replaces the usage.
+//! * OpenAI Responses: the terminal event's `response.usage` replaces.
+//!
+//! Each change is announced by a `usage` event carrying the merged object.
+//!
+//! # Tool calls
+//!
+//! Arguments go through [`crate::json::PartialJson`] as they arrive
+//! (`tool_args_delta` with the raw fragment, then its `tool_args_path`
+//! events). A tool call is **ready** only when its `part_end` has outcome
+//! `complete`: the parser's strict `finish` returned a complete, valid
+//! value. Otherwise the outcome is `invalid_arguments` (with the raw text
+//! and the reason) or `incomplete` (the turn ended first).
+//!
+//! # Abort
+//!
+//! Reconnection and aborting are not implemented. The seam for a later
+//! `abort()` is [`Stream::finish`]'s part-closing step: an abort would
+//! commit the open parts as `incomplete` the same way and keep the parts
+//! already committed.
+
+pub mod anthropic;
+mod args;
+pub mod events;
+pub mod openai_chat;
+pub mod openai_responses;
+mod view;
+
+use serde_json::Value;
+
+use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
+
+pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+
+/// Which provider dialect a [`Stream`] folds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// OpenAI Chat Completions (and OpenAI-compatible providers).
+    OpenAIChat,
+    /// OpenAI Responses API.
+    OpenAIResponses,
+    /// Detected from the first event.
+    Auto,
+}
+
+impl Provider {
+    /// The wire name: `anthropic`, `openai_chat`, `openai_responses`, `auto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAIChat => "openai_chat",
+            Provider::OpenAIResponses => "openai_responses",
+            Provider::Auto => "auto",
+        }
+    }
+
+    /// Parses a wire name or CLI spelling (`openai-chat` = `openai_chat`).
+    pub fn from_name(name: &str) -> Option<Provider> {
+        match name.replace('-', "_").as_str() {
+            "anthropic" => Some(Provider::Anthropic),
+            "openai_chat" | "openai" | "chat" => Some(Provider::OpenAIChat),
+            "openai_responses" | "responses" => Some(Provider::OpenAIResponses),
+            "auto" => Some(Provider::Auto),
+            _ => None,
+        }
+    }
+}
+
+/// Limits and options of a [`Stream`]. Every limit is checked; exceeding one
+/// is a [`StreamError::LimitExceeded`], never unbounded memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamConfig {
+    /// The SSE decoder's limits.
+    pub sse: DecoderConfig,
+    /// Most parts (blocks, tool calls, Responses items and sub-parts) per
+    /// stream. Default 4096.
+    pub max_parts: usize,
+    /// Most bytes of one tool call's raw arguments. Default 16 MiB.
+    pub max_tool_args_bytes: usize,
+    /// Most bytes of text in one part. Default 64 MiB.
+    pub max_text_bytes: usize,
+    /// Most choices (OpenAI `n`). Default 128.
+    pub max_choices: usize,
+}
+
+impl Default for StreamConfig {
+    fn default() -> Self {
+        StreamConfig {
+            sse: DecoderConfig::default(),
+            max_parts: 4096,
+            max_tool_args_bytes: 16 << 20,
+            max_text_bytes: 64 << 20,
+            max_choices: 128,
+        }
+    }
+}
+
+/// A fatal stream error. After one the stream is closed; the folded message
+/// stays available through [`Stream::message`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StreamError {
+    /// The SSE layer refused the bytes.
+    #[error("SSE: {0}")]
+    Sse(#[from] DecodeError),
+    /// An event's data was not JSON.
+    #[error("event {event_type:?}: data is not JSON: {message}")]
+    InvalidJson {
+        /// The SSE event type.
+        event_type: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A limit of [`StreamConfig`] was exceeded.
+    #[error("limit exceeded: {limit} ({max})")]
+    LimitExceeded {
+        /// Which limit (`max_parts`, `max_tool_args_bytes`, `max_text_bytes`, `max_choices`).
+        limit: &'static str,
+        /// Its value.
+        max: usize,
+    },
+    /// The provider reported an error inside the stream.
+    #[error("provider error {}: {}", .0.error_type, .0.message)]
+    Provider(ProviderError),
+    /// [`Provider::Auto`] could not tell the dialect from the first event.
+    #[error("cannot detect the provider dialect from the first event")]
+    UnknownDialect,
+    /// The stream ended before its terminal event (`expected`).
+    #[error("stream ended before {expected}")]
+    Incomplete {
+        /// The missing terminal event.
+        expected: &'static str,
+    },
+    /// The stream was already closed by an error or by `finish`.
+    #[error("stream closed")]
+    Closed,
+}
+
+/// State shared by every dialect: configuration and part numbering.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) config: StreamConfig,
+    next_part: u32,
+}
+
+impl Shared {
+    /// Allocates the next part id.
+    pub(crate) fn new_part(&mut self) -> Result<u32, StreamError> {
+        if self.next_part as usize >= self.config.max_parts {
+            return Err(StreamError::LimitExceeded { limit: "max_parts", max: self.config.max_parts });
+        }
+        self.next_part += 1;
+        Ok(self.next_part - 1)
+    }
+
+    /// Whether any part was started.
+    pub(crate) fn output_emitted(&self) -> bool {
+        self.next_part > 0
+    }
+
+    /// Checks a text length against `max_text_bytes`.
+    pub(crate) fn check_text(&self, len: usize) -> Result<(), StreamError> {
+        if len > self.config.max_text_bytes {
+            return Err(StreamError::LimitExceeded { limit: "max_text_bytes", max: self.config.max_text_bytes });
+        }
+        Ok(())
+    }
+
+    /// The `max_tool_args_bytes` error.
+    pub(crate) fn args_limit(&self) -> StreamError {
+        StreamError::LimitExceeded { limit: "max_tool_args_bytes", max: self.config.max_tool_args_bytes }
+    }
+}
+
+/// The sink type the dialects emit to.
+pub(crate) type Sink<'s> = dyn FnMut(&StreamEvent<'_>) + 's;
+
+/// Emits a warning.
+pub(crate) fn warn(sink: &mut Sink<'_>, code: &'static str, message: &str) {
+    sink(&StreamEvent::Warning { code, message });
+}
+
+/// Parses event data as a JSON value, or the typed error.
+pub(crate) fn parse_value(event: &Event<'_>) -> Result<Value, StreamError> {
+    serde_json::from_str(event.data())
+        .map_err(|e| StreamError::InvalidJson { event_type: event.event().to_owned(), message: e.to_string() })
+}
+
+/// The JSON error of a typed parse.
+pub(crate) fn json_error(event: &Event<'_>, e: serde_json::Error) -> StreamError {
+    StreamError::InvalidJson { event_type: event.event().to_owned(), message: e.to_string() }
+}
+
+#[derive(Debug)]
+enum Fold {
+    Undetected,
+    Anthropic(Box<anthropic::AnthropicFold>),
+    Chat(Box<openai_chat::ChatFold>),
+    Responses(Box<openai_responses::ResponsesFold>),
+}
+
+/// One streamed turn: feed it bytes (or SSE events), get normalized events,
+/// read the folded message at any time.
+///
+/// Guarantees: events come in stream order; the result does not depend on
+/// how the bytes are chunked; no input makes it panic; memory is bounded by
+/// [`StreamConfig`] plus the content folded.
+#[derive(Debug)]
+pub struct Stream {
+    provider: Provider,
+    decoder: Decoder,
+    shared: Shared,
+    fold: Fold,
+    closed: bool,
+}
+
+impl Stream {
+    /// A stream with the default [`StreamConfig`].
+    pub fn new(provider: Provider) -> Self {
+        Stream::with_config(provider, StreamConfig::default())
+    }
+
+    /// A stream with the given limits.
+    pub fn with_config(provider: Provider, config: StreamConfig) -> Self {
+        let decoder = Decoder::with_config(config.sse.clone());
+        let mut s = Stream {
+            provider,
+            decoder,
+            shared: Shared { config, next_part: 0 },
+            fold: Fold::Undetected,
+            closed: false,
+        };
+        s.fold = match provider {
+            Provider::Auto => Fold::Undetected,
+            p => Self::make_fold(p),
+        };
+        s
+    }
+
+    fn make_fold(p: Provider) -> Fold {
+        match p {
+            Provider::Anthropic => Fold::Anthropic(Box::default()),
+            Provider::OpenAIChat => Fold::Chat(Box::default()),
+            Provider::OpenAIResponses => Fold::Responses(Box::default()),
+            Provider::Auto => Fold::Undetected,
+        }
+    }
+
+    /// The dialect: the one given, or the one detected ([`Provider::Auto`]
+    /// until detection).
+    pub fn provider(&self) -> Provider {
+        match self.fold {
+            Fold::Undetected => self.provider,
+            Fold::Anthropic(_) => Provider::Anthropic,
+            Fold::Chat(_) => Provider::OpenAIChat,
+            Fold::Responses(_) => Provider::OpenAIResponses,
+        }
+    }
+
+    /// Feeds raw bytes of the HTTP body, calling `on_event` for each
+    /// normalized event, in stream order.
+    pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&StreamEvent<'_>)) -> Result<(), StreamError> {
+        if self.closed {
+            return Err(StreamError::Closed);
+        }
+        let Stream { decoder, shared, fold, closed, provider } = self;
+        let mut events = decoder.feed(chunk);
+        while let Some(r) = events.next_event() {
+            let result = match r {
+                Ok(e) => Self::dispatch(*provider, fold, shared, &e, &mut on_event),
+                Err(e) => Err(StreamError::Sse(e)),
+            };
+            if let Err(e) = result {
+                *closed = true;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Feeds one already-decoded SSE event (for hosts with their own SSE
+    /// decoder). Do not mix with [`feed`](Self::feed) on the same stream.
+    pub fn feed_sse(
+        &mut self,
+        event: &Event<'_>,
+        mut on_event: impl FnMut(&StreamEvent<'_>),
+    ) -> Result<(), StreamError> {
+        if self.closed {
+            return Err(StreamError::Closed);
+        }
+        let r = Self::dispatch(self.provider, &mut self.fold, &mut self.shared, event, &mut on_event);
+        if r.is_err() {
+            self.closed = true;
+        }
+        r
+    }
+
+    fn dispatch(
+        provider: Provider,
+        fold: &mut Fold,
+        shared: &mut Shared,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        if event.event() == "error" && serde_json::from_str::<serde::de::IgnoredAny>(event.data()).is_err() {
+            // `event: error` with a plain-text body (proxies, gateways): a
+            // provider error all the same, with the text as its message.
+            let terminated = match fold {
+                Fold::Undetected => false,
+                Fold::Anthropic(f) => f.is_terminated(),
+                Fold::Chat(f) => f.is_terminated(),
+                Fold::Responses(f) => f.is_terminated(),
+            };
+            if !terminated {
+                match fold {
+                    Fold::Undetected => {}
+                    Fold::Anthropic(f) => f.fail(sink),
+                    Fold::Chat(f) => f.fail(sink),
+                    Fold::Responses(f) => f.fail(sink),
+                }
+                let err = ProviderError {
+                    error_type: String::new(),
+                    message: event.data().to_owned(),
+                    request_id: None,
+                    output_emitted: shared.output_emitted(),
+                };
+                sink(&StreamEvent::Error { error: &err });
+                return Err(StreamError::Provider(err));
+            }
+        }
+        if let Fold::Undetected = fold {
+            let detected = detect(event).ok_or(StreamError::UnknownDialect)?;
+            debug_assert_eq!(provider, Provider::Auto);
+            *fold = Self::make_fold(detected);
+        }
+        match fold {
+            Fold::Undetected => Err(StreamError::UnknownDialect),
+            Fold::Anthropic(f) => f.on_event(event, shared, sink),
+            Fold::Chat(f) => f.on_event(event, shared, sink),
+            Fold::Responses(f) => f.on_event(event, shared, sink),
+        }
+    }
+
+    /// Ends the stream. An event left undispatched by a missing final blank
+    /// line is applied only if its data is complete JSON (warning
+    /// `unterminated_final_event`), else discarded (warning
+    /// `truncated_final_event`). Then, if the terminal event never came,
+    /// open parts are committed as `incomplete` and
+    /// [`StreamError::Incomplete`] is returned.
+    pub fn finish(&mut self, mut on_event: impl FnMut(&StreamEvent<'_>)) -> Result<(), StreamError> {
+        if self.closed {
+            return Err(StreamError::Closed);
+        }
+        self.closed = true;
+        let eos = self.decoder.finish();
+        let sink: &mut Sink<'_> = &mut on_event;
+        if let Some(ev) = eos.unterminated {
+            let complete =
+                ev.data.trim() == "[DONE]" || serde_json::from_str::<serde::de::IgnoredAny>(&ev.data).is_ok();
+            if complete {
+                warn(
+                    sink,
+                    "unterminated_final_event",
+                    &format!(
+                        "final event {:?} had no dispatching blank line; applied (its data is complete JSON)",
+                        ev.event
+                    ),
+                );
+                Self::dispatch(self.provider, &mut self.fold, &mut self.shared, &ev.as_event(), sink)?;
+            } else {
+                warn(
+                    sink,
+                    "truncated_final_event",
+                    &format!("final event {:?} had no dispatching blank line and truncated data; discarded", ev.event),
+                );
+            }
+        }
+        match &mut self.fold {
+            Fold::Undetected => Err(StreamError::Incomplete { expected: "any event" }),
+            Fold::Anthropic(f) => f.finish(sink),
+            Fold::Chat(f) => f.finish(sink),
+            Fold::Responses(f) => f.finish(sink),
+        }
+    }
+
+    /// The folded message so far (also after an error): the JSON the
+    /// provider's non-streaming endpoint would have returned. `null` before
+    /// the dialect is known.
+    pub fn message(&self) -> Value {
+        match &self.fold {
+            Fold::Undetected => Value::Null,
+            Fold::Anthropic(f) => f.message(),
+            Fold::Chat(f) => f.message(),
+            Fold::Responses(f) => f.message(),
+        }
+    }
+
+    /// Whether the terminal event was seen.
+    pub fn is_terminated(&self) -> bool {
+        match &self.fold {
+            Fold::Undetected => false,
+            Fold::Anthropic(f) => f.is_terminated(),
+            Fold::Chat(f) => f.is_terminated(),
+            Fold::Responses(f) => f.is_terminated(),
+        }
+    }
+
+    /// Bytes held by the stream: its own size, the SSE decoder's buffers and
+    /// the folded content (capacities).
+    pub fn memory_footprint(&self) -> usize {
+        core::mem::size_of::<Self>() - core::mem::size_of::<Decoder>()
+            + self.decoder.memory_footprint()
+            + match &self.fold {
+                Fold::Undetected => 0,
+                Fold::Anthropic(f) => f.footprint(),
+                Fold::Chat(f) => f.footprint(),
+                Fold::Responses(f) => f.footprint(),
+            }
+    }
+}
+
+/// Detects the dialect from one event.
+fn detect(event: &Event<'_>) -> Option<Provider> {
+    const ANTHROPIC: [&str; 8] = [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    ];
+    let data = event.data().trim();
+    if data == "[DONE]" {
+        return Some(Provider::OpenAIChat);
+    }
+    let v: Value = serde_json::from_str(data).ok()?;
+    let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+    if ty.starts_with("response.") {
+        return Some(Provider::OpenAIResponses);
+    }
+    if ty == "error" {
+        // Anthropic nests the error; Responses puts code/message at the top.
+        return Some(if v.get("error").is_some() { Provider::Anthropic } else { Provider::OpenAIResponses });
+    }
+    if ANTHROPIC.contains(&ty) {
+        return Some(Provider::Anthropic);
+    }
+    if v.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+        || v.get("choices").is_some()
+        || v.get("error").is_some()
+    {
+        return Some(Provider::OpenAIChat);
+    }
+    None
+}

@@ -1,0 +1,102 @@
+//! Shared test helpers: run a stream under several chunkings.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use ssefold::providers::{Provider, Stream, StreamEvent};
+
+/// What one run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The normalized events as JSON.
+    pub events: Vec<Value>,
+    /// The folded message after finish.
+    pub message: Value,
+    /// The first error (from feed or finish), as its Debug text.
+    pub error: Option<String>,
+}
+
+/// Feeds `bytes` split at the given chunk sizes (cycled), then finishes.
+pub fn run_with(provider: Provider, bytes: &[u8], sizes: &mut dyn FnMut() -> usize) -> Run {
+    let mut stream = Stream::new(provider);
+    let mut events = Vec::new();
+    let mut error = None;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let n = sizes().max(1).min(bytes.len() - pos);
+        if let Err(e) = stream.feed(&bytes[pos..pos + n], |e: &StreamEvent<'_>| events.push(e.to_json())) {
+            error = Some(format!("{e:?}"));
+            break;
+        }
+        pos += n;
+    }
+    let fin = stream.finish(|e: &StreamEvent<'_>| events.push(e.to_json()));
+    if error.is_none() {
+        if let Err(e) = fin {
+            error = Some(format!("{e:?}"));
+        }
+    }
+    check_text_invariant(&events);
+    Run { events, message: stream.message(), error }
+}
+
+/// A deterministic pseudo-random chunk-size generator.
+pub fn lcg(seed: u64, max: usize) -> impl FnMut() -> usize {
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    move || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        1 + ((s >> 33) as usize % max)
+    }
+}
+
+/// Runs whole, in 1-byte chunks and in 5 random chunkings; asserts all
+/// give identical events, message and error; returns the whole run.
+pub fn run_all(provider: Provider, bytes: &[u8]) -> Run {
+    let whole = run_with(provider, bytes, &mut || usize::MAX);
+    let one = run_with(provider, bytes, &mut || 1);
+    assert_eq!(whole, one, "1-byte chunking differs");
+    for seed in 0..5 {
+        let r = run_with(provider, bytes, &mut lcg(seed, 64));
+        assert_eq!(whole, r, "random chunking (seed {seed}) differs");
+    }
+    whole
+}
+
+/// The concatenated text deltas of a part equal its committed text.
+pub fn check_text_invariant(events: &[Value]) {
+    let mut texts: BTreeMap<u64, String> = BTreeMap::new();
+    let mut args: BTreeMap<u64, String> = BTreeMap::new();
+    for e in events {
+        let part = e["part"].as_u64();
+        match e["event"].as_str().unwrap() {
+            "text_delta" => texts.entry(part.unwrap()).or_default().push_str(e["text"].as_str().unwrap()),
+            "tool_args_delta" => args.entry(part.unwrap()).or_default().push_str(e["json"].as_str().unwrap()),
+            "part_end" => {
+                let p = part.unwrap();
+                let c = &e["content"];
+                let kind = e["kind"].as_str().unwrap();
+                if matches!(kind, "text" | "reasoning" | "refusal") {
+                    let folded = ["text", "thinking", "refusal"].iter().find_map(|k| c[*k].as_str());
+                    if let Some(folded) = folded {
+                        assert_eq!(texts.get(&p).map_or("", String::as_str), folded, "part {p} text != deltas");
+                    }
+                }
+                if e["outcome"] == "invalid_arguments" {
+                    assert_eq!(args.get(&p).map_or("", String::as_str), e["raw"].as_str().unwrap());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Events of one name.
+pub fn named<'a>(run: &'a Run, name: &str) -> Vec<&'a Value> {
+    run.events.iter().filter(|e| e["event"] == name).collect()
+}
+
+/// Warning codes, in order.
+pub fn warnings(run: &Run) -> Vec<String> {
+    named(run, "warning").iter().map(|w| w["code"].as_str().unwrap().to_owned()).collect()
+}
