@@ -8,6 +8,7 @@ events -> folded message), sans-IO, in Rust.
 """
 
 from ._ssefold import (
+    AnthropicStream,
     Decision,
     DecodeError,
     EncodeError,
@@ -18,6 +19,8 @@ from ._ssefold import (
     InvalidUtf8Error,
     LimitExceededError,
     LineTooLongError,
+    OpenAIChatStream,
+    OpenAIResponsesStream,
     PartialJSON,
     PartialJSONError,
     PathEvent,
@@ -28,27 +31,34 @@ from ._ssefold import (
     ServerSentEvent,
     SSEDecoder,
     SSEEncoder,
+    Stream,
     StreamClosedError,
     StreamEnd,
+    StreamEvent,
     UnknownDialectError,
     __version__,
     is_retryable_error_type,
     parse_partial_json,
 )
 from ._iter import aiter_events, iter_events
-from ._http import astream_events, stream_events
+from ._http import AsyncEventStream, EventStream, astream_events, stream_events
 
 __all__ = [
+    "AnthropicStream",
+    "AsyncEventStream",
     "Decision",
     "DecodeError",
     "EncodeError",
     "Error",
+    "EventStream",
     "EventTooLargeError",
     "IncompleteStreamError",
     "InvalidEventError",
     "InvalidUtf8Error",
     "LimitExceededError",
     "LineTooLongError",
+    "OpenAIChatStream",
+    "OpenAIResponsesStream",
     "PartialJSON",
     "PartialJSONError",
     "PathEvent",
@@ -59,8 +69,10 @@ __all__ = [
     "SSEDecoder",
     "SSEEncoder",
     "ServerSentEvent",
+    "Stream",
     "StreamClosedError",
     "StreamEnd",
+    "StreamEvent",
     "UnknownDialectError",
     "__version__",
     "aiter_events",

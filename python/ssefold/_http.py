@@ -13,20 +13,25 @@ import asyncio
 import json
 import time
 from collections import Counter
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Tuple
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Tuple, Union
 
 from ._ssefold import (
     Decision,
     IncompleteStreamError,
+    ProviderError,
     ReconnectPolicy,
     Reconnector,
     ServerSentEvent,
     SSEDecoder,
+    Stream,
     StreamEnd,
+    StreamEvent,
     _provider_error,
 )
 
-__all__ = ["stream_events", "astream_events"]
+Event = Union[ServerSentEvent, StreamEvent]
+
+__all__ = ["stream_events", "astream_events", "EventStream", "AsyncEventStream"]
 
 
 class _Flag(Protocol):
@@ -67,10 +72,13 @@ class _Session:
         terminal: Optional[Callable[[ServerSentEvent], bool]],
         reconnector: Optional[Reconnector],
         decoder: Optional[SSEDecoder],
+        provider: Union[None, str, Stream],
     ) -> None:
         self.reconnector = reconnector if reconnector is not None else Reconnector(policy)
         self.decoder = decoder if decoder is not None else SSEDecoder()
         self.terminal = terminal
+        self._provider_name = provider if isinstance(provider, str) else None
+        self.stream: Optional[Stream] = Stream(provider) if isinstance(provider, str) else provider
         self.completed = False
         self.error: Optional[BaseException] = None
         # Events passed on, per last-event-ID in force: a server that ignores
@@ -84,16 +92,21 @@ class _Session:
         cursor = self.reconnector.cursor
         headers.update(cursor.headers())
         self._replay = Counter() if cursor.kind == "last_event_id" else None
+        if self.stream is not None and self.reconnector.attempts > 0 and cursor.kind == "none":
+            # A restart: the server answers anew, so the fold starts over
+            # (the consumer sees a second message_start).
+            self.stream = Stream(self._provider_name or self.stream.provider)
+            self._yielded.clear()
         return headers
 
     def on_connected(self) -> None:
         self.reconnector.on_connected(_now_ms())
 
-    def on_chunk(self, chunk: bytes) -> List[ServerSentEvent]:
+    def on_chunk(self, chunk: bytes) -> List[Event]:
         """The events of ``chunk`` to pass on (after a terminal or error
         event, nothing more)."""
         self.reconnector.on_activity(_now_ms())
-        out = []
+        out: List[Event] = []
         for ev in self.decoder.feed(chunk):
             if self.completed or self.error is not None:
                 break
@@ -103,14 +116,28 @@ class _Session:
                     continue
                 self._replay = None
             self.reconnector.on_event(ev.id, None, self.decoder.reconnection_time)
+            self._yielded[ev.id] += 1
+            if self.stream is not None:
+                try:
+                    out += self.stream.feed_event(ev)
+                except Exception as exc:  # an ssefold.Error: the stream is closed
+                    out += getattr(exc, "events", [])
+                    self.error = exc
+                    break
+                if self.stream.is_terminated:
+                    self.completed = True
+                continue
             if ev.event == "error":
                 self.error = _error_from_text(ev.data)
                 break
-            self._yielded[ev.id] += 1
             out.append(ev)
             if self.terminal is not None and self.terminal(ev):
                 self.completed = True
         return out
+
+    def final_events(self) -> List[StreamEvent]:
+        """The provider stream's last events, once the answer is complete."""
+        return self.stream.finish() if self.stream is not None else []
 
     @property
     def done(self) -> bool:
@@ -119,11 +146,12 @@ class _Session:
     def end_of_body(self) -> StreamEnd:
         self.decoder.finish()
         if self.error is not None:
-            etype = getattr(self.error, "type", "error")
-            return StreamEnd.provider_error(etype, getattr(self.error, "message", ""))
+            if not isinstance(self.error, ProviderError):
+                raise self.error  # bad data or a limit: nothing to retry
+            return StreamEnd.provider_error(self.error.type, self.error.message)
         if self.completed:
             return StreamEnd.completed()
-        if self.terminal is None and self.decoder.discarded_bytes == 0:
+        if self.stream is None and self.terminal is None and self.decoder.discarded_bytes == 0:
             return StreamEnd.completed()
         return StreamEnd.ended_early()
 
@@ -158,38 +186,18 @@ def _request_kwargs(session: _Session, kwargs: Dict[str, Any]) -> Dict[str, Any]
     return kwargs
 
 
-def stream_events(
+def _stream_events(
+    session: "_Session",
     client: Any,
     method: str,
     url: str,
-    *,
-    policy: Optional[ReconnectPolicy] = None,
-    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
-    abort: Optional[_Flag] = None,
-    headers: Optional[Mapping[str, str]] = None,
-    reconnector: Optional[Reconnector] = None,
-    decoder: Optional[SSEDecoder] = None,
-    **request: Any,
-) -> Iterator[ServerSentEvent]:
-    """Runs ``client.stream(method, url, ...)`` (an ``httpx.Client``) and
-    yields its events, reconnecting when the body ends early, the transport
-    fails or it goes idle, per ``policy`` (default: ``ReconnectPolicy()``).
-
-    * ``terminal(event)`` says which event completes the answer; without it
-      a clean end of body (no unterminated event) completes it.
-    * On reconnection ``Last-Event-ID`` is sent when the server gave ids;
-      events a server replays anyway (it ignored the header) are skipped.
-    * An ``error`` event or an HTTP error status raises
-      :class:`ssefold.ProviderError` (never retried); running out of retries
-      raises :class:`ssefold.IncompleteStreamError` (``.last``: how the last
-      connection ended).
-    * ``abort`` (e.g. a ``threading.Event``) set from another thread stops
-      the stream at the next chunk or during a backoff wait.
-    """
+    abort: Optional[_Flag],
+    headers: Optional[Mapping[str, str]],
+    request: Dict[str, Any],
+) -> Iterator[Event]:
+    """The sync driver of :func:`stream_events`: I/O and waiting only."""
     import httpx
 
-    session = _Session(policy, terminal, reconnector, decoder)
-    request = _request_kwargs(session, request)
     while True:
         if abort is not None and abort.is_set():
             session.decide(StreamEnd.aborted(), None)
@@ -215,7 +223,10 @@ def stream_events(
             cause = exc
             end = session.transport_failed(exc, isinstance(exc, httpx.ReadTimeout))
         decision = session.decide(end, cause)
-        if decision.kind in ("done", "stop"):
+        if decision.kind == "done":
+            yield from session.final_events()
+            return
+        if decision.kind == "stop":
             return
         delay = (decision.delay_ms or 0) / 1000
         if abort is not None and hasattr(abort, "wait"):
@@ -224,26 +235,18 @@ def stream_events(
             time.sleep(delay)
 
 
-async def astream_events(
+async def _astream_events(
+    session: "_Session",
     client: Any,
     method: str,
     url: str,
-    *,
-    policy: Optional[ReconnectPolicy] = None,
-    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
-    abort: Optional[_Flag] = None,
-    headers: Optional[Mapping[str, str]] = None,
-    reconnector: Optional[Reconnector] = None,
-    decoder: Optional[SSEDecoder] = None,
-    **request: Any,
-) -> AsyncIterator[ServerSentEvent]:
-    """The async twin of :func:`stream_events` over an
-    ``httpx.AsyncClient``; ``abort`` may be an ``asyncio.Event`` set from
-    another task (cancelling the consuming task works too)."""
+    abort: Optional[_Flag],
+    headers: Optional[Mapping[str, str]],
+    request: Dict[str, Any],
+) -> AsyncIterator[Event]:
+    """The async driver of :func:`astream_events`."""
     import httpx
 
-    session = _Session(policy, terminal, reconnector, decoder)
-    request = _request_kwargs(session, request)
     while True:
         if abort is not None and abort.is_set():
             session.decide(StreamEnd.aborted(), None)
@@ -270,7 +273,11 @@ async def astream_events(
             cause = exc
             end = session.transport_failed(exc, isinstance(exc, httpx.ReadTimeout))
         decision = session.decide(end, cause)
-        if decision.kind in ("done", "stop"):
+        if decision.kind == "done":
+            for event in session.final_events():
+                yield event
+            return
+        if decision.kind == "stop":
             return
         delay = (decision.delay_ms or 0) / 1000
         waiter = getattr(abort, "wait", None)
@@ -281,3 +288,132 @@ async def astream_events(
                 pass
         else:
             await asyncio.sleep(delay)
+
+
+class EventStream:
+    """The iterator :func:`stream_events` returns: events as they come, and
+    the session's state (``.stream``: the provider stream whose ``message``
+    is the folded answer; ``.reconnector``; ``.decoder``)."""
+
+    def __init__(self, session: _Session, events: Iterator[Event]) -> None:
+        self._session = session
+        self._events = events
+
+    def __iter__(self) -> "EventStream":
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._events)
+
+    def close(self) -> None:
+        """Stops the stream (closes the response if one is open)."""
+        close = getattr(self._events, "close", None)
+        if close is not None:
+            close()
+
+    @property
+    def stream(self) -> Optional[Stream]:
+        return self._session.stream
+
+    @property
+    def reconnector(self) -> Reconnector:
+        return self._session.reconnector
+
+    @property
+    def decoder(self) -> SSEDecoder:
+        return self._session.decoder
+
+
+class AsyncEventStream:
+    """The async iterator :func:`astream_events` returns (see
+    :class:`EventStream`)."""
+
+    def __init__(self, session: _Session, events: AsyncIterator[Event]) -> None:
+        self._session = session
+        self._events = events
+
+    def __aiter__(self) -> "AsyncEventStream":
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """Stops the stream (closes the response if one is open)."""
+        aclose = getattr(self._events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    @property
+    def stream(self) -> Optional[Stream]:
+        return self._session.stream
+
+    @property
+    def reconnector(self) -> Reconnector:
+        return self._session.reconnector
+
+    @property
+    def decoder(self) -> SSEDecoder:
+        return self._session.decoder
+
+
+def stream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[None, str, Stream] = None,
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> EventStream:
+    """Runs ``client.stream(method, url, ...)`` (an ``httpx.Client``) and
+    yields its events, reconnecting when the body ends early, the transport
+    fails or it goes idle, per ``policy`` (default: ``ReconnectPolicy()``).
+
+    * ``provider`` (``"anthropic"``, ``"openai_chat"``,
+      ``"openai_responses"``, ``"auto"`` or a :class:`ssefold.Stream`):
+      yield its normalized events instead of raw SSE events; the provider's
+      terminal event completes the answer; after a restart (no cursor to
+      resume from) the fold starts over in a new stream with a new
+      ``message_start``. The folded answer: ``.stream.message``.
+    * ``terminal(event)`` (raw mode) says which event completes the answer;
+      without it a clean end of body (no unterminated event) completes it.
+    * On reconnection ``Last-Event-ID`` is sent when the server gave ids;
+      events a server replays anyway (it ignored the header) are skipped.
+    * An ``error`` event or an HTTP error status raises
+      :class:`ssefold.ProviderError` (never retried); running out of retries
+      raises :class:`ssefold.IncompleteStreamError` (``.last``: how the last
+      connection ended).
+    * ``abort`` (e.g. a ``threading.Event``) set from another thread stops
+      the stream at the next chunk or during a backoff wait.
+    """
+    session = _Session(policy, terminal, reconnector, decoder, provider)
+    request = _request_kwargs(session, request)
+    return EventStream(session, _stream_events(session, client, method, url, abort, headers, request))
+
+
+def astream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[None, str, Stream] = None,
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> AsyncEventStream:
+    """The async twin of :func:`stream_events` over an
+    ``httpx.AsyncClient``; ``abort`` may be an ``asyncio.Event`` set from
+    another task (cancelling the consuming task works too)."""
+    session = _Session(policy, terminal, reconnector, decoder, provider)
+    request = _request_kwargs(session, request)
+    return AsyncEventStream(session, _astream_events(session, client, method, url, abort, headers, request))

@@ -2,6 +2,8 @@
 
 from typing import Any, Literal, Optional, Union, final
 
+from typing_extensions import disjoint_base
+
 __version__: str
 __all__ = [
     "__version__",
@@ -32,6 +34,11 @@ __all__ = [
     "PathEvent",
     "PartialJSON",
     "parse_partial_json",
+    "StreamEvent",
+    "Stream",
+    "AnthropicStream",
+    "OpenAIChatStream",
+    "OpenAIResponsesStream",
 ]
 
 _Bytes = Union[bytes, bytearray, memoryview]
@@ -61,10 +68,12 @@ class ProviderError(Error):
     message: str
     request_id: Optional[str]
     output_emitted: bool
+    events: list[StreamEvent]
 
 class IncompleteStreamError(Error):
     expected: str
     last: StreamEnd
+    events: list[StreamEvent]
 
 @final
 class ServerSentEvent:
@@ -300,15 +309,96 @@ class PartialJSON:
     @property
     def is_complete(self) -> bool: ...
 
-# --- provider stream errors ---------------------------------------------------------
+# --- provider streams ------------------------------------------------------------
 
 class InvalidEventError(Error):
     event_type: str
     reason: str
+    events: list[StreamEvent]
 
 class LimitExceededError(Error):
     limit: str
     max: int
+    events: list[StreamEvent]
 
-class UnknownDialectError(Error): ...
+class UnknownDialectError(Error):
+    events: list[StreamEvent]
+
 class StreamClosedError(Error): ...
+
+_StreamEventType = Literal[
+    "message_start",
+    "part_start",
+    "text_delta",
+    "tool_args_delta",
+    "tool_args_path",
+    "part_metadata",
+    "part_end",
+    "usage",
+    "stop_reason",
+    "turn_end",
+    "error",
+    "warning",
+    "unknown",
+]
+
+@final
+class StreamEvent:
+    """One normalized event: ``.type`` plus its fields as attributes."""
+
+    @property
+    def type(self) -> _StreamEventType: ...
+    def __getattr__(self, name: str) -> Any: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def fields(self) -> list[str]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+_Provider = Literal["anthropic", "openai_chat", "openai_responses", "auto"]
+
+@disjoint_base
+class Stream:
+    """One streamed turn of a provider's API."""
+
+    def __new__(
+        cls,
+        provider: str = "auto",
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+    ) -> Stream: ...
+    def feed(self, data: _Bytes) -> list[StreamEvent]: ...
+    def feed_event(self, event: ServerSentEvent) -> list[StreamEvent]: ...
+    def finish(self) -> list[StreamEvent]: ...
+    @property
+    def message(self) -> Optional[dict[str, Any]]: ...
+    @property
+    def provider(self) -> _Provider: ...
+    @property
+    def is_terminated(self) -> bool: ...
+
+class _Dialect(Stream):
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+    ) -> _Dialect: ...
+
+@final
+class AnthropicStream(_Dialect): ...
+
+@final
+class OpenAIChatStream(_Dialect): ...
+
+@final
+class OpenAIResponsesStream(_Dialect): ...

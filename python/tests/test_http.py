@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import pathlib
 import threading
 import time
 from typing import Any, Dict, Iterator, List, Tuple
@@ -19,6 +20,11 @@ httpx = pytest.importorskip("httpx")
 FAST = ssefold.ReconnectPolicy(initial_delay_ms=10, max_retries=2)
 EVENTS = [b"id: 1\ndata: a\n\n", b"id: 2\ndata: b\n\n", b"id: 3\ndata: c\n\n", b"event: done\ndata: end\n\n"]
 ERROR = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "tests"
+BASIC = FIXTURES / "peer-fixtures" / "anthropic-sdk-python" / "basic_response.txt"
+ERROR_FIXTURE = FIXTURES / "fixtures" / "anthropic" / "error_mid_stream.sse"
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -71,6 +77,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send_events(EVENTS, chunked=chunked)
             else:
                 self.send_events(EVENTS[int(last) :], chunked=chunked)
+        elif self.path == "/anthropic":
+            body = BASIC.read_bytes()
+            if n == 1:
+                # Cut inside the third event: no ids, so the client restarts.
+                cut = body.index(b"event: content_block_delta")
+                self.send_events([body[:cut]], truncate=body[cut : cut + 30])
+            else:
+                self.send_events([body + b"\n\n"])
+        elif self.path == "/anthropic-error":
+            self.send_events([ERROR_FIXTURE.read_bytes()])
         elif self.path == "/always-drop":
             self.send_events([b"retry: 20\n\n"], truncate=b"data: never")
         elif self.path == "/error":
@@ -221,3 +237,29 @@ def test_idle_timeout_reconnects(server: Server) -> None:
         with pytest.raises(ssefold.IncompleteStreamError) as info:
             list(ssefold.stream_events(client, "GET", url(server, "/slow"), policy=policy, terminal=is_done))
     assert info.value.last.kind == "idle_timeout"  # type: ignore[attr-defined]
+
+
+def test_provider_mode_restarts_the_fold_and_keeps_the_message(server: Server) -> None:
+    with httpx.Client() as client:
+        it = ssefold.stream_events(client, "GET", url(server, "/anthropic"), provider="anthropic", policy=FAST)
+        types = [e.type for e in it]
+    # The first connection's start, then the restarted answer in full.
+    assert types.count("message_start") == 2
+    assert types[-1] == "turn_end"
+    assert it.stream is not None and it.stream.is_terminated
+    assert it.stream.message["content"] == [{"type": "text", "text": "Hello there!"}]
+    assert server.requests == [("/anthropic", None), ("/anthropic", None)]
+
+
+def test_provider_mode_async_error_event(server: Server) -> None:
+    async def run() -> List[str]:
+        seen: List[str] = []
+        async with httpx.AsyncClient() as client:
+            async for ev in ssefold.astream_events(client, "GET", url(server, "/anthropic-error"), provider="auto"):
+                seen.append(ev.type)
+        return seen
+
+    with pytest.raises(ssefold.ProviderError) as info:
+        asyncio.run(run())
+    assert info.value.type == "overloaded_error"
+    assert len(server.requests) == 1

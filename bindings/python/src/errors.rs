@@ -28,7 +28,6 @@ use pyo3::types::PyList;
 use pyo3::{create_exception, PyErr};
 
 use ssefold::json::{PartialJsonError, PartialJsonErrorKind};
-#[cfg(feature = "providers")]
 use ssefold::providers::StreamError;
 use ssefold::sse::{DecodeError as CoreDecodeError, EncodeError as CoreEncodeError};
 
@@ -118,7 +117,6 @@ impl ToPyErr for PartialJsonError {
     }
 }
 
-#[cfg(feature = "providers")]
 impl ToPyErr for StreamError {
     #[cold]
     fn to_py_err(&self, py: Python<'_>) -> PyErr {

@@ -7,7 +7,6 @@
 mod convert;
 mod errors;
 mod partial_json;
-#[cfg(feature = "providers")]
 mod providers;
 mod reconnect;
 mod sse;
@@ -48,13 +47,10 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<partial_json::PathEvent>()?;
     m.add_class::<partial_json::PartialJSON>()?;
     m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;
-    #[cfg(feature = "providers")]
-    {
-        m.add_class::<providers::StreamEvent>()?;
-        m.add_class::<providers::Stream>()?;
-        m.add_class::<providers::AnthropicStream>()?;
-        m.add_class::<providers::OpenAIChatStream>()?;
-        m.add_class::<providers::OpenAIResponsesStream>()?;
-    }
+    m.add_class::<providers::StreamEvent>()?;
+    m.add_class::<providers::Stream>()?;
+    m.add_class::<providers::AnthropicStream>()?;
+    m.add_class::<providers::OpenAIChatStream>()?;
+    m.add_class::<providers::OpenAIResponsesStream>()?;
     Ok(())
 }

@@ -8,11 +8,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
-use ssefold::sse::{DecoderConfig, Utf8Mode};
+use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
 
 use crate::convert::{value_to_py, with_bytes, StringCache};
 use crate::errors::{with_events, ToPyErr};
 use crate::partial_json::{PathCache, PathEvent};
+use crate::sse::ServerSentEvent;
 
 /// One normalized stream event (immutable): `.type` is its wire name, every
 /// other field of the wire form is an attribute (`.part`, `.text`, …).
@@ -220,6 +221,22 @@ impl Stream {
     /// stream is then closed, `message` stays readable.
     fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         with_bytes(data, |chunk| self.run(py, |s, sink| s.feed(chunk, sink)))?
+    }
+
+    /// Feeds one SSE event already decoded by your own `SSEDecoder` (for
+    /// hosts that reconnect: the decoder's state spans connections). Do not
+    /// mix with `feed` on the same stream.
+    fn feed_event<'py>(
+        &mut self,
+        py: Python<'py>,
+        event: &Bound<'py, ServerSentEvent>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let e = event.get();
+        let name = e.event.bind(py).to_cow()?;
+        let data = e.data.bind(py).to_cow()?;
+        let id = e.id.as_ref().map(|s| s.bind(py).to_cow()).transpose()?;
+        let ev = Event::new(&name, &data, id.as_deref(), e.retry);
+        self.run(py, |s, sink| s.feed_sse(&ev, sink))
     }
 
     /// Ends the stream; returns the last events (warnings, parts committed
