@@ -69,9 +69,20 @@ fn demo_replays_the_embedded_stream() {
     let out = ssefold().args(["demo", "--fast"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("get_weather"), "the demo has a tool call");
-    assert!(text.contains("output_tokens"), "the demo has usage");
-    assert!(text.contains("message_stop"));
+    // The live rendering, then the folded message.
+    assert!(text.starts_with("I'll check the current weather in Paris"), "{text}");
+    assert!(text.contains("get_weather {\"location\": \"Paris, France\""), "{text}");
+    let json_start = text.find("\n{").unwrap() + 1;
+    let message: serde_json::Value = serde_json::from_str(&text[json_start..]).unwrap();
+    assert_eq!(message["stop_reason"], "tool_use");
+    assert_eq!(message["content"][1]["input"]["include"][1], "precipitation");
+    assert_eq!(message["usage"]["output_tokens"], 89);
+    let out = ssefold().args(["demo", "--fast", "--jsonl"]).output().unwrap();
+    let events: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events.first().unwrap()["event"], "message_start");
+    assert_eq!(events.last().unwrap()["event"], "turn_end");
+    assert!(events.iter().any(|e| e["event"] == "part_end" && e["outcome"] == "complete" && e["kind"] == "tool_call"));
 }
 
 #[test]

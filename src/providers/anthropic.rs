@@ -61,7 +61,7 @@ use crate::sse::Event;
 
 /// Where the state machine stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum State {
+pub(crate) enum State {
     /// Before `message_start`.
     #[default]
     Idle,
@@ -193,7 +193,7 @@ struct DeltaView<'a> {
 
 /// The Anthropic fold.
 #[derive(Debug, Default)]
-pub struct AnthropicFold {
+pub(crate) struct AnthropicFold {
     state: State,
     message: Map<String, Value>,
     blocks: Vec<Block>,
@@ -212,11 +212,6 @@ fn implicit_message() -> Map<String, Value> {
 }
 
 impl AnthropicFold {
-    /// The state machine's state.
-    pub fn state(&self) -> State {
-        self.state
-    }
-
     pub(crate) fn is_terminated(&self) -> bool {
         matches!(self.state, State::Stopped | State::Errored)
     }
@@ -244,7 +239,7 @@ impl AnthropicFold {
     }
 
     /// The folded Anthropic `Message`.
-    pub fn message(&self) -> Value {
+    pub(crate) fn message(&self) -> Value {
         if self.state == State::Idle && self.message.is_empty() {
             return Value::Null;
         }

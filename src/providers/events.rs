@@ -16,7 +16,8 @@
 //! | `part_end` | `part`, `kind`, `outcome`, `content` | the part is committed; `content` is the complete part as it appears in the folded message; `outcome` is `complete`, `invalid_arguments` (with `error` and `raw`) or `incomplete` |
 //! | `usage` | `usage` | the usage object as folded so far (already merged; replace yours with it) |
 //! | `stop_reason` | `choice`, `reason` | the provider's stop / finish reason for a choice became known |
-//! | `turn_end` | `stop_reason` | the terminal event arrived (`message_stop`, `[DONE]`, `response.completed` / `response.incomplete`); nothing follows but warnings |
+//! | `turn_end` | `stop_reason` | the terminal event arrived (`message_stop`, `[DONE]`, `response.completed` / `response.incomplete`), or the host aborted (`stop_reason: "aborted"`); nothing follows but warnings |
+//! | `turn_reset` | – | after a reconnection, the server started the answer over: discard everything shown of the partial turn; the events that follow rebuild it from the start (part ids restart at 0) |
 //! | `error` | `error_type`, `message`, `request_id`, `output_emitted` | the provider reported an error inside the stream; the turn ends |
 //! | `warning` | `code`, `message` | recoverable bad input; folding went on (see the codes in [`super`]) |
 //! | `unknown` | `scope`, `provider_type`, `data` | an event (`scope: "event"`) or delta (`scope: "delta"`) of a type this version does not know, carried through unfolded |
@@ -187,6 +188,9 @@ pub enum StreamEvent<'a> {
         /// The stop reason of the message (choice 0).
         stop_reason: Option<&'a str>,
     },
+    /// After a reconnection the server restarted the answer: discard the
+    /// partial turn; what follows rebuilds it.
+    TurnReset,
     /// The provider reported an error; the turn ends.
     Error {
         /// The error.
@@ -224,6 +228,7 @@ impl StreamEvent<'_> {
             StreamEvent::Usage { .. } => "usage",
             StreamEvent::StopReason { .. } => "stop_reason",
             StreamEvent::TurnEnd { .. } => "turn_end",
+            StreamEvent::TurnReset => "turn_reset",
             StreamEvent::Error { .. } => "error",
             StreamEvent::Warning { .. } => "warning",
             StreamEvent::Unknown { .. } => "unknown",
@@ -283,6 +288,7 @@ impl StreamEvent<'_> {
                 put("reason", reason.into());
             }
             StreamEvent::TurnEnd { stop_reason } => put("stop_reason", stop_reason.into()),
+            StreamEvent::TurnReset => {}
             StreamEvent::Error { error } => {
                 put("error_type", error.error_type.as_str().into());
                 put("message", error.message.as_str().into());

@@ -63,7 +63,8 @@
 //! | `unterminated_final_event` | at `finish`, the stream's last event lacked its dispatching blank line but its data was complete JSON (or `[DONE]`): it was applied |
 //! | `truncated_final_event` | at `finish`, the last undispatched event's data was not complete JSON: discarded |
 //! | `event_before_start` | a content event before `message_start` / `response.created`: an empty message is started implicitly and the event applied (a later `message_start` still supplies its fields) |
-//! | `duplicate_start` | a second `message_start` / `response.created` |
+//! | `duplicate_start` | a second `message_start` / `response.created` (outside a reconnection, where it means a restart: `turn_reset`) |
+//! | `duplicate_event` | a Responses event whose `sequence_number` was already applied (a resumed server replaying): skipped |
 //! | `data_after_terminal` | an event after the terminal event |
 //! | `unknown_part_index` | a delta or stop for a block/item index never started |
 //! | `unexpected_part_index` | a block started at an index other than the next one (folded by index anyway) |
@@ -96,10 +97,31 @@
 //!
 //! # Abort
 //!
-//! Reconnection and aborting are not implemented. The seam for a later
-//! `abort()` is [`Stream::finish`]'s part-closing step: an abort would
-//! commit the open parts as `incomplete` the same way and keep the parts
-//! already committed.
+//! [`Stream::abort`] ends the turn at once: open parts are closed as
+//! `incomplete` without further events (a tool call cut off this way is
+//! never reported ready), the parts already committed stay in the folded
+//! message, and the only event is one `turn_end` with stop reason
+//! `aborted`. Nothing is emitted after it, and aborting twice, or after the
+//! turn ended, does nothing.
+//!
+//! # Reconnection: restart or resume
+//!
+//! When a connection drops, the host asks [`crate::reconnect::Reconnector`]
+//! what to do, reconnects with the cursor it names
+//! ([`Stream::resume_cursor`] gives the same: `Last-Event-ID`, or the
+//! Responses `sequence_number` for `starting_after`), and calls
+//! [`Stream::reconnect`] before feeding the new body. The first event of the
+//! new connection decides:
+//!
+//! * **restart** — it starts a new answer (`message_start`,
+//!   `response.created`, or a chat chunk with another completion `id`): LLM
+//!   APIs do not resume, they answer again. The stream emits `turn_reset`
+//!   (the UI discards the partial turn), forgets the partial fold, and folds
+//!   the new answer from scratch: nothing is duplicated.
+//! * **resume** — anything else: the server continued where it stopped; the
+//!   fold continues seamlessly. Responses events replayed from before the
+//!   cursor are skipped by their `sequence_number` (warning
+//!   `duplicate_event`): nothing is applied twice, nothing is lost.
 
 pub mod anthropic;
 mod args;
@@ -110,6 +132,7 @@ mod view;
 
 use serde_json::Value;
 
+use crate::reconnect::ResumeCursor;
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
 
 pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent};
@@ -295,6 +318,10 @@ pub struct Stream {
     shared: Shared,
     fold: Fold,
     closed: bool,
+    /// [`Stream::reconnect`] was called: the next event decides restart or
+    /// resume.
+    resuming: bool,
+    aborted: bool,
 }
 
 impl Stream {
@@ -312,6 +339,8 @@ impl Stream {
             shared: Shared { config, next_part: 0 },
             fold: Fold::Undetected,
             closed: false,
+            resuming: false,
+            aborted: false,
         };
         s.fold = match provider {
             Provider::Auto => Fold::Undetected,
@@ -346,11 +375,17 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
-        let Stream { decoder, shared, fold, closed, provider } = self;
+        let Stream { decoder, shared, fold, closed, provider, resuming, .. } = self;
         let mut events = decoder.feed(chunk);
         while let Some(r) = events.next_event() {
             let result = match r {
-                Ok(e) => Self::dispatch(*provider, fold, shared, &e, &mut on_event),
+                Ok(e) => {
+                    if *resuming {
+                        *resuming = false;
+                        Self::restart_or_resume(*provider, fold, shared, &e, &mut on_event);
+                    }
+                    Self::dispatch(*provider, fold, shared, &e, &mut on_event)
+                }
                 Err(e) => Err(StreamError::Sse(e)),
             };
             if let Err(e) = result {
@@ -371,11 +406,123 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
+        if self.resuming {
+            self.resuming = false;
+            Self::restart_or_resume(self.provider, &mut self.fold, &mut self.shared, event, &mut on_event);
+        }
         let r = Self::dispatch(self.provider, &mut self.fold, &mut self.shared, event, &mut on_event);
         if r.is_err() {
             self.closed = true;
         }
         r
+    }
+
+    /// The first event after [`reconnect`](Self::reconnect): when it starts
+    /// a new answer, the partial turn is reset (`turn_reset`).
+    fn restart_or_resume(
+        provider: Provider,
+        fold: &mut Fold,
+        shared: &mut Shared,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) {
+        #[derive(serde::Deserialize)]
+        struct Head<'a> {
+            #[serde(rename = "type", default, borrow)]
+            ty: Option<std::borrow::Cow<'a, str>>,
+            #[serde(default, borrow)]
+            id: Option<std::borrow::Cow<'a, str>>,
+        }
+        let head: Option<Head<'_>> = serde_json::from_str(event.data()).ok();
+        let ty = head.as_ref().and_then(|h| h.ty.as_deref()).unwrap_or(event.event());
+        let restart = match fold {
+            Fold::Undetected => false,
+            Fold::Anthropic(_) => ty == "message_start",
+            Fold::Responses(_) => ty == "response.created",
+            Fold::Chat(f) => {
+                let new_id = head.as_ref().and_then(|h| h.id.as_deref());
+                new_id.is_some() && f.completion_id().is_some() && new_id != f.completion_id().as_deref()
+            }
+        };
+        if restart {
+            sink(&StreamEvent::TurnReset);
+            *fold = Self::make_fold(provider);
+            shared.next_part = 0;
+        }
+    }
+
+    /// The connection dropped and the host is about to feed the body of a
+    /// new one (see "Reconnection" in the module docs). The event the old
+    /// connection left unfinished is discarded; the first event of the new
+    /// body decides restart (`turn_reset`) or resume.
+    ///
+    /// # Errors
+    /// [`StreamError::Closed`] after `finish`, `abort` or an error.
+    pub fn reconnect(&mut self) -> Result<(), StreamError> {
+        if self.closed {
+            return Err(StreamError::Closed);
+        }
+        self.decoder.finish();
+        self.resuming = true;
+        Ok(())
+    }
+
+    /// What to send on reconnection: the Responses `sequence_number` to
+    /// resume after (`starting_after`), else the SSE `Last-Event-ID`, else
+    /// nothing.
+    pub fn resume_cursor(&self) -> ResumeCursor {
+        if let Some(n) = self.last_sequence_number() {
+            ResumeCursor::StartingAfter(n)
+        } else if let Some(id) = self.decoder.last_event_id() {
+            ResumeCursor::LastEventId(id.to_owned())
+        } else {
+            ResumeCursor::None
+        }
+    }
+
+    /// The SSE last event ID (kept across reconnections).
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.decoder.last_event_id()
+    }
+
+    /// The server's reconnection time (`retry:`), if it sent one.
+    pub fn reconnection_time(&self) -> Option<u64> {
+        self.decoder.reconnection_time()
+    }
+
+    /// The highest Responses `sequence_number` applied (other dialects:
+    /// `None`).
+    pub fn last_sequence_number(&self) -> Option<u64> {
+        match &self.fold {
+            Fold::Responses(f) => f.last_sequence_number(),
+            _ => None,
+        }
+    }
+
+    /// Aborts the turn (the user cancelled; see "Abort" in the module docs):
+    /// one `turn_end` with stop reason `aborted`, and nothing after it.
+    /// Open parts are closed as `incomplete` silently; committed parts stay
+    /// in [`message`](Self::message). Does nothing once the turn is over.
+    pub fn abort(&mut self, mut on_event: impl FnMut(&StreamEvent<'_>)) {
+        if self.closed || self.is_terminated() {
+            self.closed = true;
+            return;
+        }
+        self.closed = true;
+        self.aborted = true;
+        let silent: &mut Sink<'_> = &mut |_: &StreamEvent<'_>| {};
+        match &mut self.fold {
+            Fold::Undetected => {}
+            Fold::Anthropic(f) => f.fail(silent),
+            Fold::Chat(f) => f.fail(silent),
+            Fold::Responses(f) => f.fail(silent),
+        }
+        on_event(&StreamEvent::TurnEnd { stop_reason: Some("aborted") });
+    }
+
+    /// Whether [`abort`](Self::abort) ended the turn.
+    pub fn is_aborted(&self) -> bool {
+        self.aborted
     }
 
     fn dispatch(

@@ -202,7 +202,7 @@ enum State {
 
 /// The OpenAI Chat Completions fold.
 #[derive(Debug, Default)]
-pub struct ChatFold {
+pub(crate) struct ChatFold {
     state: State,
     top: Map<String, Value>,
     choices: Vec<Choice>,
@@ -241,8 +241,13 @@ impl ChatFold {
                 .sum::<usize>()
     }
 
+    /// The completion's `id`, once a chunk carried one.
+    pub(crate) fn completion_id(&self) -> Option<String> {
+        self.top.get("id").and_then(Value::as_str).map(str::to_owned)
+    }
+
     /// The folded `ChatCompletion`.
-    pub fn message(&self) -> Value {
+    pub(crate) fn message(&self) -> Value {
         if self.state == State::Idle {
             return Value::Null;
         }

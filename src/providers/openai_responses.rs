@@ -51,6 +51,8 @@ struct Head<'a> {
     summary_index: Option<u64>,
     #[serde(default, borrow)]
     delta: Option<Str<'a>>,
+    #[serde(default)]
+    sequence_number: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,15 +135,23 @@ enum State {
 
 /// The OpenAI Responses fold.
 #[derive(Debug, Default)]
-pub struct ResponsesFold {
+pub(crate) struct ResponsesFold {
     state: State,
     response: Map<String, Value>,
     items: Vec<Item>,
+    /// The highest `sequence_number` applied: the resume cursor, and how
+    /// events replayed after a resume are recognised and skipped.
+    last_sequence_number: Option<u64>,
 }
 
 impl ResponsesFold {
     pub(crate) fn is_terminated(&self) -> bool {
         matches!(self.state, State::Done | State::Errored)
+    }
+
+    /// The highest `sequence_number` applied so far.
+    pub(crate) fn last_sequence_number(&self) -> Option<u64> {
+        self.last_sequence_number
     }
 
     pub(crate) fn footprint(&self) -> usize {
@@ -158,7 +168,7 @@ impl ResponsesFold {
     }
 
     /// The folded `Response`.
-    pub fn message(&self) -> Value {
+    pub(crate) fn message(&self) -> Value {
         if self.state == State::Idle {
             return Value::Null;
         }
@@ -212,6 +222,15 @@ impl ResponsesFold {
             }
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
+        if let Some(seq) = head.sequence_number {
+            if self.last_sequence_number.is_some_and(|last| seq <= last) {
+                // A server that resumed replays from the cursor: never twice.
+                let msg = format!("{ty} with sequence_number {seq} already applied; skipped");
+                warn(sink, "duplicate_event", &msg);
+                return Ok(());
+            }
+            self.last_sequence_number = Some(seq);
+        }
         match ty {
             "response.output_text.delta" | "response.refusal.delta" => {
                 let kind = if ty == "response.refusal.delta" { PartKind::Refusal } else { PartKind::Text };

@@ -144,7 +144,7 @@ pub fn run(args: &[String]) -> ExitCode {
             _ => return usage("only one FILE"),
         }
     }
-    let mut input: Box<dyn Read> = match path {
+    let input: Box<dyn Read> = match path {
         None | Some("-") => Box::new(io::stdin().lock()),
         Some(p) => match File::open(p) {
             Ok(f) => Box::new(f),
@@ -154,6 +154,12 @@ pub fn run(args: &[String]) -> ExitCode {
             }
         },
     };
+    fold_input(input, provider, jsonl)
+}
+
+/// Folds everything `input` yields as one `provider` stream, rendering it
+/// live (or as JSON Lines with `jsonl`), then prints the folded message.
+pub fn fold_input(mut input: impl Read, provider: Provider, jsonl: bool) -> ExitCode {
     let stdout = io::stdout();
     let color = !jsonl && stdout.is_terminal();
     let mut r = Renderer { out: stdout.lock(), jsonl, color, kinds: HashMap::new(), at_line_start: true };

@@ -19,8 +19,11 @@ const USAGE: &str = "\
 ssefold — Server-Sent Events for LLM streams
 
 USAGE:
-    ssefold demo [--fast]       replay an embedded LLM stream (text, a tool call, usage)
-                                at a realistic pace; --fast replays it at once
+    ssefold demo [--fast] [--jsonl]
+                                replay an embedded Anthropic stream (text, a tool call, usage)
+                                at a realistic pace through `fold`: the answer renders live,
+                                then the folded message; --fast replays it at once, --jsonl
+                                prints the normalized events
     ssefold sse [FILE|-]        decode SSE from FILE or stdin ('-', the default) and print
                                 one JSON object per event, flushed as events are dispatched:
                                 {\"event\": str, \"data\": str, \"id\": str|null, \"retry\": int|null}
@@ -65,21 +68,46 @@ fn main() -> ExitCode {
     }
 }
 
-/// `ssefold demo`: the embedded stream, fed in network-sized pieces with
-/// pauses between them, through the same path as `ssefold sse`.
+/// `ssefold demo`: the embedded stream, read in network-sized pieces with
+/// pauses between them, through the same path as `ssefold fold`: the answer
+/// renders live (text, then the tool call with its arguments streaming in),
+/// then the folded message. `--jsonl` prints the normalized events instead.
 fn demo(args: &[String]) -> ExitCode {
-    let mut fast = false;
+    let mut pause = Some(std::time::Duration::from_millis(35));
+    let mut jsonl = false;
     for a in args {
         match a.as_str() {
-            "--fast" => fast = true,
+            "--fast" => pause = None,
+            "--jsonl" => jsonl = true,
             other => {
                 eprintln!("ssefold demo: unknown option {other:?}\n\n{USAGE}");
                 return ExitCode::from(2);
             }
         }
     }
-    let pause = if fast { None } else { Some(std::time::Duration::from_millis(35)) };
-    sse::run_demo(DEMO_STREAM, pause)
+    fold::fold_input(Paced { rest: DEMO_STREAM, pause }, ssefold::providers::Provider::Auto, jsonl)
+}
+
+/// A reader that hands out at most 97 bytes per read (pieces that do not
+/// line up with events), sleeping before each: a stream at a realistic pace.
+struct Paced {
+    rest: &'static [u8],
+    pause: Option<std::time::Duration>,
+}
+
+impl std::io::Read for Paced {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.rest.is_empty() {
+            return Ok(0);
+        }
+        if let Some(p) = self.pause {
+            std::thread::sleep(p);
+        }
+        let n = buf.len().min(97).min(self.rest.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        Ok(n)
+    }
 }
 
 /// `ssefold corpus NAME BYTES`: the benchmark corpora of `ssefold::corpus`.

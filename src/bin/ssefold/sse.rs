@@ -3,7 +3,6 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use serde::Serialize;
 use ssefold::sse::{Decoder, Event};
@@ -110,21 +109,6 @@ pub fn run(args: &[String]) -> ExitCode {
         };
         if let Err(e) = sink.chunk(&buf[..n]) {
             return io_error(&e);
-        }
-    }
-    sink.finish()
-}
-
-/// Replays `stream` in small pieces with `pause` between them, as JSON Lines.
-pub fn run_demo(stream: &[u8], pause: Option<Duration>) -> ExitCode {
-    let mut sink = JsonLines { decoder: Decoder::new(), out: io::stdout().lock(), decode_errors: 0 };
-    // Network-sized pieces that do not line up with events.
-    for piece in stream.chunks(97) {
-        if let Err(e) = sink.chunk(piece) {
-            return io_error(&e);
-        }
-        if let Some(p) = pause {
-            std::thread::sleep(p);
         }
     }
     sink.finish()
