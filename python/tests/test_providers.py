@@ -172,3 +172,36 @@ def test_iter_events_with_a_provider() -> None:
     assert names == [e.type for e in events]
     with pytest.raises(ssefold.IncompleteStreamError):
         list(ssefold.iter_events([data[: len(data) // 2]], provider="openai_chat"))
+
+
+def test_abort_ends_the_turn_and_keeps_what_was_committed() -> None:
+    data = (FIXTURES / "anthropic" / "thinking_text_citations.sse").read_bytes()
+    s = ssefold.AnthropicStream()
+    events = s.feed(data[: len(data) // 2])
+    committed = [e.content for e in events if e.type == "part_end"]
+    (end,) = s.abort()
+    assert (end.type, end.stop_reason) == ("turn_end", "aborted")
+    assert s.is_aborted and s.abort() == []
+    assert s.message["content"] == committed
+    with pytest.raises(ssefold.StreamClosedError):
+        s.feed(data[len(data) // 2 :])
+    with pytest.raises(ssefold.StreamClosedError):
+        s.reconnect()
+
+
+def test_reconnect_restart_emits_turn_reset_and_rebuilds_the_answer() -> None:
+    path = next(p for p in peer_fixture_files() if p.name == "basic_response.txt")
+    data = path.read_bytes()
+    s = ssefold.AnthropicStream()
+    cut = data.index(b"event: content_block_delta") + 20
+    first = s.feed(data[:cut])
+    assert first and not s.resume_cursor  # no ids: nothing to resume from
+    assert (s.last_event_id, s.reconnection_time, s.last_sequence_number) == (None, None, None)
+    s.reconnect()
+    again = s.feed(data) + s.finish()
+    assert again[0].type == "turn_reset"
+    assert again[-1].type == "turn_end"
+    whole = ssefold.AnthropicStream()
+    whole.feed(data)
+    whole.finish()
+    assert s.message == whole.message

@@ -13,6 +13,7 @@ use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
 use crate::convert::{value_to_py, with_bytes, StringCache};
 use crate::errors::{with_events, ToPyErr};
 use crate::partial_json::{PathCache, PathEvent};
+use crate::reconnect::ResumeCursor;
 use crate::sse::ServerSentEvent;
 
 /// One normalized stream event (immutable): `.type` is its wire name, every
@@ -244,6 +245,55 @@ impl Stream {
     /// event never came (`.events` holds those last events).
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.run(py, |s, sink| s.finish(sink))
+    }
+
+    /// The user cancelled: returns the one `turn_end` event with
+    /// `stop_reason="aborted"` (nothing when the turn was already over).
+    /// Open parts are dropped silently; committed parts stay in `message`.
+    fn abort<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, |s, sink| {
+            s.abort(sink);
+            Ok(())
+        })
+    }
+
+    /// The connection dropped and the body of a new one follows: the event
+    /// left unfinished is discarded, and the new body's first event decides
+    /// restart (a `turn_reset` event, then the answer from the start) or
+    /// resume. Raises `StreamClosedError` after finish/abort/an error.
+    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.inner.reconnect().map_err(|e| e.to_py_err(py))
+    }
+
+    /// What to send on reconnection (`Last-Event-ID` or the Responses
+    /// `starting_after`), see `ResumeCursor.headers()`.
+    #[getter]
+    fn resume_cursor(&self) -> ResumeCursor {
+        ResumeCursor { inner: self.inner.resume_cursor() }
+    }
+
+    /// The SSE last event ID (kept across reconnections).
+    #[getter]
+    fn last_event_id(&self) -> Option<&str> {
+        self.inner.last_event_id()
+    }
+
+    /// The server's reconnection time (`retry:`), in milliseconds.
+    #[getter]
+    fn reconnection_time(&self) -> Option<u64> {
+        self.inner.reconnection_time()
+    }
+
+    /// The highest Responses `sequence_number` applied.
+    #[getter]
+    fn last_sequence_number(&self) -> Option<u64> {
+        self.inner.last_sequence_number()
+    }
+
+    /// Whether `abort()` ended the turn.
+    #[getter]
+    fn is_aborted(&self) -> bool {
+        self.inner.is_aborted()
     }
 
     /// The folded message: the JSON the provider's non-streaming endpoint
