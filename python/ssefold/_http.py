@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, 
 
 from ._ssefold import (
     Decision,
+    Error,
     IncompleteStreamError,
     ProviderError,
     ReconnectPolicy,
@@ -77,7 +78,6 @@ class _Session:
         self.reconnector = reconnector if reconnector is not None else Reconnector(policy)
         self.decoder = decoder if decoder is not None else SSEDecoder()
         self.terminal = terminal
-        self._provider_name = provider if isinstance(provider, str) else None
         self.stream: Optional[Stream] = Stream(provider) if isinstance(provider, str) else provider
         self.completed = False
         self.error: Optional[BaseException] = None
@@ -91,12 +91,11 @@ class _Session:
         headers.update(base or {})
         cursor = self.reconnector.cursor
         headers.update(cursor.headers())
-        self._replay = Counter() if cursor.kind == "last_event_id" else None
-        if self.stream is not None and self.reconnector.attempts > 0 and cursor.kind == "none":
-            # A restart: the server answers anew, so the fold starts over
-            # (the consumer sees a second message_start).
-            self.stream = Stream(self._provider_name or self.stream.provider)
-            self._yielded.clear()
+        self._replay = Counter() if cursor.kind == "last_event_id" and self.stream is None else None
+        if self.stream is not None and self.reconnector.attempts > 0:
+            # The provider stream decides restart (a turn_reset event, then
+            # the answer from the start) or resume from the new body.
+            self.stream.reconnect()
         return headers
 
     def on_connected(self) -> None:
@@ -107,6 +106,8 @@ class _Session:
         event, nothing more)."""
         self.reconnector.on_activity(_now_ms())
         out: List[Event] = []
+        if self.stream is not None:
+            return self._on_chunk_provider(self.stream, chunk)
         for ev in self.decoder.feed(chunk):
             if self.completed or self.error is not None:
                 break
@@ -117,16 +118,6 @@ class _Session:
                 self._replay = None
             self.reconnector.on_event(ev.id, None, self.decoder.reconnection_time)
             self._yielded[ev.id] += 1
-            if self.stream is not None:
-                try:
-                    out += self.stream.feed_event(ev)
-                except Exception as exc:  # an ssefold.Error: the stream is closed
-                    out += getattr(exc, "events", [])
-                    self.error = exc
-                    break
-                if self.stream.is_terminated:
-                    self.completed = True
-                continue
             if ev.event == "error":
                 self.error = _error_from_text(ev.data)
                 break
@@ -134,6 +125,23 @@ class _Session:
             if self.terminal is not None and self.terminal(ev):
                 self.completed = True
         return out
+
+    def _on_chunk_provider(self, stream: Stream, chunk: bytes) -> List[Event]:
+        out: List[Event] = []
+        try:
+            out += stream.feed(chunk)
+        except Error as exc:  # the stream is closed; its events still count
+            out += getattr(exc, "events", [])
+            self.error = exc
+        if out:
+            self.reconnector.on_event(stream.last_event_id, stream.last_sequence_number, stream.reconnection_time)
+        if stream.is_terminated:
+            self.completed = True
+        return out
+
+    def abort_events(self) -> List[StreamEvent]:
+        """The provider stream's ``turn_end`` (``aborted``), if any."""
+        return self.stream.abort() if self.stream is not None else []
 
     def final_events(self) -> List[StreamEvent]:
         """The provider stream's last events, once the answer is complete."""
@@ -201,6 +209,7 @@ def _stream_events(
     while True:
         if abort is not None and abort.is_set():
             session.decide(StreamEnd.aborted(), None)
+            yield from session.abort_events()
             return
         cause: Optional[BaseException] = None
         try:
@@ -217,6 +226,7 @@ def _stream_events(
             if abort is not None and abort.is_set() and not session.done:
                 session.decoder.finish()
                 session.decide(StreamEnd.aborted(), None)
+                yield from session.abort_events()
                 return
             end = session.end_of_body()
         except httpx.TransportError as exc:
@@ -250,6 +260,8 @@ async def _astream_events(
     while True:
         if abort is not None and abort.is_set():
             session.decide(StreamEnd.aborted(), None)
+            for event in session.abort_events():
+                yield event
             return
         cause: Optional[BaseException] = None
         try:
@@ -260,13 +272,15 @@ async def _astream_events(
                     raise session.error
                 session.on_connected()
                 async for chunk in response.aiter_bytes():
-                    for event in session.on_chunk(chunk):
-                        yield event
+                    for item in session.on_chunk(chunk):
+                        yield item
                     if session.done or (abort is not None and abort.is_set()):
                         break
             if abort is not None and abort.is_set() and not session.done:
                 session.decoder.finish()
                 session.decide(StreamEnd.aborted(), None)
+                for event in session.abort_events():
+                    yield event
                 return
             end = session.end_of_body()
         except httpx.TransportError as exc:
@@ -378,9 +392,13 @@ def stream_events(
     * ``provider`` (``"anthropic"``, ``"openai_chat"``,
       ``"openai_responses"``, ``"auto"`` or a :class:`ssefold.Stream`):
       yield its normalized events instead of raw SSE events; the provider's
-      terminal event completes the answer; after a restart (no cursor to
-      resume from) the fold starts over in a new stream with a new
-      ``message_start``. The folded answer: ``.stream.message``.
+      terminal event completes the answer. Reconnection goes through
+      ``Stream.reconnect()``: a server that starts the answer over gives a
+      ``turn_reset`` event, then the answer again; an abort gives a
+      ``turn_end`` with ``stop_reason="aborted"``. The folded answer:
+      ``.stream.message``. (The Responses ``starting_after`` cursor is a
+      request parameter, not a header: pass it yourself from
+      ``.stream.resume_cursor``.)
     * ``terminal(event)`` (raw mode) says which event completes the answer;
       without it a clean end of body (no unterminated event) completes it.
     * On reconnection ``Last-Event-ID`` is sent when the server gave ids;

@@ -87,6 +87,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send_events([body + b"\n\n"])
         elif self.path == "/anthropic-error":
             self.send_events([ERROR_FIXTURE.read_bytes()])
+        elif self.path == "/slow-anthropic":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            body = BASIC.read_bytes()
+            try:
+                self.write(body[: body.index(b"event: content_block_start")], True)
+                for _ in range(200):  # at most 2 s of keep-alives
+                    time.sleep(0.01)
+                    self.write(b":\n", True)
+            except OSError:
+                pass
+            self.close_connection = True
         elif self.path == "/always-drop":
             self.send_events([b"retry: 20\n\n"], truncate=b"data: never")
         elif self.path == "/error":
@@ -243,8 +256,9 @@ def test_provider_mode_restarts_the_fold_and_keeps_the_message(server: Server) -
     with httpx.Client() as client:
         it = ssefold.stream_events(client, "GET", url(server, "/anthropic"), provider="anthropic", policy=FAST)
         types = [e.type for e in it]
-    # The first connection's start, then the restarted answer in full.
-    assert types.count("message_start") == 2
+    # The first connection's start, a reset, then the restarted answer.
+    assert types.count("message_start") == 2 and types.count("turn_reset") == 1
+    assert types.index("turn_reset") > types.index("message_start")
     assert types[-1] == "turn_end"
     assert it.stream is not None and it.stream.is_terminated
     assert it.stream.message["content"] == [{"type": "text", "text": "Hello there!"}]
@@ -263,3 +277,16 @@ def test_provider_mode_async_error_event(server: Server) -> None:
         asyncio.run(run())
     assert info.value.type == "overloaded_error"
     assert len(server.requests) == 1
+
+
+def test_provider_mode_abort_gives_an_aborted_turn_end(server: Server) -> None:
+    abort = threading.Event()
+    seen: List[Any] = []
+    with httpx.Client() as client:
+        it = ssefold.stream_events(client, "GET", url(server, "/slow-anthropic"), provider="anthropic", abort=abort)
+        for ev in it:
+            seen.append(ev)
+            if ev.type == "message_start":
+                threading.Timer(0.05, abort.set).start()
+    assert seen[-1].type == "turn_end" and seen[-1].stop_reason == "aborted"
+    assert it.stream is not None and it.stream.is_aborted
