@@ -1,0 +1,109 @@
+//! Python values <-> Rust values: input bytes and cached strings.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
+
+/// Runs `f` over the bytes of a `bytes`, `bytearray` or `memoryview`.
+pub fn with_bytes<R>(data: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return Ok(f(b.as_bytes()));
+    }
+    if let Ok(b) = data.cast::<PyByteArray>() {
+        // Copied: the bytearray could be resized while we read it.
+        return Ok(f(&b.to_vec()));
+    }
+    if data.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("expected bytes, got str (encode it first)"));
+    }
+    if data.is_instance_of::<PyMemoryView>() {
+        let copy = data.py().get_type::<PyBytes>().call1((data,))?;
+        let b = copy.cast::<PyBytes>()?;
+        return Ok(f(b.as_bytes()));
+    }
+    Err(PyTypeError::new_err(format!("expected bytes-like object, got {}", data.get_type().name()?)))
+}
+
+/// Python strings for a small set of recurring values (event types, ids):
+/// most streams use a handful, so each is built once.
+#[derive(Default)]
+pub struct StringCache {
+    entries: Vec<(String, Py<PyString>)>,
+}
+
+impl StringCache {
+    /// At most this many distinct strings are kept; past that, new ones are
+    /// built each time (still correct, just not cached).
+    const CAP: usize = 32;
+
+    /// The Python string for `s`.
+    #[inline]
+    pub fn get(&mut self, py: Python<'_>, s: &str) -> Py<PyString> {
+        for (k, v) in &self.entries {
+            if k == s {
+                return v.clone_ref(py);
+            }
+        }
+        let v = PyString::new(py, s).unbind();
+        if self.entries.len() < Self::CAP && s.len() <= 64 {
+            self.entries.push((s.to_owned(), v.clone_ref(py)));
+        }
+        v
+    }
+}
+
+/// The last id seen, reused while it stays the same (the id in force is
+/// repeated on every event after an `id` field).
+#[derive(Default)]
+pub struct LastString {
+    last: Option<(String, Py<PyString>)>,
+}
+
+impl LastString {
+    /// The Python string for `s`.
+    #[inline]
+    pub fn get(&mut self, py: Python<'_>, s: &str) -> Py<PyString> {
+        if let Some((k, v)) = &self.last {
+            if k == s {
+                return v.clone_ref(py);
+            }
+        }
+        let v = PyString::new(py, s).unbind();
+        self.last = Some((s.to_owned(), v.clone_ref(py)));
+        v
+    }
+}
+
+/// A JSON value as Python objects: `dict` (member order kept), `list`,
+/// `str`, `int`, `float`, `bool`, `None`.
+pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = pyo3::types::PyList::empty(py);
+            for item in items {
+                list.append(value_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = pyo3::types::PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

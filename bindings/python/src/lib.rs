@@ -1,0 +1,56 @@
+//! `ssefold._ssefold`: the Python extension module over the `ssefold` core.
+//!
+//! This crate owns only conversion and lifetime; every rule lives in the
+//! core. Errors are mapped in [`errors`], the one place that builds Python
+//! exceptions.
+
+mod convert;
+mod errors;
+mod partial_json;
+mod providers;
+mod reconnect;
+mod sse;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+/// The core's deterministic benchmark corpus `name` of about `target_bytes`
+/// bytes (`ssefold::corpus::by_name`), so the Python benchmark decodes the
+/// very bytes the Rust one does.
+#[pyfunction]
+fn _corpus<'py>(py: Python<'py>, name: &str, target_bytes: usize) -> PyResult<Bound<'py, PyBytes>> {
+    match ssefold::corpus::by_name(name, target_bytes) {
+        Some(data) => Ok(PyBytes::new(py, &data)),
+        None => Err(PyValueError::new_err(format!("unknown corpus {name:?}; one of {:?}", ssefold::corpus::NAMES))),
+    }
+}
+
+/// The extension module. Every class is either immutable (`frozen`) or
+/// guarded by PyO3's per-object borrow flag, so no state is shared without
+/// a lock: it does not need the GIL.
+#[pymodule(gil_used = false)]
+fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    m.add_class::<sse::ServerSentEvent>()?;
+    m.add_class::<sse::SSEDecoder>()?;
+    m.add_class::<sse::SSEEncoder>()?;
+    m.add_class::<reconnect::ReconnectPolicy>()?;
+    m.add_class::<reconnect::StreamEnd>()?;
+    m.add_class::<reconnect::ResumeCursor>()?;
+    m.add_class::<reconnect::Decision>()?;
+    m.add_class::<reconnect::Reconnector>()?;
+    m.add_function(wrap_pyfunction!(reconnect::is_retryable_error_type, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
+    m.add_function(wrap_pyfunction!(_corpus, m)?)?;
+    m.add_class::<partial_json::PathEvent>()?;
+    m.add_class::<partial_json::PartialJSON>()?;
+    m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;
+    m.add_class::<providers::StreamEvent>()?;
+    m.add_class::<providers::Stream>()?;
+    m.add_class::<providers::AnthropicStream>()?;
+    m.add_class::<providers::OpenAIChatStream>()?;
+    m.add_class::<providers::OpenAIResponsesStream>()?;
+    Ok(())
+}

@@ -1,0 +1,296 @@
+//! `parse_partial_json`, `PartialJSON` and its `PathEvent`s over
+//! `ssefold::json`.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+
+use ssefold::json::{
+    parse_partial_json as core_parse, ContainerKind, PartialJson, PartialJsonLimits, PathEvent as CorePathEvent,
+    PathSegment,
+};
+
+use crate::convert::value_to_py;
+use crate::errors::{with_events, ToPyErr};
+
+/// One path-level event of an incremental JSON parse (immutable).
+#[pyclass(module = "ssefold", frozen)]
+pub struct PathEvent {
+    type_: &'static str,
+    path: Py<PyTuple>,
+    /// `"object"` / `"array"` for `container_start`.
+    kind: Option<&'static str>,
+    /// The new text for `string_append`.
+    text: Option<Py<PyString>>,
+    /// The completed value for `value_complete`.
+    value: Option<Py<PyAny>>,
+}
+
+/// The path as a tuple of `str` keys and `int` indexes.
+fn path_tuple<'py>(py: Python<'py>, path: &[PathSegment]) -> PyResult<Bound<'py, PyTuple>> {
+    let items: Vec<Bound<'py, PyAny>> = path
+        .iter()
+        .map(|s| match s {
+            PathSegment::Key(k) => Ok(PyString::new(py, k).into_any()),
+            PathSegment::Index(i) => Ok(i.into_pyobject(py)?.into_any()),
+        })
+        .collect::<PyResult<_>>()?;
+    PyTuple::new(py, items)
+}
+
+/// The last path converted, reused while events stay on it (a long string
+/// streams as many `string_append`s at one path).
+#[derive(Default)]
+pub struct PathCache {
+    last: Option<(Vec<PathSegment>, Py<PyTuple>)>,
+}
+
+impl PathCache {
+    fn get(&mut self, py: Python<'_>, path: &[PathSegment]) -> PyResult<Py<PyTuple>> {
+        if let Some((segments, tuple)) = &self.last {
+            if segments.as_slice() == path {
+                return Ok(tuple.clone_ref(py));
+            }
+        }
+        let tuple = path_tuple(py, path)?.unbind();
+        self.last = Some((path.to_vec(), tuple.clone_ref(py)));
+        Ok(tuple)
+    }
+}
+
+impl PathEvent {
+    /// The wire form as a dict (see `to_dict`).
+    pub fn to_dict_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("type", self.type_)?;
+        d.set_item("path", PyList::new(py, self.path.bind(py).iter())?)?;
+        if let Some(kind) = self.kind {
+            d.set_item("kind", kind)?;
+        }
+        if let Some(text) = &self.text {
+            d.set_item("text", text)?;
+        }
+        if self.type_ == "value_complete" {
+            d.set_item("value", self.value.as_ref().map(|v| v.bind(py)))?;
+        }
+        Ok(d)
+    }
+
+    /// The Python object for a core path event.
+    pub fn from_core(py: Python<'_>, e: &CorePathEvent<'_>, paths: &mut PathCache) -> PyResult<Self> {
+        let path = paths.get(py, e.path())?;
+        Ok(match e {
+            CorePathEvent::ContainerStart { kind, .. } => PathEvent {
+                type_: "container_start",
+                path,
+                kind: Some(match kind {
+                    ContainerKind::Object => "object",
+                    ContainerKind::Array => "array",
+                }),
+                text: None,
+                value: None,
+            },
+            CorePathEvent::StringAppend { text, .. } => PathEvent {
+                type_: "string_append",
+                path,
+                kind: None,
+                text: Some(PyString::new(py, text).unbind()),
+                value: None,
+            },
+            CorePathEvent::ValueComplete { value, .. } => PathEvent {
+                type_: "value_complete",
+                path,
+                kind: None,
+                text: None,
+                value: Some(value_to_py(py, value)?.unbind()),
+            },
+        })
+    }
+}
+
+#[pymethods]
+impl PathEvent {
+    /// `container_start`, `string_append` or `value_complete`.
+    #[getter]
+    fn r#type(&self) -> &'static str {
+        self.type_
+    }
+
+    /// Where in the document: `str` keys and `int` indexes.
+    #[getter]
+    fn path(&self, py: Python<'_>) -> Py<PyTuple> {
+        self.path.clone_ref(py)
+    }
+
+    /// `object` or `array` (container_start only).
+    #[getter]
+    fn kind(&self) -> Option<&'static str> {
+        self.kind
+    }
+
+    /// The newly decoded text (string_append only).
+    #[getter]
+    fn text(&self, py: Python<'_>) -> Option<Py<PyString>> {
+        self.text.as_ref().map(|t| t.clone_ref(py))
+    }
+
+    /// The completed value (value_complete only; `None` otherwise).
+    #[getter]
+    fn value(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.value.as_ref().map(|v| v.clone_ref(py))
+    }
+
+    /// The wire form: `{"type", "path": [...], and "kind" | "text" | "value"}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.to_dict_py(py)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>, py: Python<'_>) -> PyResult<bool> {
+        match other.cast::<PathEvent>() {
+            Ok(o) => self.to_dict(py)?.eq(o.get().to_dict(py)?),
+            Err(_) => Ok(false),
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut s = format!("PathEvent(type='{}', path={}", self.type_, self.path.bind(py).repr()?);
+        if let Some(kind) = self.kind {
+            s.push_str(&format!(", kind='{kind}'"));
+        }
+        if let Some(text) = &self.text {
+            s.push_str(&format!(", text={}", text.bind(py).repr()?));
+        }
+        if let Some(value) = &self.value {
+            s.push_str(&format!(", value={}", value.bind(py).repr()?));
+        }
+        s.push(')');
+        Ok(s)
+    }
+}
+
+/// Runs `f` over the UTF-8 bytes of a `str` or the bytes of a `bytes`.
+fn with_text<R>(data: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    if let Ok(s) = data.cast::<PyString>() {
+        return Ok(f(s.to_cow()?.as_bytes()));
+    }
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return Ok(f(b.as_bytes()));
+    }
+    crate::convert::with_bytes(data, f)
+}
+
+/// Best-effort value of a possibly incomplete JSON text (`None` when no
+/// value has begun).
+#[pyfunction]
+#[pyo3(signature = (text, *, partial_strings = true))]
+pub fn parse_partial_json<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    partial_strings: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let result = if let Ok(s) = text.cast::<PyString>() {
+        core_parse(&s.to_cow()?, partial_strings)
+    } else {
+        let bytes = with_text(text, |b| b.to_vec())?;
+        match std::str::from_utf8(&bytes) {
+            Ok(s) => core_parse(s, partial_strings),
+            Err(_) => {
+                // Let the incremental parser report the exact offset.
+                let mut p = PartialJson::new();
+                p.push(&bytes, |_| {}).map(|_| p.value_with(partial_strings))
+            }
+        }
+    };
+    match result {
+        Ok(Some(v)) => value_to_py(py, &v),
+        Ok(None) => Ok(py.None().into_bound(py)),
+        Err(e) => Err(e.to_py_err(py)),
+    }
+}
+
+/// The incremental partial-JSON parser: push fragments, get path events,
+/// read the best-effort value at any time.
+#[pyclass(module = "ssefold")]
+pub struct PartialJSON {
+    inner: PartialJson,
+    paths: PathCache,
+}
+
+#[pymethods]
+impl PartialJSON {
+    #[new]
+    #[pyo3(signature = (*, max_depth = 512, max_bytes = 67108864))]
+    fn new(max_depth: usize, max_bytes: u64) -> Self {
+        PartialJSON {
+            inner: PartialJson::with_limits(PartialJsonLimits { max_depth, max_bytes }),
+            paths: PathCache::default(),
+        }
+    }
+
+    /// Feeds the next fragment (`str` or UTF-8 `bytes`, split anywhere);
+    /// returns its path events. Invalid input raises `PartialJSONError`
+    /// (sticky; `.events` holds the events before the error).
+    fn push<'py>(&mut self, py: Python<'py>, fragment: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        let mut failed = None;
+        let paths = &mut self.paths;
+        let result = with_text(fragment, |bytes| {
+            self.inner.push(bytes, |e| {
+                if failed.is_none() {
+                    match PathEvent::from_core(py, e, paths).and_then(|ev| list.append(ev)) {
+                        Ok(()) => {}
+                        Err(err) => failed = Some(err),
+                    }
+                }
+            })
+        })?;
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        match result {
+            Ok(()) => Ok(list),
+            Err(e) => Err(with_events(py, e.to_py_err(py), &list)),
+        }
+    }
+
+    /// The best-effort current value, partial strings included (`None`
+    /// before any value began).
+    #[getter]
+    fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.value_with(py, true)
+    }
+
+    /// The best-effort current value; with `partial_strings=False` a string
+    /// still being read is left out with its key.
+    fn value_with<'py>(&self, py: Python<'py>, partial_strings: bool) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.value_with(partial_strings) {
+            Some(v) => value_to_py(py, &v),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The complete value; raises `PartialJSONError` (`kind="incomplete"`
+    /// or the sticky error) otherwise.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.finish() {
+            Ok(v) => value_to_py(py, &v),
+            Err(e) => Err(e.to_py_err(py)),
+        }
+    }
+
+    /// Ready for a new document.
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+
+    /// Bytes accepted so far.
+    #[getter]
+    fn bytes_pushed(&self) -> u64 {
+        self.inner.bytes_pushed()
+    }
+
+    /// Whether a complete top-level value has been parsed.
+    #[getter]
+    fn is_complete(&self) -> bool {
+        self.inner.is_complete()
+    }
+}

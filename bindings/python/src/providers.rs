@@ -1,0 +1,365 @@
+//! `Stream` and its three dialects (`AnthropicStream`, `OpenAIChatStream`,
+//! `OpenAIResponsesStream`) over `ssefold::providers`: normalized events as
+//! `StreamEvent` objects, the folded message as a `dict`.
+
+use pyo3::exceptions::{PyAttributeError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
+use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
+
+use crate::convert::{value_to_py, with_bytes, StringCache};
+use crate::errors::{with_events, ToPyErr};
+use crate::partial_json::{PathCache, PathEvent};
+use crate::reconnect::ResumeCursor;
+use crate::sse::ServerSentEvent;
+
+/// One normalized stream event (immutable): `.type` is its wire name, every
+/// other field of the wire form is an attribute (`.part`, `.text`, …).
+#[pyclass(module = "ssefold", frozen)]
+pub struct StreamEvent {
+    type_: Py<PyString>,
+    fields: Py<PyDict>,
+}
+
+#[pymethods]
+impl StreamEvent {
+    /// The wire name: `message_start`, `part_start`, `text_delta`,
+    /// `tool_args_delta`, `tool_args_path`, `part_metadata`, `part_end`,
+    /// `usage`, `stop_reason`, `turn_end`, `error`, `warning`, `unknown`.
+    #[getter]
+    fn r#type(&self, py: Python<'_>) -> Py<PyString> {
+        self.type_.clone_ref(py)
+    }
+
+    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        match self.fields.bind(py).get_item(name)? {
+            Some(v) => Ok(v),
+            None => Err(PyAttributeError::new_err(format!(
+                "{:?} event has no attribute {name:?}",
+                self.type_.bind(py).to_cow()?
+            ))),
+        }
+    }
+
+    /// The wire form, as the CLI and the other bindings print it:
+    /// `{"event": type, ...fields}` (a `tool_args_path`'s `path_event` as a
+    /// dict too).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item(intern!(py, "event"), self.type_.bind(py))?;
+        for (k, v) in self.fields.bind(py).iter() {
+            match v.cast::<PathEvent>() {
+                Ok(pe) => d.set_item(k, pe.get().to_dict_py(py)?)?,
+                Err(_) => d.set_item(k, v)?,
+            }
+        }
+        Ok(d)
+    }
+
+    /// The names of the fields besides `type`.
+    fn fields(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        self.fields.bind(py).keys().iter().map(|k| k.extract()).collect()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>, py: Python<'_>) -> PyResult<bool> {
+        match other.cast::<StreamEvent>() {
+            Ok(o) => self.to_dict(py)?.eq(o.get().to_dict(py)?),
+            Err(_) => Ok(false),
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut s = format!("StreamEvent(type={}", self.type_.bind(py).repr()?);
+        for (k, v) in self.fields.bind(py).iter() {
+            s.push_str(&format!(", {k}={}", v.repr()?));
+        }
+        s.push(')');
+        Ok(s)
+    }
+}
+
+/// Builds `StreamEvent`s, with fast paths for the frequent deltas.
+#[derive(Default)]
+struct EventBuilder {
+    names: StringCache,
+    paths: PathCache,
+}
+
+impl EventBuilder {
+    fn build(&mut self, py: Python<'_>, e: &CoreEvent<'_>) -> PyResult<StreamEvent> {
+        let fields = PyDict::new(py);
+        match *e {
+            CoreEvent::TextDelta { part, text } => {
+                fields.set_item(intern!(py, "part"), part)?;
+                fields.set_item(intern!(py, "text"), PyString::new(py, text))?;
+            }
+            CoreEvent::ToolArgsDelta { part, json } => {
+                fields.set_item(intern!(py, "part"), part)?;
+                fields.set_item(intern!(py, "json"), PyString::new(py, json))?;
+            }
+            CoreEvent::ToolArgsPath { part, event } => {
+                fields.set_item(intern!(py, "part"), part)?;
+                fields.set_item(
+                    intern!(py, "path_event"),
+                    Py::new(py, PathEvent::from_core(py, event, &mut self.paths)?)?,
+                )?;
+            }
+            _ => {
+                if let serde_json::Value::Object(map) = e.to_json() {
+                    for (k, v) in map.iter().skip(1) {
+                        fields.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
+                    }
+                }
+            }
+        }
+        Ok(StreamEvent { type_: self.names.get(py, e.name()), fields: fields.unbind() })
+    }
+}
+
+fn utf8_mode(name: &str) -> PyResult<Utf8Mode> {
+    match name {
+        "replace" => Ok(Utf8Mode::Replace),
+        "strict" => Ok(Utf8Mode::Strict),
+        other => Err(PyValueError::new_err(format!("utf8 must be 'replace' or 'strict', not {other:?}"))),
+    }
+}
+
+/// One streamed turn of a provider's API: feed the HTTP body, get
+/// normalized events, read the folded message at any time.
+#[pyclass(module = "ssefold", subclass)]
+pub struct Stream {
+    inner: CoreStream,
+    builder: EventBuilder,
+}
+
+/// The core configuration from the keyword options.
+fn stream_config(
+    max_line_len: usize,
+    max_event_size: usize,
+    utf8: &str,
+    max_parts: usize,
+    max_tool_args_bytes: usize,
+    max_text_bytes: usize,
+    max_choices: usize,
+) -> PyResult<StreamConfig> {
+    Ok(StreamConfig {
+        sse: DecoderConfig { max_line_len, max_event_size, utf8: utf8_mode(utf8)? },
+        max_parts,
+        max_tool_args_bytes,
+        max_text_bytes,
+        max_choices,
+    })
+}
+
+impl Stream {
+    fn with_provider(provider: Provider, config: StreamConfig) -> Self {
+        Stream { inner: CoreStream::with_config(provider, config), builder: EventBuilder::default() }
+    }
+
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        step: impl FnOnce(&mut CoreStream, &mut dyn FnMut(&CoreEvent<'_>)) -> Result<(), ssefold::providers::StreamError>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        let mut failed = None;
+        let builder = &mut self.builder;
+        let result = step(&mut self.inner, &mut |e| {
+            if failed.is_none() {
+                if let Err(err) = builder.build(py, e).and_then(|ev| list.append(ev)) {
+                    failed = Some(err);
+                }
+            }
+        });
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        match result {
+            Ok(()) => Ok(list),
+            Err(e) => Err(with_events(py, e.to_py_err(py), &list)),
+        }
+    }
+}
+
+#[pymethods]
+impl Stream {
+    #[new]
+    #[pyo3(signature = (
+        provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
+        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        provider: &str,
+        max_line_len: usize,
+        max_event_size: usize,
+        utf8: &str,
+        max_parts: usize,
+        max_tool_args_bytes: usize,
+        max_text_bytes: usize,
+        max_choices: usize,
+    ) -> PyResult<Self> {
+        let p = Provider::from_name(provider)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown provider {provider:?}")))?;
+        let config = stream_config(
+            max_line_len,
+            max_event_size,
+            utf8,
+            max_parts,
+            max_tool_args_bytes,
+            max_text_bytes,
+            max_choices,
+        )?;
+        Ok(Stream::with_provider(p, config))
+    }
+
+    /// Feeds bytes of the HTTP body; returns the normalized events they
+    /// completed. Errors (provider error, invalid data, limits) raise an
+    /// `ssefold.Error` whose `.events` holds the events before it; the
+    /// stream is then closed, `message` stays readable.
+    fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        with_bytes(data, |chunk| self.run(py, |s, sink| s.feed(chunk, sink)))?
+    }
+
+    /// Feeds one SSE event already decoded by your own `SSEDecoder` (for
+    /// hosts that reconnect: the decoder's state spans connections). Do not
+    /// mix with `feed` on the same stream.
+    fn feed_event<'py>(
+        &mut self,
+        py: Python<'py>,
+        event: &Bound<'py, ServerSentEvent>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let e = event.get();
+        let name = e.event.bind(py).to_cow()?;
+        let data = e.data.bind(py).to_cow()?;
+        let id = e.id.as_ref().map(|s| s.bind(py).to_cow()).transpose()?;
+        let ev = Event::new(&name, &data, id.as_deref(), e.retry);
+        self.run(py, |s, sink| s.feed_sse(&ev, sink))
+    }
+
+    /// Ends the stream; returns the last events (warnings, parts committed
+    /// as incomplete). Raises `IncompleteStreamError` when the terminal
+    /// event never came (`.events` holds those last events).
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, |s, sink| s.finish(sink))
+    }
+
+    /// The user cancelled: returns the one `turn_end` event with
+    /// `stop_reason="aborted"` (nothing when the turn was already over).
+    /// Open parts are dropped silently; committed parts stay in `message`.
+    fn abort<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, |s, sink| {
+            s.abort(sink);
+            Ok(())
+        })
+    }
+
+    /// The connection dropped and the body of a new one follows: the event
+    /// left unfinished is discarded, and the new body's first event decides
+    /// restart (a `turn_reset` event, then the answer from the start) or
+    /// resume. Raises `StreamClosedError` after finish/abort/an error.
+    fn reconnect(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.inner.reconnect().map_err(|e| e.to_py_err(py))
+    }
+
+    /// What to send on reconnection (`Last-Event-ID` or the Responses
+    /// `starting_after`), see `ResumeCursor.headers()`.
+    #[getter]
+    fn resume_cursor(&self) -> ResumeCursor {
+        ResumeCursor { inner: self.inner.resume_cursor() }
+    }
+
+    /// The SSE last event ID (kept across reconnections).
+    #[getter]
+    fn last_event_id(&self) -> Option<&str> {
+        self.inner.last_event_id()
+    }
+
+    /// The server's reconnection time (`retry:`), in milliseconds.
+    #[getter]
+    fn reconnection_time(&self) -> Option<u64> {
+        self.inner.reconnection_time()
+    }
+
+    /// The highest Responses `sequence_number` applied.
+    #[getter]
+    fn last_sequence_number(&self) -> Option<u64> {
+        self.inner.last_sequence_number()
+    }
+
+    /// Whether `abort()` ended the turn.
+    #[getter]
+    fn is_aborted(&self) -> bool {
+        self.inner.is_aborted()
+    }
+
+    /// The folded message: the JSON the provider's non-streaming endpoint
+    /// would have returned (also after an error; `None` before the dialect
+    /// is known).
+    #[getter]
+    fn message<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        value_to_py(py, &self.inner.message())
+    }
+
+    /// The dialect: `anthropic`, `openai_chat`, `openai_responses` (or
+    /// `auto` until detected).
+    #[getter]
+    fn provider(&self) -> &'static str {
+        self.inner.provider().name()
+    }
+
+    /// Whether the terminal event was seen.
+    #[getter]
+    fn is_terminated(&self) -> bool {
+        self.inner.is_terminated()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Stream(provider={:?}, terminated={})", self.inner.provider().name(), self.inner.is_terminated())
+    }
+}
+
+macro_rules! dialect {
+    ($name:ident, $provider:expr, $doc:literal) => {
+        #[doc = $doc]
+        #[pyclass(module = "ssefold", extends = Stream)]
+        pub struct $name;
+
+        #[pymethods]
+        impl $name {
+            #[new]
+            #[pyo3(signature = (
+                        *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
+                        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128
+                    ))]
+            #[allow(clippy::too_many_arguments)]
+            fn new(
+                max_line_len: usize,
+                max_event_size: usize,
+                utf8: &str,
+                max_parts: usize,
+                max_tool_args_bytes: usize,
+                max_text_bytes: usize,
+                max_choices: usize,
+            ) -> PyResult<($name, Stream)> {
+                let config = stream_config(
+                    max_line_len,
+                    max_event_size,
+                    utf8,
+                    max_parts,
+                    max_tool_args_bytes,
+                    max_text_bytes,
+                    max_choices,
+                )?;
+                Ok(($name, Stream::with_provider($provider, config)))
+            }
+        }
+    };
+}
+
+dialect!(AnthropicStream, Provider::Anthropic, "An Anthropic Messages API stream.");
+dialect!(OpenAIChatStream, Provider::OpenAIChat, "An OpenAI Chat Completions stream (and compatible APIs).");
+dialect!(OpenAIResponsesStream, Provider::OpenAIResponses, "An OpenAI Responses API stream.");

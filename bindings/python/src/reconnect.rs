@@ -1,0 +1,439 @@
+//! `ReconnectPolicy`, `Reconnector`, `StreamEnd`, `Decision`, `ResumeCursor`:
+//! the core's reconnection state machine, as Python objects.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use ssefold::reconnect::{
+    is_retryable_error_type as core_is_retryable, Decision as CoreDecision, ReconnectPolicy as CorePolicy,
+    Reconnector as CoreReconnector, ResumeCursor as CoreCursor, StreamEnd as CoreEnd,
+};
+
+/// A Python-style quoted string for reprs (single quotes, escapes).
+fn py_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// Backoff, server retry and retry budget (immutable).
+#[pyclass(module = "ssefold", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct ReconnectPolicy {
+    pub inner: CorePolicy,
+}
+
+#[pymethods]
+impl ReconnectPolicy {
+    #[new]
+    #[pyo3(signature = (
+        *, initial_delay_ms = 1000, growth = 1.5, max_delay_ms = 30_000, max_retries = 2, jitter = 0.0,
+        idle_timeout_ms = None
+    ))]
+    fn new(
+        initial_delay_ms: u64,
+        growth: f64,
+        max_delay_ms: u64,
+        max_retries: u32,
+        jitter: f64,
+        idle_timeout_ms: Option<u64>,
+    ) -> PyResult<Self> {
+        if !growth.is_finite() || growth < 1.0 {
+            return Err(PyValueError::new_err(format!("growth must be a finite number >= 1, not {growth}")));
+        }
+        if !(0.0..=1.0).contains(&jitter) {
+            return Err(PyValueError::new_err(format!("jitter must be within [0, 1], not {jitter}")));
+        }
+        let inner = CorePolicy { initial_delay_ms, growth, max_delay_ms, max_retries, jitter, idle_timeout_ms };
+        Ok(ReconnectPolicy { inner })
+    }
+
+    /// The delay before retry number `attempt` (0 for the first); a server
+    /// `retry:` value wins.
+    #[pyo3(signature = (attempt, server_retry_ms = None))]
+    fn next_delay_ms(&self, attempt: u32, server_retry_ms: Option<u64>) -> u64 {
+        self.inner.next_delay_ms(attempt, server_retry_ms)
+    }
+
+    /// `next_delay_ms` spread by the jitter; `random_unit` in [0, 1).
+    #[pyo3(signature = (attempt, server_retry_ms, random_unit))]
+    fn jittered_delay_ms(&self, attempt: u32, server_retry_ms: Option<u64>, random_unit: f64) -> u64 {
+        self.inner.jittered_delay_ms(attempt, server_retry_ms, random_unit)
+    }
+
+    #[getter]
+    fn initial_delay_ms(&self) -> u64 {
+        self.inner.initial_delay_ms
+    }
+    #[getter]
+    fn growth(&self) -> f64 {
+        self.inner.growth
+    }
+    #[getter]
+    fn max_delay_ms(&self) -> u64 {
+        self.inner.max_delay_ms
+    }
+    #[getter]
+    fn max_retries(&self) -> u32 {
+        self.inner.max_retries
+    }
+    #[getter]
+    fn jitter(&self) -> f64 {
+        self.inner.jitter
+    }
+    #[getter]
+    fn idle_timeout_ms(&self) -> Option<u64> {
+        self.inner.idle_timeout_ms
+    }
+
+    fn __repr__(&self) -> String {
+        let p = &self.inner;
+        let idle = p.idle_timeout_ms.map_or_else(|| "None".to_owned(), |v| v.to_string());
+        format!(
+            "ReconnectPolicy(initial_delay_ms={}, growth={:?}, max_delay_ms={}, max_retries={}, jitter={:?}, \
+             idle_timeout_ms={idle})",
+            p.initial_delay_ms, p.growth, p.max_delay_ms, p.max_retries, p.jitter
+        )
+    }
+}
+
+/// How one connection ended. Build it with the static constructors.
+#[pyclass(module = "ssefold", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct StreamEnd {
+    pub inner: CoreEnd,
+}
+
+#[pymethods]
+impl StreamEnd {
+    /// The terminal event arrived.
+    #[staticmethod]
+    fn completed() -> Self {
+        StreamEnd { inner: CoreEnd::Completed }
+    }
+    /// The body ended without the terminal event.
+    #[staticmethod]
+    fn ended_early() -> Self {
+        StreamEnd { inner: CoreEnd::EndedEarly }
+    }
+    /// The transport failed.
+    #[staticmethod]
+    fn transport_error(message: String) -> Self {
+        StreamEnd { inner: CoreEnd::TransportError(message) }
+    }
+    /// No bytes for the idle timeout.
+    #[staticmethod]
+    fn idle_timeout() -> Self {
+        StreamEnd { inner: CoreEnd::IdleTimeout }
+    }
+    /// The provider sent an error event.
+    #[staticmethod]
+    fn provider_error(error_type: String, message: String) -> Self {
+        StreamEnd { inner: CoreEnd::ProviderError { error_type, message } }
+    }
+    /// The user aborted.
+    #[staticmethod]
+    fn aborted() -> Self {
+        StreamEnd { inner: CoreEnd::Aborted }
+    }
+
+    /// `completed`, `ended_early`, `transport_error`, `idle_timeout`,
+    /// `provider_error` or `aborted`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            CoreEnd::Completed => "completed",
+            CoreEnd::EndedEarly => "ended_early",
+            CoreEnd::TransportError(_) => "transport_error",
+            CoreEnd::IdleTimeout => "idle_timeout",
+            CoreEnd::ProviderError { .. } => "provider_error",
+            CoreEnd::Aborted => "aborted",
+        }
+    }
+
+    /// The transport error's or provider error's message.
+    #[getter]
+    fn message(&self) -> Option<&str> {
+        match &self.inner {
+            CoreEnd::TransportError(m) | CoreEnd::ProviderError { message: m, .. } => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The provider error's type.
+    #[getter]
+    fn error_type(&self) -> Option<&str> {
+        match &self.inner {
+            CoreEnd::ProviderError { error_type, .. } => Some(error_type),
+            _ => None,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            CoreEnd::TransportError(m) => format!("StreamEnd.transport_error({})", py_str(m)),
+            CoreEnd::ProviderError { error_type, message } => {
+                format!("StreamEnd.provider_error({}, {})", py_str(error_type), py_str(message))
+            }
+            _ => format!("StreamEnd.{}()", self.kind()),
+        }
+    }
+}
+
+/// What to send on the next connection so the server can resume.
+#[pyclass(module = "ssefold", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct ResumeCursor {
+    pub inner: CoreCursor,
+}
+
+#[pymethods]
+impl ResumeCursor {
+    /// `none` (start over), `last_event_id` or `starting_after`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            CoreCursor::None => "none",
+            CoreCursor::LastEventId(_) => "last_event_id",
+            CoreCursor::StartingAfter(_) => "starting_after",
+        }
+    }
+
+    /// The `Last-Event-ID` value, if that is the cursor.
+    #[getter]
+    fn last_event_id(&self) -> Option<&str> {
+        match &self.inner {
+            CoreCursor::LastEventId(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The Responses API's `starting_after`, if that is the cursor.
+    #[getter]
+    fn starting_after(&self) -> Option<u64> {
+        match self.inner {
+            CoreCursor::StartingAfter(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The request headers that carry the cursor (`{"Last-Event-ID": ...}` or
+    /// `{}`).
+    fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        if let CoreCursor::LastEventId(id) = &self.inner {
+            d.set_item("Last-Event-ID", id)?;
+        }
+        Ok(d)
+    }
+
+    fn __bool__(&self) -> bool {
+        self.inner != CoreCursor::None
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            CoreCursor::None => "ResumeCursor(kind='none')".to_owned(),
+            CoreCursor::LastEventId(id) => format!("ResumeCursor(kind='last_event_id', last_event_id={})", py_str(id)),
+            CoreCursor::StartingAfter(n) => format!("ResumeCursor(kind='starting_after', starting_after={n})"),
+        }
+    }
+}
+
+/// What the host should do after a connection ended.
+#[pyclass(module = "ssefold", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct Decision {
+    pub inner: CoreDecision,
+}
+
+#[pymethods]
+impl Decision {
+    /// `done`, `reconnect`, `give_up`, `fail` or `stop`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            CoreDecision::Done => "done",
+            CoreDecision::Reconnect { .. } => "reconnect",
+            CoreDecision::GiveUp { .. } => "give_up",
+            CoreDecision::Fail { .. } => "fail",
+            CoreDecision::Stop => "stop",
+        }
+    }
+
+    /// For `reconnect`: how long to wait first, in milliseconds.
+    #[getter]
+    fn delay_ms(&self) -> Option<u64> {
+        match self.inner {
+            CoreDecision::Reconnect { delay_ms, .. } => Some(delay_ms),
+            _ => None,
+        }
+    }
+
+    /// For `reconnect`: which reconnection this is (1 for the first).
+    #[getter]
+    fn attempt(&self) -> Option<u32> {
+        match self.inner {
+            CoreDecision::Reconnect { attempt, .. } => Some(attempt),
+            _ => None,
+        }
+    }
+
+    /// For `reconnect`: what to send so the server can resume.
+    #[getter]
+    fn cursor(&self) -> Option<ResumeCursor> {
+        match &self.inner {
+            CoreDecision::Reconnect { cursor, .. } => Some(ResumeCursor { inner: cursor.clone() }),
+            _ => None,
+        }
+    }
+
+    /// For `give_up`: how the last connection ended.
+    #[getter]
+    fn last(&self) -> Option<StreamEnd> {
+        match &self.inner {
+            CoreDecision::GiveUp { last } => Some(StreamEnd { inner: last.clone() }),
+            _ => None,
+        }
+    }
+
+    /// For `fail`: the provider's error type.
+    #[getter]
+    fn error_type(&self) -> Option<&str> {
+        match &self.inner {
+            CoreDecision::Fail { error_type, .. } => Some(error_type),
+            _ => None,
+        }
+    }
+
+    /// For `fail`: the provider's message.
+    #[getter]
+    fn message(&self) -> Option<&str> {
+        match &self.inner {
+            CoreDecision::Fail { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+
+    /// For `fail`: whether the error type is transient.
+    #[getter]
+    fn retryable(&self) -> Option<bool> {
+        match self.inner {
+            CoreDecision::Fail { retryable, .. } => Some(retryable),
+            _ => None,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            CoreDecision::Reconnect { delay_ms, attempt, cursor } => format!(
+                "Decision(kind='reconnect', delay_ms={delay_ms}, attempt={attempt}, cursor={})",
+                ResumeCursor { inner: cursor.clone() }.__repr__()
+            ),
+            CoreDecision::GiveUp { last } => {
+                format!("Decision(kind='give_up', last={})", StreamEnd { inner: last.clone() }.__repr__())
+            }
+            CoreDecision::Fail { error_type, message, retryable } => format!(
+                "Decision(kind='fail', error_type={}, message={}, retryable={})",
+                py_str(error_type),
+                py_str(message),
+                if *retryable { "True" } else { "False" }
+            ),
+            _ => format!("Decision(kind='{}')", self.kind()),
+        }
+    }
+}
+
+/// The reconnection state machine of one logical stream.
+#[pyclass(module = "ssefold")]
+pub struct Reconnector {
+    inner: CoreReconnector,
+}
+
+#[pymethods]
+impl Reconnector {
+    #[new]
+    #[pyo3(signature = (policy = None))]
+    fn new(policy: Option<ReconnectPolicy>) -> Self {
+        Reconnector { inner: CoreReconnector::new(policy.map(|p| p.inner).unwrap_or_default()) }
+    }
+
+    #[getter]
+    fn policy(&self) -> ReconnectPolicy {
+        ReconnectPolicy { inner: self.inner.policy().clone() }
+    }
+
+    /// `disconnected`, `connecting`, `connected` or `reconnecting`.
+    #[getter]
+    fn state(&self) -> &'static str {
+        self.inner.state().name()
+    }
+
+    /// Reconnections decided in a row so far.
+    #[getter]
+    fn attempts(&self) -> u32 {
+        self.inner.attempts()
+    }
+
+    /// The response headers arrived.
+    fn on_connected(&mut self, now_ms: u64) {
+        self.inner.on_connected(now_ms);
+    }
+
+    /// Bytes arrived (comments and pings included).
+    fn on_activity(&mut self, now_ms: u64) {
+        self.inner.on_activity(now_ms);
+    }
+
+    /// An event was dispatched.
+    #[pyo3(signature = (id = None, sequence_number = None, retry_ms = None))]
+    fn on_event(&mut self, id: Option<&str>, sequence_number: Option<u64>, retry_ms: Option<u64>) {
+        self.inner.on_event(id, sequence_number, retry_ms);
+    }
+
+    /// When the idle timeout expires (host milliseconds), if it applies.
+    #[getter]
+    fn idle_deadline_ms(&self) -> Option<u64> {
+        self.inner.idle_deadline_ms()
+    }
+
+    /// Whether the idle deadline has passed at `now_ms`.
+    fn is_idle(&self, now_ms: u64) -> bool {
+        self.inner.is_idle(now_ms)
+    }
+
+    /// The cursor to send on the next connection.
+    #[getter]
+    fn cursor(&self) -> ResumeCursor {
+        ResumeCursor { inner: self.inner.cursor() }
+    }
+
+    /// A connection ended: what next.
+    fn on_end(&mut self, end: &StreamEnd) -> Decision {
+        Decision { inner: self.inner.on_end(end.inner.clone()) }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Reconnector(state={:?}, attempts={})", self.inner.state().name(), self.inner.attempts())
+    }
+}
+
+/// Whether a provider error type is transient (worth sending the request
+/// again).
+#[pyfunction]
+pub fn is_retryable_error_type(error_type: &str) -> bool {
+    core_is_retryable(error_type)
+}

@@ -1,0 +1,437 @@
+"""httpx integration: run a streaming request, decode its body with ssefold
+and reconnect per the core's policy (backoff, server ``retry:``,
+``Last-Event-ID``, abort).
+
+The reconnection *decisions* come from :class:`ssefold.Reconnector`; this
+module only does the I/O (httpx) and the waiting. ``httpx`` is imported
+lazily: ``import ssefold`` never needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Tuple, Union
+
+from ._ssefold import (
+    Decision,
+    Error,
+    IncompleteStreamError,
+    ProviderError,
+    ReconnectPolicy,
+    Reconnector,
+    ServerSentEvent,
+    SSEDecoder,
+    Stream,
+    StreamEnd,
+    StreamEvent,
+    _provider_error,
+)
+
+Event = Union[ServerSentEvent, StreamEvent]
+
+__all__ = ["stream_events", "astream_events", "EventStream", "AsyncEventStream"]
+
+
+class _Flag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+def _now_ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
+def _error_fields(payload: Any) -> Tuple[str, str]:
+    """(type, message) of an Anthropic or OpenAI error body or event."""
+    err = payload.get("error", payload) if isinstance(payload, dict) else None
+    if not isinstance(err, dict):
+        return "error", str(payload)
+    etype = err.get("type") or err.get("code") or "error"
+    return str(etype), str(err.get("message", ""))
+
+
+def _error_from_text(text: str, status: Optional[int] = None) -> BaseException:
+    try:
+        etype, message = _error_fields(json.loads(text))
+    except ValueError:
+        etype, message = ("http_error" if status else "error"), text
+    exc = _provider_error(etype, message)
+    if status is not None:
+        exc.status_code = status  # type: ignore[attr-defined]
+    return exc
+
+
+class _Session:
+    """The I/O-free part shared by the sync and async drivers: headers to
+    send, events to pass on, how a connection ended, what to do next."""
+
+    def __init__(
+        self,
+        policy: Optional[ReconnectPolicy],
+        terminal: Optional[Callable[[ServerSentEvent], bool]],
+        reconnector: Optional[Reconnector],
+        decoder: Optional[SSEDecoder],
+        provider: Union[None, str, Stream],
+    ) -> None:
+        self.reconnector = reconnector if reconnector is not None else Reconnector(policy)
+        self.decoder = decoder if decoder is not None else SSEDecoder()
+        self.terminal = terminal
+        self.stream: Optional[Stream] = Stream(provider) if isinstance(provider, str) else provider
+        self.completed = False
+        self.error: Optional[BaseException] = None
+        # Events passed on, per last-event-ID in force: a server that ignores
+        # Last-Event-ID replays them, and the replay is skipped.
+        self._yielded: Counter[Optional[str]] = Counter()
+        self._replay: Optional[Counter[Optional[str]]] = None
+
+    def request_headers(self, base: Optional[Mapping[str, str]]) -> Dict[str, str]:
+        headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+        headers.update(base or {})
+        cursor = self.reconnector.cursor
+        headers.update(cursor.headers())
+        self._replay = Counter() if cursor.kind == "last_event_id" and self.stream is None else None
+        if self.stream is not None and self.reconnector.attempts > 0:
+            # The provider stream decides restart (a turn_reset event, then
+            # the answer from the start) or resume from the new body.
+            self.stream.reconnect()
+        return headers
+
+    def on_connected(self) -> None:
+        self.reconnector.on_connected(_now_ms())
+
+    def on_chunk(self, chunk: bytes) -> List[Event]:
+        """The events of ``chunk`` to pass on (after a terminal or error
+        event, nothing more)."""
+        self.reconnector.on_activity(_now_ms())
+        out: List[Event] = []
+        if self.stream is not None:
+            return self._on_chunk_provider(self.stream, chunk)
+        for ev in self.decoder.feed(chunk):
+            if self.completed or self.error is not None:
+                break
+            if self._replay is not None:
+                self._replay[ev.id] += 1
+                if self._replay[ev.id] <= self._yielded[ev.id]:
+                    continue
+                self._replay = None
+            self.reconnector.on_event(ev.id, None, self.decoder.reconnection_time)
+            self._yielded[ev.id] += 1
+            if ev.event == "error":
+                self.error = _error_from_text(ev.data)
+                break
+            out.append(ev)
+            if self.terminal is not None and self.terminal(ev):
+                self.completed = True
+        return out
+
+    def _on_chunk_provider(self, stream: Stream, chunk: bytes) -> List[Event]:
+        out: List[Event] = []
+        try:
+            out += stream.feed(chunk)
+        except Error as exc:  # the stream is closed; its events still count
+            out += getattr(exc, "events", [])
+            self.error = exc
+        if out:
+            self.reconnector.on_event(stream.last_event_id, stream.last_sequence_number, stream.reconnection_time)
+        if stream.is_terminated:
+            self.completed = True
+        return out
+
+    def abort_events(self) -> List[StreamEvent]:
+        """The provider stream's ``turn_end`` (``aborted``), if any."""
+        return self.stream.abort() if self.stream is not None else []
+
+    def final_events(self) -> List[StreamEvent]:
+        """The provider stream's last events, once the answer is complete."""
+        return self.stream.finish() if self.stream is not None else []
+
+    @property
+    def done(self) -> bool:
+        return self.completed or self.error is not None
+
+    def end_of_body(self) -> StreamEnd:
+        self.decoder.finish()
+        if self.error is not None:
+            if not isinstance(self.error, ProviderError):
+                raise self.error  # bad data or a limit: nothing to retry
+            return StreamEnd.provider_error(self.error.type, self.error.message)
+        if self.completed:
+            return StreamEnd.completed()
+        if self.stream is None and self.terminal is None and self.decoder.discarded_bytes == 0:
+            return StreamEnd.completed()
+        return StreamEnd.ended_early()
+
+    def transport_failed(self, exc: BaseException, idle: bool) -> StreamEnd:
+        self.decoder.finish()
+        if idle:
+            return StreamEnd.idle_timeout()
+        return StreamEnd.transport_error(f"{type(exc).__name__}: {exc}")
+
+    def decide(self, end: StreamEnd, cause: Optional[BaseException]) -> Decision:
+        """The decision; raises for ``fail`` and ``give_up``."""
+        decision = self.reconnector.on_end(end)
+        if decision.kind == "fail":
+            assert self.error is not None
+            raise self.error
+        if decision.kind == "give_up":
+            exc = IncompleteStreamError(
+                f"the stream ended before its terminal event ({end!r}) after "
+                f"{self.reconnector.policy.max_retries} reconnection(s)"
+            )
+            exc.last = end  # type: ignore[attr-defined]
+            raise exc from cause
+        return decision
+
+
+def _request_kwargs(session: _Session, kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    idle = session.reconnector.policy.idle_timeout_ms
+    if idle is not None and "timeout" not in kwargs:
+        import httpx
+
+        kwargs = dict(kwargs, timeout=httpx.Timeout(10.0, read=idle / 1000))
+    return kwargs
+
+
+def _stream_events(
+    session: "_Session",
+    client: Any,
+    method: str,
+    url: str,
+    abort: Optional[_Flag],
+    headers: Optional[Mapping[str, str]],
+    request: Dict[str, Any],
+) -> Iterator[Event]:
+    """The sync driver of :func:`stream_events`: I/O and waiting only."""
+    import httpx
+
+    while True:
+        if abort is not None and abort.is_set():
+            session.decide(StreamEnd.aborted(), None)
+            yield from session.abort_events()
+            return
+        cause: Optional[BaseException] = None
+        try:
+            with client.stream(method, url, headers=session.request_headers(headers), **request) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    session.error = _error_from_text(response.text, response.status_code)
+                    raise session.error
+                session.on_connected()
+                for chunk in response.iter_bytes():
+                    yield from session.on_chunk(chunk)
+                    if session.done or (abort is not None and abort.is_set()):
+                        break
+            if abort is not None and abort.is_set() and not session.done:
+                session.decoder.finish()
+                session.decide(StreamEnd.aborted(), None)
+                yield from session.abort_events()
+                return
+            end = session.end_of_body()
+        except httpx.TransportError as exc:
+            cause = exc
+            end = session.transport_failed(exc, isinstance(exc, httpx.ReadTimeout))
+        decision = session.decide(end, cause)
+        if decision.kind == "done":
+            yield from session.final_events()
+            return
+        if decision.kind == "stop":
+            return
+        delay = (decision.delay_ms or 0) / 1000
+        if abort is not None and hasattr(abort, "wait"):
+            abort.wait(delay)
+        else:
+            time.sleep(delay)
+
+
+async def _astream_events(
+    session: "_Session",
+    client: Any,
+    method: str,
+    url: str,
+    abort: Optional[_Flag],
+    headers: Optional[Mapping[str, str]],
+    request: Dict[str, Any],
+) -> AsyncIterator[Event]:
+    """The async driver of :func:`astream_events`."""
+    import httpx
+
+    while True:
+        if abort is not None and abort.is_set():
+            session.decide(StreamEnd.aborted(), None)
+            for event in session.abort_events():
+                yield event
+            return
+        cause: Optional[BaseException] = None
+        try:
+            async with client.stream(method, url, headers=session.request_headers(headers), **request) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    session.error = _error_from_text(response.text, response.status_code)
+                    raise session.error
+                session.on_connected()
+                async for chunk in response.aiter_bytes():
+                    for item in session.on_chunk(chunk):
+                        yield item
+                    if session.done or (abort is not None and abort.is_set()):
+                        break
+            if abort is not None and abort.is_set() and not session.done:
+                session.decoder.finish()
+                session.decide(StreamEnd.aborted(), None)
+                for event in session.abort_events():
+                    yield event
+                return
+            end = session.end_of_body()
+        except httpx.TransportError as exc:
+            cause = exc
+            end = session.transport_failed(exc, isinstance(exc, httpx.ReadTimeout))
+        decision = session.decide(end, cause)
+        if decision.kind == "done":
+            for event in session.final_events():
+                yield event
+            return
+        if decision.kind == "stop":
+            return
+        delay = (decision.delay_ms or 0) / 1000
+        waiter = getattr(abort, "wait", None)
+        if waiter is not None and asyncio.iscoroutinefunction(waiter):
+            try:
+                await asyncio.wait_for(waiter(), delay)
+            except asyncio.TimeoutError:
+                pass
+        else:
+            await asyncio.sleep(delay)
+
+
+class EventStream:
+    """The iterator :func:`stream_events` returns: events as they come, and
+    the session's state (``.stream``: the provider stream whose ``message``
+    is the folded answer; ``.reconnector``; ``.decoder``)."""
+
+    def __init__(self, session: _Session, events: Iterator[Event]) -> None:
+        self._session = session
+        self._events = events
+
+    def __iter__(self) -> "EventStream":
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._events)
+
+    def close(self) -> None:
+        """Stops the stream (closes the response if one is open)."""
+        close = getattr(self._events, "close", None)
+        if close is not None:
+            close()
+
+    @property
+    def stream(self) -> Optional[Stream]:
+        return self._session.stream
+
+    @property
+    def reconnector(self) -> Reconnector:
+        return self._session.reconnector
+
+    @property
+    def decoder(self) -> SSEDecoder:
+        return self._session.decoder
+
+
+class AsyncEventStream:
+    """The async iterator :func:`astream_events` returns (see
+    :class:`EventStream`)."""
+
+    def __init__(self, session: _Session, events: AsyncIterator[Event]) -> None:
+        self._session = session
+        self._events = events
+
+    def __aiter__(self) -> "AsyncEventStream":
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """Stops the stream (closes the response if one is open)."""
+        aclose = getattr(self._events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    @property
+    def stream(self) -> Optional[Stream]:
+        return self._session.stream
+
+    @property
+    def reconnector(self) -> Reconnector:
+        return self._session.reconnector
+
+    @property
+    def decoder(self) -> SSEDecoder:
+        return self._session.decoder
+
+
+def stream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[None, str, Stream] = None,
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> EventStream:
+    """Runs ``client.stream(method, url, ...)`` (an ``httpx.Client``) and
+    yields its events, reconnecting when the body ends early, the transport
+    fails or it goes idle, per ``policy`` (default: ``ReconnectPolicy()``).
+
+    * ``provider`` (``"anthropic"``, ``"openai_chat"``,
+      ``"openai_responses"``, ``"auto"`` or a :class:`ssefold.Stream`):
+      yield its normalized events instead of raw SSE events; the provider's
+      terminal event completes the answer. Reconnection goes through
+      ``Stream.reconnect()``: a server that starts the answer over gives a
+      ``turn_reset`` event, then the answer again; an abort gives a
+      ``turn_end`` with ``stop_reason="aborted"``. The folded answer:
+      ``.stream.message``. (The Responses ``starting_after`` cursor is a
+      request parameter, not a header: pass it yourself from
+      ``.stream.resume_cursor``.)
+    * ``terminal(event)`` (raw mode) says which event completes the answer;
+      without it a clean end of body (no unterminated event) completes it.
+    * On reconnection ``Last-Event-ID`` is sent when the server gave ids;
+      events a server replays anyway (it ignored the header) are skipped.
+    * An ``error`` event or an HTTP error status raises
+      :class:`ssefold.ProviderError` (never retried); running out of retries
+      raises :class:`ssefold.IncompleteStreamError` (``.last``: how the last
+      connection ended).
+    * ``abort`` (e.g. a ``threading.Event``) set from another thread stops
+      the stream at the next chunk or during a backoff wait.
+    """
+    session = _Session(policy, terminal, reconnector, decoder, provider)
+    request = _request_kwargs(session, request)
+    return EventStream(session, _stream_events(session, client, method, url, abort, headers, request))
+
+
+def astream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[None, str, Stream] = None,
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> AsyncEventStream:
+    """The async twin of :func:`stream_events` over an
+    ``httpx.AsyncClient``; ``abort`` may be an ``asyncio.Event`` set from
+    another task (cancelling the consuming task works too)."""
+    session = _Session(policy, terminal, reconnector, decoder, provider)
+    request = _request_kwargs(session, request)
+    return AsyncEventStream(session, _astream_events(session, client, method, url, abort, headers, request))

@@ -1,0 +1,292 @@
+"""The httpx helpers against a real HTTP server on loopback that drops the
+connection mid-stream, answers with API errors, and honours or ignores
+Last-Event-ID."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import pathlib
+import threading
+import time
+from typing import Any, Dict, Iterator, List, Tuple
+
+import pytest
+
+import ssefold
+
+httpx = pytest.importorskip("httpx")
+
+FAST = ssefold.ReconnectPolicy(initial_delay_ms=10, max_retries=2)
+EVENTS = [b"id: 1\ndata: a\n\n", b"id: 2\ndata: b\n\n", b"id: 3\ndata: c\n\n", b"event: done\ndata: end\n\n"]
+ERROR = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "tests"
+BASIC = FIXTURES / "peer-fixtures" / "anthropic-sdk-python" / "basic_response.txt"
+ERROR_FIXTURE = FIXTURES / "fixtures" / "anthropic" / "error_mid_stream.sse"
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    """Scenarios by path; every request's Last-Event-ID is recorded."""
+
+    protocol_version = "HTTP/1.1"
+    server: "Server"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def send_events(self, chunks: List[bytes], truncate: bytes = b"", chunked: bool = True) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        for c in chunks:
+            self.write(c, chunked)
+        if truncate:
+            # Part of an event, then the connection is cut: the chunked
+            # body is left unfinished (a transport error for the client),
+            # the close-delimited one just ends (an early end of body).
+            self.write(truncate, chunked)
+        elif chunked:
+            self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def write(self, data: bytes, chunked: bool) -> None:
+        if chunked:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        else:
+            self.wfile.write(data)
+        self.wfile.flush()
+
+    def do_GET(self) -> None:
+        srv = self.server
+        with srv.lock:
+            srv.requests.append((self.path, self.headers.get("Last-Event-ID")))
+            n = sum(1 for p, _ in srv.requests if p == self.path)
+        last = self.headers.get("Last-Event-ID")
+        if self.path in ("/honour", "/ignore", "/honour-close"):
+            chunked = self.path != "/honour-close"
+            if n == 1:
+                self.send_events(EVENTS[:2], truncate=b"id: 3\ndata: c", chunked=chunked)
+            elif self.path == "/ignore" or last is None:
+                self.send_events(EVENTS, chunked=chunked)
+            else:
+                self.send_events(EVENTS[int(last) :], chunked=chunked)
+        elif self.path == "/anthropic":
+            body = BASIC.read_bytes()
+            if n == 1:
+                # Cut inside the third event: no ids, so the client restarts.
+                cut = body.index(b"event: content_block_delta")
+                self.send_events([body[:cut]], truncate=body[cut : cut + 30])
+            else:
+                self.send_events([body + b"\n\n"])
+        elif self.path == "/anthropic-error":
+            self.send_events([ERROR_FIXTURE.read_bytes()])
+        elif self.path == "/slow-anthropic":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            body = BASIC.read_bytes()
+            try:
+                self.write(body[: body.index(b"event: content_block_start")], True)
+                for _ in range(200):  # at most 2 s of keep-alives
+                    time.sleep(0.01)
+                    self.write(b":\n", True)
+            except OSError:
+                pass
+            self.close_connection = True
+        elif self.path == "/always-drop":
+            self.send_events([b"retry: 20\n\n"], truncate=b"data: never")
+        elif self.path == "/error":
+            self.send_events([EVENTS[0], ERROR])
+        elif self.path == "/status":
+            body = b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+            self.send_response(529)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path == "/slow":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                self.write(EVENTS[0], True)
+                for _ in range(200):  # at most 2 s of keep-alives
+                    time.sleep(0.01)
+                    self.write(b":\n", True)
+            except OSError:
+                pass
+            self.close_connection = True
+        else:
+            self.send_error(404)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    requests: List[Tuple[str, Any]]
+    lock: threading.Lock
+
+
+@pytest.fixture()
+def server() -> Iterator[Server]:
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.requests = []
+    srv.lock = threading.Lock()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join()
+
+
+def url(srv: Server, path: str) -> str:
+    return f"http://127.0.0.1:{srv.server_address[1]}{path}"
+
+
+def is_done(ev: ssefold.ServerSentEvent) -> bool:
+    return ev.event == "done"
+
+
+def datas(events: List[ssefold.ServerSentEvent]) -> List[str]:
+    return [e.data for e in events]
+
+
+@pytest.mark.parametrize("path", ["/honour", "/ignore", "/honour-close"])
+def test_sync_reconnects_with_last_event_id_and_never_repeats(server: Server, path: str) -> None:
+    with httpx.Client() as client:
+        events = list(ssefold.stream_events(client, "GET", url(server, path), policy=FAST, terminal=is_done))
+    assert datas(events) == ["a", "b", "c", "end"]
+    assert [e.id for e in events] == ["1", "2", "3", "3"]
+    assert server.requests == [(path, None), (path, "2")]
+
+
+def test_async_reconnects_with_last_event_id(server: Server) -> None:
+    async def run() -> List[ssefold.ServerSentEvent]:
+        async with httpx.AsyncClient() as client:
+            return [e async for e in ssefold.astream_events(client, "GET", url(server, "/ignore"), policy=FAST, terminal=is_done)]
+
+    assert datas(asyncio.run(run())) == ["a", "b", "c", "end"]
+    assert server.requests == [("/ignore", None), ("/ignore", "2")]
+
+
+def test_gives_up_after_the_retries_with_the_server_retry_delay(server: Server) -> None:
+    reconnector = ssefold.Reconnector(FAST)
+    started = time.monotonic()
+    with httpx.Client() as client:
+        with pytest.raises(ssefold.IncompleteStreamError) as info:
+            list(ssefold.stream_events(client, "GET", url(server, "/always-drop"), reconnector=reconnector))
+    # Two waits of the server's retry: 20 ms (not the policy's 10 ms).
+    assert time.monotonic() - started >= 0.04
+    assert len(server.requests) == 3
+    assert info.value.last.kind == "transport_error"  # type: ignore[attr-defined]
+    assert isinstance(info.value.__cause__, httpx.TransportError)
+    assert reconnector.state == "disconnected"
+
+
+def test_an_error_event_raises_provider_error_without_retrying(server: Server) -> None:
+    seen: List[ssefold.ServerSentEvent] = []
+    with httpx.Client() as client:
+        with pytest.raises(ssefold.ProviderError) as info:
+            for ev in ssefold.stream_events(client, "GET", url(server, "/error"), policy=FAST):
+                seen.append(ev)
+    assert (info.value.type, info.value.message) == ("overloaded_error", "Overloaded")
+    assert datas(seen) == ["a"]
+    assert len(server.requests) == 1
+
+
+def test_an_error_status_raises_provider_error(server: Server) -> None:
+    async def run() -> None:
+        async with httpx.AsyncClient() as client:
+            async for _ in ssefold.astream_events(client, "GET", url(server, "/status"), policy=FAST):
+                pass
+
+    with pytest.raises(ssefold.ProviderError) as info:
+        asyncio.run(run())
+    assert info.value.type == "overloaded_error"
+    assert info.value.status_code == 529  # type: ignore[attr-defined]
+    assert isinstance(info.value, ssefold.Error)
+
+
+def test_abort_from_another_thread(server: Server) -> None:
+    abort = threading.Event()
+    seen: List[ssefold.ServerSentEvent] = []
+    started = time.monotonic()
+    with httpx.Client() as client:
+        for ev in ssefold.stream_events(client, "GET", url(server, "/slow"), policy=FAST, abort=abort):
+            seen.append(ev)
+            threading.Timer(0.05, abort.set).start()
+    assert datas(seen) == ["a"]
+    assert time.monotonic() - started < 1.5
+    assert len(server.requests) == 1
+
+
+def test_abort_from_another_task(server: Server) -> None:
+    async def run() -> List[ssefold.ServerSentEvent]:
+        abort = asyncio.Event()
+        seen = []
+        async with httpx.AsyncClient() as client:
+            async for ev in ssefold.astream_events(client, "GET", url(server, "/slow"), policy=FAST, abort=abort):
+                seen.append(ev)
+                asyncio.get_running_loop().call_later(0.05, abort.set)
+        return seen
+
+    assert datas(asyncio.run(run())) == ["a"]
+
+
+def test_idle_timeout_reconnects(server: Server) -> None:
+    # /slow sends keep-alives every 10 ms: a 500 ms idle timeout never fires,
+    # but 1 ms does, and the stream is retried then given up.
+    policy = ssefold.ReconnectPolicy(initial_delay_ms=5, max_retries=1, idle_timeout_ms=1)
+    with httpx.Client() as client:
+        with pytest.raises(ssefold.IncompleteStreamError) as info:
+            list(ssefold.stream_events(client, "GET", url(server, "/slow"), policy=policy, terminal=is_done))
+    assert info.value.last.kind == "idle_timeout"  # type: ignore[attr-defined]
+
+
+def test_provider_mode_restarts_the_fold_and_keeps_the_message(server: Server) -> None:
+    with httpx.Client() as client:
+        it = ssefold.stream_events(client, "GET", url(server, "/anthropic"), provider="anthropic", policy=FAST)
+        types = [e.type for e in it]
+    # The first connection's start, a reset, then the restarted answer.
+    assert types.count("message_start") == 2 and types.count("turn_reset") == 1
+    assert types.index("turn_reset") > types.index("message_start")
+    assert types[-1] == "turn_end"
+    assert it.stream is not None and it.stream.is_terminated
+    assert it.stream.message["content"] == [{"type": "text", "text": "Hello there!"}]
+    assert server.requests == [("/anthropic", None), ("/anthropic", None)]
+
+
+def test_provider_mode_async_error_event(server: Server) -> None:
+    async def run() -> List[str]:
+        seen: List[str] = []
+        async with httpx.AsyncClient() as client:
+            async for ev in ssefold.astream_events(client, "GET", url(server, "/anthropic-error"), provider="auto"):
+                seen.append(ev.type)
+        return seen
+
+    with pytest.raises(ssefold.ProviderError) as info:
+        asyncio.run(run())
+    assert info.value.type == "overloaded_error"
+    assert len(server.requests) == 1
+
+
+def test_provider_mode_abort_gives_an_aborted_turn_end(server: Server) -> None:
+    abort = threading.Event()
+    seen: List[Any] = []
+    with httpx.Client() as client:
+        it = ssefold.stream_events(client, "GET", url(server, "/slow-anthropic"), provider="anthropic", abort=abort)
+        for ev in it:
+            seen.append(ev)
+            if ev.type == "message_start":
+                threading.Timer(0.05, abort.set).start()
+    assert seen[-1].type == "turn_end" and seen[-1].stop_reason == "aborted"
+    assert it.stream is not None and it.stream.is_aborted

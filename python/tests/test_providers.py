@@ -1,0 +1,207 @@
+"""Provider streams: the core's golden fixtures (tests/fixtures/<dialect>/)
+through the Python objects in every chunking: the same normalized events
+(as their wire dicts), the same folded message, the same ending."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import random
+from typing import Any, List, Optional, Tuple, Type
+
+import pytest
+
+import ssefold
+from conftest import ROOT, peer_fixture_files
+
+FIXTURES = ROOT / "tests" / "fixtures"
+CLASSES = {
+    "anthropic": ssefold.AnthropicStream,
+    "openai_chat": ssefold.OpenAIChatStream,
+    "openai_responses": ssefold.OpenAIResponsesStream,
+}
+# The Debug form of the core's StreamError (last line of each .jsonl) -> the
+# Python exception.
+ERRORS: List[Tuple[str, Type[ssefold.Error]]] = [
+    ("Provider(", ssefold.ProviderError),
+    ("Incomplete", ssefold.IncompleteStreamError),
+    ("InvalidJson", ssefold.InvalidEventError),
+    ("LimitExceeded", ssefold.LimitExceededError),
+    ("UnknownDialect", ssefold.UnknownDialectError),
+    ("Sse(", ssefold.DecodeError),
+]
+
+
+def golden_files() -> List[pathlib.Path]:
+    return sorted(FIXTURES.glob("*/*.sse"))
+
+
+def run(stream: ssefold.Stream, chunks: List[bytes]) -> Tuple[List[dict], Optional[ssefold.Error]]:
+    """Feeds ``chunks`` then finishes; the wire dicts and the error, if any
+    (the events carried by the error included)."""
+    out: List[dict] = []
+    try:
+        for c in chunks:
+            out += [e.to_dict() for e in stream.feed(c)]
+        out += [e.to_dict() for e in stream.finish()]
+    except ssefold.Error as err:
+        out += [e.to_dict() for e in getattr(err, "events", [])]
+        return out, err
+    return out, None
+
+
+def chunkings(data: bytes) -> List[Tuple[str, List[bytes]]]:
+    rng = random.Random(len(data))
+    ways = [("whole", [data]), ("bytewise", [data[i : i + 1] for i in range(len(data))])]
+    for n in range(3):
+        cuts = sorted({rng.randrange(len(data) + 1) for _ in range(3 + 5 * n)} | {0, len(data)})
+        ways.append((f"random{n}", [data[a:b] for a, b in zip(cuts, cuts[1:])]))
+    return ways
+
+
+def test_golden_fixtures_are_there() -> None:
+    assert len(golden_files()) >= 15
+
+
+@pytest.mark.parametrize("path", golden_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_golden_fixture_in_every_chunking(path: pathlib.Path) -> None:
+    lines = [json.loads(line) for line in path.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines()]
+    *want_events, end = lines
+    want_message = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    data = path.read_bytes()
+    for how, chunks in chunkings(data):
+        for stream in (CLASSES[path.parent.name](), ssefold.Stream("auto")):
+            events, err = run(stream, chunks)
+            assert events == want_events, how
+            assert stream.message == want_message, how
+            assert stream.provider == path.parent.name
+            if end["end"] == "ok":
+                assert err is None, how
+                assert stream.is_terminated
+            else:
+                want = next(cls for prefix, cls in ERRORS if end["end"].startswith(prefix))
+                assert type(err) is want or isinstance(err, want), (how, err)
+
+
+def test_provider_error_has_type_message_and_the_events() -> None:
+    data = (FIXTURES / "anthropic" / "error_mid_stream.sse").read_bytes()
+    s = ssefold.AnthropicStream()
+    with pytest.raises(ssefold.ProviderError) as info:
+        s.feed(data)
+    err = info.value
+    assert err.type == "overloaded_error" and err.message
+    assert err.output_emitted is True
+    assert err.events[-1].type == "error"
+    with pytest.raises(ssefold.StreamClosedError):
+        s.feed(b"data: {}\n\n")
+    assert s.message["content"][0]["text"] == "Partial ans"
+
+
+def test_truncated_stream_raises_incomplete_on_finish_and_keeps_the_message() -> None:
+    data = (FIXTURES / "anthropic" / "truncated.sse").read_bytes()
+    s = ssefold.AnthropicStream()
+    events = s.feed(data)
+    assert events and not s.is_terminated
+    with pytest.raises(ssefold.IncompleteStreamError) as info:
+        s.finish()
+    assert info.value.expected == "message_stop"
+    assert any(e.type == "part_end" and e.outcome == "incomplete" for e in info.value.events)
+    assert isinstance(s.message, dict)
+
+
+def test_stream_event_attributes() -> None:
+    path = next(p for p in peer_fixture_files() if p.name == "basic_response.txt")
+    s = ssefold.AnthropicStream()
+    events = s.feed(path.read_bytes()) + s.finish()
+    assert [e.type for e in events][:3] == ["message_start", "usage", "part_start"]
+    delta = next(e for e in events if e.type == "text_delta")
+    assert (delta.part, delta.text) == (0, "Hello")
+    assert delta.fields() == ["part", "text"]
+    assert delta.to_dict() == {"event": "text_delta", "part": 0, "text": "Hello"}
+    assert repr(delta) == "StreamEvent(type='text_delta', part=0, text='Hello')"
+    assert delta == ssefold.AnthropicStream().feed(path.read_bytes())[3]
+    with pytest.raises(AttributeError):
+        delta.nope
+    assert s.message["content"] == [{"type": "text", "text": "Hello there!"}]
+    assert s.message["stop_reason"] == "end_turn"
+
+
+def test_tool_args_path_events_carry_path_events() -> None:
+    data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
+    events = ssefold.AnthropicStream().feed(data)
+    paths = [e for e in events if e.type == "tool_args_path"]
+    assert paths and all(isinstance(e.path_event, ssefold.PathEvent) for e in paths)
+    assert paths[0].to_dict()["path_event"] == paths[0].path_event.to_dict()
+
+
+def test_auto_detects_and_unknown_provider_is_refused() -> None:
+    s = ssefold.Stream()
+    assert s.provider == "auto" and s.message is None
+    with pytest.raises(ValueError):
+        ssefold.Stream("gemini")
+    with pytest.raises(ssefold.UnknownDialectError):
+        s.feed(b'data: {"hello": 1}\n\n')
+
+
+def test_limits_are_keyword_options() -> None:
+    data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
+    with pytest.raises(ssefold.LimitExceededError) as info:
+        ssefold.AnthropicStream(max_parts=1).feed(data)
+    assert (info.value.limit, info.value.max) == ("max_parts", 1)
+
+
+def test_every_peer_recording_folds(peer_fixture: pathlib.Path) -> None:
+    s = ssefold.Stream("auto")
+    data = peer_fixture.read_bytes()
+    events: List[Any] = []
+    for i in range(0, len(data), 97):
+        events += s.feed(data[i : i + 97])
+    events += s.finish()
+    assert s.is_terminated
+    assert events[-1].type in ("turn_end", "warning")
+    assert isinstance(s.message, dict)
+
+
+def test_iter_events_with_a_provider() -> None:
+    data = (FIXTURES / "openai_chat" / "parallel_tools.sse").read_bytes()
+    stream = ssefold.OpenAIChatStream()
+    events = list(ssefold.iter_events((data[i : i + 50] for i in range(0, len(data), 50)), provider=stream))
+    assert events[-1].type == "turn_end"
+    assert stream.message["choices"][0]["message"]["tool_calls"]
+    names = [e.type for e in ssefold.iter_events([data], provider="openai_chat")]
+    assert names == [e.type for e in events]
+    with pytest.raises(ssefold.IncompleteStreamError):
+        list(ssefold.iter_events([data[: len(data) // 2]], provider="openai_chat"))
+
+
+def test_abort_ends_the_turn_and_keeps_what_was_committed() -> None:
+    data = (FIXTURES / "anthropic" / "thinking_text_citations.sse").read_bytes()
+    s = ssefold.AnthropicStream()
+    events = s.feed(data[: len(data) // 2])
+    committed = [e.content for e in events if e.type == "part_end"]
+    (end,) = s.abort()
+    assert (end.type, end.stop_reason) == ("turn_end", "aborted")
+    assert s.is_aborted and s.abort() == []
+    assert s.message["content"] == committed
+    with pytest.raises(ssefold.StreamClosedError):
+        s.feed(data[len(data) // 2 :])
+    with pytest.raises(ssefold.StreamClosedError):
+        s.reconnect()
+
+
+def test_reconnect_restart_emits_turn_reset_and_rebuilds_the_answer() -> None:
+    path = next(p for p in peer_fixture_files() if p.name == "basic_response.txt")
+    data = path.read_bytes()
+    s = ssefold.AnthropicStream()
+    cut = data.index(b"event: content_block_delta") + 20
+    first = s.feed(data[:cut])
+    assert first and not s.resume_cursor  # no ids: nothing to resume from
+    assert (s.last_event_id, s.reconnection_time, s.last_sequence_number) == (None, None, None)
+    s.reconnect()
+    again = s.feed(data) + s.finish()
+    assert again[0].type == "turn_reset"
+    assert again[-1].type == "turn_end"
+    whole = ssefold.AnthropicStream()
+    whole.feed(data)
+    whole.finish()
+    assert s.message == whole.message
