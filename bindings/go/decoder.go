@@ -1,0 +1,204 @@
+package ssefold
+
+/*
+#include "ssefold.h"
+ssefold_result ssefold_go_decoder_set_callback(struct ssefold_sse_decoder *d, uintptr_t h);
+*/
+import "C"
+
+import (
+	"runtime"
+	"runtime/cgo"
+)
+
+// Event is one dispatched SSE event (copied into Go memory).
+type Event struct {
+	// Type is the event type ("message" when the block had none).
+	Type string
+	// Data is the data lines joined with LF.
+	Data string
+	// ID is the last event ID in force; valid when HasID.
+	ID    string
+	HasID bool
+	// RetryMS is the block's retry field in milliseconds; valid when HasRetry.
+	RetryMS  uint64
+	HasRetry bool
+}
+
+// UTF8Mode says how invalid UTF-8 in field values is handled.
+type UTF8Mode uint32
+
+const (
+	// UTF8Replace replaces invalid sequences with U+FFFD (the spec).
+	UTF8Replace UTF8Mode = 0
+	// UTF8Strict refuses the event (Feed reports ResultSSEInvalidUTF8).
+	UTF8Strict UTF8Mode = 1
+)
+
+// DecoderConfig holds the decoder's limits; zero fields take the defaults.
+type DecoderConfig struct {
+	MaxLineLen   int
+	MaxEventSize int
+	UTF8Mode     UTF8Mode
+}
+
+func (c *DecoderConfig) toC() C.struct_ssefold_sse_decoder_config {
+	var out C.struct_ssefold_sse_decoder_config
+	C.ssefold_sse_decoder_config_default(&out)
+	if c != nil {
+		if c.MaxLineLen > 0 {
+			out.max_line_len = C.size_t(c.MaxLineLen)
+		}
+		if c.MaxEventSize > 0 {
+			out.max_event_size = C.size_t(c.MaxEventSize)
+		}
+		out.utf8_mode = C.uint32_t(c.UTF8Mode)
+	}
+	return out
+}
+
+type decoderState struct{ events []Event }
+
+// Decoder is an incremental SSE decoder.
+type Decoder struct {
+	ptr    *C.struct_ssefold_sse_decoder
+	handle cgo.Handle
+	state  *decoderState
+}
+
+// NewDecoder creates a decoder; cfg may be nil for the defaults.
+func NewDecoder(cfg *DecoderConfig) (*Decoder, error) {
+	c := cfg.toC()
+	var ptr *C.struct_ssefold_sse_decoder
+	if r := C.ssefold_sse_decoder_new(&c, &ptr); r != 0 {
+		return nil, &Error{Code: Result(r)}
+	}
+	liveHandles.Add(1)
+	d := &Decoder{ptr: ptr, state: &decoderState{}}
+	d.handle = cgo.NewHandle(d.state)
+	C.ssefold_go_decoder_set_callback(ptr, C.uintptr_t(d.handle))
+	runtime.SetFinalizer(d, (*Decoder).Close)
+	return d, nil
+}
+
+// Close frees the decoder. It is idempotent.
+func (d *Decoder) Close() error {
+	if d.ptr == nil {
+		return nil
+	}
+	C.ssefold_sse_decoder_free(d.ptr)
+	d.ptr = nil
+	d.handle.Delete()
+	liveHandles.Add(-1)
+	runtime.SetFinalizer(d, nil)
+	return nil
+}
+
+func (d *Decoder) lastError() string {
+	var s C.struct_ssefold_str
+	C.ssefold_sse_decoder_last_error(d.ptr, &s)
+	m, _ := goString(s)
+	return m
+}
+
+// Feed decodes a chunk and returns the events it completed. Decoding
+// errors (line too long, event too large, invalid UTF-8 in strict mode)
+// do not stop it: the rest of the chunk is decoded and the first error is
+// returned with every event.
+func (d *Decoder) Feed(b []byte) ([]Event, error) {
+	if d.ptr == nil {
+		return nil, ErrClosed
+	}
+	d.state.events = d.state.events[:0]
+	var first error
+	for len(b) > 0 {
+		p, n := bytesPtr(b)
+		var consumed C.size_t
+		r := C.ssefold_sse_decoder_feed(d.ptr, p, n, &consumed)
+		if r == 0 {
+			break
+		}
+		if r >= 100 && r < 200 {
+			return nil, &Error{Code: Result(r), Message: d.lastError()}
+		}
+		if r != 1 && first == nil {
+			first = &Error{Code: Result(r), Message: d.lastError()}
+		}
+		if consumed == 0 && r != 1 {
+			break
+		}
+		b = b[int(consumed):]
+	}
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(d)
+	out := make([]Event, len(d.state.events))
+	copy(out, d.state.events)
+	return out, first
+}
+
+// End reports what Finish found.
+type End struct {
+	// DiscardedBytes after the last event boundary (0 for a clean end).
+	DiscardedBytes uint64
+	// Unterminated is the event that was not dispatched, if any.
+	Unterminated *Event
+}
+
+// Finish ends the stream (the decoder is then ready for a reconnection;
+// the last event ID and reconnection time are kept).
+func (d *Decoder) Finish() (End, error) {
+	if d.ptr == nil {
+		return End{}, ErrClosed
+	}
+	var out C.struct_ssefold_sse_end
+	r := C.ssefold_sse_decoder_finish(d.ptr, &out)
+	defer runtime.KeepAlive(d)
+	if r != 0 {
+		return End{}, &Error{Code: Result(r), Message: d.lastError()}
+	}
+	end := End{DiscardedBytes: uint64(out.discarded_bytes)}
+	if out.has_unterminated {
+		e := Event{}
+		e.Type, _ = goString(out.unterminated.event)
+		e.Data, _ = goString(out.unterminated.data)
+		e.ID, e.HasID = goString(out.unterminated.id)
+		e.HasRetry = bool(out.unterminated.has_retry)
+		e.RetryMS = uint64(out.unterminated.retry_ms)
+		end.Unterminated = &e
+	}
+	return end, nil
+}
+
+// Reset forgets everything, last event ID and reconnection time included.
+func (d *Decoder) Reset() error {
+	if d.ptr == nil {
+		return ErrClosed
+	}
+	r := C.ssefold_sse_decoder_reset(d.ptr)
+	runtime.KeepAlive(d)
+	return newError(r, "")
+}
+
+// LastEventID is the ID to send as Last-Event-ID (ok false before any id).
+func (d *Decoder) LastEventID() (id string, ok bool) {
+	if d.ptr == nil {
+		return "", false
+	}
+	var s C.struct_ssefold_str
+	C.ssefold_sse_decoder_last_event_id(d.ptr, &s)
+	id, ok = goString(s)
+	runtime.KeepAlive(d)
+	return id, ok
+}
+
+// ReconnectionTime is the last valid retry field in milliseconds.
+func (d *Decoder) ReconnectionTime() (ms uint64, ok bool) {
+	if d.ptr == nil {
+		return 0, false
+	}
+	var has C.bool
+	var v C.uint64_t
+	C.ssefold_sse_decoder_reconnection_time(d.ptr, &has, &v)
+	runtime.KeepAlive(d)
+	return uint64(v), bool(has)
+}

@@ -1,0 +1,105 @@
+package ssefold
+
+/*
+#include "ssefold.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Result is a ssefold_result status code (numbers are part of the ABI).
+type Result uint32
+
+// Status codes of the C ABI.
+const (
+	ResultOK                   Result = 0
+	ResultStopped              Result = 1
+	ResultNullParameter        Result = 100
+	ResultInvalidArgument      Result = 101
+	ResultInvalidUTF8Argument  Result = 102
+	ResultBadState             Result = 103
+	ResultPoisoned             Result = 104
+	ResultPanic                Result = 105
+	ResultSSELineTooLong       Result = 200
+	ResultSSEEventTooLarge     Result = 201
+	ResultSSEInvalidUTF8       Result = 202
+	ResultEncodeLineBreak      Result = 300
+	ResultEncodeNulInID        Result = 301
+	ResultJSONInvalid          Result = 400
+	ResultJSONDepthLimit       Result = 401
+	ResultJSONSizeLimit        Result = 402
+	ResultJSONIncomplete       Result = 403
+	ResultStreamInvalidJSON    Result = 500
+	ResultStreamLimitExceeded  Result = 501
+	ResultStreamProviderError  Result = 502
+	ResultStreamUnknownDialect Result = 503
+	ResultStreamIncomplete     Result = 504
+	ResultStreamClosed         Result = 505
+)
+
+// String is the library's description of the code.
+func (r Result) String() string { return C.GoString(C.ssefold_result_str(C.uint32_t(r))) }
+
+// Sentinel errors, matched with errors.Is against an *Error.
+var (
+	// ErrProviderError: the provider reported an error inside the stream.
+	ErrProviderError = errors.New("ssefold: provider error")
+	// ErrIncomplete: the input ended before it was complete (stream or JSON).
+	ErrIncomplete = errors.New("ssefold: incomplete")
+	// ErrLimit: a configured limit was exceeded.
+	ErrLimit = errors.New("ssefold: limit exceeded")
+	// ErrInvalidInput: the input was malformed (not JSON, bad UTF-8, unknown dialect).
+	ErrInvalidInput = errors.New("ssefold: invalid input")
+	// ErrClosed: the handle was closed (Go side) or the stream is closed.
+	ErrClosed = errors.New("ssefold: closed")
+)
+
+// Error is a failed C call: its status code and the handle's last error
+// message.
+type Error struct {
+	Code    Result
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("ssefold: %s (%d)", e.Code, uint32(e.Code))
+	}
+	return fmt.Sprintf("ssefold: %s (%d): %s", e.Code, uint32(e.Code), e.Message)
+}
+
+// Is maps the code onto the sentinel errors.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrProviderError:
+		return e.Code == ResultStreamProviderError
+	case ErrIncomplete:
+		return e.Code == ResultStreamIncomplete || e.Code == ResultJSONIncomplete
+	case ErrLimit:
+		switch e.Code {
+		case ResultSSELineTooLong, ResultSSEEventTooLarge, ResultJSONDepthLimit,
+			ResultJSONSizeLimit, ResultStreamLimitExceeded:
+			return true
+		}
+	case ErrInvalidInput:
+		switch e.Code {
+		case ResultSSEInvalidUTF8, ResultJSONInvalid, ResultStreamInvalidJSON,
+			ResultStreamUnknownDialect:
+			return true
+		}
+	case ErrClosed:
+		return e.Code == ResultStreamClosed
+	}
+	return false
+}
+
+// newError builds an *Error from a code and a message fetcher.
+func newError(code C.ssefold_result, msg string) error {
+	if code == 0 {
+		return nil
+	}
+	return &Error{Code: Result(code), Message: msg}
+}

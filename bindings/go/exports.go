@@ -1,0 +1,68 @@
+package ssefold
+
+/*
+#include "ssefold.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// The exported callbacks only copy the borrowed event into Go memory and
+// append it to the handle's buffer; user code runs after C returns, so no
+// Go panic ever unwinds through Rust frames.
+
+//export goSseEvent
+func goSseEvent(h C.uintptr_t, ev *C.struct_ssefold_sse_event) C.int {
+	d := cgo.Handle(h).Value().(*decoderState)
+	e := Event{}
+	e.Type, _ = goString(ev.event)
+	e.Data, _ = goString(ev.data)
+	e.ID, e.HasID = goString(ev.id)
+	e.HasRetry = bool(ev.has_retry)
+	e.RetryMS = uint64(ev.retry_ms)
+	d.events = append(d.events, e)
+	return 0
+}
+
+//export goStreamEvent
+func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
+	s := cgo.Handle(h).Value().(*streamState)
+	e := StreamEvent{Kind: EventKind(ev.kind), Part: -1}
+	if ev.part != C.uint32_t(0xFFFFFFFF) {
+		e.Part = int(ev.part)
+	}
+	e.Name = s.name(ev.name)
+	e.Text, _ = goString(ev.text)
+	if ev.json.ptr != nil {
+		e.JSON = json.RawMessage(goBytes(ev.json))
+	}
+	s.events = append(s.events, e)
+}
+
+//export goPathEvent
+func goPathEvent(h C.uintptr_t, ev *C.struct_ssefold_path_event) {
+	p := cgo.Handle(h).Value().(*partialState)
+	e := PathEvent{Kind: PathEventKind(ev.kind), Container: ContainerKind(ev.container)}
+	n := int(ev.path_len)
+	if n > 0 {
+		segs := unsafe.Slice(ev.path, n)
+		e.Path = make([]PathSegment, n)
+		for i, s := range segs {
+			if s.key.ptr != nil {
+				e.Path[i].Key, _ = goString(s.key)
+			} else {
+				e.Path[i].IsIndex = true
+				e.Path[i].Index = int(s.index)
+			}
+		}
+	}
+	e.Text, _ = goString(ev.text)
+	if ev.value_json.ptr != nil {
+		e.Value = json.RawMessage(goBytes(ev.value_json))
+	}
+	p.events = append(p.events, e)
+}

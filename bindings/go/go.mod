@@ -1,0 +1,3 @@
+module github.com/ssefold/ssefold/bindings/go
+
+go 1.23

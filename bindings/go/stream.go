@@ -1,0 +1,253 @@
+package ssefold
+
+/*
+#include "ssefold.h"
+ssefold_result ssefold_go_stream_set_callback(struct ssefold_stream *s, uintptr_t h, bool event_json);
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"runtime"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// Provider is the dialect a Stream folds.
+type Provider uint32
+
+// Providers.
+const (
+	// Auto detects the dialect from the first event.
+	Auto Provider = 0
+	// Anthropic is the Anthropic Messages API.
+	Anthropic Provider = 1
+	// OpenAIChat is OpenAI Chat Completions (and compatible providers).
+	OpenAIChat Provider = 2
+	// OpenAIResponses is the OpenAI Responses API.
+	OpenAIResponses Provider = 3
+)
+
+// String is the provider's name.
+func (p Provider) String() string {
+	switch p {
+	case Auto:
+		return "auto"
+	case Anthropic:
+		return "anthropic"
+	case OpenAIChat:
+		return "openai_chat"
+	case OpenAIResponses:
+		return "openai_responses"
+	}
+	return "unknown"
+}
+
+// EventKind is the kind of a normalized event.
+type EventKind uint32
+
+// Normalized event kinds (their wire names are in StreamEvent.Name).
+const (
+	KindMessageStart  EventKind = 0
+	KindPartStart     EventKind = 1
+	KindTextDelta     EventKind = 2
+	KindToolArgsDelta EventKind = 3
+	KindToolArgsPath  EventKind = 4
+	KindPartMetadata  EventKind = 5
+	KindPartEnd       EventKind = 6
+	KindUsage         EventKind = 7
+	KindStopReason    EventKind = 8
+	KindTurnEnd       EventKind = 9
+	KindError         EventKind = 10
+	KindWarning       EventKind = 11
+	KindUnknown       EventKind = 12
+	KindTurnReset     EventKind = 13
+)
+
+// StreamEvent is one normalized event (copied into Go memory).
+type StreamEvent struct {
+	// Kind is what happened.
+	Kind EventKind
+	// Name is the wire name ("text_delta", …).
+	Name string
+	// Part is the part id (0, 1, 2… in stream order), -1 for events
+	// without a part.
+	Part int
+	// Text: the text of a text delta, the JSON fragment of a tool-args
+	// delta, the stop reason, or a warning/error message.
+	Text string
+	// JSON is the event's JSON form ({"event": name, ...}) when the stream
+	// was created with StreamOptions.EventJSON.
+	JSON json.RawMessage
+}
+
+// StreamOptions configures a Stream; zero limits take the defaults.
+type StreamOptions struct {
+	// NoEvents folds the message without reporting events (fastest).
+	NoEvents bool
+	// EventJSON fills StreamEvent.JSON (one serialization per event).
+	EventJSON bool
+	// SSE holds the SSE decoder's limits.
+	SSE              DecoderConfig
+	MaxParts         int
+	MaxToolArgsBytes int
+	MaxTextBytes     int
+	MaxChoices       int
+}
+
+type streamState struct {
+	events []StreamEvent
+	names  map[string]string
+}
+
+// name interns the wire names (a handful of distinct values).
+func (s *streamState) name(v C.struct_ssefold_str) string {
+	if v.ptr == nil {
+		return ""
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(v.ptr)), int(v.len))
+	if n, ok := s.names[string(b)]; ok {
+		return n
+	}
+	n := string(b)
+	s.names[n] = n
+	return n
+}
+
+// Stream folds one provider response body into normalized events and the
+// message the non-streaming endpoint would have returned.
+type Stream struct {
+	ptr      *C.struct_ssefold_stream
+	handle   cgo.Handle
+	state    *streamState
+	provider Provider
+	opts     StreamOptions
+}
+
+// NewStream creates a stream for provider; opts may be nil.
+func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
+	var o StreamOptions
+	if opts != nil {
+		o = *opts
+	}
+	var cfg C.struct_ssefold_stream_config
+	C.ssefold_stream_config_default(&cfg)
+	cfg.sse = o.SSE.toC()
+	if o.MaxParts > 0 {
+		cfg.max_parts = C.size_t(o.MaxParts)
+	}
+	if o.MaxToolArgsBytes > 0 {
+		cfg.max_tool_args_bytes = C.size_t(o.MaxToolArgsBytes)
+	}
+	if o.MaxTextBytes > 0 {
+		cfg.max_text_bytes = C.size_t(o.MaxTextBytes)
+	}
+	if o.MaxChoices > 0 {
+		cfg.max_choices = C.size_t(o.MaxChoices)
+	}
+	var ptr *C.struct_ssefold_stream
+	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
+		return nil, &Error{Code: Result(r)}
+	}
+	liveHandles.Add(1)
+	s := &Stream{ptr: ptr, provider: provider, opts: o, state: &streamState{names: map[string]string{}}}
+	if !o.NoEvents {
+		s.handle = cgo.NewHandle(s.state)
+		C.ssefold_go_stream_set_callback(ptr, C.uintptr_t(s.handle), C.bool(o.EventJSON))
+	}
+	runtime.SetFinalizer(s, (*Stream).Close)
+	return s, nil
+}
+
+// Close frees the stream. It is idempotent.
+func (s *Stream) Close() error {
+	if s.ptr == nil {
+		return nil
+	}
+	C.ssefold_stream_free(s.ptr)
+	s.ptr = nil
+	if s.handle != 0 {
+		s.handle.Delete()
+		s.handle = 0
+	}
+	liveHandles.Add(-1)
+	runtime.SetFinalizer(s, nil)
+	return nil
+}
+
+func (s *Stream) err(r C.ssefold_result) error {
+	if r == 0 {
+		return nil
+	}
+	var m C.struct_ssefold_str
+	C.ssefold_stream_last_error(s.ptr, &m)
+	msg, _ := goString(m)
+	return &Error{Code: Result(r), Message: msg}
+}
+
+func (s *Stream) take() []StreamEvent {
+	if len(s.state.events) == 0 {
+		return nil
+	}
+	out := s.state.events
+	s.state.events = make([]StreamEvent, 0, cap(out))
+	return out
+}
+
+// Feed feeds bytes of the HTTP body and returns the normalized events they
+// completed (nil with NoEvents). An error (SSE decoding, invalid JSON, a
+// limit, a provider error event, an unknown dialect) closes the stream;
+// the events before it are returned with it and the message stays readable.
+func (s *Stream) Feed(b []byte) ([]StreamEvent, error) {
+	if s.ptr == nil {
+		return nil, ErrClosed
+	}
+	p, n := bytesPtr(b)
+	r := C.ssefold_stream_feed(s.ptr, p, n)
+	runtime.KeepAlive(b)
+	err := s.err(r)
+	runtime.KeepAlive(s)
+	return s.take(), err
+}
+
+// Finish ends the stream (the end of the HTTP body). It returns an error
+// matching ErrIncomplete when the terminal event never came.
+func (s *Stream) Finish() ([]StreamEvent, error) {
+	if s.ptr == nil {
+		return nil, ErrClosed
+	}
+	r := C.ssefold_stream_finish(s.ptr)
+	err := s.err(r)
+	runtime.KeepAlive(s)
+	return s.take(), err
+}
+
+// Message is the folded message so far (also after an error) as JSON:
+// what the provider's non-streaming endpoint would have returned ("null"
+// before the dialect is known).
+func (s *Stream) Message() (json.RawMessage, error) {
+	if s.ptr == nil {
+		return nil, ErrClosed
+	}
+	var out C.struct_ssefold_str
+	r := C.ssefold_stream_message_json(s.ptr, &out)
+	if r != 0 {
+		return nil, s.err(r)
+	}
+	m := json.RawMessage(goBytes(out))
+	runtime.KeepAlive(s)
+	return m, nil
+}
+
+// Status is the dialect (given or detected; Auto until detection) and
+// whether the terminal event was seen.
+func (s *Stream) Status() (Provider, bool) {
+	if s.ptr == nil {
+		return s.provider, false
+	}
+	var p C.ssefold_provider
+	var t C.bool
+	C.ssefold_stream_status(s.ptr, &p, &t)
+	runtime.KeepAlive(s)
+	return Provider(p), bool(t)
+}
