@@ -1,0 +1,288 @@
+package ssefold
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// HTTPStream runs a streaming request over net/http and reconnects per the
+// core's policy (Reconnector): backoff, the server's retry:, Last-Event-ID,
+// restart vs resume, context cancellation = abort.
+//
+// The body is decoded by a Decoder (which sees event ids and retry
+// fields) and only complete events are re-encoded into the Stream, so a
+// connection cut inside an event never corrupts the fold and a resumed
+// connection continues the same Stream. When the server restarts instead
+// of resuming (no Last-Event-ID to send, or the first event of the new
+// connection has no id or the first id seen), a fresh Stream is started and
+// a synthetic "turn_reset" event tells the caller to discard the partial
+// turn. (When the C ABI gains ssefold_stream_reconnect, this will use it.)
+type HTTPStream struct {
+	// Client sends the requests (http.DefaultClient when nil).
+	Client *http.Client
+	// Provider is the dialect of the response body.
+	Provider Provider
+	// Policy is the reconnection policy (DefaultReconnectPolicy when nil).
+	Policy *ReconnectPolicy
+	// OnEvent receives each normalized event; its error aborts the run.
+	OnEvent func(StreamEvent) error
+	// NewRequest builds the request of each connection; cursor says what
+	// to send so the server can resume (Last-Event-ID is set by Run).
+	NewRequest func(ctx context.Context, cursor Cursor) (*http.Request, error)
+}
+
+// HTTPStatusError is a response whose status is not 2xx (not retried).
+type HTTPStatusError struct {
+	StatusCode int
+	Body       string
+}
+
+func (e *HTTPStatusError) Error() string {
+	return fmt.Sprintf("ssefold: HTTP status %d: %s", e.StatusCode, e.Body)
+}
+
+// GiveUpError is returned when retries are exhausted.
+type GiveUpError struct {
+	Attempts uint32
+	LastEnd  EndKind
+	Message  string
+}
+
+func (e *GiveUpError) Error() string {
+	return fmt.Sprintf("ssefold: gave up after %d reconnections (end kind %d): %s", e.Attempts, e.LastEnd, e.Message)
+}
+
+type runState struct {
+	stream      *Stream
+	dec         *Decoder
+	enc         *Encoder
+	rc          *Reconnector
+	delivered   bool
+	firstID     string
+	connections int
+}
+
+func (st *runState) close() {
+	st.stream.Close()
+	st.dec.Close()
+	st.enc.Close()
+	st.rc.Close()
+}
+
+// Run streams until the answer is complete and returns the folded message.
+// The message so far is returned with an error too.
+func (h *HTTPStream) Run(ctx context.Context) (json.RawMessage, error) {
+	m, _, err := h.run(ctx)
+	return m, err
+}
+
+func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
+	policy := DefaultReconnectPolicy()
+	if h.Policy != nil {
+		policy = *h.Policy
+	}
+	client := h.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	st := &runState{}
+	var err error
+	if st.rc, err = NewReconnector(policy); err != nil {
+		return nil, 0, err
+	}
+	st.dec, _ = NewDecoder(nil)
+	st.enc, _ = NewEncoder()
+	st.stream, _ = NewStream(h.Provider, &StreamOptions{EventJSON: true})
+	defer st.close()
+	start := time.Now()
+	now := func() uint64 { return uint64(time.Since(start) / time.Millisecond) }
+	cursor := Cursor{}
+	for {
+		end, ferr := h.connect(ctx, client, st, cursor, now)
+		if ferr != nil {
+			m, _ := st.stream.Message()
+			return m, st.connections, ferr
+		}
+		d, err := st.rc.OnEnd(end)
+		if err != nil {
+			return nil, st.connections, err
+		}
+		m, _ := st.stream.Message()
+		switch d.Kind {
+		case DecisionDone:
+			return m, st.connections, nil
+		case DecisionFail:
+			return m, st.connections, &Error{Code: ResultStreamProviderError,
+				Message: "provider error " + d.ErrorType + ": " + d.Message}
+		case DecisionGiveUp:
+			_, att := st.rc.State()
+			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Message: d.Message}
+		case DecisionStop:
+			return m, st.connections, ctx.Err()
+		}
+		delay := d.Delay
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			st.rc.OnEnd(StreamEnd{Kind: EndAborted})
+			m, _ := st.stream.Message()
+			return m, st.connections, ctx.Err()
+		case <-t.C:
+		}
+		cursor = d.Cursor
+	}
+}
+
+// emit delivers events to the caller.
+func (h *HTTPStream) emit(st *runState, evs []StreamEvent) error {
+	for _, e := range evs {
+		st.delivered = true
+		if h.OnEvent != nil {
+			if err := h.OnEvent(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// restart replaces the Stream (the server started the answer over).
+func (h *HTTPStream) restart(st *runState) error {
+	st.stream.Close()
+	var err error
+	if st.stream, err = NewStream(h.Provider, &StreamOptions{EventJSON: true}); err != nil {
+		return err
+	}
+	if st.delivered {
+		st.delivered = false
+		return h.emit(st, []StreamEvent{{Kind: KindTurnReset, Name: "turn_reset", Part: -1,
+			JSON: json.RawMessage(`{"event":"turn_reset"}`)}})
+	}
+	return nil
+}
+
+// connect runs one connection; a non-nil error ends Run at once.
+func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runState, cursor Cursor, now func() uint64) (StreamEnd, error) {
+	req, err := h.NewRequest(ctx, cursor)
+	if err != nil {
+		return StreamEnd{}, err
+	}
+	if cursor.Kind == CursorLastEventID {
+		req.Header.Set("Last-Event-ID", cursor.LastEventID)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	st.connections++
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return StreamEnd{Kind: EndAborted}, nil
+		}
+		return StreamEnd{Kind: EndTransportError, Message: err.Error()}, nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return StreamEnd{}, &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(b)}
+	}
+	st.rc.OnConnected(now())
+	st.dec.Reset()
+	resumed := cursor.Kind != CursorNone
+	if cursor.Kind == CursorNone && st.connections > 1 {
+		if err := h.restart(st); err != nil {
+			return StreamEnd{}, err
+		}
+	}
+	first := true
+	buf := make([]byte, ChunkSize)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			st.rc.OnActivity(now())
+			evs, derr := st.dec.Feed(buf[:n])
+			if derr != nil && !errors.Is(derr, ErrLimit) && !errors.Is(derr, ErrInvalidInput) {
+				return StreamEnd{}, derr
+			}
+			st.enc.Clear()
+			for _, e := range evs {
+				if first {
+					first = false
+					if st.connections == 1 && e.HasID {
+						st.firstID = e.ID
+					}
+					if resumed && (!e.HasID || e.ID == st.firstID) {
+						// The server ignored Last-Event-ID: it starts over.
+						if err := h.restart(st); err != nil {
+							return StreamEnd{}, err
+						}
+					}
+				}
+				var retry *uint64
+				if e.HasRetry {
+					r := e.RetryMS
+					retry = &r
+				}
+				st.rc.OnEvent(e.ID, e.HasID, nil, retry)
+				e.HasRetry = false
+				e.HasID = false
+				if err := st.enc.Event(e); err != nil {
+					return StreamEnd{}, err
+				}
+			}
+			if len(evs) > 0 {
+				out, serr := st.stream.Feed(st.enc.Bytes())
+				if err := h.emit(st, out); err != nil {
+					return StreamEnd{}, err
+				}
+				if serr != nil {
+					return h.streamFailed(st, serr)
+				}
+			}
+		}
+		if rerr != nil {
+			if ctx.Err() != nil {
+				return StreamEnd{Kind: EndAborted}, nil
+			}
+			if _, done := st.stream.Status(); done {
+				return StreamEnd{Kind: EndCompleted}, nil
+			}
+			if rerr == io.EOF {
+				// An unterminated final event is discarded (per the spec);
+				// Finish is only called once no reconnection follows.
+				return StreamEnd{Kind: EndEndedEarly}, nil
+			}
+			return StreamEnd{Kind: EndTransportError, Message: rerr.Error()}, nil
+		}
+	}
+}
+
+// streamFailed maps a Stream error to a connection end (provider errors go
+// to the reconnector, which decides Fail) or ends the run.
+func (h *HTTPStream) streamFailed(st *runState, err error) (StreamEnd, error) {
+	if !errors.Is(err, ErrProviderError) {
+		return StreamEnd{}, err
+	}
+	var e *Error
+	errors.As(err, &e)
+	typ, msg := parseProviderError(e.Message)
+	return StreamEnd{Kind: EndProviderError, ErrorType: typ, Message: msg}, nil
+}
+
+// parseProviderError splits "provider error <type>: <message>".
+func parseProviderError(s string) (typ, msg string) {
+	const p = "provider error "
+	if len(s) > len(p) && s[:len(p)] == p {
+		s = s[len(p):]
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == ':' && s[i+1] == ' ' {
+			return s[:i], s[i+2:]
+		}
+	}
+	return "", s
+}

@@ -1,0 +1,199 @@
+package ssefold
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// withIDs re-encodes a fixture with ids 1..n and a retry field.
+func withIDs(t *testing.T, path string) ([]string, json.RawMessage) {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := NewDecoder(nil)
+	defer d.Close()
+	evs, _ := d.Feed(body)
+	e, _ := NewEncoder()
+	defer e.Close()
+	var out []string
+	for i, ev := range evs {
+		e.Clear()
+		ev.ID, ev.HasID = strconv.Itoa(i+1), true
+		ev.RetryMS, ev.HasRetry = 5, i == 0
+		if err := e.Event(ev); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(e.Bytes()))
+	}
+	want, _ := os.ReadFile(strings.TrimSuffix(path, ".sse") + ".json")
+	return out, want
+}
+
+type server struct {
+	mu       sync.Mutex
+	events   []string
+	requests []string // Last-Event-ID of each request
+	dropAt   []int    // per request: cut after this many events (mid-event), -1 none
+	honour   bool
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	n := len(s.requests)
+	lid := r.Header.Get("Last-Event-ID")
+	s.requests = append(s.requests, lid)
+	drop := -1
+	if n < len(s.dropAt) {
+		drop = s.dropAt[n]
+	}
+	s.mu.Unlock()
+	start := 0
+	if s.honour && lid != "" {
+		start, _ = strconv.Atoi(lid)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for i := start; i < len(s.events); i++ {
+		if i-start == drop {
+			half := s.events[i][:len(s.events[i])/2]
+			w.Write([]byte(half))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // cut the connection mid-event
+		}
+		w.Write([]byte(s.events[i]))
+	}
+}
+
+func runHTTP(t *testing.T, srv *server, ctx context.Context) (json.RawMessage, []StreamEvent, int, error) {
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	var evs []StreamEvent
+	pol := DefaultReconnectPolicy()
+	pol.InitialDelay = time.Millisecond
+	h := &HTTPStream{
+		Provider: Anthropic,
+		Policy:   &pol,
+		OnEvent:  func(e StreamEvent) error { evs = append(evs, e); return nil },
+		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader("{}"))
+		},
+	}
+	m, n, err := h.run(ctx)
+	return m, evs, n, err
+}
+
+func TestHTTPResumeWithLastEventID(t *testing.T) {
+	events, want := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
+	srv := &server{events: events, dropAt: []int{5, 3}, honour: true}
+	m, evs, n, err := runHTTP(t, srv, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonEqual(t, m, want) {
+		t.Fatalf("message\n got %s\nwant %s", m, want)
+	}
+	if n != 3 || srv.requests[0] != "" || srv.requests[1] != "5" || srv.requests[2] != "8" {
+		t.Fatalf("connections %d, Last-Event-IDs %q", n, srv.requests)
+	}
+	for _, e := range evs {
+		if e.Kind == KindTurnReset {
+			t.Fatal("resume reported a turn reset")
+		}
+	}
+}
+
+func TestHTTPServerIgnoresLastEventID(t *testing.T) {
+	events, want := withIDs(t, "../../tests/fixtures/anthropic/interleaved_tools.sse")
+	srv := &server{events: events, dropAt: []int{6}, honour: false}
+	m, evs, n, err := runHTTP(t, srv, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonEqual(t, m, want) {
+		t.Fatalf("message\n got %s\nwant %s", m, want)
+	}
+	resets := 0
+	for _, e := range evs {
+		if e.Kind == KindTurnReset {
+			resets++
+		}
+	}
+	if n != 2 || srv.requests[1] != "6" || resets != 1 {
+		t.Fatalf("connections %d, ids %q, resets %d", n, srv.requests, resets)
+	}
+}
+
+func TestHTTPRestartWithoutIDs(t *testing.T) {
+	body, _ := os.ReadFile("../../tests/fixtures/anthropic/thinking_text_citations.sse")
+	want, _ := os.ReadFile("../../tests/fixtures/anthropic/thinking_text_citations.json")
+	parts := strings.SplitAfter(string(body), "\n\n")
+	srv := &server{events: parts, dropAt: []int{4}}
+	m, _, n, err := runHTTP(t, srv, context.Background())
+	if err != nil || n != 2 || srv.requests[1] != "" || !jsonEqual(t, m, want) {
+		t.Fatalf("%v %d %q %s", err, n, srv.requests, m)
+	}
+}
+
+func TestHTTPGiveUpAndProviderError(t *testing.T) {
+	events, _ := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
+	srv := &server{events: events, dropAt: []int{2, 0, 0, 0}, honour: true}
+	_, _, n, err := runHTTP(t, srv, context.Background())
+	var g *GiveUpError
+	if !errors.As(err, &g) || n != 3 {
+		t.Fatalf("want give up after 3 connections, got %v (%d)", err, n)
+	}
+	errEvents, _ := withIDs(t, "../../tests/fixtures/anthropic/error_mid_stream.sse")
+	srv = &server{events: errEvents, honour: true}
+	m, _, n, err := runHTTP(t, srv, context.Background())
+	if !errors.Is(err, ErrProviderError) || n != 1 || !strings.Contains(err.Error(), "overloaded_error") {
+		t.Fatalf("%v %d", err, n)
+	}
+	if !strings.Contains(string(m), "Partial ans") {
+		t.Fatalf("partial message lost: %s", m)
+	}
+	if _, _, _, err := runHTTP(t, &server{events: []string{"data: x"}}, context.Background()); err == nil {
+		t.Fatal("bad body accepted")
+	}
+}
+
+func TestHTTPStatusAndCancel(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "nope", 400)
+	}))
+	defer ts.Close()
+	h := &HTTPStream{Provider: Anthropic, NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, "GET", ts.URL, nil)
+	}}
+	_, err := h.Run(context.Background())
+	var se *HTTPStatusError
+	if !errors.As(err, &se) || se.StatusCode != 400 {
+		t.Fatalf("%v", err)
+	}
+	// A server that sends one event then stalls: cancelling aborts.
+	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "event: ping\ndata: {\"type\":\"ping\"}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer stall.Close()
+	h.NewRequest = func(ctx context.Context, c Cursor) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, "GET", stall.URL, nil)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	_, err = h.Run(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 2*time.Second {
+		t.Fatalf("%v after %v", err, time.Since(t0))
+	}
+}
