@@ -124,3 +124,26 @@ python-bench: python-venv
 	$(VPY) -m pip install -q httpx-sse sseclient-py matplotlib anthropic openai partial-json-parser jiter
 	$(VENV)/bin/maturin develop -q --release
 	$(VPY) python/bench/bench.py
+
+# ---------------------------------------------------------------------------
+# Go binding (issue 8): bindings/go links target/release/libssefold.a (cgo).
+# go-test builds the static library with `make capi`, then vets, runs the
+# tests under the race detector and checks gofmt. go-bench runs the
+# side-by-side benchmark in bindings/go/bench (its own module).
+# ---------------------------------------------------------------------------
+
+GO ?= go
+GO_FUZZTIME ?= 20s
+
+.PHONY: go-test go-fuzz go-bench
+
+go-test: capi
+	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	@out="$$(gofmt -l bindings/go)"; if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+go-fuzz: capi
+	cd bindings/go && for f in FuzzDecoder FuzzStream FuzzPartialJSON; do \
+		$(GO) test -run XXX -fuzz=$$f -fuzztime=$(GO_FUZZTIME) . || exit 1; done
+
+go-bench: capi
+	cd bindings/go/bench && $(GO) test -run XXX -bench . -benchtime=3x -count=1 .
