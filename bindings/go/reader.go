@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"sync"
 )
 
 // ChunkSize is the read size of ReadEvents and Fold: one cgo call per
@@ -23,8 +24,12 @@ func ReadEvents(r io.Reader, provider Provider, fn func(StreamEvent) error) erro
 	return pump(r, s, fn)
 }
 
+var bufPool = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
+
 func pump(r io.Reader, s *Stream, fn func(StreamEvent) error) error {
-	buf := make([]byte, ChunkSize)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
 	for {
 		n, rerr := io.ReadAtLeast(r, buf, 1)
 		if n > 0 {
