@@ -135,11 +135,15 @@ python-bench: python-venv
 GO ?= go
 GO_FUZZTIME ?= 20s
 
-.PHONY: go-test go-fuzz go-bench
+.PHONY: go-test go-test-debug go-fuzz go-bench
 
 go-test: capi
 	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	@out="$$(gofmt -l bindings/go)"; if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+# GC before every C call (debug_on.go): a missing runtime.KeepAlive shows up (slow: ~2.5 min).
+go-test-debug: capi
+	cd bindings/go && $(GO) test -tags debug -count=1 ./...
 
 go-fuzz: capi
 	cd bindings/go && for f in FuzzDecoder FuzzStream FuzzPartialJSON; do \

@@ -57,7 +57,10 @@ func (c *DecoderConfig) toC() C.struct_ssefold_sse_decoder_config {
 	return out
 }
 
-type decoderState struct{ events []Event }
+type decoderState struct {
+	events   []Event
+	panicked any
+}
 
 // Decoder is an incremental SSE decoder.
 type Decoder struct {
@@ -114,7 +117,12 @@ func (d *Decoder) Feed(b []byte) ([]Event, error) {
 	for len(b) > 0 {
 		p, n := bytesPtr(b)
 		var consumed C.size_t
+		maybeGC()
 		r := C.ssefold_sse_decoder_feed(d.ptr, p, n, &consumed)
+		if pv := d.state.panicked; pv != nil {
+			d.state.panicked = nil
+			panic(pv)
+		}
 		if r == 0 {
 			break
 		}

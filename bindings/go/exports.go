@@ -12,12 +12,18 @@ import (
 )
 
 // The exported callbacks only copy the borrowed event into Go memory and
-// append it to the handle's buffer; user code runs after C returns, so no
-// Go panic ever unwinds through Rust frames.
+// append it to the handle's buffer; user code runs after C returns. A panic
+// in a callback is recovered (it must not unwind through Rust frames),
+// stored, and re-raised by the Go caller once C has returned.
 
 //export goSseEvent
 func goSseEvent(h C.uintptr_t, ev *C.struct_ssefold_sse_event) C.int {
 	d := cgo.Handle(h).Value().(*decoderState)
+	defer func() {
+		if p := recover(); p != nil {
+			d.panicked = p
+		}
+	}()
 	e := Event{}
 	e.Type, _ = goString(ev.event)
 	e.Data, _ = goString(ev.data)
@@ -31,6 +37,11 @@ func goSseEvent(h C.uintptr_t, ev *C.struct_ssefold_sse_event) C.int {
 //export goStreamEvent
 func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 	s := cgo.Handle(h).Value().(*streamState)
+	defer func() {
+		if p := recover(); p != nil {
+			s.panicked = p
+		}
+	}()
 	e := StreamEvent{Kind: EventKind(ev.kind), Part: -1}
 	if ev.part != C.uint32_t(0xFFFFFFFF) {
 		e.Part = int(ev.part)
@@ -46,6 +57,11 @@ func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 //export goPathEvent
 func goPathEvent(h C.uintptr_t, ev *C.struct_ssefold_path_event) {
 	p := cgo.Handle(h).Value().(*partialState)
+	defer func() {
+		if r := recover(); r != nil {
+			p.panicked = r
+		}
+	}()
 	e := PathEvent{Kind: PathEventKind(ev.kind), Container: ContainerKind(ev.container)}
 	n := int(ev.path_len)
 	if n > 0 {

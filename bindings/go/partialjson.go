@@ -66,7 +66,10 @@ type PartialJSONOptions struct {
 	ContainerValues bool
 }
 
-type partialState struct{ events []PathEvent }
+type partialState struct {
+	events   []PathEvent
+	panicked any
+}
 
 // PartialJSON is an incremental parser of one JSON document that may be
 // cut anywhere.
@@ -138,8 +141,13 @@ func (p *PartialJSON) Push(b []byte) ([]PathEvent, error) {
 	}
 	p.state.events = nil
 	ptr, n := bytesPtr(b)
+	maybeGC()
 	r := C.ssefold_partial_json_push(p.ptr, ptr, n)
 	runtime.KeepAlive(b)
+	if pv := p.state.panicked; pv != nil {
+		p.state.panicked = nil
+		panic(pv)
+	}
 	err := p.err(r)
 	runtime.KeepAlive(p)
 	ev := p.state.events

@@ -96,8 +96,9 @@ type StreamOptions struct {
 }
 
 type streamState struct {
-	events []StreamEvent
-	names  map[string]string
+	events   []StreamEvent
+	panicked any
+	names    map[string]string
 }
 
 // name interns the wire names (a handful of distinct values).
@@ -185,6 +186,14 @@ func (s *Stream) err(r C.ssefold_result) error {
 	return &Error{Code: Result(r), Message: msg}
 }
 
+// repanic re-raises a panic recovered in the event callback.
+func (s *Stream) repanic() {
+	if pv := s.state.panicked; pv != nil {
+		s.state.panicked = nil
+		panic(pv)
+	}
+}
+
 func (s *Stream) take() []StreamEvent {
 	if len(s.state.events) == 0 {
 		return nil
@@ -203,8 +212,10 @@ func (s *Stream) Feed(b []byte) ([]StreamEvent, error) {
 		return nil, ErrClosed
 	}
 	p, n := bytesPtr(b)
+	maybeGC()
 	r := C.ssefold_stream_feed(s.ptr, p, n)
 	runtime.KeepAlive(b)
+	s.repanic()
 	err := s.err(r)
 	runtime.KeepAlive(s)
 	return s.take(), err
@@ -216,7 +227,9 @@ func (s *Stream) Finish() ([]StreamEvent, error) {
 	if s.ptr == nil {
 		return nil, ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_stream_finish(s.ptr)
+	s.repanic()
 	err := s.err(r)
 	runtime.KeepAlive(s)
 	return s.take(), err

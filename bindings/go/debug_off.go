@@ -1,0 +1,6 @@
+//go:build !debug
+
+package ssefold
+
+// maybeGC is a no-op outside debug builds (see debug_on.go).
+func maybeGC() {}
