@@ -60,10 +60,13 @@ var (
 // Error is a failed C call: its status code and the handle's last error
 // message.
 type Error struct {
-	Code    Result
+	// Code is the ssefold_result status of the call.
+	Code Result
+	// Message is the handle's last error message (may be empty).
 	Message string
 }
 
+// Error formats the code, its description and the message.
 func (e *Error) Error() string {
 	if e.Message == "" {
 		return fmt.Sprintf("ssefold: %s (%d)", e.Code, uint32(e.Code))

@@ -36,7 +36,9 @@ const (
 
 // PathSegment is one step of a path: an object key or an array index.
 type PathSegment struct {
-	Key     string
+	// Key is the decoded object key (when !IsIndex).
+	Key string
+	// IsIndex marks an array element; Index is its zero-based position.
 	IsIndex bool
 	Index   int
 }
