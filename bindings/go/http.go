@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,7 +23,11 @@ import (
 // of resuming (no Last-Event-ID to send, or the first event of the new
 // connection has no id or the first id seen), a fresh Stream is started and
 // a synthetic "turn_reset" event tells the caller to discard the partial
-// turn. (When the C ABI gains ssefold_stream_reconnect, this will use it.)
+// turn. For OpenAIResponses the reconnector tracks sequence_number and the
+// cursor is CursorStartingAfter: NewRequest builds the resume request
+// (GET /responses/{id}?stream=true&starting_after=N) and the same Stream
+// continues. (When the C ABI gains ssefold_stream_reconnect, this will
+// use it.)
 type HTTPStream struct {
 	// Client sends the requests (http.DefaultClient when nil).
 	Client *http.Client
@@ -215,7 +221,7 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 					if st.connections == 1 && e.HasID {
 						st.firstID = e.ID
 					}
-					if resumed && (!e.HasID || e.ID == st.firstID) {
+					if resumed && cursor.Kind == CursorLastEventID && (!e.HasID || e.ID == st.firstID) {
 						// The server ignored Last-Event-ID: it starts over.
 						if err := h.restart(st); err != nil {
 							return StreamEnd{}, err
@@ -227,7 +233,13 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 					r := e.RetryMS
 					retry = &r
 				}
-				st.rc.OnEvent(e.ID, e.HasID, nil, retry)
+				var seq *uint64
+				if h.Provider == OpenAIResponses {
+					if n, ok := sequenceNumber(e.Data); ok {
+						seq = &n
+					}
+				}
+				st.rc.OnEvent(e.ID, e.HasID, seq, retry)
 				e.HasRetry = false
 				e.HasID = false
 				if err := st.enc.Event(e); err != nil {
@@ -285,4 +297,24 @@ func parseProviderError(s string) (typ, msg string) {
 		}
 	}
 	return "", s
+}
+
+// sequenceNumber finds the top-level "sequence_number" of an OpenAI
+// Responses event (it comes before the nested response object).
+func sequenceNumber(data string) (uint64, bool) {
+	const key = `"sequence_number":`
+	i := strings.Index(data, key)
+	if i < 0 {
+		return 0, false
+	}
+	j := i + len(key)
+	for j < len(data) && data[j] == ' ' {
+		j++
+	}
+	k := j
+	for k < len(data) && data[k] >= '0' && data[k] <= '9' {
+		k++
+	}
+	n, err := strconv.ParseUint(data[j:k], 10, 64)
+	return n, err == nil
 }

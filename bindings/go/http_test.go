@@ -197,3 +197,51 @@ func TestHTTPStatusAndCancel(t *testing.T) {
 		t.Fatalf("%v after %v", err, time.Since(t0))
 	}
 }
+
+func TestHTTPResponsesStartingAfter(t *testing.T) {
+	body, _ := os.ReadFile("../../tests/fixtures/openai_responses/reasoning_text_tool.sse")
+	want, _ := os.ReadFile("../../tests/fixtures/openai_responses/reasoning_text_tool.json")
+	events := strings.SplitAfter(string(body), "\n\n")
+	var mu sync.Mutex
+	var seen []string
+	calls := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		after := r.URL.Query().Get("starting_after")
+		seen = append(seen, after)
+		mu.Unlock()
+		start := 0
+		if after != "" {
+			a, _ := strconv.Atoi(after)
+			start = a + 1 // event i carries sequence_number i
+		}
+		for i := start; i < len(events); i++ {
+			if n == 1 && i == 7 {
+				w.Write([]byte(events[i][:len(events[i])/2]))
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler)
+			}
+			w.Write([]byte(events[i]))
+		}
+	}))
+	defer ts.Close()
+	pol := DefaultReconnectPolicy()
+	pol.InitialDelay = time.Millisecond
+	h := &HTTPStream{Provider: OpenAIResponses, Policy: &pol,
+		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+			u := ts.URL
+			if c.Kind == CursorStartingAfter {
+				u += "?starting_after=" + strconv.FormatUint(c.StartingAfter, 10)
+			}
+			return http.NewRequestWithContext(ctx, "GET", u, nil)
+		}}
+	m, err := h.Run(context.Background())
+	if err != nil || !jsonEqual(t, m, want) {
+		t.Fatalf("%v\n got %s\nwant %s", err, m, want)
+	}
+	if len(seen) != 2 || seen[0] != "" || seen[1] != "6" {
+		t.Fatalf("starting_after %q", seen)
+	}
+}
