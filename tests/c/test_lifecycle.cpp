@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common.hpp"
+#include "ssefold.hpp"
 
 namespace {
 
@@ -218,7 +219,9 @@ TEST_F(Ui, SnapshotAfterEveryPrefixAgreesWithTheEvents) {
     ASSERT_EQ(ssefold_stream_set_time(s, i), SSEFOLD_RESULT_OK);
     ASSERT_EQ(ssefold_stream_feed(s, B(body) + i, 1), SSEFOLD_RESULT_OK);
     std::string snap = snapshot();
-    if (!seen.text.empty()) EXPECT_TRUE(contains(snap, "\"text\":\"" + seen.text + "\"")) << snap;
+    if (!seen.text.empty()) {
+      EXPECT_TRUE(contains(snap, "\"text\":\"" + seen.text + "\"")) << snap;
+    }
   }
   ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
   std::string snap = snapshot();
