@@ -243,7 +243,7 @@ TEST_F(Ui, AbortIsAppliedToTheUiState) {
 
 TEST_F(Ui, ConnectionAndToolProgress) {
   ASSERT_EQ(ssefold_stream_enable_ui(s), SSEFOLD_RESULT_OK);
-  EXPECT_TRUE(contains(snapshot(), "\"connection\":\"disconnected\""));
+  EXPECT_TRUE(contains(snapshot(), "\"connection\":\"connecting\""));
   ASSERT_EQ(ssefold_stream_set_connection(s, SSEFOLD_CONNECTION_STATE_RECONNECTING), SSEFOLD_RESULT_OK);
   EXPECT_TRUE(contains(snapshot(), "\"connection\":\"reconnecting\""));
   EXPECT_EQ(ssefold_stream_set_connection(s, 99), SSEFOLD_RESULT_INVALID_ARGUMENT);
