@@ -87,7 +87,7 @@ def test_retries_exhausted_give_up_with_the_last_end() -> None:
     assert "give_up" in repr(d)
 
 
-def test_events_reset_the_count_and_set_the_cursor() -> None:
+def test_events_set_the_cursor_and_retries_bound_the_whole_answer() -> None:
     r = Reconnector()
     assert r.state == "connecting" and not r.cursor and r.cursor.headers() == {}
     r.on_connected(0)
@@ -99,9 +99,9 @@ def test_events_reset_the_count_and_set_the_cursor() -> None:
     r.on_connected(5)
     r.on_event(sequence_number=17)
     d = r.on_end(StreamEnd.ended_early())
-    assert d.attempt == 1
+    assert d.attempt == 2  # events do not reset the count (max_retries bounds the whole answer)
     assert d.cursor is not None and (d.cursor.kind, d.cursor.starting_after) == ("starting_after", 17)
-    assert r.attempts == 1
+    assert r.attempts == 2
 
 
 def test_idle_deadline() -> None:
