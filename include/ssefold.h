@@ -1543,8 +1543,12 @@ ssefold_result ssefold_stream_last_error(const struct ssefold_stream *stream,
 
 /**
  * Attaches a UI state model to the stream: every event delivered from now
- * on (by `feed`, `finish` and `abort`) is applied to it. Call it before the
- * first feed. Enabling it again keeps the existing state.
+ * on (by `feed`, `finish` and `abort`; a `TURN_RESET` clears it) is applied
+ * to it, stamped with the host clock of `ssefold_stream_set_time`. Read it
+ * with `ssefold_stream_ui_snapshot_json`; report what only the host knows
+ * with `ssefold_stream_set_connection` and `ssefold_stream_set_tool_progress`.
+ * Call it before the first feed. Enabling it again keeps the existing state.
+ * The initial connection state is `CONNECTING`.
  *
  * # Safety
  * `stream` must be NULL or live.
