@@ -1474,6 +1474,64 @@ ssefold_result ssefold_stream_status(const struct ssefold_stream *stream,
                                      bool *is_terminated);
 
 /**
+ * Aborts the turn (the user cancelled): delivers one `TURN_END` event
+ * (its `text` is the stop reason `"aborted"`) through the callback, and
+ * closes the stream; nothing is delivered after it. Idempotent: aborting a
+ * closed, finished or already aborted stream delivers nothing and returns
+ * `OK` (check `ssefold_stream_is_aborted`).
+ *
+ * # Safety
+ * `stream` must be NULL or live.
+ */
+ssefold_result ssefold_stream_abort(struct ssefold_stream *stream);
+
+/**
+ * Whether the stream was aborted (`ssefold_stream_abort` delivered its
+ * `TURN_END`).
+ *
+ * # Safety
+ * `stream` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_stream_is_aborted(const struct ssefold_stream *stream, bool *out);
+
+/**
+ * Call before feeding the body of a new connection (after the old one
+ * broke): a partial event of the old connection is dropped, and the first
+ * event of the new one decides between a restart (the server started the
+ * answer over: a `TURN_RESET` event is delivered, then the turn is rebuilt)
+ * and a resume (the turn continues). Send the cursor from
+ * `ssefold_stream_resume_cursor` with the new request.
+ *
+ * Errors: `STREAM_CLOSED` after `finish`, `abort` or a failure.
+ *
+ * # Safety
+ * `stream` must be NULL or live.
+ */
+ssefold_result ssefold_stream_reconnect(struct ssefold_stream *stream);
+
+/**
+ * The cursor to send when reconnecting: `STARTING_AFTER` the highest
+ * Responses `sequence_number`, else the SSE `LAST_EVENT_ID`, else `NONE`.
+ * The `last_event_id` view is owned by the stream until its next call.
+ *
+ * # Safety
+ * `stream` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_stream_resume_cursor(struct ssefold_stream *stream,
+                                            struct ssefold_resume_cursor *out);
+
+/**
+ * The server's reconnection time (SSE `retry:`): `*has_value` is false
+ * (and `*retry_ms` 0) when it sent none.
+ *
+ * # Safety
+ * `stream` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_stream_reconnection_time(const struct ssefold_stream *stream,
+                                                bool *has_value,
+                                                uint64_t *retry_ms);
+
+/**
  * The message of the stream's last call (empty after success), as a
  * NUL-terminated view owned by the stream until its next call.
  *
@@ -1482,6 +1540,69 @@ ssefold_result ssefold_stream_status(const struct ssefold_stream *stream,
  */
 ssefold_result ssefold_stream_last_error(const struct ssefold_stream *stream,
                                          struct ssefold_str *out);
+
+/**
+ * Attaches a UI state model to the stream: every event delivered from now
+ * on (by `feed`, `finish` and `abort`; a `TURN_RESET` clears it) is applied
+ * to it, stamped with the host clock of `ssefold_stream_set_time`. Read it
+ * with `ssefold_stream_ui_snapshot_json`; report what only the host knows
+ * with `ssefold_stream_set_connection` and `ssefold_stream_set_tool_progress`.
+ * Call it before the first feed. Enabling it again keeps the existing state.
+ * The initial connection state is `CONNECTING`.
+ *
+ * # Safety
+ * `stream` must be NULL or live.
+ */
+ssefold_result ssefold_stream_enable_ui(struct ssefold_stream *stream);
+
+/**
+ * Sets the host clock (milliseconds) stamped on the UI updates of the
+ * following calls (text segments' arrival times). Works with or without the
+ * UI state enabled.
+ *
+ * # Safety
+ * `stream` must be NULL or live.
+ */
+ssefold_result ssefold_stream_set_time(struct ssefold_stream *stream, uint64_t now_ms);
+
+/**
+ * The UI state as compact JSON text (parts with their text segments and
+ * arrival times, tool calls and their readiness, tool progress, usage, stop
+ * reason, connection state). The view is owned by the stream until its
+ * next call.
+ *
+ * Errors: `BAD_STATE` when the UI state is not enabled.
+ *
+ * # Safety
+ * `stream` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_stream_ui_snapshot_json(struct ssefold_stream *stream,
+                                               struct ssefold_str *out);
+
+/**
+ * Sets the connection state shown by the UI state (the host owns the
+ * connection; e.g. from `ssefold_reconnector_state`).
+ *
+ * Errors: `INVALID_ARGUMENT` (unknown state), `BAD_STATE` (UI not enabled).
+ *
+ * # Safety
+ * `stream` must be NULL or live.
+ */
+ssefold_result ssefold_stream_set_connection(struct ssefold_stream *stream, uint32_t state);
+
+/**
+ * Sets the progress of a running tool (`id`: the tool call's id; `json`:
+ * any JSON value, shown as is in the snapshot).
+ *
+ * Errors: `NULL_PARAMETER` (absent `id` or `json`), `INVALID_UTF8_ARGUMENT`,
+ * `JSON_INVALID` (`json` is not one JSON value), `BAD_STATE` (UI not enabled).
+ *
+ * # Safety
+ * `stream` must be NULL or live; `id` and `json` views readable.
+ */
+ssefold_result ssefold_stream_set_tool_progress(struct ssefold_stream *stream,
+                                                struct ssefold_str id,
+                                                struct ssefold_str json);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -387,6 +387,55 @@ class Stream {
     check(ssefold_stream_message_json(handle_, &s));
     return std::string(view(s));
   }
+  /// Aborts the turn: one TURN_END (stop reason "aborted") reaches the
+  /// callback; idempotent.
+  void abort() {
+    ssefold_result rc = ssefold_stream_abort(handle_);
+    rethrow();
+    check(rc);
+  }
+  bool is_aborted() const {
+    bool aborted = false;
+    check(ssefold_stream_is_aborted(handle_, &aborted));
+    return aborted;
+  }
+  /// Call before feeding a new connection's body (restart or resume).
+  void reconnect() { check(ssefold_stream_reconnect(handle_)); }
+  /// The cursor to send when reconnecting (owning copy of the id).
+  struct ResumeCursor {
+    ssefold_cursor_kind kind;
+    std::string last_event_id;
+    std::uint64_t starting_after;
+  };
+  ResumeCursor resume_cursor() {
+    ssefold_resume_cursor c;
+    check(ssefold_stream_resume_cursor(handle_, &c));
+    return ResumeCursor{c.kind, std::string(view(c.last_event_id)), c.starting_after};
+  }
+  /// The server's `retry:` reconnection time, if it sent one.
+  std::optional<std::uint64_t> reconnection_time() const {
+    bool has = false;
+    std::uint64_t ms = 0;
+    check(ssefold_stream_reconnection_time(handle_, &has, &ms));
+    return has ? std::optional<std::uint64_t>(ms) : std::nullopt;
+  }
+  /// Attaches the UI state model (call before the first feed).
+  void enable_ui() { check(ssefold_stream_enable_ui(handle_)); }
+  /// The host clock (ms) stamped on the following UI updates.
+  void set_time(std::uint64_t now_ms) { check(ssefold_stream_set_time(handle_, now_ms)); }
+  /// The UI state snapshot as JSON text.
+  std::string ui_snapshot_json() {
+    ssefold_str s{nullptr, 0};
+    check(ssefold_stream_ui_snapshot_json(handle_, &s));
+    return std::string(view(s));
+  }
+  void set_connection(ssefold_connection_state state) {
+    check(ssefold_stream_set_connection(handle_, static_cast<std::uint32_t>(state)));
+  }
+  /// `json`: the progress as JSON text.
+  void set_tool_progress(std::string_view id, std::string_view json) {
+    check(ssefold_stream_set_tool_progress(handle_, str(id), str(json)));
+  }
   ssefold_stream *get() const noexcept { return handle_; }
 
  private:

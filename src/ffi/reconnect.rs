@@ -174,7 +174,7 @@ fn policy_from_c(p: &ssefold_reconnect_policy) -> Result<ReconnectPolicy, Failur
     })
 }
 
-fn cursor_view(c: &ResumeCursor) -> ssefold_resume_cursor {
+pub(crate) fn cursor_view(c: &ResumeCursor) -> ssefold_resume_cursor {
     match c {
         ResumeCursor::None => ssefold_resume_cursor {
             kind: ssefold_cursor_kind::None,

@@ -6,11 +6,14 @@ use core::ffi::c_void;
 use serde_json::Value;
 
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
+use super::reconnect::{cursor_view, ssefold_resume_cursor};
 use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_str};
 use super::sse::ssefold_sse_decoder_config;
 use crate::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
+use crate::reconnect::ResumeCursor;
 use crate::sse::{DecoderConfig, Utf8Mode};
+use crate::ui::UiState;
 
 /// Which provider dialect a stream folds.
 #[repr(u32)]
@@ -112,13 +115,19 @@ pub struct ssefold_stream {
 
 /// The Rust side of [`ssefold_stream`].
 pub(crate) struct StreamState {
-    stream: Stream,
+    pub(super) stream: Stream,
     callback: ssefold_stream_event_callback,
     user_data: *mut c_void,
     event_json: bool,
     scratch: String,
-    /// Backs the view returned by `_message_json`.
-    message: String,
+    /// Backs the view returned by `_message_json` and `_ui_snapshot_json`.
+    pub(super) message: String,
+    /// Backs the view returned by `_resume_cursor`.
+    cursor: ResumeCursor,
+    /// The UI state model, once `ssefold_stream_enable_ui` was called.
+    pub(super) ui: Option<UiState>,
+    /// The host clock (`ssefold_stream_set_time`) stamped on UI updates.
+    pub(super) now_ms: u64,
 }
 
 impl Castable for ssefold_stream {
@@ -175,13 +184,18 @@ fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
 
 impl StreamState {
     /// The event sink handed to the core: builds the view and calls back.
-    fn deliver(
+    fn deliver<'a>(
         callback: ssefold_stream_event_callback,
         user_data: *mut c_void,
         event_json: bool,
-        scratch: &mut String,
-    ) -> impl FnMut(&StreamEvent<'_>) + '_ {
+        scratch: &'a mut String,
+        mut ui: Option<&'a mut UiState>,
+        now_ms: u64,
+    ) -> impl FnMut(&StreamEvent<'_>) + 'a {
         move |e| {
+            if let Some(ui) = ui.as_deref_mut() {
+                ui.apply(e, now_ms);
+            }
             let Some(cb) = callback else { return };
             let mut v = view(e);
             if event_json {
@@ -275,6 +289,9 @@ pub unsafe extern "C" fn ssefold_stream_new(
             event_json: false,
             scratch: String::new(),
             message: String::new(),
+            cursor: ResumeCursor::None,
+            ui: None,
+            now_ms: 0,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, Handle::into_raw(state)) };
@@ -333,9 +350,9 @@ pub unsafe extern "C" fn ssefold_stream_feed(
     let body = |s: &mut StreamState| {
         // SAFETY: `len` readable bytes by contract (or NULL/0, checked by the helper).
         let chunk = unsafe { bytes_from_raw(bytes, len)? };
-        let StreamState { stream, callback, user_data, event_json, scratch, .. } = s;
+        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
         stream
-            .feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch))
+            .feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms))
             .map_err(|e| failure(&e))?;
         Ok(ssefold_result::Ok)
     };
@@ -353,8 +370,10 @@ pub unsafe extern "C" fn ssefold_stream_feed(
 #[no_mangle]
 pub unsafe extern "C" fn ssefold_stream_finish(stream: *mut ssefold_stream) -> ssefold_result {
     let body = |s: &mut StreamState| {
-        let StreamState { stream, callback, user_data, event_json, scratch, .. } = s;
-        stream.finish(StreamState::deliver(*callback, *user_data, *event_json, scratch)).map_err(|e| failure(&e))?;
+        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
+        stream
+            .finish(StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms))
+            .map_err(|e| failure(&e))?;
         Ok(ssefold_result::Ok)
     };
     // SAFETY: `stream` is NULL or a live handle (contract).
@@ -407,6 +426,109 @@ pub unsafe extern "C" fn ssefold_stream_status(
         unsafe { handle::write_out(provider, p) };
         // SAFETY: as above.
         unsafe { handle::write_out(is_terminated, s.stream.is_terminated()) };
+        Ok(())
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(stream, body) }
+}
+
+/// Aborts the turn (the user cancelled): delivers one `TURN_END` event
+/// (its `text` is the stop reason `"aborted"`) through the callback, and
+/// closes the stream; nothing is delivered after it. Idempotent: aborting a
+/// closed, finished or already aborted stream delivers nothing and returns
+/// `OK` (check `ssefold_stream_is_aborted`).
+///
+/// # Safety
+/// `stream` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_abort(stream: *mut ssefold_stream) -> ssefold_result {
+    let body = |s: &mut StreamState| {
+        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
+        stream.abort(StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms));
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(stream, body) }
+}
+
+/// Whether the stream was aborted (`ssefold_stream_abort` delivered its
+/// `TURN_END`).
+///
+/// # Safety
+/// `stream` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_is_aborted(stream: *const ssefold_stream, out: *mut bool) -> ssefold_result {
+    let body = |s: &StreamState| {
+        check_not_null!(out);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, s.stream.is_aborted()) };
+        Ok(())
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(stream, body) }
+}
+
+/// Call before feeding the body of a new connection (after the old one
+/// broke): a partial event of the old connection is dropped, and the first
+/// event of the new one decides between a restart (the server started the
+/// answer over: a `TURN_RESET` event is delivered, then the turn is rebuilt)
+/// and a resume (the turn continues). Send the cursor from
+/// `ssefold_stream_resume_cursor` with the new request.
+///
+/// Errors: `STREAM_CLOSED` after `finish`, `abort` or a failure.
+///
+/// # Safety
+/// `stream` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_reconnect(stream: *mut ssefold_stream) -> ssefold_result {
+    let body = |s: &mut StreamState| {
+        s.stream.reconnect().map_err(|e| failure(&e))?;
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(stream, body) }
+}
+
+/// The cursor to send when reconnecting: `STARTING_AFTER` the highest
+/// Responses `sequence_number`, else the SSE `LAST_EVENT_ID`, else `NONE`.
+/// The `last_event_id` view is owned by the stream until its next call.
+///
+/// # Safety
+/// `stream` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_resume_cursor(
+    stream: *mut ssefold_stream,
+    out: *mut ssefold_resume_cursor,
+) -> ssefold_result {
+    let body = |s: &mut StreamState| {
+        check_not_null!(out);
+        s.cursor = s.stream.resume_cursor();
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, cursor_view(&s.cursor)) };
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(stream, body) }
+}
+
+/// The server's reconnection time (SSE `retry:`): `*has_value` is false
+/// (and `*retry_ms` 0) when it sent none.
+///
+/// # Safety
+/// `stream` must be NULL or live; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_reconnection_time(
+    stream: *const ssefold_stream,
+    has_value: *mut bool,
+    retry_ms: *mut u64,
+) -> ssefold_result {
+    let body = |s: &StreamState| {
+        check_not_null!(has_value, retry_ms);
+        let t = s.stream.reconnection_time();
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(has_value, t.is_some()) };
+        // SAFETY: as above.
+        unsafe { handle::write_out(retry_ms, t.unwrap_or(0)) };
         Ok(())
     };
     // SAFETY: `stream` is NULL or a live handle (contract).

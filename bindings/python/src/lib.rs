@@ -49,6 +49,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;
     m.add_class::<providers::StreamEvent>()?;
     m.add_class::<providers::Stream>()?;
+    m.add_class::<providers::UiState>()?;
     m.add_class::<providers::AnthropicStream>()?;
     m.add_class::<providers::OpenAIChatStream>()?;
     m.add_class::<providers::OpenAIResponsesStream>()?;

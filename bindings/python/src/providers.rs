@@ -8,7 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
+use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
+use ssefold::ui::UiState as CoreUiState;
 
 use crate::convert::{value_to_py, with_bytes, StringCache};
 use crate::errors::{with_events, ToPyErr};
@@ -133,6 +135,8 @@ fn utf8_mode(name: &str) -> PyResult<Utf8Mode> {
 pub struct Stream {
     inner: CoreStream,
     builder: EventBuilder,
+    /// The UI state model, when created with `ui=True`.
+    ui: Option<CoreUiState>,
 }
 
 /// The core configuration from the keyword options.
@@ -155,19 +159,42 @@ fn stream_config(
 }
 
 impl Stream {
-    fn with_provider(provider: Provider, config: StreamConfig) -> Self {
-        Stream { inner: CoreStream::with_config(provider, config), builder: EventBuilder::default() }
+    fn with_provider(provider: Provider, config: StreamConfig, ui: bool) -> Self {
+        Stream {
+            inner: CoreStream::with_config(provider, config),
+            builder: EventBuilder::default(),
+            ui: ui.then(CoreUiState::new),
+        }
+    }
+
+    /// The host time for the UI state: `now_ms`, else `time.monotonic()` in
+    /// milliseconds (asked only when the UI state is on).
+    fn now_ms(&self, py: Python<'_>, now_ms: Option<u64>) -> PyResult<u64> {
+        match (now_ms, &self.ui) {
+            (Some(t), _) => Ok(t),
+            (None, None) => Ok(0),
+            (None, Some(_)) => {
+                let secs: f64 = py.import(intern!(py, "time"))?.call_method0(intern!(py, "monotonic"))?.extract()?;
+                Ok((secs * 1000.0) as u64)
+            }
+        }
     }
 
     fn run<'py>(
         &mut self,
         py: Python<'py>,
+        now_ms: Option<u64>,
         step: impl FnOnce(&mut CoreStream, &mut dyn FnMut(&CoreEvent<'_>)) -> Result<(), ssefold::providers::StreamError>,
     ) -> PyResult<Bound<'py, PyList>> {
+        let now_ms = self.now_ms(py, now_ms)?;
         let list = PyList::empty(py);
         let mut failed = None;
         let builder = &mut self.builder;
+        let mut ui = self.ui.as_mut();
         let result = step(&mut self.inner, &mut |e| {
+            if let Some(ui) = ui.as_deref_mut() {
+                ui.apply(e, now_ms);
+            }
             if failed.is_none() {
                 if let Err(err) = builder.build(py, e).and_then(|ev| list.append(ev)) {
                     failed = Some(err);
@@ -189,7 +216,8 @@ impl Stream {
     #[new]
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
-        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128
+        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
+        ui = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -201,6 +229,7 @@ impl Stream {
         max_tool_args_bytes: usize,
         max_text_bytes: usize,
         max_choices: usize,
+        ui: bool,
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
             .ok_or_else(|| PyValueError::new_err(format!("unknown provider {provider:?}")))?;
@@ -213,45 +242,56 @@ impl Stream {
             max_text_bytes,
             max_choices,
         )?;
-        Ok(Stream::with_provider(p, config))
+        Ok(Stream::with_provider(p, config, ui))
     }
 
     /// Feeds bytes of the HTTP body; returns the normalized events they
     /// completed. Errors (provider error, invalid data, limits) raise an
     /// `ssefold.Error` whose `.events` holds the events before it; the
-    /// stream is then closed, `message` stays readable.
-    fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        with_bytes(data, |chunk| self.run(py, |s, sink| s.feed(chunk, sink)))?
+    /// stream is then closed, `message` stays readable. `now_ms` is the
+    /// host time stamped on the UI state (default: `time.monotonic()` in ms).
+    #[pyo3(signature = (data, now_ms = None))]
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        now_ms: Option<u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        with_bytes(data, |chunk| self.run(py, now_ms, |s, sink| s.feed(chunk, sink)))?
     }
 
     /// Feeds one SSE event already decoded by your own `SSEDecoder` (for
     /// hosts that reconnect: the decoder's state spans connections). Do not
     /// mix with `feed` on the same stream.
+    #[pyo3(signature = (event, now_ms = None))]
     fn feed_event<'py>(
         &mut self,
         py: Python<'py>,
         event: &Bound<'py, ServerSentEvent>,
+        now_ms: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
         let e = event.get();
         let name = e.event.bind(py).to_cow()?;
         let data = e.data.bind(py).to_cow()?;
         let id = e.id.as_ref().map(|s| s.bind(py).to_cow()).transpose()?;
         let ev = Event::new(&name, &data, id.as_deref(), e.retry);
-        self.run(py, |s, sink| s.feed_sse(&ev, sink))
+        self.run(py, now_ms, |s, sink| s.feed_sse(&ev, sink))
     }
 
     /// Ends the stream; returns the last events (warnings, parts committed
     /// as incomplete). Raises `IncompleteStreamError` when the terminal
     /// event never came (`.events` holds those last events).
-    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.run(py, |s, sink| s.finish(sink))
+    #[pyo3(signature = (now_ms = None))]
+    fn finish<'py>(&mut self, py: Python<'py>, now_ms: Option<u64>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, now_ms, |s, sink| s.finish(sink))
     }
 
     /// The user cancelled: returns the one `turn_end` event with
     /// `stop_reason="aborted"` (nothing when the turn was already over).
     /// Open parts are dropped silently; committed parts stay in `message`.
-    fn abort<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.run(py, |s, sink| {
+    #[pyo3(signature = (now_ms = None))]
+    fn abort<'py>(&mut self, py: Python<'py>, now_ms: Option<u64>) -> PyResult<Bound<'py, PyList>> {
+        self.run(py, now_ms, |s, sink| {
             s.abort(sink);
             Ok(())
         })
@@ -290,6 +330,14 @@ impl Stream {
         self.inner.last_sequence_number()
     }
 
+    /// The UI state model fed by this stream's events (`None` unless the
+    /// stream was created with `ui=True`).
+    #[getter]
+    fn ui(slf: &Bound<'_, Self>) -> Option<UiState> {
+        slf.borrow().ui.as_ref()?;
+        Some(UiState { stream: slf.clone().unbind() })
+    }
+
     /// Whether `abort()` ended the turn.
     #[getter]
     fn is_aborted(&self) -> bool {
@@ -322,6 +370,87 @@ impl Stream {
     }
 }
 
+/// The UI state of a stream (`Stream(..., ui=True).ui`): text segments
+/// with their arrival times, tool calls in progress and their readiness,
+/// tool progress, usage, stop reason, connection state. Every event the
+/// stream returns has already been applied to it.
+#[pyclass(module = "ssefold", frozen)]
+pub struct UiState {
+    stream: Py<Stream>,
+}
+
+impl UiState {
+    fn with<R>(&self, py: Python<'_>, f: impl FnOnce(&mut CoreUiState) -> R) -> R {
+        let mut stream = self.stream.bind(py).borrow_mut();
+        // `ui` is only handed out when the stream has a UI state.
+        f(stream.ui.get_or_insert_with(CoreUiState::new))
+    }
+}
+
+#[pymethods]
+impl UiState {
+    /// The state as a `dict` (`connection`, `parts` with `segments`,
+    /// `tool_call` and `status`, `tool_progress`, `usage`, `stop_reason`,
+    /// `error`, `ended`, `aborted`).
+    fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = self.with(py, |ui| ui.to_json());
+        value_to_py(py, &value)
+    }
+
+    /// Sets the connection state: `disconnected`, `connecting`, `connected`
+    /// or `reconnecting`.
+    fn set_connection(&self, py: Python<'_>, state: &str) -> PyResult<()> {
+        let state = match state {
+            "disconnected" => ConnectionState::Disconnected,
+            "connecting" => ConnectionState::Connecting,
+            "connected" => ConnectionState::Connected,
+            "reconnecting" => ConnectionState::Reconnecting,
+            other => return Err(PyValueError::new_err(format!("unknown connection state {other:?}"))),
+        };
+        self.with(py, |ui| ui.set_connection(state));
+        Ok(())
+    }
+
+    /// Sets the progress of a running tool (`id`: the tool call's id;
+    /// `value`: any JSON-serializable value).
+    fn set_tool_progress(&self, py: Python<'_>, id: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let text: String = py.import(intern!(py, "json"))?.call_method1(intern!(py, "dumps"), (value,))?.extract()?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not JSON: {e}")))?;
+        self.with(py, |ui| ui.set_tool_progress(id, value));
+        Ok(())
+    }
+
+    /// The connection state's name.
+    #[getter]
+    fn connection(&self, py: Python<'_>) -> &'static str {
+        self.with(py, |ui| ui.connection().name())
+    }
+
+    /// The stop reason of choice 0, once known.
+    #[getter]
+    fn stop_reason(&self, py: Python<'_>) -> Option<String> {
+        self.with(py, |ui| ui.stop_reason().map(str::to_owned))
+    }
+
+    /// Whether the turn is over (terminal event, error or abort).
+    #[getter]
+    fn is_ended(&self, py: Python<'_>) -> bool {
+        self.with(py, |ui| ui.is_ended())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        self.with(py, |ui| {
+            format!(
+                "UiState(connection={:?}, parts={}, ended={})",
+                ui.connection().name(),
+                ui.parts().len(),
+                ui.is_ended()
+            )
+        })
+    }
+}
+
 macro_rules! dialect {
     ($name:ident, $provider:expr, $doc:literal) => {
         #[doc = $doc]
@@ -333,7 +462,8 @@ macro_rules! dialect {
             #[new]
             #[pyo3(signature = (
                         *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
-                        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128
+                        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
+                        ui = false
                     ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
@@ -344,6 +474,7 @@ macro_rules! dialect {
                 max_tool_args_bytes: usize,
                 max_text_bytes: usize,
                 max_choices: usize,
+                ui: bool,
             ) -> PyResult<($name, Stream)> {
                 let config = stream_config(
                     max_line_len,
@@ -354,7 +485,7 @@ macro_rules! dialect {
                     max_text_bytes,
                     max_choices,
                 )?;
-                Ok(($name, Stream::with_provider($provider, config)))
+                Ok(($name, Stream::with_provider($provider, config, ui)))
             }
         }
     };

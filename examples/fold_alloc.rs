@@ -1,0 +1,89 @@
+//! Allocations per event and peak heap while folding the benchmark corpora
+//! (`cargo run --release --example fold_alloc [MiB]`): the figures of
+//! BENCHMARKS.md "Provider folding", section "Allocations and peak memory".
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use ssefold::providers::{Provider, Stream};
+
+struct Counting;
+
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        PEAK.fetch_max(live, Relaxed);
+        // SAFETY: same layout contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
+        let live = LIVE.fetch_add(new_size, Relaxed) + new_size;
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        PEAK.fetch_max(live, Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// The corpus split into its turns: each ends with `end` (the terminal
+/// event and its blank line).
+fn turns(corpus: &[u8], end: &[u8]) -> Vec<Vec<u8>> {
+    let mut cuts = vec![0];
+    cuts.extend(corpus.windows(end.len()).enumerate().filter(|(_, w)| *w == end).map(|(i, _)| i + end.len()));
+    if *cuts.last().unwrap() != corpus.len() {
+        cuts.push(corpus.len());
+    }
+    cuts.windows(2).map(|w| corpus[w[0]..w[1]].to_vec()).collect()
+}
+
+fn main() {
+    let mib: usize = std::env::args().nth(1).map_or(20, |s| s.parse().expect("MiB"));
+    println!("| corpus | SSE events | normalized events | allocations | per SSE event | per normalized event | peak heap while folding (corpus excluded) | largest stream handle (with its folded content) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (name, provider, start) in [
+        ("anthropic-text", Provider::Anthropic, &b"data: {\"type\":\"message_stop\"}\n\n"[..]),
+        ("anthropic-tool-use", Provider::Anthropic, b"data: {\"type\":\"message_stop\"}\n\n"),
+        ("openai-chat", Provider::OpenAIChat, b"data: [DONE]\n\n"),
+    ] {
+        let corpus = ssefold::corpus::by_name(name, mib << 20).unwrap();
+        let sse_events = corpus.windows(2).filter(|w| *w == b"\n\n").count();
+        let turns = turns(&corpus, start);
+        let base_live = LIVE.load(Relaxed);
+        PEAK.store(base_live, Relaxed);
+        let before = ALLOCS.load(Relaxed);
+        let mut normalized = 0usize;
+        let mut largest = 0usize;
+        for t in &turns {
+            let mut s = Stream::new(provider);
+            for chunk in t.chunks(4096) {
+                s.feed(chunk, |_| normalized += 1).unwrap();
+            }
+            let _ = s.finish(|_| normalized += 1);
+            largest = largest.max(s.memory_footprint());
+        }
+        let allocs = ALLOCS.load(Relaxed) - before;
+        let peak = PEAK.load(Relaxed) - base_live;
+        println!(
+            "| {name} | {sse_events} | {normalized} | {allocs} | {:.2} | {:.2} | {:.1} KiB | {:.1} KiB |",
+            allocs as f64 / sse_events as f64,
+            allocs as f64 / normalized as f64,
+            peak as f64 / 1024.0,
+            largest as f64 / 1024.0
+        );
+    }
+}
