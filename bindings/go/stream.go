@@ -264,3 +264,71 @@ func (s *Stream) Status() (Provider, bool) {
 	runtime.KeepAlive(s)
 	return Provider(p), bool(t)
 }
+
+// Abort ends the turn because the user cancelled: one KindTurnEnd event
+// (Text "aborted") is returned and the stream is closed. Idempotent.
+func (s *Stream) Abort() ([]StreamEvent, error) {
+	if s.ptr == nil {
+		return nil, ErrClosed
+	}
+	r := C.ssefold_stream_abort(s.ptr)
+	s.repanic()
+	err := s.err(r)
+	runtime.KeepAlive(s)
+	return s.take(), err
+}
+
+// IsAborted says whether Abort delivered its turn end.
+func (s *Stream) IsAborted() bool {
+	if s.ptr == nil {
+		return false
+	}
+	var out C.bool
+	C.ssefold_stream_is_aborted(s.ptr, &out)
+	runtime.KeepAlive(s)
+	return bool(out)
+}
+
+// Reconnect is called before feeding the body of a new connection: the
+// old connection's partial event is dropped, and the new connection's
+// first event decides between a restart (a KindTurnReset event, then the
+// turn is rebuilt) and a resume. Send ResumeCursor with the new request.
+func (s *Stream) Reconnect() error {
+	if s.ptr == nil {
+		return ErrClosed
+	}
+	r := C.ssefold_stream_reconnect(s.ptr)
+	err := s.err(r)
+	runtime.KeepAlive(s)
+	return err
+}
+
+// ResumeCursor is what to send when reconnecting: CursorStartingAfter the
+// highest Responses sequence_number, else CursorLastEventID, else
+// CursorNone.
+func (s *Stream) ResumeCursor() (Cursor, error) {
+	if s.ptr == nil {
+		return Cursor{}, ErrClosed
+	}
+	var c C.struct_ssefold_resume_cursor
+	r := C.ssefold_stream_resume_cursor(s.ptr, &c)
+	if r != 0 {
+		return Cursor{}, s.err(r)
+	}
+	out := cursorFromC(c)
+	runtime.KeepAlive(s)
+	return out, nil
+}
+
+// ReconnectionTime is the server's SSE retry: in milliseconds (ok false
+// when it sent none).
+func (s *Stream) ReconnectionTime() (ms uint64, ok bool) {
+	if s.ptr == nil {
+		return 0, false
+	}
+	var has C.bool
+	var v C.uint64_t
+	C.ssefold_stream_reconnection_time(s.ptr, &has, &v)
+	runtime.KeepAlive(s)
+	return uint64(v), bool(has)
+}
