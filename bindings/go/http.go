@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -16,18 +14,13 @@ import (
 // core's policy (Reconnector): backoff, the server's retry:, Last-Event-ID,
 // restart vs resume, context cancellation = abort.
 //
-// The body is decoded by a Decoder (which sees event ids and retry
-// fields) and only complete events are re-encoded into the Stream, so a
-// connection cut inside an event never corrupts the fold and a resumed
-// connection continues the same Stream. When the server restarts instead
-// of resuming (no Last-Event-ID to send, or the first event of the new
-// connection has no id or the first id seen), a fresh Stream is started and
-// a synthetic "turn_reset" event tells the caller to discard the partial
-// turn. For OpenAIResponses the reconnector tracks sequence_number and the
-// cursor is CursorStartingAfter: NewRequest builds the resume request
-// (GET /responses/{id}?stream=true&starting_after=N) and the same Stream
-// continues. (When the C ABI gains ssefold_stream_reconnect, this will
-// use it.)
+// Each connection's body is fed to one Stream in 64 KiB reads; before a
+// new connection, Stream.Reconnect drops the old connection's partial event
+// and the stream decides from the first new event between a resume (the
+// turn continues) and a restart (a "turn_reset" event, then the turn is
+// rebuilt). The cursor (Last-Event-ID, or starting_after for OpenAI
+// Responses) comes from the stream and the Reconnector; NewRequest builds
+// each request from it (Run sets the Last-Event-ID header itself).
 type HTTPStream struct {
 	// Client sends the requests (http.DefaultClient when nil).
 	Client *http.Client
@@ -65,18 +58,12 @@ func (e *GiveUpError) Error() string {
 
 type runState struct {
 	stream      *Stream
-	dec         *Decoder
-	enc         *Encoder
 	rc          *Reconnector
-	delivered   bool
-	firstID     string
 	connections int
 }
 
 func (st *runState) close() {
 	st.stream.Close()
-	st.dec.Close()
-	st.enc.Close()
 	st.rc.Close()
 }
 
@@ -101,8 +88,6 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 	if st.rc, err = NewReconnector(policy); err != nil {
 		return nil, 0, err
 	}
-	st.dec, _ = NewDecoder(nil)
-	st.enc, _ = NewEncoder()
 	st.stream, _ = NewStream(h.Provider, &StreamOptions{EventJSON: true})
 	defer st.close()
 	start := time.Now()
@@ -148,27 +133,11 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 // emit delivers events to the caller.
 func (h *HTTPStream) emit(st *runState, evs []StreamEvent) error {
 	for _, e := range evs {
-		st.delivered = true
 		if h.OnEvent != nil {
 			if err := h.OnEvent(e); err != nil {
 				return err
 			}
 		}
-	}
-	return nil
-}
-
-// restart replaces the Stream (the server started the answer over).
-func (h *HTTPStream) restart(st *runState) error {
-	st.stream.Close()
-	var err error
-	if st.stream, err = NewStream(h.Provider, &StreamOptions{EventJSON: true}); err != nil {
-		return err
-	}
-	if st.delivered {
-		st.delivered = false
-		return h.emit(st, []StreamEvent{{Kind: KindTurnReset, Name: "turn_reset", Part: -1,
-			JSON: json.RawMessage(`{"event":"turn_reset"}`)}})
 	}
 	return nil
 }
@@ -197,63 +166,35 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 		return StreamEnd{}, &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(b)}
 	}
 	st.rc.OnConnected(now())
-	st.dec.Reset()
-	resumed := cursor.Kind != CursorNone
-	if cursor.Kind == CursorNone && st.connections > 1 {
-		if err := h.restart(st); err != nil {
+	if st.connections > 1 {
+		// The stream drops the old connection's partial event and decides
+		// from the first new event between resume and restart (TURN_RESET).
+		if err := st.stream.Reconnect(); err != nil {
 			return StreamEnd{}, err
 		}
 	}
-	first := true
 	buf := make([]byte, ChunkSize)
 	for {
 		n, rerr := resp.Body.Read(buf)
 		if n > 0 {
 			st.rc.OnActivity(now())
-			evs, derr := st.dec.Feed(buf[:n])
-			if derr != nil && !errors.Is(derr, ErrLimit) && !errors.Is(derr, ErrInvalidInput) {
-				return StreamEnd{}, derr
+			out, serr := st.stream.Feed(buf[:n])
+			if len(out) > 0 {
+				c, _ := st.stream.ResumeCursor()
+				var seq, retry *uint64
+				if c.Kind == CursorStartingAfter {
+					seq = &c.StartingAfter
+				}
+				if ms, ok := st.stream.ReconnectionTime(); ok {
+					retry = &ms
+				}
+				st.rc.OnEvent(c.LastEventID, c.Kind == CursorLastEventID, seq, retry)
 			}
-			st.enc.Clear()
-			for _, e := range evs {
-				if first {
-					first = false
-					if st.connections == 1 && e.HasID {
-						st.firstID = e.ID
-					}
-					if resumed && cursor.Kind == CursorLastEventID && (!e.HasID || e.ID == st.firstID) {
-						// The server ignored Last-Event-ID: it starts over.
-						if err := h.restart(st); err != nil {
-							return StreamEnd{}, err
-						}
-					}
-				}
-				var retry *uint64
-				if e.HasRetry {
-					r := e.RetryMS
-					retry = &r
-				}
-				var seq *uint64
-				if h.Provider == OpenAIResponses {
-					if n, ok := sequenceNumber(e.Data); ok {
-						seq = &n
-					}
-				}
-				st.rc.OnEvent(e.ID, e.HasID, seq, retry)
-				e.HasRetry = false
-				e.HasID = false
-				if err := st.enc.Event(e); err != nil {
-					return StreamEnd{}, err
-				}
+			if err := h.emit(st, out); err != nil {
+				return StreamEnd{}, err
 			}
-			if len(evs) > 0 {
-				out, serr := st.stream.Feed(st.enc.Bytes())
-				if err := h.emit(st, out); err != nil {
-					return StreamEnd{}, err
-				}
-				if serr != nil {
-					return h.streamFailed(st, serr)
-				}
+			if serr != nil {
+				return h.streamFailed(st, serr)
 			}
 		}
 		if rerr != nil {
@@ -297,24 +238,4 @@ func parseProviderError(s string) (typ, msg string) {
 		}
 	}
 	return "", s
-}
-
-// sequenceNumber finds the top-level "sequence_number" of an OpenAI
-// Responses event (it comes before the nested response object).
-func sequenceNumber(data string) (uint64, bool) {
-	const key = `"sequence_number":`
-	i := strings.Index(data, key)
-	if i < 0 {
-		return 0, false
-	}
-	j := i + len(key)
-	for j < len(data) && data[j] == ' ' {
-		j++
-	}
-	k := j
-	for k < len(data) && data[k] >= '0' && data[k] <= '9' {
-		k++
-	}
-	n, err := strconv.ParseUint(data[j:k], 10, 64)
-	return n, err == nil
 }
