@@ -111,9 +111,15 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 			return m, st.connections, &Error{Code: ResultStreamProviderError,
 				Message: "provider error " + d.ErrorType + ": " + d.Message}
 		case DecisionGiveUp:
+			evs, _ := st.stream.Finish() // commit open parts as incomplete
+			_ = h.emit(st, evs)
+			m, _ = st.stream.Message()
 			_, att := st.rc.State()
 			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Message: d.Message}
 		case DecisionStop:
+			evs, _ := st.stream.Abort() // one turn_end "aborted"
+			_ = h.emit(st, evs)
+			m, _ = st.stream.Message()
 			return m, st.connections, ctx.Err()
 		}
 		delay := d.Delay
@@ -122,6 +128,8 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 		case <-ctx.Done():
 			t.Stop()
 			st.rc.OnEnd(StreamEnd{Kind: EndAborted})
+			evs, _ := st.stream.Abort()
+			_ = h.emit(st, evs)
 			m, _ := st.stream.Message()
 			return m, st.connections, ctx.Err()
 		case <-t.C:

@@ -191,10 +191,15 @@ func TestHTTPStatusAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
+	var last StreamEvent
+	h.OnEvent = func(e StreamEvent) error { last = e; return nil }
 	t0 := time.Now()
 	_, err = h.Run(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > 2*time.Second {
 		t.Fatalf("%v after %v", err, time.Since(t0))
+	}
+	if last.Kind != KindTurnEnd || last.Text != "aborted" {
+		t.Fatalf("cancel did not abort the turn: %+v", last)
 	}
 }
 
