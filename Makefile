@@ -7,8 +7,9 @@ CARGO ?= cargo
 .PHONY: test lint rust-test demo bench
 
 # Everything: Rust lints and tests, the C ABI (header drift, install,
-# C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel.
-test: lint rust-test c-test python-test
+# C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel, the
+# Go package (vet, race detector, gofmt).
+test: lint rust-test c-test python-test go-test
 
 lint:
 	$(CARGO) fmt --check
