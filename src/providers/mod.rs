@@ -278,6 +278,20 @@ impl Shared {
     }
 }
 
+/// Where an OpenAI fold (Chat or Responses) stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum FoldState {
+    /// Before the first event.
+    #[default]
+    Idle,
+    /// Folding.
+    Streaming,
+    /// The terminal event arrived.
+    Done,
+    /// A provider error ended the turn.
+    Errored,
+}
+
 /// The sink type the dialects emit to.
 pub(crate) type Sink<'s> = dyn FnMut(&StreamEvent<'_>) + 's;
 

@@ -37,6 +37,7 @@ use serde_json::{Map, Value};
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
 use super::view::{Few, JsonText, Str};
+use super::FoldState as State;
 use super::{json_error, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
@@ -188,16 +189,6 @@ impl Choice {
         m.insert("finish_reason".into(), self.finish_reason.clone().map_or(Value::Null, Value::String));
         Value::Object(m)
     }
-}
-
-/// Where the chat fold stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum State {
-    #[default]
-    Idle,
-    Streaming,
-    Done,
-    Errored,
 }
 
 /// The OpenAI Chat Completions fold.

@@ -36,6 +36,7 @@ use serde_json::{Map, Value};
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
 use super::view::Str;
+use super::FoldState as State;
 use super::{parse_value, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
@@ -122,15 +123,6 @@ impl Item {
         }
         Value::Object(m)
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum State {
-    #[default]
-    Idle,
-    Streaming,
-    Done,
-    Errored,
 }
 
 /// The OpenAI Responses fold.
