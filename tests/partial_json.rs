@@ -880,3 +880,38 @@ proptest! {
         }
     }
 }
+
+/// `push_str` (text known to be UTF-8, contents not validated again) gives exactly what `push`
+/// gives, under every split at a character boundary, for valid and invalid documents.
+#[test]
+fn push_str_matches_push_under_every_split() {
+    fn run_str(
+        doc: &str,
+        cut: usize,
+    ) -> (Vec<OwnedPathEvent>, Option<PartialJsonError>, Result<Value, PartialJsonError>) {
+        let mut parser = PartialJson::new();
+        let mut events = Vec::new();
+        let mut error = None;
+        for part in [&doc[..cut], &doc[cut..]] {
+            if let Err(e) = parser.push_str(part, |e| events.push(e.to_owned_event())) {
+                error = Some(e);
+                break;
+            }
+        }
+        let finish = parser.finish();
+        (normalize(events), error, finish)
+    }
+    let docs = CORPUS.iter().copied().chain(INVALID.iter().map(|&(doc, _)| doc));
+    let mut checked = 0;
+    for doc in docs {
+        for k in (0..=doc.len()).filter(|&k| doc.is_char_boundary(k)) {
+            let want = run_fragments(doc.as_bytes(), &[k]);
+            let got = run_str(doc, k);
+            assert_eq!(got.0, want.0, "{doc:?} split at {k}");
+            assert_eq!(got.1, want.1, "{doc:?} split at {k}");
+            assert_eq!(got.2.map(|v| v.to_string()), want.2.map(|v| v.to_string()), "{doc:?} split at {k}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked}");
+}

@@ -192,14 +192,31 @@ impl PartialJson {
     /// the bytes before the error have been reported, and every later call returns the same error
     /// without reporting anything. Bytes after the error are not counted by
     /// [`bytes_pushed`](Self::bytes_pushed).
-    pub fn push(&mut self, fragment: &[u8], mut on_event: impl FnMut(&PathEvent<'_>)) -> Result<(), PartialJsonError> {
+    pub fn push(&mut self, fragment: &[u8], on_event: impl FnMut(&PathEvent<'_>)) -> Result<(), PartialJsonError> {
+        self.push_inner(fragment, None, on_event)
+    }
+
+    /// [`push`](Self::push) of text already known to be UTF-8: the same events and errors, without
+    /// validating the string contents again.
+    pub fn push_str(&mut self, fragment: &str, on_event: impl FnMut(&PathEvent<'_>)) -> Result<(), PartialJsonError> {
+        self.push_inner(fragment.as_bytes(), Some(fragment), on_event)
+    }
+
+    /// `push`, with `text` the same bytes as `&str` when the caller has them.
+    fn push_inner(
+        &mut self,
+        fragment: &[u8],
+        text: Option<&str>,
+        mut on_event: impl FnMut(&PathEvent<'_>),
+    ) -> Result<(), PartialJsonError> {
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
         let room = self.limits.max_bytes.saturating_sub(self.pushed);
         let (accepted, over) =
             if (fragment.len() as u64) > room { (&fragment[..room as usize], true) } else { (fragment, false) };
-        let result = self.run(accepted, &mut on_event);
+        let text = text.and_then(|t| t.get(..accepted.len()));
+        let result = self.run(accepted, text, &mut on_event);
         self.flush_append(&mut on_event);
         result?;
         if over {
@@ -257,6 +274,11 @@ impl PartialJson {
     /// same result, and [`value`](Self::value) still works; call [`reset`](Self::reset) to start a
     /// new document.
     pub fn finish(&mut self) -> Result<Value, PartialJsonError> {
+        self.finish_ref().cloned()
+    }
+
+    /// [`finish`](Self::finish) without copying the value: a reference to it.
+    pub fn finish_ref(&mut self) -> Result<&Value, PartialJsonError> {
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
@@ -268,9 +290,16 @@ impl PartialJson {
             }
         }
         match (&self.root, self.expect) {
-            (Some(root), Expect::AfterRoot) => Ok(root.clone()),
+            (Some(root), Expect::AfterRoot) => Ok(root),
             _ => Err(PartialJsonError { kind: PartialJsonErrorKind::Incomplete, offset: self.pushed }),
         }
+    }
+
+    /// Moves the completed top-level value out, leaving the parser as if the
+    /// document were still incomplete: for a caller done with it (reset
+    /// before reuse).
+    pub(crate) fn take_root(&mut self) -> Option<Value> {
+        self.root.take()
     }
 
     /// Number of bytes accepted so far (the offset of the next byte).
@@ -319,7 +348,8 @@ impl PartialJson {
     }
 
     /// Processes `input`, whose first byte is at offset `self.pushed`.
-    fn run<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], on_event: &mut F) -> Step {
+    /// `text`: the same bytes as `&str`, when known (string contents then need no validation).
+    fn run<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], text: Option<&str>, on_event: &mut F) -> Step {
         let base = self.pushed;
         let mut i = 0;
         let result = loop {
@@ -328,7 +358,7 @@ impl PartialJson {
             }
             let step = match self.mode {
                 Mode::Structural => self.structural(input, &mut i, base, on_event),
-                Mode::Str(_) => self.string(input, &mut i, base, on_event),
+                Mode::Str(_) => self.string(input, text, &mut i, base, on_event),
                 Mode::Number(_) => self.number(input, &mut i, base, on_event),
                 Mode::Literal { .. } => self.literal(input, &mut i, base, on_event),
             };
@@ -593,7 +623,14 @@ impl PartialJson {
         }
     }
 
-    fn string<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], i: &mut usize, base: u64, on_event: &mut F) -> Step {
+    fn string<F: FnMut(&PathEvent<'_>)>(
+        &mut self,
+        input: &[u8],
+        text: Option<&str>,
+        i: &mut usize,
+        base: u64,
+        on_event: &mut F,
+    ) -> Step {
         let Mode::Str(mut state) = self.mode else { return Ok(()) };
         loop {
             if *i >= input.len() {
@@ -611,15 +648,21 @@ impl PartialJson {
                     let rest = &input[*i..];
                     // Fast path: printable ASCII needs no validation.
                     let ascii = ascii_plain_prefix(rest);
-                    if let Ok(text) = std::str::from_utf8(&rest[..ascii]) {
-                        self.sbuf.push_str(text);
+                    match text.and_then(|t| t.get(*i..*i + ascii)) {
+                        Some(run) => self.sbuf.push_str(run),
+                        None => {
+                            if let Ok(run) = std::str::from_utf8(&rest[..ascii]) {
+                                self.sbuf.push_str(run);
+                            }
+                        }
                     }
                     let end = match rest.get(ascii) {
                         None | Some(b'"' | b'\\') => ascii,
                         Some(_) => ascii + find_quote_or_backslash(&rest[ascii..]),
                     };
                     if end > ascii {
-                        self.plain(&rest[ascii..end], base + (*i + ascii) as u64, end == rest.len())?;
+                        let known = text.and_then(|t| t.get(*i + ascii..*i + end));
+                        self.plain(&rest[ascii..end], known, base + (*i + ascii) as u64, end == rest.len())?;
                     }
                     *i += end;
                     match input.get(*i) {
@@ -721,14 +764,19 @@ impl PartialJson {
 
     /// Appends a run of string bytes without quote or backslash, starting at `offset`. `at_end`:
     /// the run ends the fragment, so an incomplete UTF-8 character there is carried over.
-    fn plain(&mut self, run: &[u8], offset: u64, at_end: bool) -> Step {
+    /// `known`: the same bytes as `&str`, when the caller has them (no validation needed).
+    fn plain(&mut self, run: &[u8], known: Option<&str>, offset: u64, at_end: bool) -> Step {
         // Control characters are not allowed in JSON strings. `min` vectorizes well.
         let control = match run.iter().copied().min() {
             Some(min) if min < 0x20 => run.iter().position(|&b| b < 0x20),
             _ => None,
         };
         let checked = &run[..control.unwrap_or(run.len())];
-        match std::str::from_utf8(checked) {
+        let checked_text = match known.and_then(|t| t.get(..checked.len())) {
+            Some(t) => Ok(t),
+            None => std::str::from_utf8(checked),
+        };
+        match checked_text {
             Ok(text) => self.sbuf.push_str(text),
             Err(error) => {
                 let valid = error.valid_up_to();

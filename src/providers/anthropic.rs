@@ -55,7 +55,7 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
-use super::view::Str;
+use super::view::{self, JsonStr, Str};
 use super::{json_error, parse_value, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
 
@@ -167,7 +167,7 @@ const KNOWN: [&str; 8] = [
 ];
 
 /// The typed view of the hot-path fields of an event.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct Head<'a> {
     #[serde(rename = "type", default, borrow)]
     ty: Cow<'a, str>,
@@ -177,18 +177,51 @@ struct Head<'a> {
     delta: Option<DeltaView<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct DeltaView<'a> {
     #[serde(rename = "type", default, borrow)]
     ty: Option<Str<'a>>,
     #[serde(default, borrow)]
-    text: Option<Str<'a>>,
+    text: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    partial_json: Option<Str<'a>>,
+    partial_json: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    thinking: Option<Str<'a>>,
+    thinking: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
     signature: Option<Str<'a>>,
+}
+
+/// The hot event — `content_block_delta` with a text, thinking or argument
+/// delta — matched byte for byte in the compact form the API sends; the same
+/// view serde_json would give. Anything else (whitespace, other members or
+/// order, a number serde_json would read differently) is `None` and goes
+/// through serde_json.
+fn quick_delta(data: &str) -> Option<Head<'_>> {
+    let rest = data.strip_prefix(r#"{"type":"content_block_delta","index":"#)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 18 || (digits > 1 && rest.starts_with('0')) {
+        return None;
+    }
+    let index: u64 = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix(r#","delta":{"type":""#)?;
+    let (dty, after) = [
+        ("text_delta", r#"text_delta","text":"#),
+        ("input_json_delta", r#"input_json_delta","partial_json":"#),
+        ("thinking_delta", r#"thinking_delta","thinking":"#),
+    ]
+    .into_iter()
+    .find_map(|(dty, prefix)| Some((dty, rest.strip_prefix(prefix)?)))?;
+    let (value, end) = view::scan_str(data, data.len() - after.len())?;
+    if &data[end..] != "}}" {
+        return None;
+    }
+    let mut delta = DeltaView { ty: Some(Str(Cow::Borrowed(dty))), ..DeltaView::default() };
+    match dty {
+        "text_delta" => delta.text = Some(value),
+        "input_json_delta" => delta.partial_json = Some(value),
+        _ => delta.thinking = Some(value),
+    }
+    Some(Head { ty: Cow::Borrowed("content_block_delta"), index: Some(index), delta: Some(delta) })
 }
 
 /// The Anthropic fold.
@@ -270,7 +303,11 @@ impl AnthropicFold {
             warn(sink, "data_after_terminal", &format!("{} after the terminal event; ignored", event.event()));
             return Ok(());
         }
-        let head: Head<'_> = match serde_json::from_str(event.data()) {
+        let parsed = match quick_delta(event.data()) {
+            Some(head) => Ok(head),
+            None => serde_json::from_str(event.data()),
+        };
+        let head: Head<'_> = match parsed {
             Ok(h) => h,
             Err(e) => {
                 // Valid JSON of an unexpected shape (e.g. a non-object `delta`):
@@ -472,10 +509,8 @@ impl AnthropicFold {
         match dty {
             "text_delta" | "thinking_delta" => {
                 let text = if dty == "text_delta" { delta.text } else { delta.thinking };
-                let text = text.unwrap_or_default();
-                shared.check_text(block.text.len() + text.len())?;
-                block.text.push_str(&text);
-                sink(&StreamEvent::TextDelta { part, text: &text });
+                let text = shared.append_text(&mut block.text, &text.unwrap_or_default())?;
+                sink(&StreamEvent::TextDelta { part, text });
             }
             "input_json_delta" => {
                 let frag = delta.partial_json.unwrap_or_default();
@@ -542,9 +577,9 @@ impl AnthropicFold {
                         block.input = Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())));
                     }
                 }
-                ArgsEnd::Valid(v) => {
+                ArgsEnd::Valid => {
                     if !cut {
-                        block.input = Some(v);
+                        block.input = args.take_value();
                     }
                 }
                 ArgsEnd::Invalid(e) => {
@@ -659,5 +694,52 @@ fn provider_error(v: &Value, output_emitted: bool) -> ProviderError {
         message: s(e, "message").unwrap_or_default(),
         request_id: s(Some(v), "request_id").or_else(|| s(e, "request_id")),
         output_emitted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path gives exactly serde_json's view, or declines.
+    #[test]
+    fn quick_delta_is_serde_json_or_nothing() {
+        let values =
+            [r#""plain""#, r#""a\"b\\c\n""#, r#""\ud83d\ude00 é""#, r#""\ud800""#, r#""""#, "\"a\u{1}\"", r#""\q""#];
+        let mut docs = Vec::new();
+        for v in values {
+            for (dty, field) in
+                [("text_delta", "text"), ("input_json_delta", "partial_json"), ("thinking_delta", "thinking")]
+            {
+                for index in ["0", "7", "01", "-1", "1e2", "18446744073709551615", "1.0"] {
+                    docs.push(format!(
+                        r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"{dty}","{field}":{v}}}}}"#
+                    ));
+                    docs.push(format!(
+                        r#"{{"type": "content_block_delta", "index": {index}, "delta": {{"type": "{dty}", "{field}": {v}}}}}"#
+                    ));
+                    docs.push(format!(
+                        r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"{dty}","{field}":{v}}},"index":3}}"#
+                    ));
+                    docs.push(format!(
+                        r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"{dty}","{field}":{v}}}}} "#
+                    ));
+                    docs.push(format!(
+                        r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"{dty}","{field}":{v}}}}}x"#
+                    ));
+                }
+            }
+        }
+        docs.push(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","thinking":"x"}}"#.into());
+        let mut quick = 0;
+        for doc in &docs {
+            let serde: Option<Head<'_>> = serde_json::from_str(doc).ok();
+            if let Some(head) = quick_delta(doc) {
+                quick += 1;
+                assert_eq!(Some(head), serde, "{doc}");
+            }
+        }
+        // The compact documents with a valid index and string took the fast path.
+        assert_eq!(quick, 3 * 2 * 4, "{quick}");
     }
 }

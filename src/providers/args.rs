@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use super::events::StreamEvent;
+use super::view::Fragment;
 use crate::json::{PartialJson, PartialJsonLimits};
 
 /// Why pushing a fragment failed.
@@ -30,8 +31,8 @@ pub(crate) struct ToolArgs {
 pub(crate) enum ArgsEnd {
     /// No fragment at all.
     Empty,
-    /// Complete, valid JSON.
-    Valid(Value),
+    /// Complete, valid JSON (its value: [`ToolArgs::take_value`]).
+    Valid,
     /// Not valid JSON (or incomplete); the message says why.
     Invalid(String),
 }
@@ -53,34 +54,39 @@ impl ToolArgs {
         self.raw.capacity() + core::mem::size_of::<PartialJson>()
     }
 
-    /// Appends a fragment, emitting `tool_args_delta` then the path events
-    /// it completes. An invalid byte makes the parser stop (sticky error):
-    /// later fragments are still kept raw and announced, the arguments end
+    /// Appends a fragment (decoded into the raw text, so an escaped
+    /// fragment costs no allocation of its own), emitting `tool_args_delta`
+    /// then the path events it completes. Over `max_bytes` nothing is
+    /// appended. An invalid byte makes the parser stop (sticky error): later
+    /// fragments are still kept raw and announced, the arguments end
     /// `invalid_arguments`.
     pub(crate) fn push(
         &mut self,
-        fragment: &str,
+        fragment: &(impl Fragment + ?Sized),
         part: u32,
         max_bytes: usize,
         sink: &mut dyn FnMut(&StreamEvent<'_>),
     ) -> Result<(), PushError> {
-        if self.raw.len() + fragment.len() > max_bytes {
-            return Err(PushError::TooLarge);
-        }
         if self.raw.is_empty() && self.parser.bytes_pushed() == 0 {
             self.parser = PartialJson::with_limits(PartialJsonLimits {
                 max_bytes: max_bytes as u64,
                 ..PartialJsonLimits::default()
             });
         }
-        self.raw.push_str(fragment);
+        let start = self.raw.len();
+        fragment.push_to(&mut self.raw);
+        if self.raw.len() > max_bytes {
+            self.raw.truncate(start);
+            return Err(PushError::TooLarge);
+        }
+        let fragment = &self.raw[start..];
         if fragment.is_empty() {
             return Ok(());
         }
         sink(&StreamEvent::ToolArgsDelta { part, json: fragment });
         if self.parser.error().is_none() {
             // An error is sticky in the parser and reported by `finish`.
-            let _ = self.parser.push(fragment.as_bytes(), |event| sink(&StreamEvent::ToolArgsPath { part, event }));
+            let _ = self.parser.push_str(fragment, |event| sink(&StreamEvent::ToolArgsPath { part, event }));
         }
         Ok(())
     }
@@ -100,10 +106,17 @@ impl ToolArgs {
         if self.raw.trim().is_empty() {
             return ArgsEnd::Empty;
         }
-        match self.parser.finish() {
-            Ok(v) => ArgsEnd::Valid(v),
+        match self.parser.finish_ref() {
+            Ok(_) => ArgsEnd::Valid,
             Err(e) => ArgsEnd::Invalid(format!("{} at byte {}", e.kind, e.offset)),
         }
+    }
+
+    /// The parsed arguments after [`finish`](Self::finish) said
+    /// [`ArgsEnd::Valid`], moved out (no copy); the arguments are done with
+    /// (release them next).
+    pub(crate) fn take_value(&mut self) -> Option<Value> {
+        self.parser.take_root()
     }
 
     /// Frees the raw text and the parser (after the call was committed and

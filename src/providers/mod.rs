@@ -272,6 +272,23 @@ impl Shared {
         Ok(())
     }
 
+    /// Appends a decoded text delta to a part's buffer, within
+    /// `max_text_bytes` (over it: nothing appended, the limit error), and
+    /// returns the appended text.
+    pub(crate) fn append_text<'b>(
+        &self,
+        buf: &'b mut String,
+        text: &view::JsonStr<'_>,
+    ) -> Result<&'b str, StreamError> {
+        let start = buf.len();
+        text.push_to(buf);
+        if let Err(e) = self.check_text(buf.len()) {
+            buf.truncate(start);
+            return Err(e);
+        }
+        Ok(&buf[start..])
+    }
+
     /// The `max_tool_args_bytes` error.
     pub(crate) fn args_limit(&self) -> StreamError {
         StreamError::LimitExceeded { limit: "max_tool_args_bytes", max: self.config.max_tool_args_bytes }

@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
-use super::view::{Few, JsonText, Str};
+use super::view::{Few, JsonStr, JsonText, MaybeStr, RawObject, Str};
 use super::FoldState as State;
 use super::{json_error, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
@@ -68,23 +68,15 @@ struct DeltaView<'a> {
     #[serde(default, borrow)]
     role: Option<Str<'a>>,
     #[serde(default, borrow)]
-    content: Option<Str<'a>>,
+    content: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    refusal: Option<Str<'a>>,
+    refusal: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
-    reasoning_content: Option<Str<'a>>,
+    reasoning_content: Option<JsonStr<'a>>,
     #[serde(default, borrow)]
     reasoning: Option<MaybeStr<'a>>,
     #[serde(default, borrow)]
     tool_calls: Option<Few<ToolCallView<'a>>>,
-}
-
-/// `reasoning` is a string for most providers; tolerate anything else.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum MaybeStr<'a> {
-    Str(#[serde(borrow)] Str<'a>),
-    Other(serde::de::IgnoredAny),
 }
 
 #[derive(Deserialize)]
@@ -305,10 +297,12 @@ impl ChatFold {
             return;
         }
         self.state = State::Streaming;
-        if let Some(Ok(Value::Object(top))) = first.map(serde_json::from_str::<Value>) {
+        if let Some(Ok(RawObject(top))) = first.map(serde_json::from_str::<RawObject<'_>>) {
             for (k, v) in top {
-                if !matches!(k.as_str(), "choices" | "usage" | "error") {
-                    self.top.insert(k, v);
+                if !matches!(&*k, "choices" | "usage" | "error") {
+                    if let Ok(v) = serde_json::from_str(v.get()) {
+                        self.top.insert(k.into_owned(), v);
+                    }
                 }
             }
         }
@@ -339,7 +333,7 @@ impl ChatFold {
             }
             let reasoning = match (&d.reasoning_content, &d.reasoning) {
                 (Some(r), _) => Some(("reasoning_content", r)),
-                (None, Some(MaybeStr::Str(r))) => Some(("reasoning", r)),
+                (None, Some(MaybeStr(Some(r)))) => Some(("reasoning", r)),
                 _ => None,
             };
             if let Some((field, r)) = reasoning {
@@ -412,7 +406,7 @@ impl ChatFold {
                 (Some(new), Some(old)) => ***new != **old,
                 (None, _) => {
                     // A second complete value must not be glued onto a complete one.
-                    let starts_value = args.is_some_and(|a| a.trim_start().starts_with(['{', '[']));
+                    let starts_value = args.is_some_and(JsonText::starts_container);
                     (name.is_some() && !c.name.is_empty() || starts_value) && c.args.is_complete_value()
                 }
                 (Some(_), None) => false,
@@ -476,7 +470,7 @@ impl ChatFold {
         }
         call.outcome = match call.args.finish() {
             _ if cut => Outcome::Incomplete,
-            ArgsEnd::Empty | ArgsEnd::Valid(_) => Outcome::Complete,
+            ArgsEnd::Empty | ArgsEnd::Valid => Outcome::Complete,
             ArgsEnd::Invalid(e) => Outcome::Invalid(e),
         };
         let content = call.to_json();
@@ -576,7 +570,7 @@ fn open_part(
     Ok(TextPart { part, text: String::new(), outcome: Outcome::Open })
 }
 
-fn append(p: &mut TextPart, text: &str, shared: &Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+fn append(p: &mut TextPart, text: &JsonStr<'_>, shared: &Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
     if p.outcome != Outcome::Open {
         warn(sink, "part_already_ended", "text after the choice finished; ignored");
         return Ok(());
@@ -584,8 +578,7 @@ fn append(p: &mut TextPart, text: &str, shared: &Shared, sink: &mut Sink<'_>) ->
     if text.is_empty() {
         return Ok(());
     }
-    shared.check_text(p.text.len() + text.len())?;
-    p.text.push_str(text);
+    let text = shared.append_text(&mut p.text, text)?;
     sink(&StreamEvent::TextDelta { part: p.part, text });
     Ok(())
 }

@@ -35,7 +35,7 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
-use super::view::Str;
+use super::view::JsonStr;
 use super::FoldState as State;
 use super::{parse_value, warn, Shared, Sink, StreamError};
 use crate::sse::Event;
@@ -51,7 +51,7 @@ struct Head<'a> {
     #[serde(default)]
     summary_index: Option<u64>,
     #[serde(default, borrow)]
-    delta: Option<Str<'a>>,
+    delta: Option<JsonStr<'a>>,
     #[serde(default)]
     sequence_number: Option<u64>,
 }
@@ -227,15 +227,15 @@ impl ResponsesFold {
             "response.output_text.delta" | "response.refusal.delta" => {
                 let kind = if ty == "response.refusal.delta" { PartKind::Refusal } else { PartKind::Text };
                 let slot = Slot::Content(head.content_index.unwrap_or(0));
-                self.on_text(ty, head.output_index, slot, kind, head.delta.as_deref(), shared, sink)
+                self.on_text(ty, head.output_index, slot, kind, head.delta, shared, sink)
             }
             "response.reasoning_summary_text.delta" => {
                 let slot = Slot::Summary(head.summary_index.unwrap_or(0));
-                self.on_text(ty, head.output_index, slot, PartKind::Reasoning, head.delta.as_deref(), shared, sink)
+                self.on_text(ty, head.output_index, slot, PartKind::Reasoning, head.delta, shared, sink)
             }
             "response.reasoning_text.delta" => {
                 let slot = Slot::Content(head.content_index.unwrap_or(0));
-                self.on_text(ty, head.output_index, slot, PartKind::Reasoning, head.delta.as_deref(), shared, sink)
+                self.on_text(ty, head.output_index, slot, PartKind::Reasoning, head.delta, shared, sink)
             }
             "response.function_call_arguments.delta" => {
                 self.ensure_started(ty, sink);
@@ -247,8 +247,8 @@ impl ResponsesFold {
                 match (&mut item.args, item.part, item.done) {
                     (Some(args), Some((part, _)), false) => {
                         let max = shared.config.max_tool_args_bytes;
-                        let frag = head.delta.as_deref().unwrap_or("");
-                        args.push(frag, part, max, sink).map_err(|PushError::TooLarge| shared.args_limit())
+                        let frag = head.delta.unwrap_or_default();
+                        args.push(&frag, part, max, sink).map_err(|PushError::TooLarge| shared.args_limit())
                     }
                     (_, _, true) => {
                         warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
@@ -442,7 +442,7 @@ impl ResponsesFold {
         output_index: Option<u64>,
         slot: Slot,
         kind: PartKind,
-        delta: Option<&str>,
+        delta: Option<JsonStr<'_>>,
         shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
@@ -459,10 +459,8 @@ impl ResponsesFold {
             warn(sink, "delta_type_mismatch", &format!("{ty} on a {} part; ignored", sub.kind.name()));
             return Ok(());
         }
-        let text = delta.unwrap_or("");
-        if !text.is_empty() {
-            shared.check_text(sub.text.len() + text.len())?;
-            sub.text.push_str(text);
+        if let Some(text) = delta.filter(|t| !t.is_empty()) {
+            let text = shared.append_text(&mut sub.text, &text)?;
             sink(&StreamEvent::TextDelta { part: sub.part, text });
         }
         Ok(())
@@ -607,7 +605,7 @@ fn commit_item(item: &mut Item, cut: bool, sink: &mut Sink<'_>) {
     let mut error = None;
     if let Some(args) = item.args.as_mut() {
         match args.finish() {
-            ArgsEnd::Empty | ArgsEnd::Valid(_) => {}
+            ArgsEnd::Empty | ArgsEnd::Valid => {}
             ArgsEnd::Invalid(e) => error = Some(e),
         }
     }

@@ -5,6 +5,7 @@ use std::fmt;
 use std::ops::Deref;
 
 use serde::de::{Deserialize, Deserializer, Visitor};
+use serde_json::value::RawValue;
 
 /// A JSON string borrowed from the payload when it has no escapes, owned
 /// otherwise. Unlike a bare `Cow<str>` (which serde borrows only as a direct
@@ -48,48 +49,347 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
-/// Tool arguments: a JSON string (borrowed when unescaped), or — as some
-/// OpenAI-compatible bridges send them — a JSON object or array, kept as its
-/// compact JSON text.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct JsonText<'a>(pub(crate) Cow<'a, str>);
+/// A JSON string exactly as it appears in the payload (the text between
+/// its quotes), borrowed: escapes are decoded only when the string is
+/// appended to the caller's buffer ([`JsonStr::push_to`]), so a delta with
+/// escapes (`\n`, `\"` — nearly every tool-argument fragment) costs no
+/// allocation of its own.
+///
+/// Deserializing it checks what serde_json's skip of a raw value leaves out
+/// (that `\u` escapes name Unicode scalar values: surrogates come in pairs),
+/// so a payload is accepted or rejected exactly as `serde_json` would accept
+/// it into a `String`, and appending can never fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct JsonStr<'a> {
+    /// The text between the quotes, escapes undecoded.
+    raw: &'a str,
+    /// Whether `raw` holds a backslash.
+    escaped: bool,
+}
 
-impl Deref for JsonText<'_> {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
+impl<'a> JsonStr<'a> {
+    /// The string of a raw JSON value, `None` if the value is not a string
+    /// or has an escape that names no character.
+    pub(crate) fn from_raw(value: &'a str) -> Option<Self> {
+        let raw = value.strip_prefix('"')?.strip_suffix('"')?;
+        let b = raw.as_bytes();
+        let Some(first) = memchr::memchr(b'\\', b) else {
+            return Some(JsonStr { raw, escaped: false });
+        };
+        // Only `\u` escapes can name no character (serde_json's skip
+        // checked the rest): look for one, stepping over each escape.
+        let mut at = first;
+        loop {
+            if b.get(at + 1) == Some(&b'u') {
+                if unescape(raw, &mut Discard).is_err() {
+                    return None;
+                }
+                break;
+            }
+            match memchr::memchr(b'\\', b.get(at + 2..).unwrap_or_default()) {
+                Some(next) => at += 2 + next,
+                None => break,
+            }
+        }
+        Some(JsonStr { raw, escaped: true })
+    }
+
+    /// Whether the decoded string is empty.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// Appends the decoded string to `out`.
+    pub(crate) fn push_to(&self, out: &mut String) {
+        if self.escaped {
+            // Checked when deserialized: cannot fail.
+            let _ = unescape(self.raw, out);
+        } else {
+            out.push_str(self.raw);
+        }
+    }
+
+    /// The decoded string: borrowed unless it has escapes.
+    #[cfg(test)]
+    pub(crate) fn to_cow(self) -> Cow<'a, str> {
+        if self.escaped {
+            let mut s = String::with_capacity(self.raw.len());
+            self.push_to(&mut s);
+            Cow::Owned(s)
+        } else {
+            Cow::Borrowed(self.raw)
+        }
+    }
+
+    /// The first character of the decoded string after leading whitespace
+    /// (decoding only the escapes it passes).
+    pub(crate) fn first_non_whitespace(&self) -> Option<char> {
+        let mut t = self.raw;
+        loop {
+            t = t.trim_start();
+            let (c, len) = match t.as_bytes() {
+                [b'\\', b'u', ..] => {
+                    let code = hex4(t.as_bytes(), 2).ok()?;
+                    // A surrogate starts a pair: not whitespace.
+                    (char::from_u32(u32::from(code)).unwrap_or(char::REPLACEMENT_CHARACTER), 6)
+                }
+                [b'\\', e, ..] => (unescape_letter(*e)?, 2),
+                _ => return t.chars().next(),
+            };
+            if !c.is_whitespace() {
+                return Some(c);
+            }
+            t = &t[len..];
+        }
+    }
+}
+
+/// The character of a one-letter escape (`\n` → newline).
+fn unescape_letter(e: u8) -> Option<char> {
+    Some(match e {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, Unexpected};
+        let value = <&'de RawValue>::deserialize(d)?;
+        JsonStr::from_raw(value.get())
+            .ok_or_else(|| D::Error::invalid_type(Unexpected::Other(value.get()), &"a string of Unicode scalar values"))
+    }
+}
+
+/// Reads the JSON string that starts at `at` (its opening quote) in `b`,
+/// strictly: `None` on anything serde_json would reject (a control
+/// character, an unknown escape, a bad `\u`, an unpaired surrogate, no
+/// closing quote). Returns the string and the offset after its closing
+/// quote. For fast paths that match a payload's exact bytes and fall back to
+/// serde_json on `None`.
+pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'"') {
+        return None;
+    }
+    let start = at + 1;
+    let mut i = start;
+    let mut escaped = false;
+    let mut unicode = false;
+    loop {
+        let seg = b.get(i..)?;
+        let n = memchr::memchr2(b'"', b'\\', seg)?;
+        if seg[..n].iter().any(|&c| c < 0x20) {
+            return None;
+        }
+        i += n;
+        if b[i] == b'"' {
+            break;
+        }
+        escaped = true;
+        match *b.get(i + 1)? {
+            b'u' => {
+                hex4(b, i + 2).ok()?;
+                unicode = true;
+                i += 6;
+            }
+            e => {
+                unescape_letter(e)?;
+                i += 2;
+            }
+        }
+    }
+    let raw = text.get(start..i)?;
+    if unicode && unescape(raw, &mut Discard).is_err() {
+        return None;
+    }
+    Some((JsonStr { raw, escaped }, i + 1))
+}
+
+/// Any JSON value, with its string when it is one (`reasoning`, which a few
+/// providers send as an object).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct MaybeStr<'a>(pub(crate) Option<JsonStr<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for MaybeStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = <&'de RawValue>::deserialize(d)?;
+        Ok(MaybeStr(JsonStr::from_raw(value.get())))
+    }
+}
+
+/// Tool arguments: a JSON string (borrowed, decoded when appended), or — as
+/// some OpenAI-compatible bridges send them — a JSON object or array, kept
+/// as its compact JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum JsonText<'a> {
+    /// The usual string of JSON text.
+    Str(JsonStr<'a>),
+    /// An object or array sent as JSON itself.
+    Json(String),
+}
+
+impl JsonText<'_> {
+    /// Whether the text, after leading whitespace, starts an object or array.
+    pub(crate) fn starts_container(&self) -> bool {
+        match self {
+            JsonText::Str(s) => matches!(s.first_non_whitespace(), Some('{' | '[')),
+            JsonText::Json(j) => j.starts_with(['{', '[']),
+        }
     }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for JsonText<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-        use serde::de::{MapAccess, SeqAccess};
+        use serde::de::{Error, Unexpected};
+        let value = <&'de RawValue>::deserialize(d)?;
+        let text = value.get();
+        if let Some(s) = JsonStr::from_raw(text) {
+            return Ok(JsonText::Str(s));
+        }
+        if text.starts_with(['{', '[']) {
+            // Compact it the way serde_json prints a Value.
+            let v: serde_json::Value = serde_json::from_str(text).map_err(D::Error::custom)?;
+            return Ok(JsonText::Json(v.to_string()));
+        }
+        Err(D::Error::invalid_type(Unexpected::Other(text), &"a string, object or array"))
+    }
+}
+
+/// Text that can be appended to a buffer: what [`super::args::ToolArgs`]
+/// accepts as a fragment.
+pub(crate) trait Fragment {
+    /// Appends the decoded text to `out`.
+    fn push_to(&self, out: &mut String);
+}
+
+impl Fragment for JsonStr<'_> {
+    fn push_to(&self, out: &mut String) {
+        JsonStr::push_to(self, out);
+    }
+}
+
+impl Fragment for JsonText<'_> {
+    fn push_to(&self, out: &mut String) {
+        match self {
+            JsonText::Str(s) => s.push_to(out),
+            JsonText::Json(j) => out.push_str(j),
+        }
+    }
+}
+
+impl Fragment for str {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+/// Where [`unescape`] writes.
+trait Out {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Out for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+/// Checks without writing.
+struct Discard;
+
+impl Out for Discard {
+    fn push_str(&mut self, _: &str) {}
+    fn push(&mut self, _: char) {}
+}
+
+/// Decodes the escapes of a JSON string's raw text into `out`. `Err` on an
+/// escape that names no character (a lone or reversed surrogate, a bad
+/// escape letter or hex digit, a trailing backslash) — where serde_json
+/// rejects the string too.
+fn unescape(raw: &str, out: &mut impl Out) -> Result<(), ()> {
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
+        let at = i + off;
+        out.push_str(&raw[i..at]);
+        let c = match *b.get(at + 1).ok_or(())? {
+            b'u' => {
+                let hi = hex4(b, at + 2)?;
+                i = at + 6;
+                let code = match hi {
+                    0xD800..=0xDBFF => {
+                        if b.get(i..i + 2) != Some(b"\\u") {
+                            return Err(());
+                        }
+                        let lo = hex4(b, i + 2)?;
+                        if !(0xDC00..=0xDFFF).contains(&lo) {
+                            return Err(());
+                        }
+                        i += 6;
+                        0x1_0000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => return Err(()),
+                    _ => u32::from(hi),
+                };
+                out.push(char::from_u32(code).ok_or(())?);
+                continue;
+            }
+            e => unescape_letter(e).ok_or(())?,
+        };
+        out.push(c);
+        i = at + 2;
+    }
+    out.push_str(&raw[i..]);
+    Ok(())
+}
+
+/// The four hex digits at `at`.
+fn hex4(b: &[u8], at: usize) -> Result<u16, ()> {
+    let digits = b.get(at..at + 4).ok_or(())?;
+    let mut n = 0u16;
+    for &d in digits {
+        let v = (d as char).to_digit(16).ok_or(())?;
+        n = n << 4 | v as u16;
+    }
+    Ok(n)
+}
+
+/// A JSON object's members with their values left as raw JSON text: for
+/// keeping some members as [`serde_json::Value`]s without building the
+/// others (a chunk's `choices`).
+#[derive(Debug, Default)]
+pub(crate) struct RawObject<'a>(pub(crate) Vec<(Str<'a>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::MapAccess;
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = JsonText<'de>;
+            type Value = RawObject<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string, object or array")
+                f.write_str("an object")
             }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(JsonText(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(JsonText(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-                Ok(JsonText(Cow::Owned(v)))
-            }
-            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-                let v = serde_json::Value::deserialize(MapAccessDeserializer::new(map))?;
-                Ok(JsonText(Cow::Owned(v.to_string())))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
-                let v = serde_json::Value::deserialize(SeqAccessDeserializer::new(seq))?;
-                Ok(JsonText(Cow::Owned(v.to_string())))
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(RawObject(members))
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_map(V)
     }
 }
 
@@ -159,6 +459,12 @@ mod tests {
         assert!(serde_json::from_str::<Few<u32>>("{}").is_err());
     }
 
+    fn decoded(t: &JsonText<'_>) -> String {
+        let mut s = String::new();
+        t.push_to(&mut s);
+        s
+    }
+
     #[test]
     fn json_text_takes_strings_and_objects() {
         #[derive(serde::Deserialize)]
@@ -168,10 +474,108 @@ mod tests {
             #[serde(borrow)]
             b: Option<JsonText<'a>>,
         }
-        let t: T<'_> = serde_json::from_str(r#"{"a":"{\"x\":1}","b":{"y":[1,2]}}"#).unwrap();
-        assert_eq!(&*t.a.unwrap(), r#"{"x":1}"#);
-        assert_eq!(&*t.b.unwrap(), r#"{"y":[1,2]}"#);
-        let t: T<'_> = serde_json::from_str(r#"{"a":"plain"}"#).unwrap();
-        assert!(matches!(t.a.unwrap().0, Cow::Borrowed("plain")));
+        let t: T<'_> = serde_json::from_str(r#"{"a":"{\"x\":1}","b":{"y":[1, 2]}}"#).unwrap();
+        assert_eq!(decoded(&t.a.unwrap()), r#"{"x":1}"#);
+        assert_eq!(decoded(&t.b.unwrap()), r#"{"y":[1,2]}"#);
+        let t: T<'_> = serde_json::from_str(r#"{"a":"plain","b":null}"#).unwrap();
+        assert!(matches!(t.a, Some(JsonText::Str(JsonStr { raw: "plain", escaped: false }))));
+        assert!(t.b.is_none());
+        assert!(serde_json::from_str::<T<'_>>(r#"{"a":5}"#).is_err());
+        assert!(serde_json::from_str::<T<'_>>(r#"{"a":"\ud800"}"#).is_err());
+    }
+
+    #[test]
+    fn json_text_sees_a_leading_container() {
+        for (json, starts) in [
+            (r#""{\"a\":1}""#, true),
+            (r#""  [1]""#, true),
+            (r#""\n\t{}""#, true),
+            (r#""\u0020[""#, true),
+            (r#""\"a\"""#, false),
+            (r#""""#, false),
+            (r#"{"a":1}"#, true),
+        ] {
+            let t: JsonText<'_> = serde_json::from_str(json).unwrap();
+            assert_eq!(t.starts_container(), starts, "{json}");
+        }
+    }
+
+    #[test]
+    fn maybe_str_tolerates_any_value() {
+        let m: MaybeStr<'_> = serde_json::from_str(r#""a\tb""#).unwrap();
+        assert_eq!(m.0.unwrap().to_cow(), "a\tb");
+        let m: MaybeStr<'_> = serde_json::from_str(r#"{"summary":"x"}"#).unwrap();
+        assert!(m.0.is_none());
+    }
+
+    /// The strict scanner accepts exactly the strings serde_json accepts,
+    /// with the same text.
+    #[test]
+    fn scan_str_agrees_with_serde_json() {
+        let pieces = ["a", "\\n", "\\\\", "\\\"", "\\ud83d", "\\ude00", "\\u0041", "é", "\\u00", "\\q", "\u{1}", "\""];
+        for x in pieces {
+            for y in pieces {
+                for z in pieces {
+                    let doc = format!("\"{x}{y}{z}\"}}");
+                    let want =
+                        serde_json::Deserializer::from_str(&doc).into_iter::<String>().next().and_then(Result::ok);
+                    let got = scan_str(&doc, 0).map(|(s, end)| (s.to_cow().into_owned(), end));
+                    match (&want, &got) {
+                        (Some(w), Some((g, end))) => {
+                            assert_eq!(w, g, "{doc}");
+                            // The closing quote is the one serde_json stopped at.
+                            let reparsed: String = serde_json::from_str(&doc[..*end]).unwrap();
+                            assert_eq!(&reparsed, w, "{doc}");
+                        }
+                        (None, None) => {}
+                        // A string serde_json accepts that ends early (`"` piece)
+                        // must be found the same way by both.
+                        _ => panic!("{doc}: serde {want:?}, scan {got:?}"),
+                    }
+                }
+            }
+        }
+        assert!(scan_str("x\"a\"", 0).is_none());
+        assert_eq!(scan_str("x\"a\"", 1).map(|(s, e)| (s.to_cow().into_owned(), e)), Some(("a".to_owned(), 4)));
+    }
+
+    /// Decoding agrees with serde_json on every string it accepts, and
+    /// rejects exactly what serde_json rejects.
+    #[test]
+    fn json_str_decodes_like_serde_json() {
+        let mut cases: Vec<String> = [
+            r#""""#,
+            r#""plain text""#,
+            r#""a\"b\\c\/d\be\ff\ng\rh\ti""#,
+            r#""\u00e9\u4e2d\uD83D\uDE00 end""#,
+            r#""\ud83d\ude00\ud83d\ude00""#,
+            r#""é中😀 raw""#,
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\ud800\u0041""#,
+            r#""\ud800x""#,
+            r#""\ud800\n""#,
+            r#""tail\\""#,
+            r#""\u12""#,
+            r#""\uzzzz""#,
+            r#""\x""#,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // Every short sequence over an alphabet of escape pieces.
+        let pieces = ["a", "\\n", "\\\\", "\\\"", "\\ud83d", "\\ude00", "\\u0041", "é", "\\u00"];
+        for x in pieces {
+            for y in pieces {
+                for z in pieces {
+                    cases.push(format!("\"{x}{y}{z}\""));
+                }
+            }
+        }
+        for case in &cases {
+            let want = serde_json::from_str::<String>(case).ok();
+            let got = serde_json::from_str::<JsonStr<'_>>(case).ok().map(|s| s.to_cow().into_owned());
+            assert_eq!(got, want, "{case}");
+        }
     }
 }

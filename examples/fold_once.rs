@@ -1,0 +1,64 @@
+//! Folds one corpus once (or, with `serde` as third argument, parses every
+//! `data:` payload into a `serde_json::Value`), for instruction counts under
+//! callgrind — the deterministic form of the fold-vs-serde ratio in
+//! BENCHMARKS.md "Provider folding":
+//!
+//! ```text
+//! valgrind --tool=callgrind --toggle-collect='*fold_all*' target/release/examples/fold_once anthropic-tool-use 4
+//! valgrind --tool=callgrind --toggle-collect='*serde_all*' target/release/examples/fold_once anthropic-tool-use 4 serde
+//! ```
+
+use ssefold::providers::{Provider, Stream};
+/// Every turn through a fresh `Stream` in 4 KiB chunks, `finish`, `message()`.
+#[inline(never)]
+fn fold_all(provider: Provider, turns: &[&[u8]]) -> usize {
+    let mut n = 0;
+    for t in turns {
+        let mut s = Stream::new(provider);
+        for c in t.chunks(4096) {
+            s.feed(c, |_| n += 1).unwrap();
+        }
+        let _ = s.finish(|_| n += 1);
+        n += s.message().is_object() as usize;
+    }
+    n
+}
+/// The baseline: `serde_json::from_slice::<Value>` on every `data:` payload.
+#[inline(never)]
+fn serde_all(turns: &[&[u8]]) -> usize {
+    let mut n = 0;
+    for t in turns {
+        for line in t.split(|&b| b == b'\n') {
+            if let Some(payload) = line.strip_prefix(b"data: ") {
+                n += serde_json::from_slice::<serde_json::Value>(payload).is_ok() as usize;
+            }
+        }
+    }
+    n
+}
+
+fn main() {
+    let name = std::env::args().nth(1).unwrap();
+    let mib: usize = std::env::args().nth(2).unwrap().parse().unwrap();
+    let provider = if name == "openai-chat" { Provider::OpenAIChat } else { Provider::Anthropic };
+    let corpus = ssefold::corpus::by_name(&name, mib << 20).unwrap();
+    let end: &[u8] =
+        if provider == Provider::OpenAIChat { b"data: [DONE]\n\n" } else { b"data: {\"type\":\"message_stop\"}\n\n" };
+    let mut turns = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i + end.len() <= corpus.len() {
+        if &corpus[i..i + end.len()] == end {
+            turns.push(&corpus[start..i + end.len()]);
+            start = i + end.len();
+            i = start;
+        } else {
+            i += 1;
+        }
+    }
+    if std::env::args().nth(3).as_deref() == Some("serde") {
+        println!("{}", serde_all(&turns));
+    } else {
+        println!("{}", fold_all(provider, &turns));
+    }
+}
