@@ -1,4 +1,10 @@
-//! Borrowed string views for the typed payload parsers.
+//! Borrowed views for the typed payload parsers.
+//!
+//! Names and ids are [`Str`] (borrowed unless escaped); delta text and tool
+//! arguments are [`JsonStr`] (always borrowed, raw, decoded straight into
+//! the part's buffer), so a delta costs no allocation of its own whatever
+//! escapes it holds; [`scan_str`] reads a JSON string strictly for the
+//! exact-bytes fast paths, which fall back to serde_json on anything else.
 
 use std::borrow::Cow;
 use std::fmt;
