@@ -8,8 +8,8 @@ CARGO ?= cargo
 
 # Everything: Rust lints and tests, the C ABI (header drift, install,
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel, the
-# Go package (vet, race detector, gofmt).
-test: lint rust-test c-test python-test go-test
+# Go package (vet, race detector, gofmt, and the GC-stress build).
+test: lint rust-test c-test python-test go-test go-test-debug
 
 lint:
 	$(CARGO) fmt --check
@@ -142,7 +142,7 @@ go-test: capi
 	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	@out="$$(gofmt -l bindings/go)"; if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
-# GC before every C call (debug_on.go): a missing runtime.KeepAlive shows up (slow: ~2.5 min).
+# GC before every C call (debug_on.go): a missing runtime.KeepAlive shows up (~75 s).
 go-test-debug: capi
 	cd bindings/go && $(GO) test -tags debug -count=1 ./...
 
