@@ -58,10 +58,11 @@ fn fold(provider: Provider, turns: &[&[u8]]) -> (usize, usize) {
 fn bench(c: &mut Criterion) {
     let mb: usize = std::env::var("SSEFOLD_BENCH_MB").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
     let target = mb << 20;
-    let corpora: [(&str, Provider, Vec<u8>); 3] = [
+    let corpora: [(&str, Provider, Vec<u8>); 4] = [
         ("anthropic_text", Provider::Anthropic, corpus::anthropic_text(target)),
         ("anthropic_tool_use", Provider::Anthropic, corpus::anthropic_tool_use(target)),
         ("openai_chat_parallel_tools", Provider::OpenAIChat, corpus::openai_chat_parallel_tools(target)),
+        ("anthropic_tool_stress", Provider::Anthropic, corpus::anthropic_tool_stress(target)),
     ];
     for (name, provider, corpus) in &corpora {
         let text = std::str::from_utf8(corpus).unwrap();

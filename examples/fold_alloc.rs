@@ -62,6 +62,7 @@ fn main() {
         ("anthropic-text", Provider::Anthropic, &b"data: {\"type\":\"message_stop\"}\n\n"[..]),
         ("anthropic-tool-use", Provider::Anthropic, b"data: {\"type\":\"message_stop\"}\n\n"),
         ("openai-chat", Provider::OpenAIChat, b"data: [DONE]\n\n"),
+        ("anthropic-tool-stress", Provider::Anthropic, b"data: {\"type\":\"message_stop\"}\n\n"),
     ] {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;

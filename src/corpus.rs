@@ -32,6 +32,11 @@
 //!   last one possibly shorter) build
 //!   a large input `{"path": "src/….rs", "content": "<KBs of escaped source>"}`;
 //!   stop reason `tool_use`.
+//! * [`anthropic_tool_stress`]: the stress case for tool arguments: turns of
+//!   one or two `tool_use` blocks (no text) whose input
+//!   `{"path": …, "mode": "overwrite", "lines": ["…", "…", …]}` holds one
+//!   short string per source line (hundreds per block), streamed in the same
+//!   5–40-byte fragments: many small values, so many path events.
 //! * [`openai_chat_parallel_tools`]: OpenAI Chat Completions chunks: a role
 //!   chunk, some content deltas, 2–3 parallel `tool_calls` (a first fragment
 //!   with index, id, type, function name and empty arguments, then argument
@@ -40,7 +45,7 @@
 //!   data that is not JSON).
 
 /// Names accepted by [`by_name`], in a stable order.
-pub const NAMES: [&str; 3] = ["anthropic-text", "anthropic-tool-use", "openai-chat"];
+pub const NAMES: [&str; 4] = ["anthropic-text", "anthropic-tool-use", "openai-chat", "anthropic-tool-stress"];
 
 /// The corpus called `name` (one of [`NAMES`]) of about `target_bytes`
 /// bytes, or `None` for an unknown name.
@@ -49,6 +54,7 @@ pub fn by_name(name: &str, target_bytes: usize) -> Option<Vec<u8>> {
         "anthropic-text" => Some(anthropic_text(target_bytes)),
         "anthropic-tool-use" => Some(anthropic_tool_use(target_bytes)),
         "openai-chat" => Some(openai_chat_parallel_tools(target_bytes)),
+        "anthropic-tool-stress" => Some(anthropic_tool_stress(target_bytes)),
         _ => None,
     }
 }
@@ -76,7 +82,23 @@ pub fn anthropic_tool_use(target_bytes: usize) -> Vec<u8> {
         g.anthropic_text_block(0, deltas);
         let tools = g.rng.range(1, 2);
         for index in 1..=tools {
-            g.anthropic_tool_block(index);
+            g.anthropic_tool_block(index, false);
+        }
+        g.anthropic_message_end("tool_use");
+    }
+    g.out
+}
+
+/// The stress case of tool arguments: Anthropic turns of one or two
+/// `tool_use` blocks whose input is an array of many short strings, about
+/// `target_bytes` bytes (see the [module docs](self)).
+pub fn anthropic_tool_stress(target_bytes: usize) -> Vec<u8> {
+    let mut g = Gen::new(0x5353_4546_4f4c_4404, target_bytes);
+    while g.wants_turn() {
+        g.anthropic_message_start();
+        let tools = g.rng.range(1, 2);
+        for index in 0..tools {
+            g.anthropic_tool_block(index, true);
         }
         g.anthropic_message_end("tool_use");
     }
@@ -428,8 +450,9 @@ impl Gen {
     }
 
     /// A `tool_use` block at `index` whose streamed input is a file write of
-    /// a few KB of source code.
-    fn anthropic_tool_block(&mut self, index: usize) {
+    /// a few KB of source code: one long string (`"content"`), or with
+    /// `as_lines` an array of one short string per line (`"lines"`).
+    fn anthropic_tool_block(&mut self, index: usize, as_lines: bool) {
         let name = self.rng.pick(&["write_file", "str_replace_editor", "create_file"]);
         self.begin_event("content_block_start");
         self.push(r#"{"type":"content_block_start","index":"#);
@@ -445,16 +468,30 @@ impl Gen {
         self.input_json_delta(index, "");
         pending.push_str(r#"{"path": "src/"#);
         pending.push_str(self.rng.pick(&["lib", "decoder", "parser", "config", "main", "util"]));
-        pending.push_str(r#".rs", "content": ""#);
+        pending.push_str(if as_lines { r#".rs", "mode": "overwrite", "lines": ["# } else { r#".rs", "content": ""# });
         let planned = self.rng.range(2_000, 12_000);
+        let mut first_line = true;
         let mut content = 0;
         let mut closed = false;
         loop {
             // Refill from the source text until the content is complete.
             while !closed && pending.len() < 64 {
                 if content >= planned || (content >= 200 && self.near_end()) {
-                    pending.push_str("\"}");
+                    pending.push_str(if as_lines { "]}" } else { "\"}" });
                     closed = true;
+                } else if as_lines {
+                    let line = self.rng.pick(CODE_LINES);
+                    let before = pending.len();
+                    let mut escaped = Vec::new();
+                    push_json_escaped(&mut escaped, line);
+                    if !first_line {
+                        pending.push_str(", ");
+                    }
+                    first_line = false;
+                    pending.push('"');
+                    pending.push_str(core::str::from_utf8(&escaped).expect("escaping keeps UTF-8"));
+                    pending.push('"');
+                    content += pending.len() - before;
                 } else {
                     let line = self.rng.pick(CODE_LINES);
                     let before = pending.len();
@@ -741,9 +778,10 @@ mod tests {
         assert!(newline > 10 && quote > 10 && non_ascii > 10 && pings > 10, "{newline} {quote} {non_ascii} {pings}");
     }
 
-    #[test]
-    fn tool_use_fragments_build_a_valid_input() {
-        let evs = events(&anthropic_tool_use(1_000_000));
+    /// The concatenated `input_json_delta` fragments of every tool block,
+    /// and the number of turns (each checked to stop with `tool_use`).
+    fn tool_inputs(corpus: &[u8]) -> (Vec<String>, usize) {
+        let evs = events(corpus);
         let mut inputs = Vec::new();
         let mut current: Option<String> = None;
         let mut stops = 0;
@@ -764,6 +802,12 @@ mod tests {
                 _ => {}
             }
         }
+        (inputs, stops)
+    }
+
+    #[test]
+    fn tool_use_fragments_build_a_valid_input() {
+        let (inputs, stops) = tool_inputs(&anthropic_tool_use(1_000_000));
         assert!(stops >= 8, "{stops}");
         assert!(inputs.len() >= stops);
         for input in &inputs {
@@ -772,6 +816,21 @@ mod tests {
             assert!(v["content"].as_str().unwrap().len() >= 150);
         }
         assert!(inputs.iter().any(|i| json(i)["content"].as_str().unwrap().len() > 4_000), "several KB inputs");
+    }
+
+    #[test]
+    fn tool_stress_inputs_are_arrays_of_many_short_strings() {
+        let (inputs, stops) = tool_inputs(&anthropic_tool_stress(1_000_000));
+        assert!(stops >= 8, "{stops}");
+        assert!(inputs.len() >= stops);
+        for input in &inputs {
+            let v = json(input);
+            assert_eq!(v["mode"], "overwrite");
+            let lines = v["lines"].as_array().unwrap();
+            assert!(lines.len() >= 5, "{}", lines.len());
+            assert!(lines.iter().all(|l| l.as_str().is_some_and(|s| s.len() < 120)));
+        }
+        assert!(inputs.iter().any(|i| json(i)["lines"].as_array().unwrap().len() > 200), "hundreds of values");
     }
 
     #[test]
@@ -841,6 +900,6 @@ mod tests {
             b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3))
         };
         let fp: Vec<u64> = NAMES.iter().map(|n| fnv(&by_name(n, 20_000).unwrap())).collect();
-        assert_eq!(fp, [0xdf1f_ce8c_7bd9_4b35, 0x00f4_6851_a094_d57c, 0xed53_e7b2_7bd4_7325]);
+        assert_eq!(fp, [0xdf1f_ce8c_7bd9_4b35, 0x00f4_6851_a094_d57c, 0xed53_e7b2_7bd4_7325, 0x55f3_db5a_b685_ad67]);
     }
 }
