@@ -16,19 +16,6 @@ use ssefold::providers::{Provider, Stream};
 /// Splits a multi-turn corpus into its turns (one HTTP response each):
 /// before every `event: message_start` (Anthropic), after every
 /// `data: [DONE]` (OpenAI).
-fn turns(corpus: &[u8]) -> Vec<&[u8]> {
-    let text = std::str::from_utf8(corpus).unwrap();
-    let mut cuts = vec![0];
-    if text.starts_with("event: message_start") {
-        cuts.extend(text.match_indices("\nevent: message_start").map(|(i, _)| i + 1));
-    } else {
-        cuts.extend(text.match_indices("data: [DONE]\n\n").map(|(i, m)| i + m.len()));
-    }
-    cuts.push(corpus.len());
-    cuts.dedup();
-    cuts.windows(2).map(|w| &corpus[w[0]..w[1]]).filter(|t| !t.is_empty()).collect()
-}
-
 fn payloads(corpus: &str) -> Vec<&str> {
     corpus.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| *d != "[DONE]").collect()
 }
@@ -67,7 +54,7 @@ fn bench(c: &mut Criterion) {
     for (name, provider, corpus) in &corpora {
         let text = std::str::from_utf8(corpus).unwrap();
         let data = payloads(text);
-        let turns = turns(corpus);
+        let turns = corpus::turns(corpus);
         let (events, _) = fold(*provider, &turns);
         eprintln!(
             "{name}: {:.1} MB, {} turns, {} SSE events, {} normalized events",

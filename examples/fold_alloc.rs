@@ -40,17 +40,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-/// The corpus split into its turns: each ends with `end` (the terminal
-/// event and its blank line).
-fn turns(corpus: &[u8], end: &[u8]) -> Vec<Vec<u8>> {
-    let mut cuts = vec![0];
-    cuts.extend(corpus.windows(end.len()).enumerate().filter(|(_, w)| *w == end).map(|(i, _)| i + end.len()));
-    if *cuts.last().unwrap() != corpus.len() {
-        cuts.push(corpus.len());
-    }
-    cuts.windows(2).map(|w| corpus[w[0]..w[1]].to_vec()).collect()
-}
-
 fn main() {
     let mib: usize = std::env::args().nth(1).map_or(20, |s| s.parse().expect("MiB"));
     // An optional corpus name measures that one only (e.g. under DHAT).
@@ -58,18 +47,18 @@ fn main() {
     println!("| corpus | SSE events | normalized events | allocations | per SSE event | per normalized event | peak heap while folding (corpus excluded) | largest stream handle (with its folded content) |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut by_kind = Vec::new();
-    for (name, provider, start) in [
-        ("anthropic-text", Provider::Anthropic, &b"data: {\"type\":\"message_stop\"}\n\n"[..]),
-        ("anthropic-tool-use", Provider::Anthropic, b"data: {\"type\":\"message_stop\"}\n\n"),
-        ("openai-chat", Provider::OpenAIChat, b"data: [DONE]\n\n"),
-        ("anthropic-tool-stress", Provider::Anthropic, b"data: {\"type\":\"message_stop\"}\n\n"),
+    for (name, provider) in [
+        ("anthropic-text", Provider::Anthropic),
+        ("anthropic-tool-use", Provider::Anthropic),
+        ("openai-chat", Provider::OpenAIChat),
+        ("anthropic-tool-stress", Provider::Anthropic),
     ] {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
         }
         let corpus = ssefold::corpus::by_name(name, mib << 20).unwrap();
         let sse_events = corpus.windows(2).filter(|w| *w == b"\n\n").count();
-        let turns = turns(&corpus, start);
+        let turns = ssefold::corpus::turns(&corpus);
         let base_live = LIVE.load(Relaxed);
         PEAK.store(base_live, Relaxed);
         let before = ALLOCS.load(Relaxed);
@@ -125,7 +114,7 @@ struct ByKind {
 /// Feeds every SSE event of every turn on its own and charges the
 /// allocations it made to its kind (what it produced). `finish` and the
 /// stream's creation count as other.
-fn by_event_kind(provider: Provider, turns: &[Vec<u8>]) -> ByKind {
+fn by_event_kind(provider: Provider, turns: &[&[u8]]) -> ByKind {
     let mut k = ByKind { turns: turns.len(), delta_events: 0, delta_allocs: 0, other_events: 0, other_allocs: 0 };
     for t in turns {
         let before = ALLOCS.load(Relaxed);

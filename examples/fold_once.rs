@@ -42,20 +42,7 @@ fn main() {
     let mib: usize = std::env::args().nth(2).unwrap().parse().unwrap();
     let provider = if name == "openai-chat" { Provider::OpenAIChat } else { Provider::Anthropic };
     let corpus = ssefold::corpus::by_name(&name, mib << 20).unwrap();
-    let end: &[u8] =
-        if provider == Provider::OpenAIChat { b"data: [DONE]\n\n" } else { b"data: {\"type\":\"message_stop\"}\n\n" };
-    let mut turns = Vec::new();
-    let mut start = 0;
-    let mut i = 0;
-    while i + end.len() <= corpus.len() {
-        if &corpus[i..i + end.len()] == end {
-            turns.push(&corpus[start..i + end.len()]);
-            start = i + end.len();
-            i = start;
-        } else {
-            i += 1;
-        }
-    }
+    let turns = ssefold::corpus::turns(&corpus);
     if std::env::args().nth(3).as_deref() == Some("serde") {
         println!("{}", serde_all(&turns));
     } else {

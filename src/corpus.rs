@@ -59,6 +59,26 @@ pub fn by_name(name: &str, target_bytes: usize) -> Option<Vec<u8>> {
     }
 }
 
+/// The corpus split into its turns, in order: each ends with its terminal
+/// event (`message_stop` or `data: [DONE]`) and that event's blank line, as
+/// one HTTP response would; bytes after the last terminal event, if any,
+/// form a last part. The benchmarks fold each turn with a fresh stream.
+pub fn turns(corpus: &[u8]) -> Vec<&[u8]> {
+    const ENDS: [&[u8]; 2] = [b"data: {\"type\":\"message_stop\"}\n\n", b"data: [DONE]\n\n"];
+    let mut cuts: Vec<usize> =
+        ENDS.iter().flat_map(|end| memchr::memmem::find_iter(corpus, end).map(|i| i + end.len())).collect();
+    cuts.sort_unstable();
+    let mut start = 0;
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    for cut in cuts.into_iter().chain((!corpus.is_empty()).then_some(corpus.len())) {
+        if cut > start {
+            out.push(&corpus[start..cut]);
+            start = cut;
+        }
+    }
+    out
+}
+
 /// Anthropic Messages text turns of about `target_bytes` bytes (see the
 /// [module docs](self) for the shape).
 pub fn anthropic_text(target_bytes: usize) -> Vec<u8> {
@@ -871,6 +891,24 @@ mod tests {
         }
         assert!(turns >= 15, "{turns}");
         assert_eq!(evs.last().unwrap().data, "[DONE]");
+    }
+
+    #[test]
+    fn turns_are_whole_responses() {
+        for name in NAMES {
+            let corpus = by_name(name, 300_000).unwrap();
+            let turns = turns(&corpus);
+            assert!(turns.len() >= 3, "{name}: {}", turns.len());
+            assert_eq!(turns.concat(), corpus, "{name}");
+            for t in &turns {
+                assert!(t.ends_with(b"\n\n") && (t.starts_with(b"event: message_start") || t.starts_with(b"data: {")));
+                let evs = events(t);
+                let last = &evs.last().unwrap().data;
+                assert!(last == "[DONE]" || last == r#"{"type":"message_stop"}"#, "{name}: {last}");
+            }
+        }
+        assert!(turns(b"").is_empty());
+        assert_eq!(turns(b"data: x\n\n"), [&b"data: x\n\n"[..]]);
     }
 
     #[test]

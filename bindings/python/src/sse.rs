@@ -13,7 +13,7 @@ use crate::errors::{decode_error_with_events, ToPyErr};
 
 /// One dispatched Server-Sent Event (immutable).
 // `freelist`: events are made and dropped by the thousand; recycling their
-// memory is a measured ~10 ns of the ~200 ns an event costs (BENCHMARKS.md).
+// memory saved ~10 ns of the ~210 ns an event cost on the openai-chat corpus.
 #[pyclass(module = "ssefold", frozen, get_all, freelist = 256)]
 pub struct ServerSentEvent {
     /// The event type, `"message"` when the block had none.
