@@ -28,7 +28,7 @@
 mod error;
 mod events;
 pub mod partial;
-mod scan;
+pub(crate) mod scan;
 mod tree;
 
 pub use error::{PartialJsonError, PartialJsonErrorKind, PartialJsonLimits};

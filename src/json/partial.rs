@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::error::{PartialJsonError, PartialJsonErrorKind, PartialJsonLimits};
 use super::events::{ContainerKind, OwnedPathEvent, PathEvent, PathSegment};
-use super::scan::{ascii_plain_prefix, find_quote_or_backslash};
+use super::scan::{ascii_plain_prefix, escape_char, find_quote_or_backslash};
 use super::tree::{self, Frame};
 
 /// What the structural (between-tokens) state expects next.
@@ -696,21 +696,13 @@ impl PartialJson {
                 }
                 StrState::Escape => {
                     let byte = input[*i];
-                    let decoded = match byte {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            *i += 1;
-                            state = StrState::Hex { code: 0, digits: 0, high: None };
-                            continue;
-                        }
-                        _ => return self.fail("invalid escape", base + *i as u64),
+                    if byte == b'u' {
+                        *i += 1;
+                        state = StrState::Hex { code: 0, digits: 0, high: None };
+                        continue;
+                    }
+                    let Some(decoded) = escape_char(byte) else {
+                        return self.fail("invalid escape", base + *i as u64);
                     };
                     self.sbuf.push(decoded);
                     *i += 1;

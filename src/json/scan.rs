@@ -1,4 +1,4 @@
-//! Byte scanners for string content.
+//! Byte scanners for string content, and the one table of JSON's one-letter escapes.
 
 use memchr::memchr2;
 
@@ -39,6 +39,23 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8]) -> usize {
     } else {
         memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len())
     }
+}
+
+/// The character a one-letter JSON escape stands for (`n` in `\n` → newline); `None` for any
+/// other byte (`u` starts a `\u` escape, handled by the callers).
+#[inline]
+pub(crate) fn escape_char(letter: u8) -> Option<char> {
+    Some(match letter {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@ use std::ops::Deref;
 use serde::de::{Deserialize, Deserializer, Visitor};
 use serde_json::value::RawValue;
 
+use crate::json::scan::escape_char;
+
 /// A JSON string borrowed from the payload when it has no escapes, owned
 /// otherwise. Unlike a bare `Cow<str>` (which serde borrows only as a direct
 /// field), it also borrows inside `Option` and `Vec`.
@@ -139,7 +141,7 @@ impl<'a> JsonStr<'a> {
                     // A surrogate starts a pair: not whitespace.
                     (char::from_u32(u32::from(code)).unwrap_or(char::REPLACEMENT_CHARACTER), 6)
                 }
-                [b'\\', e, ..] => (unescape_letter(*e)?, 2),
+                [b'\\', e, ..] => (escape_char(*e)?, 2),
                 _ => return t.chars().next(),
             };
             if !c.is_whitespace() {
@@ -148,21 +150,6 @@ impl<'a> JsonStr<'a> {
             t = &t[len..];
         }
     }
-}
-
-/// The character of a one-letter escape (`\n` → newline).
-fn unescape_letter(e: u8) -> Option<char> {
-    Some(match e {
-        b'"' => '"',
-        b'\\' => '\\',
-        b'/' => '/',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'n' => '\n',
-        b'r' => '\r',
-        b't' => '\t',
-        _ => return None,
-    })
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
@@ -207,7 +194,7 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
                 i += 6;
             }
             e => {
-                unescape_letter(e)?;
+                escape_char(e)?;
                 i += 2;
             }
         }
@@ -352,7 +339,7 @@ fn unescape(raw: &str, out: &mut impl Out) -> Result<(), ()> {
                 out.push(char::from_u32(code).ok_or(())?);
                 continue;
             }
-            e => unescape_letter(e).ok_or(())?,
+            e => escape_char(e).ok_or(())?,
         };
         out.push(c);
         i = at + 2;
