@@ -53,50 +53,24 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::args::{ArgsEnd, PushError, ToolArgs};
-use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::args::ArgsEnd;
+use super::events::{PartKind, ProviderError, StreamEvent};
+use super::turn::{Dialect, Flow, Outcome, Part, Turn};
 use super::view::{self, JsonStr, Str};
-use super::{json_error, parse_value, warn, Shared, Sink, StreamError};
+use super::{json_error, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
-/// Where the state machine stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum State {
-    /// Before `message_start`.
-    #[default]
-    Idle,
-    /// Between `message_start` and `message_stop`.
-    InMessage,
-    /// After `message_stop` (terminal).
-    Stopped,
-    /// After a provider `error` event (terminal).
-    Errored,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Outcome {
-    Open,
-    Complete,
-    Invalid(String),
-    Incomplete,
-}
-
+/// The Anthropic side of one content block (its text, arguments and
+/// outcome live in the turn's [`Part`]).
 #[derive(Debug)]
 struct Block {
     index: u64,
     part: u32,
-    kind: PartKind,
     base: Map<String, Value>,
-    /// Streamed text (text / thinking), starting with the start block's own.
-    text: String,
     signature: Option<String>,
     citations: Vec<Value>,
-    args: Option<ToolArgs>,
-    /// The parsed tool input, once valid.
-    input: Option<Value>,
     /// `compaction_delta` accumulations.
     compaction: Option<(Option<String>, Option<String>)>,
-    outcome: Outcome,
     /// A committed tool block's final JSON (its input moved in, not copied).
     committed: Option<Value>,
 }
@@ -114,13 +88,13 @@ impl Block {
         }
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(&self, part: &Part) -> Value {
         if let Some(c) = &self.committed {
             return c.clone();
         }
         let mut m = self.base.clone();
         if let Some(f) = self.text_field() {
-            m.insert(f.into(), Value::String(self.text.clone()));
+            m.insert(f.into(), Value::String(part.text.clone()));
         }
         if let Some(sig) = &self.signature {
             m.insert("signature".into(), Value::String(sig.clone()));
@@ -133,13 +107,12 @@ impl Block {
             list.extend(self.citations.iter().cloned());
             m.insert("citations".into(), Value::Array(list));
         }
-        if let Some(args) = &self.args {
-            if let Some(input) = &self.input {
-                m.insert("input".into(), input.clone());
-            } else if matches!(self.outcome, Outcome::Invalid(_)) {
-                // Never made-up arguments: the start block's `input` stays.
-            } else if let Some(partial) = args.partial_value() {
-                m.insert("input".into(), partial);
+        if let Some(args) = &part.args {
+            // Never made-up arguments: an invalid input keeps the start block's.
+            if !matches!(part.outcome, Outcome::Invalid(_)) {
+                if let Some(partial) = args.partial_value() {
+                    m.insert("input".into(), partial);
+                }
             }
         }
         if let Some((content, enc)) = &self.compaction {
@@ -227,7 +200,6 @@ fn quick_delta(data: &str) -> Option<Head<'_>> {
 /// The Anthropic fold.
 #[derive(Debug, Default)]
 pub(crate) struct AnthropicFold {
-    state: State,
     message: Map<String, Value>,
     blocks: Vec<Block>,
     /// The message was started implicitly (no `message_start` yet).
@@ -244,65 +216,16 @@ fn implicit_message() -> Map<String, Value> {
     m
 }
 
-impl AnthropicFold {
-    pub(crate) fn is_terminated(&self) -> bool {
-        matches!(self.state, State::Stopped | State::Errored)
+impl Dialect for AnthropicFold {
+    fn provider(&self) -> Provider {
+        Provider::Anthropic
     }
 
-    pub(crate) fn footprint(&self) -> usize {
-        core::mem::size_of::<Self>()
-            + self
-                .blocks
-                .iter()
-                .map(|b| {
-                    core::mem::size_of::<Block>()
-                        + b.text.capacity()
-                        + b.args.as_ref().map_or(0, ToolArgs::capacity)
-                        + b.signature.as_ref().map_or(0, String::capacity)
-                })
-                .sum::<usize>()
+    fn terminal(&self) -> &'static str {
+        "message_stop"
     }
 
-    fn block_pos(&self, index: u64) -> Option<usize> {
-        let i = usize::try_from(index).ok()?;
-        if self.blocks.get(i).is_some_and(|b| b.index == index) {
-            return Some(i);
-        }
-        self.blocks.iter().position(|b| b.index == index)
-    }
-
-    /// The folded Anthropic `Message`.
-    pub(crate) fn message(&self) -> Value {
-        if self.state == State::Idle && self.message.is_empty() {
-            return Value::Null;
-        }
-        let mut m = self.message.clone();
-        let mut order: Vec<&Block> = self.blocks.iter().collect();
-        order.sort_by_key(|b| b.index);
-        m.insert("content".into(), Value::Array(order.iter().map(|b| b.to_json()).collect()));
-        Value::Object(m)
-    }
-
-    /// Makes sure a message exists (implicitly started on bad input).
-    fn ensure_started(&mut self, ty: &str, sink: &mut Sink<'_>) {
-        if self.state == State::Idle {
-            warn(sink, "event_before_start", &format!("{ty} before message_start; message started implicitly"));
-            self.message = implicit_message();
-            self.state = State::InMessage;
-            self.implicit = true;
-        }
-    }
-
-    pub(crate) fn on_event(
-        &mut self,
-        event: &Event<'_>,
-        shared: &mut Shared,
-        sink: &mut Sink<'_>,
-    ) -> Result<(), StreamError> {
-        if self.is_terminated() {
-            warn(sink, "data_after_terminal", &format!("{} after the terminal event; ignored", event.event()));
-            return Ok(());
-        }
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let parsed = match quick_delta(event.data()) {
             Some(head) => Ok(head),
             None => serde_json::from_str(event.data()),
@@ -319,47 +242,104 @@ impl AnthropicFold {
                 } else {
                     sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
                 }
-                return Ok(());
+                return Ok(Flow::Continue);
             }
         };
-        if self.is_terminated() {
-            warn(sink, "data_after_terminal", &format!("{} after the terminal event; ignored", event.event()));
-            return Ok(());
-        }
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
         match ty {
-            "content_block_delta" => self.on_delta(head, event, shared, sink),
-            "ping" => Ok(()),
-            "message_start" => self.on_message_start(event, sink),
-            "content_block_start" => self.on_block_start(event, shared, sink),
-            "content_block_stop" => self.on_block_stop(head.index, sink),
-            "message_delta" => self.on_message_delta(event, sink),
+            "content_block_delta" => self.on_delta(turn, head, event, sink)?,
+            "ping" => {}
+            "message_start" => self.on_message_start(turn, event, sink)?,
+            "content_block_start" => self.on_block_start(turn, event, sink)?,
+            "content_block_stop" => self.on_block_stop(turn, head.index, sink),
+            "message_delta" => self.on_message_delta(turn, event, sink)?,
             "message_stop" => {
-                self.ensure_started("message_stop", sink);
-                self.close_open(PartOutcomeReason::TerminalArrived, sink);
-                self.state = State::Stopped;
-                let reason = self.message.get("stop_reason").and_then(Value::as_str);
-                sink(&StreamEvent::TurnEnd { stop_reason: reason });
-                Ok(())
+                self.ensure_started(turn, "message_stop", sink);
+                for block in self.blocks.iter().filter(|b| turn.parts[b.part as usize].is_open()) {
+                    let msg = format!("block {} still open at message_stop; committed as incomplete", block.index);
+                    warn(sink, "part_not_ended", &msg);
+                }
+                return Ok(Flow::End);
             }
-            "error" => {
-                let v = parse_value(event)?;
-                let err = provider_error(&v, shared.output_emitted());
-                self.close_open(PartOutcomeReason::Error, sink);
-                self.state = State::Errored;
-                sink(&StreamEvent::Error { error: &err });
-                Err(StreamError::Provider(err))
+            "error" => return Ok(Flow::Fail(provider_error(&parse_value(event)?, turn.output_emitted()))),
+            other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
+        let part = &mut parts[id as usize];
+        let block = &mut self.blocks[part.at as usize];
+        let input = match (&part.outcome, &part.args_end) {
+            (Outcome::Complete, Some(ArgsEnd::Empty)) => {
+                Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())))
             }
-            other => {
-                sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() });
-                Ok(())
+            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.value.take(),
+            _ => None,
+        };
+        match input {
+            Some(input) => {
+                // Move the input into the block's final JSON instead of copying it.
+                let mut m = block.base.clone();
+                m.insert("input".into(), input);
+                Cow::Borrowed(block.committed.insert(Value::Object(m)))
             }
+            None => Cow::Owned(block.to_json(part)),
         }
     }
 
-    fn on_message_start(&mut self, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    /// The folded Anthropic `Message`.
+    fn message(&self, turn: &Turn) -> Value {
+        if self.message.is_empty() {
+            return Value::Null;
+        }
+        let mut m = self.message.clone();
+        let mut order: Vec<&Block> = self.blocks.iter().collect();
+        order.sort_by_key(|b| b.index);
+        let content = order.iter().map(|b| b.to_json(&turn.parts[b.part as usize])).collect();
+        m.insert("content".into(), Value::Array(content));
+        Value::Object(m)
+    }
+
+    fn footprint(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self
+                .blocks
+                .iter()
+                .map(|b| core::mem::size_of::<Block>() + b.signature.as_ref().map_or(0, String::capacity))
+                .sum::<usize>()
+    }
+
+    fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {
+        self.message.get("stop_reason").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    fn is_restart(&self, ty: &str, _id: Option<&str>) -> bool {
+        ty == "message_start"
+    }
+}
+
+impl AnthropicFold {
+    fn block_pos(&self, index: u64) -> Option<usize> {
+        let i = usize::try_from(index).ok()?;
+        if self.blocks.get(i).is_some_and(|b| b.index == index) {
+            return Some(i);
+        }
+        self.blocks.iter().position(|b| b.index == index)
+    }
+
+    /// Makes sure a message exists (implicitly started on bad input).
+    fn ensure_started(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
+        if turn.begin() {
+            warn(sink, "event_before_start", &format!("{ty} before message_start; message started implicitly"));
+            self.message = implicit_message();
+            self.implicit = true;
+        }
+    }
+
+    fn on_message_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
-        if self.state != State::Idle && !self.implicit {
+        if !turn.begin() && !self.implicit {
             warn(sink, "duplicate_start", "second message_start; ignored");
             return Ok(());
         }
@@ -383,8 +363,7 @@ impl AnthropicFold {
             self.implicit = false;
         }
         self.message = message;
-        self.state = State::InMessage;
-        let snapshot = self.message();
+        let snapshot = self.message(turn);
         sink(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         if let Some(u) = self.message.get("usage").filter(|u| u.is_object()) {
             sink(&StreamEvent::Usage { usage: u });
@@ -392,14 +371,9 @@ impl AnthropicFold {
         Ok(())
     }
 
-    fn on_block_start(
-        &mut self,
-        event: &Event<'_>,
-        shared: &mut Shared,
-        sink: &mut Sink<'_>,
-    ) -> Result<(), StreamError> {
+    fn on_block_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
-        self.ensure_started("content_block_start", sink);
+        self.ensure_started(turn, "content_block_start", sink);
         let Some(index) = v.get("index").and_then(Value::as_u64) else {
             warn(sink, "invalid_event", "content_block_start without a numeric index; ignored");
             return Ok(());
@@ -409,21 +383,14 @@ impl AnthropicFold {
             return Ok(());
         };
         if self.block_pos(index).is_some() {
-            warn(
-                sink,
-                "duplicate_part_index",
-                &format!("content_block_start for index {index} already started; ignored"),
-            );
+            let msg = format!("content_block_start for index {index} already started; ignored");
+            warn(sink, "duplicate_part_index", &msg);
             return Ok(());
         }
         if index != self.blocks.len() as u64 {
-            warn(
-                sink,
-                "unexpected_part_index",
-                &format!("content_block_start at index {index}, expected {}; folded by index", self.blocks.len()),
-            );
+            let msg = format!("content_block_start at index {index}, expected {}; folded by index", self.blocks.len());
+            warn(sink, "unexpected_part_index", &msg);
         }
-        let part = shared.new_part()?;
         let btype = base.get("type").and_then(Value::as_str).unwrap_or("");
         let kind = match btype {
             "text" => PartKind::Text,
@@ -431,29 +398,21 @@ impl AnthropicFold {
             "tool_use" | "server_tool_use" | "mcp_tool_use" => PartKind::ToolCall,
             _ => PartKind::Other,
         };
-        let mut block = Block {
+        let part = turn.open_part(kind, (self.blocks.len() as u32, 0), 0, index, btype, sink)?;
+        let block = Block {
             index,
             part,
-            kind,
             base: base.clone(),
-            text: String::new(),
             signature: None,
             citations: Vec::new(),
-            args: (kind == PartKind::ToolCall).then(ToolArgs::new),
-            input: None,
             compaction: (btype == "compaction").then(|| {
                 let s = |k: &str| base.get(k).and_then(Value::as_str).map(str::to_owned);
                 (s("content"), s("encrypted_content"))
             }),
-            outcome: Outcome::Open,
             committed: None,
         };
         if let Some(f) = block.text_field() {
-            block.text = base.get(f).and_then(Value::as_str).unwrap_or("").to_owned();
-        }
-        sink(&StreamEvent::PartStart { part, kind, choice: 0, index, provider_type: btype });
-        if !block.text.is_empty() {
-            sink(&StreamEvent::TextDelta { part, text: &block.text });
+            turn.start_text(part, base.get(f).and_then(Value::as_str).unwrap_or(""), sink)?;
         }
         if kind == PartKind::ToolCall {
             for key in ["id", "name"] {
@@ -468,14 +427,12 @@ impl AnthropicFold {
 
     fn on_delta(
         &mut self,
+        turn: &mut Turn,
         head: Head<'_>,
         event: &Event<'_>,
-        shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        if self.state == State::Idle {
-            self.ensure_started("content_block_delta", sink);
-        }
+        self.ensure_started(turn, "content_block_delta", sink);
         let (Some(index), Some(delta)) = (head.index, head.delta) else {
             warn(sink, "invalid_event", "content_block_delta without index or delta; ignored");
             return Ok(());
@@ -485,16 +442,16 @@ impl AnthropicFold {
             return Ok(());
         };
         let block = &mut self.blocks[pos];
-        if block.outcome != Outcome::Open {
+        let part = block.part;
+        if !turn.parts[part as usize].is_open() {
             warn(sink, "part_already_ended", &format!("content_block_delta for index {index} after its stop; ignored"));
             return Ok(());
         }
         let dty = delta.ty.as_deref().unwrap_or("");
-        let part = block.part;
         let fits = match dty {
             "text_delta" | "citations_delta" => block.btype() == "text",
             "thinking_delta" | "signature_delta" => block.btype() == "thinking",
-            "input_json_delta" => block.kind == PartKind::ToolCall,
+            "input_json_delta" => turn.parts[part as usize].kind == PartKind::ToolCall,
             "compaction_delta" => block.compaction.is_some(),
             _ => {
                 sink(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: event.data() });
@@ -507,18 +464,9 @@ impl AnthropicFold {
             return Ok(());
         }
         match dty {
-            "text_delta" | "thinking_delta" => {
-                let text = if dty == "text_delta" { delta.text } else { delta.thinking };
-                let text = shared.append_text(&mut block.text, &text.unwrap_or_default())?;
-                sink(&StreamEvent::TextDelta { part, text });
-            }
-            "input_json_delta" => {
-                let frag = delta.partial_json.unwrap_or_default();
-                let max = shared.config.max_tool_args_bytes;
-                if let Some(args) = block.args.as_mut() {
-                    args.push(&frag, part, max, sink).map_err(|PushError::TooLarge| shared.args_limit())?;
-                }
-            }
+            "text_delta" => turn.append_text(part, &delta.text.unwrap_or_default(), sink)?,
+            "thinking_delta" => turn.append_text(part, &delta.thinking.unwrap_or_default(), sink)?,
+            "input_json_delta" => turn.push_args(part, &delta.partial_json.unwrap_or_default(), sink)?,
             "signature_delta" => {
                 let sig = delta.signature.unwrap_or_default().into_owned();
                 let value = Value::String(sig.clone());
@@ -529,16 +477,16 @@ impl AnthropicFold {
                 let v = parse_value(event)?;
                 let citation = v.get("delta").and_then(|d| d.get("citation")).cloned().unwrap_or(Value::Null);
                 sink(&StreamEvent::PartMetadata { part, key: "citation", value: &citation });
-                self.blocks[pos].citations.push(citation);
+                block.citations.push(citation);
             }
             _ => {
                 // compaction_delta
                 let v = parse_value(event)?;
                 let d = v.get("delta").cloned().unwrap_or(Value::Null);
-                if let Some((content, enc)) = self.blocks[pos].compaction.as_mut() {
+                if let Some((content, enc)) = block.compaction.as_mut() {
                     for (slot, key) in [(content, "content"), (enc, "encrypted_content")] {
                         if let Some(s) = d.get(key).and_then(Value::as_str) {
-                            shared.check_text(slot.as_ref().map_or(0, String::len) + s.len())?;
+                            turn.check_text(slot.as_ref().map_or(0, String::len) + s.len())?;
                             slot.get_or_insert_with(String::new).push_str(s);
                         }
                     }
@@ -549,95 +497,31 @@ impl AnthropicFold {
         Ok(())
     }
 
-    fn on_block_stop(&mut self, index: Option<u64>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        self.ensure_started("content_block_stop", sink);
+    fn on_block_stop(&mut self, turn: &mut Turn, index: Option<u64>, sink: &mut Sink<'_>) {
+        self.ensure_started(turn, "content_block_stop", sink);
         let Some(index) = index else {
             warn(sink, "invalid_event", "content_block_stop without an index; ignored");
-            return Ok(());
+            return;
         };
         let Some(pos) = self.block_pos(index) else {
             warn(sink, "unknown_part_index", &format!("content_block_stop for index {index}, never started; ignored"));
-            return Ok(());
+            return;
         };
-        if self.blocks[pos].outcome != Outcome::Open {
+        let part = self.blocks[pos].part;
+        if !turn.parts[part as usize].is_open() {
             warn(sink, "part_already_ended", &format!("second content_block_stop for index {index}; ignored"));
-            return Ok(());
+            return;
         }
-        Self::commit(&mut self.blocks[pos], false, sink);
-        Ok(())
-    }
-
-    /// Commits a block: `cut` when the turn ended with it open.
-    fn commit(block: &mut Block, cut: bool, sink: &mut Sink<'_>) {
-        block.outcome = if cut { Outcome::Incomplete } else { Outcome::Complete };
-        if let Some(args) = block.args.as_mut() {
-            match args.finish() {
-                ArgsEnd::Empty => {
-                    if !cut {
-                        block.input = Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())));
-                    }
-                }
-                ArgsEnd::Valid => {
-                    if !cut {
-                        block.input = args.take_value();
-                    }
-                }
-                ArgsEnd::Invalid(e) => {
-                    if !cut {
-                        block.outcome = Outcome::Invalid(e);
-                    }
-                }
-            }
-        }
-        if let Some(input) = block.input.take() {
-            // Move the input into the block's final JSON instead of copying it.
-            let mut m = block.base.clone();
-            m.insert("input".into(), input);
-            block.committed = Some(Value::Object(m));
-        }
-        let content;
-        let content = match &block.committed {
-            Some(c) => c,
-            None => {
-                content = block.to_json();
-                &content
-            }
-        };
-        let outcome = match &block.outcome {
-            Outcome::Invalid(e) => {
-                PartOutcome::InvalidArguments { error: e, raw: block.args.as_ref().map_or("", ToolArgs::raw) }
-            }
-            Outcome::Incomplete => PartOutcome::Incomplete,
-            _ => PartOutcome::Complete,
-        };
-        sink(&StreamEvent::PartEnd { part: block.part, kind: block.kind, outcome, content });
-        if block.outcome != Outcome::Incomplete {
-            // The raw text and the parser's tree are no longer needed.
-            if let Some(args) = block.args.as_mut() {
-                args.release();
-            }
+        turn.commit(self, part, false, sink);
+        // The raw text and the parser's tree are no longer needed.
+        if let Some(args) = turn.parts[part as usize].args.as_mut() {
+            args.release();
         }
     }
 
-    fn close_open(&mut self, why: PartOutcomeReason, sink: &mut Sink<'_>) {
-        for block in self.blocks.iter_mut().filter(|b| b.outcome == Outcome::Open) {
-            if why == PartOutcomeReason::TerminalArrived {
-                let msg = format!("block {} still open at message_stop; committed as incomplete", block.index);
-                warn(sink, "part_not_ended", &msg);
-            }
-            Self::commit(block, true, sink);
-        }
-    }
-
-    /// Ends the turn on a provider error reported outside the JSON events.
-    pub(crate) fn fail(&mut self, sink: &mut Sink<'_>) {
-        self.close_open(PartOutcomeReason::Error, sink);
-        self.state = State::Errored;
-    }
-
-    fn on_message_delta(&mut self, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    fn on_message_delta(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
-        self.ensure_started("message_delta", sink);
+        self.ensure_started(turn, "message_delta", sink);
         if let Some(Value::Object(d)) = v.get("delta") {
             for (k, val) in d {
                 self.message.insert(k.clone(), val.clone());
@@ -665,23 +549,6 @@ impl AnthropicFold {
         }
         Ok(())
     }
-
-    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        match self.state {
-            State::Stopped | State::Errored => Ok(()),
-            State::Idle | State::InMessage => {
-                self.close_open(PartOutcomeReason::StreamEnded, sink);
-                Err(StreamError::Incomplete { expected: "message_stop" })
-            }
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PartOutcomeReason {
-    TerminalArrived,
-    StreamEnded,
-    Error,
 }
 
 /// The typed error of an Anthropic `error` event:

@@ -28,6 +28,7 @@ pub(crate) struct ToolArgs {
 }
 
 /// How the arguments ended.
+#[derive(Debug)]
 pub(crate) enum ArgsEnd {
     /// No fragment at all.
     Empty,

@@ -128,12 +128,14 @@ mod args;
 pub mod events;
 pub mod openai_chat;
 pub mod openai_responses;
+mod turn;
 mod view;
 
 use serde_json::Value;
 
 use crate::reconnect::ResumeCursor;
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
+use turn::{Dialect, Flow, Turn, TurnState};
 
 pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent};
 
@@ -242,73 +244,6 @@ pub enum StreamError {
     Closed,
 }
 
-/// State shared by every dialect: configuration and part numbering.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) config: StreamConfig,
-    next_part: u32,
-}
-
-impl Shared {
-    /// Allocates the next part id.
-    pub(crate) fn new_part(&mut self) -> Result<u32, StreamError> {
-        if self.next_part as usize >= self.config.max_parts {
-            return Err(StreamError::LimitExceeded { limit: "max_parts", max: self.config.max_parts });
-        }
-        self.next_part += 1;
-        Ok(self.next_part - 1)
-    }
-
-    /// Whether any part was started.
-    pub(crate) fn output_emitted(&self) -> bool {
-        self.next_part > 0
-    }
-
-    /// Checks a text length against `max_text_bytes`.
-    pub(crate) fn check_text(&self, len: usize) -> Result<(), StreamError> {
-        if len > self.config.max_text_bytes {
-            return Err(StreamError::LimitExceeded { limit: "max_text_bytes", max: self.config.max_text_bytes });
-        }
-        Ok(())
-    }
-
-    /// Appends a decoded text delta to a part's buffer, within
-    /// `max_text_bytes` (over it: nothing appended, the limit error), and
-    /// returns the appended text.
-    pub(crate) fn append_text<'b>(
-        &self,
-        buf: &'b mut String,
-        text: &view::JsonStr<'_>,
-    ) -> Result<&'b str, StreamError> {
-        let start = buf.len();
-        text.push_to(buf);
-        if let Err(e) = self.check_text(buf.len()) {
-            buf.truncate(start);
-            return Err(e);
-        }
-        Ok(&buf[start..])
-    }
-
-    /// The `max_tool_args_bytes` error.
-    pub(crate) fn args_limit(&self) -> StreamError {
-        StreamError::LimitExceeded { limit: "max_tool_args_bytes", max: self.config.max_tool_args_bytes }
-    }
-}
-
-/// Where an OpenAI fold (Chat or Responses) stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum FoldState {
-    /// Before the first event.
-    #[default]
-    Idle,
-    /// Folding.
-    Streaming,
-    /// The terminal event arrived.
-    Done,
-    /// A provider error ended the turn.
-    Errored,
-}
-
 /// The sink type the dialects emit to.
 pub(crate) type Sink<'s> = dyn FnMut(&StreamEvent<'_>) + 's;
 
@@ -328,12 +263,14 @@ pub(crate) fn json_error(event: &Event<'_>, e: serde_json::Error) -> StreamError
     StreamError::InvalidJson { event_type: event.event().to_owned(), message: e.to_string() }
 }
 
-#[derive(Debug)]
-enum Fold {
-    Undetected,
-    Anthropic(Box<anthropic::AnthropicFold>),
-    Chat(Box<openai_chat::ChatFold>),
-    Responses(Box<openai_responses::ResponsesFold>),
+/// The dialect of a [`Provider`] (none for [`Provider::Auto`]).
+fn make_dialect(p: Provider) -> Option<Box<dyn Dialect>> {
+    match p {
+        Provider::Anthropic => Some(Box::<anthropic::AnthropicFold>::default()),
+        Provider::OpenAIChat => Some(Box::<openai_chat::ChatFold>::default()),
+        Provider::OpenAIResponses => Some(Box::<openai_responses::ResponsesFold>::default()),
+        Provider::Auto => None,
+    }
 }
 
 /// One streamed turn: feed it bytes (or SSE events), get normalized events,
@@ -346,8 +283,10 @@ enum Fold {
 pub struct Stream {
     provider: Provider,
     decoder: Decoder,
-    shared: Shared,
-    fold: Fold,
+    /// The turn state machine and the parts (shared by every dialect).
+    turn: Turn,
+    /// The dialect: given, or detected from the first event.
+    dialect: Option<Box<dyn Dialect>>,
     closed: bool,
     /// [`Stream::reconnect`] was called: the next event decides restart or
     /// resume.
@@ -363,41 +302,21 @@ impl Stream {
 
     /// A stream with the given limits.
     pub fn with_config(provider: Provider, config: StreamConfig) -> Self {
-        let decoder = Decoder::with_config(config.sse.clone());
-        let mut s = Stream {
+        Stream {
             provider,
-            decoder,
-            shared: Shared { config, next_part: 0 },
-            fold: Fold::Undetected,
+            decoder: Decoder::with_config(config.sse.clone()),
+            turn: Turn::new(config),
+            dialect: make_dialect(provider),
             closed: false,
             resuming: false,
             aborted: false,
-        };
-        s.fold = match provider {
-            Provider::Auto => Fold::Undetected,
-            p => Self::make_fold(p),
-        };
-        s
-    }
-
-    fn make_fold(p: Provider) -> Fold {
-        match p {
-            Provider::Anthropic => Fold::Anthropic(Box::default()),
-            Provider::OpenAIChat => Fold::Chat(Box::default()),
-            Provider::OpenAIResponses => Fold::Responses(Box::default()),
-            Provider::Auto => Fold::Undetected,
         }
     }
 
     /// The dialect: the one given, or the one detected ([`Provider::Auto`]
     /// until detection).
     pub fn provider(&self) -> Provider {
-        match self.fold {
-            Fold::Undetected => self.provider,
-            Fold::Anthropic(_) => Provider::Anthropic,
-            Fold::Chat(_) => Provider::OpenAIChat,
-            Fold::Responses(_) => Provider::OpenAIResponses,
-        }
+        self.dialect.as_ref().map_or(self.provider, |d| d.provider())
     }
 
     /// Feeds raw bytes of the HTTP body, calling `on_event` for each
@@ -406,16 +325,16 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
-        let Stream { decoder, shared, fold, closed, provider, resuming, .. } = self;
+        let Stream { decoder, turn, dialect, closed, provider, resuming, .. } = self;
         let mut events = decoder.feed(chunk);
         while let Some(r) = events.next_event() {
             let result = match r {
                 Ok(e) => {
                     if *resuming {
                         *resuming = false;
-                        Self::restart_or_resume(*provider, fold, shared, &e, &mut on_event);
+                        Self::restart_or_resume(*provider, dialect, turn, &e, &mut on_event);
                     }
-                    Self::dispatch(*provider, fold, shared, &e, &mut on_event)
+                    Self::dispatch(dialect, turn, &e, &mut on_event)
                 }
                 Err(e) => Err(StreamError::Sse(e)),
             };
@@ -439,9 +358,9 @@ impl Stream {
         }
         if self.resuming {
             self.resuming = false;
-            Self::restart_or_resume(self.provider, &mut self.fold, &mut self.shared, event, &mut on_event);
+            Self::restart_or_resume(self.provider, &mut self.dialect, &mut self.turn, event, &mut on_event);
         }
-        let r = Self::dispatch(self.provider, &mut self.fold, &mut self.shared, event, &mut on_event);
+        let r = Self::dispatch(&mut self.dialect, &mut self.turn, event, &mut on_event);
         if r.is_err() {
             self.closed = true;
         }
@@ -452,8 +371,8 @@ impl Stream {
     /// a new answer, the partial turn is reset (`turn_reset`).
     fn restart_or_resume(
         provider: Provider,
-        fold: &mut Fold,
-        shared: &mut Shared,
+        dialect: &mut Option<Box<dyn Dialect>>,
+        turn: &mut Turn,
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) {
@@ -464,21 +383,13 @@ impl Stream {
             #[serde(default, borrow)]
             id: Option<std::borrow::Cow<'a, str>>,
         }
+        let Some(d) = dialect else { return };
         let head: Option<Head<'_>> = serde_json::from_str(event.data()).ok();
         let ty = head.as_ref().and_then(|h| h.ty.as_deref()).unwrap_or(event.event());
-        let restart = match fold {
-            Fold::Undetected => false,
-            Fold::Anthropic(_) => ty == "message_start",
-            Fold::Responses(_) => ty == "response.created",
-            Fold::Chat(f) => {
-                let new_id = head.as_ref().and_then(|h| h.id.as_deref());
-                new_id.is_some() && f.completion_id().is_some() && new_id != f.completion_id().as_deref()
-            }
-        };
-        if restart {
+        if d.is_restart(ty, head.as_ref().and_then(|h| h.id.as_deref())) {
             sink(&StreamEvent::TurnReset);
-            *fold = Self::make_fold(provider);
-            shared.next_part = 0;
+            *dialect = make_dialect(provider);
+            turn.reset();
         }
     }
 
@@ -524,10 +435,7 @@ impl Stream {
     /// The highest Responses `sequence_number` applied (other dialects:
     /// `None`).
     pub fn last_sequence_number(&self) -> Option<u64> {
-        match &self.fold {
-            Fold::Responses(f) => f.last_sequence_number(),
-            _ => None,
-        }
+        self.dialect.as_ref().and_then(|d| d.last_sequence_number())
     }
 
     /// Aborts the turn (the user cancelled; see "Abort" in the module docs):
@@ -542,11 +450,10 @@ impl Stream {
         self.closed = true;
         self.aborted = true;
         let silent: &mut Sink<'_> = &mut |_: &StreamEvent<'_>| {};
-        match &mut self.fold {
-            Fold::Undetected => {}
-            Fold::Anthropic(f) => f.fail(silent),
-            Fold::Chat(f) => f.fail(silent),
-            Fold::Responses(f) => f.fail(silent),
+        if let Some(d) = self.dialect.as_deref_mut() {
+            d.start_implicitly(&mut self.turn, silent);
+            self.turn.close_open(d, silent);
+            self.turn.state = TurnState::Errored;
         }
         on_event(&StreamEvent::TurnEnd { stop_reason: Some("aborted") });
     }
@@ -556,50 +463,69 @@ impl Stream {
         self.aborted
     }
 
+    /// One SSE event through the turn state machine: detection, the
+    /// dialect's handler, and the end of the turn it signals.
     fn dispatch(
-        provider: Provider,
-        fold: &mut Fold,
-        shared: &mut Shared,
+        dialect: &mut Option<Box<dyn Dialect>>,
+        turn: &mut Turn,
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        if event.event() == "error" && serde_json::from_str::<serde::de::IgnoredAny>(event.data()).is_err() {
+        if event.event() == "error"
+            && !turn.is_terminated()
+            && serde_json::from_str::<serde::de::IgnoredAny>(event.data()).is_err()
+        {
             // `event: error` with a plain-text body (proxies, gateways): a
             // provider error all the same, with the text as its message.
-            let terminated = match fold {
-                Fold::Undetected => false,
-                Fold::Anthropic(f) => f.is_terminated(),
-                Fold::Chat(f) => f.is_terminated(),
-                Fold::Responses(f) => f.is_terminated(),
+            let error = ProviderError {
+                error_type: String::new(),
+                message: event.data().to_owned(),
+                request_id: None,
+                output_emitted: turn.output_emitted(),
             };
-            if !terminated {
-                match fold {
-                    Fold::Undetected => {}
-                    Fold::Anthropic(f) => f.fail(sink),
-                    Fold::Chat(f) => f.fail(sink),
-                    Fold::Responses(f) => f.fail(sink),
+            return match dialect {
+                Some(d) => {
+                    d.start_implicitly(turn, sink);
+                    Self::fail(Some(d.as_mut()), turn, error, sink)
                 }
-                let err = ProviderError {
-                    error_type: String::new(),
-                    message: event.data().to_owned(),
-                    request_id: None,
-                    output_emitted: shared.output_emitted(),
-                };
-                sink(&StreamEvent::Error { error: &err });
-                return Err(StreamError::Provider(err));
+                None => Self::fail(None, turn, error, sink),
+            };
+        }
+        let d = match dialect {
+            Some(d) => d,
+            None => dialect.insert(make_dialect(detect(event).ok_or(StreamError::UnknownDialect)?).expect("detected")),
+        };
+        if turn.is_terminated() {
+            warn(sink, "data_after_terminal", &d.after_terminal(event));
+            return Ok(());
+        }
+        match d.on_event(turn, event, sink)? {
+            Flow::Continue => Ok(()),
+            Flow::End => {
+                turn.close_open(d.as_mut(), sink);
+                turn.state = TurnState::Done;
+                let reason = d.on_turn_end(turn, sink);
+                sink(&StreamEvent::TurnEnd { stop_reason: reason.as_deref() });
+                Ok(())
             }
+            Flow::Fail(error) => Self::fail(Some(d.as_mut()), turn, error, sink),
         }
-        if let Fold::Undetected = fold {
-            let detected = detect(event).ok_or(StreamError::UnknownDialect)?;
-            debug_assert_eq!(provider, Provider::Auto);
-            *fold = Self::make_fold(detected);
+    }
+
+    /// Ends the turn on a provider error: open parts committed as
+    /// `incomplete`, the `error` event, the typed error.
+    fn fail(
+        dialect: Option<&mut (dyn Dialect + '_)>,
+        turn: &mut Turn,
+        error: ProviderError,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        if let Some(d) = dialect {
+            turn.close_open(d, sink);
+            turn.state = TurnState::Errored;
         }
-        match fold {
-            Fold::Undetected => Err(StreamError::UnknownDialect),
-            Fold::Anthropic(f) => f.on_event(event, shared, sink),
-            Fold::Chat(f) => f.on_event(event, shared, sink),
-            Fold::Responses(f) => f.on_event(event, shared, sink),
-        }
+        sink(&StreamEvent::Error { error: &error });
+        Err(StreamError::Provider(error))
     }
 
     /// Ends the stream. An event left undispatched by a missing final blank
@@ -627,7 +553,7 @@ impl Stream {
                         ev.event
                     ),
                 );
-                Self::dispatch(self.provider, &mut self.fold, &mut self.shared, &ev.as_event(), sink)?;
+                Self::dispatch(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
             } else {
                 warn(
                     sink,
@@ -636,34 +562,26 @@ impl Stream {
                 );
             }
         }
-        match &mut self.fold {
-            Fold::Undetected => Err(StreamError::Incomplete { expected: "any event" }),
-            Fold::Anthropic(f) => f.finish(sink),
-            Fold::Chat(f) => f.finish(sink),
-            Fold::Responses(f) => f.finish(sink),
+        let Some(d) = self.dialect.as_deref_mut() else {
+            return Err(StreamError::Incomplete { expected: "any event" });
+        };
+        if self.turn.is_terminated() {
+            return Ok(());
         }
+        self.turn.close_open(d, sink);
+        Err(StreamError::Incomplete { expected: d.terminal() })
     }
 
     /// The folded message so far (also after an error): the JSON the
     /// provider's non-streaming endpoint would have returned. `null` before
     /// the dialect is known.
     pub fn message(&self) -> Value {
-        match &self.fold {
-            Fold::Undetected => Value::Null,
-            Fold::Anthropic(f) => f.message(),
-            Fold::Chat(f) => f.message(),
-            Fold::Responses(f) => f.message(),
-        }
+        self.dialect.as_ref().map_or(Value::Null, |d| d.message(&self.turn))
     }
 
     /// Whether the terminal event was seen.
     pub fn is_terminated(&self) -> bool {
-        match &self.fold {
-            Fold::Undetected => false,
-            Fold::Anthropic(f) => f.is_terminated(),
-            Fold::Chat(f) => f.is_terminated(),
-            Fold::Responses(f) => f.is_terminated(),
-        }
+        self.turn.is_terminated()
     }
 
     /// Bytes held by the stream: its own size, the SSE decoder's buffers and
@@ -671,12 +589,8 @@ impl Stream {
     pub fn memory_footprint(&self) -> usize {
         core::mem::size_of::<Self>() - core::mem::size_of::<Decoder>()
             + self.decoder.memory_footprint()
-            + match &self.fold {
-                Fold::Undetected => 0,
-                Fold::Anthropic(f) => f.footprint(),
-                Fold::Chat(f) => f.footprint(),
-                Fold::Responses(f) => f.footprint(),
-            }
+            + self.turn.footprint()
+            + self.dialect.as_ref().map_or(0, |d| d.footprint())
     }
 }
 

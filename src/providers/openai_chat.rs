@@ -31,14 +31,16 @@
 //! ones) with `object: "chat.completion"`, `choices` and `usage`. Unknown
 //! members inside a delta are not folded.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::args::{ArgsEnd, PushError, ToolArgs};
-use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::args::ToolArgs;
+use super::events::{PartKind, ProviderError, StreamEvent};
+use super::turn::{Dialect, Flow, Part, Turn};
 use super::view::{Few, JsonStr, JsonText, MaybeStr, RawObject, Str};
-use super::FoldState as State;
-use super::{json_error, warn, Shared, Sink, StreamError};
+use super::{json_error, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
 #[derive(Deserialize)]
@@ -99,21 +101,8 @@ struct FunctionView<'a> {
     arguments: Option<JsonText<'a>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Outcome {
-    Open,
-    Complete,
-    Invalid(String),
-    Incomplete,
-}
-
-#[derive(Debug)]
-struct TextPart {
-    part: u32,
-    text: String,
-    outcome: Outcome,
-}
-
+/// One tool call of a choice (its arguments and outcome live in the turn's
+/// part).
 #[derive(Debug)]
 struct Call {
     part: u32,
@@ -121,15 +110,14 @@ struct Call {
     id: Option<String>,
     ty: String,
     name: String,
-    args: ToolArgs,
-    outcome: Outcome,
 }
 
 impl Call {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, part: &Part) -> Value {
         let mut f = Map::new();
         f.insert("name".into(), Value::String(self.name.clone()));
-        f.insert("arguments".into(), Value::String(self.args.raw().to_owned()));
+        let raw = part.args.as_ref().map_or("", ToolArgs::raw);
+        f.insert("arguments".into(), Value::String(raw.to_owned()));
         let mut m = Map::new();
         m.insert("id".into(), self.id.clone().map_or(Value::Null, Value::String));
         m.insert("type".into(), Value::String(self.ty.clone()));
@@ -138,13 +126,20 @@ impl Call {
     }
 }
 
+/// Where a part of a choice sits ([`Part::sub`]).
+const SUB_REASONING: u32 = 0;
+const SUB_TEXT: u32 = 1;
+const SUB_REFUSAL: u32 = 2;
+/// Tool call `n` of the choice is sub `SUB_CALLS + n`.
+const SUB_CALLS: u32 = 3;
+
 #[derive(Debug, Default)]
 struct Choice {
     index: u32,
     role: Option<String>,
-    text: Option<TextPart>,
-    refusal: Option<TextPart>,
-    reasoning: Option<(&'static str, TextPart)>,
+    text: Option<u32>,
+    refusal: Option<u32>,
+    reasoning: Option<(&'static str, u32)>,
     calls: Vec<Call>,
     finish_reason: Option<String>,
     logprobs_seen: bool,
@@ -153,17 +148,18 @@ struct Choice {
 }
 
 impl Choice {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, parts: &[Part]) -> Value {
         let mut msg = Map::new();
         msg.insert("role".into(), self.role.as_deref().unwrap_or("assistant").into());
-        let text = |t: &Option<TextPart>| t.as_ref().map_or(Value::Null, |t| Value::String(t.text.clone()));
-        msg.insert("content".into(), text(&self.text));
-        msg.insert("refusal".into(), text(&self.refusal));
-        if let Some((field, r)) = &self.reasoning {
-            msg.insert((*field).into(), Value::String(r.text.clone()));
+        let text = |t: Option<u32>| t.map_or(Value::Null, |t| Value::String(parts[t as usize].text.clone()));
+        msg.insert("content".into(), text(self.text));
+        msg.insert("refusal".into(), text(self.refusal));
+        if let Some((field, r)) = self.reasoning {
+            msg.insert(field.into(), text(Some(r)));
         }
         if !self.calls.is_empty() {
-            msg.insert("tool_calls".into(), Value::Array(self.calls.iter().map(Call::to_json).collect()));
+            let calls = self.calls.iter().map(|c| c.to_json(&parts[c.part as usize])).collect();
+            msg.insert("tool_calls".into(), Value::Array(calls));
         }
         let mut m = Map::new();
         m.insert("index".into(), self.index.into());
@@ -181,12 +177,22 @@ impl Choice {
         m.insert("finish_reason".into(), self.finish_reason.clone().map_or(Value::Null, Value::String));
         Value::Object(m)
     }
+
+    /// The part ids of the choice still open.
+    fn open_parts<'p>(&self, parts: &'p [Part]) -> impl Iterator<Item = u32> + 'p {
+        let ids: Vec<u32> = [self.reasoning.map(|r| r.1), self.text, self.refusal]
+            .into_iter()
+            .flatten()
+            .chain(self.calls.iter().map(|c| c.part))
+            .collect();
+        ids.into_iter().filter(|&p| parts[p as usize].is_open())
+    }
 }
 
 /// The OpenAI Chat Completions fold.
 #[derive(Debug, Default)]
 pub(crate) struct ChatFold {
-    state: State,
+    started: bool,
     top: Map<String, Value>,
     choices: Vec<Choice>,
     usage: Option<Value>,
@@ -203,100 +209,112 @@ fn text_part_json(kind: PartKind, text: &str) -> Value {
     Value::Object(m)
 }
 
-impl ChatFold {
-    pub(crate) fn is_terminated(&self) -> bool {
-        matches!(self.state, State::Done | State::Errored)
+impl Dialect for ChatFold {
+    fn provider(&self) -> Provider {
+        Provider::OpenAIChat
     }
 
-    pub(crate) fn footprint(&self) -> usize {
-        let t = |p: &Option<TextPart>| p.as_ref().map_or(0, |p| p.text.capacity());
-        core::mem::size_of::<Self>()
-            + self
-                .choices
-                .iter()
-                .map(|c| {
-                    core::mem::size_of::<Choice>()
-                        + t(&c.text)
-                        + t(&c.refusal)
-                        + c.reasoning.as_ref().map_or(0, |r| r.1.text.capacity())
-                        + c.calls.iter().map(|k| core::mem::size_of::<Call>() + k.args.capacity()).sum::<usize>()
-                })
-                .sum::<usize>()
+    fn terminal(&self) -> &'static str {
+        "[DONE]"
     }
 
-    /// The completion's `id`, once a chunk carried one.
-    pub(crate) fn completion_id(&self) -> Option<String> {
-        self.top.get("id").and_then(Value::as_str).map(str::to_owned)
-    }
-
-    /// The folded `ChatCompletion`.
-    pub(crate) fn message(&self) -> Value {
-        if self.state == State::Idle {
-            return Value::Null;
-        }
-        let mut m = self.top.clone();
-        m.insert("object".into(), "chat.completion".into());
-        let mut order: Vec<&Choice> = self.choices.iter().collect();
-        order.sort_by_key(|c| c.index);
-        m.insert("choices".into(), Value::Array(order.iter().map(|c| c.to_json()).collect()));
-        m.insert("usage".into(), self.usage.clone().unwrap_or(Value::Null));
-        Value::Object(m)
-    }
-
-    pub(crate) fn on_event(
-        &mut self,
-        event: &Event<'_>,
-        shared: &mut Shared,
-        sink: &mut Sink<'_>,
-    ) -> Result<(), StreamError> {
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let data = event.data();
-        if self.is_terminated() {
-            warn(sink, "data_after_terminal", "chunk after [DONE]; ignored");
-            return Ok(());
-        }
         if data == "[DONE]" {
-            self.start_if_idle(None, sink);
-            self.close_all(true, sink);
-            self.state = State::Done;
-            let reason = self.choices.iter().find(|c| c.index == 0).and_then(|c| c.finish_reason.as_deref());
-            sink(&StreamEvent::TurnEnd { stop_reason: reason });
-            return Ok(());
+            self.start_if_idle(turn, None, sink);
+            for choice in &self.choices {
+                if choice.open_parts(&turn.parts).next().is_some() {
+                    let msg = format!(
+                        "choice {} has open parts at [DONE] (no finish_reason); committed as incomplete",
+                        choice.index
+                    );
+                    warn(sink, "part_not_ended", &msg);
+                }
+            }
+            return Ok(Flow::End);
         }
         let chunk: Chunk<'_> = match serde_json::from_str(data) {
             Ok(c) => c,
             Err(e) => {
                 if serde_json::from_str::<serde::de::IgnoredAny>(data).is_ok() {
                     warn(sink, "invalid_event", &format!("chunk of unexpected shape ({e}); ignored"));
-                    return Ok(());
+                    return Ok(Flow::Continue);
                 }
                 return Err(json_error(event, e));
             }
         };
-        if self.state == State::Idle {
-            self.start_if_idle(Some(data), sink);
-        }
+        self.start_if_idle(turn, Some(data), sink);
         if let Some(err) = chunk.error.filter(|e| !e.is_null()) {
-            let pe = provider_error(&err, shared.output_emitted());
-            self.close_all(false, sink);
-            self.state = State::Errored;
-            sink(&StreamEvent::Error { error: &pe });
-            return Err(StreamError::Provider(pe));
+            return Ok(Flow::Fail(provider_error(&err, turn.output_emitted())));
         }
         for c in chunk.choices.iter().flat_map(Few::iter) {
-            self.on_choice(c, shared, sink)?;
+            self.on_choice(turn, c, sink)?;
         }
         if let Some(u) = chunk.usage.filter(|u| !u.is_null()) {
             let usage = self.usage.insert(u);
             sink(&StreamEvent::Usage { usage });
         }
-        Ok(())
+        Ok(Flow::Continue)
     }
 
-    fn start_if_idle(&mut self, first: Option<&str>, sink: &mut Sink<'_>) {
-        if self.state != State::Idle {
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
+        let part = &parts[id as usize];
+        let choice = &self.choices[part.at as usize];
+        Cow::Owned(match part.sub {
+            SUB_REASONING => text_part_json(PartKind::Reasoning, &part.text),
+            SUB_TEXT => text_part_json(PartKind::Text, &part.text),
+            SUB_REFUSAL => text_part_json(PartKind::Refusal, &part.text),
+            n => choice.calls[(n - SUB_CALLS) as usize].to_json(part),
+        })
+    }
+
+    /// The folded `ChatCompletion`.
+    fn message(&self, turn: &Turn) -> Value {
+        if !self.started {
+            return Value::Null;
+        }
+        let mut m = self.top.clone();
+        m.insert("object".into(), "chat.completion".into());
+        let mut order: Vec<&Choice> = self.choices.iter().collect();
+        order.sort_by_key(|c| c.index);
+        m.insert("choices".into(), Value::Array(order.iter().map(|c| c.to_json(&turn.parts)).collect()));
+        m.insert("usage".into(), self.usage.clone().unwrap_or(Value::Null));
+        Value::Object(m)
+    }
+
+    fn footprint(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self
+                .choices
+                .iter()
+                .map(|c| core::mem::size_of::<Choice>() + c.calls.len() * core::mem::size_of::<Call>())
+                .sum::<usize>()
+    }
+
+    fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {
+        self.choices.iter().find(|c| c.index == 0).and_then(|c| c.finish_reason.clone())
+    }
+
+    fn after_terminal(&self, _event: &Event<'_>) -> String {
+        "chunk after [DONE]; ignored".to_owned()
+    }
+
+    fn is_restart(&self, _ty: &str, id: Option<&str>) -> bool {
+        let current = self.top.get("id").and_then(Value::as_str);
+        id.is_some() && current.is_some() && id != current
+    }
+
+    fn start_implicitly(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
+        self.start_if_idle(turn, None, sink);
+    }
+}
+
+impl ChatFold {
+    fn start_if_idle(&mut self, turn: &mut Turn, first: Option<&str>, sink: &mut Sink<'_>) {
+        if !turn.begin() {
             return;
         }
-        self.state = State::Streaming;
+        self.started = true;
         if let Some(Ok(RawObject(top))) = first.map(serde_json::from_str::<RawObject<'_>>) {
             for (k, v) in top {
                 if !matches!(&*k, "choices" | "usage" | "error") {
@@ -306,23 +324,24 @@ impl ChatFold {
                 }
             }
         }
-        let snapshot = self.message();
+        let snapshot = self.message(turn);
         sink(&StreamEvent::MessageStart { provider: "openai_chat", message: &snapshot });
     }
 
-    fn choice_pos(&mut self, index: u32, shared: &Shared) -> Result<usize, StreamError> {
+    fn choice_pos(&mut self, index: u32, turn: &Turn) -> Result<usize, StreamError> {
         if let Some(p) = self.choices.iter().position(|c| c.index == index) {
             return Ok(p);
         }
-        if self.choices.len() >= shared.config.max_choices {
-            return Err(StreamError::LimitExceeded { limit: "max_choices", max: shared.config.max_choices });
+        if self.choices.len() >= turn.config.max_choices {
+            return Err(StreamError::LimitExceeded { limit: "max_choices", max: turn.config.max_choices });
         }
         self.choices.push(Choice { index, ..Choice::default() });
         Ok(self.choices.len() - 1)
     }
 
-    fn on_choice(&mut self, c: &ChoiceView<'_>, shared: &mut Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let pos = self.choice_pos(c.index, shared)?;
+    fn on_choice(&mut self, turn: &mut Turn, c: &ChoiceView<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        let pos = self.choice_pos(c.index, turn)?;
+        let at = pos as u32;
         let choice = &mut self.choices[pos];
         let ci = c.index;
         if let Some(d) = &c.delta {
@@ -337,33 +356,32 @@ impl ChatFold {
                 _ => None,
             };
             if let Some((field, r)) = reasoning {
-                let slot = match &mut choice.reasoning {
-                    Some((_, p)) => p,
+                let id = match choice.reasoning {
+                    Some((_, id)) => id,
                     None => {
-                        let part = open_part(shared, PartKind::Reasoning, ci, field, sink)?;
-                        &mut choice.reasoning.insert((field, part)).1
+                        let id = turn.open_part(PartKind::Reasoning, (at, SUB_REASONING), ci, 0, field, sink)?;
+                        choice.reasoning.insert((field, id)).1
                     }
                 };
-                append(slot, r, shared, sink)?;
+                append(turn, id, r, sink)?;
             }
-            if let Some(text) = &d.content {
-                let slot = match &mut choice.text {
-                    Some(p) => p,
-                    None => choice.text.insert(open_part(shared, PartKind::Text, ci, "content", sink)?),
-                };
-                append(slot, text, shared, sink)?;
-            }
-            if let Some(text) = &d.refusal {
-                let slot = match &mut choice.refusal {
-                    Some(p) => p,
-                    None => choice.refusal.insert(open_part(shared, PartKind::Refusal, ci, "refusal", sink)?),
-                };
-                append(slot, text, shared, sink)?;
+            for (text, slot, kind, sub, name) in [
+                (&d.content, &mut choice.text, PartKind::Text, SUB_TEXT, "content"),
+                (&d.refusal, &mut choice.refusal, PartKind::Refusal, SUB_REFUSAL, "refusal"),
+            ] {
+                if let Some(text) = text {
+                    let id = match *slot {
+                        Some(id) => id,
+                        None => *slot.insert(turn.open_part(kind, (at, sub), ci, 0, name, sink)?),
+                    };
+                    append(turn, id, text, sink)?;
+                }
             }
             for (n, tc) in d.tool_calls.iter().flat_map(Few::iter).enumerate() {
-                Self::on_tool_call(choice, n, tc, shared, sink)?;
+                self.on_tool_call(turn, pos, n, tc, sink)?;
             }
         }
+        let choice = &mut self.choices[pos];
         if let Some(Value::Object(lp)) = &c.logprobs {
             choice.logprobs_seen = true;
             for (key, slot) in [("content", &mut choice.logprobs_content), ("refusal", &mut choice.logprobs_refusal)] {
@@ -374,19 +392,25 @@ impl ChatFold {
         }
         if let Some(reason) = &c.finish_reason {
             choice.finish_reason = Some(reason.to_string());
-            Self::close_choice(choice, false, sink);
+            let mut open: Vec<u32> = choice.open_parts(&turn.parts).collect();
+            open.sort_unstable();
+            for id in open {
+                turn.commit(self, id, false, sink);
+            }
             sink(&StreamEvent::StopReason { choice: ci, reason });
         }
         Ok(())
     }
 
     fn on_tool_call(
-        choice: &mut Choice,
+        &mut self,
+        turn: &mut Turn,
+        pos: usize,
         position: usize,
         tc: &ToolCallView<'_>,
-        shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
+        let choice = &self.choices[pos];
         let id = tc.id.as_ref().filter(|s| !s.is_empty());
         let (name, args) = match &tc.function {
             Some(f) => (f.name.as_ref().filter(|s| !s.is_empty()), f.arguments.as_ref()),
@@ -407,39 +431,30 @@ impl ChatFold {
                 (None, _) => {
                     // A second complete value must not be glued onto a complete one.
                     let starts_value = args.is_some_and(JsonText::starts_container);
-                    (name.is_some() && !c.name.is_empty() || starts_value) && c.args.is_complete_value()
+                    let complete = turn.parts[c.part as usize].args.as_ref().is_some_and(ToolArgs::is_complete_value);
+                    (name.is_some() && !c.name.is_empty() || starts_value) && complete
                 }
                 (Some(_), None) => false,
             },
         };
-        let pos = if new_call {
+        let n = if new_call {
             if let Some(p) = current {
-                Self::commit_call(&mut choice.calls[p], false, sink);
+                let part = self.choices[pos].calls[p].part;
+                turn.commit(self, part, false, sink);
             }
-            let part = shared.new_part()?;
+            let choice = &mut self.choices[pos];
             let ty = tc.ty.as_deref().unwrap_or("function").to_owned();
-            sink(&StreamEvent::PartStart {
-                part,
-                kind: PartKind::ToolCall,
-                choice: choice.index,
-                index: u64::from(index),
-                provider_type: &ty,
-            });
-            choice.calls.push(Call {
-                part,
-                index,
-                id: None,
-                ty,
-                name: String::new(),
-                args: ToolArgs::new(),
-                outcome: Outcome::Open,
-            });
+            let sub = SUB_CALLS + choice.calls.len() as u32;
+            let part =
+                turn.open_part(PartKind::ToolCall, (pos as u32, sub), choice.index, u64::from(index), &ty, sink)?;
+            choice.calls.push(Call { part, index, id: None, ty, name: String::new() });
             choice.calls.len() - 1
         } else {
             current.unwrap_or_default()
         };
-        let call = &mut choice.calls[pos];
-        if call.outcome != Outcome::Open {
+        let call = &mut self.choices[pos].calls[n];
+        let part = call.part;
+        if !turn.parts[part as usize].is_open() {
             warn(sink, "part_already_ended", "tool call fragment after its choice finished; ignored");
             return Ok(());
         }
@@ -447,140 +462,29 @@ impl ChatFold {
             if call.id.is_none() {
                 call.id = Some(id.to_string());
                 let v = Value::String(call.id.clone().unwrap_or_default());
-                sink(&StreamEvent::PartMetadata { part: call.part, key: "id", value: &v });
+                sink(&StreamEvent::PartMetadata { part, key: "id", value: &v });
             }
         }
         if let Some(name) = name {
             if call.name != **name {
                 call.name.push_str(name);
                 let v = Value::String(call.name.clone());
-                sink(&StreamEvent::PartMetadata { part: call.part, key: "name", value: &v });
+                sink(&StreamEvent::PartMetadata { part, key: "name", value: &v });
             }
         }
         if let Some(frag) = args {
-            let max = shared.config.max_tool_args_bytes;
-            call.args.push(frag, call.part, max, sink).map_err(|PushError::TooLarge| shared.args_limit())?;
+            turn.push_args(part, frag, sink)?;
         }
         Ok(())
     }
-
-    fn commit_call(call: &mut Call, cut: bool, sink: &mut Sink<'_>) {
-        if call.outcome != Outcome::Open {
-            return;
-        }
-        call.outcome = match call.args.finish() {
-            _ if cut => Outcome::Incomplete,
-            ArgsEnd::Empty | ArgsEnd::Valid => Outcome::Complete,
-            ArgsEnd::Invalid(e) => Outcome::Invalid(e),
-        };
-        let content = call.to_json();
-        let outcome = match &call.outcome {
-            Outcome::Invalid(e) => PartOutcome::InvalidArguments { error: e, raw: call.args.raw() },
-            Outcome::Incomplete => PartOutcome::Incomplete,
-            _ => PartOutcome::Complete,
-        };
-        sink(&StreamEvent::PartEnd { part: call.part, kind: PartKind::ToolCall, outcome, content: &content });
-    }
-
-    /// Commits every open part of a choice, in part order.
-    fn close_choice(choice: &mut Choice, cut: bool, sink: &mut Sink<'_>) {
-        enum Slot {
-            Reasoning,
-            Text,
-            Refusal,
-            Call(usize),
-        }
-        let mut open: Vec<(u32, Slot)> = Vec::new();
-        let is_open = |p: &TextPart| p.outcome == Outcome::Open;
-        if let Some((_, p)) = choice.reasoning.as_ref().filter(|r| is_open(&r.1)) {
-            open.push((p.part, Slot::Reasoning));
-        }
-        if let Some(p) = choice.text.as_ref().filter(|p| is_open(p)) {
-            open.push((p.part, Slot::Text));
-        }
-        if let Some(p) = choice.refusal.as_ref().filter(|p| is_open(p)) {
-            open.push((p.part, Slot::Refusal));
-        }
-        for (i, c) in choice.calls.iter().enumerate().filter(|(_, c)| c.outcome == Outcome::Open) {
-            open.push((c.part, Slot::Call(i)));
-        }
-        open.sort_by_key(|(p, _)| *p);
-        for (_, slot) in open {
-            let (kind, p) = match slot {
-                Slot::Call(i) => {
-                    Self::commit_call(&mut choice.calls[i], cut, sink);
-                    continue;
-                }
-                Slot::Reasoning => (PartKind::Reasoning, choice.reasoning.as_mut().map(|r| &mut r.1)),
-                Slot::Text => (PartKind::Text, choice.text.as_mut()),
-                Slot::Refusal => (PartKind::Refusal, choice.refusal.as_mut()),
-            };
-            if let Some(p) = p {
-                p.outcome = if cut { Outcome::Incomplete } else { Outcome::Complete };
-                let content = text_part_json(kind, &p.text);
-                let outcome = if cut { PartOutcome::Incomplete } else { PartOutcome::Complete };
-                sink(&StreamEvent::PartEnd { part: p.part, kind, outcome, content: &content });
-            }
-        }
-    }
-
-    /// Commits every open part: `warn` when the terminal event found them open.
-    fn close_all(&mut self, warn_open: bool, sink: &mut Sink<'_>) {
-        for choice in &mut self.choices {
-            let any_open = choice.text.as_ref().is_some_and(|p| p.outcome == Outcome::Open)
-                || choice.refusal.as_ref().is_some_and(|p| p.outcome == Outcome::Open)
-                || choice.reasoning.as_ref().is_some_and(|p| p.1.outcome == Outcome::Open)
-                || choice.calls.iter().any(|c| c.outcome == Outcome::Open);
-            if any_open && warn_open {
-                let msg = format!(
-                    "choice {} has open parts at [DONE] (no finish_reason); committed as incomplete",
-                    choice.index
-                );
-                warn(sink, "part_not_ended", &msg);
-            }
-            Self::close_choice(choice, true, sink);
-        }
-    }
-
-    /// Ends the turn on a provider error reported outside the JSON chunks.
-    pub(crate) fn fail(&mut self, sink: &mut Sink<'_>) {
-        self.start_if_idle(None, sink);
-        self.close_all(false, sink);
-        self.state = State::Errored;
-    }
-
-    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        if self.is_terminated() {
-            return Ok(());
-        }
-        self.close_all(false, sink);
-        Err(StreamError::Incomplete { expected: "[DONE]" })
-    }
 }
 
-fn open_part(
-    shared: &mut Shared,
-    kind: PartKind,
-    choice: u32,
-    provider_type: &str,
-    sink: &mut Sink<'_>,
-) -> Result<TextPart, StreamError> {
-    let part = shared.new_part()?;
-    sink(&StreamEvent::PartStart { part, kind, choice, index: 0, provider_type });
-    Ok(TextPart { part, text: String::new(), outcome: Outcome::Open })
-}
-
-fn append(p: &mut TextPart, text: &JsonStr<'_>, shared: &Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-    if p.outcome != Outcome::Open {
+fn append(turn: &mut Turn, id: u32, text: &JsonStr<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    if !turn.parts[id as usize].is_open() {
         warn(sink, "part_already_ended", "text after the choice finished; ignored");
         return Ok(());
     }
-    if text.is_empty() {
-        return Ok(());
-    }
-    let text = shared.append_text(&mut p.text, text)?;
-    sink(&StreamEvent::TextDelta { part: p.part, text });
-    Ok(())
+    turn.append_text(id, text, sink)
 }
 
 /// `{"error": {"message", "type", "code", ...}}`; the type falls back to the code.

@@ -33,11 +33,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::args::{ArgsEnd, PushError, ToolArgs};
-use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::events::{PartKind, ProviderError, StreamEvent};
+use super::turn::{Dialect, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
-use super::FoldState as State;
-use super::{parse_value, warn, Shared, Sink, StreamError};
+use super::{parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
 #[derive(Deserialize)]
@@ -62,21 +61,20 @@ enum Slot {
     Summary(u64),
 }
 
+/// A content or summary part of an item (its text and outcome live in the
+/// turn's part; its [`Part::sub`] is its position in `subs` + 1).
 #[derive(Debug)]
 struct SubPart {
     slot: Slot,
     part: u32,
-    kind: PartKind,
     base: Map<String, Value>,
-    text: String,
-    open: bool,
 }
 
 impl SubPart {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, part: &Part) -> Value {
         let mut m = self.base.clone();
-        let key = if self.kind == PartKind::Refusal { "refusal" } else { "text" };
-        m.insert(key.into(), Value::String(self.text.clone()));
+        let key = if part.kind == PartKind::Refusal { "refusal" } else { "text" };
+        m.insert(key.into(), Value::String(part.text.clone()));
         Value::Object(m)
     }
 }
@@ -85,20 +83,19 @@ impl SubPart {
 struct Item {
     output_index: u64,
     item: Map<String, Value>,
-    /// The tool call / other part of the item itself.
-    part: Option<(u32, PartKind)>,
-    args: Option<ToolArgs>,
+    /// The tool call / other part of the item itself ([`Part::sub`] 0).
+    part: Option<u32>,
     subs: Vec<SubPart>,
     done: bool,
 }
 
 impl Item {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, parts: &[Part]) -> Value {
         let mut m = self.item.clone();
         if self.done {
             return Value::Object(m);
         }
-        if let Some(args) = &self.args {
+        if let Some(args) = self.part.and_then(|p| parts[p as usize].args.as_ref()) {
             m.insert("arguments".into(), Value::String(args.raw().to_owned()));
         }
         for (key, is) in [("content", true), ("summary", false)] {
@@ -117,7 +114,7 @@ impl Item {
                 while list.len() <= i {
                     list.push(Value::Null);
                 }
-                list[i] = s.to_json();
+                list[i] = s.to_json(&parts[s.part as usize]);
             }
             m.insert(key.into(), Value::Array(list));
         }
@@ -128,57 +125,181 @@ impl Item {
 /// The OpenAI Responses fold.
 #[derive(Debug, Default)]
 pub(crate) struct ResponsesFold {
-    state: State,
     response: Map<String, Value>,
     items: Vec<Item>,
     /// The highest `sequence_number` applied: the resume cursor, and how
     /// events replayed after a resume are recognised and skipped.
     last_sequence_number: Option<u64>,
+    /// The terminal event's stop reason.
+    stop_reason: Option<String>,
 }
 
-impl ResponsesFold {
-    pub(crate) fn is_terminated(&self) -> bool {
-        matches!(self.state, State::Done | State::Errored)
+impl Dialect for ResponsesFold {
+    fn provider(&self) -> Provider {
+        Provider::OpenAIResponses
     }
 
-    /// The highest `sequence_number` applied so far.
-    pub(crate) fn last_sequence_number(&self) -> Option<u64> {
-        self.last_sequence_number
+    fn terminal(&self) -> &'static str {
+        "response.completed"
     }
 
-    pub(crate) fn footprint(&self) -> usize {
-        core::mem::size_of::<Self>()
-            + self
-                .items
-                .iter()
-                .map(|i| {
-                    core::mem::size_of::<Item>()
-                        + i.args.as_ref().map_or(0, ToolArgs::capacity)
-                        + i.subs.iter().map(|s| core::mem::size_of::<SubPart>() + s.text.capacity()).sum::<usize>()
-                })
-                .sum::<usize>()
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        let head: Head<'_> = match serde_json::from_str(event.data()) {
+            Ok(h) => h,
+            Err(_) => {
+                // Valid JSON of another shape (e.g. a non-string delta): generic path.
+                let v = parse_value(event)?;
+                let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
+                sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
+                return Ok(Flow::Continue);
+            }
+        };
+        let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
+        if let Some(seq) = head.sequence_number {
+            if self.last_sequence_number.is_some_and(|last| seq <= last) {
+                // A server that resumed replays from the cursor: never twice.
+                let msg = format!("{ty} with sequence_number {seq} already applied; skipped");
+                warn(sink, "duplicate_event", &msg);
+                return Ok(Flow::Continue);
+            }
+            self.last_sequence_number = Some(seq);
+        }
+        match ty {
+            "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
+                let kind = match ty {
+                    "response.refusal.delta" => PartKind::Refusal,
+                    "response.output_text.delta" => PartKind::Text,
+                    _ => PartKind::Reasoning,
+                };
+                let slot = Slot::Content(head.content_index.unwrap_or(0));
+                self.on_text(turn, ty, head.output_index, slot, kind, head.delta, sink)?;
+            }
+            "response.reasoning_summary_text.delta" => {
+                let slot = Slot::Summary(head.summary_index.unwrap_or(0));
+                self.on_text(turn, ty, head.output_index, slot, PartKind::Reasoning, head.delta, sink)?;
+            }
+            "response.function_call_arguments.delta" => self.on_args(turn, ty, &head, sink)?,
+            "response.created" | "response.in_progress" | "response.queued" => {
+                let v = parse_value(event)?;
+                if turn.begin() {
+                    self.merge_response(&v);
+                    let snapshot = self.message(turn);
+                    sink(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
+                } else if ty == "response.created" {
+                    warn(sink, "duplicate_start", "second response.created; ignored");
+                } else {
+                    self.merge_response(&v);
+                }
+            }
+            "response.output_item.added" => self.on_item_added(turn, event, sink)?,
+            "response.output_item.done" => self.on_item_done(turn, event, sink)?,
+            "response.content_part.added" | "response.reasoning_summary_part.added" => {
+                self.on_part_added(turn, ty, &head, event, sink)?;
+            }
+            "response.content_part.done" | "response.reasoning_summary_part.done" => {
+                self.on_part_done(turn, ty, &head, sink);
+            }
+            "response.output_text.done"
+            | "response.refusal.done"
+            | "response.reasoning_summary_text.done"
+            | "response.reasoning_text.done"
+            | "response.function_call_arguments.done" => self.ensure_started(turn, ty, sink),
+            "response.completed" | "response.incomplete" => {
+                let v = parse_value(event)?;
+                self.ensure_started(turn, ty, sink);
+                self.merge_response(&v);
+                for item in self.items.iter().filter(|i| !i.done) {
+                    let msg =
+                        format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
+                    warn(sink, "part_not_ended", &msg);
+                }
+                let reason = match ty {
+                    "response.completed" => "completed",
+                    _ => {
+                        v.pointer("/response/incomplete_details/reason").and_then(Value::as_str).unwrap_or("incomplete")
+                    }
+                };
+                self.stop_reason = Some(reason.to_owned());
+                return Ok(Flow::End);
+            }
+            "response.failed" | "error" => {
+                let v = parse_value(event)?;
+                self.ensure_started(turn, ty, sink);
+                self.merge_response(&v);
+                let err = if ty == "error" {
+                    v.clone()
+                } else {
+                    v.pointer("/response/error").cloned().unwrap_or(Value::Null)
+                };
+                let s = |k: &str| err.get(k).and_then(Value::as_str).map(str::to_owned);
+                return Ok(Flow::Fail(ProviderError {
+                    error_type: s("code").or_else(|| s("type").filter(|t| t != "error")).unwrap_or_default(),
+                    message: s("message").unwrap_or_default(),
+                    request_id: s("request_id"),
+                    output_emitted: turn.output_emitted(),
+                }));
+            }
+            other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
+        let part = &parts[id as usize];
+        let item = &self.items[part.at as usize];
+        Cow::Owned(match part.sub {
+            0 => item.to_json(parts),
+            n => item.subs[(n - 1) as usize].to_json(part),
+        })
     }
 
     /// The folded `Response`.
-    pub(crate) fn message(&self) -> Value {
-        if self.state == State::Idle {
+    fn message(&self, turn: &Turn) -> Value {
+        if turn.state == TurnState::Idle {
             return Value::Null;
         }
         let mut m = self.response.clone();
         let mut order: Vec<&Item> = self.items.iter().collect();
         order.sort_by_key(|i| i.output_index);
-        m.insert("output".into(), Value::Array(order.iter().map(|i| i.to_json()).collect()));
+        m.insert("output".into(), Value::Array(order.iter().map(|i| i.to_json(&turn.parts)).collect()));
         Value::Object(m)
     }
 
+    fn footprint(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self
+                .items
+                .iter()
+                .map(|i| core::mem::size_of::<Item>() + i.subs.len() * core::mem::size_of::<SubPart>())
+                .sum::<usize>()
+    }
+
+    fn on_turn_end(&mut self, _turn: &Turn, sink: &mut Sink<'_>) -> Option<String> {
+        if let Some(u) = self.response.get("usage").filter(|u| u.is_object()) {
+            sink(&StreamEvent::Usage { usage: u });
+        }
+        let reason = self.stop_reason.clone()?;
+        sink(&StreamEvent::StopReason { choice: 0, reason: &reason });
+        Some(reason)
+    }
+
+    fn is_restart(&self, ty: &str, _id: Option<&str>) -> bool {
+        ty == "response.created"
+    }
+
+    fn last_sequence_number(&self) -> Option<u64> {
+        self.last_sequence_number
+    }
+}
+
+impl ResponsesFold {
     fn item_pos(&self, output_index: u64) -> Option<usize> {
         self.items.iter().rposition(|i| i.output_index == output_index)
     }
 
-    fn ensure_started(&mut self, ty: &str, sink: &mut Sink<'_>) {
-        if self.state == State::Idle {
+    fn ensure_started(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
+        if turn.begin() {
             warn(sink, "event_before_start", &format!("{ty} before response.created; response started implicitly"));
-            self.state = State::Streaming;
             self.response.insert("object".into(), "response".into());
         }
     }
@@ -193,207 +314,92 @@ impl ResponsesFold {
         }
     }
 
-    pub(crate) fn on_event(
-        &mut self,
-        event: &Event<'_>,
-        shared: &mut Shared,
-        sink: &mut Sink<'_>,
-    ) -> Result<(), StreamError> {
-        if self.is_terminated() {
-            warn(sink, "data_after_terminal", &format!("{} after the terminal event; ignored", event.event()));
+    fn on_args(&mut self, turn: &mut Turn, ty: &str, head: &Head<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        self.ensure_started(turn, ty, sink);
+        let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
+            warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
             return Ok(());
-        }
-        let head: Head<'_> = match serde_json::from_str(event.data()) {
-            Ok(h) => h,
-            Err(_) => {
-                // Valid JSON of another shape (e.g. a non-string delta): generic path.
-                let v = parse_value(event)?;
-                let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
-                sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
-                return Ok(());
-            }
         };
-        let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
-        if let Some(seq) = head.sequence_number {
-            if self.last_sequence_number.is_some_and(|last| seq <= last) {
-                // A server that resumed replays from the cursor: never twice.
-                let msg = format!("{ty} with sequence_number {seq} already applied; skipped");
-                warn(sink, "duplicate_event", &msg);
-                return Ok(());
-            }
-            self.last_sequence_number = Some(seq);
-        }
-        match ty {
-            "response.output_text.delta" | "response.refusal.delta" => {
-                let kind = if ty == "response.refusal.delta" { PartKind::Refusal } else { PartKind::Text };
-                let slot = Slot::Content(head.content_index.unwrap_or(0));
-                self.on_text(ty, head.output_index, slot, kind, head.delta, shared, sink)
-            }
-            "response.reasoning_summary_text.delta" => {
-                let slot = Slot::Summary(head.summary_index.unwrap_or(0));
-                self.on_text(ty, head.output_index, slot, PartKind::Reasoning, head.delta, shared, sink)
-            }
-            "response.reasoning_text.delta" => {
-                let slot = Slot::Content(head.content_index.unwrap_or(0));
-                self.on_text(ty, head.output_index, slot, PartKind::Reasoning, head.delta, shared, sink)
-            }
-            "response.function_call_arguments.delta" => {
-                self.ensure_started(ty, sink);
-                let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
-                    warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
-                    return Ok(());
-                };
-                let item = &mut self.items[pos];
-                match (&mut item.args, item.part, item.done) {
-                    (Some(args), Some((part, _)), false) => {
-                        let max = shared.config.max_tool_args_bytes;
-                        let frag = head.delta.unwrap_or_default();
-                        args.push(&frag, part, max, sink).map_err(|PushError::TooLarge| shared.args_limit())
-                    }
-                    (_, _, true) => {
-                        warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
-                        Ok(())
-                    }
-                    _ => {
-                        warn(
-                            sink,
-                            "delta_type_mismatch",
-                            &format!("{ty} on an item that is not a function call; ignored"),
-                        );
-                        Ok(())
-                    }
-                }
-            }
-            "response.created" | "response.in_progress" | "response.queued" => {
-                let v = parse_value(event)?;
-                if self.state == State::Idle {
-                    self.state = State::Streaming;
-                    self.merge_response(&v);
-                    let snapshot = self.message();
-                    sink(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
-                } else if ty == "response.created" {
-                    warn(sink, "duplicate_start", "second response.created; ignored");
-                } else {
-                    self.merge_response(&v);
-                }
+        let item = &self.items[pos];
+        let part = item.part.filter(|&p| turn.parts[p as usize].args.is_some());
+        match (part, item.done) {
+            (Some(part), false) => turn.push_args(part, &head.delta.unwrap_or_default(), sink),
+            (_, true) => {
+                warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
                 Ok(())
             }
-            "response.output_item.added" => self.on_item_added(event, shared, sink),
-            "response.output_item.done" => self.on_item_done(event, shared, sink),
-            "response.content_part.added" | "response.reasoning_summary_part.added" => {
-                let v = parse_value(event)?;
-                self.ensure_started(ty, sink);
-                let slot = if ty == "response.content_part.added" {
-                    Slot::Content(head.content_index.unwrap_or(0))
-                } else {
-                    Slot::Summary(head.summary_index.unwrap_or(0))
-                };
-                let base = match v.get("part") {
-                    Some(Value::Object(p)) => p.clone(),
-                    _ => Map::new(),
-                };
-                let kind = match base.get("type").and_then(Value::as_str) {
-                    Some("refusal") => PartKind::Refusal,
-                    Some("output_text") => PartKind::Text,
-                    _ if ty == "response.reasoning_summary_part.added" => PartKind::Reasoning,
-                    Some("reasoning_text") => PartKind::Reasoning,
-                    _ => PartKind::Other,
-                };
-                self.sub_part(ty, head.output_index, slot, kind, Some(base), shared, sink).map(|_| ())
-            }
-            "response.content_part.done" | "response.reasoning_summary_part.done" => {
-                self.ensure_started(ty, sink);
-                let slot = if ty == "response.content_part.done" {
-                    Slot::Content(head.content_index.unwrap_or(0))
-                } else {
-                    Slot::Summary(head.summary_index.unwrap_or(0))
-                };
-                let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
-                    warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
-                    return Ok(());
-                };
-                match self.items[pos].subs.iter_mut().find(|s| s.slot == slot) {
-                    Some(s) if s.open => commit_sub(s, false, sink),
-                    Some(_) => warn(sink, "part_already_ended", &format!("second {ty}; ignored")),
-                    None => warn(sink, "unknown_part_index", &format!("{ty} for a part never added; ignored")),
-                }
-                Ok(())
-            }
-            "response.output_text.done"
-            | "response.refusal.done"
-            | "response.reasoning_summary_text.done"
-            | "response.reasoning_text.done"
-            | "response.function_call_arguments.done" => {
-                self.ensure_started(ty, sink);
-                Ok(())
-            }
-            "response.completed" | "response.incomplete" => {
-                let v = parse_value(event)?;
-                self.ensure_started(ty, sink);
-                self.merge_response(&v);
-                self.close_open(true, sink);
-                self.state = State::Done;
-                let reason = if ty == "response.completed" {
-                    "completed".to_owned()
-                } else {
-                    v.pointer("/response/incomplete_details/reason")
-                        .and_then(Value::as_str)
-                        .unwrap_or("incomplete")
-                        .to_owned()
-                };
-                if let Some(u) = self.response.get("usage").filter(|u| u.is_object()) {
-                    sink(&StreamEvent::Usage { usage: u });
-                }
-                sink(&StreamEvent::StopReason { choice: 0, reason: &reason });
-                sink(&StreamEvent::TurnEnd { stop_reason: Some(&reason) });
-                Ok(())
-            }
-            "response.failed" | "error" => {
-                let v = parse_value(event)?;
-                self.ensure_started(ty, sink);
-                self.merge_response(&v);
-                let err = if ty == "error" {
-                    v.clone()
-                } else {
-                    v.pointer("/response/error").cloned().unwrap_or(Value::Null)
-                };
-                let s = |k: &str| err.get(k).and_then(Value::as_str).map(str::to_owned);
-                let pe = ProviderError {
-                    error_type: s("code").or_else(|| s("type").filter(|t| t != "error")).unwrap_or_default(),
-                    message: s("message").unwrap_or_default(),
-                    request_id: s("request_id"),
-                    output_emitted: shared.output_emitted(),
-                };
-                self.close_open(false, sink);
-                self.state = State::Errored;
-                sink(&StreamEvent::Error { error: &pe });
-                Err(StreamError::Provider(pe))
-            }
-            other => {
-                sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() });
+            _ => {
+                warn(sink, "delta_type_mismatch", &format!("{ty} on an item that is not a function call; ignored"));
                 Ok(())
             }
         }
     }
 
-    /// Finds or opens the sub-part `slot` of the item at `output_index`.
+    fn on_part_added(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        head: &Head<'_>,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let v = parse_value(event)?;
+        self.ensure_started(turn, ty, sink);
+        let slot = if ty == "response.content_part.added" {
+            Slot::Content(head.content_index.unwrap_or(0))
+        } else {
+            Slot::Summary(head.summary_index.unwrap_or(0))
+        };
+        let base = match v.get("part") {
+            Some(Value::Object(p)) => p.clone(),
+            _ => Map::new(),
+        };
+        let kind = match base.get("type").and_then(Value::as_str) {
+            Some("refusal") => PartKind::Refusal,
+            Some("output_text") => PartKind::Text,
+            _ if ty == "response.reasoning_summary_part.added" => PartKind::Reasoning,
+            Some("reasoning_text") => PartKind::Reasoning,
+            _ => PartKind::Other,
+        };
+        self.sub_part(turn, ty, head.output_index, slot, kind, Some(base), sink).map(|_| ())
+    }
+
+    fn on_part_done(&mut self, turn: &mut Turn, ty: &str, head: &Head<'_>, sink: &mut Sink<'_>) {
+        self.ensure_started(turn, ty, sink);
+        let slot = if ty == "response.content_part.done" {
+            Slot::Content(head.content_index.unwrap_or(0))
+        } else {
+            Slot::Summary(head.summary_index.unwrap_or(0))
+        };
+        let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
+            warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
+            return;
+        };
+        match self.items[pos].subs.iter().find(|s| s.slot == slot).map(|s| s.part) {
+            Some(p) if turn.parts[p as usize].is_open() => turn.commit(self, p, false, sink),
+            Some(_) => warn(sink, "part_already_ended", &format!("second {ty}; ignored")),
+            None => warn(sink, "unknown_part_index", &format!("{ty} for a part never added; ignored")),
+        }
+    }
+
+    /// Finds or opens the sub-part `slot` of the item at `output_index`: its part id.
     #[allow(clippy::too_many_arguments)]
     fn sub_part(
         &mut self,
+        turn: &mut Turn,
         ty: &str,
         output_index: Option<u64>,
         slot: Slot,
         kind: PartKind,
         base: Option<Map<String, Value>>,
-        shared: &mut Shared,
         sink: &mut Sink<'_>,
-    ) -> Result<Option<(usize, usize)>, StreamError> {
+    ) -> Result<Option<u32>, StreamError> {
         let Some(pos) = output_index.and_then(|i| self.item_pos(i)) else {
             warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
             return Ok(None);
         };
         let (Slot::Content(sub_index) | Slot::Summary(sub_index)) = slot;
-        if sub_index >= shared.config.max_parts as u64 {
+        if sub_index >= turn.config.max_parts as u64 {
             // The folded item lists sub-parts by index: refuse absurd ones.
             warn(sink, "invalid_event", &format!("{ty} with part index {sub_index} beyond max_parts; ignored"));
             return Ok(None);
@@ -403,11 +409,11 @@ impl ResponsesFold {
             warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
             return Ok(None);
         }
-        if let Some(i) = item.subs.iter().position(|s| s.slot == slot) {
+        if let Some(s) = item.subs.iter().find(|s| s.slot == slot) {
             if base.is_some() {
                 warn(sink, "duplicate_part_index", &format!("second {ty} for the same part; ignored"));
             }
-            return Ok(Some((pos, i)));
+            return Ok(Some(s.part));
         }
         let base = base.unwrap_or_else(|| {
             let mut m = Map::new();
@@ -420,60 +426,45 @@ impl ResponsesFold {
             m.insert("type".into(), t.into());
             m
         });
-        let part = shared.new_part()?;
         let provider_type = base.get("type").and_then(Value::as_str).unwrap_or("");
-        let index = match slot {
-            Slot::Content(i) | Slot::Summary(i) => i,
-        };
-        sink(&StreamEvent::PartStart { part, kind, choice: 0, index, provider_type });
+        let sub = item.subs.len() as u32 + 1;
+        let part = turn.open_part(kind, (pos as u32, sub), 0, sub_index, provider_type, sink)?;
         let text_key = if kind == PartKind::Refusal { "refusal" } else { "text" };
-        let text = base.get(text_key).and_then(Value::as_str).unwrap_or("").to_owned();
-        if !text.is_empty() {
-            sink(&StreamEvent::TextDelta { part, text: &text });
-        }
-        item.subs.push(SubPart { slot, part, kind, base, text, open: true });
-        Ok(Some((pos, item.subs.len() - 1)))
+        turn.start_text(part, base.get(text_key).and_then(Value::as_str).unwrap_or(""), sink)?;
+        item.subs.push(SubPart { slot, part, base });
+        Ok(Some(part))
     }
 
     #[allow(clippy::too_many_arguments)]
     fn on_text(
         &mut self,
+        turn: &mut Turn,
         ty: &str,
         output_index: Option<u64>,
         slot: Slot,
         kind: PartKind,
         delta: Option<JsonStr<'_>>,
-        shared: &mut Shared,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        self.ensure_started(ty, sink);
-        let Some((pos, i)) = self.sub_part(ty, output_index, slot, kind, None, shared, sink)? else {
+        self.ensure_started(turn, ty, sink);
+        let Some(part) = self.sub_part(turn, ty, output_index, slot, kind, None, sink)? else {
             return Ok(());
         };
-        let sub = &mut self.items[pos].subs[i];
-        if !sub.open {
+        let p = &turn.parts[part as usize];
+        if !p.is_open() {
             warn(sink, "part_already_ended", &format!("{ty} after the part's done; ignored"));
             return Ok(());
         }
-        if sub.kind != kind {
-            warn(sink, "delta_type_mismatch", &format!("{ty} on a {} part; ignored", sub.kind.name()));
+        if p.kind != kind {
+            warn(sink, "delta_type_mismatch", &format!("{ty} on a {} part; ignored", p.kind.name()));
             return Ok(());
         }
-        if let Some(text) = delta.filter(|t| !t.is_empty()) {
-            let text = shared.append_text(&mut sub.text, &text)?;
-            sink(&StreamEvent::TextDelta { part: sub.part, text });
-        }
-        Ok(())
+        turn.append_text(part, &delta.unwrap_or_default(), sink)
     }
 
-    fn on_item_added(
-        &mut self,
-        event: &Event<'_>,
-        shared: &mut Shared,
-        sink: &mut Sink<'_>,
-    ) -> Result<(), StreamError> {
+    fn on_item_added(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
-        self.ensure_started("response.output_item.added", sink);
+        self.ensure_started(turn, "response.output_item.added", sink);
         let (Some(output_index), Some(Value::Object(item))) =
             (v.get("output_index").and_then(Value::as_u64), v.get("item"))
         else {
@@ -484,15 +475,12 @@ impl ResponsesFold {
             warn(sink, "duplicate_part_index", &format!("item {output_index} added twice; ignored"));
             return Ok(());
         }
-        if self.items.len() >= shared.config.max_parts {
-            return Err(StreamError::LimitExceeded { limit: "max_parts", max: shared.config.max_parts });
+        if self.items.len() >= turn.config.max_parts {
+            return Err(turn.parts_limit());
         }
         if output_index != self.items.len() as u64 {
-            warn(
-                sink,
-                "unexpected_part_index",
-                &format!("item added at {output_index}, expected {}", self.items.len()),
-            );
+            let msg = format!("item added at {output_index}, expected {}", self.items.len());
+            warn(sink, "unexpected_part_index", &msg);
         }
         let ity = item.get("type").and_then(Value::as_str).unwrap_or("");
         let kind = match ity {
@@ -500,11 +488,11 @@ impl ResponsesFold {
             "function_call" => Some(PartKind::ToolCall),
             _ => Some(PartKind::Other),
         };
-        let mut it = Item { output_index, item: item.clone(), part: None, args: None, subs: Vec::new(), done: false };
+        let pos = self.items.len() as u32;
+        let mut it = Item { output_index, item: item.clone(), part: None, subs: Vec::new(), done: false };
         if let Some(kind) = kind {
-            let part = shared.new_part()?;
-            sink(&StreamEvent::PartStart { part, kind, choice: 0, index: output_index, provider_type: ity });
-            it.part = Some((part, kind));
+            let part = turn.open_part(kind, (pos, 0), 0, output_index, ity, sink)?;
+            it.part = Some(part);
             if kind == PartKind::ToolCall {
                 for key in ["call_id", "name"] {
                     if let Some(val) = item.get(key) {
@@ -512,21 +500,18 @@ impl ResponsesFold {
                         sink(&StreamEvent::PartMetadata { part, key, value: val });
                     }
                 }
-                let mut args = ToolArgs::new();
                 if let Some(a) = item.get("arguments").and_then(Value::as_str).filter(|a| !a.is_empty()) {
-                    args.push(a, part, shared.config.max_tool_args_bytes, sink)
-                        .map_err(|PushError::TooLarge| shared.args_limit())?;
+                    turn.push_args(part, a, sink)?;
                 }
-                it.args = Some(args);
             }
         }
         self.items.push(it);
         Ok(())
     }
 
-    fn on_item_done(&mut self, event: &Event<'_>, shared: &mut Shared, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    fn on_item_done(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
-        self.ensure_started("response.output_item.done", sink);
+        self.ensure_started(turn, "response.output_item.done", sink);
         let (Some(output_index), Some(Value::Object(done))) =
             (v.get("output_index").and_then(Value::as_u64), v.get("item"))
         else {
@@ -534,11 +519,8 @@ impl ResponsesFold {
             return Ok(());
         };
         let Some(pos) = self.item_pos(output_index) else {
-            warn(
-                sink,
-                "unknown_part_index",
-                &format!("response.output_item.done for item {output_index}, never added"),
-            );
+            let msg = format!("response.output_item.done for item {output_index}, never added");
+            warn(sink, "unknown_part_index", &msg);
             return Ok(());
         };
         let item = &mut self.items[pos];
@@ -547,75 +529,23 @@ impl ResponsesFold {
             return Ok(());
         }
         // Arguments only in the done item (no deltas): take them from there.
-        if let (Some(args), Some((part, _))) = (&mut item.args, item.part) {
-            if args.raw().is_empty() {
+        if let Some(part) = item.part {
+            if turn.parts[part as usize].args.as_ref().is_some_and(|a| a.raw().is_empty()) {
                 if let Some(a) = done.get("arguments").and_then(Value::as_str) {
-                    args.push(a, part, shared.config.max_tool_args_bytes, sink)
-                        .map_err(|PushError::TooLarge| shared.args_limit())?;
+                    turn.push_args(part, a, sink)?;
                 }
             }
         }
-        for s in item.subs.iter_mut().filter(|s| s.open) {
-            commit_sub(s, false, sink);
+        let subs: Vec<u32> = item.subs.iter().map(|s| s.part).collect();
+        for p in subs {
+            turn.commit(self, p, false, sink);
         }
+        let item = &mut self.items[pos];
         item.item = done.clone();
         item.done = true;
-        commit_item(item, false, sink);
+        if let Some(part) = item.part {
+            turn.commit(self, part, false, sink);
+        }
         Ok(())
     }
-
-    fn close_open(&mut self, warn_open: bool, sink: &mut Sink<'_>) {
-        for item in self.items.iter_mut().filter(|i| !i.done) {
-            if warn_open {
-                let msg = format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
-                warn(sink, "part_not_ended", &msg);
-            }
-            for s in item.subs.iter_mut().filter(|s| s.open) {
-                commit_sub(s, true, sink);
-            }
-            commit_item(item, true, sink);
-        }
-    }
-
-    /// Ends the turn on a provider error reported outside the JSON events.
-    pub(crate) fn fail(&mut self, sink: &mut Sink<'_>) {
-        self.close_open(false, sink);
-        self.state = State::Errored;
-    }
-
-    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        if self.is_terminated() {
-            return Ok(());
-        }
-        self.close_open(false, sink);
-        Err(StreamError::Incomplete { expected: "response.completed" })
-    }
-}
-
-fn commit_sub(s: &mut SubPart, cut: bool, sink: &mut Sink<'_>) {
-    s.open = false;
-    let content = s.to_json();
-    let outcome = if cut { PartOutcome::Incomplete } else { PartOutcome::Complete };
-    sink(&StreamEvent::PartEnd { part: s.part, kind: s.kind, outcome, content: &content });
-}
-
-/// Commits the item's own part (tool call or other), if it has one and it is open.
-fn commit_item(item: &mut Item, cut: bool, sink: &mut Sink<'_>) {
-    let Some((part, kind)) = item.part.take() else { return };
-    let mut error = None;
-    if let Some(args) = item.args.as_mut() {
-        match args.finish() {
-            ArgsEnd::Empty | ArgsEnd::Valid => {}
-            ArgsEnd::Invalid(e) => error = Some(e),
-        }
-    }
-    let content = item.to_json();
-    let outcome = match (&error, cut) {
-        (_, true) => PartOutcome::Incomplete,
-        (Some(e), false) => {
-            PartOutcome::InvalidArguments { error: e, raw: item.args.as_ref().map_or("", ToolArgs::raw) }
-        }
-        (None, false) => PartOutcome::Complete,
-    };
-    sink(&StreamEvent::PartEnd { part, kind, outcome, content: &content });
 }

@@ -102,11 +102,6 @@ impl<'a> JsonStr<'a> {
         Some(JsonStr { raw, escaped: true })
     }
 
-    /// Whether the decoded string is empty.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.raw.is_empty()
-    }
-
     /// Appends the decoded string to `out`.
     pub(crate) fn push_to(&self, out: &mut String) {
         if self.escaped {

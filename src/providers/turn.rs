@@ -1,0 +1,318 @@
+//! The one pattern every dialect follows: a [`Dialect`] turns its provider's
+//! events into part operations on a [`Turn`]; the turn owns the state
+//! machine (idle → streaming → done | errored), the parts (their text, their
+//! tool arguments, their outcome) and the one commit path, so "open a part",
+//! "append text", "commit a part" and "close what is open" are written once.
+//!
+//! A dialect keeps only what is its own (the provider's block, choice or
+//! item JSON, the message skeleton) and builds the JSON of a part when the
+//! turn commits it ([`Dialect::part_content`]). Adding a dialect means
+//! writing one file that implements [`Dialect`].
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::args::{ArgsEnd, PushError, ToolArgs};
+use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::view::{Fragment, JsonStr};
+use super::{Provider, Sink, StreamConfig, StreamError};
+use crate::sse::Event;
+
+/// Where a turn stands. The dialect starts it ([`Turn::begin`]); the driver
+/// ends it when the dialect returns [`Flow::End`] or [`Flow::Fail`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum TurnState {
+    /// Before the first event of the answer.
+    #[default]
+    Idle,
+    /// Folding.
+    Streaming,
+    /// The terminal event arrived.
+    Done,
+    /// A provider error ended the turn.
+    Errored,
+}
+
+/// How a part ended, or that it is still open: the one representation of a
+/// part's outcome in every dialect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Still receiving deltas.
+    Open,
+    /// Committed whole (a tool call: arguments complete and valid).
+    Complete,
+    /// A tool call whose arguments were not valid JSON; why.
+    Invalid(String),
+    /// The turn ended (or was cut) while the part was open.
+    Incomplete,
+}
+
+/// One part of the answer, as the turn holds it. `at` and `sub` say where
+/// the dialect keeps the rest of it (block, choice or item position; a slot
+/// inside it), so a commit finds the dialect's side in O(1).
+#[derive(Debug)]
+pub(crate) struct Part {
+    pub(crate) kind: PartKind,
+    pub(crate) outcome: Outcome,
+    pub(crate) at: u32,
+    pub(crate) sub: u32,
+    /// Folded text (text, reasoning, refusal parts).
+    pub(crate) text: String,
+    /// Tool-call arguments.
+    pub(crate) args: Option<ToolArgs>,
+    /// The parsed arguments, moved out of the parser at a complete commit
+    /// (for the dialect's [`Dialect::part_content`] to take).
+    pub(crate) value: Option<Value>,
+    /// How the arguments ended, at commit.
+    pub(crate) args_end: Option<ArgsEnd>,
+}
+
+impl Part {
+    /// Whether the part still receives deltas.
+    pub(crate) fn is_open(&self) -> bool {
+        self.outcome == Outcome::Open
+    }
+
+    fn event_outcome(&self) -> PartOutcome<'_> {
+        match &self.outcome {
+            Outcome::Invalid(e) => {
+                PartOutcome::InvalidArguments { error: e, raw: self.args.as_ref().map_or("", ToolArgs::raw) }
+            }
+            Outcome::Incomplete => PartOutcome::Incomplete,
+            _ => PartOutcome::Complete,
+        }
+    }
+}
+
+/// What a dialect's event handler tells the driver.
+#[derive(Debug)]
+pub(crate) enum Flow {
+    /// Keep folding.
+    Continue,
+    /// The terminal event arrived: the driver commits the open parts as
+    /// `incomplete`, calls [`Dialect::on_turn_end`], emits `turn_end`.
+    End,
+    /// The provider reported an error: the driver commits the open parts,
+    /// emits `error` and returns [`StreamError::Provider`].
+    Fail(ProviderError),
+}
+
+/// One provider dialect: its events in, part operations and its folded
+/// message out. Implemented once per wire format.
+pub(crate) trait Dialect: core::fmt::Debug + Send {
+    /// Which provider this is.
+    fn provider(&self) -> Provider;
+
+    /// The terminal event's name (for [`StreamError::Incomplete`]).
+    fn terminal(&self) -> &'static str;
+
+    /// Applies one SSE event of an active turn (the driver has already
+    /// refused events after the terminal one).
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError>;
+
+    /// The JSON of part `id` as the turn commits it: the part as it appears
+    /// in the folded message (`part_end`'s `content`). May take
+    /// [`Part::value`].
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value>;
+
+    /// The folded message: the provider's non-streaming response; `null`
+    /// before the turn started.
+    fn message(&self, turn: &Turn) -> Value;
+
+    /// Heap bytes held by the dialect's own state.
+    fn footprint(&self) -> usize;
+
+    /// Events between the commit of the open parts and `turn_end` (e.g. the
+    /// final usage), and the stop reason `turn_end` carries.
+    fn on_turn_end(&mut self, turn: &Turn, sink: &mut Sink<'_>) -> Option<String>;
+
+    /// The warning for an event after the terminal one.
+    fn after_terminal(&self, event: &Event<'_>) -> String {
+        format!("{} after the terminal event; ignored", event.event())
+    }
+
+    /// Whether `event` (its `type` and `id`, when it has them), the first of a
+    /// new connection, starts the answer over.
+    fn is_restart(&self, ty: &str, id: Option<&str>) -> bool;
+
+    /// Marks the turn started by something outside the JSON events (a
+    /// plain-text error), so the message is not `null`.
+    fn start_implicitly(&mut self, _turn: &mut Turn, _sink: &mut Sink<'_>) {}
+
+    /// The highest Responses `sequence_number` applied (other dialects:
+    /// `None`).
+    fn last_sequence_number(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// The state of one turn shared by every dialect: configuration, the turn
+/// state machine and the parts.
+#[derive(Debug)]
+pub(crate) struct Turn {
+    pub(crate) config: StreamConfig,
+    pub(crate) state: TurnState,
+    pub(crate) parts: Vec<Part>,
+}
+
+impl Turn {
+    /// A turn not yet started.
+    pub(crate) fn new(config: StreamConfig) -> Self {
+        Turn { config, state: TurnState::Idle, parts: Vec::new() }
+    }
+
+    /// Forgets the partial turn (a restart after reconnection).
+    pub(crate) fn reset(&mut self) {
+        self.state = TurnState::Idle;
+        self.parts.clear();
+    }
+
+    /// Whether the terminal event or an error ended the turn.
+    pub(crate) fn is_terminated(&self) -> bool {
+        matches!(self.state, TurnState::Done | TurnState::Errored)
+    }
+
+    /// Idle → streaming; whether it was idle.
+    pub(crate) fn begin(&mut self) -> bool {
+        let idle = self.state == TurnState::Idle;
+        if idle {
+            self.state = TurnState::Streaming;
+        }
+        idle
+    }
+
+    /// Whether any part was started.
+    pub(crate) fn output_emitted(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
+    /// Checks a text length against `max_text_bytes`.
+    pub(crate) fn check_text(&self, len: usize) -> Result<(), StreamError> {
+        if len > self.config.max_text_bytes {
+            return Err(StreamError::LimitExceeded { limit: "max_text_bytes", max: self.config.max_text_bytes });
+        }
+        Ok(())
+    }
+
+    /// The `max_parts` error.
+    pub(crate) fn parts_limit(&self) -> StreamError {
+        StreamError::LimitExceeded { limit: "max_parts", max: self.config.max_parts }
+    }
+
+    /// Opens a part (a tool call gets its arguments accumulator) and emits
+    /// `part_start`. Over `max_parts`: the limit error.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn open_part(
+        &mut self,
+        kind: PartKind,
+        (at, sub): (u32, u32),
+        choice: u32,
+        index: u64,
+        provider_type: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
+        if self.parts.len() >= self.config.max_parts {
+            return Err(self.parts_limit());
+        }
+        let id = self.parts.len() as u32;
+        self.parts.push(Part {
+            kind,
+            outcome: Outcome::Open,
+            at,
+            sub,
+            text: String::new(),
+            args: (kind == PartKind::ToolCall).then(ToolArgs::new),
+            value: None,
+            args_end: None,
+        });
+        sink(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type });
+        Ok(id)
+    }
+
+    /// Appends a decoded text delta to an open part, within `max_text_bytes`
+    /// (over it: nothing appended, the limit error), and emits `text_delta`
+    /// unless it is empty.
+    pub(crate) fn append_text(&mut self, id: u32, text: &JsonStr<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        let max = self.config.max_text_bytes;
+        let part = &mut self.parts[id as usize];
+        let start = part.text.len();
+        text.push_to(&mut part.text);
+        if part.text.len() > max {
+            part.text.truncate(start);
+            return Err(StreamError::LimitExceeded { limit: "max_text_bytes", max });
+        }
+        if part.text.len() > start {
+            sink(&StreamEvent::TextDelta { part: id, text: &part.text[start..] });
+        }
+        Ok(())
+    }
+
+    /// Sets a part's initial text (a block that starts with text), emitting
+    /// it as a `text_delta` when not empty.
+    pub(crate) fn start_text(&mut self, id: u32, text: &str, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        self.check_text(text.len())?;
+        let part = &mut self.parts[id as usize];
+        part.text.push_str(text);
+        if !text.is_empty() {
+            sink(&StreamEvent::TextDelta { part: id, text: &part.text });
+        }
+        Ok(())
+    }
+
+    /// Appends a fragment of a tool call's arguments (`tool_args_delta`,
+    /// then the path events it completes), within `max_tool_args_bytes`.
+    pub(crate) fn push_args(
+        &mut self,
+        id: u32,
+        fragment: &(impl Fragment + ?Sized),
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let max = self.config.max_tool_args_bytes;
+        if let Some(args) = self.parts[id as usize].args.as_mut() {
+            args.push(fragment, id, max, sink)
+                .map_err(|PushError::TooLarge| StreamError::LimitExceeded { limit: "max_tool_args_bytes", max })?;
+        }
+        Ok(())
+    }
+
+    /// Commits an open part — the one commit path of every dialect: its
+    /// outcome (`cut`: the turn ended with it open → `incomplete`; a tool
+    /// call's arguments decide `complete` or `invalid_arguments`), its JSON
+    /// from the dialect, and `part_end`. A part already committed is left.
+    pub(crate) fn commit(&mut self, dialect: &mut dyn Dialect, id: u32, cut: bool, sink: &mut Sink<'_>) {
+        let part = &mut self.parts[id as usize];
+        if !part.is_open() {
+            return;
+        }
+        let end = part.args.as_mut().map(ToolArgs::finish);
+        part.outcome = match &end {
+            _ if cut => Outcome::Incomplete,
+            Some(ArgsEnd::Invalid(e)) => Outcome::Invalid(e.clone()),
+            _ => Outcome::Complete,
+        };
+        if !cut && matches!(end, Some(ArgsEnd::Valid)) {
+            part.value = part.args.as_mut().and_then(ToolArgs::take_value);
+        }
+        part.args_end = end;
+        let content = dialect.part_content(&mut self.parts, id);
+        let part = &self.parts[id as usize];
+        sink(&StreamEvent::PartEnd { part: id, kind: part.kind, outcome: part.event_outcome(), content: &content });
+    }
+
+    /// Commits every open part as `incomplete` (the turn ended with it
+    /// open), in the order they opened.
+    pub(crate) fn close_open(&mut self, dialect: &mut dyn Dialect, sink: &mut Sink<'_>) {
+        for id in 0..self.parts.len() as u32 {
+            self.commit(dialect, id, true, sink);
+        }
+    }
+
+    /// Bytes held by the parts (text and argument buffers).
+    pub(crate) fn footprint(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| core::mem::size_of::<Part>() + p.text.capacity() + p.args.as_ref().map_or(0, ToolArgs::capacity))
+            .sum()
+    }
+}
