@@ -263,6 +263,13 @@ pub(crate) fn json_error(event: &Event<'_>, e: serde_json::Error) -> StreamError
     StreamError::InvalidJson { event_type: event.event().to_owned(), message: e.to_string() }
 }
 
+// A `Stream` moves between threads and is shared behind locks by the
+// bindings (Python objects, Go handles): keep it `Send + Sync`.
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Stream>();
+};
+
 /// The dialect of a [`Provider`] (none for [`Provider::Auto`]).
 fn make_dialect(p: Provider) -> Option<Box<dyn Dialect>> {
     match p {

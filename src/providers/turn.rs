@@ -100,7 +100,7 @@ pub(crate) enum Flow {
 
 /// One provider dialect: its events in, part operations and its folded
 /// message out. Implemented once per wire format.
-pub(crate) trait Dialect: core::fmt::Debug + Send {
+pub(crate) trait Dialect: core::fmt::Debug + Send + Sync {
     /// Which provider this is.
     fn provider(&self) -> Provider;
 
