@@ -1,0 +1,625 @@
+#!/usr/bin/env python3
+"""Re-runnable collector for tests/recordings/.
+
+Reads fetched bare git mirrors (one per source repository, at
+$MIRRORS/<owner>+<name>/repo, default /work/.mirror), finds recorded
+provider SSE streams in their test data (VCR cassettes, HAR files, raw
+.sse/.txt streams, vercel/ai `*.chunks.txt`), decodes each body to the
+bytes the server sent, classifies it by content into a dialect and writes
+  tests/recordings/<dialect>/<source-slug>/<name>.sse
+  tests/recordings/manifest.json
+  tests/recordings/licenses/<owner>__<name>.LICENSE
+
+Usage: python3 tests/recordings/collect.py [--mirrors DIR]
+Only the standard library and PyYAML are needed.
+"""
+import argparse
+import base64
+import gzip
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import zlib
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAX_BODY = 2 * 1024 * 1024
+MAX_CONTAINER = 12 * 1024 * 1024
+
+# repo -> (slug, license id, license file in the repo, recorded?, note)
+SOURCES = {
+    "pydantic/pydantic-ai": ("pydantic-ai", "MIT", "LICENSE"),
+    "vercel/ai": ("vercel-ai", "Apache-2.0", "LICENSE"),
+    "simonw/llm": ("llm", "Apache-2.0", "LICENSE"),
+    "simonw/llm-anthropic": ("llm-anthropic", "Apache-2.0", "LICENSE"),
+    "simonw/llm-mistral": ("llm-mistral", "Apache-2.0", "LICENSE"),
+    "simonw/llm-gemini": ("llm-gemini", "Apache-2.0", "LICENSE"),
+    "Mirascope/mirascope": ("mirascope", "MIT", "LICENSE"),
+    "crewAIInc/crewAI": ("crewai", "MIT", "LICENSE"),
+    "anthropics/anthropic-sdk-go": ("anthropic-sdk-go", "MIT", "LICENSE"),
+    "openai/openai-agents-python": ("openai-agents-python", "MIT", "LICENSE"),
+    "567-labs/instructor": ("instructor", "MIT", "LICENSE"),
+    "openai/openai-go": ("openai-go", "Apache-2.0", "LICENSE"),
+}
+EXTRA_SOURCES_FILE = os.path.join(HERE, "extra_sources.json")
+
+# Files already in tests/peer-fixtures (skipped as duplicates), by sha256.
+PEER_DIR = os.path.join(HERE, "..", "peer-fixtures")
+
+# ---------------------------------------------------------------- git access
+
+
+class Mirror:
+    def __init__(self, gitdir):
+        self.gitdir = gitdir
+        self.commit = self.git("rev-parse", "HEAD").decode().strip()
+        self.proc = subprocess.Popen(
+            ["git", "--git-dir", gitdir, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+
+    def git(self, *args):
+        return subprocess.run(["git", "--git-dir", self.gitdir, *args], check=True, capture_output=True).stdout
+
+    def files(self):
+        """(path, blob sha, size) of HEAD; size None when the blob is absent."""
+        out = self.git("ls-tree", "-r", "-l", "-z", "HEAD")
+        for rec in out.split(b"\0"):
+            if not rec:
+                continue
+            meta, path = rec.split(b"\t", 1)
+            mode, kind, sha, size = meta.split()
+            if kind != b"blob":
+                continue
+            yield path.decode("utf-8", "replace"), sha.decode(), (int(size) if size.isdigit() else None)
+
+    def blob(self, sha):
+        self.proc.stdin.write(sha.encode() + b"\n")
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            return None
+        n = int(header[2])
+        data = self.proc.stdout.read(n)
+        self.proc.stdout.read(1)
+        return data
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def decompress(data, encoding):
+    enc = (encoding or "").lower()
+    try:
+        if "gzip" in enc or data[:2] == b"\x1f\x8b":
+            return gzip.decompress(data)
+        if "deflate" in enc:
+            return zlib.decompress(data)
+        if "br" in enc:
+            try:
+                import brotli  # noqa
+
+                return brotli.decompress(data)
+            except Exception:
+                return None
+        if "zstd" in enc:
+            return None
+    except Exception:
+        return None
+    return data
+
+
+def header(headers, name):
+    if not isinstance(headers, dict):
+        return None
+    for k, v in headers.items():
+        if k.lower() == name:
+            if isinstance(v, list):
+                return ",".join(str(x) for x in v)
+            return str(v)
+    return None
+
+
+def vcr_bodies(doc):
+    """(interaction index, uri, bytes) of each response body of a vcrpy /
+    go-vcr / pydantic-ai style cassette."""
+    if isinstance(doc, dict) and "interactions" in doc:
+        inter = doc["interactions"]
+    elif isinstance(doc, list):
+        inter = doc
+    else:
+        return
+    for i, it in enumerate(inter or []):
+        if not isinstance(it, dict):
+            continue
+        req = it.get("request") or {}
+        resp = it.get("response") or {}
+        uri = req.get("uri") or req.get("url") or ""
+        body = resp.get("body")
+        if isinstance(body, dict):
+            body = body.get("string", body.get("base64_string"))
+            if isinstance(resp.get("body"), dict) and "base64_string" in resp["body"]:
+                body = base64.b64decode(resp["body"]["base64_string"])
+        if body is None:
+            continue
+        if isinstance(body, str):
+            raw = body.encode("utf-8")
+        elif isinstance(body, bytes):
+            raw = body
+        else:
+            continue
+        enc = header(resp.get("headers"), "content-encoding")
+        raw = decompress(raw, enc)
+        if raw is None:
+            continue
+        yield i, uri, raw
+
+
+def har_bodies(doc):
+    for i, e in enumerate(((doc or {}).get("log") or {}).get("entries") or []):
+        req = e.get("request") or {}
+        content = (e.get("response") or {}).get("content") or {}
+        text = content.get("text")
+        if text is None:
+            continue
+        raw = base64.b64decode(text) if content.get("encoding") == "base64" else text.encode("utf-8")
+        raw = decompress(raw, None)
+        if raw is None:
+            continue
+        yield i, req.get("url", ""), raw
+
+
+# ---------------------------------------------------------------- classification
+
+RE_ANTH = re.compile(rb'(^|\n)event: ?message_start|"type" ?: ?"message_start"')
+RE_RESP = re.compile(rb'"type" ?: ?"response\.(created|in_progress|output_item|output_text|completed|failed|incomplete|queued)')
+RE_CHAT = re.compile(rb'"object" ?: ?"chat\.completion\.chunk"')
+RE_DATA = re.compile(rb"(^|\n)data:")
+
+
+def classify(raw):
+    if not RE_DATA.search(raw):
+        return None
+    if RE_ANTH.search(raw):
+        return "anthropic"
+    if RE_RESP.search(raw):
+        return "openai_responses"
+    if RE_CHAT.search(raw):
+        return "openai_chat"
+    return None
+
+
+HOSTS = [
+    ("openai.azure.com", "azure"),
+    ("azure", "azure"),
+    ("api.openai.com", "openai"),
+    ("api.anthropic.com", "anthropic"),
+    ("api.groq.com", "groq"),
+    ("openrouter.ai", "openrouter"),
+    ("api.deepseek.com", "deepseek"),
+    ("api.mistral.ai", "mistral"),
+    ("api.together", "together"),
+    ("fireworks.ai", "fireworks"),
+    ("generativelanguage.googleapis.com", "gemini"),
+    ("aiplatform.googleapis.com", "vertex"),
+    ("api.x.ai", "xai"),
+    ("api.cerebras.ai", "cerebras"),
+    ("huggingface", "huggingface"),
+    ("api.moonshot", "moonshot"),
+    ("dashscope", "alibaba"),
+    ("api.perplexity.ai", "perplexity"),
+    ("localhost:11434", "ollama"),
+    ("127.0.0.1:11434", "ollama"),
+    ("ollama", "ollama"),
+    ("api.cohere", "cohere"),
+    ("nebius", "nebius"),
+    ("api.sambanova", "sambanova"),
+    ("litellm", "litellm-proxy"),
+    ("vercel", "vercel-gateway"),
+    ("api.githubcopilot", "github-copilot"),
+    ("models.inference.ai.azure.com", "github-models"),
+    ("heroku", "heroku"),
+]
+
+
+def provider_of(uri, path, raw, dialect):
+    u = (uri or "").lower()
+    for key, name in HOSTS:
+        if key in u:
+            return name
+    if b'"x_groq"' in raw:
+        return "groq"
+    if b'"prompt_filter_results"' in raw:
+        return "azure"
+    if b'"timings"' in raw:
+        return "llama.cpp"
+    p = path.lower()
+    # vercel/ai: packages/<provider>/...
+    m = re.match(r"packages/([^/]+)/", p)
+    if m:
+        pkg = m.group(1)
+        return {"openai-compatible": "openai-compatible", "amazon-bedrock": "bedrock", "google": "gemini"}.get(pkg, pkg)
+    for key in ["azure", "groq", "openrouter", "deepseek", "mistral", "together", "fireworks", "ollama", "xai", "gemini", "anthropic", "openai"]:
+        if key in p:
+            return key
+    return {"anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai"}[dialect]
+
+
+# ---------------------------------------------------------------- coverage
+
+
+def data_jsons(raw):
+    out = []
+    for line in raw.split(b"\n"):
+        line = line.rstrip(b"\r")
+        if line.startswith(b"data:"):
+            s = line[5:].strip()
+            if s and s != b"[DONE]":
+                try:
+                    out.append(json.loads(s))
+                except Exception:
+                    pass
+    return out
+
+
+def covers(raw, dialect):
+    c = []
+    t = raw
+    objs = data_jsons(raw)
+
+    def has(*needles):
+        return any(n.encode() in t for n in needles)
+
+    if dialect == "anthropic":
+        starts = [o.get("content_block", {}).get("type") for o in objs if o.get("type") == "content_block_start"]
+        if "thinking" in starts:
+            c.append("thinking")
+        if "redacted_thinking" in starts:
+            c.append("redacted_thinking")
+        if starts.count("tool_use") > 1:
+            c.append("parallel_tool_calls")
+        if "tool_use" in starts:
+            c.append("tool_use")
+        if "server_tool_use" in starts:
+            c.append("server_tool_use")
+        for s in set(starts):
+            if s and s.endswith("_tool_result"):
+                c.append(s)
+        if "web_search_tool_result" in starts:
+            c.append("web_search")
+        if any(s and "code_execution" in s for s in starts):
+            c.append("code_execution")
+        if any(s and s.startswith("mcp_") for s in starts):
+            c.append("mcp")
+        if "compaction" in starts:
+            c.append("compaction")
+        if has("citations_delta"):
+            c.append("citations")
+        if any(o.get("type") == "error" for o in objs):
+            c.append("error_event")
+        if any(o.get("type") == "ping" for o in objs):
+            c.append("ping")
+        for o in objs:
+            if o.get("type") == "message_delta":
+                sr = (o.get("delta") or {}).get("stop_reason")
+                if sr and sr not in ("end_turn", "tool_use"):
+                    c.append("stop_" + sr)
+        if not any(o.get("type") == "message_stop" for o in objs):
+            c.append("no_message_stop")
+    elif dialect == "openai_chat":
+        if objs and objs[0].get("object") == "" and "prompt_filter_results" in objs[0]:
+            c.append("azure_first_chunk")
+        if any("prompt_filter_results" in o for o in objs):
+            c.append("prompt_filter_results")
+        if any(o.get("choices") == [] for o in objs):
+            c.append("empty_choices")
+        if has('"content_filter_results"'):
+            c.append("content_filter_results")
+        if has('"x_groq"'):
+            c.append("x_groq")
+        if any("timings" in o for o in objs):
+            c.append("llama_cpp_timings")
+        if has('"reasoning_content"'):
+            c.append("reasoning_content")
+        if has('"reasoning_details"'):
+            c.append("reasoning_details")
+        if has('"extra_content"'):
+            c.append("extra_content")
+        deltas = [ch.get("delta") or {} for o in objs for ch in (o.get("choices") or []) if isinstance(ch, dict)]
+        if any(isinstance(d.get("reasoning"), str) and d.get("reasoning") for d in deltas):
+            c.append("reasoning_field")
+        tc_idx = {tc.get("index") for d in deltas for tc in (d.get("tool_calls") or []) if isinstance(tc, dict)}
+        if tc_idx:
+            c.append("tool_calls")
+        if len(tc_idx) > 1:
+            c.append("parallel_tool_calls")
+        if any(d.get("function_call") for d in deltas):
+            c.append("function_call_deprecated")
+        if any(d.get("audio") for d in deltas):
+            c.append("audio")
+        if any(d.get("annotations") for d in deltas):
+            c.append("annotations")
+        if any(d.get("refusal") for d in deltas):
+            c.append("refusal")
+        if has('"obfuscation"'):
+            c.append("obfuscation")
+        if any((ch.get("logprobs") or None) for o in objs for ch in (o.get("choices") or []) if isinstance(ch, dict)):
+            c.append("logprobs")
+        idx = {ch.get("index") for o in objs for ch in (o.get("choices") or []) if isinstance(ch, dict)}
+        if len(idx) > 1:
+            c.append("multiple_choices")
+        if objs and objs[-1].get("usage"):
+            c.append("usage_last_chunk")
+        sf = [o.get("system_fingerprint") for o in objs if o.get("object") == "chat.completion.chunk"]
+        if sf and not sf[0] and any(sf):
+            c.append("system_fingerprint_late")
+        if any("error" in o for o in objs):
+            c.append("error_in_stream")
+        fr = {ch.get("finish_reason") for o in objs for ch in (o.get("choices") or []) if isinstance(ch, dict)}
+        for f in sorted(x for x in fr if x and x not in ("stop", "tool_calls")):
+            c.append("finish_" + f)
+        if b"data: [DONE]" not in t and b"data:[DONE]" not in t:
+            c.append("no_done")
+    else:
+        types = [o.get("type") for o in objs]
+        items = []
+        for o in objs:
+            it = o.get("item")
+            if isinstance(it, dict):
+                items.append(it)
+        itypes = {i.get("type") for i in items}
+        if "reasoning" in itypes:
+            c.append("reasoning")
+        if any(i.get("encrypted_content") for i in items):
+            c.append("encrypted_content")
+        if any(t_ and t_.startswith("response.reasoning_summary") for t_ in types):
+            c.append("reasoning_summary")
+        if any(t_ and t_.startswith("response.reasoning_text") for t_ in types):
+            c.append("reasoning_text")
+        for it in sorted(x for x in itypes if x and x not in ("message", "reasoning")):
+            c.append(it)
+        fc = [i for i in items if i.get("type") == "function_call"]
+        if len({i.get("id") for i in fc}) > 1:
+            c.append("parallel_function_calls")
+        if "mcp_call" in itypes or "mcp_list_tools" in itypes:
+            c.append("mcp")
+        if "web_search_call" in itypes:
+            c.append("web_search")
+        if "code_interpreter_call" in itypes:
+            c.append("code_interpreter")
+        for ev in ("response.incomplete", "response.failed", "error", "response.queued"):
+            if ev in types:
+                c.append(ev.replace("response.", "response_") if ev != "error" else "error_event")
+        if "response.output_text.annotation.added" in types:
+            c.append("annotations")
+        if any(t_ and "refusal" in t_ for t_ in types):
+            c.append("refusal")
+        if has('"obfuscation"'):
+            c.append("obfuscation")
+        if has('"logprobs":[{') or has('"logprobs": [{'):
+            c.append("logprobs")
+        if not any(t_ in ("response.completed", "response.incomplete", "response.failed") for t_ in types):
+            c.append("no_terminal_event")
+    if b"\r\n" in t:
+        c.append("crlf")
+    if not (t.endswith(b"\n\n") or t.endswith(b"\r\n\r\n")):
+        c.append("no_final_blank_line")
+    return c
+
+
+# ---------------------------------------------------------------- collection
+
+
+def slugify(s):
+    s = re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_")
+    return s[:150]
+
+
+def wrap_chunks(text, dialect):
+    out = []
+    for line in text.split("\n"):
+        line = line.strip("\r")
+        if not line.strip():
+            continue
+        if dialect == "anthropic":
+            typ = json.loads(line).get("type")
+            out.append(f"event: {typ}\ndata: {line}\n\n")
+        else:
+            out.append(f"data: {line}\n\n")
+    return "".join(out).encode("utf-8")
+
+
+def classify_chunks(text):
+    objs = []
+    for line in text.split("\n"):
+        if line.strip():
+            try:
+                objs.append(json.loads(line))
+            except Exception:
+                return None
+    if not objs or not all(isinstance(o, dict) for o in objs):
+        return None
+    if any(o.get("type") == "message_start" for o in objs):
+        return "anthropic"
+    if any(str(o.get("type", "")).startswith("response.") for o in objs):
+        return "openai_responses"
+    if any(o.get("object") == "chat.completion.chunk" for o in objs):
+        return "openai_chat"
+    return None
+
+
+def candidates_of(path, size):
+    p = path.lower()
+    if size is None or size > MAX_CONTAINER:
+        return None
+    if p.endswith(".chunks.txt"):
+        return "chunks"
+    if p.endswith((".yaml", ".yml")) and ("cassette" in p or "fixture" in p or "testdata" in p or "vcr" in p):
+        return "vcr"
+    if p.endswith(".har"):
+        return "har"
+    if p.endswith(".json") and "cassette" in p:
+        return "vcr_json"
+    if p.endswith((".sse", ".txt", ".stream", ".jsonl", ".ndjson", ".bin")) and (
+        "test" in p or "fixture" in p or "snapshot" in p
+    ):
+        return "raw"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mirrors", default=os.environ.get("MIRRORS", "/work/.mirror"))
+    ap.add_argument("--out", default=HERE)
+    args = ap.parse_args()
+    sources = dict(SOURCES)
+    if os.path.exists(EXTRA_SOURCES_FILE):
+        for k, v in json.load(open(EXTRA_SOURCES_FILE)).items():
+            sources[k] = tuple(v)
+
+    seen = {}
+    if os.path.isdir(PEER_DIR):
+        for root, _, fs in os.walk(PEER_DIR):
+            for f in fs:
+                seen[hashlib.sha256(open(os.path.join(root, f), "rb").read()).hexdigest()] = "peer-fixtures"
+    manifest = []
+    names = set()
+    skipped = {"dup": 0, "too_big": 0, "absent": 0}
+    for repo, (slug, lic, licfile) in sorted(sources.items()):
+        gitdir = os.path.join(args.mirrors, repo.replace("/", "+"), "repo")
+        if not os.path.isdir(gitdir):
+            print(f"missing mirror {gitdir}", file=sys.stderr)
+            continue
+        m = Mirror(gitdir)
+        files = list(m.files())
+        count = 0
+        for path, sha, size in files:
+            kind = candidates_of(path, size)
+            if kind is None:
+                if size is None and candidates_of(path, 0):
+                    skipped["absent"] += 1
+                continue
+            data = m.blob(sha)
+            if data is None:
+                skipped["absent"] += 1
+                continue
+            bodies = []  # (raw, dialect, uri, extraction, recorded)
+            if kind == "chunks":
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                d = classify_chunks(text)
+                if d:
+                    bodies.append((wrap_chunks(text, d), d, "", "vercel chunks.txt wrapped as SSE", None))
+            elif kind in ("vcr", "vcr_json", "har"):
+                if not (b"data:" in data or b"!!binary" in data or b"base64" in data or b"gzip" in data):
+                    continue
+                try:
+                    if kind == "vcr":
+                        doc = yaml.load(data, Loader=yaml.CSafeLoader)
+                    else:
+                        doc = json.loads(data)
+                except Exception:
+                    continue
+                it = har_bodies(doc) if kind == "har" else vcr_bodies(doc)
+                multi = []
+                try:
+                    for i, uri, raw in it:
+                        d = classify(raw)
+                        if d:
+                            what = "HAR entry" if kind == "har" else "VCR cassette body"
+                            multi.append((raw, d, uri, f"{what} (interaction {i})", i))
+                except Exception:
+                    pass
+                bodies.extend(multi)
+            else:
+                d = classify(data)
+                if d:
+                    bodies.append((data, d, "", "raw file", None))
+                elif path.endswith((".txt", ".jsonl", ".ndjson")):
+                    try:
+                        d = classify_chunks(data.decode("utf-8"))
+                    except Exception:
+                        d = None
+                    if d:
+                        bodies.append((wrap_chunks(data.decode("utf-8"), d), d, "", "JSON-lines chunks wrapped as SSE", None))
+            n_in_file = len(bodies)
+            for raw, d, uri, extraction, idx in bodies:
+                if len(raw) > MAX_BODY:
+                    skipped["too_big"] += 1
+                    continue
+                h = hashlib.sha256(raw).hexdigest()
+                if h in seen:
+                    skipped["dup"] += 1
+                    continue
+                seen[h] = path
+                base = path
+                for pre in ("tests/", "test/", "lib/", "python/tests/", "typescript/tests/", "packages/"):
+                    if base.startswith(pre):
+                        base = base[len(pre):]
+                base = re.sub(r"\.(chunks\.txt|yaml|yml|har|json|sse|txt)$", "", base)
+                base = base.replace("/cassettes/", "/").replace("/__fixtures__/", "/").replace("cassettes/", "")
+                name = slugify(base.replace("/", "__"))
+                if n_in_file > 1 and idx is not None:
+                    name += f"__i{idx}"
+                rel = f"{d}/{slug}/{name}.sse"
+                k = 2
+                while rel in names:
+                    rel = f"{d}/{slug}/{name}_{k}.sse"
+                    k += 1
+                names.add(rel)
+                dest = os.path.join(args.out, rel)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                with open(dest, "wb") as f:
+                    f.write(raw)
+                recorded = True
+                entry = {
+                    "file": rel,
+                    "dialect": d,
+                    "provider": provider_of(uri, path, raw, d),
+                    "repo": repo,
+                    "path": path,
+                    "commit": m.commit,
+                    "license": lic,
+                    "extraction": extraction,
+                    "recorded": recorded,
+                    "covers": covers(raw, d),
+                }
+                if uri:
+                    entry["request_uri"] = re.sub(r"\?.*", "", uri)
+                manifest.append(entry)
+                count += 1
+        lic_bytes = m.git("show", f"HEAD:{licfile}")
+        os.makedirs(os.path.join(args.out, "licenses"), exist_ok=True)
+        with open(os.path.join(args.out, "licenses", repo.replace("/", "__") + ".LICENSE"), "wb") as f:
+            f.write(lic_bytes)
+        print(f"{repo}: {count} streams at {m.commit}", file=sys.stderr)
+    manifest.sort(key=lambda e: e["file"])
+    apply_overrides(manifest)
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    print(f"total {len(manifest)}; skipped {skipped}", file=sys.stderr)
+
+
+OVERRIDES_FILE = os.path.join(HERE, "overrides.json")
+
+
+def apply_overrides(manifest):
+    """Per-repo / per-file corrections (recorded flag, provider) kept in
+    overrides.json: {"repo or file prefix": {field: value, ...}}."""
+    if not os.path.exists(OVERRIDES_FILE):
+        return
+    ov = json.load(open(OVERRIDES_FILE))
+    for e in manifest:
+        for key, fields in ov.items():
+            if e["repo"] == key or e["file"].startswith(key) or e["path"].startswith(key):
+                e.update(fields)
+
+
+if __name__ == "__main__":
+    main()
