@@ -44,6 +44,12 @@ SOURCES = {
     "openai/openai-agents-python": ("openai-agents-python", "MIT", "LICENSE"),
     "567-labs/instructor": ("instructor", "MIT", "LICENSE"),
     "openai/openai-go": ("openai-go", "Apache-2.0", "LICENSE"),
+    "traceloop/openllmetry": ("openllmetry", "Apache-2.0", "LICENSE"),
+    "Arize-ai/openinference": ("openinference", "Apache-2.0", "LICENSE"),
+    "pydantic/logfire": ("logfire", "MIT", "LICENSE"),
+    "jackmpcollins/magentic": ("magentic", "MIT", "LICENSE"),
+    "open-telemetry/opentelemetry-python-contrib": ("otel-python-contrib", "Apache-2.0", "LICENSE"),
+    "tmc/langchaingo": ("langchaingo", "MIT", "LICENSE"),
 }
 EXTRA_SOURCES_FILE = os.path.join(HERE, "extra_sources.json")
 
@@ -172,6 +178,46 @@ def har_bodies(doc):
         yield i, req.get("url", ""), raw
 
 
+def dechunk(body):
+    out = b""
+    while body:
+        line, _, rest = body.partition(b"\r\n")
+        n = int(line.split(b";")[0].strip() or b"0", 16)
+        if n == 0:
+            break
+        out += rest[:n]
+        body = rest[n + 2 :]
+    return out
+
+
+def httprr_bodies(data):
+    """langchaingo httprr traces: "httprr trace v1\n", then per exchange
+    "<request bytes> <response bytes>\n", the raw request, the raw response."""
+    if not data.startswith(b"httprr trace v1\n"):
+        return
+    pos = len(b"httprr trace v1\n")
+    i = 0
+    while pos < len(data):
+        nl = data.index(b"\n", pos)
+        a, b = (int(x) for x in data[pos:nl].split())
+        req = data[nl + 1 : nl + 1 + a]
+        resp = data[nl + 1 + a : nl + 1 + a + b]
+        pos = nl + 1 + a + b
+        first = req.split(b"\r\n", 1)[0].split(b" ")
+        uri = first[1].decode() if len(first) > 1 else ""
+        head, _, body = resp.partition(b"\r\n\r\n")
+        hdrs = {}
+        for line in head.split(b"\r\n")[1:]:
+            k, _, v = line.partition(b":")
+            hdrs[k.decode().strip().lower()] = v.decode().strip()
+        if "chunked" in hdrs.get("transfer-encoding", ""):
+            body = dechunk(body)
+        body = decompress(body, hdrs.get("content-encoding"))
+        if body is not None:
+            yield i, uri, body
+        i += 1
+
+
 # ---------------------------------------------------------------- classification
 
 RE_ANTH = re.compile(rb'(^|\n)event: ?message_start|"type" ?: ?"message_start"')
@@ -193,7 +239,15 @@ def classify(raw):
 
 
 HOSTS = [
+    ("localhost:3000/router/v2/openai", "openai"),
+    ("localhost:5002", "unknown-local-server"),
+    ("localhost:3000/router/v2/anthropic", "anthropic"),
     ("openai.azure.com", "azure"),
+    ("crusoecloud", "crusoe"),
+    ("api.z.ai", "zai"),
+    ("bedrock-mantle", "bedrock-mantle"),
+    ("snowflakecomputing", "snowflake-cortex"),
+    ("api.writer.com", "writer"),
     ("azure", "azure"),
     ("api.openai.com", "openai"),
     ("api.anthropic.com", "anthropic"),
@@ -225,8 +279,19 @@ HOSTS = [
 ]
 
 
+VERCEL_NAMES = ["lmstudio", "xai", "azure", "openai", "anthropic", "deepseek", "groq", "mistral", "alibaba",
+                "perplexity", "cerebras", "moonshotai", "google", "togetherai", "fireworks", "vercel"]
+
+
 def provider_of(uri, path, raw, dialect):
     u = (uri or "").lower()
+    if b'"model":"facebook/opt-125m"' in raw and "localhost:8000" in u:
+        return "vllm"
+    if path.startswith("packages/") and "__fixtures__" in path:
+        fname = path.rsplit("/", 1)[1].lower()
+        for n in VERCEL_NAMES:
+            if fname.startswith(n + "-"):
+                return {"google": "gemini"}.get(n, n)
     for key, name in HOSTS:
         if key in u:
             return name
@@ -403,11 +468,48 @@ def covers(raw, dialect):
             c.append("logprobs")
         if not any(t_ in ("response.completed", "response.incomplete", "response.failed") for t_ in types):
             c.append("no_terminal_event")
+    if re.search(rb"(^|\n)event: ?error", t):
+        c.append("sse_event_error")
+    if re.search(rb"(^|\n):", t):
+        c.append("sse_comment")
+    if re.search(rb"(^|\n)(id|retry):", t):
+        c.append("sse_id_or_retry")
     if b"\r\n" in t:
         c.append("crlf")
     if not (t.endswith(b"\n\n") or t.endswith(b"\r\n\r\n")):
         c.append("no_final_blank_line")
     return c
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def recorded_and_note(repo, path, uri, raw, extraction):
+    notes = []
+    recorded = True
+    if extraction.startswith("VCR"):
+        notes.append("VCR cassette: the project records live HTTP traffic and replays it in tests")
+    elif extraction.startswith("HAR"):
+        notes.append("HAR cassette (Polly.js) recorded from live HTTP traffic")
+    elif extraction.startswith("httprr"):
+        notes.append("httprr trace: langchaingo records live HTTP traffic (llms/*/testdata) and replays it")
+    elif extraction.startswith("vercel"):
+        notes.append(
+            "vercel/ai contributing/testing.md: chunk fixtures are captured from real API responses (saveRawChunks); "
+            "each line is the provider's JSON chunk as re-serialized by JSON.stringify, so whitespace/escaping may differ "
+            "from the wire bytes, and the SSE framing (data:/event: lines, blank lines, [DONE]) was added here"
+        )
+    if "localhost:5002" in (uri or ""):
+        recorded = False
+        notes.append("recorded from a local test server on localhost:5002, not a provider API (created is in ms): likely a mock")
+    if b"sanitized" in raw:
+        recorded = False
+        notes.append("ids/timestamps were sanitized by the project: not unedited wire bytes")
+    if "localhost:8000" in (uri or "") and b"opt-125m" in raw:
+        notes.append("local vLLM server (model facebook/opt-125m, id chat-<hex>) — provider inferred from the model and port")
+    if "/router/v2/" in (uri or ""):
+        notes.append("recorded through Mirascope's router (a proxy in front of the provider)")
+    return recorded, "; ".join(notes)
 
 
 # ---------------------------------------------------------------- collection
@@ -461,6 +563,8 @@ def candidates_of(path, size):
         return "vcr"
     if p.endswith(".har"):
         return "har"
+    if p.endswith(".httprr"):
+        return "httprr"
     if p.endswith(".json") and "cassette" in p:
         return "vcr_json"
     if p.endswith((".sse", ".txt", ".stream", ".jsonl", ".ndjson", ".bin")) and (
@@ -515,23 +619,25 @@ def main():
                 d = classify_chunks(text)
                 if d:
                     bodies.append((wrap_chunks(text, d), d, "", "vercel chunks.txt wrapped as SSE", None))
-            elif kind in ("vcr", "vcr_json", "har"):
-                if not (b"data:" in data or b"!!binary" in data or b"base64" in data or b"gzip" in data):
+            elif kind in ("vcr", "vcr_json", "har", "httprr"):
+                if kind != "httprr" and not (b"data:" in data or b"!!binary" in data or b"base64" in data or b"gzip" in data):
                     continue
                 try:
-                    if kind == "vcr":
+                    if kind == "httprr":
+                        doc = data
+                    elif kind == "vcr":
                         doc = yaml.load(data, Loader=yaml.CSafeLoader)
                     else:
                         doc = json.loads(data)
                 except Exception:
                     continue
-                it = har_bodies(doc) if kind == "har" else vcr_bodies(doc)
+                it = {"har": har_bodies, "httprr": httprr_bodies}.get(kind, vcr_bodies)(doc)
                 multi = []
                 try:
                     for i, uri, raw in it:
                         d = classify(raw)
                         if d:
-                            what = "HAR entry" if kind == "har" else "VCR cassette body"
+                            what = {"har": "HAR entry", "httprr": "httprr trace response body"}.get(kind, "VCR cassette body")
                             multi.append((raw, d, uri, f"{what} (interaction {i})", i))
                 except Exception:
                     pass
@@ -562,7 +668,7 @@ def main():
                     if base.startswith(pre):
                         base = base[len(pre):]
                 base = re.sub(r"\.(chunks\.txt|yaml|yml|har|json|sse|txt)$", "", base)
-                base = base.replace("/cassettes/", "/").replace("/__fixtures__/", "/").replace("cassettes/", "")
+                base = base.replace("/src/", "/").replace("/cassettes/", "/").replace("/__fixtures__/", "/").replace("cassettes/", "")
                 name = slugify(base.replace("/", "__"))
                 if n_in_file > 1 and idx is not None:
                     name += f"__i{idx}"
@@ -576,7 +682,7 @@ def main():
                 os.makedirs(os.path.dirname(dest), exist_ok=True)
                 with open(dest, "wb") as f:
                     f.write(raw)
-                recorded = True
+                recorded, note = recorded_and_note(repo, path, uri, raw, extraction)
                 entry = {
                     "file": rel,
                     "dialect": d,
@@ -591,6 +697,8 @@ def main():
                 }
                 if uri:
                     entry["request_uri"] = re.sub(r"\?.*", "", uri)
+                if note:
+                    entry["note"] = note
                 manifest.append(entry)
                 count += 1
         lic_bytes = m.git("show", f"HEAD:{licfile}")
