@@ -50,7 +50,17 @@ SOURCES = {
     "jackmpcollins/magentic": ("magentic", "MIT", "LICENSE"),
     "open-telemetry/opentelemetry-python-contrib": ("otel-python-contrib", "Apache-2.0", "LICENSE"),
     "tmc/langchaingo": ("langchaingo", "MIT", "LICENSE"),
+    "openai/openai-python": ("openai-python", "Apache-2.0", "LICENSE"),
+    "anthropics/anthropic-sdk-python": ("anthropic-sdk-python", "MIT", "LICENSE"),
+    "anthropics/anthropic-sdk-typescript": ("anthropic-sdk-typescript", "MIT", "LICENSE"),
 }
+
+# Paths left out on purpose: (repo, path prefix, why).
+EXCLUDE = [
+    ("anthropics/anthropic-sdk-typescript", "tests/lib/fixtures/",
+     "same recordings as anthropic-sdk-python's tests/lib/streaming/fixtures, already in tests/peer-fixtures "
+     "(differ only in model name / trailing newline / whitespace)"),
+]
 EXTRA_SOURCES_FILE = os.path.join(HERE, "extra_sources.json")
 
 # Files already in tests/peer-fixtures (skipped as duplicates), by sha256.
@@ -489,6 +499,9 @@ def recorded_and_note(repo, path, uri, raw, extraction):
     recorded = True
     if extraction.startswith("VCR"):
         notes.append("VCR cassette: the project records live HTTP traffic and replays it in tests")
+    elif "__inline_snapshot__" in path:
+        notes.append("inline-snapshot HTTP recording (request/response list) recorded from the live API by the SDK's test suite")
+        notes[:] = notes[-1:]
     elif extraction.startswith("HAR"):
         notes.append("HAR cassette (Polly.js) recorded from live HTTP traffic")
     elif extraction.startswith("httprr"):
@@ -565,7 +578,7 @@ def candidates_of(path, size):
         return "har"
     if p.endswith(".httprr"):
         return "httprr"
-    if p.endswith(".json") and "cassette" in p:
+    if p.endswith(".json") and ("cassette" in p or "__inline_snapshot__" in p):
         return "vcr_json"
     if p.endswith((".sse", ".txt", ".stream", ".jsonl", ".ndjson", ".bin")) and (
         "test" in p or "fixture" in p or "snapshot" in p
@@ -602,6 +615,8 @@ def main():
         count = 0
         for path, sha, size in files:
             kind = candidates_of(path, size)
+            if any(repo == r and path.startswith(pre) for r, pre, _ in EXCLUDE):
+                continue
             if kind is None:
                 if size is None and candidates_of(path, 0):
                     skipped["absent"] += 1
@@ -638,6 +653,8 @@ def main():
                         d = classify(raw)
                         if d:
                             what = {"har": "HAR entry", "httprr": "httprr trace response body"}.get(kind, "VCR cassette body")
+                            if "__inline_snapshot__" in path:
+                                what = "inline-snapshot HTTP recording body"
                             multi.append((raw, d, uri, f"{what} (interaction {i})", i))
                 except Exception:
                     pass
@@ -712,6 +729,7 @@ def main():
         json.dump(manifest, f, indent=1)
         f.write("\n")
     print(f"total {len(manifest)}; skipped {skipped}", file=sys.stderr)
+    write_readme(args.out, manifest, sources, skipped)
 
 
 OVERRIDES_FILE = os.path.join(HERE, "overrides.json")
@@ -727,6 +745,187 @@ def apply_overrides(manifest):
         for key, fields in ov.items():
             if e["repo"] == key or e["file"].startswith(key) or e["path"].startswith(key):
                 e.update(fields)
+
+
+# ---------------------------------------------------------------- README
+
+def _has(e, dialect=None, cover=None, provider=None):
+    return ((dialect is None or e["dialect"] == dialect) and (cover is None or cover in e["covers"])
+            and (provider is None or e["provider"] == provider))
+
+
+# (shape from the brief, predicate)
+SHAPES = [
+    ("Azure OpenAI first chunk (`object: \"\"`, `prompt_filter_results`, empty `choices`)", lambda e: _has(e, "openai_chat", "azure_first_chunk")),
+    ("Azure OpenAI (any, chat or responses)", lambda e: _has(e, provider="azure")),
+    ("vLLM", lambda e: _has(e, provider="vllm")),
+    ("Groq `x_groq`", lambda e: _has(e, "openai_chat", "x_groq")),
+    ("Mistral", lambda e: _has(e, provider="mistral")),
+    ("OpenRouter", lambda e: _has(e, provider="openrouter")),
+    ("OpenRouter `reasoning_details`", lambda e: _has(e, "openai_chat", "reasoning_details", "openrouter")),
+    ("`reasoning_details` (any provider)", lambda e: _has(e, "openai_chat", "reasoning_details")),
+    ("Together", lambda e: _has(e, provider="together")),
+    ("DeepSeek `reasoning_content`", lambda e: _has(e, "openai_chat", "reasoning_content", "deepseek")),
+    ("`reasoning_content` (any provider)", lambda e: _has(e, "openai_chat", "reasoning_content")),
+    ("chat `delta.reasoning` string (Ollama/Groq/OpenRouter style)", lambda e: _has(e, "openai_chat", "reasoning_field")),
+    ("Ollama OpenAI endpoint", lambda e: _has(e, provider="ollama")),
+    ("llama.cpp `timings`", lambda e: _has(e, "openai_chat", "llama_cpp_timings")),
+    ("Gemini OpenAI-compatible endpoint", lambda e: _has(e, "openai_chat", provider="gemini")),
+    ("Gemini `extra_content`", lambda e: _has(e, "openai_chat", "extra_content")),
+    ("Fireworks", lambda e: _has(e, provider="fireworks")),
+    ("xAI", lambda e: _has(e, provider="xai")),
+    ("Anthropic thinking", lambda e: _has(e, "anthropic", "thinking")),
+    ("Anthropic redacted_thinking", lambda e: _has(e, "anthropic", "redacted_thinking")),
+    ("Anthropic server tool web_search", lambda e: _has(e, "anthropic", "web_search")),
+    ("Anthropic code execution", lambda e: _has(e, "anthropic", "code_execution")),
+    ("Anthropic MCP (mcp_tool_use / mcp_tool_result)", lambda e: _has(e, "anthropic", "mcp")),
+    ("Anthropic compaction", lambda e: _has(e, "anthropic", "compaction")),
+    ("Anthropic citations_delta", lambda e: _has(e, "anthropic", "citations")),
+    ("Anthropic parallel tool_use blocks", lambda e: _has(e, "anthropic", "parallel_tool_calls")),
+    ("Anthropic `error` event", lambda e: _has(e, "anthropic", "error_event")),
+    ("Anthropic stop_reason max_tokens", lambda e: _has(e, "anthropic", "stop_max_tokens")),
+    ("Anthropic stop_reason refusal", lambda e: _has(e, "anthropic", "stop_refusal")),
+    ("Anthropic stop_reason pause_turn", lambda e: _has(e, "anthropic", "stop_pause_turn")),
+    ("chat tool_calls", lambda e: _has(e, "openai_chat", "tool_calls")),
+    ("chat parallel tool calls", lambda e: _has(e, "openai_chat", "parallel_tool_calls")),
+    ("chat `function_call` (deprecated)", lambda e: _has(e, "openai_chat", "function_call_deprecated")),
+    ("chat `audio`", lambda e: _has(e, "openai_chat", "audio")),
+    ("chat `annotations`", lambda e: _has(e, "openai_chat", "annotations")),
+    ("chat `refusal`", lambda e: _has(e, "openai_chat", "refusal")),
+    ("chat `logprobs`", lambda e: _has(e, "openai_chat", "logprobs")),
+    ("chat n>1 (several choices)", lambda e: _has(e, "openai_chat", "multiple_choices")),
+    ("chat `obfuscation`", lambda e: _has(e, "openai_chat", "obfuscation")),
+    ("chat `usage` in the last chunk", lambda e: _has(e, "openai_chat", "usage_last_chunk")),
+    ("chat `system_fingerprint` late (null first, set later)", lambda e: _has(e, "openai_chat", "system_fingerprint_late")),
+    ("chat error object inside the stream", lambda e: _has(e, "openai_chat", "error_in_stream")),
+    ("chat SSE `event: error`", lambda e: _has(e, "openai_chat", "sse_event_error")),
+    ("chat without `data: [DONE]`", lambda e: _has(e, "openai_chat", "no_done")),
+    ("chat finish_reason length", lambda e: _has(e, "openai_chat", "finish_length")),
+    ("Responses reasoning item", lambda e: _has(e, "openai_responses", "reasoning")),
+    ("Responses reasoning `encrypted_content`", lambda e: _has(e, "openai_responses", "encrypted_content")),
+    ("Responses reasoning summary deltas", lambda e: _has(e, "openai_responses", "reasoning_summary")),
+    ("Responses function_call", lambda e: _has(e, "openai_responses", "function_call")),
+    ("Responses parallel function calls", lambda e: _has(e, "openai_responses", "parallel_function_calls")),
+    ("Responses custom_tool_call", lambda e: _has(e, "openai_responses", "custom_tool_call")),
+    ("Responses MCP (mcp_list_tools / mcp_call)", lambda e: _has(e, "openai_responses", "mcp")),
+    ("Responses mcp_call", lambda e: _has(e, "openai_responses", "mcp_call")),
+    ("Responses code_interpreter_call", lambda e: _has(e, "openai_responses", "code_interpreter_call")),
+    ("Responses web_search_call", lambda e: _has(e, "openai_responses", "web_search_call")),
+    ("Responses file_search_call", lambda e: _has(e, "openai_responses", "file_search_call")),
+    ("Responses image_generation_call", lambda e: _has(e, "openai_responses", "image_generation_call")),
+    ("Responses compaction", lambda e: _has(e, "openai_responses", "compaction")),
+    ("Responses `response.incomplete`", lambda e: _has(e, "openai_responses", "response_incomplete")),
+    ("Responses `response.failed`", lambda e: _has(e, "openai_responses", "response_failed")),
+    ("Responses `error` event", lambda e: _has(e, "openai_responses", "error_event")),
+    ("Responses annotations (`response.output_text.annotation.added`)", lambda e: _has(e, "openai_responses", "annotations")),
+    ("Responses refusal", lambda e: _has(e, "openai_responses", "refusal")),
+    ("Responses `obfuscation`", lambda e: _has(e, "openai_responses", "obfuscation")),
+    ("Responses without a terminal event", lambda e: _has(e, "openai_responses", "no_terminal_event")),
+    ("CRLF line endings", lambda e: "crlf" in e["covers"]),
+    ("no blank line after the last event", lambda e: "no_final_blank_line" in e["covers"]),
+    ("SSE comment lines", lambda e: "sse_comment" in e["covers"]),
+]
+
+
+def write_readme(out, manifest, sources, skipped):
+    import collections
+
+    L = []
+    w = L.append
+    w("# Recorded provider streams from other projects' test suites")
+    w("")
+    w("Real Server-Sent-Event bodies of the Anthropic Messages, OpenAI Chat Completions and OpenAI Responses APIs")
+    w("(and of OpenAI-compatible servers), taken from the recorded HTTP traffic that public projects keep with their")
+    w("tests (VCR cassettes, HAR files, httprr traces, inline-snapshot recordings, raw fixture files). They are test")
+    w("data only: `tests/recordings.rs` feeds every one through `ssefold::providers` whole, in 1-byte chunks and in")
+    w("random chunkings, and checks only that nothing panics, that `auto` detects the manifest's dialect and that")
+    w("events, folded message and ending do not depend on the chunking. No code was copied from these projects.")
+    w("")
+    w("Layout: `<dialect>/<source-slug>/<name>.sse`; `manifest.json` has one object per file (source repository,")
+    w("path, commit, license, how it was extracted, whether it is a live recording, request URI when the recording")
+    w("has one, what it covers); `licenses/<owner>__<name>.LICENSE` is the license file of each source repository.")
+    w("This file is generated by `collect.py` (do not edit by hand).")
+    w("")
+    w(f"**{len(manifest)} streams.** By dialect: " + ", ".join(f"{k} {v}" for k, v in sorted(collections.Counter(e['dialect'] for e in manifest).items())) + ".")
+    w("")
+    w("## Licenses and sources")
+    w("")
+    w("| source repository | license | commit | streams | slug |")
+    w("| --- | --- | --- | --- | --- |")
+    per = collections.Counter(e["repo"] for e in manifest)
+    commits = {e["repo"]: e["commit"] for e in manifest}
+    for repo, (slug, lic, _) in sorted(sources.items()):
+        if per.get(repo):
+            w(f"| {repo} | {lic} | `{commits[repo]}` | {per[repo]} | `{slug}` |")
+    w("")
+    w("Every file is covered by the license of its source repository (copy in `licenses/`). Apache-2.0 sources:")
+    w("anyone who redistributes these files must keep this attribution and pass on the license copy.")
+    w("Repositories that were searched but gave no stream: " + ", ".join(sorted(r for r in sources if not per.get(r))) + ".")
+    w("")
+    w("## How they were obtained")
+    w("")
+    w("1. Each source repository's newest stored snapshot was fetched as a bare git mirror (`<mirrors>/<owner>+<name>/repo`).")
+    w("2. `python3 tests/recordings/collect.py --mirrors <dir>` walks `HEAD` of each mirror, reads candidate files")
+    w("   (`*.yaml`/`*.yml` under cassette/fixture/testdata folders, `*.har`, `*.httprr`, `__inline_snapshot__/*.json`,")
+    w("   `*.chunks.txt`, raw `*.sse`/`*.txt`/`*.bin` test fixtures), and extracts every response body:")
+    w("   * VCR cassettes (vcrpy, pytest-recording, go-vcr, pydantic-ai's variant): YAML-loaded, `response.body.string`")
+    w("     taken as is; when it is binary (`!!binary`) and gzip/deflate-encoded (Content-Encoding or magic bytes) it is")
+    w("     decompressed: the file holds the bytes the server sent, after content decoding.")
+    w("   * HAR (Polly.js): `entries[].response.content.text` (base64-decoded when `encoding` is base64).")
+    w("   * httprr (langchaingo): the raw HTTP response after the header block (de-chunked / decompressed if needed).")
+    w("   * vercel/ai `*.chunks.txt`: one JSON chunk per line, **re-serialized by the capture script**, so these are")
+    w("     wrapped here as `data: <line>\\n\\n` (chat, responses) or `event: <type>\\ndata: <line>\\n\\n` (Anthropic),")
+    w("     with no `[DONE]`; their `extraction` says so.")
+    w("3. A body is kept when it has `data:` lines and its content is one of the dialects: `message_start` (Anthropic),")
+    w("   a `\"type\":\"response.…\"` event (Responses), or `chat.completion.chunk` (Chat). Bodies over 2 MB, byte-identical")
+    w("   duplicates (also of `tests/peer-fixtures/`), error pages and non-SSE bodies are skipped. Blobs the snapshot")
+    w("   does not hold (large files) are skipped.")
+    w("4. `provider` is taken from the recorded request URI's host, else from the fixture's package/file name.")
+    w("5. `covers` is computed from the content (see `covers()` in collect.py).")
+    w("")
+    w(f"Skipped during the last run: {skipped}.")
+    w("")
+    w("`recorded: true` means the source project records live HTTP traffic for these files (VCR / HAR / httprr /")
+    w("inline-snapshot recordings, or vercel/ai's documented saveRawChunks capture). `recorded: false` has a `note`")
+    w("with the reason (sanitized bodies, a local mock server). Note that some projects scrub ids or keys in their")
+    w("cassettes; the bytes are kept as the project stores them.")
+    w("")
+    w("Left out on purpose:")
+    for r, pre, why in EXCLUDE:
+        w(f"* `{r}` `{pre}`: {why}.")
+    w("")
+    w("## Streams per provider")
+    w("")
+    w("| provider | anthropic | openai_chat | openai_responses | total |")
+    w("| --- | --- | --- | --- | --- |")
+    pc = collections.Counter((e["provider"], e["dialect"]) for e in manifest)
+    provs = collections.Counter(e["provider"] for e in manifest)
+    for pname, n in provs.most_common():
+        w(f"| {pname} | {pc[(pname, 'anthropic')]} | {pc[(pname, 'openai_chat')]} | {pc[(pname, 'openai_responses')]} | {n} |")
+    w("")
+    w("## Coverage of the requested shapes")
+    w("")
+    w("| shape | streams | examples |")
+    w("| --- | --- | --- |")
+    missing = []
+    for name, pred in SHAPES:
+        hits = [e["file"] for e in manifest if pred(e)]
+        if not hits:
+            missing.append(name)
+        ex = "<br>".join(f"`{h}`" for h in hits[:3]) if hits else "**none**"
+        w(f"| {name} | {len(hits)} | {ex} |")
+    w("")
+    w("**Not covered by any recording:** " + ("; ".join(missing) if missing else "nothing") + ".")
+    w("")
+    w("## Re-running")
+    w("")
+    w("```")
+    w("python3 tests/recordings/collect.py --mirrors /path/to/mirrors   # needs PyYAML")
+    w("cargo test --test recordings")
+    w("```")
+    w("")
+    with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("\n".join(L))
 
 
 if __name__ == "__main__":
