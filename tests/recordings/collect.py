@@ -289,7 +289,7 @@ HOSTS = [
 ]
 
 
-VERCEL_NAMES = ["lmstudio", "xai", "azure", "openai", "anthropic", "deepseek", "groq", "mistral", "alibaba",
+VERCEL_NAMES = ["github-copilot", "lmstudio", "xai", "azure", "openai", "anthropic", "deepseek", "groq", "mistral", "alibaba",
                 "perplexity", "cerebras", "moonshotai", "google", "togetherai", "fireworks", "vercel"]
 
 
@@ -718,6 +718,9 @@ def main():
                     entry["note"] = note
                 manifest.append(entry)
                 count += 1
+        if not count:
+            print(f"{repo}: no streams", file=sys.stderr)
+            continue
         lic_bytes = m.git("show", f"HEAD:{licfile}")
         os.makedirs(os.path.join(args.out, "licenses"), exist_ok=True)
         with open(os.path.join(args.out, "licenses", repo.replace("/", "__") + ".LICENSE"), "wb") as f:
