@@ -360,7 +360,7 @@ def covers(raw, dialect):
             c.append("tool_use")
         if "server_tool_use" in starts:
             c.append("server_tool_use")
-        for s in set(starts):
+        for s in sorted(x for x in set(starts) if x):
             if s and s.endswith("_tool_result"):
                 c.append(s)
         if "web_search_tool_result" in starts:
