@@ -1,0 +1,209 @@
+//! Real provider streams recorded by other projects' test suites
+//! (`tests/recordings/`, see its README.md and manifest.json).
+//!
+//! Asserts only what does not depend on how the fold shapes the message:
+//! the manifest and the files agree; no stream panics; auto-detection picks
+//! the manifest's dialect; and the normalized events, the folded message and
+//! the ending (the error of feed/finish, if any) are the same whole, in
+//! 1-byte chunks and in several random chunkings, and the same for `Auto` as
+//! for the explicit dialect.
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use ssefold::providers::{Provider, Stream, StreamEvent};
+
+/// Recordings known to fail one of the checks below, with the failure as
+/// it was seen. Do not add entries to hide a new failure without saying why.
+/// (file relative to tests/recordings/, what fails)
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings")
+}
+
+fn manifest() -> Vec<Value> {
+    let text = std::fs::read_to_string(root().join("manifest.json")).expect("manifest.json");
+    serde_json::from_str::<Value>(&text).expect("manifest.json parses").as_array().expect("a list").clone()
+}
+
+fn dialect(name: &str) -> Provider {
+    match name {
+        "anthropic" => Provider::Anthropic,
+        "openai_chat" => Provider::OpenAIChat,
+        "openai_responses" => Provider::OpenAIResponses,
+        other => panic!("unknown dialect {other}"),
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn manifest_and_files_agree() {
+    let m = manifest();
+    let mut listed = BTreeSet::new();
+    for e in &m {
+        let file = e["file"].as_str().expect("file");
+        assert!(listed.insert(file.to_owned()), "{file} listed twice");
+        assert!(root().join(file).is_file(), "{file} is listed but missing");
+        let d = e["dialect"].as_str().expect("dialect");
+        dialect(d);
+        assert!(file.starts_with(&format!("{d}/")), "{file}: directory is not its dialect {d}");
+        for key in ["provider", "repo", "path", "license", "extraction"] {
+            assert!(e[key].is_string(), "{file}: {key}");
+        }
+        let commit = e["commit"].as_str().expect("commit");
+        assert!(commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()), "{file}: commit");
+        assert!(e["recorded"].is_boolean(), "{file}: recorded");
+        assert!(e["covers"].is_array(), "{file}: covers");
+        let lic = root().join("licenses").join(format!("{}.LICENSE", e["repo"].as_str().unwrap().replace('/', "__")));
+        assert!(lic.is_file(), "{file}: no license copy {}", lic.display());
+    }
+    let mut on_disk = Vec::new();
+    for d in ["anthropic", "openai_chat", "openai_responses"] {
+        if root().join(d).is_dir() {
+            walk(&root().join(d), &mut on_disk);
+        }
+    }
+    for p in on_disk {
+        let rel = p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+        assert!(listed.contains(&rel), "{rel} is not in manifest.json");
+    }
+    for (f, _) in KNOWN_FAILURES {
+        assert!(listed.contains(*f), "KNOWN_FAILURES names {f}, which is not in the manifest");
+    }
+}
+
+/// What one run produced.
+#[derive(Debug, Clone, PartialEq)]
+struct Run {
+    events: Vec<Value>,
+    message: Value,
+    /// The first error of feed or finish (the ending), as Debug text.
+    error: Option<String>,
+    /// The dialect the stream reports after finish.
+    detected: &'static str,
+}
+
+fn run_with(provider: Provider, bytes: &[u8], sizes: &mut dyn FnMut() -> usize) -> Run {
+    let mut stream = Stream::new(provider);
+    let mut events = Vec::new();
+    let mut error = None;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let n = sizes().max(1).min(bytes.len() - pos);
+        if let Err(e) = stream.feed(&bytes[pos..pos + n], |e: &StreamEvent<'_>| events.push(e.to_json())) {
+            error = Some(format!("{e:?}"));
+            break;
+        }
+        pos += n;
+    }
+    let fin = stream.finish(|e: &StreamEvent<'_>| events.push(e.to_json()));
+    if error.is_none() {
+        if let Err(e) = fin {
+            error = Some(format!("{e:?}"));
+        }
+    }
+    Run { events, message: stream.message(), error, detected: stream.provider().name() }
+}
+
+fn lcg(seed: u64, max: usize) -> impl FnMut() -> usize {
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    move || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        1 + ((s >> 33) as usize % max)
+    }
+}
+
+fn first_difference(a: &Run, b: &Run) -> String {
+    if a.detected != b.detected {
+        return format!("detected {} vs {}", a.detected, b.detected);
+    }
+    if a.error != b.error {
+        return format!("ending {:?} vs {:?}", a.error, b.error);
+    }
+    if a.message != b.message {
+        return "folded message differs".to_owned();
+    }
+    let i = a.events.iter().zip(&b.events).position(|(x, y)| x != y).unwrap_or(a.events.len().min(b.events.len()));
+    format!(
+        "events differ at #{i} ({} vs {} events): {} vs {}",
+        a.events.len(),
+        b.events.len(),
+        a.events.get(i).map_or("-".to_owned(), Value::to_string),
+        b.events.get(i).map_or("-".to_owned(), Value::to_string)
+    )
+}
+
+/// Checks one recording; Err(description) on the first failure.
+fn check(bytes: &[u8], want: Provider) -> Result<(), String> {
+    let whole = run_with(Provider::Auto, bytes, &mut || usize::MAX);
+    if whole.detected != want.name() {
+        return Err(format!("auto detected {} (ending {:?})", whole.detected, whole.error));
+    }
+    let mut explicit = run_with(want, bytes, &mut || usize::MAX);
+    explicit.detected = whole.detected;
+    if explicit != whole {
+        return Err(format!("explicit {} vs auto: {}", want.name(), first_difference(&explicit, &whole)));
+    }
+    let one = run_with(Provider::Auto, bytes, &mut || 1);
+    if one != whole {
+        return Err(format!("1-byte chunking: {}", first_difference(&one, &whole)));
+    }
+    for (seed, max) in [(1u64, 7usize), (2, 64), (3, 512), (4, 4096)] {
+        let r = run_with(Provider::Auto, bytes, &mut lcg(seed, max));
+        if r != whole {
+            return Err(format!("random chunking (seed {seed}, max {max}): {}", first_difference(&r, &whole)));
+        }
+    }
+    let r = run_with(want, bytes, &mut lcg(9, 32));
+    if r.events != whole.events || r.message != whole.message || r.error != whole.error {
+        return Err(format!("explicit {} random chunking: {}", want.name(), first_difference(&r, &whole)));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_recording_is_chunking_invariant_and_detected() {
+    let m = manifest();
+    let mut failures: Vec<(String, String)> = Vec::new();
+    for e in &m {
+        let file = e["file"].as_str().unwrap().to_owned();
+        let want = dialect(e["dialect"].as_str().unwrap());
+        let bytes = std::fs::read(root().join(&file)).unwrap();
+        let outcome = catch_unwind(AssertUnwindSafe(|| check(&bytes, want)));
+        match outcome {
+            Ok(Ok(())) => {}
+            Ok(Err(why)) => failures.push((file, why)),
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_default();
+                failures.push((file, format!("panic: {msg}")));
+            }
+        }
+    }
+    let known: BTreeSet<&str> = KNOWN_FAILURES.iter().map(|(f, _)| *f).collect();
+    let new: Vec<_> = failures.iter().filter(|(f, _)| !known.contains(f.as_str())).collect();
+    let failed: BTreeSet<&str> = failures.iter().map(|(f, _)| f.as_str()).collect();
+    let fixed: Vec<_> = known.iter().filter(|f| !failed.contains(*f)).collect();
+    for (f, why) in &failures {
+        eprintln!("FAIL {f}: {why}");
+    }
+    assert!(new.is_empty(), "{} recordings fail (not in KNOWN_FAILURES): {new:#?}", new.len());
+    assert!(fixed.is_empty(), "KNOWN_FAILURES entries that now pass (remove them): {fixed:?}");
+    eprintln!("{} recordings checked, {} known failures", m.len(), failures.len());
+}
