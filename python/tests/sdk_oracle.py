@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 import os
 import pathlib
@@ -114,7 +115,7 @@ CHUNKING_NAMES = ("whole", "bytewise", "random")
 
 
 def chunks_for(data: bytes, how: str) -> List[bytes]:
-    return dict(chunkings(data))[how]
+    return next(chunks for name, chunks in chunkings(data) if name == how)
 
 
 # ---------------------------------------------------------------------------
@@ -372,6 +373,7 @@ def param_id(case: Case, variant: str, how: str) -> str:
     return f"{variant}:{case.id}:{how}"
 
 
+@functools.lru_cache(maxsize=None)
 def known_diffs() -> Dict[str, str]:
     if not KNOWN_DIFFS.is_file():
         return {}
