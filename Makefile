@@ -100,7 +100,7 @@ PYTHON ?= python3
 VENV ?= .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: python-venv python-develop python-test python-lint python-bench
+.PHONY: python-venv python-develop python-test python-lint python-bench sdk-oracle-report
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -121,6 +121,13 @@ python-test: python-develop python-lint
 	$(VPY) -m pytest -W error python/tests
 	$(VPY) -m mypy.stubtest ssefold._ssefold --allowlist python/stubtest-allowlist.txt
 	$(VPY) -m mypy python/ssefold
+
+# The official SDKs (python/requirements-test.txt) against ssefold's fold on
+# every stream, differences grouped (python/tests/sdk_oracle.py; the pytest
+# side is python/tests/test_sdk_oracle.py). SSEFOLD_RECORDINGS=<dir> adds
+# recordings kept elsewhere.
+sdk-oracle-report: python-develop
+	$(VPY) python/tests/sdk_oracle_report.py
 
 python-bench: python-venv
 	$(VPY) -m pip install -q httpx-sse sseclient-py matplotlib anthropic openai partial-json-parser jiter
