@@ -100,7 +100,7 @@ PYTHON ?= python3
 VENV ?= .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: python-venv python-develop python-test python-lint python-bench
+.PHONY: python-venv python-develop python-test python-lint python-bench sdk-oracle-report
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,7 @@ $(VPY):
 python-venv: $(VPY)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q "maturin>=1.9,<2" pytest mypy httpx
+	$(VPY) -m pip install -q -r python/requirements-test.txt
 
 python-develop: python-venv
 	$(VENV)/bin/maturin develop -q
@@ -120,6 +121,13 @@ python-test: python-develop python-lint
 	$(VPY) -m pytest -W error python/tests
 	$(VPY) -m mypy.stubtest ssefold._ssefold --allowlist python/stubtest-allowlist.txt
 	$(VPY) -m mypy python/ssefold
+
+# The official SDKs (python/requirements-test.txt) against ssefold's fold on
+# every stream, differences grouped (python/tests/sdk_oracle.py; the pytest
+# side is python/tests/test_sdk_oracle.py). SSEFOLD_RECORDINGS=<dir> adds
+# recordings kept elsewhere.
+sdk-oracle-report: python-develop
+	$(VPY) python/tests/sdk_oracle_report.py
 
 python-bench: python-venv
 	$(VPY) -m pip install -q httpx-sse sseclient-py matplotlib anthropic openai partial-json-parser jiter

@@ -1,0 +1,426 @@
+"""Differential oracle: the official Python SDKs fold the same bytes as ssefold.
+
+Each stream (golden fixture, peer fixture, real recording) is served to the
+SDK's own streaming helper through an ``httpx2.MockTransport`` (the SDKs are
+built on httpx2) as a ``text/event-stream`` body, in the same chunks that are
+fed to ssefold; the SDK's final message (as the JSON dict the SDK would give
+back, :func:`sdk_json`) is compared with ``stream.message`` field by field.
+
+* ``anthropic``: ``client.messages.stream(...).get_final_message()`` and the
+  beta helper ``client.beta.messages.stream(...).get_final_message()`` (the
+  reference: its accumulator is a superset of the GA one).
+* ``openai_chat``: ``client.chat.completions.stream(...).get_final_completion()``.
+* ``openai_responses``: ``client.responses.stream(...).get_final_response()``.
+
+Every normalization applied to either side lives in :func:`normalize`, one
+comment per rule. Used by ``test_sdk_oracle.py`` and ``sdk_oracle_report.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import json
+import os
+import pathlib
+import random
+import re
+import warnings
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+import ssefold
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+PEER_FIXTURES = ROOT / "tests" / "peer-fixtures"
+# The real recordings: tests/recordings/manifest.json (a JSON list of
+# {"file": <relative to the manifest's directory>, "dialect": ...}). Another
+# directory can be named with SSEFOLD_RECORDINGS (the directory or its
+# manifest.json); absent -> no recording cases.
+RECORDINGS = ROOT / "tests" / "recordings"
+KNOWN_DIFFS = pathlib.Path(__file__).resolve().parent / "sdk_oracle_known_diffs.json"
+
+DIALECTS = ("anthropic", "openai_chat", "openai_responses")
+STREAM_CLASSES = {
+    "anthropic": ssefold.AnthropicStream,
+    "openai_chat": ssefold.OpenAIChatStream,
+    "openai_responses": ssefold.OpenAIResponsesStream,
+}
+# Which SDK helpers fold each dialect: (variant name, runner).
+PEER_DIALECTS = {
+    "anthropic-sdk-python": "anthropic",
+    "anthropic-sdk-typescript": "anthropic",
+    "anthropic-sdk-go": "anthropic",
+    "openai-python": "openai_chat",
+}
+# Inputs longer than this are not fed one byte at a time (the SDKs' decoders
+# are slow at that); they get 7-byte chunks instead.
+BYTEWISE_MAX = 64 * 1024
+
+ABSENT = "<absent>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    id: str  # "golden/anthropic/truncated", "peer/openai-python/x.sse", "rec/<file>"
+    path: pathlib.Path
+    dialect: str
+
+    def data(self) -> bytes:
+        return self.path.read_bytes()
+
+
+def recordings_manifest() -> Optional[pathlib.Path]:
+    env = os.environ.get("SSEFOLD_RECORDINGS")
+    if env:
+        p = pathlib.Path(env)
+        return p if p.suffix == ".json" else p / "manifest.json"
+    p = RECORDINGS / "manifest.json"
+    return p if p.is_file() else None
+
+
+def cases(include_recordings: bool = True) -> List[Case]:
+    out: List[Case] = []
+    for path in sorted(FIXTURES.glob("*/*.sse")):
+        out.append(Case(f"golden/{path.parent.name}/{path.stem}", path, path.parent.name))
+    for path in sorted(PEER_FIXTURES.rglob("*")):
+        if path.suffix in (".sse", ".txt") and path.parent.name in PEER_DIALECTS:
+            out.append(Case(f"peer/{path.parent.name}/{path.name}", path, PEER_DIALECTS[path.parent.name]))
+    manifest = recordings_manifest() if include_recordings else None
+    if manifest is not None and manifest.is_file():
+        for entry in json.loads(manifest.read_text(encoding="utf-8")):
+            dialect = entry.get("dialect")
+            if dialect not in DIALECTS:
+                continue
+            path = manifest.parent / entry["file"]
+            if path.is_file():
+                out.append(Case(f"rec/{entry['file']}", path, dialect))
+    return out
+
+
+def chunkings(data: bytes) -> List[Tuple[str, List[bytes]]]:
+    """Whole; one byte at a time (7 bytes for long inputs); random cuts."""
+    step = 1 if len(data) <= BYTEWISE_MAX else 7
+    rng = random.Random(len(data))
+    cuts = sorted({rng.randrange(len(data) + 1) for _ in range(2 + len(data) // 200)} | {0, len(data)})
+    return [
+        ("whole", [data]),
+        ("bytewise", [data[i : i + step] for i in range(0, len(data), step)]),
+        ("random", [data[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]),
+    ]
+
+
+CHUNKING_NAMES = ("whole", "bytewise", "random")
+
+
+def chunks_for(data: bytes, how: str) -> List[bytes]:
+    return next(chunks for name, chunks in chunkings(data) if name == how)
+
+
+# ---------------------------------------------------------------------------
+# Outcomes
+
+
+@dataclasses.dataclass
+class Outcome:
+    message: Optional[Dict[str, Any]]  # the folded message as JSON (None: none to compare)
+    error: Optional[str] = None  # "ExceptionClass: text" when the side raised
+
+    @property
+    def kind(self) -> str:
+        return "ok" if self.error is None else self.error.split(":", 1)[0]
+
+
+def run_ssefold(dialect: str, chunks: List[bytes]) -> Outcome:
+    stream = STREAM_CLASSES[dialect]()
+    error: Optional[str] = None
+    try:
+        for c in chunks:
+            stream.feed(c)
+        stream.finish()
+    except ssefold.Error as err:
+        error = f"{type(err).__name__}: {err}"
+    message = stream.message
+    return Outcome(json.loads(json.dumps(message)) if message is not None else None, error)
+
+
+def _client_kwargs(chunks: List[bytes]) -> Dict[str, Any]:
+    import httpx2
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        # An iterator body: the SDK reads it chunk by chunk, as off a socket.
+        return httpx2.Response(
+            200,
+            headers={"content-type": "text/event-stream", "request-id": "req_oracle"},
+            content=iter(list(chunks)),
+        )
+
+    return {
+        "api_key": "oracle",
+        "base_url": "http://oracle.invalid",
+        "max_retries": 0,
+        "http_client": httpx2.Client(transport=httpx2.MockTransport(handler)),
+    }
+
+
+def _anthropic(chunks: List[bytes], beta: bool) -> Any:
+    import anthropic
+
+    client = anthropic.Anthropic(**_client_kwargs(chunks))
+    api = client.beta.messages if beta else client.messages
+    with api.stream(model="oracle", max_tokens=1, messages=[{"role": "user", "content": "hi"}]) as s:
+        return s.get_final_message()
+
+
+def _openai_chat(chunks: List[bytes]) -> Any:
+    import openai
+
+    client = openai.OpenAI(**_client_kwargs(chunks))
+    try:
+        with client.chat.completions.stream(model="oracle", messages=[{"role": "user", "content": "hi"}]) as s:
+            return s.get_final_completion()
+    except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as err:
+        # The helper refuses to *parse* a choice cut by length / content
+        # filter (even with no response_format) but hands over the folded
+        # completion on the error: that is the SDK's fold of the stream.
+        return err.completion
+
+
+def _openai_responses(chunks: List[bytes]) -> Any:
+    import openai
+
+    client = openai.OpenAI(**_client_kwargs(chunks))
+    with client.responses.stream(model="oracle", input="hi") as s:
+        return s.get_final_response()
+
+
+SDK_VARIANTS: Dict[str, List[Tuple[str, Callable[[List[bytes]], Any]]]] = {
+    "anthropic": [
+        ("anthropic.beta", lambda c: _anthropic(c, beta=True)),
+        ("anthropic", lambda c: _anthropic(c, beta=False)),
+    ],
+    "openai_chat": [("openai.chat", _openai_chat)],
+    "openai_responses": [("openai.responses", _openai_responses)],
+}
+
+
+def sdk_json(model: Any) -> Dict[str, Any]:
+    """The SDK's view of the message as JSON: ``to_dict(mode="json")``, whose
+    default ``exclude_unset=True`` keeps exactly the fields the SDK was given
+    (by the wire or by its accumulator) and leaves out the model's None
+    defaults for fields nobody set — what ``to_json()`` prints."""
+    # warnings=False: pydantic warns when a block type the SDK's union does
+    # not know (mcp_tool_use, compaction, ...) is dumped; the data is kept.
+    out: Dict[str, Any] = model.to_dict(mode="json", warnings=False)
+    return out
+
+
+def run_sdk(variant: str, dialect: str, chunks: List[bytes]) -> Outcome:
+    runner = dict(SDK_VARIANTS[dialect])[variant]
+    try:
+        with warnings.catch_warnings():
+            # The SDKs' own pydantic serializer warnings (e.g. a tool call's
+            # `arguments` sent as an object) are not a verdict on the stream;
+            # under `pytest -W error` they would surface as exceptions.
+            warnings.simplefilter("ignore")
+            model = runner(chunks)
+            return Outcome(sdk_json(model))
+    except Exception as err:  # the SDK's own verdict on the stream
+        text = str(err).splitlines()[0] if str(err) else ""
+        return Outcome(None, f"{type(err).__module__}.{type(err).__name__}: {text[:200]}")
+
+
+# ---------------------------------------------------------------------------
+# Normalization: the ONE place where either side is changed before comparing.
+
+
+def normalize(dialect: str, ours: Dict[str, Any], theirs: Dict[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    ours, theirs = copy.deepcopy(ours), copy.deepcopy(theirs)
+    if dialect == "openai_chat":
+        for choice in theirs.get("choices") or []:
+            msg = choice.get("message") or {}
+            # Rule C1: `parsed` is the SDK's structured-output helper
+            # (parse_chat_completion sets it, None without response_format);
+            # it is not in the API's ChatCompletion.
+            msg.pop("parsed", None)
+            # Rule C4: after its first chunk the accumulator round-trips the
+            # message through model_dump(exclude_unset=False), which writes
+            # every ChatCompletionMessage field the wire never sent with its
+            # None default (a message folded from a single chunk has none of
+            # them): dropped when None on the SDK side and absent on ours.
+            for key in ("annotations", "audio", "function_call"):
+                if msg.get(key, ABSENT) is None and key not in ((ours_choice(ours, choice) or {}).get("message") or {}):
+                    msg.pop(key)
+            # Rule C2: parse_chat_completion rewrites `tool_calls` to None when
+            # the choice has none; the accumulated snapshot had no such key
+            # (the wire never sent it).
+            if msg.get("tool_calls", ABSENT) is None:
+                msg.pop("tool_calls")
+            for call in msg.get("tool_calls") or []:
+                # Rule C3: `function.parsed_arguments` is the SDK's parse helper
+                # (None unless a strict input tool was given); not API data.
+                (call.get("function") or {}).pop("parsed_arguments", None)
+    if dialect == "openai_responses":
+        for item in theirs.get("output") or []:
+            # Rule R1: `parsed_arguments` on function_call items is
+            # parse_response's helper (None without input tools); not API data.
+            if item.get("type") == "function_call":
+                item.pop("parsed_arguments", None)
+            for part in item.get("content") or [] if item.get("type") == "message" else []:
+                # Rule R2: `parsed` on output_text parts is parse_response's
+                # structured-output helper (None without text_format).
+                if part.get("type") == "output_text":
+                    part.pop("parsed", None)
+    return ours, theirs
+
+
+def ours_choice(ours: Dict[str, Any], choice: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """Our choice with the same ``index`` as the SDK's ``choice``."""
+    return next((c for c in ours.get("choices") or [] if c.get("index") == choice.get("index")), None)
+
+
+def outcomes_agree(ours: Outcome, theirs: Outcome) -> bool:
+    """Both fold without complaint, or both refuse the stream (any
+    ssefold.Error <-> any SDK exception: each side says it is not a complete,
+    well-formed answer). One side raising while the other folds is a
+    difference, reported as the path ``<outcome>``."""
+    return (ours.error is None) == (theirs.error is None)
+
+
+# ---------------------------------------------------------------------------
+# Diff
+
+
+def diff(ours: Any, theirs: Any, path: str = "$") -> List[Tuple[str, Any, Any]]:
+    """Field by field: (JSON path, ours, theirs); a missing key is ABSENT."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        out: List[Tuple[str, Any, Any]] = []
+        for key in list(ours) + [k for k in theirs if k not in ours]:
+            out += diff(ours.get(key, ABSENT), theirs.get(key, ABSENT), f"{path}.{key}")
+        return out
+    if isinstance(ours, list) and isinstance(theirs, list):
+        out = []
+        for i in range(max(len(ours), len(theirs))):
+            out += diff(
+                ours[i] if i < len(ours) else ABSENT,
+                theirs[i] if i < len(theirs) else ABSENT,
+                f"{path}[{i}]",
+            )
+        return out
+    # JSON has one number type: 1700000000 and 1700000000.0 are the same
+    # value (the SDKs' models type some integers as float); bool is not a
+    # number.
+    number = (int, float)
+    if isinstance(ours, number) and isinstance(theirs, number) and not isinstance(ours, bool) and not isinstance(theirs, bool):
+        return [] if ours == theirs else [(path, ours, theirs)]
+    if type(ours) is not type(theirs) or ours != theirs:
+        return [(path, ours, theirs)]
+    return []
+
+
+@dataclasses.dataclass
+class Result:
+    case: Case
+    variant: str
+    chunking: str
+    ours: Outcome
+    theirs: Outcome
+    diffs: List[Tuple[str, Any, Any]]
+
+    @property
+    def ok(self) -> bool:
+        return not self.diffs
+
+    def describe(self, limit: int = 40) -> str:
+        lines = [f"{self.case.id} [{self.variant}, {self.chunking}]"]
+        lines.append(f"  outcome: ssefold={self.ours.error or 'ok'} | sdk={self.theirs.error or 'ok'}")
+        for path, a, b in self.diffs[:limit]:
+            lines.append(f"  {path}: ours={short(a)} | sdk={short(b)}")
+        if len(self.diffs) > limit:
+            lines.append(f"  ... {len(self.diffs) - limit} more")
+        return "\n".join(lines)
+
+
+def short(value: Any, n: int = 160) -> str:
+    text = value if value == ABSENT else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def compare(case: Case, variant: str, chunking: str, data: Optional[bytes] = None) -> Result:
+    chunks = chunks_for(case.data() if data is None else data, chunking)
+    ours = run_ssefold(case.dialect, chunks)
+    theirs = run_sdk(variant, case.dialect, chunks)
+    diffs: List[Tuple[str, Any, Any]] = []
+    if not outcomes_agree(ours, theirs):
+        diffs.append(("<outcome>", ours.error or "ok", theirs.error or "ok"))
+    if ours.message is not None and theirs.message is not None:
+        a, b = normalize(case.dialect, ours.message, theirs.message)
+        diffs += diff(a, b)
+    elif theirs.error is None and theirs.message is not None and ours.message is None:
+        diffs.append(("$", None, theirs.message))
+    return Result(case, variant, chunking, ours, theirs, diffs)
+
+
+def params() -> Iterator[Tuple[Case, str, str]]:
+    # SSEFOLD_ORACLE_CHUNKINGS=whole (comma-separated) narrows a quick run.
+    hows = [h for h in os.environ.get("SSEFOLD_ORACLE_CHUNKINGS", ",".join(CHUNKING_NAMES)).split(",") if h]
+    for case in cases():
+        for variant, _ in SDK_VARIANTS[case.dialect]:
+            for how in hows:
+                yield case, variant, how
+
+
+def param_id(case: Case, variant: str, how: str) -> str:
+    return f"{variant}:{case.id}:{how}"
+
+
+@functools.lru_cache(maxsize=None)
+def known_diffs() -> Dict[str, str]:
+    if not KNOWN_DIFFS.is_file():
+        return {}
+    data: Dict[str, str] = json.loads(KNOWN_DIFFS.read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def known_reason(case: Case, variant: str, how: str) -> Optional[str]:
+    """A key is ``variant:case`` (every chunking) or ``variant:case:chunking``."""
+    table = known_diffs()
+    return table.get(param_id(case, variant, how)) or table.get(f"{variant}:{case.id}")
+
+
+def pattern(path: str) -> str:
+    """The diff path with list indices folded: ``$.content[1].input`` ->
+    ``$.content[*].input``."""
+    return re.sub(r"\[\d+\]", "[*]", path)
+
+
+def diff_class(path: str, ours: Any, theirs: Any) -> str:
+    """One line naming a kind of difference (no stream-specific values)."""
+    if path == "<outcome>":
+        sdk = str(theirs).split(":", 1)[0]
+        mine = str(ours).split(":", 1)[0]
+        return f"<outcome>: ssefold {mine} | sdk {sdk}"
+
+    def kind(v: Any) -> str:
+        if v == ABSENT:
+            return "absent"
+        if v is None:
+            return "null"
+        return type(v).__name__.replace("str", "string").replace("dict", "object").replace("list", "array")
+
+    shape = f"ours {kind(ours)} | sdk {kind(theirs)}"
+    if kind(ours) == kind(theirs):
+        shape = f"both {kind(ours)}, values differ"
+    return f"{pattern(path)}: {shape}"
+
+
+def reason_for(results: List[Result]) -> str:
+    """The known-diff reason of one stream: its difference classes."""
+    classes: List[str] = []
+    for r in results:
+        for d in r.diffs:
+            c = diff_class(*d)
+            if c not in classes:
+                classes.append(c)
+    return "; ".join(classes)
