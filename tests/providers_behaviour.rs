@@ -457,3 +457,19 @@ fn plain_text_error_event_is_a_provider_error() {
         assert_eq!(s.finish(|_| {}), Err(StreamError::Closed));
     }
 }
+
+/// Numbers in provider payloads fold to the nearest `f64`, as Python's
+/// `json`, jiter and the SDKs read them (serde_json's default float parser
+/// is off by an ulp on some inputs: its `float_roundtrip` feature is on).
+#[test]
+fn floats_in_payloads_are_correctly_rounded() {
+    let body = concat!(
+        "data: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"r\",\"object\":\"response\",",
+        "\"output\":[],\"moderation\":{\"violence\":0.000012339457598623173}}}\n\n",
+    );
+    let mut stream = Stream::new(Provider::OpenAIResponses);
+    stream.feed(body.as_bytes(), |_| {}).unwrap();
+    let v = stream.message()["moderation"]["violence"].as_f64().unwrap();
+    assert_eq!(v.to_bits(), 1.2339457598623173e-05_f64.to_bits());
+    assert_eq!(v.to_bits(), "0.000012339457598623173".parse::<f64>().unwrap().to_bits());
+}
