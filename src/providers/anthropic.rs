@@ -57,6 +57,7 @@ use super::args::ArgsEnd;
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, Flow, Outcome, Part, Turn};
 use super::view::{self, JsonStr, Str};
+use crate::json::PartialStrings;
 use super::{json_error, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
@@ -88,7 +89,7 @@ impl Block {
         }
     }
 
-    fn to_json(&self, part: &Part) -> Value {
+    fn to_json(&self, part: &Part, strings: PartialStrings) -> Value {
         if let Some(c) = &self.committed {
             return c.clone();
         }
@@ -107,15 +108,12 @@ impl Block {
             list.extend(self.citations.iter().cloned());
             m.insert("citations".into(), Value::Array(list));
         }
-        if let Some(args) = &part.args {
-            // Never made-up arguments: an invalid input keeps the start block's.
-            if !matches!(part.outcome, Outcome::Invalid(_)) {
-                if let Some(partial) = args.partial_value() {
-                    m.insert("input".into(), partial);
-                }
-            }
+        if let Some(partial) = part.args.as_ref().and_then(|a| a.partial_value(strings)) {
+            // The SDK's view: jiter `partial_mode` of the arguments so far.
+            m.insert("input".into(), partial);
         }
         if let Some((content, enc)) = &self.compaction {
+            // A block that started with `null` keeps it until a delta brings text.
             if let Some(c) = content {
                 m.insert("content".into(), Value::String(c.clone()));
             }
@@ -204,6 +202,9 @@ pub(crate) struct AnthropicFold {
     blocks: Vec<Block>,
     /// The message was started implicitly (no `message_start` yet).
     implicit: bool,
+    /// [`StreamConfig::tool_input_trailing_strings`](super::StreamConfig), as
+    /// the partial tool inputs need it.
+    strings: PartialStrings,
 }
 
 fn implicit_message() -> Map<String, Value> {
@@ -226,6 +227,8 @@ impl Dialect for AnthropicFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        self.strings =
+            if turn.config.tool_input_trailing_strings { PartialStrings::Keep } else { PartialStrings::Drop };
         let parsed = match quick_delta(event.data()) {
             Some(head) => Ok(head),
             None => serde_json::from_str(event.data()),
@@ -275,6 +278,13 @@ impl Dialect for AnthropicFold {
                 Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())))
             }
             (Outcome::Complete, Some(ArgsEnd::Valid)) => part.value.take(),
+            // Cut off or invalid: the SDK's partial value, kept past the
+            // release of the arguments (else the start block's input).
+            (_, Some(ArgsEnd::Invalid(_))) => part
+                .args
+                .as_ref()
+                .and_then(|a| a.partial_value(self.strings))
+                .or_else(|| block.base.get("input").cloned()),
             _ => None,
         };
         match input {
@@ -284,7 +294,7 @@ impl Dialect for AnthropicFold {
                 m.insert("input".into(), input);
                 Cow::Borrowed(block.committed.insert(Value::Object(m)))
             }
-            None => Cow::Owned(block.to_json(part)),
+            None => Cow::Owned(block.to_json(part, self.strings)),
         }
     }
 
@@ -296,7 +306,7 @@ impl Dialect for AnthropicFold {
         let mut m = self.message.clone();
         let mut order: Vec<&Block> = self.blocks.iter().collect();
         order.sort_by_key(|b| b.index);
-        let content = order.iter().map(|b| b.to_json(&turn.parts[b.part as usize])).collect();
+        let content = order.iter().map(|b| b.to_json(&turn.parts[b.part as usize], self.strings)).collect();
         m.insert("content".into(), Value::Array(content));
         Value::Object(m)
     }
@@ -350,9 +360,12 @@ impl AnthropicFold {
                 implicit_message()
             }
         };
-        if !message.contains_key("content") {
-            message.insert("content".into(), Value::Array(Vec::new()));
-        }
+        // Blocks the API sends finished inside `message_start` (e.g. a
+        // programmatic tool call's `tool_use`): kept, at indices 0, 1, ….
+        let prefilled = match message.insert("content".into(), Value::Array(Vec::new())) {
+            Some(Value::Array(blocks)) if self.blocks.is_empty() => blocks,
+            _ => Vec::new(),
+        };
         if self.implicit {
             // A late message_start: its fields win, what was folded is kept.
             for (k, v) in std::mem::take(&mut self.message) {
@@ -363,12 +376,63 @@ impl AnthropicFold {
             self.implicit = false;
         }
         self.message = message;
-        let snapshot = self.message(turn);
+        let mut snapshot = self.message(turn);
+        if !prefilled.is_empty() {
+            snapshot["content"] = Value::Array(prefilled.clone());
+        }
         sink(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         if let Some(u) = self.message.get("usage").filter(|u| u.is_object()) {
             sink(&StreamEvent::Usage { usage: u });
         }
+        for block in prefilled {
+            let Value::Object(base) = block else {
+                warn(sink, "invalid_event", "message_start content element that is not an object; ignored");
+                continue;
+            };
+            let index = self.blocks.len() as u64;
+            let part = self.start_block(turn, index, base, sink)?;
+            turn.commit(self, part, false, sink);
+            if let Some(args) = turn.parts[part as usize].args.as_mut() {
+                args.release();
+            }
+        }
         Ok(())
+    }
+
+    /// Opens the part of a block and emits what its start carries (text, a
+    /// tool call's id and name); returns the part.
+    fn start_block(
+        &mut self,
+        turn: &mut Turn,
+        index: u64,
+        base: Map<String, Value>,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
+        let btype = base.get("type").and_then(Value::as_str).unwrap_or("");
+        let kind = match btype {
+            "text" => PartKind::Text,
+            "thinking" | "redacted_thinking" => PartKind::Reasoning,
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => PartKind::ToolCall,
+            _ => PartKind::Other,
+        };
+        let part = turn.open_part(kind, (self.blocks.len() as u32, 0), 0, index, btype, sink)?;
+        let compaction = (btype == "compaction").then(|| {
+            let s = |k: &str| base.get(k).and_then(Value::as_str).map(str::to_owned);
+            (s("content"), s("encrypted_content"))
+        });
+        let block = Block { index, part, base, signature: None, citations: Vec::new(), compaction, committed: None };
+        if let Some(f) = block.text_field() {
+            turn.start_text(part, block.base.get(f).and_then(Value::as_str).unwrap_or(""), sink)?;
+        }
+        if kind == PartKind::ToolCall {
+            for key in ["id", "name"] {
+                if let Some(val) = block.base.get(key) {
+                    sink(&StreamEvent::PartMetadata { part, key, value: val });
+                }
+            }
+        }
+        self.blocks.push(block);
+        Ok(part)
     }
 
     fn on_block_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
@@ -378,7 +442,7 @@ impl AnthropicFold {
             warn(sink, "invalid_event", "content_block_start without a numeric index; ignored");
             return Ok(());
         };
-        let Some(Value::Object(base)) = v.get("content_block") else {
+        let Some(Value::Object(base)) = v.get("content_block").cloned() else {
             warn(sink, "invalid_event", "content_block_start without a content_block object; ignored");
             return Ok(());
         };
@@ -391,37 +455,14 @@ impl AnthropicFold {
             let msg = format!("content_block_start at index {index}, expected {}; folded by index", self.blocks.len());
             warn(sink, "unexpected_part_index", &msg);
         }
-        let btype = base.get("type").and_then(Value::as_str).unwrap_or("");
-        let kind = match btype {
-            "text" => PartKind::Text,
-            "thinking" | "redacted_thinking" => PartKind::Reasoning,
-            "tool_use" | "server_tool_use" | "mcp_tool_use" => PartKind::ToolCall,
-            _ => PartKind::Other,
-        };
-        let part = turn.open_part(kind, (self.blocks.len() as u32, 0), 0, index, btype, sink)?;
-        let block = Block {
-            index,
-            part,
-            base: base.clone(),
-            signature: None,
-            citations: Vec::new(),
-            compaction: (btype == "compaction").then(|| {
-                let s = |k: &str| base.get(k).and_then(Value::as_str).map(str::to_owned);
-                (s("content"), s("encrypted_content"))
-            }),
-            committed: None,
-        };
-        if let Some(f) = block.text_field() {
-            turn.start_text(part, base.get(f).and_then(Value::as_str).unwrap_or(""), sink)?;
-        }
-        if kind == PartKind::ToolCall {
-            for key in ["id", "name"] {
-                if let Some(val) = base.get(key) {
-                    sink(&StreamEvent::PartMetadata { part, key, value: val });
-                }
+        if base.get("type").and_then(Value::as_str) == Some("fallback") {
+            // The final hop's fallback block names the model that served the
+            // answer: the message is relabeled (as the non-streaming one is).
+            if let Some(model) = base.get("to").and_then(|t| t.get("model")).filter(|m| m.is_string()) {
+                self.message.insert("model".into(), model.clone());
             }
         }
-        self.blocks.push(block);
+        self.start_block(turn, index, base, sink)?;
         Ok(())
     }
 
@@ -484,11 +525,15 @@ impl AnthropicFold {
                 let v = parse_value(event)?;
                 let d = v.get("delta").cloned().unwrap_or(Value::Null);
                 if let Some((content, enc)) = block.compaction.as_mut() {
-                    for (slot, key) in [(content, "content"), (enc, "encrypted_content")] {
-                        if let Some(s) = d.get(key).and_then(Value::as_str) {
-                            turn.check_text(slot.as_ref().map_or(0, String::len) + s.len())?;
-                            slot.get_or_insert_with(String::new).push_str(s);
-                        }
+                    // `content` is concatenated (a null fragment skipped);
+                    // `encrypted_content` is opaque: the latest non-null value.
+                    if let Some(s) = d.get("content").and_then(Value::as_str) {
+                        turn.check_text(content.as_ref().map_or(0, String::len) + s.len())?;
+                        content.get_or_insert_with(String::new).push_str(s);
+                    }
+                    if let Some(s) = d.get("encrypted_content").and_then(Value::as_str) {
+                        turn.check_text(s.len())?;
+                        *enc = Some(s.to_owned());
                     }
                 }
                 sink(&StreamEvent::PartMetadata { part, key: "compaction_delta", value: &d });
@@ -522,15 +567,19 @@ impl AnthropicFold {
     fn on_message_delta(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
         self.ensure_started(turn, "message_delta", sink);
-        if let Some(Value::Object(d)) = v.get("delta") {
-            for (k, val) in d {
-                self.message.insert(k.clone(), val.clone());
-            }
+        let delta = v.get("delta").and_then(Value::as_object);
+        // Always replaced (absent = null), as the SDK does.
+        for key in ["stop_reason", "stop_sequence", "stop_details"] {
+            let val = delta.and_then(|d| d.get(key)).cloned().unwrap_or(Value::Null);
+            self.message.insert(key.into(), val);
         }
-        if let Value::Object(top) = &v {
-            for (k, val) in top.iter().filter(|(k, _)| !matches!(k.as_str(), "type" | "delta" | "usage")) {
-                self.message.insert(k.clone(), val.clone());
-            }
+        // Every other member of `delta` (container, …) and of the event
+        // (context_management, input_transformations, …): a non-null value
+        // replaces, null or absent keeps the earlier one.
+        let others = delta.into_iter().flatten().filter(|(k, _)| !matches!(k.as_str(), "stop_reason" | "stop_sequence" | "stop_details"));
+        let top = v.as_object().into_iter().flatten().filter(|(k, _)| !matches!(k.as_str(), "type" | "delta" | "usage"));
+        for (k, val) in others.chain(top).filter(|(_, val)| !val.is_null()) {
+            self.message.insert(k.clone(), val.clone());
         }
         if let Some(reason) = v.get("delta").and_then(|d| d.get("stop_reason")).and_then(Value::as_str) {
             sink(&StreamEvent::StopReason { choice: 0, reason });
@@ -541,7 +590,8 @@ impl AnthropicFold {
                 *usage = Value::Object(Map::new());
             }
             if let Value::Object(target) = usage {
-                for (k, val) in u {
+                // Cumulative totals: a value replaces; null or absent keeps.
+                for (k, val) in u.iter().filter(|(_, val)| !val.is_null()) {
                     target.insert(k.clone(), val.clone());
                 }
             }

@@ -190,6 +190,15 @@ pub struct StreamConfig {
     pub max_text_bytes: usize,
     /// Most choices (OpenAI `n`). Default 128.
     pub max_choices: usize,
+    /// How the folded message shows a tool input that is still streaming,
+    /// cut off or invalid (Anthropic; see [`anthropic`]): `false` (default,
+    /// the official SDK's default, jiter `partial_mode=True`) drops an
+    /// unfinished trailing string together with its key; `true` keeps it with
+    /// the text so far (jiter `partial_mode="trailing-strings"`, what the SDK
+    /// does when the request carried `anthropic-beta:
+    /// fine-grained-tool-streaming-2025-05-14`). Never changes whether a
+    /// tool call is ready.
+    pub tool_input_trailing_strings: bool,
 }
 
 impl Default for StreamConfig {
@@ -200,6 +209,7 @@ impl Default for StreamConfig {
             max_tool_args_bytes: 16 << 20,
             max_text_bytes: 64 << 20,
             max_choices: 128,
+            tool_input_trailing_strings: false,
         }
     }
 }
