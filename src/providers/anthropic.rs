@@ -14,37 +14,105 @@
 //! | `thinking` | `reasoning` | `thinking_delta` (text), `signature_delta` (replaces `signature`) |
 //! | `redacted_thinking` | `reasoning` | none (passed whole) |
 //! | `tool_use`, `server_tool_use`, `mcp_tool_use` | `tool_call` | `input_json_delta` (arguments) |
-//! | `compaction` | `other` | `compaction_delta` (`content` and `encrypted_content` concatenated) |
+//! | `compaction` | `other` | `compaction_delta` (`content` concatenated, a null fragment skipped; `encrypted_content` opaque: the latest non-null value) |
 //! | anything else (`web_search_tool_result`, `fallback`, …) | `other` | none; passed whole |
 //!
 //! A delta of an unknown type is carried through as an `unknown` event and
 //! not folded. A known delta on a block it does not fit is a
 //! `delta_type_mismatch` warning.
 //!
-//! Tool input: the concatenated `input_json_delta` fragments must form one
-//! complete, valid JSON value at `content_block_stop`, else the part ends
-//! with outcome `invalid_arguments` (raw text kept). No fragment at all
-//! keeps the `input` given by `content_block_start`. In the folded message,
-//! a tool block still streaming, or cut by the end of the turn (outcome
-//! `incomplete`), shows the best-effort partial value of its arguments (as
-//! the official SDKs do); one that ended `invalid_arguments` keeps the start
-//! `input` (the raw text is in its `part_end`). Tool path events
-//! (`tool_args_path`) are those of [`crate::json::PartialJson`], emitted
-//! as each fragment arrives.
+//! The reference is the official Python SDK's beta stream helper
+//! (`anthropic/lib/streaming/_beta_messages.py`, `accumulate_event`,
+//! anthropic 2.12.0), matched field by field except where listed under
+//! "Deliberate differences from the SDK".
 //!
-//! Message fields: `message_start.message` gives the skeleton (its
-//! `content`, always empty in practice, is replaced by the streamed blocks);
-//! every member
-//! of `message_delta.delta` (stop_reason, stop_sequence, container,
-//! stop_details, …) and every other top-level member of `message_delta`
-//! but `type`, `delta` and `usage` (`context_management`,
-//! `input_transformations`, …) replace the message's field of that name.
+//! **Content in `message_start`**: blocks the API sends already finished in
+//! `message_start.message.content` (with programmatic tool calling, a
+//! `tool_use` block with no `content_block_*` events) are kept, at indices
+//! 0, 1, … of the message's content list (the SDK appends streamed blocks
+//! to that list and indexes the list: index N is its position N). Each is
+//! announced right after `message_start` (and its `usage`): `part_start`,
+//! its metadata (a tool call's `id`, `name`), its text as a `text_delta`,
+//! and `part_end` with outcome `complete` — a pre-filled `tool_use` is a
+//! ready tool call. Streamed blocks then start at the next index.
 //!
-//! **Usage rule**: each member of `message_delta.usage` replaces the
-//! member of the same name in the message's usage (so the cumulative
-//! `output_tokens` replaces, never adds); members it omits keep their
-//! `message_start` values; with no usage in `message_start`, the delta's
-//! members are the usage.
+//! **`fallback` block**: at its `content_block_start` the message's `model`
+//! becomes the block's `to.model` (the model that served the answer, as in
+//! the non-streaming message).
+//!
+//! **Tool input**: the concatenated `input_json_delta` fragments must form one
+//! complete, valid JSON value at `content_block_stop` for the call to be
+//! ready (outcome `complete`, `input` exactly that value). No fragment at all
+//! keeps the `input` given by `content_block_start`. Otherwise — the input
+//! cut off (`max_tokens`, or the turn ended first: outcome `incomplete`) or
+//! invalid (outcome `invalid_arguments`, raw text in `part_end`) — the call
+//! is never ready, and the folded `input` is what the SDK folds: the partial
+//! value of the arguments, jiter's `from_json(…, partial_mode=True)`: the
+//! values that completed (a number that may end there counts: `{"a": 1,
+//! "b": [1, 2` → `{"a": 1, "b": [1, 2]}`), an unfinished trailing string
+//! dropped with its key (`{"a": "xy` → `{}`), an unfinished literal or a
+//! key without a value dropped; for invalid JSON, the value of the text
+//! before the error (the start block's `input` when nothing parsed). With
+//! [`StreamConfig::tool_input_trailing_strings`](super::StreamConfig) the
+//! unfinished string is kept with its text so far (`{"a": "xy"}`,
+//! jiter's `partial_mode="trailing-strings"`, which the SDK uses when the
+//! request carried `anthropic-beta: fine-grained-tool-streaming-2025-05-14`).
+//! A tool block still streaming shows the same partial value. The value
+//! comes from the incremental [`crate::json::PartialJson`]
+//! ([`value_at_end`](crate::json::PartialJson::value_at_end)), never from
+//! re-parsing; its path events (`tool_args_path`) are emitted as each
+//! fragment arrives.
+//!
+//! **Message fields** (`message_delta`): `message_start.message` gives the
+//! skeleton. `delta.stop_reason`, `delta.stop_sequence` and
+//! `delta.stop_details` always replace (absent = `null`, as the SDK
+//! assigns them). Every other member of `delta` (`container`, …) and every
+//! other top-level member of the event but `type`, `delta` and `usage`
+//! (`context_management`, `input_transformations`, …) replaces the
+//! message's field of that name when it is not `null`; `null` or absent
+//! keeps the earlier value.
+//!
+//! **Usage rule**: each member of `message_delta.usage` that is not `null`
+//! (`input_tokens`, `cache_creation_input_tokens`,
+//! `cache_read_input_tokens`, `output_tokens`, `server_tool_use`,
+//! `output_tokens_details`, `iterations`, `fallback_credit`, …) replaces the
+//! member of the same name in the message's usage (the counts are
+//! cumulative totals: replaced, never added); a member that is `null` or
+//! absent keeps its earlier (`message_start`) value; with no usage in
+//! `message_start`, the delta's members are the usage.
+//!
+//! # Deliberate differences from the SDK
+//!
+//! Where the SDK raises or loses data, ssefold folds on (a typed error or a
+//! warning, everything folded so far kept):
+//!
+//! * Block indices out of order (a start at an index other than the next):
+//!   folded by index, warning `unexpected_part_index`; the SDK appends in
+//!   arrival order and applies deltas by list position (PR-era SDKs raise
+//!   `RuntimeError("Unexpected content block index")`). Deltas or stops for
+//!   unknown indices are warnings; the SDK raises `IndexError`.
+//! * Invalid tool JSON: outcome `invalid_arguments` and the fold goes on;
+//!   the SDK raises `ValueError` at the delta that breaks the JSON (its
+//!   snapshot keeps the input parsed up to the previous delta; ours is the
+//!   input parsed up to the error byte).
+//! * `message_start` without `usage`: the delta's usage becomes the usage;
+//!   the SDK raises `AttributeError`. A `null` or absent
+//!   `usage.output_tokens` keeps the earlier value (the SDK assigns it
+//!   unconditionally: `null`, or an error when absent).
+//! * Unknown members of `message_delta`, its `delta` and its `usage` are
+//!   folded by the non-null-replaces rule (forward compatibility: new fields
+//!   reach the message); the SDK drops the ones it does not know.
+//! * `compaction_delta.content` is concatenated across deltas (a null
+//!   fragment skipped) and a null `encrypted_content` keeps the earlier
+//!   value; anthropic 2.12.0 assigns both from each delta (the API sends one
+//!   delta per block, where the two agree; the SDK's own
+//!   `compaction_multi_delta` test fixture expects the concatenation).
+//! * A delta of a type that does not fit its block is a
+//!   `delta_type_mismatch` warning (the SDK ignores it silently), and a
+//!   delta or stop after the block's stop is `part_already_ended` (the SDK
+//!   applies it; a pre-filled `message_start` block counts as stopped).
+//! * `-0` in a partial tool input is the float `-0.0` (serde_json), the
+//!   integer `0` in jiter.
 //!
 //! The terminal event is `message_stop`.
 

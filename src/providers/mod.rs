@@ -76,10 +76,10 @@
 //!
 //! # Usage rules
 //!
-//! * Anthropic: `message_start.message.usage` first; each member of a
-//!   `message_delta.usage` then **replaces** the member of that name
-//!   (`output_tokens` is cumulative: replaced, never added); members it
-//!   omits keep their earlier values.
+//! * Anthropic: `message_start.message.usage` first; each non-null member
+//!   of a `message_delta.usage` then **replaces** the member of that name
+//!   (the counts are cumulative: replaced, never added); members it omits or
+//!   sends as `null` keep their earlier values.
 //! * OpenAI Chat: a chunk's non-null `usage` (the final usage-only chunk of
 //!   `stream_options.include_usage`) replaces the usage.
 //! * OpenAI Responses: the terminal event's `response.usage` replaces.
