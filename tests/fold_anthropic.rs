@@ -158,8 +158,16 @@ fn message_delta_container_null_keeps_earlier_container() {
     let container = json!({"id": "c1", "expires_at": "2030-01-01T00:00:00Z"});
     let mut events = vec![start(json!({"input_tokens": 1, "output_tokens": 1}))];
     events.extend(text_block(0, "Hi"));
-    events.push(message_delta(json!({"stop_reason": null, "container": container}), json!({"output_tokens": 2}), json!({})));
-    events.push(message_delta(json!({"stop_reason": "end_turn", "container": null}), json!({"output_tokens": 3}), json!({})));
+    events.push(message_delta(
+        json!({"stop_reason": null, "container": container}),
+        json!({"output_tokens": 2}),
+        json!({}),
+    ));
+    events.push(message_delta(
+        json!({"stop_reason": "end_turn", "container": null}),
+        json!({"output_tokens": 3}),
+        json!({}),
+    ));
     events.push(stop());
     assert_eq!(fold(&events).message["container"], container);
 }
@@ -207,7 +215,10 @@ fn message_delta_stop_fields_always_replace_absent_is_null() {
     events.push(message_delta(json!({}), json!({"output_tokens": 3}), json!({})));
     events.push(stop());
     let m = fold(&events).message;
-    assert_eq!((m["stop_reason"].clone(), m["stop_sequence"].clone(), m["stop_details"].clone()), (Value::Null, Value::Null, Value::Null));
+    assert_eq!(
+        (m["stop_reason"].clone(), m["stop_sequence"].clone(), m["stop_details"].clone()),
+        (Value::Null, Value::Null, Value::Null)
+    );
 }
 
 // ---- 2. fallback ---------------------------------------------------------
@@ -237,7 +248,9 @@ fn compaction_delta_content_concatenates_and_encrypted_content_is_latest() {
     let mut events = vec![start(json!({"input_tokens": 1, "output_tokens": 1}))];
     events.push(json!({"type": "content_block_start", "index": 0,
         "content_block": {"type": "compaction", "content": null, "encrypted_content": null}}));
-    for (content, enc) in [(json!("Earlier "), json!("E1")), (json!(null), json!("E2")), (json!("summary."), json!(null))] {
+    for (content, enc) in
+        [(json!("Earlier "), json!("E1")), (json!(null), json!("E2")), (json!("summary."), json!(null))]
+    {
         events.push(json!({"type": "content_block_delta", "index": 0,
             "delta": {"type": "compaction_delta", "content": content, "encrypted_content": enc}}));
     }
@@ -269,7 +282,10 @@ fn message_start_content_is_kept_as_ready_parts_and_later_indices_follow() {
     let names: Vec<&str> = run.events.iter().map(|e| e["event"].as_str().unwrap()).collect();
     assert_eq!(&names[..6], ["message_start", "usage", "part_start", "part_metadata", "part_metadata", "part_end"]);
     let end = named(&run, "part_end")[0];
-    assert_eq!((end["part"].clone(), end["outcome"].clone(), end["content"].clone()), (json!(0), json!("complete"), tool));
+    assert_eq!(
+        (end["part"].clone(), end["outcome"].clone(), end["content"].clone()),
+        (json!(0), json!("complete"), tool)
+    );
     assert_eq!(named(&run, "part_start")[1]["index"], 1);
 }
 
@@ -366,7 +382,11 @@ fn message_start_without_usage_takes_the_delta_usage() {
     s["message"].as_object_mut().unwrap().remove("usage");
     let mut events = vec![s];
     events.extend(text_block(0, "Hi"));
-    events.push(message_delta(json!({"stop_reason": "end_turn"}), json!({"input_tokens": 3, "output_tokens": 2}), json!({})));
+    events.push(message_delta(
+        json!({"stop_reason": "end_turn"}),
+        json!({"input_tokens": 3, "output_tokens": 2}),
+        json!({}),
+    ));
     events.push(stop());
     assert_eq!(fold(&events).message["usage"], json!({"input_tokens": 3, "output_tokens": 2}));
 }

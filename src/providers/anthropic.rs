@@ -125,8 +125,8 @@ use super::args::ArgsEnd;
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, Flow, Outcome, Part, Turn};
 use super::view::{self, JsonStr, Str};
-use crate::json::PartialStrings;
 use super::{json_error, parse_value, warn, Provider, Sink, StreamError};
+use crate::json::PartialStrings;
 use crate::sse::Event;
 
 /// The Anthropic side of one content block (its text, arguments and
@@ -644,8 +644,12 @@ impl AnthropicFold {
         // Every other member of `delta` (container, …) and of the event
         // (context_management, input_transformations, …): a non-null value
         // replaces, null or absent keeps the earlier one.
-        let others = delta.into_iter().flatten().filter(|(k, _)| !matches!(k.as_str(), "stop_reason" | "stop_sequence" | "stop_details"));
-        let top = v.as_object().into_iter().flatten().filter(|(k, _)| !matches!(k.as_str(), "type" | "delta" | "usage"));
+        let others = delta
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| !matches!(k.as_str(), "stop_reason" | "stop_sequence" | "stop_details"));
+        let top =
+            v.as_object().into_iter().flatten().filter(|(k, _)| !matches!(k.as_str(), "type" | "delta" | "usage"));
         for (k, val) in others.chain(top).filter(|(_, val)| !val.is_null()) {
             self.message.insert(k.clone(), val.clone());
         }
