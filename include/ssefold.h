@@ -813,6 +813,11 @@ typedef struct ssefold_stream_config {
    * Most choices (OpenAI `n`, default 128).
    */
   size_t max_choices;
+  /**
+   * Anthropic: keep an unfinished trailing string in a partial tool input
+   * (jiter `partial_mode="trailing-strings"`; default false: dropped).
+   */
+  bool tool_input_trailing_strings;
 } ssefold_stream_config;
 
 /**

@@ -93,6 +93,12 @@ type StreamOptions struct {
 	MaxToolArgsBytes int
 	MaxTextBytes     int
 	MaxChoices       int
+	// ToolInputTrailingStrings (Anthropic) keeps an unfinished trailing
+	// string in a partial tool input in the folded message (jiter
+	// partial_mode="trailing-strings", what the official SDK does under
+	// anthropic-beta: fine-grained-tool-streaming-2025-05-14); default:
+	// dropped with its key. It never makes a tool call ready.
+	ToolInputTrailingStrings bool
 }
 
 type streamState struct {
@@ -146,6 +152,7 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	if o.MaxChoices > 0 {
 		cfg.max_choices = C.size_t(o.MaxChoices)
 	}
+	cfg.tool_input_trailing_strings = C.bool(o.ToolInputTrailingStrings)
 	var ptr *C.struct_ssefold_stream
 	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}

@@ -388,6 +388,7 @@ class Stream:
         max_tool_args_bytes: int = 16777216,
         max_text_bytes: int = 67108864,
         max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
         ui: bool = False,
     ) -> Stream: ...
     def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
@@ -425,6 +426,7 @@ class _Dialect(Stream):
         max_tool_args_bytes: int = 16777216,
         max_text_bytes: int = 67108864,
         max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
         ui: bool = False,
     ) -> _Dialect: ...
 

@@ -43,6 +43,9 @@ pub struct ssefold_stream_config {
     pub max_text_bytes: usize,
     /// Most choices (OpenAI `n`, default 128).
     pub max_choices: usize,
+    /// Anthropic: keep an unfinished trailing string in a partial tool input
+    /// (jiter `partial_mode="trailing-strings"`; default false: dropped).
+    pub tool_input_trailing_strings: bool,
 }
 
 /// The kind of a normalized event (its wire name is in `name`).
@@ -223,6 +226,7 @@ fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
         max_tool_args_bytes: c.max_tool_args_bytes,
         max_text_bytes: c.max_text_bytes,
         max_choices: c.max_choices,
+        tool_input_trailing_strings: c.tool_input_trailing_strings,
     })
 }
 
@@ -247,6 +251,7 @@ pub unsafe extern "C" fn ssefold_stream_config_default(out: *mut ssefold_stream_
             max_tool_args_bytes: d.max_tool_args_bytes,
             max_text_bytes: d.max_text_bytes,
             max_choices: d.max_choices,
+            tool_input_trailing_strings: d.tool_input_trailing_strings,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, c) };

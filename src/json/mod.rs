@@ -33,4 +33,4 @@ mod tree;
 
 pub use error::{PartialJsonError, PartialJsonErrorKind, PartialJsonLimits};
 pub use events::{ContainerKind, OwnedPathEvent, PathEvent, PathSegment};
-pub use partial::{parse_partial_json, PartialJson};
+pub use partial::{parse_partial_json, PartialJson, PartialStrings};

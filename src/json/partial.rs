@@ -97,6 +97,17 @@ const MOVE_STRING_THRESHOLD: usize = 256;
 /// Result of processing one fragment: `Ok` or the error (already made sticky).
 type Step = Result<(), PartialJsonError>;
 
+/// What [`PartialJson::value_at_end`] does with a string still being read at the end of the
+/// input (jiter's `partial_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PartialStrings {
+    /// Dropped together with its key (jiter `partial_mode=True`).
+    #[default]
+    Drop,
+    /// Kept with the text so far (jiter `partial_mode="trailing-strings"`).
+    Keep,
+}
+
 /// An incremental parser for one JSON document arriving in fragments.
 ///
 /// * [`push`](Self::push) accepts the next fragment, split at any byte, and reports path-level
@@ -261,6 +272,33 @@ impl PartialJson {
             return self.root.clone().or(partial);
         }
         Some(tree::materialize(&self.stack, &self.path, partial))
+    }
+
+    /// The value as if the input ended here: what jiter's `from_json(bytes, partial_mode=…)`
+    /// returns for the bytes pushed so far (`partial_mode=True` for [`PartialStrings::Drop`],
+    /// `"trailing-strings"` for [`PartialStrings::Keep`]), which is how the official Anthropic
+    /// SDKs fold a tool input still streaming or cut off. Unlike [`value_with`](Self::value_with),
+    /// a number that may end here counts as complete (`{"a": 12` → `{"a": 12}`; `{"a": 1.` →
+    /// `{}`); an incomplete literal, a key without a value and (with `Drop`) an unfinished string
+    /// are dropped with their key; with `Keep` the unfinished string keeps the text decoded so far
+    /// (an incomplete escape, `\u` sequence or UTF-8 character at its end left out).
+    ///
+    /// `None` where jiter raises: no value begun (only whitespace, an incomplete top-level
+    /// literal or number, with `Drop` an unfinished top-level string). After a sticky error,
+    /// this is the value of the input before the error (jiter would raise).
+    pub fn value_at_end(&self, strings: PartialStrings) -> Option<Value> {
+        let keep = strings == PartialStrings::Keep;
+        let tail = match self.mode {
+            Mode::Str(_) if keep && !self.in_key => Some(Value::String(self.sbuf.clone())),
+            Mode::Number(state) if state.is_terminal() && self.error.is_none() => {
+                serde_json::from_slice::<Value>(&self.nbuf).ok().filter(Value::is_number)
+            }
+            _ => None,
+        };
+        if self.stack.is_empty() {
+            return self.root.clone().or(tail);
+        }
+        Some(tree::materialize(&self.stack, &self.path, tail))
     }
 
     /// Strict end of the document: `Ok` with the complete value (identical to
@@ -900,5 +938,102 @@ mod tests {
         assert_eq!(total, 16_000);
         assert_eq!(parser.sbuf.len(), 16_000);
         assert_eq!(parser.value().unwrap()["content"].as_str().map(str::len), Some(16_000));
+    }
+
+    /// `value_at_end` is jiter's `from_json(partial_mode=True | "trailing-strings")` (expected
+    /// values produced by jiter 0.19; `None` where jiter raises), however the input is split.
+    /// One known difference, kept for consistency with `finish` (= serde_json): `-0` is the
+    /// float -0.0 here, the integer 0 in jiter.
+    #[test]
+    fn value_at_end_matches_jiter_partial_mode() {
+        #[rustfmt::skip]
+        let cases: &[(&str, Option<&str>, Option<&str>)] = &[
+            (r#"{"a": "xy"#, Some(r#"{}"#), Some(r#"{"a":"xy"}"#)),
+            (r#"{"a": 1, "b": [1, 2"#, Some(r#"{"a":1,"b":[1,2]}"#), Some(r#"{"a":1,"b":[1,2]}"#)),
+            (r#"{"a": 12"#, Some(r#"{"a":12}"#), Some(r#"{"a":12}"#)),
+            (r#"{"a": 1."#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a": 1.5"#, Some(r#"{"a":1.5}"#), Some(r#"{"a":1.5}"#)),
+            (r#"{"a": -"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a": 1e"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a": 1e5"#, Some(r#"{"a":100000.0}"#), Some(r#"{"a":100000.0}"#)),
+            (r#"{"a": tr"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a": true"#, Some(r#"{"a":true}"#), Some(r#"{"a":true}"#)),
+            (r#"{"a": nul"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a""#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a":"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a": "#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"["#, Some(r#"[]"#), Some(r#"[]"#)),
+            (r#""#, None, None),
+            (r#"   "#, None, None),
+            (r#""ab"#, None, Some(r#""ab""#)),
+            (r#"12"#, Some(r#"12"#), Some(r#"12"#)),
+            (r#"-"#, None, None),
+            (r#"tr"#, None, None),
+            (r#"{"a": "x\"#, Some(r#"{}"#), Some(r#"{"a":"x"}"#)),
+            (r#"{"a": "x\u00"#, Some(r#"{}"#), Some(r#"{"a":"x"}"#)),
+            (r#"{"a": "x\u00e9"#, Some(r#"{}"#), Some(r#"{"a":"xé"}"#)),
+            (r#"["ab"#, Some(r#"[]"#), Some(r#"["ab"]"#)),
+            (r#"["ab", "cd"#, Some(r#"["ab"]"#), Some(r#"["ab","cd"]"#)),
+            (r#"{"a": {"b": "c"#, Some(r#"{"a":{}}"#), Some(r#"{"a":{"b":"c"}}"#)),
+            (r#"{"a": [1, {"b": 2"#, Some(r#"{"a":[1,{"b":2}]}"#), Some(r#"{"a":[1,{"b":2}]}"#)),
+            (r#"{"a": "x", "b"#, Some(r#"{"a":"x"}"#), Some(r#"{"a":"x"}"#)),
+            (r#"{"a": "x", "b": ["#, Some(r#"{"a":"x","b":[]}"#), Some(r#"{"a":"x","b":[]}"#)),
+            (r#"{"a": 1,"#, Some(r#"{"a":1}"#), Some(r#"{"a":1}"#)),
+            (r#"[1, 2,"#, Some(r#"[1,2]"#), Some(r#"[1,2]"#)),
+            (r#"{"a": 1, "a": 2"#, Some(r#"{"a":2}"#), Some(r#"{"a":2}"#)),
+            (r#"{"a": [tr"#, Some(r#"{"a":[]}"#), Some(r#"{"a":[]}"#)),
+            (r#"{"a": "\ud83d"#, Some(r#"{}"#), Some(r#"{"a":""}"#)),
+            (r#"{"a": "\ud83d\ude00"#, Some(r#"{}"#), Some(r#"{"a":"😀"}"#)),
+            (r#"{"a": 1}"#, Some(r#"{"a":1}"#), Some(r#"{"a":1}"#)),
+            (r#"{"a": 12345678901234567890"#, Some(r#"{"a":12345678901234567890}"#), Some(r#"{"a":12345678901234567890}"#)),
+            (r#"{"a": "é"#, Some(r#"{}"#), Some(r#"{"a":"é"}"#)),
+            (r#" {"a": "\n"#, Some(r#"{}"#), Some(r#"{"a":"\n"}"#)),
+            (r#"{"a": [1, 2]"#, Some(r#"{"a":[1,2]}"#), Some(r#"{"a":[1,2]}"#)),
+            (r#"{"a": [1, "x"#, Some(r#"{"a":[1]}"#), Some(r#"{"a":[1,"x"]}"#)),
+            (r#"{"a": {"b": "c""#, Some(r#"{"a":{"b":"c"}}"#), Some(r#"{"a":{"b":"c"}}"#)),
+            (r#"{"a": {"b"#, Some(r#"{"a":{}}"#), Some(r#"{"a":{}}"#)),
+            (r#"{"x": 1, "y": fal"#, Some(r#"{"x":1}"#), Some(r#"{"x":1}"#)),
+            (r#"[{"a": "b"#, Some(r#"[{}]"#), Some(r#"[{"a":"b"}]"#)),
+            (r#"{"a": "b""#, Some(r#"{"a":"b"}"#), Some(r#"{"a":"b"}"#)),
+            (r#"{"a": 1e+"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a": 0.0"#, Some(r#"{"a":0.0}"#), Some(r#"{"a":0.0}"#)),
+            (r#"{"a": 3"#, Some(r#"{"a":3}"#), Some(r#"{"a":3}"#)),
+            (r#"[3"#, Some(r#"[3]"#), Some(r#"[3]"#)),
+            (r#"{"a":1} "#, Some(r#"{"a":1}"#), Some(r#"{"a":1}"#)),
+            (r#"{"a": [1, 2"#, Some(r#"{"a":[1,2]}"#), Some(r#"{"a":[1,2]}"#)),
+            (r#"{"a": "b", "c": {"d": [true, "e"#, Some(r#"{"a":"b","c":{"d":[true]}}"#), Some(r#"{"a":"b","c":{"d":[true,"e"]}}"#)),
+            (r#"{"k": "v\"q"#, Some(r#"{}"#), Some(r#"{"k":"v\"q"}"#)),
+            (r#"{"a": 1.5e"#, Some(r#"{}"#), Some(r#"{}"#)),
+            (r#"{"a": -12"#, Some(r#"{"a":-12}"#), Some(r#"{"a":-12}"#)),
+            (r#"  [ 1 , 2 "#, Some(r#"[1,2]"#), Some(r#"[1,2]"#)),
+            (r#"{"a": "x"}  "#, Some(r#"{"a":"x"}"#), Some(r#"{"a":"x"}"#)),
+            (r#"{"a": "\ud83d\"#, Some(r#"{}"#), Some(r#"{"a":""}"#)),
+            (r#"{"a": "\ud83d\u"#, Some(r#"{}"#), Some(r#"{"a":""}"#)),
+            (r#"{"a": "é""#, Some(r#"{"a":"é"}"#), Some(r#"{"a":"é"}"#)),
+
+        ];
+        for &(text, drop, keep) in cases {
+            for split in 0..=text.len() {
+                let mut parser = PartialJson::new();
+                parser.push(&text.as_bytes()[..split], |_| {}).unwrap();
+                parser.push(&text.as_bytes()[split..], |_| {}).unwrap();
+                for (mode, expected) in [(PartialStrings::Drop, drop), (PartialStrings::Keep, keep)] {
+                    let expected = expected.map(|e| serde_json::from_str::<Value>(e).unwrap());
+                    assert_eq!(parser.value_at_end(mode), expected, "{text:?} split at {split}, {mode:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn value_at_end_after_an_error_is_the_value_before_it() {
+        let mut parser = PartialJson::new();
+        let _ = parser.push(br#"{"a": 1, "b": "x", "c": celsius}"#, |_| {});
+        assert!(parser.error().is_some());
+        assert_eq!(parser.value_at_end(PartialStrings::Drop), Some(serde_json::json!({"a": 1, "b": "x"})));
+        let mut parser = PartialJson::new();
+        let _ = parser.push(br#"{"a": 01"#, |_| {});
+        assert_eq!(parser.value_at_end(PartialStrings::Drop), Some(serde_json::json!({})));
     }
 }

@@ -14,37 +14,105 @@
 //! | `thinking` | `reasoning` | `thinking_delta` (text), `signature_delta` (replaces `signature`) |
 //! | `redacted_thinking` | `reasoning` | none (passed whole) |
 //! | `tool_use`, `server_tool_use`, `mcp_tool_use` | `tool_call` | `input_json_delta` (arguments) |
-//! | `compaction` | `other` | `compaction_delta` (`content` and `encrypted_content` concatenated) |
+//! | `compaction` | `other` | `compaction_delta` (`content` concatenated, a null fragment skipped; `encrypted_content` opaque: the latest non-null value) |
 //! | anything else (`web_search_tool_result`, `fallback`, …) | `other` | none; passed whole |
 //!
 //! A delta of an unknown type is carried through as an `unknown` event and
 //! not folded. A known delta on a block it does not fit is a
 //! `delta_type_mismatch` warning.
 //!
-//! Tool input: the concatenated `input_json_delta` fragments must form one
-//! complete, valid JSON value at `content_block_stop`, else the part ends
-//! with outcome `invalid_arguments` (raw text kept). No fragment at all
-//! keeps the `input` given by `content_block_start`. In the folded message,
-//! a tool block still streaming, or cut by the end of the turn (outcome
-//! `incomplete`), shows the best-effort partial value of its arguments (as
-//! the official SDKs do); one that ended `invalid_arguments` keeps the start
-//! `input` (the raw text is in its `part_end`). Tool path events
-//! (`tool_args_path`) are those of [`crate::json::PartialJson`], emitted
-//! as each fragment arrives.
+//! The reference is the official Python SDK's beta stream helper
+//! (`anthropic/lib/streaming/_beta_messages.py`, `accumulate_event`,
+//! anthropic 2.12.0), matched field by field except where listed under
+//! "Deliberate differences from the SDK".
 //!
-//! Message fields: `message_start.message` gives the skeleton (its
-//! `content`, always empty in practice, is replaced by the streamed blocks);
-//! every member
-//! of `message_delta.delta` (stop_reason, stop_sequence, container,
-//! stop_details, …) and every other top-level member of `message_delta`
-//! but `type`, `delta` and `usage` (`context_management`,
-//! `input_transformations`, …) replace the message's field of that name.
+//! **Content in `message_start`**: blocks the API sends already finished in
+//! `message_start.message.content` (with programmatic tool calling, a
+//! `tool_use` block with no `content_block_*` events) are kept, at indices
+//! 0, 1, … of the message's content list (the SDK appends streamed blocks
+//! to that list and indexes the list: index N is its position N). Each is
+//! announced right after `message_start` (and its `usage`): `part_start`,
+//! its metadata (a tool call's `id`, `name`), its text as a `text_delta`,
+//! and `part_end` with outcome `complete` — a pre-filled `tool_use` is a
+//! ready tool call. Streamed blocks then start at the next index.
 //!
-//! **Usage rule**: each member of `message_delta.usage` replaces the
-//! member of the same name in the message's usage (so the cumulative
-//! `output_tokens` replaces, never adds); members it omits keep their
-//! `message_start` values; with no usage in `message_start`, the delta's
-//! members are the usage.
+//! **`fallback` block**: at its `content_block_start` the message's `model`
+//! becomes the block's `to.model` (the model that served the answer, as in
+//! the non-streaming message).
+//!
+//! **Tool input**: the concatenated `input_json_delta` fragments must form one
+//! complete, valid JSON value at `content_block_stop` for the call to be
+//! ready (outcome `complete`, `input` exactly that value). No fragment at all
+//! keeps the `input` given by `content_block_start`. Otherwise — the input
+//! cut off (`max_tokens`, or the turn ended first: outcome `incomplete`) or
+//! invalid (outcome `invalid_arguments`, raw text in `part_end`) — the call
+//! is never ready, and the folded `input` is what the SDK folds: the partial
+//! value of the arguments, jiter's `from_json(…, partial_mode=True)`: the
+//! values that completed (a number that may end there counts: `{"a": 1,
+//! "b": [1, 2` → `{"a": 1, "b": [1, 2]}`), an unfinished trailing string
+//! dropped with its key (`{"a": "xy` → `{}`), an unfinished literal or a
+//! key without a value dropped; for invalid JSON, the value of the text
+//! before the error (the start block's `input` when nothing parsed). With
+//! [`StreamConfig::tool_input_trailing_strings`](super::StreamConfig) the
+//! unfinished string is kept with its text so far (`{"a": "xy"}`,
+//! jiter's `partial_mode="trailing-strings"`, which the SDK uses when the
+//! request carried `anthropic-beta: fine-grained-tool-streaming-2025-05-14`).
+//! A tool block still streaming shows the same partial value. The value
+//! comes from the incremental [`crate::json::PartialJson`]
+//! ([`value_at_end`](crate::json::PartialJson::value_at_end)), never from
+//! re-parsing; its path events (`tool_args_path`) are emitted as each
+//! fragment arrives.
+//!
+//! **Message fields** (`message_delta`): `message_start.message` gives the
+//! skeleton. `delta.stop_reason`, `delta.stop_sequence` and
+//! `delta.stop_details` always replace (absent = `null`, as the SDK
+//! assigns them). Every other member of `delta` (`container`, …) and every
+//! other top-level member of the event but `type`, `delta` and `usage`
+//! (`context_management`, `input_transformations`, …) replaces the
+//! message's field of that name when it is not `null`; `null` or absent
+//! keeps the earlier value.
+//!
+//! **Usage rule**: each member of `message_delta.usage` that is not `null`
+//! (`input_tokens`, `cache_creation_input_tokens`,
+//! `cache_read_input_tokens`, `output_tokens`, `server_tool_use`,
+//! `output_tokens_details`, `iterations`, `fallback_credit`, …) replaces the
+//! member of the same name in the message's usage (the counts are
+//! cumulative totals: replaced, never added); a member that is `null` or
+//! absent keeps its earlier (`message_start`) value; with no usage in
+//! `message_start`, the delta's members are the usage.
+//!
+//! # Deliberate differences from the SDK
+//!
+//! Where the SDK raises or loses data, ssefold folds on (a typed error or a
+//! warning, everything folded so far kept):
+//!
+//! * Block indices out of order (a start at an index other than the next):
+//!   folded by index, warning `unexpected_part_index`; the SDK appends in
+//!   arrival order and applies deltas by list position (PR-era SDKs raise
+//!   `RuntimeError("Unexpected content block index")`). Deltas or stops for
+//!   unknown indices are warnings; the SDK raises `IndexError`.
+//! * Invalid tool JSON: outcome `invalid_arguments` and the fold goes on;
+//!   the SDK raises `ValueError` at the delta that breaks the JSON (its
+//!   snapshot keeps the input parsed up to the previous delta; ours is the
+//!   input parsed up to the error byte).
+//! * `message_start` without `usage`: the delta's usage becomes the usage;
+//!   the SDK raises `AttributeError`. A `null` or absent
+//!   `usage.output_tokens` keeps the earlier value (the SDK assigns it
+//!   unconditionally: `null`, or an error when absent).
+//! * Unknown members of `message_delta`, its `delta` and its `usage` are
+//!   folded by the non-null-replaces rule (forward compatibility: new fields
+//!   reach the message); the SDK drops the ones it does not know.
+//! * `compaction_delta.content` is concatenated across deltas (a null
+//!   fragment skipped) and a null `encrypted_content` keeps the earlier
+//!   value; anthropic 2.12.0 assigns both from each delta (the API sends one
+//!   delta per block, where the two agree; the SDK's own
+//!   `compaction_multi_delta` test fixture expects the concatenation).
+//! * A delta of a type that does not fit its block is a
+//!   `delta_type_mismatch` warning (the SDK ignores it silently), and a
+//!   delta or stop after the block's stop is `part_already_ended` (the SDK
+//!   applies it; a pre-filled `message_start` block counts as stopped).
+//! * `-0` in a partial tool input is the float `-0.0` (serde_json), the
+//!   integer `0` in jiter.
 //!
 //! The terminal event is `message_stop`.
 
@@ -58,6 +126,7 @@ use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, Flow, Outcome, Part, Turn};
 use super::view::{self, JsonStr, Str};
 use super::{json_error, parse_value, warn, Provider, Sink, StreamError};
+use crate::json::PartialStrings;
 use crate::sse::Event;
 
 /// The Anthropic side of one content block (its text, arguments and
@@ -88,7 +157,7 @@ impl Block {
         }
     }
 
-    fn to_json(&self, part: &Part) -> Value {
+    fn to_json(&self, part: &Part, strings: PartialStrings) -> Value {
         if let Some(c) = &self.committed {
             return c.clone();
         }
@@ -107,15 +176,12 @@ impl Block {
             list.extend(self.citations.iter().cloned());
             m.insert("citations".into(), Value::Array(list));
         }
-        if let Some(args) = &part.args {
-            // Never made-up arguments: an invalid input keeps the start block's.
-            if !matches!(part.outcome, Outcome::Invalid(_)) {
-                if let Some(partial) = args.partial_value() {
-                    m.insert("input".into(), partial);
-                }
-            }
+        if let Some(partial) = part.args.as_ref().and_then(|a| a.partial_value(strings)) {
+            // The SDK's view: jiter `partial_mode` of the arguments so far.
+            m.insert("input".into(), partial);
         }
         if let Some((content, enc)) = &self.compaction {
+            // A block that started with `null` keeps it until a delta brings text.
             if let Some(c) = content {
                 m.insert("content".into(), Value::String(c.clone()));
             }
@@ -204,6 +270,9 @@ pub(crate) struct AnthropicFold {
     blocks: Vec<Block>,
     /// The message was started implicitly (no `message_start` yet).
     implicit: bool,
+    /// [`StreamConfig::tool_input_trailing_strings`](super::StreamConfig), as
+    /// the partial tool inputs need it.
+    strings: PartialStrings,
 }
 
 fn implicit_message() -> Map<String, Value> {
@@ -226,6 +295,8 @@ impl Dialect for AnthropicFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        self.strings =
+            if turn.config.tool_input_trailing_strings { PartialStrings::Keep } else { PartialStrings::Drop };
         let parsed = match quick_delta(event.data()) {
             Some(head) => Ok(head),
             None => serde_json::from_str(event.data()),
@@ -275,6 +346,13 @@ impl Dialect for AnthropicFold {
                 Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())))
             }
             (Outcome::Complete, Some(ArgsEnd::Valid)) => part.value.take(),
+            // Cut off or invalid: the SDK's partial value, kept past the
+            // release of the arguments (else the start block's input).
+            (_, Some(ArgsEnd::Invalid(_))) => part
+                .args
+                .as_ref()
+                .and_then(|a| a.partial_value(self.strings))
+                .or_else(|| block.base.get("input").cloned()),
             _ => None,
         };
         match input {
@@ -284,7 +362,7 @@ impl Dialect for AnthropicFold {
                 m.insert("input".into(), input);
                 Cow::Borrowed(block.committed.insert(Value::Object(m)))
             }
-            None => Cow::Owned(block.to_json(part)),
+            None => Cow::Owned(block.to_json(part, self.strings)),
         }
     }
 
@@ -296,7 +374,7 @@ impl Dialect for AnthropicFold {
         let mut m = self.message.clone();
         let mut order: Vec<&Block> = self.blocks.iter().collect();
         order.sort_by_key(|b| b.index);
-        let content = order.iter().map(|b| b.to_json(&turn.parts[b.part as usize])).collect();
+        let content = order.iter().map(|b| b.to_json(&turn.parts[b.part as usize], self.strings)).collect();
         m.insert("content".into(), Value::Array(content));
         Value::Object(m)
     }
@@ -350,9 +428,12 @@ impl AnthropicFold {
                 implicit_message()
             }
         };
-        if !message.contains_key("content") {
-            message.insert("content".into(), Value::Array(Vec::new()));
-        }
+        // Blocks the API sends finished inside `message_start` (e.g. a
+        // programmatic tool call's `tool_use`): kept, at indices 0, 1, ….
+        let prefilled = match message.insert("content".into(), Value::Array(Vec::new())) {
+            Some(Value::Array(blocks)) if self.blocks.is_empty() => blocks,
+            _ => Vec::new(),
+        };
         if self.implicit {
             // A late message_start: its fields win, what was folded is kept.
             for (k, v) in std::mem::take(&mut self.message) {
@@ -363,12 +444,63 @@ impl AnthropicFold {
             self.implicit = false;
         }
         self.message = message;
-        let snapshot = self.message(turn);
+        let mut snapshot = self.message(turn);
+        if !prefilled.is_empty() {
+            snapshot["content"] = Value::Array(prefilled.clone());
+        }
         sink(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         if let Some(u) = self.message.get("usage").filter(|u| u.is_object()) {
             sink(&StreamEvent::Usage { usage: u });
         }
+        for block in prefilled {
+            let Value::Object(base) = block else {
+                warn(sink, "invalid_event", "message_start content element that is not an object; ignored");
+                continue;
+            };
+            let index = self.blocks.len() as u64;
+            let part = self.start_block(turn, index, base, sink)?;
+            turn.commit(self, part, false, sink);
+            if let Some(args) = turn.parts[part as usize].args.as_mut() {
+                args.release();
+            }
+        }
         Ok(())
+    }
+
+    /// Opens the part of a block and emits what its start carries (text, a
+    /// tool call's id and name); returns the part.
+    fn start_block(
+        &mut self,
+        turn: &mut Turn,
+        index: u64,
+        base: Map<String, Value>,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
+        let btype = base.get("type").and_then(Value::as_str).unwrap_or("");
+        let kind = match btype {
+            "text" => PartKind::Text,
+            "thinking" | "redacted_thinking" => PartKind::Reasoning,
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => PartKind::ToolCall,
+            _ => PartKind::Other,
+        };
+        let part = turn.open_part(kind, (self.blocks.len() as u32, 0), 0, index, btype, sink)?;
+        let compaction = (btype == "compaction").then(|| {
+            let s = |k: &str| base.get(k).and_then(Value::as_str).map(str::to_owned);
+            (s("content"), s("encrypted_content"))
+        });
+        let block = Block { index, part, base, signature: None, citations: Vec::new(), compaction, committed: None };
+        if let Some(f) = block.text_field() {
+            turn.start_text(part, block.base.get(f).and_then(Value::as_str).unwrap_or(""), sink)?;
+        }
+        if kind == PartKind::ToolCall {
+            for key in ["id", "name"] {
+                if let Some(val) = block.base.get(key) {
+                    sink(&StreamEvent::PartMetadata { part, key, value: val });
+                }
+            }
+        }
+        self.blocks.push(block);
+        Ok(part)
     }
 
     fn on_block_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
@@ -378,7 +510,7 @@ impl AnthropicFold {
             warn(sink, "invalid_event", "content_block_start without a numeric index; ignored");
             return Ok(());
         };
-        let Some(Value::Object(base)) = v.get("content_block") else {
+        let Some(Value::Object(base)) = v.get("content_block").cloned() else {
             warn(sink, "invalid_event", "content_block_start without a content_block object; ignored");
             return Ok(());
         };
@@ -391,37 +523,14 @@ impl AnthropicFold {
             let msg = format!("content_block_start at index {index}, expected {}; folded by index", self.blocks.len());
             warn(sink, "unexpected_part_index", &msg);
         }
-        let btype = base.get("type").and_then(Value::as_str).unwrap_or("");
-        let kind = match btype {
-            "text" => PartKind::Text,
-            "thinking" | "redacted_thinking" => PartKind::Reasoning,
-            "tool_use" | "server_tool_use" | "mcp_tool_use" => PartKind::ToolCall,
-            _ => PartKind::Other,
-        };
-        let part = turn.open_part(kind, (self.blocks.len() as u32, 0), 0, index, btype, sink)?;
-        let block = Block {
-            index,
-            part,
-            base: base.clone(),
-            signature: None,
-            citations: Vec::new(),
-            compaction: (btype == "compaction").then(|| {
-                let s = |k: &str| base.get(k).and_then(Value::as_str).map(str::to_owned);
-                (s("content"), s("encrypted_content"))
-            }),
-            committed: None,
-        };
-        if let Some(f) = block.text_field() {
-            turn.start_text(part, base.get(f).and_then(Value::as_str).unwrap_or(""), sink)?;
-        }
-        if kind == PartKind::ToolCall {
-            for key in ["id", "name"] {
-                if let Some(val) = base.get(key) {
-                    sink(&StreamEvent::PartMetadata { part, key, value: val });
-                }
+        if base.get("type").and_then(Value::as_str) == Some("fallback") {
+            // The final hop's fallback block names the model that served the
+            // answer: the message is relabeled (as the non-streaming one is).
+            if let Some(model) = base.get("to").and_then(|t| t.get("model")).filter(|m| m.is_string()) {
+                self.message.insert("model".into(), model.clone());
             }
         }
-        self.blocks.push(block);
+        self.start_block(turn, index, base, sink)?;
         Ok(())
     }
 
@@ -484,11 +593,15 @@ impl AnthropicFold {
                 let v = parse_value(event)?;
                 let d = v.get("delta").cloned().unwrap_or(Value::Null);
                 if let Some((content, enc)) = block.compaction.as_mut() {
-                    for (slot, key) in [(content, "content"), (enc, "encrypted_content")] {
-                        if let Some(s) = d.get(key).and_then(Value::as_str) {
-                            turn.check_text(slot.as_ref().map_or(0, String::len) + s.len())?;
-                            slot.get_or_insert_with(String::new).push_str(s);
-                        }
+                    // `content` is concatenated (a null fragment skipped);
+                    // `encrypted_content` is opaque: the latest non-null value.
+                    if let Some(s) = d.get("content").and_then(Value::as_str) {
+                        turn.check_text(content.as_ref().map_or(0, String::len) + s.len())?;
+                        content.get_or_insert_with(String::new).push_str(s);
+                    }
+                    if let Some(s) = d.get("encrypted_content").and_then(Value::as_str) {
+                        turn.check_text(s.len())?;
+                        *enc = Some(s.to_owned());
                     }
                 }
                 sink(&StreamEvent::PartMetadata { part, key: "compaction_delta", value: &d });
@@ -522,15 +635,23 @@ impl AnthropicFold {
     fn on_message_delta(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event)?;
         self.ensure_started(turn, "message_delta", sink);
-        if let Some(Value::Object(d)) = v.get("delta") {
-            for (k, val) in d {
-                self.message.insert(k.clone(), val.clone());
-            }
+        let delta = v.get("delta").and_then(Value::as_object);
+        // Always replaced (absent = null), as the SDK does.
+        for key in ["stop_reason", "stop_sequence", "stop_details"] {
+            let val = delta.and_then(|d| d.get(key)).cloned().unwrap_or(Value::Null);
+            self.message.insert(key.into(), val);
         }
-        if let Value::Object(top) = &v {
-            for (k, val) in top.iter().filter(|(k, _)| !matches!(k.as_str(), "type" | "delta" | "usage")) {
-                self.message.insert(k.clone(), val.clone());
-            }
+        // Every other member of `delta` (container, …) and of the event
+        // (context_management, input_transformations, …): a non-null value
+        // replaces, null or absent keeps the earlier one.
+        let others = delta
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| !matches!(k.as_str(), "stop_reason" | "stop_sequence" | "stop_details"));
+        let top =
+            v.as_object().into_iter().flatten().filter(|(k, _)| !matches!(k.as_str(), "type" | "delta" | "usage"));
+        for (k, val) in others.chain(top).filter(|(_, val)| !val.is_null()) {
+            self.message.insert(k.clone(), val.clone());
         }
         if let Some(reason) = v.get("delta").and_then(|d| d.get("stop_reason")).and_then(Value::as_str) {
             sink(&StreamEvent::StopReason { choice: 0, reason });
@@ -541,7 +662,8 @@ impl AnthropicFold {
                 *usage = Value::Object(Map::new());
             }
             if let Value::Object(target) = usage {
-                for (k, val) in u {
+                // Cumulative totals: a value replaces; null or absent keeps.
+                for (k, val) in u.iter().filter(|(_, val)| !val.is_null()) {
                     target.insert(k.clone(), val.clone());
                 }
             }

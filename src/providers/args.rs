@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::events::StreamEvent;
 use super::view::Fragment;
-use crate::json::{PartialJson, PartialJsonLimits};
+use crate::json::{PartialJson, PartialJsonLimits, PartialStrings};
 
 /// Why pushing a fragment failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,13 +92,12 @@ impl ToolArgs {
         Ok(())
     }
 
-    /// A best-effort view of the arguments so far (partial strings
-    /// included); `None` once they are known invalid.
-    pub(crate) fn partial_value(&self) -> Option<Value> {
-        if self.parser.error().is_some() {
-            return None;
-        }
-        self.parser.value()
+    /// The arguments so far as if they ended here (jiter's `partial_mode`
+    /// semantics, see [`PartialJson::value_at_end`]); once they are known
+    /// invalid, the value of the text before the error. `None` when no value
+    /// has begun (or after [`release`](Self::release)).
+    pub(crate) fn partial_value(&self, strings: PartialStrings) -> Option<Value> {
+        self.parser.value_at_end(strings)
     }
 
     /// Ends the arguments: valid only if the whole text is one complete JSON

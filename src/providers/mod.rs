@@ -76,10 +76,10 @@
 //!
 //! # Usage rules
 //!
-//! * Anthropic: `message_start.message.usage` first; each member of a
-//!   `message_delta.usage` then **replaces** the member of that name
-//!   (`output_tokens` is cumulative: replaced, never added); members it
-//!   omits keep their earlier values.
+//! * Anthropic: `message_start.message.usage` first; each non-null member
+//!   of a `message_delta.usage` then **replaces** the member of that name
+//!   (the counts are cumulative: replaced, never added); members it omits or
+//!   sends as `null` keep their earlier values.
 //! * OpenAI Chat: a chunk's non-null `usage` (the final usage-only chunk of
 //!   `stream_options.include_usage`) replaces the usage.
 //! * OpenAI Responses: the terminal event's `response.usage` replaces.
@@ -190,6 +190,15 @@ pub struct StreamConfig {
     pub max_text_bytes: usize,
     /// Most choices (OpenAI `n`). Default 128.
     pub max_choices: usize,
+    /// How the folded message shows a tool input that is still streaming,
+    /// cut off or invalid (Anthropic; see [`anthropic`]): `false` (default,
+    /// the official SDK's default, jiter `partial_mode=True`) drops an
+    /// unfinished trailing string together with its key; `true` keeps it with
+    /// the text so far (jiter `partial_mode="trailing-strings"`, what the SDK
+    /// does when the request carried `anthropic-beta:
+    /// fine-grained-tool-streaming-2025-05-14`). Never changes whether a
+    /// tool call is ready.
+    pub tool_input_trailing_strings: bool,
 }
 
 impl Default for StreamConfig {
@@ -200,6 +209,7 @@ impl Default for StreamConfig {
             max_tool_args_bytes: 16 << 20,
             max_text_bytes: 64 << 20,
             max_choices: 128,
+            tool_input_trailing_strings: false,
         }
     }
 }

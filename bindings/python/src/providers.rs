@@ -140,6 +140,7 @@ pub struct Stream {
 }
 
 /// The core configuration from the keyword options.
+#[allow(clippy::too_many_arguments)]
 fn stream_config(
     max_line_len: usize,
     max_event_size: usize,
@@ -148,6 +149,7 @@ fn stream_config(
     max_tool_args_bytes: usize,
     max_text_bytes: usize,
     max_choices: usize,
+    tool_input_trailing_strings: bool,
 ) -> PyResult<StreamConfig> {
     Ok(StreamConfig {
         sse: DecoderConfig { max_line_len, max_event_size, utf8: utf8_mode(utf8)? },
@@ -155,6 +157,7 @@ fn stream_config(
         max_tool_args_bytes,
         max_text_bytes,
         max_choices,
+        tool_input_trailing_strings,
     })
 }
 
@@ -217,7 +220,7 @@ impl Stream {
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-        ui = false
+        tool_input_trailing_strings = false, ui = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -229,6 +232,7 @@ impl Stream {
         max_tool_args_bytes: usize,
         max_text_bytes: usize,
         max_choices: usize,
+        tool_input_trailing_strings: bool,
         ui: bool,
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
@@ -241,6 +245,7 @@ impl Stream {
             max_tool_args_bytes,
             max_text_bytes,
             max_choices,
+            tool_input_trailing_strings,
         )?;
         Ok(Stream::with_provider(p, config, ui))
     }
@@ -463,7 +468,7 @@ macro_rules! dialect {
             #[pyo3(signature = (
                         *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-                        ui = false
+                        tool_input_trailing_strings = false, ui = false
                     ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
@@ -474,6 +479,7 @@ macro_rules! dialect {
                 max_tool_args_bytes: usize,
                 max_text_bytes: usize,
                 max_choices: usize,
+                tool_input_trailing_strings: bool,
                 ui: bool,
             ) -> PyResult<($name, Stream)> {
                 let config = stream_config(
@@ -484,6 +490,7 @@ macro_rules! dialect {
                     max_tool_args_bytes,
                     max_text_bytes,
                     max_choices,
+                    tool_input_trailing_strings,
                 )?;
                 Ok(($name, Stream::with_provider($provider, config, ui)))
             }
