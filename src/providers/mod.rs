@@ -406,6 +406,9 @@ impl Stream {
         }
         self.decoder.finish();
         self.resuming = true;
+        if let Some(d) = self.dialect.as_deref_mut() {
+            d.on_reconnect();
+        }
         Ok(())
     }
 
@@ -616,8 +619,15 @@ fn detect(event: &Event<'_>) -> Option<Provider> {
         return Some(Provider::OpenAIResponses);
     }
     if ty == "error" {
-        // Anthropic nests the error; Responses puts code/message at the top.
-        return Some(if v.get("error").is_some() { Provider::Anthropic } else { Provider::OpenAIResponses });
+        // Both nest the error in the live APIs: Responses numbers its events
+        // (`sequence_number`) and its error has a `code` member, Anthropic's
+        // has neither; the flat form (code and message at the top) is the
+        // Responses SDK's type.
+        let nested = v.get("error").filter(|e| e.is_object());
+        let responses = v.get("sequence_number").is_some()
+            || nested.is_none()
+            || nested.is_some_and(|e| e.get("code").is_some() || e.get("param").is_some());
+        return Some(if responses { Provider::OpenAIResponses } else { Provider::Anthropic });
     }
     if ANTHROPIC.contains(&ty) {
         return Some(Provider::Anthropic);

@@ -31,6 +31,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent};
@@ -39,20 +40,133 @@ use super::view::JsonStr;
 use super::{parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
+/// The members of an event the hot path reads, borrowed and unchecked: a
+/// member of the wrong type never fails the whole event (see [`Head`]).
 #[derive(Deserialize)]
-struct Head<'a> {
+struct RawHead<'a> {
     #[serde(rename = "type", default, borrow)]
-    ty: Cow<'a, str>,
-    #[serde(default)]
-    output_index: Option<u64>,
-    #[serde(default)]
-    content_index: Option<u64>,
-    #[serde(default)]
-    summary_index: Option<u64>,
+    ty: Option<&'a RawValue>,
     #[serde(default, borrow)]
+    output_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    summary_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    delta: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    sequence_number: Option<&'a RawValue>,
+}
+
+const OUTPUT_INDEX: u8 = 1;
+const CONTENT_INDEX: u8 = 2;
+const SUMMARY_INDEX: u8 = 4;
+const DELTA: u8 = 8;
+const SEQUENCE_NUMBER: u8 = 16;
+const TYPE: u8 = 32;
+
+/// The checked members: `None` when absent (or `null`) or of the wrong type;
+/// `bad` says which were of the wrong type.
+#[derive(Default)]
+struct Head<'a> {
+    ty: Cow<'a, str>,
+    output_index: Option<u64>,
+    content_index: Option<u64>,
+    summary_index: Option<u64>,
     delta: Option<JsonStr<'a>>,
-    #[serde(default)]
-    sequence_number: Option<u64>,
+    /// Any size: digits beyond `u128` saturate.
+    sequence_number: Option<u128>,
+    bad: u8,
+}
+
+impl<'a> Head<'a> {
+    fn parse(data: &'a str) -> Option<Self> {
+        let raw: RawHead<'a> = serde_json::from_str(data).ok()?;
+        let mut h = Head::default();
+        let index = |r: Option<&RawValue>, bit: u8, bad: &mut u8| {
+            let r = r?;
+            let n = r.get().parse::<u64>().ok();
+            if n.is_none() {
+                *bad |= bit;
+            }
+            n
+        };
+        h.output_index = index(raw.output_index, OUTPUT_INDEX, &mut h.bad);
+        h.content_index = index(raw.content_index, CONTENT_INDEX, &mut h.bad);
+        h.summary_index = index(raw.summary_index, SUMMARY_INDEX, &mut h.bad);
+        if let Some(r) = raw.delta {
+            h.delta = JsonStr::from_raw(r.get());
+            if h.delta.is_none() {
+                h.bad |= DELTA;
+            }
+        }
+        if let Some(r) = raw.sequence_number {
+            let t = r.get();
+            if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+                h.sequence_number = Some(t.parse::<u128>().unwrap_or(u128::MAX));
+            } else {
+                h.bad |= SEQUENCE_NUMBER;
+            }
+        }
+        if let Some(r) = raw.ty {
+            match serde_json::from_str::<&'a str>(r.get()) {
+                Ok(t) => h.ty = Cow::Borrowed(t),
+                Err(_) => match serde_json::from_str::<String>(r.get()) {
+                    Ok(t) => h.ty = Cow::Owned(t),
+                    Err(_) => h.bad |= TYPE,
+                },
+            }
+        }
+        Some(h)
+    }
+
+    /// The names of the `bits` members that were of the wrong type.
+    fn bad_names(&self, bits: u8) -> String {
+        let names = [
+            (OUTPUT_INDEX, "output_index"),
+            (CONTENT_INDEX, "content_index"),
+            (SUMMARY_INDEX, "summary_index"),
+            (DELTA, "delta"),
+            (SEQUENCE_NUMBER, "sequence_number"),
+            (TYPE, "type"),
+        ];
+        let bad: Vec<&str> = names.iter().filter(|(b, _)| self.bad & bits & b != 0).map(|(_, n)| *n).collect();
+        bad.join(", ")
+    }
+}
+
+/// The member of an item whose text streams in deltas (`None`: nothing
+/// streams into the item itself).
+fn streamed_key(item_type: &str) -> Option<&'static str> {
+    match item_type {
+        "function_call" | "mcp_call" => Some("arguments"),
+        "custom_tool_call" => Some("input"),
+        "code_interpreter_call" => Some("code"),
+        _ => None,
+    }
+}
+
+/// The item type an item-level delta event streams into.
+fn delta_item_type(event_type: &str) -> Option<&'static str> {
+    match event_type {
+        "response.function_call_arguments.delta" => Some("function_call"),
+        "response.mcp_call_arguments.delta" => Some("mcp_call"),
+        "response.custom_tool_call_input.delta" => Some("custom_tool_call"),
+        "response.code_interpreter_call_code.delta" => Some("code_interpreter_call"),
+        _ => None,
+    }
+}
+
+/// An output item's identity, as the SDK matches streamed items with the
+/// terminal event's `output`: its type, its `id` (not for calls, whose id
+/// may be assigned late) and its `call_id`.
+fn identity(item: &Map<String, Value>) -> (Option<&Value>, Option<&Value>, Option<&Value>) {
+    let some = |k: &str| item.get(k).filter(|v| !v.is_null());
+    let by_call = matches!(
+        item.get("type").and_then(Value::as_str),
+        Some("function_call" | "custom_tool_call" | "shell_call" | "shell_call_output")
+    );
+    (some("type"), if by_call { None } else { some("id") }, some("call_id"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +201,8 @@ struct Item {
     part: Option<u32>,
     subs: Vec<SubPart>,
     done: bool,
+    /// The member the item's own part streams into ([`streamed_key`]).
+    key: Option<&'static str>,
 }
 
 impl Item {
@@ -95,8 +211,12 @@ impl Item {
         if self.done {
             return Value::Object(m);
         }
-        if let Some(args) = self.part.and_then(|p| parts[p as usize].args.as_ref()) {
-            m.insert("arguments".into(), Value::String(args.raw().to_owned()));
+        if let (Some(p), Some(key)) = (self.part, self.key) {
+            let p = &parts[p as usize];
+            if p.args.is_some() || !p.text.is_empty() || m.get(key).is_some_and(Value::is_string) {
+                let text = p.args.as_ref().map_or(p.text.as_str(), |a| a.raw());
+                m.insert(key.into(), Value::String(text.to_owned()));
+            }
         }
         for (key, is) in [("content", true), ("summary", false)] {
             let subs: Vec<&SubPart> = self.subs.iter().filter(|s| matches!(s.slot, Slot::Content(_)) == is).collect();
@@ -127,9 +247,15 @@ impl Item {
 pub(crate) struct ResponsesFold {
     response: Map<String, Value>,
     items: Vec<Item>,
-    /// The highest `sequence_number` applied: the resume cursor, and how
-    /// events replayed after a resume are recognised and skipped.
-    last_sequence_number: Option<u64>,
+    /// The terminal event's `response.output`, when it is authoritative:
+    /// the folded `output` (else it is built from the streamed items).
+    final_output: Option<Vec<Value>>,
+    /// The highest `sequence_number` applied: the resume cursor.
+    last_sequence_number: Option<u128>,
+    /// After [`Dialect::on_reconnect`]: the cursor of the connection that
+    /// dropped; events of the new connection numbered at or below it are
+    /// replays, skipped.
+    replay_floor: Option<u128>,
     /// The terminal event's stop reason.
     stop_reason: Option<String>,
 }
@@ -144,25 +270,56 @@ impl Dialect for ResponsesFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
-        let head: Head<'_> = match serde_json::from_str(event.data()) {
-            Ok(h) => h,
-            Err(_) => {
-                // Valid JSON of another shape (e.g. a non-string delta): generic path.
-                let v = parse_value(event)?;
-                let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
-                sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
-                return Ok(Flow::Continue);
-            }
+        let Some(head) = Head::parse(event.data()) else {
+            // Valid JSON that is not an object: nothing to apply.
+            let v = parse_value(event)?;
+            let kind = match v {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            warn(
+                sink,
+                "invalid_event",
+                &format!("{} event whose data is {kind}, not an object; ignored", event.event()),
+            );
+            return Ok(Flow::Continue);
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
+        if head.bad & (SEQUENCE_NUMBER | TYPE) != 0 {
+            let msg = format!("{ty}: {} of the wrong type; applied without it", head.bad_names(SEQUENCE_NUMBER | TYPE));
+            warn(sink, "invalid_event", &msg);
+        }
         if let Some(seq) = head.sequence_number {
-            if self.last_sequence_number.is_some_and(|last| seq <= last) {
-                // A server that resumed replays from the cursor: never twice.
-                let msg = format!("{ty} with sequence_number {seq} already applied; skipped");
+            if self.replay_floor.is_some_and(|floor| seq <= floor) {
+                // A resumed server replaying from before the cursor: never twice.
+                let msg = format!("{ty} with sequence_number {seq} already applied before the reconnection; skipped");
                 warn(sink, "duplicate_event", &msg);
                 return Ok(Flow::Continue);
             }
-            self.last_sequence_number = Some(seq);
+            if let Some(last) = self.last_sequence_number.filter(|&last| seq <= last) {
+                let msg = format!("{ty} with sequence_number {seq} after {last} on the same connection; applied");
+                warn(sink, "out_of_order_event", &msg);
+            }
+            self.last_sequence_number = Some(self.last_sequence_number.map_or(seq, |last| last.max(seq)));
+        }
+        let uses = match ty {
+            "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
+                OUTPUT_INDEX | CONTENT_INDEX | DELTA
+            }
+            "response.reasoning_summary_text.delta" => OUTPUT_INDEX | SUMMARY_INDEX | DELTA,
+            "response.content_part.added" | "response.content_part.done" => OUTPUT_INDEX | CONTENT_INDEX,
+            "response.reasoning_summary_part.added" | "response.reasoning_summary_part.done" => {
+                OUTPUT_INDEX | SUMMARY_INDEX
+            }
+            _ if delta_item_type(ty).is_some() => OUTPUT_INDEX | DELTA,
+            _ => 0,
+        };
+        if head.bad & uses != 0 {
+            warn(sink, "invalid_event", &format!("{ty}: {} of the wrong type; ignored", head.bad_names(uses)));
+            return Ok(Flow::Continue);
         }
         match ty {
             "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
@@ -178,17 +335,22 @@ impl Dialect for ResponsesFold {
                 let slot = Slot::Summary(head.summary_index.unwrap_or(0));
                 self.on_text(turn, ty, head.output_index, slot, PartKind::Reasoning, head.delta, sink)?;
             }
-            "response.function_call_arguments.delta" => self.on_args(turn, ty, &head, sink)?,
+            _ if delta_item_type(ty).is_some() => self.on_args(turn, ty, &head, sink)?,
             "response.created" | "response.in_progress" | "response.queued" => {
                 let v = parse_value(event)?;
                 if turn.begin() {
-                    self.merge_response(&v);
+                    self.merge_response(ty, &v, sink);
                     let snapshot = self.message(turn);
                     sink(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
                 } else if ty == "response.created" {
                     warn(sink, "duplicate_start", "second response.created; ignored");
+                    return Ok(Flow::Continue);
                 } else {
-                    self.merge_response(&v);
+                    self.merge_response(ty, &v, sink);
+                }
+                // The running usage, where the lifecycle event carries one.
+                if let Some(u) = v.pointer("/response/usage").filter(|u| u.is_object()) {
+                    sink(&StreamEvent::Usage { usage: u });
                 }
             }
             "response.output_item.added" => self.on_item_added(turn, event, sink)?,
@@ -203,11 +365,16 @@ impl Dialect for ResponsesFold {
             | "response.refusal.done"
             | "response.reasoning_summary_text.done"
             | "response.reasoning_text.done"
-            | "response.function_call_arguments.done" => self.ensure_started(turn, ty, sink),
+            | "response.function_call_arguments.done"
+            | "response.mcp_call_arguments.done"
+            | "response.custom_tool_call_input.done"
+            | "response.code_interpreter_call_code.done" => self.ensure_started(turn, ty, sink),
             "response.completed" | "response.incomplete" => {
                 let v = parse_value(event)?;
                 self.ensure_started(turn, ty, sink);
-                self.merge_response(&v);
+                self.merge_response(ty, &v, sink);
+                self.take_final_output(ty, &v, sink);
+                self.complete_from_final_output(turn, ty == "response.incomplete", sink)?;
                 for item in self.items.iter().filter(|i| !i.done) {
                     let msg =
                         format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
@@ -225,17 +392,25 @@ impl Dialect for ResponsesFold {
             "response.failed" | "error" => {
                 let v = parse_value(event)?;
                 self.ensure_started(turn, ty, sink);
-                self.merge_response(&v);
                 let err = if ty == "error" {
-                    v.clone()
+                    // The live API nests the error (`{"type":"error","error":{…}}`);
+                    // the SDK's type puts it at the top level: both.
+                    match v.get("error") {
+                        Some(e @ Value::Object(_)) => e.clone(),
+                        _ => v.clone(),
+                    }
                 } else {
+                    self.merge_response(ty, &v, sink);
+                    self.take_final_output(ty, &v, sink);
                     v.pointer("/response/error").cloned().unwrap_or(Value::Null)
                 };
-                let s = |k: &str| err.get(k).and_then(Value::as_str).map(str::to_owned);
+                let s = |k: &str| err.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+                let request_id =
+                    s("request_id").or_else(|| v.get("request_id").and_then(Value::as_str).map(str::to_owned));
                 return Ok(Flow::Fail(ProviderError {
                     error_type: s("code").or_else(|| s("type").filter(|t| t != "error")).unwrap_or_default(),
-                    message: s("message").unwrap_or_default(),
-                    request_id: s("request_id"),
+                    message: s("message").unwrap_or_else(|| "An error occurred during streaming".to_owned()),
+                    request_id,
                     output_emitted: turn.output_emitted(),
                 }));
             }
@@ -259,9 +434,15 @@ impl Dialect for ResponsesFold {
             return Value::Null;
         }
         let mut m = self.response.clone();
-        let mut order: Vec<&Item> = self.items.iter().collect();
-        order.sort_by_key(|i| i.output_index);
-        m.insert("output".into(), Value::Array(order.iter().map(|i| i.to_json(&turn.parts)).collect()));
+        let output = match &self.final_output {
+            Some(output) => output.clone(),
+            None => {
+                let mut order: Vec<&Item> = self.items.iter().collect();
+                order.sort_by_key(|i| i.output_index);
+                order.iter().map(|i| i.to_json(&turn.parts)).collect()
+            }
+        };
+        m.insert("output".into(), Value::Array(output));
         Value::Object(m)
     }
 
@@ -288,7 +469,12 @@ impl Dialect for ResponsesFold {
     }
 
     fn last_sequence_number(&self) -> Option<u64> {
-        self.last_sequence_number
+        // Beyond u64 it cannot be sent as `starting_after`: no cursor.
+        self.last_sequence_number.and_then(|n| u64::try_from(n).ok())
+    }
+
+    fn on_reconnect(&mut self) {
+        self.replay_floor = self.last_sequence_number;
     }
 }
 
@@ -304,16 +490,142 @@ impl ResponsesFold {
         }
     }
 
-    fn merge_response(&mut self, v: &Value) {
-        if let Some(Value::Object(r)) = v.get("response") {
-            for (k, val) in r {
-                // `output` is rebuilt from the streamed items; keep its position only.
-                let val = if k == "output" { Value::Null } else { val.clone() };
-                self.response.insert(k.clone(), val);
+    fn merge_response(&mut self, ty: &str, v: &Value, sink: &mut Sink<'_>) {
+        match v.get("response") {
+            Some(Value::Object(r)) => {
+                for (k, val) in r {
+                    // `output` is the streamed items or the terminal one
+                    // (`final_output`); keep its position only.
+                    let val = if k == "output" { Value::Null } else { val.clone() };
+                    self.response.insert(k.clone(), val);
+                }
+            }
+            None | Some(Value::Null) => {}
+            Some(_) => warn(sink, "invalid_event", &format!("{ty}: response is not an object; not merged")),
+        }
+    }
+
+    /// The terminal event's `output`, authoritative when it is a list: it
+    /// carries the final items (ids, statuses, re-encrypted reasoning,
+    /// items whose `output_item.done` never came). Absent or `null`: the
+    /// streamed items are the fold. An empty list while items were streamed
+    /// keeps the streamed items (a deliberate difference from the SDK).
+    fn take_final_output(&mut self, ty: &str, v: &Value, sink: &mut Sink<'_>) {
+        match v.pointer("/response/output") {
+            Some(Value::Array(a)) if !a.is_empty() || self.items.is_empty() => self.final_output = Some(a.clone()),
+            None | Some(Value::Null | Value::Array(_)) => {}
+            Some(_) => {
+                warn(sink, "invalid_event", &format!("{ty}: response.output is not a list; the streamed items kept"))
             }
         }
     }
 
+    /// At `response.completed` / `response.incomplete`: an item still open
+    /// whose final version is in the terminal `output` (matched by identity,
+    /// as the SDK does) with status `completed` (or none) is completed from
+    /// it: the rest of each streamed text or argument string is emitted as
+    /// deltas, then its parts are committed as if `output_item.done` had
+    /// come (a tool call whose final arguments are valid JSON is ready).
+    /// When the final text does not extend what was streamed, the item is
+    /// left to be committed as `incomplete` (warning
+    /// `terminal_output_mismatch`).
+    fn complete_from_final_output(
+        &mut self,
+        turn: &mut Turn,
+        incomplete: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let Some(output) = self.final_output.take() else { return Ok(()) };
+        let result = self.complete_items(turn, &output, incomplete, sink);
+        self.final_output = Some(output);
+        result
+    }
+
+    fn complete_items(
+        &mut self,
+        turn: &mut Turn,
+        output: &[Value],
+        incomplete: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        for pos in 0..self.items.len() {
+            let item = &self.items[pos];
+            if item.done {
+                continue;
+            }
+            let id = identity(&item.item);
+            let Some(done) = output.iter().filter_map(Value::as_object).find(|f| identity(f) == id) else {
+                continue;
+            };
+            let status = done.get("status").and_then(Value::as_str);
+            if status.is_some_and(|s| s != "completed") {
+                continue;
+            }
+            // The rest of each streamed string, or None when the final one
+            // does not extend it.
+            let mut rests: Vec<(u32, Option<String>)> = Vec::new();
+            let final_str = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_owned();
+            if let (Some(p), Some(key)) = (item.part, item.key) {
+                let part = &turn.parts[p as usize];
+                let streamed = part.args.as_ref().map_or(part.text.as_str(), |a| a.raw());
+                let fin = final_str(done.get(key));
+                rests.push((p, fin.strip_prefix(streamed).map(str::to_owned)));
+            }
+            for sp in &item.subs {
+                let part = &turn.parts[sp.part as usize];
+                let (list, i) = match sp.slot {
+                    Slot::Content(i) => ("content", i),
+                    Slot::Summary(i) => ("summary", i),
+                };
+                let key = if part.kind == PartKind::Refusal { "refusal" } else { "text" };
+                let fin = final_str(done.get(list).and_then(|l| l.get(i as usize)).and_then(|c| c.get(key)));
+                rests.push((sp.part, fin.strip_prefix(part.text.as_str()).map(str::to_owned)));
+            }
+            if rests.iter().any(|(_, r)| r.is_none()) {
+                let msg = format!(
+                    "item {}: the terminal output's final text does not extend the streamed text; committed as incomplete",
+                    item.output_index
+                );
+                warn(sink, "terminal_output_mismatch", &msg);
+                continue;
+            }
+            let done = done.clone();
+            let output_index = item.output_index;
+            for (p, rest) in rests {
+                let rest = rest.unwrap_or_default();
+                if rest.is_empty() || !turn.parts[p as usize].is_open() {
+                    continue;
+                }
+                if turn.parts[p as usize].args.is_some() {
+                    turn.push_args(p, rest.as_str(), sink)?;
+                } else {
+                    let total = turn.parts[p as usize].text.len() + rest.len();
+                    turn.check_text(total)?;
+                    turn.parts[p as usize].text.push_str(&rest);
+                    sink(&StreamEvent::TextDelta { part: p, text: &rest });
+                }
+            }
+            let msg = format!(
+                "item {output_index} had no response.output_item.done{}; completed from the terminal output",
+                if incomplete { " (response incomplete)" } else { "" }
+            );
+            warn(sink, "part_not_ended", &msg);
+            let subs: Vec<u32> = self.items[pos].subs.iter().map(|s| s.part).collect();
+            for p in subs {
+                turn.commit(self, p, false, sink);
+            }
+            let item = &mut self.items[pos];
+            item.item = done;
+            item.done = true;
+            if let Some(part) = item.part {
+                turn.commit(self, part, false, sink);
+            }
+        }
+        Ok(())
+    }
+
+    /// An item-level delta: function or MCP call arguments (JSON, through
+    /// the arguments parser), custom tool input or interpreter code (text).
     fn on_args(&mut self, turn: &mut Turn, ty: &str, head: &Head<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         self.ensure_started(turn, ty, sink);
         let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
@@ -321,15 +633,23 @@ impl ResponsesFold {
             return Ok(());
         };
         let item = &self.items[pos];
-        let part = item.part.filter(|&p| turn.parts[p as usize].args.is_some());
-        match (part, item.done) {
-            (Some(part), false) => turn.push_args(part, &head.delta.unwrap_or_default(), sink),
+        let fits = item.item.get("type").and_then(Value::as_str) == delta_item_type(ty);
+        match (item.part, item.done) {
             (_, true) => {
                 warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
                 Ok(())
             }
+            (Some(part), false) if fits && item.key.is_some() => {
+                let delta = head.delta.unwrap_or_default();
+                if turn.parts[part as usize].args.is_some() {
+                    turn.push_args(part, &delta, sink)
+                } else {
+                    turn.append_text(part, &delta, sink)
+                }
+            }
             _ => {
-                warn(sink, "delta_type_mismatch", &format!("{ty} on an item that is not a function call; ignored"));
+                let want = delta_item_type(ty).unwrap_or("");
+                warn(sink, "delta_type_mismatch", &format!("{ty} on an item that is not a {want}; ignored"));
                 Ok(())
             }
         }
@@ -485,23 +805,29 @@ impl ResponsesFold {
         let ity = item.get("type").and_then(Value::as_str).unwrap_or("");
         let kind = match ity {
             "message" | "reasoning" => None,
-            "function_call" => Some(PartKind::ToolCall),
+            "function_call" | "mcp_call" => Some(PartKind::ToolCall),
             _ => Some(PartKind::Other),
         };
         let pos = self.items.len() as u32;
-        let mut it = Item { output_index, item: item.clone(), part: None, subs: Vec::new(), done: false };
+        let key = streamed_key(ity);
+        let mut it = Item { output_index, item: item.clone(), part: None, subs: Vec::new(), done: false, key };
         if let Some(kind) = kind {
             let part = turn.open_part(kind, (pos, 0), 0, output_index, ity, sink)?;
             it.part = Some(part);
-            if kind == PartKind::ToolCall {
-                for key in ["call_id", "name"] {
+            if matches!(ity, "function_call" | "mcp_call" | "custom_tool_call") {
+                let id_key = if ity == "mcp_call" { "id" } else { "call_id" };
+                for key in [id_key, "name"] {
                     if let Some(val) = item.get(key) {
                         let key = if key == "call_id" { "id" } else { key };
                         sink(&StreamEvent::PartMetadata { part, key, value: val });
                     }
                 }
-                if let Some(a) = item.get("arguments").and_then(Value::as_str).filter(|a| !a.is_empty()) {
+            }
+            if let Some(a) = key.and_then(|k| item.get(k)).and_then(Value::as_str).filter(|a| !a.is_empty()) {
+                if kind == PartKind::ToolCall {
                     turn.push_args(part, a, sink)?;
+                } else {
+                    turn.start_text(part, a, sink)?;
                 }
             }
         }
@@ -528,11 +854,14 @@ impl ResponsesFold {
             warn(sink, "part_already_ended", &format!("item {output_index} done twice; ignored"));
             return Ok(());
         }
-        // Arguments only in the done item (no deltas): take them from there.
-        if let Some(part) = item.part {
-            if turn.parts[part as usize].args.as_ref().is_some_and(|a| a.raw().is_empty()) {
-                if let Some(a) = done.get("arguments").and_then(Value::as_str) {
-                    turn.push_args(part, a, sink)?;
+        // Arguments (input, code) only in the done item (no deltas): take them from there.
+        if let (Some(part), Some(key)) = (item.part, item.key) {
+            if let Some(a) = done.get(key).and_then(Value::as_str).filter(|a| !a.is_empty()) {
+                let p = &turn.parts[part as usize];
+                match &p.args {
+                    Some(args) if args.raw().is_empty() => turn.push_args(part, a, sink)?,
+                    None if p.text.is_empty() => turn.start_text(part, a, sink)?,
+                    _ => {}
                 }
             }
         }
