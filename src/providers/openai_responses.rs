@@ -81,6 +81,10 @@ struct Head<'a> {
 
 impl<'a> Head<'a> {
     fn parse(data: &'a str) -> Option<Self> {
+        // (A derived struct would also take an array, by position.)
+        if !data.trim_start().starts_with('{') {
+            return None;
+        }
         let raw: RawHead<'a> = serde_json::from_str(data).ok()?;
         let mut h = Head::default();
         let index = |r: Option<&RawValue>, bit: u8, bad: &mut u8| {
@@ -278,13 +282,10 @@ impl Dialect for ResponsesFold {
                 Value::String(_) => "a string",
                 Value::Number(_) => "a number",
                 Value::Bool(_) => "a boolean",
-                _ => "null",
+                Value::Null => "null",
+                Value::Object(_) => "an object with a member twice",
             };
-            warn(
-                sink,
-                "invalid_event",
-                &format!("{} event whose data is {kind}, not an object; ignored", event.event()),
-            );
+            warn(sink, "invalid_event", &format!("{} event whose data is {kind}; ignored", event.event()));
             return Ok(Flow::Continue);
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
@@ -591,6 +592,11 @@ impl ResponsesFold {
             }
             let done = done.clone();
             let output_index = item.output_index;
+            let msg = format!(
+                "item {output_index} had no response.output_item.done{}; completed from the terminal output",
+                if incomplete { " (response incomplete)" } else { "" }
+            );
+            warn(sink, "part_not_ended", &msg);
             for (p, rest) in rests {
                 let rest = rest.unwrap_or_default();
                 if rest.is_empty() || !turn.parts[p as usize].is_open() {
@@ -605,11 +611,6 @@ impl ResponsesFold {
                     sink(&StreamEvent::TextDelta { part: p, text: &rest });
                 }
             }
-            let msg = format!(
-                "item {output_index} had no response.output_item.done{}; completed from the terminal output",
-                if incomplete { " (response incomplete)" } else { "" }
-            );
-            warn(sink, "part_not_ended", &msg);
             let subs: Vec<u32> = self.items[pos].subs.iter().map(|s| s.part).collect();
             for p in subs {
                 turn.commit(self, p, false, sink);
