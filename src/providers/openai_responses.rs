@@ -1,5 +1,9 @@
 //! OpenAI Responses API streaming.
 //!
+//! The reference is the official `openai` Python SDK (checked against
+//! 3.54.0): `ResponseStreamState.accumulate_event` and
+//! `ResponseStream.get_final_response()`.
+//!
 //! Items are folded by `output_index`. Parts:
 //!
 //! | item / sub-part | part kind | opened by | text from | committed by |
@@ -8,25 +12,133 @@
 //! | `message` content `refusal` | `refusal` | idem | `response.refusal.delta` | idem |
 //! | `reasoning` summary part | `reasoning` | `response.reasoning_summary_part.added` (or first delta) | `response.reasoning_summary_text.delta` | `response.reasoning_summary_part.done` / item done |
 //! | `reasoning` content (`reasoning_text`) | `reasoning` | first `response.reasoning_text.delta` | `response.reasoning_text.delta` | item done |
-//! | `function_call` item | `tool_call` | `response.output_item.added` | `response.function_call_arguments.delta` (arguments) | `response.output_item.done` |
+//! | `function_call` item | `tool_call` | `response.output_item.added` | `response.function_call_arguments.delta` (`arguments`, JSON) | `response.output_item.done` |
+//! | `mcp_call` item | `tool_call` | idem | `response.mcp_call_arguments.delta` (`arguments`, JSON) | idem |
+//! | `custom_tool_call` item | `other` | idem | `response.custom_tool_call_input.delta` (`input`, as `text_delta`) | idem |
+//! | `code_interpreter_call` item | `other` | idem | `response.code_interpreter_call_code.delta` (`code`, as `text_delta`) | idem |
 //! | any other item | `other` | `response.output_item.added` | — | `response.output_item.done` |
 //!
-//! `response.*.done` events for text carry the full text again: not
-//! re-emitted. `response.output_item.done` replaces the folded item with the
-//! provider's final item. Other event types (web search progress,
-//! annotations, …) are carried through as `unknown` events.
+//! Argument streams: the payloads that are JSON arguments (function and
+//! MCP calls) go through the arguments parser (`tool_args_delta`,
+//! `tool_args_path`; ready when complete and valid), and `part_metadata`
+//! gives `id` (`call_id`; an MCP call's item `id`) and `name`. A custom
+//! tool's `input` is free text (a grammar's output, not JSON) and the code
+//! interpreter's `code` is Python: parsed as JSON they would only ever be
+//! `invalid_arguments`, so they stream as `text_delta`s of an `other` part
+//! (a UI shows them as they come; a custom tool call also gets `id` and
+//! `name` metadata, and is ready to run at its `part_end` with outcome
+//! `complete`, whose content is the item with its `input`). The shell
+//! tool's `response.shell_call_command.*` / `shell_call_output_content.*`
+//! and the audio events are carried through as `unknown`: their item is
+//! whole at `response.output_item.done`.
 //!
-//! The folded `Response` takes its top-level members from
-//! `response.created`, then `response.in_progress` and the terminal
-//! event's `response` (all members but `output`), and builds `output` from
-//! the streamed items — complete even when the terminal event carries no
-//! `output`.
+//! `response.*.done` events for text and arguments carry the full text
+//! again: not re-emitted. `response.output_item.done` replaces the folded
+//! item with the provider's final item. Other event types (web search
+//! progress, annotations, …) are carried through as `unknown` events.
 //!
-//! **Usage rule**: the terminal event's `response.usage` replaces.
+//! # The folded `Response`
+//!
+//! Its top-level members come from `response.created`, then
+//! `response.in_progress` and the terminal event's `response` (all members
+//! but `output`). Its `output` is:
+//!
+//! * the terminal event's `response.output` when it is a list (the SDK's
+//!   rule: it carries the final items — final ids and statuses, reasoning
+//!   `encrypted_content` re-encrypted, items whose `output_item.done` never
+//!   came); for `response.completed`, `response.incomplete` and
+//!   `response.failed` alike;
+//! * else (absent or `null`, or no terminal event) the streamed items, each
+//!   as its `response.output_item.done` gave it (the SDK's
+//!   `_completed_output`), or as streamed so far when it never came.
+//!
+//! **Parts open at the terminal event.** At `response.completed` and
+//! `response.incomplete`, an item still open whose final version is in the
+//! terminal `output` (matched by the SDK's identity: type, `id` — not for
+//! function and custom tool calls — and `call_id`) with status `completed`
+//! (or none) is completed from it, as if its `output_item.done` had come:
+//! the rest of each text and argument string is emitted as deltas (so the
+//! deltas still add up to what is committed), then its parts are committed
+//! (warning `part_not_ended` all the same). A tool call whose final
+//! arguments are valid JSON is therefore **ready**: the server says the call
+//! is complete, and the host would otherwise have to dig it out of the
+//! message. Everything else open is committed as `incomplete`: an item
+//! whose terminal status is not `completed` (cut by `max_output_tokens`),
+//! an item missing from the terminal output, an item whose final text does
+//! not extend what was streamed (warning `terminal_output_mismatch`), and
+//! every open part at `response.failed` (a failed response's tool call is
+//! never ready).
+//!
+//! **Usage rule**: the terminal event's `response.usage` replaces. A
+//! `response.created` / `in_progress` / `queued` event with a `usage`
+//! object gives a `usage` event (the running usage).
 //!
 //! Terminal events: `response.completed` and `response.incomplete`
 //! (`turn_end`; stop reason `completed`, or `incomplete_details.reason`);
-//! `response.failed` and `error` are provider errors.
+//! `response.failed` and `error` are provider errors. The `error` event's
+//! error is nested as the live API sends it
+//! (`{"type":"error","error":{"type","code","message","param"}}`) or flat
+//! as the SDK's `ResponseErrorEvent` (`code`, `message` at the top): the
+//! provider error's type is its `code`, else its `type`; its message, else
+//! the SDK's "An error occurred during streaming".
+//!
+//! # Sequence numbers
+//!
+//! `sequence_number` (any non-negative integer, of any size) is the resume
+//! cursor ([`super::Stream::resume_cursor`]: the highest applied; none when
+//! it exceeds `u64`). On one connection every event is applied, in the
+//! order it arrives, whatever its number (one numbered at or below the
+//! highest: warning `out_of_order_event`). After [`super::Stream::reconnect`],
+//! events of the new connection numbered at or below the cursor of the one
+//! that dropped are replays: skipped (warning `duplicate_event`).
+//!
+//! # Events of the wrong shape
+//!
+//! A member of the wrong type (a non-string `delta`, a non-integer index or
+//! `sequence_number`, a non-object `response`, a non-list terminal
+//! `output`) is a warning `invalid_event`: an event that cannot be applied
+//! without it is ignored, otherwise it is applied without that member (a
+//! bad `sequence_number`: applied, not numbered). Data that is JSON but not
+//! an object is ignored with the same warning.
+//!
+//! # Deliberate differences from the SDK
+//!
+//! ssefold folds what the SDK folds where the SDK produces a response, and
+//! goes on where the SDK raises or loses content:
+//!
+//! * **An empty terminal `output` (`[]`) while items were streamed** keeps
+//!   the streamed items; the SDK returns a response with no output at all
+//!   (the live API always sends the full list; `[]` comes from
+//!   OpenAI-compatible servers, whose answer the host has already shown).
+//! * **`response.completed` with items neither done nor in the terminal
+//!   output**: the SDK raises "Cannot complete response with unfinished
+//!   output items"; ssefold commits them as `incomplete` (warning
+//!   `part_not_ended`) and keeps them in `output` when the terminal output
+//!   is absent.
+//! * **A delta before its `content_part.added`, or content before
+//!   `response.created`**: the SDK raises (`IndexError`, "Expected to have
+//!   received `response.created`"); ssefold opens the part (or the
+//!   response, warning `event_before_start`) and folds it.
+//! * **Top-level members**: the SDK's final response is the terminal
+//!   event's `response` alone; ssefold also keeps members only earlier
+//!   lifecycle events sent (identical whenever the terminal event is
+//!   complete, as the live API's is).
+//! * **`response.incomplete` / `response.failed`**: `get_final_response()`
+//!   raises ("Didn't receive a `response.completed` event"); ssefold's
+//!   message is the folded response all the same (the SDK builds the same
+//!   `output` for those events' `response`).
+//! * **Errors and wrong shapes**: the SDK raises (`RuntimeError`,
+//!   validation errors) on a lifecycle event whose response `id` changed,
+//!   an item added twice, conflicting item identities, or a member of the
+//!   wrong type; ssefold warns and folds what it can (bad input contract).
+//! * **Replays**: the SDK applies every event it reads; ssefold skips
+//!   events a resumed connection replays (by `sequence_number`, only after
+//!   `reconnect`).
+//!
+//! Not copied either, though not a matter of robustness: a
+//! `response.created` / `in_progress` / `queued` event's own `output`
+//! (which the SDK uses to replace items already done, by identity) is
+//! ignored; with a terminal `output`, the result is the same.
 
 use std::borrow::Cow;
 
