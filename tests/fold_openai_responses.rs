@@ -259,6 +259,20 @@ fn failed_terminal_output_is_the_fold_and_open_parts_stay_incomplete() {
     assert_eq!(r.message["output"][0]["arguments"], "{\"a\":1}");
 }
 
+#[test]
+fn second_done_of_an_item_replaces_the_first() {
+    let r = run(&[
+        created(),
+        msg_added(1, 0, "msg_1"),
+        text_delta(2, 0, "a"),
+        item_done(3, 0, msg("msg_1", "a")),
+        item_done(4, 0, msg("msg_1", "b")),
+        completed(5, None),
+    ]);
+    assert_eq!(warnings(&r, "part_already_ended"), 1);
+    assert_eq!(r.message["output"], json!([msg("msg_1", "b")]), "the SDK's _completed_output keeps the later one");
+}
+
 // ---- 2. Error events.
 
 #[test]

@@ -964,7 +964,10 @@ impl ResponsesFold {
         };
         let item = &mut self.items[pos];
         if item.done {
-            warn(sink, "part_already_ended", &format!("item {output_index} done twice; ignored"));
+            // As the SDK: the later done item is the one folded.
+            let msg = format!("item {output_index} done twice; the later item replaces the first");
+            warn(sink, "part_already_ended", &msg);
+            item.item = done.clone();
             return Ok(());
         }
         // Arguments (input, code) only in the done item (no deltas): take them from there.
