@@ -401,6 +401,36 @@ fn code_interpreter_code_streams_as_text_of_an_other_part() {
 }
 
 #[test]
+fn shell_call_commands_stream_as_text_of_other_parts() {
+    let added = json!({"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+        "item": {"id": "sh_1", "type": "shell_call", "status": "in_progress", "call_id": "c", "action": {"commands": []}}});
+    let cmd = |seq: u64, ty: &str, i: u64, key: &str, text: &str| {
+        json!({"type": format!("response.shell_call_command.{ty}"), "sequence_number": seq, "output_index": 0,
+            "command_index": i, key: text})
+    };
+    let b = body(&[
+        created(),
+        added,
+        cmd(2, "added", 0, "command", ""),
+        cmd(3, "delta", 0, "delta", "ls"),
+        cmd(4, "done", 0, "command", "ls"),
+        cmd(5, "delta", 1, "delta", "pw"),
+    ]);
+    let r = prov_common::run_all(Provider::OpenAIResponses, &b);
+    let starts = named(&r, "part_start");
+    assert_eq!(
+        starts.iter().map(|e| e["provider_type"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["shell_call", "shell_command", "shell_command"]
+    );
+    assert_eq!(named(&r, "part_end")[0]["content"], "ls", "the first command, committed at its done");
+    assert_eq!(
+        r.message["output"][0]["action"]["commands"],
+        json!(["ls", "pw"]),
+        "the open item shows the commands so far"
+    );
+}
+
+#[test]
 fn input_only_in_the_done_item_is_emitted_once() {
     let done = json!({"id": "ctc_1", "type": "custom_tool_call", "call_id": "c1", "name": "p", "input": "xyz"});
     let r = run(&[

@@ -16,6 +16,8 @@
 //! | `mcp_call` item | `tool_call` | idem | `response.mcp_call_arguments.delta` (`arguments`, JSON) | idem |
 //! | `custom_tool_call` item | `other` | idem | `response.custom_tool_call_input.delta` (`input`, as `text_delta`) | idem |
 //! | `code_interpreter_call` item | `other` | idem | `response.code_interpreter_call_code.delta` (`code`, as `text_delta`) | idem |
+//! | `shell_call` item | `other` | idem | — | idem |
+//! | `shell_call` command `action.commands[i]` | `other` (`shell_command`; content: the command string) | `response.shell_call_command.added` (or first delta) | `response.shell_call_command.delta` | `response.shell_call_command.done` / item done |
 //! | any other item | `other` | `response.output_item.added` | — | `response.output_item.done` |
 //!
 //! Argument streams: the payloads that are JSON arguments (function and
@@ -27,10 +29,12 @@
 //! `invalid_arguments`, so they stream as `text_delta`s of an `other` part
 //! (a UI shows them as they come; a custom tool call also gets `id` and
 //! `name` metadata, and is ready to run at its `part_end` with outcome
-//! `complete`, whose content is the item with its `input`). The shell
-//! tool's `response.shell_call_command.*` / `shell_call_output_content.*`
-//! and the audio events are carried through as `unknown`: their item is
-//! whole at `response.output_item.done`.
+//! `complete`, whose content is the item with its `input`). A shell call's
+//! commands stream the same way, one `other` sub-part per command (the
+//! item's part gets `id` metadata: its `call_id`). A shell call output's
+//! `response.shell_call_output_content.*` and the audio events are carried
+//! through as `unknown`: their item is whole at `response.output_item.done`
+//! (the SDK folds none of these deltas either).
 //!
 //! `response.*.done` events for text and arguments carry the full text
 //! again: not re-emitted. `response.output_item.done` replaces the folded
@@ -165,6 +169,8 @@ struct RawHead<'a> {
     #[serde(default, borrow)]
     summary_index: Option<&'a RawValue>,
     #[serde(default, borrow)]
+    command_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
     delta: Option<&'a RawValue>,
     #[serde(default, borrow)]
     sequence_number: Option<&'a RawValue>,
@@ -176,6 +182,7 @@ const SUMMARY_INDEX: u8 = 4;
 const DELTA: u8 = 8;
 const SEQUENCE_NUMBER: u8 = 16;
 const TYPE: u8 = 32;
+const COMMAND_INDEX: u8 = 64;
 
 /// The checked members: `None` when absent (or `null`) or of the wrong type;
 /// `bad` says which were of the wrong type.
@@ -185,6 +192,7 @@ struct Head<'a> {
     output_index: Option<u64>,
     content_index: Option<u64>,
     summary_index: Option<u64>,
+    command_index: Option<u64>,
     delta: Option<JsonStr<'a>>,
     /// Any size: digits beyond `u128` saturate.
     sequence_number: Option<u128>,
@@ -210,6 +218,7 @@ impl<'a> Head<'a> {
         h.output_index = index(raw.output_index, OUTPUT_INDEX, &mut h.bad);
         h.content_index = index(raw.content_index, CONTENT_INDEX, &mut h.bad);
         h.summary_index = index(raw.summary_index, SUMMARY_INDEX, &mut h.bad);
+        h.command_index = index(raw.command_index, COMMAND_INDEX, &mut h.bad);
         if let Some(r) = raw.delta {
             h.delta = JsonStr::from_raw(r.get());
             if h.delta.is_none() {
@@ -242,6 +251,7 @@ impl<'a> Head<'a> {
             (OUTPUT_INDEX, "output_index"),
             (CONTENT_INDEX, "content_index"),
             (SUMMARY_INDEX, "summary_index"),
+            (COMMAND_INDEX, "command_index"),
             (DELTA, "delta"),
             (SEQUENCE_NUMBER, "sequence_number"),
             (TYPE, "type"),
@@ -289,6 +299,16 @@ fn identity(item: &Map<String, Value>) -> (Option<&Value>, Option<&Value>, Optio
 enum Slot {
     Content(u64),
     Summary(u64),
+    /// A `shell_call`'s `action.commands[i]`.
+    Command(u64),
+}
+
+impl Slot {
+    fn index(self) -> u64 {
+        match self {
+            Slot::Content(i) | Slot::Summary(i) | Slot::Command(i) => i,
+        }
+    }
 }
 
 /// A content or summary part of an item (its text and outcome live in the
@@ -302,6 +322,9 @@ struct SubPart {
 
 impl SubPart {
     fn to_json(&self, part: &Part) -> Value {
+        if let Slot::Command(_) = self.slot {
+            return Value::String(part.text.clone());
+        }
         let mut m = self.base.clone();
         let key = if part.kind == PartKind::Refusal { "refusal" } else { "text" };
         m.insert(key.into(), Value::String(part.text.clone()));
@@ -334,25 +357,42 @@ impl Item {
                 m.insert(key.into(), Value::String(text.to_owned()));
             }
         }
-        for (key, is) in [("content", true), ("summary", false)] {
-            let subs: Vec<&SubPart> = self.subs.iter().filter(|s| matches!(s.slot, Slot::Content(_)) == is).collect();
+        for which in 0..3 {
+            let subs: Vec<&SubPart> = self
+                .subs
+                .iter()
+                .filter(|s| match s.slot {
+                    Slot::Content(_) => which == 0,
+                    Slot::Summary(_) => which == 1,
+                    Slot::Command(_) => which == 2,
+                })
+                .collect();
             if subs.is_empty() {
                 continue;
             }
-            let mut list = match m.get(key) {
+            // Where the list lives: `content`, `summary`, `action.commands`.
+            let holder = if which == 2 {
+                let action = m.entry("action").or_insert_with(|| Value::Object(Map::new()));
+                if !action.is_object() {
+                    *action = Value::Object(Map::new());
+                }
+                action.as_object_mut().expect("object")
+            } else {
+                &mut m
+            };
+            let key = ["content", "summary", "commands"][which];
+            let mut list = match holder.get(key) {
                 Some(Value::Array(a)) => a.clone(),
                 _ => Vec::new(),
             };
             for s in subs {
-                let i = match s.slot {
-                    Slot::Content(i) | Slot::Summary(i) => i as usize,
-                };
+                let i = s.slot.index() as usize;
                 while list.len() <= i {
                     list.push(Value::Null);
                 }
                 list[i] = s.to_json(&parts[s.part as usize]);
             }
-            m.insert(key.into(), Value::Array(list));
+            holder.insert(key.into(), Value::Array(list));
         }
         Value::Object(m)
     }
@@ -428,6 +468,8 @@ impl Dialect for ResponsesFold {
                 OUTPUT_INDEX | SUMMARY_INDEX
             }
             _ if delta_item_type(ty).is_some() => OUTPUT_INDEX | DELTA,
+            "response.shell_call_command.delta" => OUTPUT_INDEX | COMMAND_INDEX | DELTA,
+            "response.shell_call_command.added" | "response.shell_call_command.done" => OUTPUT_INDEX | COMMAND_INDEX,
             _ => 0,
         };
         if head.bad & uses != 0 {
@@ -449,6 +491,25 @@ impl Dialect for ResponsesFold {
                 self.on_text(turn, ty, head.output_index, slot, PartKind::Reasoning, head.delta, sink)?;
             }
             _ if delta_item_type(ty).is_some() => self.on_args(turn, ty, &head, sink)?,
+            "response.shell_call_command.delta" => {
+                let slot = Slot::Command(head.command_index.unwrap_or(0));
+                self.on_text(turn, ty, head.output_index, slot, PartKind::Other, head.delta, sink)?;
+            }
+            "response.shell_call_command.added" => {
+                let v = parse_value(event)?;
+                self.ensure_started(turn, ty, sink);
+                let mut base = Map::new();
+                base.insert("type".into(), "shell_command".into());
+                if let Some(c) = v.get("command").filter(|c| c.is_string()) {
+                    base.insert("text".into(), c.clone());
+                }
+                let slot = Slot::Command(head.command_index.unwrap_or(0));
+                self.sub_part(turn, ty, head.output_index, slot, PartKind::Other, Some(base), sink)?;
+            }
+            "response.shell_call_command.done" => {
+                self.ensure_started(turn, ty, sink);
+                self.commit_sub(turn, ty, head.output_index, Slot::Command(head.command_index.unwrap_or(0)), sink);
+            }
             "response.created" | "response.in_progress" | "response.queued" => {
                 let v = parse_value(event)?;
                 if turn.begin() {
@@ -686,12 +747,15 @@ impl ResponsesFold {
             }
             for sp in &item.subs {
                 let part = &turn.parts[sp.part as usize];
-                let (list, i) = match sp.slot {
-                    Slot::Content(i) => ("content", i),
-                    Slot::Summary(i) => ("summary", i),
-                };
+                let i = sp.slot.index() as usize;
                 let key = if part.kind == PartKind::Refusal { "refusal" } else { "text" };
-                let fin = final_str(done.get(list).and_then(|l| l.get(i as usize)).and_then(|c| c.get(key)));
+                let fin = match sp.slot {
+                    Slot::Content(_) => final_str(done.get("content").and_then(|l| l.get(i)).and_then(|c| c.get(key))),
+                    Slot::Summary(_) => final_str(done.get("summary").and_then(|l| l.get(i)).and_then(|c| c.get(key))),
+                    Slot::Command(_) => {
+                        final_str(done.get("action").and_then(|a| a.get("commands")).and_then(|l| l.get(i)))
+                    }
+                };
                 rests.push((sp.part, fin.strip_prefix(part.text.as_str()).map(str::to_owned)));
             }
             if rests.iter().any(|(_, r)| r.is_none()) {
@@ -804,7 +868,12 @@ impl ResponsesFold {
         } else {
             Slot::Summary(head.summary_index.unwrap_or(0))
         };
-        let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
+        self.commit_sub(turn, ty, head.output_index, slot, sink);
+    }
+
+    /// Commits the sub-part `slot` of the item at `output_index` (its done event).
+    fn commit_sub(&mut self, turn: &mut Turn, ty: &str, output_index: Option<u64>, slot: Slot, sink: &mut Sink<'_>) {
+        let Some(pos) = output_index.and_then(|i| self.item_pos(i)) else {
             warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
             return;
         };
@@ -831,7 +900,7 @@ impl ResponsesFold {
             warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
             return Ok(None);
         };
-        let (Slot::Content(sub_index) | Slot::Summary(sub_index)) = slot;
+        let sub_index = slot.index();
         if sub_index >= turn.config.max_parts as u64 {
             // The folded item lists sub-parts by index: refuse absurd ones.
             warn(sink, "invalid_event", &format!("{ty} with part index {sub_index} beyond max_parts; ignored"));
@@ -854,6 +923,7 @@ impl ResponsesFold {
                 (PartKind::Refusal, _) => "refusal",
                 (PartKind::Reasoning, Slot::Summary(_)) => "summary_text",
                 (PartKind::Reasoning, Slot::Content(_)) => "reasoning_text",
+                (_, Slot::Command(_)) => "shell_command",
                 _ => "output_text",
             };
             m.insert("type".into(), t.into());
@@ -927,7 +997,7 @@ impl ResponsesFold {
         if let Some(kind) = kind {
             let part = turn.open_part(kind, (pos, 0), 0, output_index, ity, sink)?;
             it.part = Some(part);
-            if matches!(ity, "function_call" | "mcp_call" | "custom_tool_call") {
+            if matches!(ity, "function_call" | "mcp_call" | "custom_tool_call" | "shell_call") {
                 let id_key = if ity == "mcp_call" { "id" } else { "call_id" };
                 for key in [id_key, "name"] {
                     if let Some(val) = item.get(key) {
