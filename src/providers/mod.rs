@@ -36,7 +36,9 @@
 //! * [`Provider::OpenAIResponses`] — Responses API; see [`openai_responses`].
 //! * [`Provider::Auto`] — detected from the first event that carries data:
 //!   Anthropic when its type is one of the Messages event types, Responses
-//!   when it starts with `response.`, Chat for `chat.completion.chunk`
+//!   when it starts with `response.` (an `error` event: Responses when it
+//!   has a `sequence_number`, its error a `code` or `param`, or is flat;
+//!   else Anthropic), Chat for `chat.completion.chunk`
 //!   objects (or any object with `choices`, or `[DONE]`). A first event that
 //!   fits none is [`StreamError::UnknownDialect`].
 //!
@@ -64,15 +66,17 @@
 //! | `truncated_final_event` | at `finish`, the last undispatched event's data was not complete JSON: discarded |
 //! | `event_before_start` | a content event before `message_start` / `response.created`: an empty message is started implicitly and the event applied (a later `message_start` still supplies its fields) |
 //! | `duplicate_start` | a second `message_start` / `response.created` (outside a reconnection, where it means a restart: `turn_reset`) |
-//! | `duplicate_event` | a Responses event whose `sequence_number` was already applied (a resumed server replaying): skipped |
+//! | `duplicate_event` | after `reconnect`, a Responses event whose `sequence_number` is at or below the cursor (a resumed server replaying): skipped |
+//! | `out_of_order_event` | a Responses event numbered at or below one already applied on the same connection: applied |
 //! | `data_after_terminal` | an event after the terminal event |
 //! | `unknown_part_index` | a delta or stop for a block/item index never started |
 //! | `unexpected_part_index` | a block started at an index other than the next one (folded by index anyway) |
 //! | `duplicate_part_index` | a second start for an index already started |
 //! | `delta_type_mismatch` | a delta whose type does not fit its block (e.g. `text_delta` on `tool_use`) |
 //! | `part_already_ended` | a delta or stop for a block already stopped |
-//! | `part_not_ended` | the terminal event arrived while a part was open (committed as `incomplete`) |
-//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`) |
+//! | `part_not_ended` | the terminal event arrived while a part was open (committed as `incomplete`; Responses: completed from the terminal `output` when it holds the item complete) |
+//! | `terminal_output_mismatch` | Responses: the terminal `output`'s final text of an open item does not extend what was streamed (committed as `incomplete`) |
+//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`, a non-integer `sequence_number`, data that is not an object) |
 //!
 //! # Usage rules
 //!
@@ -82,7 +86,8 @@
 //!   sends as `null` keep their earlier values.
 //! * OpenAI Chat: a chunk's non-null `usage` (the final usage-only chunk of
 //!   `stream_options.include_usage`) replaces the usage.
-//! * OpenAI Responses: the terminal event's `response.usage` replaces.
+//! * OpenAI Responses: a lifecycle event's `response.usage` (the running
+//!   usage of `response.in_progress`), then the terminal event's, replaces.
 //!
 //! Each change is announced by a `usage` event carrying the merged object.
 //!
@@ -119,9 +124,11 @@
 //!   (the UI discards the partial turn), forgets the partial fold, and folds
 //!   the new answer from scratch: nothing is duplicated.
 //! * **resume** — anything else: the server continued where it stopped; the
-//!   fold continues seamlessly. Responses events replayed from before the
-//!   cursor are skipped by their `sequence_number` (warning
-//!   `duplicate_event`): nothing is applied twice, nothing is lost.
+//!   fold continues seamlessly. Responses events of the new connection
+//!   replayed from before the cursor are skipped by their `sequence_number`
+//!   (warning `duplicate_event`): nothing is applied twice, nothing is lost.
+//!   Only a reconnection makes numbers skip: on one connection an event
+//!   numbered out of order is applied (warning `out_of_order_event`).
 
 pub mod anthropic;
 mod args;
@@ -423,6 +430,9 @@ impl Stream {
         }
         self.decoder.finish();
         self.resuming = true;
+        if let Some(d) = self.dialect.as_deref_mut() {
+            d.on_reconnect();
+        }
         Ok(())
     }
 
@@ -633,8 +643,15 @@ fn detect(event: &Event<'_>) -> Option<Provider> {
         return Some(Provider::OpenAIResponses);
     }
     if ty == "error" {
-        // Anthropic nests the error; Responses puts code/message at the top.
-        return Some(if v.get("error").is_some() { Provider::Anthropic } else { Provider::OpenAIResponses });
+        // Both nest the error in the live APIs: Responses numbers its events
+        // (`sequence_number`) and its error has a `code` member, Anthropic's
+        // has neither; the flat form (code and message at the top) is the
+        // Responses SDK's type.
+        let nested = v.get("error").filter(|e| e.is_object());
+        let responses = v.get("sequence_number").is_some()
+            || nested.is_none()
+            || nested.is_some_and(|e| e.get("code").is_some() || e.get("param").is_some());
+        return Some(if responses { Provider::OpenAIResponses } else { Provider::Anthropic });
     }
     if ANTHROPIC.contains(&ty) {
         return Some(Provider::Anthropic);

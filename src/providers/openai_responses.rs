@@ -1,5 +1,9 @@
 //! OpenAI Responses API streaming.
 //!
+//! The reference is the official `openai` Python SDK (checked against
+//! 3.54.0): `ResponseStreamState.accumulate_event` and
+//! `ResponseStream.get_final_response()`.
+//!
 //! Items are folded by `output_index`. Parts:
 //!
 //! | item / sub-part | part kind | opened by | text from | committed by |
@@ -8,29 +12,142 @@
 //! | `message` content `refusal` | `refusal` | idem | `response.refusal.delta` | idem |
 //! | `reasoning` summary part | `reasoning` | `response.reasoning_summary_part.added` (or first delta) | `response.reasoning_summary_text.delta` | `response.reasoning_summary_part.done` / item done |
 //! | `reasoning` content (`reasoning_text`) | `reasoning` | first `response.reasoning_text.delta` | `response.reasoning_text.delta` | item done |
-//! | `function_call` item | `tool_call` | `response.output_item.added` | `response.function_call_arguments.delta` (arguments) | `response.output_item.done` |
+//! | `function_call` item | `tool_call` | `response.output_item.added` | `response.function_call_arguments.delta` (`arguments`, JSON) | `response.output_item.done` |
+//! | `mcp_call` item | `tool_call` | idem | `response.mcp_call_arguments.delta` (`arguments`, JSON) | idem |
+//! | `custom_tool_call` item | `other` | idem | `response.custom_tool_call_input.delta` (`input`, as `text_delta`) | idem |
+//! | `code_interpreter_call` item | `other` | idem | `response.code_interpreter_call_code.delta` (`code`, as `text_delta`) | idem |
+//! | `shell_call` item | `other` | idem | — | idem |
+//! | `shell_call` command `action.commands[i]` | `other` (`shell_command`; content: the command string) | `response.shell_call_command.added` (or first delta) | `response.shell_call_command.delta` | `response.shell_call_command.done` / item done |
 //! | any other item | `other` | `response.output_item.added` | — | `response.output_item.done` |
 //!
-//! `response.*.done` events for text carry the full text again: not
-//! re-emitted. `response.output_item.done` replaces the folded item with the
-//! provider's final item. Other event types (web search progress,
-//! annotations, …) are carried through as `unknown` events.
+//! Argument streams: the payloads that are JSON arguments (function and
+//! MCP calls) go through the arguments parser (`tool_args_delta`,
+//! `tool_args_path`; ready when complete and valid), and `part_metadata`
+//! gives `id` (`call_id`; an MCP call's item `id`) and `name`. A custom
+//! tool's `input` is free text (a grammar's output, not JSON) and the code
+//! interpreter's `code` is Python: parsed as JSON they would only ever be
+//! `invalid_arguments`, so they stream as `text_delta`s of an `other` part
+//! (a UI shows them as they come; a custom tool call also gets `id` and
+//! `name` metadata, and is ready to run at its `part_end` with outcome
+//! `complete`, whose content is the item with its `input`). A shell call's
+//! commands stream the same way, one `other` sub-part per command (the
+//! item's part gets `id` metadata: its `call_id`). A shell call output's
+//! `response.shell_call_output_content.*` and the audio events are carried
+//! through as `unknown`: their item is whole at `response.output_item.done`
+//! (the SDK folds none of these deltas either).
 //!
-//! The folded `Response` takes its top-level members from
-//! `response.created`, then `response.in_progress` and the terminal
-//! event's `response` (all members but `output`), and builds `output` from
-//! the streamed items — complete even when the terminal event carries no
-//! `output`.
+//! `response.*.done` events for text and arguments carry the full text
+//! again: not re-emitted. `response.output_item.done` replaces the folded
+//! item with the provider's final item. Other event types (web search
+//! progress, annotations, …) are carried through as `unknown` events.
 //!
-//! **Usage rule**: the terminal event's `response.usage` replaces.
+//! # The folded `Response`
+//!
+//! Its top-level members come from `response.created`, then
+//! `response.in_progress` and the terminal event's `response` (all members
+//! but `output`). Its `output` is:
+//!
+//! * the terminal event's `response.output` when it is a list (the SDK's
+//!   rule: it carries the final items — final ids and statuses, reasoning
+//!   `encrypted_content` re-encrypted, items whose `output_item.done` never
+//!   came); for `response.completed`, `response.incomplete` and
+//!   `response.failed` alike;
+//! * else (absent or `null`, or no terminal event) the streamed items, each
+//!   as its `response.output_item.done` gave it (the SDK's
+//!   `_completed_output`), or as streamed so far when it never came.
+//!
+//! **Parts open at the terminal event.** At `response.completed` and
+//! `response.incomplete`, an item still open whose final version is in the
+//! terminal `output` (matched by the SDK's identity: type, `id` — not for
+//! function and custom tool calls — and `call_id`) with status `completed`
+//! (or none) is completed from it, as if its `output_item.done` had come:
+//! the rest of each text and argument string is emitted as deltas (so the
+//! deltas still add up to what is committed), then its parts are committed
+//! (warning `part_not_ended` all the same). A tool call whose final
+//! arguments are valid JSON is therefore **ready**: the server says the call
+//! is complete, and the host would otherwise have to dig it out of the
+//! message. Everything else open is committed as `incomplete`: an item
+//! whose terminal status is not `completed` (cut by `max_output_tokens`),
+//! an item missing from the terminal output, an item whose final text does
+//! not extend what was streamed (warning `terminal_output_mismatch`), and
+//! every open part at `response.failed` (a failed response's tool call is
+//! never ready).
+//!
+//! **Usage rule**: the terminal event's `response.usage` replaces. A
+//! `response.created` / `in_progress` / `queued` event with a `usage`
+//! object gives a `usage` event (the running usage).
 //!
 //! Terminal events: `response.completed` and `response.incomplete`
 //! (`turn_end`; stop reason `completed`, or `incomplete_details.reason`);
-//! `response.failed` and `error` are provider errors.
+//! `response.failed` and `error` are provider errors. The `error` event's
+//! error is nested as the live API sends it
+//! (`{"type":"error","error":{"type","code","message","param"}}`) or flat
+//! as the SDK's `ResponseErrorEvent` (`code`, `message` at the top): the
+//! provider error's type is its `code`, else its `type`; its message, else
+//! the SDK's "An error occurred during streaming".
+//!
+//! # Sequence numbers
+//!
+//! `sequence_number` (any non-negative integer, of any size) is the resume
+//! cursor ([`super::Stream::resume_cursor`]: the highest applied; none when
+//! it exceeds `u64`). On one connection every event is applied, in the
+//! order it arrives, whatever its number (one numbered at or below the
+//! highest: warning `out_of_order_event`). After [`super::Stream::reconnect`],
+//! events of the new connection numbered at or below the cursor of the one
+//! that dropped are replays: skipped (warning `duplicate_event`).
+//!
+//! # Events of the wrong shape
+//!
+//! A member of the wrong type (a non-string `delta`, a non-integer index or
+//! `sequence_number`, a non-object `response`, a non-list terminal
+//! `output`) is a warning `invalid_event`: an event that cannot be applied
+//! without it is ignored, otherwise it is applied without that member (a
+//! bad `sequence_number`: applied, not numbered). Data that is JSON but not
+//! an object is ignored with the same warning.
+//!
+//! # Deliberate differences from the SDK
+//!
+//! ssefold folds what the SDK folds where the SDK produces a response, and
+//! goes on where the SDK raises or loses content:
+//!
+//! * **An empty terminal `output` (`[]`) while items were streamed** keeps
+//!   the streamed items; the SDK returns a response with no output at all
+//!   (the live API always sends the full list; `[]` comes from
+//!   OpenAI-compatible servers, whose answer the host has already shown).
+//! * **`response.completed` with items neither done nor in the terminal
+//!   output**: the SDK raises "Cannot complete response with unfinished
+//!   output items"; ssefold commits them as `incomplete` (warning
+//!   `part_not_ended`) and keeps them in `output` when the terminal output
+//!   is absent.
+//! * **A delta before its `content_part.added`, or content before
+//!   `response.created`**: the SDK raises (`IndexError`, "Expected to have
+//!   received `response.created`"); ssefold opens the part (or the
+//!   response, warning `event_before_start`) and folds it.
+//! * **Top-level members**: the SDK's final response is the terminal
+//!   event's `response` alone; ssefold also keeps members only earlier
+//!   lifecycle events sent (identical whenever the terminal event is
+//!   complete, as the live API's is).
+//! * **`response.incomplete` / `response.failed`**: `get_final_response()`
+//!   raises ("Didn't receive a `response.completed` event"); ssefold's
+//!   message is the folded response all the same (the SDK builds the same
+//!   `output` for those events' `response`).
+//! * **Errors and wrong shapes**: the SDK raises (`RuntimeError`,
+//!   validation errors) on a lifecycle event whose response `id` changed,
+//!   an item added twice, conflicting item identities, or a member of the
+//!   wrong type; ssefold warns and folds what it can (bad input contract).
+//! * **Replays**: the SDK applies every event it reads; ssefold skips
+//!   events a resumed connection replays (by `sequence_number`, only after
+//!   `reconnect`).
+//!
+//! Not copied either, though not a matter of robustness: a
+//! `response.created` / `in_progress` / `queued` event's own `output`
+//! (which the SDK uses to replace items already done, by identity) is
+//! ignored; with a terminal `output`, the result is the same.
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent};
@@ -39,26 +156,159 @@ use super::view::JsonStr;
 use super::{parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
+/// The members of an event the hot path reads, borrowed and unchecked: a
+/// member of the wrong type never fails the whole event (see [`Head`]).
 #[derive(Deserialize)]
-struct Head<'a> {
+struct RawHead<'a> {
     #[serde(rename = "type", default, borrow)]
-    ty: Cow<'a, str>,
-    #[serde(default)]
-    output_index: Option<u64>,
-    #[serde(default)]
-    content_index: Option<u64>,
-    #[serde(default)]
-    summary_index: Option<u64>,
+    ty: Option<&'a RawValue>,
     #[serde(default, borrow)]
+    output_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    summary_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    command_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    delta: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    sequence_number: Option<&'a RawValue>,
+}
+
+const OUTPUT_INDEX: u8 = 1;
+const CONTENT_INDEX: u8 = 2;
+const SUMMARY_INDEX: u8 = 4;
+const DELTA: u8 = 8;
+const SEQUENCE_NUMBER: u8 = 16;
+const TYPE: u8 = 32;
+const COMMAND_INDEX: u8 = 64;
+
+/// The checked members: `None` when absent (or `null`) or of the wrong type;
+/// `bad` says which were of the wrong type.
+#[derive(Default)]
+struct Head<'a> {
+    ty: Cow<'a, str>,
+    output_index: Option<u64>,
+    content_index: Option<u64>,
+    summary_index: Option<u64>,
+    command_index: Option<u64>,
     delta: Option<JsonStr<'a>>,
-    #[serde(default)]
-    sequence_number: Option<u64>,
+    /// Any size: digits beyond `u128` saturate.
+    sequence_number: Option<u128>,
+    bad: u8,
+}
+
+impl<'a> Head<'a> {
+    fn parse(data: &'a str) -> Option<Self> {
+        // (A derived struct would also take an array, by position.)
+        if !data.trim_start().starts_with('{') {
+            return None;
+        }
+        let raw: RawHead<'a> = serde_json::from_str(data).ok()?;
+        let mut h = Head::default();
+        let index = |r: Option<&RawValue>, bit: u8, bad: &mut u8| {
+            let r = r?;
+            let n = r.get().parse::<u64>().ok();
+            if n.is_none() {
+                *bad |= bit;
+            }
+            n
+        };
+        h.output_index = index(raw.output_index, OUTPUT_INDEX, &mut h.bad);
+        h.content_index = index(raw.content_index, CONTENT_INDEX, &mut h.bad);
+        h.summary_index = index(raw.summary_index, SUMMARY_INDEX, &mut h.bad);
+        h.command_index = index(raw.command_index, COMMAND_INDEX, &mut h.bad);
+        if let Some(r) = raw.delta {
+            h.delta = JsonStr::from_raw(r.get());
+            if h.delta.is_none() {
+                h.bad |= DELTA;
+            }
+        }
+        if let Some(r) = raw.sequence_number {
+            let t = r.get();
+            if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+                h.sequence_number = Some(t.parse::<u128>().unwrap_or(u128::MAX));
+            } else {
+                h.bad |= SEQUENCE_NUMBER;
+            }
+        }
+        if let Some(r) = raw.ty {
+            match serde_json::from_str::<&'a str>(r.get()) {
+                Ok(t) => h.ty = Cow::Borrowed(t),
+                Err(_) => match serde_json::from_str::<String>(r.get()) {
+                    Ok(t) => h.ty = Cow::Owned(t),
+                    Err(_) => h.bad |= TYPE,
+                },
+            }
+        }
+        Some(h)
+    }
+
+    /// The names of the `bits` members that were of the wrong type.
+    fn bad_names(&self, bits: u8) -> String {
+        let names = [
+            (OUTPUT_INDEX, "output_index"),
+            (CONTENT_INDEX, "content_index"),
+            (SUMMARY_INDEX, "summary_index"),
+            (COMMAND_INDEX, "command_index"),
+            (DELTA, "delta"),
+            (SEQUENCE_NUMBER, "sequence_number"),
+            (TYPE, "type"),
+        ];
+        let bad: Vec<&str> = names.iter().filter(|(b, _)| self.bad & bits & b != 0).map(|(_, n)| *n).collect();
+        bad.join(", ")
+    }
+}
+
+/// The member of an item whose text streams in deltas (`None`: nothing
+/// streams into the item itself).
+fn streamed_key(item_type: &str) -> Option<&'static str> {
+    match item_type {
+        "function_call" | "mcp_call" => Some("arguments"),
+        "custom_tool_call" => Some("input"),
+        "code_interpreter_call" => Some("code"),
+        _ => None,
+    }
+}
+
+/// The item type an item-level delta event streams into.
+fn delta_item_type(event_type: &str) -> Option<&'static str> {
+    match event_type {
+        "response.function_call_arguments.delta" => Some("function_call"),
+        "response.mcp_call_arguments.delta" => Some("mcp_call"),
+        "response.custom_tool_call_input.delta" => Some("custom_tool_call"),
+        "response.code_interpreter_call_code.delta" => Some("code_interpreter_call"),
+        _ => None,
+    }
+}
+
+/// An output item's identity, as the SDK matches streamed items with the
+/// terminal event's `output`: its type, its `id` (not for calls, whose id
+/// may be assigned late) and its `call_id`.
+fn identity(item: &Map<String, Value>) -> (Option<&Value>, Option<&Value>, Option<&Value>) {
+    let some = |k: &str| item.get(k).filter(|v| !v.is_null());
+    let by_call = matches!(
+        item.get("type").and_then(Value::as_str),
+        Some("function_call" | "custom_tool_call" | "shell_call" | "shell_call_output")
+    );
+    (some("type"), if by_call { None } else { some("id") }, some("call_id"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
     Content(u64),
     Summary(u64),
+    /// A `shell_call`'s `action.commands[i]`.
+    Command(u64),
+}
+
+impl Slot {
+    fn index(self) -> u64 {
+        match self {
+            Slot::Content(i) | Slot::Summary(i) | Slot::Command(i) => i,
+        }
+    }
 }
 
 /// A content or summary part of an item (its text and outcome live in the
@@ -72,6 +322,9 @@ struct SubPart {
 
 impl SubPart {
     fn to_json(&self, part: &Part) -> Value {
+        if let Slot::Command(_) = self.slot {
+            return Value::String(part.text.clone());
+        }
         let mut m = self.base.clone();
         let key = if part.kind == PartKind::Refusal { "refusal" } else { "text" };
         m.insert(key.into(), Value::String(part.text.clone()));
@@ -87,6 +340,8 @@ struct Item {
     part: Option<u32>,
     subs: Vec<SubPart>,
     done: bool,
+    /// The member the item's own part streams into ([`streamed_key`]).
+    key: Option<&'static str>,
 }
 
 impl Item {
@@ -95,28 +350,49 @@ impl Item {
         if self.done {
             return Value::Object(m);
         }
-        if let Some(args) = self.part.and_then(|p| parts[p as usize].args.as_ref()) {
-            m.insert("arguments".into(), Value::String(args.raw().to_owned()));
+        if let (Some(p), Some(key)) = (self.part, self.key) {
+            let p = &parts[p as usize];
+            if p.args.is_some() || !p.text.is_empty() || m.get(key).is_some_and(Value::is_string) {
+                let text = p.args.as_ref().map_or(p.text.as_str(), |a| a.raw());
+                m.insert(key.into(), Value::String(text.to_owned()));
+            }
         }
-        for (key, is) in [("content", true), ("summary", false)] {
-            let subs: Vec<&SubPart> = self.subs.iter().filter(|s| matches!(s.slot, Slot::Content(_)) == is).collect();
+        for which in 0..3 {
+            let subs: Vec<&SubPart> = self
+                .subs
+                .iter()
+                .filter(|s| match s.slot {
+                    Slot::Content(_) => which == 0,
+                    Slot::Summary(_) => which == 1,
+                    Slot::Command(_) => which == 2,
+                })
+                .collect();
             if subs.is_empty() {
                 continue;
             }
-            let mut list = match m.get(key) {
+            // Where the list lives: `content`, `summary`, `action.commands`.
+            let holder = if which == 2 {
+                let action = m.entry("action").or_insert_with(|| Value::Object(Map::new()));
+                if !action.is_object() {
+                    *action = Value::Object(Map::new());
+                }
+                action.as_object_mut().expect("object")
+            } else {
+                &mut m
+            };
+            let key = ["content", "summary", "commands"][which];
+            let mut list = match holder.get(key) {
                 Some(Value::Array(a)) => a.clone(),
                 _ => Vec::new(),
             };
             for s in subs {
-                let i = match s.slot {
-                    Slot::Content(i) | Slot::Summary(i) => i as usize,
-                };
+                let i = s.slot.index() as usize;
                 while list.len() <= i {
                     list.push(Value::Null);
                 }
                 list[i] = s.to_json(&parts[s.part as usize]);
             }
-            m.insert(key.into(), Value::Array(list));
+            holder.insert(key.into(), Value::Array(list));
         }
         Value::Object(m)
     }
@@ -127,9 +403,15 @@ impl Item {
 pub(crate) struct ResponsesFold {
     response: Map<String, Value>,
     items: Vec<Item>,
-    /// The highest `sequence_number` applied: the resume cursor, and how
-    /// events replayed after a resume are recognised and skipped.
-    last_sequence_number: Option<u64>,
+    /// The terminal event's `response.output`, when it is authoritative:
+    /// the folded `output` (else it is built from the streamed items).
+    final_output: Option<Vec<Value>>,
+    /// The highest `sequence_number` applied: the resume cursor.
+    last_sequence_number: Option<u128>,
+    /// After [`Dialect::on_reconnect`]: the cursor of the connection that
+    /// dropped; events of the new connection numbered at or below it are
+    /// replays, skipped.
+    replay_floor: Option<u128>,
     /// The terminal event's stop reason.
     stop_reason: Option<String>,
 }
@@ -144,25 +426,55 @@ impl Dialect for ResponsesFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
-        let head: Head<'_> = match serde_json::from_str(event.data()) {
-            Ok(h) => h,
-            Err(_) => {
-                // Valid JSON of another shape (e.g. a non-string delta): generic path.
-                let v = parse_value(event)?;
-                let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
-                sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
-                return Ok(Flow::Continue);
-            }
+        let Some(head) = Head::parse(event.data()) else {
+            // Valid JSON that is not an object: nothing to apply.
+            let v = parse_value(event)?;
+            let kind = match v {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                Value::Null => "null",
+                Value::Object(_) => "an object with a member twice",
+            };
+            warn(sink, "invalid_event", &format!("{} event whose data is {kind}; ignored", event.event()));
+            return Ok(Flow::Continue);
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
+        if head.bad & (SEQUENCE_NUMBER | TYPE) != 0 {
+            let msg = format!("{ty}: {} of the wrong type; applied without it", head.bad_names(SEQUENCE_NUMBER | TYPE));
+            warn(sink, "invalid_event", &msg);
+        }
         if let Some(seq) = head.sequence_number {
-            if self.last_sequence_number.is_some_and(|last| seq <= last) {
-                // A server that resumed replays from the cursor: never twice.
-                let msg = format!("{ty} with sequence_number {seq} already applied; skipped");
+            if self.replay_floor.is_some_and(|floor| seq <= floor) {
+                // A resumed server replaying from before the cursor: never twice.
+                let msg = format!("{ty} with sequence_number {seq} already applied before the reconnection; skipped");
                 warn(sink, "duplicate_event", &msg);
                 return Ok(Flow::Continue);
             }
-            self.last_sequence_number = Some(seq);
+            if let Some(last) = self.last_sequence_number.filter(|&last| seq <= last) {
+                let msg = format!("{ty} with sequence_number {seq} after {last} on the same connection; applied");
+                warn(sink, "out_of_order_event", &msg);
+            }
+            self.last_sequence_number = Some(self.last_sequence_number.map_or(seq, |last| last.max(seq)));
+        }
+        let uses = match ty {
+            "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
+                OUTPUT_INDEX | CONTENT_INDEX | DELTA
+            }
+            "response.reasoning_summary_text.delta" => OUTPUT_INDEX | SUMMARY_INDEX | DELTA,
+            "response.content_part.added" | "response.content_part.done" => OUTPUT_INDEX | CONTENT_INDEX,
+            "response.reasoning_summary_part.added" | "response.reasoning_summary_part.done" => {
+                OUTPUT_INDEX | SUMMARY_INDEX
+            }
+            _ if delta_item_type(ty).is_some() => OUTPUT_INDEX | DELTA,
+            "response.shell_call_command.delta" => OUTPUT_INDEX | COMMAND_INDEX | DELTA,
+            "response.shell_call_command.added" | "response.shell_call_command.done" => OUTPUT_INDEX | COMMAND_INDEX,
+            _ => 0,
+        };
+        if head.bad & uses != 0 {
+            warn(sink, "invalid_event", &format!("{ty}: {} of the wrong type; ignored", head.bad_names(uses)));
+            return Ok(Flow::Continue);
         }
         match ty {
             "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
@@ -178,17 +490,41 @@ impl Dialect for ResponsesFold {
                 let slot = Slot::Summary(head.summary_index.unwrap_or(0));
                 self.on_text(turn, ty, head.output_index, slot, PartKind::Reasoning, head.delta, sink)?;
             }
-            "response.function_call_arguments.delta" => self.on_args(turn, ty, &head, sink)?,
+            _ if delta_item_type(ty).is_some() => self.on_args(turn, ty, &head, sink)?,
+            "response.shell_call_command.delta" => {
+                let slot = Slot::Command(head.command_index.unwrap_or(0));
+                self.on_text(turn, ty, head.output_index, slot, PartKind::Other, head.delta, sink)?;
+            }
+            "response.shell_call_command.added" => {
+                let v = parse_value(event)?;
+                self.ensure_started(turn, ty, sink);
+                let mut base = Map::new();
+                base.insert("type".into(), "shell_command".into());
+                if let Some(c) = v.get("command").filter(|c| c.is_string()) {
+                    base.insert("text".into(), c.clone());
+                }
+                let slot = Slot::Command(head.command_index.unwrap_or(0));
+                self.sub_part(turn, ty, head.output_index, slot, PartKind::Other, Some(base), sink)?;
+            }
+            "response.shell_call_command.done" => {
+                self.ensure_started(turn, ty, sink);
+                self.commit_sub(turn, ty, head.output_index, Slot::Command(head.command_index.unwrap_or(0)), sink);
+            }
             "response.created" | "response.in_progress" | "response.queued" => {
                 let v = parse_value(event)?;
                 if turn.begin() {
-                    self.merge_response(&v);
+                    self.merge_response(ty, &v, sink);
                     let snapshot = self.message(turn);
                     sink(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
                 } else if ty == "response.created" {
                     warn(sink, "duplicate_start", "second response.created; ignored");
+                    return Ok(Flow::Continue);
                 } else {
-                    self.merge_response(&v);
+                    self.merge_response(ty, &v, sink);
+                }
+                // The running usage, where the lifecycle event carries one.
+                if let Some(u) = v.pointer("/response/usage").filter(|u| u.is_object()) {
+                    sink(&StreamEvent::Usage { usage: u });
                 }
             }
             "response.output_item.added" => self.on_item_added(turn, event, sink)?,
@@ -203,11 +539,16 @@ impl Dialect for ResponsesFold {
             | "response.refusal.done"
             | "response.reasoning_summary_text.done"
             | "response.reasoning_text.done"
-            | "response.function_call_arguments.done" => self.ensure_started(turn, ty, sink),
+            | "response.function_call_arguments.done"
+            | "response.mcp_call_arguments.done"
+            | "response.custom_tool_call_input.done"
+            | "response.code_interpreter_call_code.done" => self.ensure_started(turn, ty, sink),
             "response.completed" | "response.incomplete" => {
                 let v = parse_value(event)?;
                 self.ensure_started(turn, ty, sink);
-                self.merge_response(&v);
+                self.merge_response(ty, &v, sink);
+                self.take_final_output(ty, &v, sink);
+                self.complete_from_final_output(turn, ty == "response.incomplete", sink)?;
                 for item in self.items.iter().filter(|i| !i.done) {
                     let msg =
                         format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
@@ -225,17 +566,25 @@ impl Dialect for ResponsesFold {
             "response.failed" | "error" => {
                 let v = parse_value(event)?;
                 self.ensure_started(turn, ty, sink);
-                self.merge_response(&v);
                 let err = if ty == "error" {
-                    v.clone()
+                    // The live API nests the error (`{"type":"error","error":{…}}`);
+                    // the SDK's type puts it at the top level: both.
+                    match v.get("error") {
+                        Some(e @ Value::Object(_)) => e.clone(),
+                        _ => v.clone(),
+                    }
                 } else {
+                    self.merge_response(ty, &v, sink);
+                    self.take_final_output(ty, &v, sink);
                     v.pointer("/response/error").cloned().unwrap_or(Value::Null)
                 };
-                let s = |k: &str| err.get(k).and_then(Value::as_str).map(str::to_owned);
+                let s = |k: &str| err.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+                let request_id =
+                    s("request_id").or_else(|| v.get("request_id").and_then(Value::as_str).map(str::to_owned));
                 return Ok(Flow::Fail(ProviderError {
                     error_type: s("code").or_else(|| s("type").filter(|t| t != "error")).unwrap_or_default(),
-                    message: s("message").unwrap_or_default(),
-                    request_id: s("request_id"),
+                    message: s("message").unwrap_or_else(|| "An error occurred during streaming".to_owned()),
+                    request_id,
                     output_emitted: turn.output_emitted(),
                 }));
             }
@@ -259,9 +608,15 @@ impl Dialect for ResponsesFold {
             return Value::Null;
         }
         let mut m = self.response.clone();
-        let mut order: Vec<&Item> = self.items.iter().collect();
-        order.sort_by_key(|i| i.output_index);
-        m.insert("output".into(), Value::Array(order.iter().map(|i| i.to_json(&turn.parts)).collect()));
+        let output = match &self.final_output {
+            Some(output) => output.clone(),
+            None => {
+                let mut order: Vec<&Item> = self.items.iter().collect();
+                order.sort_by_key(|i| i.output_index);
+                order.iter().map(|i| i.to_json(&turn.parts)).collect()
+            }
+        };
+        m.insert("output".into(), Value::Array(output));
         Value::Object(m)
     }
 
@@ -288,7 +643,12 @@ impl Dialect for ResponsesFold {
     }
 
     fn last_sequence_number(&self) -> Option<u64> {
-        self.last_sequence_number
+        // Beyond u64 it cannot be sent as `starting_after`: no cursor.
+        self.last_sequence_number.and_then(|n| u64::try_from(n).ok())
+    }
+
+    fn on_reconnect(&mut self) {
+        self.replay_floor = self.last_sequence_number;
     }
 }
 
@@ -304,16 +664,145 @@ impl ResponsesFold {
         }
     }
 
-    fn merge_response(&mut self, v: &Value) {
-        if let Some(Value::Object(r)) = v.get("response") {
-            for (k, val) in r {
-                // `output` is rebuilt from the streamed items; keep its position only.
-                let val = if k == "output" { Value::Null } else { val.clone() };
-                self.response.insert(k.clone(), val);
+    fn merge_response(&mut self, ty: &str, v: &Value, sink: &mut Sink<'_>) {
+        match v.get("response") {
+            Some(Value::Object(r)) => {
+                for (k, val) in r {
+                    // `output` is the streamed items or the terminal one
+                    // (`final_output`); keep its position only.
+                    let val = if k == "output" { Value::Null } else { val.clone() };
+                    self.response.insert(k.clone(), val);
+                }
+            }
+            None | Some(Value::Null) => {}
+            Some(_) => warn(sink, "invalid_event", &format!("{ty}: response is not an object; not merged")),
+        }
+    }
+
+    /// The terminal event's `output`, authoritative when it is a list: it
+    /// carries the final items (ids, statuses, re-encrypted reasoning,
+    /// items whose `output_item.done` never came). Absent or `null`: the
+    /// streamed items are the fold. An empty list while items were streamed
+    /// keeps the streamed items (a deliberate difference from the SDK).
+    fn take_final_output(&mut self, ty: &str, v: &Value, sink: &mut Sink<'_>) {
+        match v.pointer("/response/output") {
+            Some(Value::Array(a)) if !a.is_empty() || self.items.is_empty() => self.final_output = Some(a.clone()),
+            None | Some(Value::Null | Value::Array(_)) => {}
+            Some(_) => {
+                warn(sink, "invalid_event", &format!("{ty}: response.output is not a list; the streamed items kept"))
             }
         }
     }
 
+    /// At `response.completed` / `response.incomplete`: an item still open
+    /// whose final version is in the terminal `output` (matched by identity,
+    /// as the SDK does) with status `completed` (or none) is completed from
+    /// it: the rest of each streamed text or argument string is emitted as
+    /// deltas, then its parts are committed as if `output_item.done` had
+    /// come (a tool call whose final arguments are valid JSON is ready).
+    /// When the final text does not extend what was streamed, the item is
+    /// left to be committed as `incomplete` (warning
+    /// `terminal_output_mismatch`).
+    fn complete_from_final_output(
+        &mut self,
+        turn: &mut Turn,
+        incomplete: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let Some(output) = self.final_output.take() else { return Ok(()) };
+        let result = self.complete_items(turn, &output, incomplete, sink);
+        self.final_output = Some(output);
+        result
+    }
+
+    fn complete_items(
+        &mut self,
+        turn: &mut Turn,
+        output: &[Value],
+        incomplete: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        for pos in 0..self.items.len() {
+            let item = &self.items[pos];
+            if item.done {
+                continue;
+            }
+            let id = identity(&item.item);
+            let Some(done) = output.iter().filter_map(Value::as_object).find(|f| identity(f) == id) else {
+                continue;
+            };
+            let status = done.get("status").and_then(Value::as_str);
+            if status.is_some_and(|s| s != "completed") {
+                continue;
+            }
+            // The rest of each streamed string, or None when the final one
+            // does not extend it.
+            let mut rests: Vec<(u32, Option<String>)> = Vec::new();
+            let final_str = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_owned();
+            if let (Some(p), Some(key)) = (item.part, item.key) {
+                let part = &turn.parts[p as usize];
+                let streamed = part.args.as_ref().map_or(part.text.as_str(), |a| a.raw());
+                let fin = final_str(done.get(key));
+                rests.push((p, fin.strip_prefix(streamed).map(str::to_owned)));
+            }
+            for sp in &item.subs {
+                let part = &turn.parts[sp.part as usize];
+                let i = sp.slot.index() as usize;
+                let key = if part.kind == PartKind::Refusal { "refusal" } else { "text" };
+                let fin = match sp.slot {
+                    Slot::Content(_) => final_str(done.get("content").and_then(|l| l.get(i)).and_then(|c| c.get(key))),
+                    Slot::Summary(_) => final_str(done.get("summary").and_then(|l| l.get(i)).and_then(|c| c.get(key))),
+                    Slot::Command(_) => {
+                        final_str(done.get("action").and_then(|a| a.get("commands")).and_then(|l| l.get(i)))
+                    }
+                };
+                rests.push((sp.part, fin.strip_prefix(part.text.as_str()).map(str::to_owned)));
+            }
+            if rests.iter().any(|(_, r)| r.is_none()) {
+                let msg = format!(
+                    "item {}: the terminal output's final text does not extend the streamed text; committed as incomplete",
+                    item.output_index
+                );
+                warn(sink, "terminal_output_mismatch", &msg);
+                continue;
+            }
+            let done = done.clone();
+            let output_index = item.output_index;
+            let msg = format!(
+                "item {output_index} had no response.output_item.done{}; completed from the terminal output",
+                if incomplete { " (response incomplete)" } else { "" }
+            );
+            warn(sink, "part_not_ended", &msg);
+            for (p, rest) in rests {
+                let rest = rest.unwrap_or_default();
+                if rest.is_empty() || !turn.parts[p as usize].is_open() {
+                    continue;
+                }
+                if turn.parts[p as usize].args.is_some() {
+                    turn.push_args(p, rest.as_str(), sink)?;
+                } else {
+                    let total = turn.parts[p as usize].text.len() + rest.len();
+                    turn.check_text(total)?;
+                    turn.parts[p as usize].text.push_str(&rest);
+                    sink(&StreamEvent::TextDelta { part: p, text: &rest });
+                }
+            }
+            let subs: Vec<u32> = self.items[pos].subs.iter().map(|s| s.part).collect();
+            for p in subs {
+                turn.commit(self, p, false, sink);
+            }
+            let item = &mut self.items[pos];
+            item.item = done;
+            item.done = true;
+            if let Some(part) = item.part {
+                turn.commit(self, part, false, sink);
+            }
+        }
+        Ok(())
+    }
+
+    /// An item-level delta: function or MCP call arguments (JSON, through
+    /// the arguments parser), custom tool input or interpreter code (text).
     fn on_args(&mut self, turn: &mut Turn, ty: &str, head: &Head<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         self.ensure_started(turn, ty, sink);
         let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
@@ -321,15 +810,23 @@ impl ResponsesFold {
             return Ok(());
         };
         let item = &self.items[pos];
-        let part = item.part.filter(|&p| turn.parts[p as usize].args.is_some());
-        match (part, item.done) {
-            (Some(part), false) => turn.push_args(part, &head.delta.unwrap_or_default(), sink),
+        let fits = item.item.get("type").and_then(Value::as_str) == delta_item_type(ty);
+        match (item.part, item.done) {
             (_, true) => {
                 warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
                 Ok(())
             }
+            (Some(part), false) if fits && item.key.is_some() => {
+                let delta = head.delta.unwrap_or_default();
+                if turn.parts[part as usize].args.is_some() {
+                    turn.push_args(part, &delta, sink)
+                } else {
+                    turn.append_text(part, &delta, sink)
+                }
+            }
             _ => {
-                warn(sink, "delta_type_mismatch", &format!("{ty} on an item that is not a function call; ignored"));
+                let want = delta_item_type(ty).unwrap_or("");
+                warn(sink, "delta_type_mismatch", &format!("{ty} on an item that is not a {want}; ignored"));
                 Ok(())
             }
         }
@@ -371,7 +868,12 @@ impl ResponsesFold {
         } else {
             Slot::Summary(head.summary_index.unwrap_or(0))
         };
-        let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
+        self.commit_sub(turn, ty, head.output_index, slot, sink);
+    }
+
+    /// Commits the sub-part `slot` of the item at `output_index` (its done event).
+    fn commit_sub(&mut self, turn: &mut Turn, ty: &str, output_index: Option<u64>, slot: Slot, sink: &mut Sink<'_>) {
+        let Some(pos) = output_index.and_then(|i| self.item_pos(i)) else {
             warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
             return;
         };
@@ -398,7 +900,7 @@ impl ResponsesFold {
             warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
             return Ok(None);
         };
-        let (Slot::Content(sub_index) | Slot::Summary(sub_index)) = slot;
+        let sub_index = slot.index();
         if sub_index >= turn.config.max_parts as u64 {
             // The folded item lists sub-parts by index: refuse absurd ones.
             warn(sink, "invalid_event", &format!("{ty} with part index {sub_index} beyond max_parts; ignored"));
@@ -421,6 +923,7 @@ impl ResponsesFold {
                 (PartKind::Refusal, _) => "refusal",
                 (PartKind::Reasoning, Slot::Summary(_)) => "summary_text",
                 (PartKind::Reasoning, Slot::Content(_)) => "reasoning_text",
+                (_, Slot::Command(_)) => "shell_command",
                 _ => "output_text",
             };
             m.insert("type".into(), t.into());
@@ -485,23 +988,29 @@ impl ResponsesFold {
         let ity = item.get("type").and_then(Value::as_str).unwrap_or("");
         let kind = match ity {
             "message" | "reasoning" => None,
-            "function_call" => Some(PartKind::ToolCall),
+            "function_call" | "mcp_call" => Some(PartKind::ToolCall),
             _ => Some(PartKind::Other),
         };
         let pos = self.items.len() as u32;
-        let mut it = Item { output_index, item: item.clone(), part: None, subs: Vec::new(), done: false };
+        let key = streamed_key(ity);
+        let mut it = Item { output_index, item: item.clone(), part: None, subs: Vec::new(), done: false, key };
         if let Some(kind) = kind {
             let part = turn.open_part(kind, (pos, 0), 0, output_index, ity, sink)?;
             it.part = Some(part);
-            if kind == PartKind::ToolCall {
-                for key in ["call_id", "name"] {
+            if matches!(ity, "function_call" | "mcp_call" | "custom_tool_call" | "shell_call") {
+                let id_key = if ity == "mcp_call" { "id" } else { "call_id" };
+                for key in [id_key, "name"] {
                     if let Some(val) = item.get(key) {
                         let key = if key == "call_id" { "id" } else { key };
                         sink(&StreamEvent::PartMetadata { part, key, value: val });
                     }
                 }
-                if let Some(a) = item.get("arguments").and_then(Value::as_str).filter(|a| !a.is_empty()) {
+            }
+            if let Some(a) = key.and_then(|k| item.get(k)).and_then(Value::as_str).filter(|a| !a.is_empty()) {
+                if kind == PartKind::ToolCall {
                     turn.push_args(part, a, sink)?;
+                } else {
+                    turn.start_text(part, a, sink)?;
                 }
             }
         }
@@ -525,14 +1034,20 @@ impl ResponsesFold {
         };
         let item = &mut self.items[pos];
         if item.done {
-            warn(sink, "part_already_ended", &format!("item {output_index} done twice; ignored"));
+            // As the SDK: the later done item is the one folded.
+            let msg = format!("item {output_index} done twice; the later item replaces the first");
+            warn(sink, "part_already_ended", &msg);
+            item.item = done.clone();
             return Ok(());
         }
-        // Arguments only in the done item (no deltas): take them from there.
-        if let Some(part) = item.part {
-            if turn.parts[part as usize].args.as_ref().is_some_and(|a| a.raw().is_empty()) {
-                if let Some(a) = done.get("arguments").and_then(Value::as_str) {
-                    turn.push_args(part, a, sink)?;
+        // Arguments (input, code) only in the done item (no deltas): take them from there.
+        if let (Some(part), Some(key)) = (item.part, item.key) {
+            if let Some(a) = done.get(key).and_then(Value::as_str).filter(|a| !a.is_empty()) {
+                let p = &turn.parts[part as usize];
+                match &p.args {
+                    Some(args) if args.raw().is_empty() => turn.push_args(part, a, sink)?,
+                    None if p.text.is_empty() => turn.start_text(part, a, sink)?,
+                    _ => {}
                 }
             }
         }

@@ -145,6 +145,10 @@ pub(crate) trait Dialect: core::fmt::Debug + Send + Sync {
     fn last_sequence_number(&self) -> Option<u64> {
         None
     }
+
+    /// The connection dropped and a new one follows ([`super::Stream::reconnect`]):
+    /// what it replays must be recognised (Responses: by `sequence_number`).
+    fn on_reconnect(&mut self) {}
 }
 
 /// The state of one turn shared by every dialect: configuration, the turn
