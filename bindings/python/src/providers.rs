@@ -140,9 +140,11 @@ pub struct Stream {
 }
 
 /// The core configuration from the keyword options.
+#[allow(clippy::too_many_arguments)]
 fn stream_config(
     max_line_len: usize,
     max_event_size: usize,
+    max_id_len: usize,
     utf8: &str,
     max_parts: usize,
     max_tool_args_bytes: usize,
@@ -150,7 +152,7 @@ fn stream_config(
     max_choices: usize,
 ) -> PyResult<StreamConfig> {
     Ok(StreamConfig {
-        sse: DecoderConfig { max_line_len, max_event_size, utf8: utf8_mode(utf8)? },
+        sse: DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? },
         max_parts,
         max_tool_args_bytes,
         max_text_bytes,
@@ -215,7 +217,7 @@ impl Stream {
 impl Stream {
     #[new]
     #[pyo3(signature = (
-        provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
+        provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
         ui = false
     ))]
@@ -224,6 +226,7 @@ impl Stream {
         provider: &str,
         max_line_len: usize,
         max_event_size: usize,
+        max_id_len: usize,
         utf8: &str,
         max_parts: usize,
         max_tool_args_bytes: usize,
@@ -236,6 +239,7 @@ impl Stream {
         let config = stream_config(
             max_line_len,
             max_event_size,
+            max_id_len,
             utf8,
             max_parts,
             max_tool_args_bytes,
@@ -461,7 +465,7 @@ macro_rules! dialect {
         impl $name {
             #[new]
             #[pyo3(signature = (
-                        *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
+                        *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
                         ui = false
                     ))]
@@ -469,6 +473,7 @@ macro_rules! dialect {
             fn new(
                 max_line_len: usize,
                 max_event_size: usize,
+                max_id_len: usize,
                 utf8: &str,
                 max_parts: usize,
                 max_tool_args_bytes: usize,
@@ -479,6 +484,7 @@ macro_rules! dialect {
                 let config = stream_config(
                     max_line_len,
                     max_event_size,
+                    max_id_len,
                     utf8,
                     max_parts,
                     max_tool_args_bytes,
