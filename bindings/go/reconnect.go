@@ -64,12 +64,12 @@ func msDuration(ms uint64) time.Duration {
 
 func (p ReconnectPolicy) toC() C.struct_ssefold_reconnect_policy {
 	return C.struct_ssefold_reconnect_policy{
-		initial_delay_ms: C.uint64_t(p.InitialDelay / time.Millisecond),
-		growth:           C.double(p.Growth),
-		max_delay_ms:     C.uint64_t(p.MaxDelay / time.Millisecond),
-		max_retries:      C.uint32_t(p.MaxRetries),
-		jitter:           C.double(p.Jitter),
-		idle_timeout_ms:  C.uint64_t(p.IdleTimeout / time.Millisecond),
+		initial_delay_ms:    C.uint64_t(p.InitialDelay / time.Millisecond),
+		growth:              C.double(p.Growth),
+		max_delay_ms:        C.uint64_t(p.MaxDelay / time.Millisecond),
+		max_retries:         C.uint32_t(p.MaxRetries),
+		jitter:              C.double(p.Jitter),
+		idle_timeout_ms:     C.uint64_t(p.IdleTimeout / time.Millisecond),
 		max_server_retry_ms: C.uint64_t(p.MaxServerRetry / time.Millisecond),
 	}
 }
