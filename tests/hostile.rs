@@ -142,3 +142,19 @@ fn memory_footprint_of_an_idle_decoder_and_after_its_first_event() {
     println!("decoder: idle {idle} bytes, after its first event {first} bytes");
     assert!(idle <= 512 && first <= 1024, "{idle} {first}");
 }
+
+#[test]
+fn memory_footprint_of_an_idle_stream_and_after_its_first_event() {
+    use ssefold::providers::{Provider, Stream};
+    // BENCHMARKS.md "Hostile input and scale" records these figures.
+    let first: &[u8] = b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n";
+    for p in [Provider::Anthropic, Provider::Auto] {
+        let mut s = Stream::new(p);
+        let idle = s.memory_footprint();
+        let mut n = 0;
+        s.feed(first, |_| n += 1).unwrap();
+        let after = s.memory_footprint();
+        println!("{p:?} stream: idle {idle} bytes, after its first event {after} bytes ({n} normalized events)");
+        assert!(n > 0 && idle <= 2048 && after <= 4096, "{idle} {after}");
+    }
+}
