@@ -32,6 +32,7 @@ __all__ = [
     "is_retryable_error_type",
     "_provider_error",
     "_corpus",
+    "_sse_decode_count",
     "PathEvent",
     "PartialJSON",
     "parse_partial_json",
@@ -273,6 +274,7 @@ class Reconnector:
 def is_retryable_error_type(error_type: str) -> bool: ...
 def _provider_error(error_type: str, message: str) -> ProviderError: ...
 def _corpus(name: str, target_bytes: int) -> bytes: ...
+def _sse_decode_count(data: bytes, chunk: int) -> int: ...
 
 # --- partial JSON --------------------------------------------------------------
 
