@@ -29,6 +29,22 @@
 #define PartialJsonLimits_DEFAULT_MAX_BYTES ((64 * 1024) * 1024)
 
 /**
+ * Default of [`ReconnectPolicy::max_server_retry_ms`]: 10 minutes.
+ */
+#define DEFAULT_MAX_SERVER_RETRY_MS 600000
+
+/**
+ * Default for [`DecoderConfig::max_id_len`]: 4 KiB.
+ *
+ * The last event ID is carried by every event dispatched after it (a
+ * binding that copies it per event multiplies it by the event count) and
+ * is sent back as the `Last-Event-ID` request header, where servers cap a
+ * header line at a few KiB (8 KiB is common). Real ids — counters, UUIDs,
+ * opaque cursors — are well under 200 bytes.
+ */
+#define DEFAULT_MAX_ID_LEN (4 << 10)
+
+/**
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
@@ -92,6 +108,11 @@ enum ssefold_result
    * SSE: invalid UTF-8 in strict mode. The event is dropped.
    */
   SSEFOLD_RESULT_SSE_INVALID_UTF8 = 202,
+  /**
+   * SSE: an `id` longer than the configured `max_id_len`. The id in force
+   * is kept; decoding goes on after the next blank line.
+   */
+  SSEFOLD_RESULT_SSE_ID_TOO_LONG = 203,
   /**
    * SSE encoder: a CR or LF in an event name or id.
    */
@@ -634,6 +655,12 @@ typedef struct ssefold_reconnect_policy {
    * Idle timeout in milliseconds; 0 means none (the default).
    */
   uint64_t idle_timeout_ms;
+  /**
+   * Upper bound of a server's `retry:` value, in milliseconds (default
+   * 600000, 10 minutes; 0 also means the default); the server's value
+   * still takes precedence over the backoff up to it.
+   */
+  uint64_t max_server_retry_ms;
 } ssefold_reconnect_policy;
 
 /**
@@ -731,6 +758,11 @@ typedef struct ssefold_sse_decoder_config {
    * A `ssefold_utf8_mode` value (default `SSEFOLD_UTF8_MODE_REPLACE`).
    */
   uint32_t utf8_mode;
+  /**
+   * Longest `id` value accepted, in bytes (default 4 KiB): a longer one
+   * gives `SSEFOLD_RESULT_SSE_ID_TOO_LONG`, the id in force is kept.
+   */
+  size_t max_id_len;
 } ssefold_sse_decoder_config;
 
 /**
@@ -759,6 +791,14 @@ typedef struct ssefold_sse_event {
    * The `retry` value in milliseconds when `has_retry`, else 0.
    */
   uint64_t retry_ms;
+  /**
+   * Changes whenever the decoder's last event ID may have changed: two
+   * events of one decoder with the same `id_generation` carry the same id
+   * bytes, so a host can copy the id once and share that copy until it
+   * changes (the id is repeated on every event and may be up to
+   * `max_id_len` bytes). 0 for the unterminated event of `finish`.
+   */
+  uint64_t id_generation;
 } ssefold_sse_event;
 
 /**
@@ -1269,8 +1309,8 @@ ssefold_result ssefold_reconnector_last_error(const struct ssefold_reconnector *
 const char *ssefold_result_str(uint32_t result);
 
 /**
- * Writes the default decoder options (16 MiB limits, U+FFFD replacement)
- * to `*out`.
+ * Writes the default decoder options (16 MiB lines and events, 4 KiB ids,
+ * U+FFFD replacement) to `*out`.
  *
  * # Safety
  * `out` must be NULL or writable.
@@ -1318,7 +1358,7 @@ ssefold_result ssefold_sse_decoder_set_callback(struct ssefold_sse_decoder *deco
  * `STOPPED` when the callback returned non-zero: `*consumed` is the number
  * of bytes decoded up to and including that event; feed `bytes + consumed`
  * later and nothing is lost. Returns `SSE_LINE_TOO_LONG`,
- * `SSE_EVENT_TOO_LARGE` or `SSE_INVALID_UTF8` for a decode error, with
+ * `SSE_EVENT_TOO_LARGE`, `SSE_ID_TOO_LONG` or `SSE_INVALID_UTF8` for a decode error, with
  * `*consumed` set where decoding stopped and the message in the last error:
  * feed the rest to go on (after a limit error the decoder skips to the
  * next blank line; after a UTF-8 error the event is dropped).

@@ -22,7 +22,9 @@
 //!
 //! `initial_delay_ms × growth^attempt`, capped at `max_delay_ms`: with the
 //! defaults 1000, 1500, 2250, 3375, … up to 30 000 ms, at most 2 retries. A
-//! server `retry:` value takes precedence over the computed delay. Optional
+//! server `retry:` value takes precedence over the computed delay, capped at
+//! `max_server_retry_ms` (10 minutes by default: a hostile or broken
+//! `retry: 99999999999` must not park the host for years). Optional
 //! jitter spreads the delay by ±`jitter` (a fraction); the host supplies the
 //! random number, so the policy stays deterministic.
 //!
@@ -51,7 +53,14 @@ pub struct ReconnectPolicy {
     /// A connection that delivers no bytes for this long is treated as
     /// dropped (default: none).
     pub idle_timeout_ms: Option<u64>,
+    /// Upper bound of a server's `retry:` value, in milliseconds (default
+    /// 600 000, 10 minutes). The server's value still takes precedence over
+    /// the backoff, up to this cap.
+    pub max_server_retry_ms: u64,
 }
+
+/// Default of [`ReconnectPolicy::max_server_retry_ms`]: 10 minutes.
+pub const DEFAULT_MAX_SERVER_RETRY_MS: u64 = 600_000;
 
 impl Default for ReconnectPolicy {
     fn default() -> Self {
@@ -62,24 +71,26 @@ impl Default for ReconnectPolicy {
             max_retries: 2,
             jitter: 0.0,
             idle_timeout_ms: None,
+            max_server_retry_ms: DEFAULT_MAX_SERVER_RETRY_MS,
         }
     }
 }
 
 impl ReconnectPolicy {
     /// The delay before retry number `attempt` (0 for the first retry):
-    /// `server_retry_ms` when the server sent one, else the capped
-    /// exponential backoff. No jitter.
+    /// `server_retry_ms` (capped at `max_server_retry_ms`) when the server
+    /// sent one, else the capped exponential backoff. No jitter.
     ///
     /// ```
     /// let p = ssefold::reconnect::ReconnectPolicy::default();
     /// assert_eq!([0, 1, 2, 3].map(|a| p.next_delay_ms(a, None)), [1000, 1500, 2250, 3375]);
     /// assert_eq!(p.next_delay_ms(40, None), 30_000);
     /// assert_eq!(p.next_delay_ms(0, Some(250)), 250);
+    /// assert_eq!(p.next_delay_ms(0, Some(u64::MAX)), 600_000); // max_server_retry_ms
     /// ```
     pub fn next_delay_ms(&self, attempt: u32, server_retry_ms: Option<u64>) -> u64 {
         if let Some(ms) = server_retry_ms {
-            return ms;
+            return ms.min(self.max_server_retry_ms);
         }
         let growth = if self.growth.is_finite() && self.growth >= 1.0 { self.growth } else { 1.0 };
         let delay = self.initial_delay_ms as f64 * growth.powi(attempt.min(i32::MAX as u32) as i32);

@@ -61,7 +61,7 @@ fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
 }
 
 fn configs() -> [DecoderConfig; 4] {
-    let tiny = |utf8| DecoderConfig { max_line_len: 8, max_event_size: 12, utf8 };
+    let tiny = |utf8| DecoderConfig { max_line_len: 8, max_event_size: 12, max_id_len: 3, utf8 };
     [
         DecoderConfig::default(),
         DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() },

@@ -35,11 +35,15 @@ const (
 	UTF8Strict UTF8Mode = 1
 )
 
-// DecoderConfig holds the decoder's limits; zero fields take the defaults.
+// DecoderConfig holds the decoder's limits; zero fields take the defaults
+// (16 MiB lines and events, 4 KiB ids).
 type DecoderConfig struct {
 	MaxLineLen   int
 	MaxEventSize int
-	UTF8Mode     UTF8Mode
+	// MaxIDLen is the longest id accepted (a longer one is reported as
+	// ResultSSEIDTooLong and the id in force is kept).
+	MaxIDLen int
+	UTF8Mode UTF8Mode
 }
 
 func (c *DecoderConfig) toC() C.struct_ssefold_sse_decoder_config {
@@ -52,6 +56,9 @@ func (c *DecoderConfig) toC() C.struct_ssefold_sse_decoder_config {
 		if c.MaxEventSize > 0 {
 			out.max_event_size = C.size_t(c.MaxEventSize)
 		}
+		if c.MaxIDLen > 0 {
+			out.max_id_len = C.size_t(c.MaxIDLen)
+		}
 		out.utf8_mode = C.uint32_t(c.UTF8Mode)
 	}
 	return out
@@ -60,6 +67,24 @@ func (c *DecoderConfig) toC() C.struct_ssefold_sse_decoder_config {
 type decoderState struct {
 	events   []Event
 	panicked any
+	// The id of the last event, converted once and shared by every event
+	// until the C side's id_generation changes (the id is repeated on every
+	// event and may be up to MaxIDLen bytes).
+	id       string
+	hasID    bool
+	idGen    uint64
+	idCached bool
+}
+
+// eventID returns the id of ev, reusing the last Go string while the
+// decoder's id generation is unchanged.
+func (d *decoderState) eventID(ev *C.struct_ssefold_sse_event) (string, bool) {
+	gen := uint64(ev.id_generation)
+	if !d.idCached || gen != d.idGen {
+		d.id, d.hasID = goString(ev.id)
+		d.idGen, d.idCached = gen, true
+	}
+	return d.id, d.hasID
 }
 
 // Decoder is an incremental SSE decoder.

@@ -26,6 +26,7 @@ const (
 	ResultSSELineTooLong       Result = 200
 	ResultSSEEventTooLarge     Result = 201
 	ResultSSEInvalidUTF8       Result = 202
+	ResultSSEIDTooLong         Result = 203
 	ResultEncodeLineBreak      Result = 300
 	ResultEncodeNulInID        Result = 301
 	ResultJSONInvalid          Result = 400
@@ -83,7 +84,7 @@ func (e *Error) Is(target error) bool {
 		return e.Code == ResultStreamIncomplete || e.Code == ResultJSONIncomplete
 	case ErrLimit:
 		switch e.Code {
-		case ResultSSELineTooLong, ResultSSEEventTooLarge, ResultJSONDepthLimit,
+		case ResultSSELineTooLong, ResultSSEEventTooLarge, ResultSSEIDTooLong, ResultJSONDepthLimit,
 			ResultJSONSizeLimit, ResultStreamLimitExceeded:
 			return true
 		}

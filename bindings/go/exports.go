@@ -27,7 +27,7 @@ func goSseEvent(h C.uintptr_t, ev *C.struct_ssefold_sse_event) C.int {
 	e := Event{}
 	e.Type, _ = goString(ev.event)
 	e.Data, _ = goString(ev.data)
-	e.ID, e.HasID = goString(ev.id)
+	e.ID, e.HasID = d.eventID(ev)
 	e.HasRetry = bool(ev.has_retry)
 	e.RetryMS = uint64(ev.retry_ms)
 	d.events = append(d.events, e)

@@ -27,6 +27,9 @@ type ReconnectPolicy struct {
 	Jitter float64
 	// IdleTimeout closes a connection without bytes for this long (0: none).
 	IdleTimeout time.Duration
+	// MaxServerRetry caps the server's retry: field, which otherwise takes
+	// precedence over the backoff (0: the default, 10 minutes).
+	MaxServerRetry time.Duration
 }
 
 // DefaultReconnectPolicy returns the core's default policy.
@@ -44,17 +47,30 @@ func policyFromC(p C.struct_ssefold_reconnect_policy) ReconnectPolicy {
 		MaxRetries:   uint32(p.max_retries),
 		Jitter:       float64(p.jitter),
 		IdleTimeout:  time.Duration(p.idle_timeout_ms) * time.Millisecond,
+		// Capped so that the conversion cannot overflow time.Duration.
+		MaxServerRetry: msDuration(uint64(p.max_server_retry_ms)),
 	}
+}
+
+// msDuration converts milliseconds to a Duration, saturating instead of
+// overflowing.
+func msDuration(ms uint64) time.Duration {
+	const maxMS = uint64(1<<63-1) / uint64(time.Millisecond)
+	if ms > maxMS {
+		return time.Duration(1<<63 - 1)
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 func (p ReconnectPolicy) toC() C.struct_ssefold_reconnect_policy {
 	return C.struct_ssefold_reconnect_policy{
-		initial_delay_ms: C.uint64_t(p.InitialDelay / time.Millisecond),
-		growth:           C.double(p.Growth),
-		max_delay_ms:     C.uint64_t(p.MaxDelay / time.Millisecond),
-		max_retries:      C.uint32_t(p.MaxRetries),
-		jitter:           C.double(p.Jitter),
-		idle_timeout_ms:  C.uint64_t(p.IdleTimeout / time.Millisecond),
+		initial_delay_ms:    C.uint64_t(p.InitialDelay / time.Millisecond),
+		growth:              C.double(p.Growth),
+		max_delay_ms:        C.uint64_t(p.MaxDelay / time.Millisecond),
+		max_retries:         C.uint32_t(p.MaxRetries),
+		jitter:              C.double(p.Jitter),
+		idle_timeout_ms:     C.uint64_t(p.IdleTimeout / time.Millisecond),
+		max_server_retry_ms: C.uint64_t(p.MaxServerRetry / time.Millisecond),
 	}
 }
 
@@ -75,7 +91,7 @@ func (p ReconnectPolicy) NextDelay(attempt uint32, serverRetry *time.Duration, r
 	if r != 0 {
 		return 0, &Error{Code: Result(r)}
 	}
-	return time.Duration(out) * time.Millisecond, nil
+	return msDuration(uint64(out)), nil
 }
 
 // IsRetryableErrorType says whether a provider error type is transient
@@ -289,7 +305,7 @@ func (rc *Reconnector) OnEnd(end StreamEnd) (Decision, error) {
 	}
 	d := Decision{
 		Kind:      DecisionKind(out.kind),
-		Delay:     time.Duration(out.delay_ms) * time.Millisecond,
+		Delay:     msDuration(uint64(out.delay_ms)),
 		Attempt:   uint32(out.attempt),
 		Cursor:    cursorFromC(out.cursor),
 		LastEnd:   EndKind(out.last_end),

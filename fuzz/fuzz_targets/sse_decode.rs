@@ -43,9 +43,9 @@ fuzz_target!(|input: &[u8]| {
     let utf8 = if head[0] & 1 == 0 { Utf8Mode::Replace } else { Utf8Mode::Strict };
     let config = match head[0] >> 1 & 3 {
         0 => DecoderConfig { utf8, ..DecoderConfig::default() },
-        1 => DecoderConfig { max_line_len: 64, max_event_size: 64, utf8 },
-        2 => DecoderConfig { max_line_len: 64, max_event_size: 200, utf8 },
-        _ => DecoderConfig { max_line_len: 7, max_event_size: 5, utf8 },
+        1 => DecoderConfig { max_line_len: 64, max_event_size: 64, max_id_len: 16, utf8 },
+        2 => DecoderConfig { max_line_len: 64, max_event_size: 200, max_id_len: 64, utf8 },
+        _ => DecoderConfig { max_line_len: 7, max_event_size: 5, max_id_len: 2, utf8 },
     };
     // Within the limits: each buffer may be over-allocated by growth (x2)
     // and U+FFFD replacement may triple its bytes.

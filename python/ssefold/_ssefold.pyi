@@ -11,6 +11,7 @@ __all__ = [
     "DecodeError",
     "LineTooLongError",
     "EventTooLargeError",
+    "IdTooLongError",
     "InvalidUtf8Error",
     "EncodeError",
     "ProviderError",
@@ -31,6 +32,7 @@ __all__ = [
     "is_retryable_error_type",
     "_provider_error",
     "_corpus",
+    "_sse_decode_count",
     "PathEvent",
     "PartialJSON",
     "parse_partial_json",
@@ -56,6 +58,9 @@ class LineTooLongError(DecodeError):
     limit: int
 
 class EventTooLargeError(DecodeError):
+    limit: int
+
+class IdTooLongError(DecodeError):
     limit: int
 
 class InvalidUtf8Error(DecodeError):
@@ -104,6 +109,7 @@ class SSEDecoder:
         *,
         max_line_len: int = 16777216,
         max_event_size: int = 16777216,
+        max_id_len: int = 4096,
         utf8: Literal["replace", "strict"] = "replace",
     ) -> SSEDecoder: ...
     def feed(self, data: _Bytes) -> list[ServerSentEvent]: ...
@@ -121,6 +127,8 @@ class SSEDecoder:
     def max_line_len(self) -> int: ...
     @property
     def max_event_size(self) -> int: ...
+    @property
+    def max_id_len(self) -> int: ...
     @property
     def utf8(self) -> Literal["replace", "strict"]: ...
 
@@ -154,6 +162,7 @@ class ReconnectPolicy:
         max_retries: int = 2,
         jitter: float = 0.0,
         idle_timeout_ms: Optional[int] = None,
+        max_server_retry_ms: int = 600000,
     ) -> ReconnectPolicy: ...
     def next_delay_ms(self, attempt: int, server_retry_ms: Optional[int] = None) -> int: ...
     def jittered_delay_ms(self, attempt: int, server_retry_ms: Optional[int], random_unit: float) -> int: ...
@@ -169,6 +178,8 @@ class ReconnectPolicy:
     def jitter(self) -> float: ...
     @property
     def idle_timeout_ms(self) -> Optional[int]: ...
+    @property
+    def max_server_retry_ms(self) -> int: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __ne__(self, value: object, /) -> bool: ...
 
@@ -263,6 +274,7 @@ class Reconnector:
 def is_retryable_error_type(error_type: str) -> bool: ...
 def _provider_error(error_type: str, message: str) -> ProviderError: ...
 def _corpus(name: str, target_bytes: int) -> bytes: ...
+def _sse_decode_count(data: bytes, chunk: int) -> int: ...
 
 # --- partial JSON --------------------------------------------------------------
 
@@ -383,6 +395,7 @@ class Stream:
         *,
         max_line_len: int = 16777216,
         max_event_size: int = 16777216,
+        max_id_len: int = 4096,
         utf8: Literal["replace", "strict"] = "replace",
         max_parts: int = 4096,
         max_tool_args_bytes: int = 16777216,
@@ -421,6 +434,7 @@ class _Dialect(Stream):
         *,
         max_line_len: int = 16777216,
         max_event_size: int = 16777216,
+        max_id_len: int = 4096,
         utf8: Literal["replace", "strict"] = "replace",
         max_parts: int = 4096,
         max_tool_args_bytes: int = 16777216,

@@ -8,6 +8,7 @@ use super::result::ssefold_result;
 use super::slice::ssefold_str;
 use crate::reconnect::{
     is_retryable_error_type, ConnectionState, Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd,
+    DEFAULT_MAX_SERVER_RETRY_MS,
 };
 
 /// The knobs of the reconnection policy (a plain struct: fill it from
@@ -27,6 +28,10 @@ pub struct ssefold_reconnect_policy {
     pub jitter: f64,
     /// Idle timeout in milliseconds; 0 means none (the default).
     pub idle_timeout_ms: u64,
+    /// Upper bound of a server's `retry:` value, in milliseconds (default
+    /// 600000, 10 minutes; 0 also means the default); the server's value
+    /// still takes precedence over the backoff up to it.
+    pub max_server_retry_ms: u64,
 }
 
 /// Connection state for the UI.
@@ -171,6 +176,10 @@ fn policy_from_c(p: &ssefold_reconnect_policy) -> Result<ReconnectPolicy, Failur
         max_retries: p.max_retries,
         jitter: p.jitter,
         idle_timeout_ms: (p.idle_timeout_ms != 0).then_some(p.idle_timeout_ms),
+        max_server_retry_ms: match p.max_server_retry_ms {
+            0 => DEFAULT_MAX_SERVER_RETRY_MS,
+            ms => ms,
+        },
     })
 }
 
@@ -266,6 +275,7 @@ pub unsafe extern "C" fn ssefold_reconnect_policy_default(out: *mut ssefold_reco
             max_retries: d.max_retries,
             jitter: d.jitter,
             idle_timeout_ms: d.idle_timeout_ms.unwrap_or(0),
+            max_server_retry_ms: d.max_server_retry_ms,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, p) };

@@ -43,6 +43,9 @@ pub enum ssefold_result {
     SseEventTooLarge = 201,
     /// SSE: invalid UTF-8 in strict mode. The event is dropped.
     SseInvalidUtf8 = 202,
+    /// SSE: an `id` longer than the configured `max_id_len`. The id in force
+    /// is kept; decoding goes on after the next blank line.
+    SseIdTooLong = 203,
     /// SSE encoder: a CR or LF in an event name or id.
     EncodeLineBreak = 300,
     /// SSE encoder: a NUL in an id.
@@ -71,7 +74,7 @@ pub enum ssefold_result {
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 23] = [
+    pub(crate) const ALL: [ssefold_result; 24] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -83,6 +86,7 @@ impl ssefold_result {
         ssefold_result::SseLineTooLong,
         ssefold_result::SseEventTooLarge,
         ssefold_result::SseInvalidUtf8,
+        ssefold_result::SseIdTooLong,
         ssefold_result::EncodeLineBreak,
         ssefold_result::EncodeNulInId,
         ssefold_result::JsonInvalid,
@@ -116,6 +120,7 @@ impl ssefold_result {
             ssefold_result::SseLineTooLong => "SSE line longer than the limit\0",
             ssefold_result::SseEventTooLarge => "SSE event data larger than the limit\0",
             ssefold_result::SseInvalidUtf8 => "invalid UTF-8 in an SSE field (strict mode)\0",
+            ssefold_result::SseIdTooLong => "SSE id longer than the limit\0",
             ssefold_result::EncodeLineBreak => "the SSE event name or id contains CR or LF\0",
             ssefold_result::EncodeNulInId => "the SSE id contains NUL\0",
             ssefold_result::JsonInvalid => "invalid JSON\0",
@@ -138,6 +143,7 @@ impl From<&DecodeError> for ssefold_result {
             DecodeError::LineTooLong { .. } => ssefold_result::SseLineTooLong,
             DecodeError::EventTooLarge { .. } => ssefold_result::SseEventTooLarge,
             DecodeError::InvalidUtf8 { .. } => ssefold_result::SseInvalidUtf8,
+            DecodeError::IdTooLong { .. } => ssefold_result::SseIdTooLong,
         }
     }
 }

@@ -5,7 +5,7 @@ use core::ffi::{c_int, c_void};
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_str};
-use crate::sse::{Decoder, DecoderConfig, Event, OwnedEvent, Utf8Mode, DEFAULT_LIMIT};
+use crate::sse::{Decoder, DecoderConfig, Event, OwnedEvent, Utf8Mode, DEFAULT_LIMIT, DEFAULT_MAX_ID_LEN};
 
 /// How invalid UTF-8 in field values is handled (the `utf8_mode` of
 /// [`ssefold_sse_decoder_config`]).
@@ -28,6 +28,9 @@ pub struct ssefold_sse_decoder_config {
     pub max_event_size: usize,
     /// A `ssefold_utf8_mode` value (default `SSEFOLD_UTF8_MODE_REPLACE`).
     pub utf8_mode: u32,
+    /// Longest `id` value accepted, in bytes (default 4 KiB): a longer one
+    /// gives `SSEFOLD_RESULT_SSE_ID_TOO_LONG`, the id in force is kept.
+    pub max_id_len: usize,
 }
 
 /// One dispatched event, as passed to the callback. Every view is valid
@@ -46,6 +49,12 @@ pub struct ssefold_sse_event {
     pub has_retry: bool,
     /// The `retry` value in milliseconds when `has_retry`, else 0.
     pub retry_ms: u64,
+    /// Changes whenever the decoder's last event ID may have changed: two
+    /// events of one decoder with the same `id_generation` carry the same id
+    /// bytes, so a host can copy the id once and share that copy until it
+    /// changes (the id is repeated on every event and may be up to
+    /// `max_id_len` bytes). 0 for the unterminated event of `finish`.
+    pub id_generation: u64,
 }
 
 impl ssefold_sse_event {
@@ -56,6 +65,7 @@ impl ssefold_sse_event {
             id: ssefold_str::from_option(e.id()),
             has_retry: e.retry().is_some(),
             retry_ms: e.retry().unwrap_or(0),
+            id_generation: e.id_generation(),
         }
     }
 }
@@ -140,14 +150,14 @@ fn config_from_c(c: &ssefold_sse_decoder_config) -> Result<DecoderConfig, ssefol
         1 => Utf8Mode::Strict,
         _ => return Err(ssefold_result::InvalidArgument),
     };
-    if c.max_line_len == 0 || c.max_event_size == 0 {
+    if c.max_line_len == 0 || c.max_event_size == 0 || c.max_id_len == 0 {
         return Err(ssefold_result::InvalidArgument);
     }
-    Ok(DecoderConfig { max_line_len: c.max_line_len, max_event_size: c.max_event_size, utf8 })
+    Ok(DecoderConfig { max_line_len: c.max_line_len, max_event_size: c.max_event_size, max_id_len: c.max_id_len, utf8 })
 }
 
-/// Writes the default decoder options (16 MiB limits, U+FFFD replacement)
-/// to `*out`.
+/// Writes the default decoder options (16 MiB lines and events, 4 KiB ids,
+/// U+FFFD replacement) to `*out`.
 ///
 /// # Safety
 /// `out` must be NULL or writable.
@@ -161,6 +171,7 @@ pub unsafe extern "C" fn ssefold_sse_decoder_config_default(out: *mut ssefold_ss
             max_line_len: DEFAULT_LIMIT,
             max_event_size: DEFAULT_LIMIT,
             utf8_mode: ssefold_utf8_mode::Replace as u32,
+            max_id_len: DEFAULT_MAX_ID_LEN,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, config) };
@@ -243,7 +254,7 @@ pub unsafe extern "C" fn ssefold_sse_decoder_set_callback(
 /// `STOPPED` when the callback returned non-zero: `*consumed` is the number
 /// of bytes decoded up to and including that event; feed `bytes + consumed`
 /// later and nothing is lost. Returns `SSE_LINE_TOO_LONG`,
-/// `SSE_EVENT_TOO_LARGE` or `SSE_INVALID_UTF8` for a decode error, with
+/// `SSE_EVENT_TOO_LARGE`, `SSE_ID_TOO_LONG` or `SSE_INVALID_UTF8` for a decode error, with
 /// `*consumed` set where decoding stopped and the message in the last error:
 /// feed the rest to go on (after a limit error the decoder skips to the
 /// next blank line; after a UTF-8 error the event is dropped).
@@ -301,6 +312,7 @@ pub unsafe extern "C" fn ssefold_sse_decoder_finish(
             id: ssefold_str::ABSENT,
             has_retry: false,
             retry_ms: 0,
+            id_generation: 0,
         };
         let report = ssefold_sse_end {
             discarded_bytes: end.discarded_bytes,
@@ -470,7 +482,7 @@ mod tests {
 
     #[test]
     fn a_decode_error_is_returned_and_decoding_resumes() {
-        let config = ssefold_sse_decoder_config { max_line_len: 8, max_event_size: 64, utf8_mode: 0 };
+        let config = ssefold_sse_decoder_config { max_line_len: 8, max_event_size: 64, utf8_mode: 0, max_id_len: 4096 };
         let mut d = core::ptr::null_mut();
         let mut sink = Sink::default();
         let input = b"data: far too long\n\ndata: ok\n\n";

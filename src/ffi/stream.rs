@@ -217,11 +217,16 @@ fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
         1 => Utf8Mode::Strict,
         m => return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown utf8_mode {m}"))),
     };
-    if c.sse.max_line_len == 0 || c.sse.max_event_size == 0 {
+    if c.sse.max_line_len == 0 || c.sse.max_event_size == 0 || c.sse.max_id_len == 0 {
         return Err(Failure::new(ssefold_result::InvalidArgument, "SSE limits must be positive"));
     }
     Ok(StreamConfig {
-        sse: DecoderConfig { max_line_len: c.sse.max_line_len, max_event_size: c.sse.max_event_size, utf8 },
+        sse: DecoderConfig {
+            max_line_len: c.sse.max_line_len,
+            max_event_size: c.sse.max_event_size,
+            max_id_len: c.sse.max_id_len,
+            utf8,
+        },
         max_parts: c.max_parts,
         max_tool_args_bytes: c.max_tool_args_bytes,
         max_text_bytes: c.max_text_bytes,
@@ -246,6 +251,7 @@ pub unsafe extern "C" fn ssefold_stream_config_default(out: *mut ssefold_stream_
                 max_line_len: d.sse.max_line_len,
                 max_event_size: d.sse.max_event_size,
                 utf8_mode: u32::from(d.sse.utf8 == Utf8Mode::Strict),
+                max_id_len: d.sse.max_id_len,
             },
             max_parts: d.max_parts,
             max_tool_args_bytes: d.max_tool_args_bytes,

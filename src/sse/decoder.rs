@@ -16,10 +16,11 @@
 //! * invalid UTF-8 is decoded with U+FFFD replacement, or refused with
 //!   [`DecodeError::InvalidUtf8`] under [`Utf8Mode::Strict`].
 //!
-//! Limits: a line longer than [`DecoderConfig::max_line_len`] or an event
-//! whose data exceeds [`DecoderConfig::max_event_size`] gives a typed error;
-//! the decoder then skips to the next blank line and goes on. Memory stays
-//! within the limits plus a constant whatever the input.
+//! Limits: a line longer than [`DecoderConfig::max_line_len`], an event
+//! whose data exceeds [`DecoderConfig::max_event_size`] or an `id` longer
+//! than [`DecoderConfig::max_id_len`] gives a typed error; the decoder then
+//! skips to the next blank line and goes on. Memory stays within the limits
+//! plus a constant whatever the input.
 
 use core::ops::Range;
 
@@ -30,6 +31,15 @@ use super::lines::{Cursor, LineRef, LineSplitter};
 /// Default for [`DecoderConfig::max_line_len`] and
 /// [`DecoderConfig::max_event_size`]: 16 MiB.
 pub const DEFAULT_LIMIT: usize = 16 << 20;
+
+/// Default for [`DecoderConfig::max_id_len`]: 4 KiB.
+///
+/// The last event ID is carried by every event dispatched after it (a
+/// binding that copies it per event multiplies it by the event count) and
+/// is sent back as the `Last-Event-ID` request header, where servers cap a
+/// header line at a few KiB (8 KiB is common). Real ids — counters, UUIDs,
+/// opaque cursors — are well under 200 bytes.
+pub const DEFAULT_MAX_ID_LEN: usize = 4 << 10;
 
 /// How invalid UTF-8 in field values is handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,13 +58,23 @@ pub struct DecoderConfig {
     pub max_line_len: usize,
     /// Largest data buffer of one event, in bytes.
     pub max_event_size: usize,
+    /// Longest `id` value accepted, in bytes (default
+    /// [`DEFAULT_MAX_ID_LEN`], 4 KiB). A longer one gives
+    /// [`DecodeError::IdTooLong`]: the id in force is kept and the block is
+    /// skipped, like the other limits.
+    pub max_id_len: usize,
     /// What to do with invalid UTF-8.
     pub utf8: Utf8Mode,
 }
 
 impl Default for DecoderConfig {
     fn default() -> Self {
-        DecoderConfig { max_line_len: DEFAULT_LIMIT, max_event_size: DEFAULT_LIMIT, utf8: Utf8Mode::Replace }
+        DecoderConfig {
+            max_line_len: DEFAULT_LIMIT,
+            max_event_size: DEFAULT_LIMIT,
+            max_id_len: DEFAULT_MAX_ID_LEN,
+            utf8: Utf8Mode::Replace,
+        }
     }
 }
 
@@ -80,6 +100,15 @@ pub enum DecodeError {
         /// The configured limit.
         limit: usize,
         /// Stream offset of the line that crossed the limit.
+        offset: u64,
+    },
+    /// An `id` value was longer than the limit: the id in force is kept and
+    /// the block is skipped. `offset` is where the `id` line starts.
+    #[error("SSE id longer than {limit} bytes at offset {offset}")]
+    IdTooLong {
+        /// The configured limit.
+        limit: usize,
+        /// Stream offset of the `id` line.
         offset: u64,
     },
     /// Invalid UTF-8 under [`Utf8Mode::Strict`]. `field` is `"data"`,
@@ -203,6 +232,8 @@ pub struct Decoder {
     /// The last event ID string, committed at each blank line.
     committed_id: String,
     has_committed_id: bool,
+    /// Bumped whenever `id_buf` may have changed (see [`Event::id_generation`]).
+    id_generation: u64,
     reconnection_time: Option<u64>,
 }
 
@@ -229,6 +260,7 @@ impl Decoder {
             has_id: false,
             committed_id: String::new(),
             has_committed_id: false,
+            id_generation: 0,
             reconnection_time: None,
         }
     }
@@ -325,8 +357,11 @@ impl Decoder {
         self.block.start = None;
         self.lines.reset();
         // The unterminated block's id, if any, is discarded with it.
-        self.id_buf.clone_from(&self.committed_id);
-        self.has_id = self.has_committed_id;
+        if self.id_buf != self.committed_id || self.has_id != self.has_committed_id {
+            self.id_buf.clone_from(&self.committed_id);
+            self.has_id = self.has_committed_id;
+            self.id_generation += 1;
+        }
         EndOfStream { discarded_bytes, unterminated }
     }
 
@@ -338,6 +373,7 @@ impl Decoder {
         self.committed_id.clear();
         self.has_id = false;
         self.has_committed_id = false;
+        self.id_generation += 1;
         self.reconnection_time = None;
     }
 
@@ -507,7 +543,12 @@ impl Decoder {
             }
             Field::Id(r) => {
                 let value = &line[r];
+                if value.len() > self.config.max_id_len {
+                    self.skip_block();
+                    return Err(DecodeError::IdTooLong { limit: self.config.max_id_len, offset: start });
+                }
                 if memchr::memchr(0, value).is_none() {
+                    self.id_generation += 1;
                     match core::str::from_utf8(value) {
                         Ok(s) => {
                             self.id_buf.clear();
@@ -587,7 +628,7 @@ impl Decoder {
             event = "message";
         }
         let id = self.has_id.then_some(self.id_buf.as_str());
-        Ok(Event { event, data, id, retry: *retry })
+        Ok(Event { event, data, id, retry: *retry, id_generation: self.id_generation })
     }
 }
 

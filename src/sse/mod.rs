@@ -10,6 +10,8 @@ pub mod event;
 pub mod fields;
 pub mod lines;
 
-pub use decoder::{DecodeError, Decoder, DecoderConfig, EndOfStream, Events, Utf8Mode, DEFAULT_LIMIT};
+pub use decoder::{
+    DecodeError, Decoder, DecoderConfig, EndOfStream, Events, Utf8Mode, DEFAULT_LIMIT, DEFAULT_MAX_ID_LEN,
+};
 pub use encoder::{EncodeError, Encoder};
 pub use event::{Event, OwnedEvent};

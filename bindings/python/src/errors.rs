@@ -8,6 +8,7 @@
 //!     ├── DecodeError            (.offset)
 //!     │   ├── LineTooLongError   (.limit)
 //!     │   ├── EventTooLargeError (.limit)
+//!     │   ├── IdTooLongError     (.limit)
 //!     │   └── InvalidUtf8Error   (.field)
 //!     ├── EncodeError            (.field)
 //!     ├── ProviderError          (.type, .message, .request_id, .output_emitted)
@@ -35,6 +36,7 @@ create_exception!(ssefold, Error, PyValueError, "Base class of every error raise
 create_exception!(ssefold, DecodeError, Error, "The SSE input broke a limit or held invalid UTF-8 in strict mode.");
 create_exception!(ssefold, LineTooLongError, DecodeError, "An SSE line was longer than `max_line_len`.");
 create_exception!(ssefold, EventTooLargeError, DecodeError, "An SSE event's data grew past `max_event_size`.");
+create_exception!(ssefold, IdTooLongError, DecodeError, "An SSE id was longer than `max_id_len`.");
 create_exception!(ssefold, InvalidUtf8Error, DecodeError, "Invalid UTF-8 in an SSE field under `utf8=\"strict\"`.");
 create_exception!(ssefold, EncodeError, Error, "An event could not be encoded (line break in event/id, NUL in id).");
 create_exception!(ssefold, ProviderError, Error, "The provider reported an error (`.type`, `.message`).");
@@ -71,12 +73,22 @@ impl ToPyErr for CoreDecodeError {
                 let err = with_attr(py, EventTooLargeError::new_err(msg), "limit", limit);
                 with_attr(py, err, "offset", offset)
             }
+            CoreDecodeError::IdTooLong { limit, offset } => {
+                let err = with_attr(py, IdTooLongError::new_err(msg), "limit", limit);
+                with_attr(py, err, "offset", offset)
+            }
             CoreDecodeError::InvalidUtf8 { field, offset } => {
                 let err = with_attr(py, InvalidUtf8Error::new_err(msg), "field", field);
                 with_attr(py, err, "offset", offset)
             }
         }
     }
+}
+
+/// An `EncodeError` for `field` with `message` (for input the core never
+/// sees, such as a string UTF-8 cannot encode).
+pub fn encode_error(py: Python<'_>, field: &'static str, message: &str) -> PyErr {
+    with_attr(py, EncodeError::new_err(format!("{message} (field {field:?})")), "field", field)
 }
 
 impl ToPyErr for CoreEncodeError {
@@ -172,6 +184,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DecodeError", py.get_type::<DecodeError>())?;
     m.add("LineTooLongError", py.get_type::<LineTooLongError>())?;
     m.add("EventTooLargeError", py.get_type::<EventTooLargeError>())?;
+    m.add("IdTooLongError", py.get_type::<IdTooLongError>())?;
     m.add("InvalidUtf8Error", py.get_type::<InvalidUtf8Error>())?;
     m.add("EncodeError", py.get_type::<EncodeError>())?;
     m.add("ProviderError", py.get_type::<ProviderError>())?;

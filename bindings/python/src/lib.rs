@@ -26,6 +26,23 @@ fn _corpus<'py>(py: Python<'py>, name: &str, target_bytes: usize) -> PyResult<Bo
     }
 }
 
+/// Decodes `data` in `chunk`-byte pieces with the GIL released and counts
+/// the events, building no Python object: the core-only baseline of
+/// `python/bench/threads.py` (how much of `SSEDecoder.feed` runs without
+/// the GIL).
+#[pyfunction]
+fn _sse_decode_count(py: Python<'_>, data: &Bound<'_, PyBytes>, chunk: usize) -> usize {
+    let bytes = data.as_bytes();
+    py.detach(|| {
+        let mut d = ssefold::sse::Decoder::new();
+        let mut n = 0;
+        for c in bytes.chunks(chunk.max(1)) {
+            d.feed_each(c, |_| n += 1);
+        }
+        n
+    })
+}
+
 /// The extension module. Every class is either immutable (`frozen`) or
 /// guarded by PyO3's per-object borrow flag, so no state is shared without
 /// a lock: it does not need the GIL.
@@ -44,6 +61,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reconnect::is_retryable_error_type, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus, m)?)?;
+    m.add_function(wrap_pyfunction!(_sse_decode_count, m)?)?;
     m.add_class::<partial_json::PathEvent>()?;
     m.add_class::<partial_json::PartialJSON>()?;
     m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;

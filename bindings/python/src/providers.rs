@@ -144,6 +144,7 @@ pub struct Stream {
 fn stream_config(
     max_line_len: usize,
     max_event_size: usize,
+    max_id_len: usize,
     utf8: &str,
     max_parts: usize,
     max_tool_args_bytes: usize,
@@ -152,7 +153,7 @@ fn stream_config(
     tool_input_trailing_strings: bool,
 ) -> PyResult<StreamConfig> {
     Ok(StreamConfig {
-        sse: DecoderConfig { max_line_len, max_event_size, utf8: utf8_mode(utf8)? },
+        sse: DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? },
         max_parts,
         max_tool_args_bytes,
         max_text_bytes,
@@ -218,7 +219,7 @@ impl Stream {
 impl Stream {
     #[new]
     #[pyo3(signature = (
-        provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
+        provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
         tool_input_trailing_strings = false, ui = false
     ))]
@@ -227,6 +228,7 @@ impl Stream {
         provider: &str,
         max_line_len: usize,
         max_event_size: usize,
+        max_id_len: usize,
         utf8: &str,
         max_parts: usize,
         max_tool_args_bytes: usize,
@@ -240,6 +242,7 @@ impl Stream {
         let config = stream_config(
             max_line_len,
             max_event_size,
+            max_id_len,
             utf8,
             max_parts,
             max_tool_args_bytes,
@@ -466,7 +469,7 @@ macro_rules! dialect {
         impl $name {
             #[new]
             #[pyo3(signature = (
-                        *, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace",
+                        *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
                         tool_input_trailing_strings = false, ui = false
                     ))]
@@ -474,6 +477,7 @@ macro_rules! dialect {
             fn new(
                 max_line_len: usize,
                 max_event_size: usize,
+                max_id_len: usize,
                 utf8: &str,
                 max_parts: usize,
                 max_tool_args_bytes: usize,
@@ -485,6 +489,7 @@ macro_rules! dialect {
                 let config = stream_config(
                     max_line_len,
                     max_event_size,
+                    max_id_len,
                     utf8,
                     max_parts,
                     max_tool_args_bytes,

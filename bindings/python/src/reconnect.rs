@@ -41,8 +41,9 @@ impl ReconnectPolicy {
     #[new]
     #[pyo3(signature = (
         *, initial_delay_ms = 1000, growth = 1.5, max_delay_ms = 30_000, max_retries = 2, jitter = 0.0,
-        idle_timeout_ms = None
+        idle_timeout_ms = None, max_server_retry_ms = 600_000
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         initial_delay_ms: u64,
         growth: f64,
@@ -50,6 +51,7 @@ impl ReconnectPolicy {
         max_retries: u32,
         jitter: f64,
         idle_timeout_ms: Option<u64>,
+        max_server_retry_ms: u64,
     ) -> PyResult<Self> {
         if !growth.is_finite() || growth < 1.0 {
             return Err(PyValueError::new_err(format!("growth must be a finite number >= 1, not {growth}")));
@@ -57,12 +59,20 @@ impl ReconnectPolicy {
         if !(0.0..=1.0).contains(&jitter) {
             return Err(PyValueError::new_err(format!("jitter must be within [0, 1], not {jitter}")));
         }
-        let inner = CorePolicy { initial_delay_ms, growth, max_delay_ms, max_retries, jitter, idle_timeout_ms };
+        let inner = CorePolicy {
+            initial_delay_ms,
+            growth,
+            max_delay_ms,
+            max_retries,
+            jitter,
+            idle_timeout_ms,
+            max_server_retry_ms,
+        };
         Ok(ReconnectPolicy { inner })
     }
 
     /// The delay before retry number `attempt` (0 for the first); a server
-    /// `retry:` value wins.
+    /// `retry:` value wins, capped at `max_server_retry_ms`.
     #[pyo3(signature = (attempt, server_retry_ms = None))]
     fn next_delay_ms(&self, attempt: u32, server_retry_ms: Option<u64>) -> u64 {
         self.inner.next_delay_ms(attempt, server_retry_ms)
@@ -98,14 +108,18 @@ impl ReconnectPolicy {
     fn idle_timeout_ms(&self) -> Option<u64> {
         self.inner.idle_timeout_ms
     }
+    #[getter]
+    fn max_server_retry_ms(&self) -> u64 {
+        self.inner.max_server_retry_ms
+    }
 
     fn __repr__(&self) -> String {
         let p = &self.inner;
         let idle = p.idle_timeout_ms.map_or_else(|| "None".to_owned(), |v| v.to_string());
         format!(
             "ReconnectPolicy(initial_delay_ms={}, growth={:?}, max_delay_ms={}, max_retries={}, jitter={:?}, \
-             idle_timeout_ms={idle})",
-            p.initial_delay_ms, p.growth, p.max_delay_ms, p.max_retries, p.jitter
+             idle_timeout_ms={idle}, max_server_retry_ms={})",
+            p.initial_delay_ms, p.growth, p.max_delay_ms, p.max_retries, p.jitter, p.max_server_retry_ms
         )
     }
 }

@@ -6,10 +6,14 @@ use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PyBytes, PyList, PyString};
 
-use ssefold::sse::{DecodeError as CoreDecodeError, Decoder, DecoderConfig, Encoder, Event, Utf8Mode, DEFAULT_LIMIT};
+use core::ops::Range;
+
+use ssefold::sse::{
+    DecodeError as CoreDecodeError, Decoder, DecoderConfig, Encoder, Event, Utf8Mode, DEFAULT_LIMIT, DEFAULT_MAX_ID_LEN,
+};
 
 use crate::convert::{with_bytes, LastString, StringCache};
-use crate::errors::{decode_error_with_events, ToPyErr};
+use crate::errors::{decode_error_with_events, encode_error, ToPyErr};
 
 /// One dispatched Server-Sent Event (immutable).
 // `freelist`: events are made and dropped by the thousand; recycling their
@@ -96,6 +100,10 @@ fn utf8_mode(name: &str) -> PyResult<Utf8Mode> {
 pub struct EventBuilder {
     types: StringCache,
     ids: LastString,
+    /// The id string of the last decoded event and the decoder's
+    /// `id_generation` it was made at: shared by every event until the
+    /// generation changes (no comparison of the id's bytes per event).
+    decoded_id: Option<(u64, Option<Py<PyString>>)>,
 }
 
 impl EventBuilder {
@@ -110,10 +118,110 @@ impl EventBuilder {
         };
         Py::new(py, ev)
     }
+
+    /// Builds the events of a [`Batch`] decoded with the GIL released.
+    fn build_batch(
+        &mut self,
+        py: Python<'_>,
+        chunk: &[u8],
+        batch: &Batch,
+        out: &mut Vec<Py<ServerSentEvent>>,
+    ) -> PyResult<()> {
+        out.reserve(batch.events.len());
+        for p in &batch.events {
+            let data = match &p.data {
+                Place::Chunk(r) => &chunk[r.clone()],
+                Place::Copied(r) => &batch.text.as_bytes()[r.clone()],
+            };
+            // SAFETY-free: both came from `&str` slices at char boundaries.
+            let data = core::str::from_utf8(data).unwrap_or_default();
+            let event = self.types.get(py, &batch.text[p.event.clone()]);
+            if let Some(r) = &p.new_id {
+                let id = r.as_ref().map(|r| PyString::new(py, &batch.text[r.clone()]).unbind());
+                self.decoded_id = Some((p.id_generation, id));
+            }
+            let id = self.decoded_id.as_ref().and_then(|(_, id)| id.as_ref().map(|s| s.clone_ref(py)));
+            let ev = ServerSentEvent { event, data: PyString::new(py, data).unbind(), id, retry: p.retry };
+            out.push(Py::new(py, ev)?);
+        }
+        Ok(())
+    }
+}
+
+/// Where a pending event's data lies: in the fed chunk (borrowed there by the
+/// core), or copied into the batch's text.
+enum Place {
+    Chunk(Range<usize>),
+    Copied(Range<usize>),
+}
+
+/// One event decoded with the GIL released, before its Python object exists.
+struct Pending {
+    event: Range<usize>,
+    data: Place,
+    /// `Some` when the id changed (its new value, `None` for absent) since
+    /// the last event converted.
+    new_id: Option<Option<Range<usize>>>,
+    id_generation: u64,
+    retry: Option<u64>,
+}
+
+/// The events and errors of one chunk, collected by the core without the GIL
+/// (kept across calls for its capacity), then turned into Python objects.
+#[derive(Default)]
+struct Batch {
+    text: String,
+    events: Vec<Pending>,
+    errors: Vec<CoreDecodeError>,
+}
+
+impl Batch {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.events.clear();
+        self.errors.clear();
+    }
+
+    fn push_text(&mut self, s: &str) -> Range<usize> {
+        let start = self.text.len();
+        self.text.push_str(s);
+        start..self.text.len()
+    }
+
+    /// Decodes `chunk` into the batch. `last_generation` is the id
+    /// generation of the last event already converted (`None`: none yet).
+    fn decode(&mut self, decoder: &mut Decoder, chunk: &[u8], mut last_generation: Option<u64>) {
+        self.clear();
+        let base = chunk.as_ptr() as usize;
+        let mut events = decoder.feed(chunk);
+        while let Some(item) = events.next_event() {
+            match item {
+                Ok(e) => {
+                    let event = self.push_text(e.event());
+                    let d = e.data();
+                    let at = (d.as_ptr() as usize).wrapping_sub(base);
+                    let data = if at <= chunk.len() && d.len() <= chunk.len() - at {
+                        Place::Chunk(at..at + d.len())
+                    } else {
+                        Place::Copied(self.push_text(d))
+                    };
+                    let generation = e.id_generation();
+                    let new_id = if last_generation == Some(generation) {
+                        None
+                    } else {
+                        last_generation = Some(generation);
+                        Some(e.id().map(|id| self.push_text(id)))
+                    };
+                    self.events.push(Pending { event, data, new_id, id_generation: generation, retry: e.retry() });
+                }
+                Err(err) => self.errors.push(err),
+            }
+        }
+    }
 }
 
 // The Python signature spells the core's default limit out.
-const _: () = assert!(DEFAULT_LIMIT == 16777216);
+const _: () = assert!(DEFAULT_LIMIT == 16777216 && DEFAULT_MAX_ID_LEN == 4096);
 
 /// The incremental SSE decoder (WHATWG rules, any chunking).
 #[pyclass(module = "ssefold")]
@@ -124,6 +232,8 @@ pub struct SSEDecoder {
     unterminated: Option<Py<ServerSentEvent>>,
     /// The events of the chunk being fed (empty between calls; kept for its capacity).
     scratch: Vec<Py<ServerSentEvent>>,
+    /// The core's events of the chunk being fed, collected without the GIL.
+    batch: Batch,
 }
 
 impl SSEDecoder {
@@ -169,27 +279,37 @@ impl SSEDecoder {
 #[pymethods]
 impl SSEDecoder {
     #[new]
-    #[pyo3(signature = (*, max_line_len = 16777216, max_event_size = 16777216, utf8 = "replace"))]
-    fn new(max_line_len: usize, max_event_size: usize, utf8: &str) -> PyResult<Self> {
-        let config = DecoderConfig { max_line_len, max_event_size, utf8: utf8_mode(utf8)? };
+    #[pyo3(signature = (*, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace"))]
+    fn new(max_line_len: usize, max_event_size: usize, max_id_len: usize, utf8: &str) -> PyResult<Self> {
+        let config = DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? };
         Ok(SSEDecoder {
             inner: Decoder::with_config(config),
             builder: EventBuilder::default(),
             discarded_bytes: 0,
             unterminated: None,
             scratch: Vec::new(),
+            batch: Batch::default(),
         })
     }
 
     /// Decodes a chunk; returns the events it completed.
+    ///
+    /// The core decodes with the GIL released (into a reused batch); the
+    /// Python objects are built after, with it held.
     fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let mut events = std::mem::take(&mut self.scratch);
-        let errors = with_bytes(data, |chunk| {
-            self.feed_into(py, chunk, |obj, _| {
-                events.push(obj);
-                Ok(())
-            })
-        })??;
+        let mut batch = std::mem::take(&mut self.batch);
+        let last_generation = self.builder.decoded_id.as_ref().map(|(g, _)| *g);
+        let inner = &mut self.inner;
+        let builder = &mut self.builder;
+        let built = with_bytes(data, |chunk| {
+            py.detach(|| batch.decode(inner, chunk, last_generation));
+            builder.build_batch(py, chunk, &batch, &mut events)
+        })?;
+        let errors = std::mem::take(&mut batch.errors);
+        batch.clear();
+        self.batch = batch;
+        built?;
         // One exactly sized list (no growth while appending); the vector is kept for the next chunk.
         let list = PyList::new(py, events.drain(..))?;
         self.scratch = events;
@@ -249,6 +369,11 @@ impl SSEDecoder {
     }
 
     #[getter]
+    fn max_id_len(&self) -> usize {
+        self.inner.config().max_id_len
+    }
+
+    #[getter]
     fn utf8(&self) -> &'static str {
         match self.inner.config().utf8 {
             Utf8Mode::Replace => "replace",
@@ -258,9 +383,10 @@ impl SSEDecoder {
 
     fn __repr__(&self) -> String {
         format!(
-            "SSEDecoder(max_line_len={}, max_event_size={}, utf8={:?})",
+            "SSEDecoder(max_line_len={}, max_event_size={}, max_id_len={}, utf8={:?})",
             self.max_line_len(),
             self.max_event_size(),
+            self.max_id_len(),
             self.utf8()
         )
     }
@@ -282,24 +408,30 @@ impl SSEEncoder {
 
     /// Appends one event; raises `EncodeError` (writing nothing) for a line
     /// break in `event`/`id` or a NUL in `id`.
+    ///
+    /// A string that cannot be encoded as UTF-8 (a lone surrogate such as
+    /// `"\ud800"`) also raises `EncodeError`, naming the field.
     #[pyo3(signature = (data, *, event = None, id = None, retry = None))]
     fn event(
         &mut self,
         py: Python<'_>,
-        data: &str,
-        event: Option<&str>,
-        id: Option<&str>,
+        data: &Bound<'_, PyString>,
+        event: Option<&Bound<'_, PyString>>,
+        id: Option<&Bound<'_, PyString>>,
         retry: Option<u64>,
     ) -> PyResult<()> {
-        self.inner.event(event, data, id, retry).map_err(|e| e.to_py_err(py))
+        let data = utf8_field(py, data, "data")?;
+        let event = event.map(|s| utf8_field(py, s, "event")).transpose()?;
+        let id = id.map(|s| utf8_field(py, s, "id")).transpose()?;
+        self.inner.event(event.as_deref(), &data, id.as_deref(), retry).map_err(|e| e.to_py_err(py))
     }
 
     /// Appends a decoded event again.
     fn write_event(&mut self, py: Python<'_>, event: &Bound<'_, ServerSentEvent>) -> PyResult<()> {
         let e = event.get();
         let (name, data) = e.parts(py);
-        let id = e.id.as_ref().map(|s| s.bind(py).to_cow()).transpose()?;
-        let (name, data) = (name.to_cow()?, data.to_cow()?);
+        let id = e.id.as_ref().map(|s| utf8_field(py, s.bind(py), "id")).transpose()?;
+        let (name, data) = (utf8_field(py, name, "event")?, utf8_field(py, data, "data")?);
         self.inner.write_event(&Event::new(&name, &data, id.as_deref(), e.retry)).map_err(|e| e.to_py_err(py))
     }
 
@@ -309,8 +441,9 @@ impl SSEEncoder {
     }
 
     /// Appends a comment (one `:` line per line of `text`).
-    fn comment(&mut self, text: &str) {
-        self.inner.comment(text);
+    fn comment(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<()> {
+        self.inner.comment(&utf8_field(py, text, "comment")?);
+        Ok(())
     }
 
     /// Appends a keep-alive (`:\n`).
@@ -338,4 +471,14 @@ impl SSEEncoder {
     fn __len__(&self) -> usize {
         self.inner.as_bytes().len()
     }
+}
+
+/// The UTF-8 of a Python string, or `EncodeError` (field `field`) when it
+/// holds a lone surrogate, which UTF-8 cannot encode.
+fn utf8_field<'a>(
+    py: Python<'_>,
+    s: &'a Bound<'_, PyString>,
+    field: &'static str,
+) -> PyResult<std::borrow::Cow<'a, str>> {
+    s.to_cow().map_err(|_| encode_error(py, field, "a lone surrogate cannot be encoded as UTF-8"))
 }

@@ -1,0 +1,149 @@
+"""Hostile input and scale through the Python API (the cases of
+tests/hostile.rs), generated here: a 1 MiB id then 20 000 events, ids at and
+past ``max_id_len``, a huge server ``retry:``, lone surrogates given to the
+encoder."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from typing import Any, Iterator, List
+
+import pytest
+
+import ssefold
+
+
+def long_id_then_events(id_len: int, events: int) -> bytes:
+    return b"id: " + b"x" * id_len + b"\n" + b"".join(b"data: %d\n\n" % i for i in range(events))
+
+
+def test_a_long_id_is_refused_by_default_and_decoding_goes_on() -> None:
+    d = ssefold.SSEDecoder()
+    assert d.max_id_len == 4096
+    with pytest.raises(ssefold.IdTooLongError) as info:
+        d.feed(long_id_then_events(1 << 20, 20_000))
+    assert isinstance(info.value, ssefold.DecodeError)
+    assert (info.value.limit, info.value.offset) == (4096, 0)  # type: ignore[attr-defined]
+    events = info.value.events  # type: ignore[attr-defined]
+    assert len(events) == 19_999
+    assert all(e.id is None for e in events)
+    assert d.last_event_id is None
+
+
+def test_the_id_is_one_str_object_shared_until_it_changes() -> None:
+    d = ssefold.SSEDecoder(max_id_len=2 << 20)
+    data = long_id_then_events(1 << 20, 20_000)
+    events: List[ssefold.ServerSentEvent] = []
+    for i in range(0, len(data), 65536):
+        events += d.feed(data[i : i + 65536])
+    assert len(events) == 20_000
+    first = events[0].id
+    assert first is not None and len(first) == 1 << 20
+    assert all(e.id is first for e in events)
+    more = d.feed(b"id: 1\ndata: a\n\nid: 2\ndata: b\n\ndata: c\n\n")
+    assert [e.id for e in more] == ["1", "2", "2"]
+    assert more[1].id is more[2].id
+
+
+def test_an_id_at_the_limit_is_accepted_and_the_id_in_force_is_kept() -> None:
+    d = ssefold.SSEDecoder(max_id_len=3)
+    assert "max_id_len=3" in repr(d)
+    with pytest.raises(ssefold.IdTooLongError) as info:
+        d.feed(b"id: abc\ndata: 1\n\nid: abcd\ndata: 2\n\ndata: 3\n\n")
+    assert [(e.data, e.id) for e in info.value.events] == [("1", "abc"), ("3", "abc")]  # type: ignore[attr-defined]
+    assert d.last_event_id == "abc"
+
+
+def test_streams_take_max_id_len_too() -> None:
+    s = ssefold.Stream("anthropic", max_id_len=4)
+    with pytest.raises(ssefold.IdTooLongError):
+        s.feed(b"id: 12345\ndata: {}\n\n")
+
+
+@pytest.mark.parametrize("retry", [99_999_999_999, 18_446_744_073_709_551_615])
+def test_a_huge_server_retry_is_capped_by_the_policy(retry: int) -> None:
+    d = ssefold.SSEDecoder()
+    d.feed(b"retry: %d\ndata: x\n\n" % retry)
+    assert d.reconnection_time == retry
+    policy = ssefold.ReconnectPolicy()
+    assert policy.max_server_retry_ms == 600_000
+    assert policy.next_delay_ms(0, d.reconnection_time) == 600_000
+    assert ssefold.ReconnectPolicy(max_server_retry_ms=5000).next_delay_ms(0, retry) == 5000
+    assert policy.next_delay_ms(3, 250) == 250  # below the cap the server wins
+    r = ssefold.Reconnector(policy)
+    r.on_connected(0)
+    r.on_event(None, None, d.reconnection_time)
+    decision = r.on_end(ssefold.StreamEnd.ended_early())
+    assert (decision.kind, decision.delay_ms) == ("reconnect", 600_000)
+
+
+class _Once(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    body = b""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+        self.close_connection = True
+
+
+@pytest.fixture
+def huge_retry_server() -> Iterator[str]:
+    # The body ends inside an event: an early end, so the client reconnects.
+    handler = type("H", (_Once,), {"body": b"retry: 18446744073709551615\ndata: a\n\ndata: cut"})
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join()
+
+
+class _RecordingAbort:
+    """Never set; records the backoff waits instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.waits: List[float] = []
+
+    def is_set(self) -> bool:
+        return False
+
+    def wait(self, timeout: float) -> bool:
+        self.waits.append(timeout)
+        return False
+
+
+def test_stream_events_waits_at_most_the_cap(huge_retry_server: str) -> None:
+    # Before: time.sleep(1.8e16) raised OverflowError (99999999999: ~3 years).
+    httpx = pytest.importorskip("httpx")
+    abort = _RecordingAbort()
+    policy = ssefold.ReconnectPolicy(max_retries=1)
+    with httpx.Client() as client:
+        with pytest.raises(ssefold.IncompleteStreamError):
+            list(ssefold.stream_events(client, "GET", huge_retry_server, policy=policy, abort=abort))
+    assert abort.waits == [600.0]
+
+
+@pytest.mark.parametrize("field", ["data", "event", "id"])
+def test_the_encoder_refuses_a_lone_surrogate_with_encode_error(field: str) -> None:
+    enc = ssefold.SSEEncoder()
+    kwargs = {"data": "x", field: "\ud800"}
+    with pytest.raises(ssefold.EncodeError) as info:
+        enc.event(**kwargs)
+    assert info.value.field == field  # type: ignore[attr-defined]
+    assert not isinstance(info.value, UnicodeError)
+    assert len(enc) == 0, "nothing written"
+    with pytest.raises(ssefold.EncodeError):
+        enc.comment("a\udfffb")
+    enc.event("ok", event="e", id="1")
+    assert enc.take_bytes() == b"event: e\nid: 1\ndata: ok\n\n"
