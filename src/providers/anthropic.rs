@@ -123,7 +123,7 @@ use serde_json::{Map, Value};
 
 use super::args::ArgsEnd;
 use super::events::{PartKind, ProviderError, StreamEvent};
-use super::turn::{Dialect, Flow, Outcome, Part, Turn};
+use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn};
 use super::view::{self, JsonStr, Str};
 use super::{json_error, parse_value, warn, Provider, Sink, StreamError};
 use crate::json::PartialStrings;
@@ -262,6 +262,16 @@ fn quick_delta(data: &str) -> Option<Head<'_>> {
     }
     Some(Head { ty: Cow::Borrowed("content_block_delta"), index: Some(index), delta: Some(delta) })
 }
+
+/// The Anthropic dialect: events typed with a Messages API event type
+/// (an `error` reaches it only when the Responses dialect declined it).
+pub(crate) const DIALECT: DialectInfo = DialectInfo {
+    provider: Provider::Anthropic,
+    name: "anthropic",
+    aliases: &[],
+    detects: |_, value| value.and_then(|v| v.get("type")).and_then(Value::as_str).is_some_and(|t| KNOWN.contains(&t)),
+    make: || Box::<AnthropicFold>::default(),
+};
 
 /// The Anthropic fold.
 #[derive(Debug, Default)]

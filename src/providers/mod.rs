@@ -142,7 +142,7 @@ use serde_json::Value;
 
 use crate::reconnect::ResumeCursor;
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
-use turn::{Dialect, Flow, Turn, TurnState};
+use turn::{Dialect, DialectInfo, Flow, Turn, TurnState};
 
 pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent};
 
@@ -162,23 +162,17 @@ pub enum Provider {
 impl Provider {
     /// The wire name: `anthropic`, `openai_chat`, `openai_responses`, `auto`.
     pub fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::OpenAIChat => "openai_chat",
-            Provider::OpenAIResponses => "openai_responses",
-            Provider::Auto => "auto",
-        }
+        DIALECTS.iter().find(|d| d.provider == self).map_or("auto", |d| d.name)
     }
 
-    /// Parses a wire name or CLI spelling (`openai-chat` = `openai_chat`).
+    /// Parses a wire name or CLI spelling (`openai-chat` = `openai_chat`;
+    /// `openai` and `chat` = `openai_chat`, `responses` = `openai_responses`).
     pub fn from_name(name: &str) -> Option<Provider> {
-        match name.replace('-', "_").as_str() {
-            "anthropic" => Some(Provider::Anthropic),
-            "openai_chat" | "openai" | "chat" => Some(Provider::OpenAIChat),
-            "openai_responses" | "responses" => Some(Provider::OpenAIResponses),
-            "auto" => Some(Provider::Auto),
-            _ => None,
+        let name = name.replace('-', "_");
+        if name == "auto" {
+            return Some(Provider::Auto);
         }
+        DIALECTS.iter().find(|d| d.name == name || d.aliases.contains(&name.as_str())).map(|d| d.provider)
     }
 }
 
@@ -287,14 +281,14 @@ const _: fn() = || {
     send_sync::<Stream>();
 };
 
+/// Every dialect, in detection order (the first whose `detects` accepts a
+/// stream's first event folds it). Adding a dialect: its file (a [`Dialect`]
+/// and its `DIALECT` info), a [`Provider`] variant, and one entry here.
+const DIALECTS: [&DialectInfo; 3] = [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT];
+
 /// The dialect of a [`Provider`] (none for [`Provider::Auto`]).
 fn make_dialect(p: Provider) -> Option<Box<dyn Dialect>> {
-    match p {
-        Provider::Anthropic => Some(Box::<anthropic::AnthropicFold>::default()),
-        Provider::OpenAIChat => Some(Box::<openai_chat::ChatFold>::default()),
-        Provider::OpenAIResponses => Some(Box::<openai_responses::ResponsesFold>::default()),
-        Provider::Auto => None,
-    }
+    DIALECTS.iter().find(|d| d.provider == p).map(|d| (d.make)())
 }
 
 /// One streamed turn: feed it bytes (or SSE events), get normalized events,
@@ -520,7 +514,7 @@ impl Stream {
         }
         let d = match dialect {
             Some(d) => d,
-            None => dialect.insert(make_dialect(detect(event).ok_or(StreamError::UnknownDialect)?).expect("detected")),
+            None => dialect.insert((detect(event).ok_or(StreamError::UnknownDialect)?.make)()),
         };
         if turn.is_terminated() {
             warn(sink, "data_after_terminal", &d.after_terminal(event));
@@ -622,45 +616,8 @@ impl Stream {
 }
 
 /// Detects the dialect from one event.
-fn detect(event: &Event<'_>) -> Option<Provider> {
-    const ANTHROPIC: [&str; 8] = [
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-        "error",
-    ];
+fn detect(event: &Event<'_>) -> Option<&'static DialectInfo> {
     let data = event.data().trim();
-    if data == "[DONE]" {
-        return Some(Provider::OpenAIChat);
-    }
-    let v: Value = serde_json::from_str(data).ok()?;
-    let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
-    if ty.starts_with("response.") {
-        return Some(Provider::OpenAIResponses);
-    }
-    if ty == "error" {
-        // Both nest the error in the live APIs: Responses numbers its events
-        // (`sequence_number`) and its error has a `code` member, Anthropic's
-        // has neither; the flat form (code and message at the top) is the
-        // Responses SDK's type.
-        let nested = v.get("error").filter(|e| e.is_object());
-        let responses = v.get("sequence_number").is_some()
-            || nested.is_none()
-            || nested.is_some_and(|e| e.get("code").is_some() || e.get("param").is_some());
-        return Some(if responses { Provider::OpenAIResponses } else { Provider::Anthropic });
-    }
-    if ANTHROPIC.contains(&ty) {
-        return Some(Provider::Anthropic);
-    }
-    if v.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
-        || v.get("choices").is_some()
-        || v.get("error").is_some()
-    {
-        return Some(Provider::OpenAIChat);
-    }
-    None
+    let value: Option<Value> = serde_json::from_str(data).ok();
+    DIALECTS.iter().copied().find(|d| (d.detects)(data, value.as_ref()))
 }

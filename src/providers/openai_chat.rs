@@ -38,7 +38,7 @@ use serde_json::{Map, Value};
 
 use super::args::ToolArgs;
 use super::events::{PartKind, ProviderError, StreamEvent};
-use super::turn::{Dialect, Flow, Part, Turn};
+use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
 use super::view::{Few, JsonStr, JsonText, MaybeStr, RawObject, Str};
 use super::{json_error, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
@@ -188,6 +188,23 @@ impl Choice {
         ids.into_iter().filter(|&p| parts[p as usize].is_open())
     }
 }
+
+/// The Chat Completions dialect: `[DONE]`, a `chat.completion.chunk`, or any
+/// object with `choices` or `error` (OpenAI-compatible servers).
+pub(crate) const DIALECT: DialectInfo = DialectInfo {
+    provider: Provider::OpenAIChat,
+    name: "openai_chat",
+    aliases: &["openai", "chat"],
+    detects: |data, value| match value {
+        None => data == "[DONE]",
+        Some(v) => {
+            v.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+                || v.get("choices").is_some()
+                || v.get("error").is_some()
+        }
+    },
+    make: || Box::<ChatFold>::default(),
+};
 
 /// The OpenAI Chat Completions fold.
 #[derive(Debug, Default)]

@@ -151,7 +151,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent};
-use super::turn::{Dialect, Flow, Part, Turn, TurnState};
+use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
@@ -397,6 +397,28 @@ impl Item {
         Value::Object(m)
     }
 }
+
+/// The Responses dialect: events typed `response.*`, or an `error` event in
+/// the Responses shape (numbered by `sequence_number`, its nested error with
+/// `code` or `param`, or the flat form with code and message at the top;
+/// Anthropic's nested error has none of these).
+pub(crate) const DIALECT: DialectInfo = DialectInfo {
+    provider: Provider::OpenAIResponses,
+    name: "openai_responses",
+    aliases: &["responses"],
+    detects: |_, value| {
+        let Some(v) = value else { return false };
+        let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+        if ty == "error" {
+            let nested = v.get("error").filter(|e| e.is_object());
+            return v.get("sequence_number").is_some()
+                || nested.is_none()
+                || nested.is_some_and(|e| e.get("code").is_some() || e.get("param").is_some());
+        }
+        ty.starts_with("response.")
+    },
+    make: || Box::<ResponsesFold>::default(),
+};
 
 /// The OpenAI Responses fold.
 #[derive(Debug, Default)]

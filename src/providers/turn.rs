@@ -98,6 +98,24 @@ pub(crate) enum Flow {
     Fail(ProviderError),
 }
 
+/// What the driver knows of a dialect before a stream has one: its
+/// provider and names, how it recognises a stream's first event, and its
+/// constructor. Each dialect file defines one (`pub(crate) const DIALECT`);
+/// `providers::DIALECTS` lists them once, in detection order.
+pub(crate) struct DialectInfo {
+    /// The [`Provider`] variant.
+    pub(crate) provider: Provider,
+    /// The wire name (`anthropic`, …).
+    pub(crate) name: &'static str,
+    /// Other accepted spellings (`-` and `_` are the same).
+    pub(crate) aliases: &'static [&'static str],
+    /// Whether a first event is this dialect's: its trimmed data, and that
+    /// data as JSON (`None` when it is not JSON, e.g. `[DONE]`).
+    pub(crate) detects: fn(data: &str, value: Option<&Value>) -> bool,
+    /// A fresh fold.
+    pub(crate) make: fn() -> Box<dyn Dialect>,
+}
+
 /// One provider dialect: its events in, part operations and its folded
 /// message out. Implemented once per wire format.
 pub(crate) trait Dialect: core::fmt::Debug + Send + Sync {
