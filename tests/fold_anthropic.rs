@@ -262,6 +262,20 @@ fn compaction_delta_content_concatenates_and_encrypted_content_is_latest() {
     assert_eq!(block["encrypted_content"], "E2");
 }
 
+/// A delta that names `encrypted_content` as null on a block that started
+/// without it: the member is there, null (the SDK assigns it), until a value.
+#[test]
+fn compaction_delta_null_member_is_null_in_the_block() {
+    let mut events = vec![start(json!({"input_tokens": 1, "output_tokens": 1}))];
+    events.push(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "compaction"}}));
+    events.push(json!({"type": "content_block_delta", "index": 0,
+        "delta": {"type": "compaction_delta", "content": "Summary.", "encrypted_content": null}}));
+    events.push(json!({"type": "content_block_stop", "index": 0}));
+    events.push(stop());
+    let block = &fold(&events).message["content"][0];
+    assert_eq!(block, &json!({"type": "compaction", "content": "Summary.", "encrypted_content": null}));
+}
+
 // ---- 4. content in message_start -----------------------------------------
 
 #[test]

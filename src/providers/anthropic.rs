@@ -614,6 +614,13 @@ impl AnthropicFold {
                         *enc = Some(s.to_owned());
                     }
                 }
+                for key in ["content", "encrypted_content"] {
+                    // A member the delta names as null is in the block (as the
+                    // SDK's assignment puts it there), null until a value comes.
+                    if d.get(key).is_some_and(Value::is_null) && !block.base.contains_key(key) {
+                        block.base.insert(key.into(), Value::Null);
+                    }
+                }
                 sink(&StreamEvent::PartMetadata { part, key: "compaction_delta", value: &d });
             }
         }
