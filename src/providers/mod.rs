@@ -72,7 +72,8 @@
 //! | `delta_type_mismatch` | a delta whose type does not fit its block (e.g. `text_delta` on `tool_use`) |
 //! | `part_already_ended` | a delta or stop for a block already stopped |
 //! | `part_not_ended` | the terminal event arrived while a part was open (committed as `incomplete`) |
-//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`) |
+//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`); what can be applied of it still is (OpenAI Chat: every other member of the chunk) |
+//! | `unnamed_tool_call` | a tool call committed ready with neither id nor name (its folded name is `""`) |
 //!
 //! # Usage rules
 //!
