@@ -42,7 +42,7 @@ use serde_json::{Map, Value};
 use super::args::ToolArgs;
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, Flow, Outcome, Part, Turn};
-use super::view::{Few, JsonStr, JsonText, Str};
+use super::view::{scan_str, Few, JsonStr, JsonText, Str};
 use super::{json_error, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
@@ -1233,12 +1233,230 @@ struct ContentPartView<'a> {
     thinking: Option<&'a RawValue>,
 }
 
-/// The exact bytes of the two commonest chunks — a content delta and a tool
-/// argument fragment, as OpenAI writes them — read without serde_json,
-/// giving exactly the view serde_json would give. Anything else is `None`
-/// and goes through serde_json.
-fn quick_chunk(_data: &str) -> Option<ChunkView<'_>> {
-    None
+/// A chunk as OpenAI writes it (compact, members of plain strings, small
+/// numbers or `null`, one choice with a delta of `role` / `content` /
+/// `refusal` / `reasoning_content` / one tool-call fragment), read without
+/// serde_json, giving exactly the view serde_json would give. Anything else
+/// (whitespace, escaped keys, other members or shapes) is `None` and goes
+/// through serde_json.
+fn quick_chunk(data: &str) -> Option<ChunkView<'_>> {
+    let mut q = Quick { s: data, at: 0 };
+    let mut chunk = ChunkView::default();
+    q.eat(b'{')?;
+    loop {
+        let key = q.key()?;
+        match key {
+            "choices" => {
+                q.eat(b'[')?;
+                if q.peek()? == b']' {
+                    q.at += 1;
+                    chunk.choices = LenientList::Ok(Few::from_iter_opt(None));
+                } else {
+                    let c = q.choice()?;
+                    q.eat(b']')?;
+                    chunk.choices = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(c))));
+                }
+            }
+            "usage" | "error" => q.null()?,
+            "obfuscation" => {
+                q.string()?;
+            }
+            _ => {
+                let v = q.scalar()?;
+                if key == "object" {
+                    chunk.object = Some(v);
+                }
+                chunk.top.push(Str(Cow::Borrowed(key)), v);
+            }
+        }
+        if q.next_member()? {
+            continue;
+        }
+        return (q.at == data.len()).then_some(chunk);
+    }
+}
+
+/// The cursor of [`quick_chunk`].
+struct Quick<'a> {
+    s: &'a str,
+    at: usize,
+}
+
+impl<'a> Quick<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.at).copied()
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.at += 1)
+    }
+
+    /// `,` (another member follows: true) or `}` (false).
+    fn next_member(&mut self) -> Option<bool> {
+        let b = self.peek()?;
+        self.at += 1;
+        match b {
+            b',' => Some(true),
+            b'}' => Some(false),
+            _ => None,
+        }
+    }
+
+    /// A string without escapes, its text.
+    fn plain(&mut self) -> Option<&'a str> {
+        let (v, end) = scan_str(self.s, self.at)?;
+        if v.is_escaped() {
+            return None;
+        }
+        let text = &self.s[self.at + 1..end - 1];
+        self.at = end;
+        Some(text)
+    }
+
+    /// `"key":`.
+    fn key(&mut self) -> Option<&'a str> {
+        let k = self.plain()?;
+        self.eat(b':')?;
+        Some(k)
+    }
+
+    /// A string, decoded lazily.
+    fn string(&mut self) -> Option<JsonStr<'a>> {
+        let (v, end) = scan_str(self.s, self.at)?;
+        self.at = end;
+        Some(v)
+    }
+
+    /// A string or `null`.
+    fn opt_string(&mut self) -> Option<Option<JsonStr<'a>>> {
+        if self.peek()? == b'n' {
+            self.null()?;
+            return Some(None);
+        }
+        self.string().map(Some)
+    }
+
+    /// A plain string or `null`, as [`Str`].
+    fn opt_plain(&mut self) -> Option<Option<Str<'a>>> {
+        if self.peek()? == b'n' {
+            self.null()?;
+            return Some(None);
+        }
+        self.plain().map(|t| Some(Str(Cow::Borrowed(t))))
+    }
+
+    fn null(&mut self) -> Option<()> {
+        let rest = self.s.get(self.at..)?;
+        rest.starts_with("null").then(|| self.at += 4)
+    }
+
+    /// An unsigned integer of at most `max` digits as serde_json reads it
+    /// (no leading zero, no fraction or exponent): its text.
+    fn digits(&mut self, max: usize) -> Option<&'a str> {
+        let b = self.s.as_bytes().get(self.at..)?;
+        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > max || (n > 1 && b[0] == b'0') || matches!(b.get(n), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let text = &self.s[self.at..self.at + n];
+        self.at += n;
+        Some(text)
+    }
+
+    /// A `u32` of at most 9 digits.
+    fn small(&mut self) -> Option<u32> {
+        self.digits(9)?.parse().ok()
+    }
+
+    /// A string, a small unsigned integer or `null`: its raw text.
+    fn scalar(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        match self.peek()? {
+            b'"' => {
+                self.string()?;
+            }
+            b'n' => self.null()?,
+            _ => {
+                self.digits(18)?;
+            }
+        }
+        Some(&self.s[start..self.at])
+    }
+
+    fn choice(&mut self) -> Option<ChoiceView<'a>> {
+        let mut c = ChoiceView::default();
+        self.eat(b'{')?;
+        loop {
+            match self.key()? {
+                "index" => c.index = self.small()?,
+                "delta" => c.delta = Lenient::Ok(self.delta()?),
+                "logprobs" => self.null()?,
+                "finish_reason" => c.finish_reason = self.opt_plain()?,
+                _ => return None,
+            }
+            if !self.next_member()? {
+                return Some(c);
+            }
+        }
+    }
+
+    fn delta(&mut self) -> Option<DeltaView<'a>> {
+        let mut d = DeltaView::default();
+        self.eat(b'{')?;
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(d);
+        }
+        loop {
+            match self.key()? {
+                "role" => d.role = self.opt_plain()?,
+                "content" => d.content = self.opt_string()?.map(ContentView::Text),
+                "refusal" => d.refusal = self.opt_string()?,
+                "reasoning_content" => d.reasoning_content = self.opt_string()?,
+                "tool_calls" => {
+                    self.eat(b'[')?;
+                    let tc = self.tool_call()?;
+                    self.eat(b']')?;
+                    d.tool_calls = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(tc))));
+                }
+                _ => return None,
+            }
+            if !self.next_member()? {
+                return Some(d);
+            }
+        }
+    }
+
+    fn tool_call(&mut self) -> Option<ToolCallView<'a>> {
+        let mut tc = ToolCallView::default();
+        self.eat(b'{')?;
+        loop {
+            match self.key()? {
+                "index" => tc.index = Some(self.small()?),
+                "id" => tc.id = self.opt_plain()?,
+                "type" => tc.ty = self.opt_plain()?,
+                "function" => {
+                    let mut f = FunctionView::default();
+                    self.eat(b'{')?;
+                    loop {
+                        match self.key()? {
+                            "name" => f.name = self.opt_plain()?,
+                            "arguments" => f.arguments = self.opt_string()?.map(JsonText::Str),
+                            _ => return None,
+                        }
+                        if !self.next_member()? {
+                            break;
+                        }
+                    }
+                    tc.function = Lenient::Ok(f);
+                }
+                _ => return None,
+            }
+            if !self.next_member()? {
+                return Some(tc);
+            }
+        }
+    }
 }
 
 fn append(turn: &mut Turn, id: u32, text: &JsonStr<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
@@ -1265,5 +1483,77 @@ fn provider_error(err: &Value, output_emitted: bool) -> ProviderError {
         message,
         request_id: s("request_id"),
         output_emitted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde_view(doc: &str) -> Option<ChunkView<'_>> {
+        match serde_json::from_str::<Lenient<ChunkView<'_>>>(doc) {
+            Ok(Lenient::Ok(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The fast path gives exactly serde_json's view, or declines.
+    #[test]
+    fn quick_chunk_is_serde_json_or_nothing() {
+        let strings = [r#""plain""#, r#""a\"b\\c\n""#, r#""\ud83d\ude00 é""#, r#""\ud800""#, r#""""#, "\"a\u{1}\"", r#""\q""#];
+        let numbers = ["0", "7", "01", "-1", "1e2", "1700000000", "4294967296", "1.0", "null"];
+        let mut docs = Vec::new();
+        let top = |n: &str| {
+            format!(r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":{n},"model":"m","system_fingerprint":"fp","choices":["#)
+        };
+        for v in strings {
+            for n in numbers {
+                for delta in [
+                    format!(r#"{{"content":{v}}}"#),
+                    format!(r#"{{"role":"assistant","content":{v},"refusal":null}}"#),
+                    format!(r#"{{"reasoning_content":{v}}}"#),
+                    format!(r#"{{"tool_calls":[{{"index":{n},"function":{{"arguments":{v}}}}}]}}"#),
+                    format!(r#"{{"tool_calls":[{{"index":0,"id":{v},"type":"function","function":{{"name":{v},"arguments":""}}}}]}}"#),
+                    "{}".to_owned(),
+                ] {
+                    let choice = format!(r#"{{"index":{n},"delta":{delta},"logprobs":null,"finish_reason":null}}"#);
+                    docs.push(format!(r#"{}{choice}],"usage":null}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}],"usage":null}} "#, top(n)));
+                    docs.push(format!(r#"{}{choice}],"obfuscation":{v}}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}, {choice}]}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}]}}x"#, top(n)));
+                    docs.push(format!(r#"{} {choice}]}}"#, top(n)));
+                    docs.push(format!(r#"{}]}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}],"usage":{{"total_tokens":1}}}}"#, top(n)));
+                    docs.push(format!(
+                        r#"{}{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{v}}}]}}"#,
+                        top("1")
+                    ));
+                }
+            }
+        }
+        let mut quick = 0;
+        for doc in &docs {
+            if let Some(q) = quick_chunk(doc) {
+                quick += 1;
+                assert_eq!(Some(q), serde_view(doc), "{doc}");
+            }
+        }
+        assert!(quick > docs.len() / 10, "{quick} of {}", docs.len());
+    }
+
+    #[test]
+    fn the_corpus_takes_the_fast_path() {
+        let corpus = crate::corpus::openai_chat_parallel_tools(200_000);
+        let text = std::str::from_utf8(&corpus).unwrap();
+        let payloads: Vec<&str> =
+            text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|p| *p != "[DONE]").collect();
+        let quick = payloads.iter().filter(|p| quick_chunk(p).is_some()).count();
+        assert!(quick * 10 >= payloads.len() * 9, "{quick} of {}", payloads.len());
+        for p in payloads {
+            if let Some(q) = quick_chunk(p) {
+                assert_eq!(Some(q), serde_view(p), "{p}");
+            }
+        }
     }
 }

@@ -124,6 +124,11 @@ impl<'a> JsonStr<'a> {
         }
     }
 
+    /// Whether the text holds an escape.
+    pub(crate) fn is_escaped(&self) -> bool {
+        self.escaped
+    }
+
     /// The first character of the decoded string after leading whitespace
     /// (decoding only the escapes it passes).
     pub(crate) fn first_non_whitespace(&self) -> Option<char> {
@@ -351,9 +356,9 @@ pub(crate) struct Few<T> {
 }
 
 impl<T> Few<T> {
-    /// One element.
-    pub(crate) fn one(first: T) -> Self {
-        Few { first: Some(first), rest: Vec::new() }
+    /// No element or one.
+    pub(crate) fn from_iter_opt(first: Option<T>) -> Self {
+        Few { first, rest: Vec::new() }
     }
 
     /// The elements of a sequence being deserialized.
