@@ -73,11 +73,11 @@ impl<'a> Members<'a> {
     fn iter(&self) -> impl Iterator<Item = (&str, &'a str)> + '_ {
         self.inline[..self.n].iter().chain(self.more.iter()).map(|(k, v)| (&**k, *v))
     }
-
-    fn is_empty(&self) -> bool {
-        self.n == 0
-    }
 }
+
+/// Members kept as raw JSON text below the top level (rare: a `Vec`, which
+/// allocates only when one is pushed).
+type Extra<'a> = Vec<(Str<'a>, &'a str)>;
 
 /// A view built from a JSON object's members.
 trait FromMap<'de>: Sized + Default {
@@ -308,7 +308,7 @@ struct ChoiceView<'a> {
     logprobs: Option<&'a str>,
     /// Other members of the choice (`content_filter_results`, vLLM's
     /// `stop_reason`, …), raw.
-    extra: Members<'a>,
+    extra: Extra<'a>,
     problems: Vec<String>,
 }
 
@@ -322,7 +322,7 @@ impl<'de> FromMap<'de> for ChoiceView<'de> {
             "logprobs" => self.logprobs = Some(raw(map)?).filter(|t| *t != "null"),
             _ => {
                 let t = raw(map)?;
-                self.extra.push(key, t);
+                self.extra.push((key, t));
             }
         }
         Ok(())
@@ -347,7 +347,7 @@ struct DeltaView<'a> {
     function_call: Lenient<FunctionView<'a>>,
     /// Members not modelled, merged generically (`audio`, `annotations`,
     /// `reasoning_details`, `images`, a non-string `reasoning`, …), raw.
-    extra: Members<'a>,
+    extra: Extra<'a>,
     problems: Vec<String>,
 }
 
@@ -375,7 +375,7 @@ impl<'de> FromMap<'de> for DeltaView<'de> {
                 if t.starts_with('"') {
                     self.reasoning = JsonStr::from_raw(t);
                 } else if t != "null" {
-                    self.extra.push(key, t);
+                    self.extra.push((key, t));
                 }
             }
             "tool_calls" => self.tool_calls = map.next_value()?,
@@ -385,7 +385,7 @@ impl<'de> FromMap<'de> for DeltaView<'de> {
             }
             _ => {
                 let t = raw(map)?;
-                self.extra.push(key, t);
+                self.extra.push((key, t));
             }
         }
         Ok(())
@@ -399,7 +399,7 @@ struct ToolCallView<'a> {
     ty: Option<Str<'a>>,
     function: Lenient<FunctionView<'a>>,
     /// Other members (Gemini's `extra_content` with the thought signature), raw.
-    extra: Members<'a>,
+    extra: Extra<'a>,
     problems: Vec<String>,
 }
 
@@ -414,7 +414,7 @@ impl<'de> FromMap<'de> for ToolCallView<'de> {
             "function" => self.function = map.next_value()?,
             _ => {
                 let t = raw(map)?;
-                self.extra.push(key, t);
+                self.extra.push((key, t));
             }
         }
         Ok(())
@@ -425,7 +425,7 @@ impl<'de> FromMap<'de> for ToolCallView<'de> {
 struct FunctionView<'a> {
     name: Option<Str<'a>>,
     arguments: Option<JsonText<'a>>,
-    extra: Members<'a>,
+    extra: Extra<'a>,
     problems: Vec<String>,
 }
 
@@ -438,7 +438,7 @@ impl<'de> FromMap<'de> for FunctionView<'de> {
             "arguments" => self.arguments = leaf(map, p, Self::WHAT, "arguments", |t| serde_json::from_str(t).ok())?,
             _ => {
                 let t = raw(map)?;
-                self.extra.push(key, t);
+                self.extra.push((key, t));
             }
         }
         Ok(())
@@ -455,17 +455,24 @@ struct Kept {
 }
 
 impl Kept {
-    /// Applies one member; `first_wins`: a later value never replaces.
-    fn apply(&mut self, key: &str, raw: &str, first_wins: bool) {
+    /// Applies one member of a chunk; `real`: of a `chat.completion.chunk`
+    /// (only such a chunk sets the completion's id, object, created and
+    /// model, and only the first one).
+    fn apply(&mut self, key: &str, raw: &str, real: bool) {
         match self.raw.iter_mut().find(|(k, _)| k == key) {
             Some((_, old)) => {
-                if first_wins || raw == "null" || old == raw {
+                if old == raw || raw == "null" || FIRST_WINS.contains(&key) {
                     return;
                 }
                 old.clear();
                 old.push_str(raw);
             }
-            None => self.raw.push((key.to_owned(), raw.to_owned())),
+            None => {
+                if !real && FIRST_WINS.contains(&key) {
+                    return;
+                }
+                self.raw.push((key.to_owned(), raw.to_owned()));
+            }
         }
         if let Ok(v) = serde_json::from_str(raw) {
             self.map.insert(key.to_owned(), v);
@@ -534,8 +541,8 @@ fn merge_list(acc: &mut Vec<Value>, delta: Vec<Value>) {
 }
 
 /// Merges raw members generically into `acc`.
-fn merge_members(acc: &mut Map<String, Value>, members: &Members<'_>) {
-    for (k, raw) in members.iter() {
+fn merge_members(acc: &mut Map<String, Value>, members: &Extra<'_>) {
+    for (k, raw) in members {
         if let Ok(v) = serde_json::from_str(raw) {
             merge(acc, k, v);
         }
@@ -702,7 +709,7 @@ fn text_part_json(kind: PartKind, text: &str) -> Value {
     Value::Object(m)
 }
 
-/// Top-level members only a real chunk sets, once.
+/// Members only a real chunk sets, once (a choice has none of them).
 const FIRST_WINS: [&str; 4] = ["id", "object", "created", "model"];
 
 impl Dialect for ChatFold {
@@ -749,10 +756,7 @@ impl Dialect for ChatFold {
         // object, id and model are empty) does not name the completion.
         let real = chunk.object.is_none_or(|o| o == "\"chat.completion.chunk\"");
         for (k, raw) in chunk.top.iter() {
-            let first_wins = FIRST_WINS.contains(&k);
-            if real || !first_wins {
-                self.top.apply(k, raw, first_wins);
-            }
+            self.top.apply(k, raw, real);
         }
         self.start_if_idle(turn, sink);
         for p in &chunk.problems {
@@ -881,8 +885,8 @@ impl ChatFold {
         let pos = self.choice_pos(c.index, turn)?;
         let choice = &mut self.choices[pos];
         let ci = c.index;
-        for (k, raw) in c.extra.iter() {
-            choice.kept.apply(k, raw, false);
+        for (k, raw) in &c.extra {
+            choice.kept.apply(k, raw, true);
         }
         match &c.delta {
             Lenient::Ok(d) => self.on_delta(turn, pos, d, sink)?,
@@ -1302,15 +1306,24 @@ impl<'a> Quick<'a> {
         }
     }
 
-    /// A string without escapes, its text.
+    /// A string without escapes or control characters: its text (a byte
+    /// loop: keys and names are short).
     fn plain(&mut self) -> Option<&'a str> {
-        let (v, end) = scan_str(self.s, self.at)?;
-        if v.is_escaped() {
+        let b = self.s.as_bytes();
+        if b.get(self.at) != Some(&b'"') {
             return None;
         }
-        let text = &self.s[self.at + 1..end - 1];
-        self.at = end;
-        Some(text)
+        let start = self.at + 1;
+        let mut i = start;
+        loop {
+            match *b.get(i)? {
+                b'"' => break,
+                b'\\' | 0..=0x1f => return None,
+                _ => i += 1,
+            }
+        }
+        self.at = i + 1;
+        self.s.get(start..i)
     }
 
     /// `"key":`.
@@ -1322,6 +1335,9 @@ impl<'a> Quick<'a> {
 
     /// A string, decoded lazily.
     fn string(&mut self) -> Option<JsonStr<'a>> {
+        if let Some(text) = self.plain() {
+            return Some(JsonStr::plain(text));
+        }
         let (v, end) = scan_str(self.s, self.at)?;
         self.at = end;
         Some(v)
@@ -1500,11 +1516,14 @@ mod tests {
     /// The fast path gives exactly serde_json's view, or declines.
     #[test]
     fn quick_chunk_is_serde_json_or_nothing() {
-        let strings = [r#""plain""#, r#""a\"b\\c\n""#, r#""\ud83d\ude00 é""#, r#""\ud800""#, r#""""#, "\"a\u{1}\"", r#""\q""#];
+        let strings =
+            [r#""plain""#, r#""a\"b\\c\n""#, r#""\ud83d\ude00 é""#, r#""\ud800""#, r#""""#, "\"a\u{1}\"", r#""\q""#];
         let numbers = ["0", "7", "01", "-1", "1e2", "1700000000", "4294967296", "1.0", "null"];
         let mut docs = Vec::new();
         let top = |n: &str| {
-            format!(r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":{n},"model":"m","system_fingerprint":"fp","choices":["#)
+            format!(
+                r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":{n},"model":"m","system_fingerprint":"fp","choices":["#
+            )
         };
         for v in strings {
             for n in numbers {
@@ -1513,7 +1532,9 @@ mod tests {
                     format!(r#"{{"role":"assistant","content":{v},"refusal":null}}"#),
                     format!(r#"{{"reasoning_content":{v}}}"#),
                     format!(r#"{{"tool_calls":[{{"index":{n},"function":{{"arguments":{v}}}}}]}}"#),
-                    format!(r#"{{"tool_calls":[{{"index":0,"id":{v},"type":"function","function":{{"name":{v},"arguments":""}}}}]}}"#),
+                    format!(
+                        r#"{{"tool_calls":[{{"index":0,"id":{v},"type":"function","function":{{"name":{v},"arguments":""}}}}]}}"#
+                    ),
                     "{}".to_owned(),
                 ] {
                     let choice = format!(r#"{{"index":{n},"delta":{delta},"logprobs":null,"finish_reason":null}}"#);

@@ -124,9 +124,11 @@ impl<'a> JsonStr<'a> {
         }
     }
 
-    /// Whether the text holds an escape.
-    pub(crate) fn is_escaped(&self) -> bool {
-        self.escaped
+    /// The string whose text between the quotes is `raw`, which holds no
+    /// backslash and no control character (checked by the caller).
+    pub(crate) fn plain(raw: &'a str) -> Self {
+        debug_assert!(!raw.bytes().any(|b| b == b'\\' || b < 0x20));
+        JsonStr { raw, escaped: false }
     }
 
     /// The first character of the decoded string after leading whitespace
