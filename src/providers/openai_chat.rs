@@ -273,6 +273,10 @@ struct ChunkView<'a> {
     error: Option<&'a str>,
     /// Every other top-level member (id, created, model, extras), raw.
     top: Members<'a>,
+    /// The fast path's exact text holding every member of `top` (from the
+    /// chunk's start to `"choices"`), empty otherwise: a chunk whose prefix
+    /// is the last one applied has nothing new at the top level.
+    top_text: &'a str,
     problems: Vec<String>,
 }
 
@@ -344,7 +348,8 @@ struct DeltaView<'a> {
     reasoning_content: Option<JsonStr<'a>>,
     reasoning: Option<JsonStr<'a>>,
     tool_calls: LenientList<ToolCallView<'a>>,
-    function_call: Lenient<FunctionView<'a>>,
+    /// The deprecated `function_call`, raw (rare: parsed when applied).
+    function_call: Option<&'a str>,
     /// Members not modelled, merged generically (`audio`, `annotations`,
     /// `reasoning_details`, `images`, a non-string `reasoning`, …), raw.
     extra: Extra<'a>,
@@ -379,7 +384,7 @@ impl<'de> FromMap<'de> for DeltaView<'de> {
                 }
             }
             "tool_calls" => self.tool_calls = map.next_value()?,
-            "function_call" => self.function_call = map.next_value()?,
+            "function_call" => self.function_call = Some(raw(map)?).filter(|t| *t != "null"),
             "obfuscation" => {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -475,16 +480,41 @@ impl Kept {
             }
         }
         if let Ok(v) = serde_json::from_str(raw) {
-            self.map.insert(key.to_owned(), v);
+            match self.map.get_mut(key) {
+                Some(old) => overlay(old, v),
+                None => {
+                    self.map.insert(key.to_owned(), v);
+                }
+            }
         }
+    }
+}
+
+/// A later value of a kept member over the earlier one: objects member by
+/// member (Azure's per-chunk `content_filter_results`, Groq's `x_groq`
+/// gaining `usage`), anything else replaced; `null` never erases.
+fn overlay(old: &mut Value, new: Value) {
+    match (old, new) {
+        (_, Value::Null) => {}
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                match a.get_mut(&k) {
+                    Some(slot) => overlay(slot, v),
+                    None => {
+                        a.insert(k, v);
+                    }
+                }
+            }
+        }
+        (old, new) => *old = new,
     }
 }
 
 /// Merges one delta member into `acc` — the SDK's `accumulate_delta`:
 /// strings concatenated, objects merged recursively, lists of objects with
 /// an `index` merged by it, other lists appended, anything else replaced;
-/// `index`, `type` and `id` replaced (never concatenated), numbers replaced
-/// (never added), `null` never erases.
+/// `index`, `type`, `id` and `format` replaced (never concatenated),
+/// numbers replaced (never added), `null` never erases.
 fn merge(acc: &mut Map<String, Value>, key: &str, delta: Value) {
     match acc.get_mut(key) {
         Some(slot) if !slot.is_null() => merge_into(slot, key, delta),
@@ -506,7 +536,7 @@ fn merge_into(slot: &mut Value, key: &str, delta: Value) {
     if delta.is_null() {
         return;
     }
-    if matches!(key, "index" | "type" | "id") {
+    if matches!(key, "index" | "type" | "id" | "format") {
         *slot = delta;
         return;
     }
@@ -694,6 +724,8 @@ pub(crate) struct ChatFold {
     started: bool,
     /// Top-level members of the chunks.
     top: Kept,
+    /// The last [`ChunkView::top_text`] applied.
+    top_text: String,
     choices: Vec<Choice>,
     usage: Option<Value>,
 }
@@ -736,10 +768,15 @@ impl Dialect for ChatFold {
             }
             return Ok(Flow::End);
         }
-        let chunk = match quick_chunk(data) {
-            Some(c) => c,
+        let mut quick = ChunkView::default();
+        let slow;
+        let chunk = match quick_chunk(data, &mut quick) {
+            Some(()) => &quick,
             None => match serde_json::from_str::<Lenient<ChunkView<'_>>>(data) {
-                Ok(Lenient::Ok(c)) => c,
+                Ok(Lenient::Ok(c)) => {
+                    slow = c;
+                    &slow
+                }
                 Ok(other) => {
                     self.start_if_idle(turn, sink);
                     let what = match other {
@@ -754,9 +791,13 @@ impl Dialect for ChatFold {
         };
         // A chunk of another `object` (Azure's content-filter chunks, whose
         // object, id and model are empty) does not name the completion.
-        let real = chunk.object.is_none_or(|o| o == "\"chat.completion.chunk\"");
-        for (k, raw) in chunk.top.iter() {
-            self.top.apply(k, raw, real);
+        if chunk.top_text.is_empty() || chunk.top_text != self.top_text {
+            let real = chunk.object.is_none_or(|o| o == "\"chat.completion.chunk\"");
+            for (k, raw) in chunk.top.iter() {
+                self.top.apply(k, raw, real);
+            }
+            self.top_text.clear();
+            self.top_text.push_str(chunk.top_text);
         }
         self.start_if_idle(turn, sink);
         for p in &chunk.problems {
@@ -766,7 +807,7 @@ impl Dialect for ChatFold {
             let err: Value = serde_json::from_str(err).unwrap_or(Value::Null);
             return Ok(Flow::Fail(provider_error(&err, turn.output_emitted())));
         }
-        if let LenientList::Bad(what) = chunk.choices {
+        if let LenientList::Bad(what) = &chunk.choices {
             warn(sink, "invalid_event", &format!("chunk.choices is {what}, not an array; ignored"));
         }
         for c in chunk.choices.iter() {
@@ -964,8 +1005,9 @@ impl ChatFold {
             };
             append(turn, id, text, sink)?;
         }
-        match &d.function_call {
-            Lenient::Ok(f) => self.on_function_call(turn, pos, f, sink)?,
+        let function_call = d.function_call.map(serde_json::from_str::<Lenient<FunctionView<'_>>>);
+        match function_call.and_then(Result::ok).unwrap_or_default() {
+            Lenient::Ok(f) => self.on_function_call(turn, pos, &f, sink)?,
             Lenient::Bad(what) => {
                 warn(sink, "invalid_event", &format!("choice {ci}: function_call is {what}, not an object; ignored"))
             }
@@ -1243,22 +1285,29 @@ struct ContentPartView<'a> {
 /// serde_json, giving exactly the view serde_json would give. Anything else
 /// (whitespace, escaped keys, other members or shapes) is `None` and goes
 /// through serde_json.
-fn quick_chunk(data: &str) -> Option<ChunkView<'_>> {
+fn quick_chunk<'a>(data: &'a str, chunk: &mut ChunkView<'a>) -> Option<()> {
     let mut q = Quick { s: data, at: 0 };
-    let mut chunk = ChunkView::default();
     q.eat(b'{')?;
+    let mut after_choices = false;
     loop {
+        let at = q.at;
         let key = q.key()?;
         match key {
             "choices" => {
+                if !after_choices {
+                    chunk.top_text = &data[..at];
+                    after_choices = true;
+                }
                 q.eat(b'[')?;
                 if q.peek()? == b']' {
                     q.at += 1;
                     chunk.choices = LenientList::Ok(Few::from_iter_opt(None));
                 } else {
-                    let c = q.choice()?;
+                    chunk.choices = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(ChoiceView::default()))));
+                    let LenientList::Ok(few) = &mut chunk.choices else { return None };
+                    let Some(Lenient::Ok(c)) = few.first_mut() else { return None };
+                    q.choice(c)?;
                     q.eat(b']')?;
-                    chunk.choices = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(c))));
                 }
             }
             "usage" | "error" => q.null()?,
@@ -1271,12 +1320,16 @@ fn quick_chunk(data: &str) -> Option<ChunkView<'_>> {
                     chunk.object = Some(v);
                 }
                 chunk.top.push(Str(Cow::Borrowed(key)), v);
+                if after_choices {
+                    // A member after `choices`: the prefix does not hold them all.
+                    chunk.top_text = "";
+                }
             }
         }
         if q.next_member()? {
             continue;
         }
-        return (q.at == data.len()).then_some(chunk);
+        return (q.at == data.len()).then_some(());
     }
 }
 
@@ -1399,29 +1452,31 @@ impl<'a> Quick<'a> {
         Some(&self.s[start..self.at])
     }
 
-    fn choice(&mut self) -> Option<ChoiceView<'a>> {
-        let mut c = ChoiceView::default();
+    fn choice(&mut self, c: &mut ChoiceView<'a>) -> Option<()> {
         self.eat(b'{')?;
         loop {
             match self.key()? {
                 "index" => c.index = self.small()?,
-                "delta" => c.delta = Lenient::Ok(self.delta()?),
+                "delta" => {
+                    c.delta = Lenient::Ok(DeltaView::default());
+                    let Lenient::Ok(d) = &mut c.delta else { return None };
+                    self.delta(d)?;
+                }
                 "logprobs" => self.null()?,
                 "finish_reason" => c.finish_reason = self.opt_plain()?,
                 _ => return None,
             }
             if !self.next_member()? {
-                return Some(c);
+                return Some(());
             }
         }
     }
 
-    fn delta(&mut self) -> Option<DeltaView<'a>> {
-        let mut d = DeltaView::default();
+    fn delta(&mut self, d: &mut DeltaView<'a>) -> Option<()> {
         self.eat(b'{')?;
         if self.peek()? == b'}' {
             self.at += 1;
-            return Some(d);
+            return Some(());
         }
         loop {
             match self.key()? {
@@ -1431,20 +1486,21 @@ impl<'a> Quick<'a> {
                 "reasoning_content" => d.reasoning_content = self.opt_string()?,
                 "tool_calls" => {
                     self.eat(b'[')?;
-                    let tc = self.tool_call()?;
+                    d.tool_calls = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(ToolCallView::default()))));
+                    let LenientList::Ok(few) = &mut d.tool_calls else { return None };
+                    let Some(Lenient::Ok(tc)) = few.first_mut() else { return None };
+                    self.tool_call(tc)?;
                     self.eat(b']')?;
-                    d.tool_calls = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(tc))));
                 }
                 _ => return None,
             }
             if !self.next_member()? {
-                return Some(d);
+                return Some(());
             }
         }
     }
 
-    fn tool_call(&mut self) -> Option<ToolCallView<'a>> {
-        let mut tc = ToolCallView::default();
+    fn tool_call(&mut self, tc: &mut ToolCallView<'a>) -> Option<()> {
         self.eat(b'{')?;
         loop {
             match self.key()? {
@@ -1469,7 +1525,7 @@ impl<'a> Quick<'a> {
                 _ => return None,
             }
             if !self.next_member()? {
-                return Some(tc);
+                return Some(());
             }
         }
     }
@@ -1505,6 +1561,11 @@ fn provider_error(err: &Value, output_emitted: bool) -> ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn quick_view(doc: &str) -> Option<ChunkView<'_>> {
+        let mut c = ChunkView::default();
+        quick_chunk(doc, &mut c).map(|()| c)
+    }
 
     fn serde_view(doc: &str) -> Option<ChunkView<'_>> {
         match serde_json::from_str::<Lenient<ChunkView<'_>>>(doc) {
@@ -1555,8 +1616,10 @@ mod tests {
         }
         let mut quick = 0;
         for doc in &docs {
-            if let Some(q) = quick_chunk(doc) {
+            if let Some(mut q) = quick_view(doc) {
                 quick += 1;
+                assert!(q.top_text.is_empty() || doc.starts_with(q.top_text));
+                q.top_text = "";
                 assert_eq!(Some(q), serde_view(doc), "{doc}");
             }
         }
@@ -1569,12 +1632,25 @@ mod tests {
         let text = std::str::from_utf8(&corpus).unwrap();
         let payloads: Vec<&str> =
             text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|p| *p != "[DONE]").collect();
-        let quick = payloads.iter().filter(|p| quick_chunk(p).is_some()).count();
+        let quick = payloads.iter().filter(|p| quick_view(p).is_some()).count();
         assert!(quick * 10 >= payloads.len() * 9, "{quick} of {}", payloads.len());
         for p in payloads {
-            if let Some(q) = quick_chunk(p) {
+            if let Some(mut q) = quick_view(p) {
+                assert!(!q.top_text.is_empty());
+                q.top_text = "";
                 assert_eq!(Some(q), serde_view(p), "{p}");
             }
         }
     }
+}
+#[cfg(test)]
+#[test]
+fn sizes() {
+    eprintln!(
+        "ChunkView {} ChoiceView {} DeltaView {} ToolCallView {}",
+        core::mem::size_of::<ChunkView<'_>>(),
+        core::mem::size_of::<ChoiceView<'_>>(),
+        core::mem::size_of::<DeltaView<'_>>(),
+        core::mem::size_of::<ToolCallView<'_>>()
+    );
 }

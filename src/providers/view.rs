@@ -378,6 +378,11 @@ impl<T> Few<T> {
         Ok(Few { first, rest })
     }
 
+    /// The first element.
+    pub(crate) fn first_mut(&mut self) -> Option<&mut T> {
+        self.first.as_mut()
+    }
+
     /// The elements, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
         self.first.iter().chain(self.rest.iter())
