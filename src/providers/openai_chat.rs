@@ -21,15 +21,93 @@
 //!   call is ready (outcome `complete`) only when it is one complete, valid
 //!   JSON value (an empty string counts as `{}`).
 //! * `logprobs.content` and `logprobs.refusal` lists are concatenated.
+//! * `content` may be an array of parts (Mistral's reasoning models:
+//!   `[{"type": "thinking", "thinking": [{"type": "text", "text": …}]},
+//!   {"type": "text", "text": …}]`): `text` parts go to the text part,
+//!   `thinking` parts (a list of text parts, or a string) to a reasoning
+//!   part (`provider_type` `thinking`). When thinking came this way the
+//!   folded `content` is Mistral's own non-streaming shape: the thinking
+//!   chunk, then the text chunk; otherwise `content` is the string.
+//! * The deprecated `function_call` (`name`, then `arguments` fragments) is
+//!   a `tool_call` part (`provider_type` `function_call`) whose arguments
+//!   stream like a tool call's, folded back as `message.function_call`.
+//! * **Members not modelled are merged, not dropped**, by the SDK's
+//!   `accumulate_delta` rule: strings concatenated, objects merged member by
+//!   member, lists of objects with an `index` merged by it, other lists
+//!   appended, anything else replaced, `null` never erasing. So `audio`
+//!   (`data` and `transcript` concatenated), `annotations` (appended),
+//!   OpenRouter's `reasoning_details` (by `index`) and `images`, a
+//!   non-string `reasoning`, and on tool calls Gemini's `extra_content`
+//!   (the thought signature the next request needs) and unknown `function`
+//!   members. Only the typed members (role, content, refusal, reasoning,
+//!   tool calls) take the fast path; this merge costs nothing unless such a
+//!   member appears.
+//! * **Top-level members** (and a choice's members other than `delta`,
+//!   `logprobs`, `finish_reason`, e.g. Azure's `content_filter_results`,
+//!   vLLM's `stop_reason`) are taken from the first chunk that carries them
+//!   and updated by later non-null ones (objects member by member): vLLM's
+//!   `system_fingerprint` in the last chunk only, `service_tier`, Groq's
+//!   `x_groq` (its `usage` comes last), llama.cpp's `timings`,
+//!   `moderation`. `id`, `object`, `created` and `model` come from the first
+//!   `chat.completion.chunk` only: a chunk of another `object` (Azure's
+//!   first chunk — empty `object`, `id`, `model`, `created: 0`, `choices: []`,
+//!   `prompt_filter_results` — and its asynchronous content-filter chunks)
+//!   never sets them, but what else it carries is kept
+//!   (`prompt_filter_results`, the choices' `content_filter_results`).
+//! * `obfuscation` (transport padding, at the top level or in a delta) is
+//!   never folded.
 //! * **Usage rule**: a chunk's non-null `usage` replaces the message's
 //!   usage (the final usage-only chunk of `stream_options.include_usage`).
 //! * `data: {"error": {...}}` is a provider error.
 //! * The terminal event is `data: [DONE]`, matched exactly.
+//! * Bad input: a member of the wrong shape (`choices` not an array, a
+//!   non-object `delta` or tool call, `content: 5`, a non-integer `index`,
+//!   …) is an `invalid_event` warning naming it, and **the rest of the chunk
+//!   is applied**; `choices: null` is accepted silently. A tool call
+//!   committed ready with neither id nor name is an `unnamed_tool_call`
+//!   warning (its folded name is `""`).
 //!
-//! The folded message is a `ChatCompletion`: the first chunk's top-level
-//! members (id, created, model, system_fingerprint, service_tier, unknown
-//! ones) with `object: "chat.completion"`, `choices` and `usage`. Unknown
-//! members inside a delta are not folded.
+//! The folded message is a `ChatCompletion`: the top-level members above
+//! with `object: "chat.completion"`, `choices` and `usage`.
+//!
+//! # Deliberate differences from the SDK
+//!
+//! The reference is the `openai` Python SDK's `ChatCompletionStreamState`
+//! (checked against 3.54.0). ssefold does not copy these of its behaviours:
+//!
+//! * Tool calls: the SDK merges every fragment at one `index` into one call
+//!   (concatenating ids, names and arguments: `"call_1call_2"`,
+//!   `"addmul"`); ssefold splits calls as described above (Groq, Ollama and
+//!   bridges put parallel calls all at index 0). The SDK also leaves each
+//!   delta's `index` in the folded `tool_calls[]`; the non-streaming
+//!   message has none, nor does ssefold's.
+//! * `role` repeated in several chunks: the SDK concatenates
+//!   (`"assistantassistant"`); ssefold keeps it.
+//! * `choices: null`: the SDK raises `TypeError`; ssefold accepts it.
+//! * Chunks whose `object` is not `chat.completion.chunk`: the SDK skips
+//!   them whole (losing Azure's `prompt_filter_results` and the filter's
+//!   final `content_filter_results`); ssefold keeps what they carry.
+//! * Top-level members: the SDK keeps the first chunk's, except
+//!   `system_fingerprint` and `usage` which it takes from the *last* chunk
+//!   even when that chunk has none (`null` erases) and `moderation`; a
+//!   choice's other members come from the chunk that created the choice.
+//!   ssefold: first carrier, updated by later non-null values (so a late
+//!   `x_groq.usage`, `timings` or `stop_reason` is kept, and a `null` never
+//!   erases).
+//! * Generic merge: the SDK adds numbers and concatenates every string,
+//!   `id` and `format` included (an `audio.id` sent twice becomes
+//!   `"audio_1audio_1"`, `expires_at` doubles, OpenRouter's
+//!   `"anthropic-claude-v1"` repeats); ssefold replaces numbers and `id`,
+//!   `format`, `type`, `index`. A list of objects without `index` sent in
+//!   two chunks (`annotations`) makes the SDK raise `RuntimeError`;
+//!   ssefold appends.
+//! * `obfuscation` inside a delta: the SDK keeps it in the message (it pops
+//!   only the top-level one); ssefold drops both.
+//! * `content` as an array of parts: the SDK keeps the first array, then
+//!   raises on a second one (or drops string deltas after it); ssefold
+//!   folds as described above.
+//! * Text, refusal or tool-call fragments after a choice's `finish_reason`:
+//!   the SDK appends them; ssefold ignores them with `part_already_ended`.
 
 use std::borrow::Cow;
 use std::fmt;
