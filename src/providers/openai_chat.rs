@@ -103,9 +103,11 @@
 //!   ssefold appends.
 //! * `obfuscation` inside a delta: the SDK keeps it in the message (it pops
 //!   only the top-level one); ssefold drops both.
-//! * `content` as an array of parts: the SDK keeps the first array, then
-//!   raises on a second one (or drops string deltas after it); ssefold
-//!   folds as described above.
+//! * `content` as an array of parts: once `content` is a string (Mistral's
+//!   first chunk sends `""`) the SDK silently drops every array delta, so
+//!   the thinking and any text sent as parts are lost; when an array comes
+//!   first it keeps it, raises `RuntimeError` on a second array and drops
+//!   string deltas after it. ssefold folds as described above.
 //! * Text, refusal or tool-call fragments after a choice's `finish_reason`:
 //!   the SDK appends them; ssefold ignores them with `part_already_ended`.
 
@@ -167,17 +169,12 @@ trait FromMap<'de>: Sized + Default {
 
 /// A JSON value that should be an object of view `T`: `None` when `null`,
 /// `Bad` with what it was otherwise.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, Default)]
 enum Lenient<T> {
+    #[default]
     Null,
     Ok(T),
     Bad(&'static str),
-}
-
-impl<T> Default for Lenient<T> {
-    fn default() -> Self {
-        Lenient::Null
-    }
 }
 
 macro_rules! visit_other_kinds {
@@ -243,17 +240,12 @@ impl<'de, T: FromMap<'de>> Deserialize<'de> for Lenient<T> {
 }
 
 /// A JSON value that should be an array of objects of view `T`.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, Default)]
 enum LenientList<T> {
+    #[default]
     Null,
     Ok(Few<Lenient<T>>),
     Bad(&'static str),
-}
-
-impl<T> Default for LenientList<T> {
-    fn default() -> Self {
-        LenientList::Null
-    }
 }
 
 impl<T> LenientList<T> {
@@ -870,7 +862,7 @@ impl Dialect for ChatFold {
         // A chunk of another `object` (Azure's content-filter chunks, whose
         // object, id and model are empty) does not name the completion.
         if chunk.top_text.is_empty() || chunk.top_text != self.top_text {
-            let real = chunk.object.is_none_or(|o| o == "\"chat.completion.chunk\"");
+            let real = chunk.object.map_or(true, |o| o == "\"chat.completion.chunk\"");
             for (k, raw) in chunk.top.iter() {
                 self.top.apply(k, raw, real);
             }
@@ -1720,15 +1712,4 @@ mod tests {
             }
         }
     }
-}
-#[cfg(test)]
-#[test]
-fn sizes() {
-    eprintln!(
-        "ChunkView {} ChoiceView {} DeltaView {} ToolCallView {}",
-        core::mem::size_of::<ChunkView<'_>>(),
-        core::mem::size_of::<ChoiceView<'_>>(),
-        core::mem::size_of::<DeltaView<'_>>(),
-        core::mem::size_of::<ToolCallView<'_>>()
-    );
 }
