@@ -416,3 +416,14 @@ fn openai_compact_chunks_fold_like_spaced_ones() {
     assert_eq!(compact, spaced);
     assert_eq!(message(&compact)["tool_calls"][0]["function"]["arguments"], "{\"a\": \"\\u00e9\"}");
 }
+
+#[test]
+fn logprobs_not_an_object_warns_and_the_delta_applies() {
+    let run = fold(&[chunk(
+        json!([{"index": 0, "delta": {"content": "Hi"}, "logprobs": "oops", "finish_reason": "stop"}]),
+        json!({}),
+    )]);
+    assert_eq!(warnings(&run), ["invalid_event"]);
+    assert_eq!(message(&run)["content"], "Hi");
+    assert_eq!(run.message["choices"][0]["logprobs"], Value::Null);
+}

@@ -122,8 +122,9 @@ use serde_json::{Map, Value};
 use super::args::ToolArgs;
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, Flow, Outcome, Part, Turn};
-use super::view::{scan_str, Few, JsonStr, JsonText, Str};
+use super::view::{Few, JsonStr, JsonText, Str};
 use super::{json_error, warn, Provider, Sink, StreamError};
+use crate::json::scan::escape_char;
 use crate::sse::Event;
 
 // ---------------------------------------------------------------------------
@@ -1007,13 +1008,19 @@ impl ChatFold {
             Lenient::Null => {}
         }
         let choice = &mut self.choices[pos];
-        if let Some(Value::Object(lp)) = c.logprobs.and_then(|l| serde_json::from_str(l).ok()) {
-            choice.logprobs_seen = true;
-            for (key, slot) in [("content", &mut choice.logprobs_content), ("refusal", &mut choice.logprobs_refusal)] {
-                if let Some(Value::Array(items)) = lp.get(key) {
-                    slot.get_or_insert_with(Vec::new).extend(items.iter().cloned());
+        match c.logprobs.map(serde_json::from_str::<Value>) {
+            Some(Ok(Value::Object(lp))) => {
+                choice.logprobs_seen = true;
+                for (key, slot) in
+                    [("content", &mut choice.logprobs_content), ("refusal", &mut choice.logprobs_refusal)]
+                {
+                    if let Some(Value::Array(items)) = lp.get(key) {
+                        slot.get_or_insert_with(Vec::new).extend(items.iter().cloned());
+                    }
                 }
             }
+            Some(_) => warn(sink, "invalid_event", &format!("choice {ci}: logprobs is not an object; ignored")),
+            None => {}
         }
         if let Some(reason) = &c.finish_reason {
             choice.finish_reason = Some(reason.to_string());
@@ -1456,13 +1463,39 @@ impl<'a> Quick<'a> {
         Some(k)
     }
 
-    /// A string, decoded lazily.
+    /// A string, decoded lazily: escapes checked as serde_json checks them
+    /// (a `\\u` escape naming no character is refused by
+    /// [`JsonStr::from_raw`]).
     fn string(&mut self) -> Option<JsonStr<'a>> {
         if let Some(text) = self.plain() {
             return Some(JsonStr::plain(text));
         }
-        let (v, end) = scan_str(self.s, self.at)?;
-        self.at = end;
+        let b = self.s.as_bytes();
+        if b.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let mut i = self.at + 1;
+        loop {
+            match *b.get(i)? {
+                b'"' => break,
+                b'\\' => match *b.get(i + 1)? {
+                    b'u' => {
+                        if !b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        i += 6;
+                    }
+                    e => {
+                        escape_char(e)?;
+                        i += 2;
+                    }
+                },
+                0..=0x1f => return None,
+                _ => i += 1,
+            }
+        }
+        let v = JsonStr::from_raw(self.s.get(self.at..=i)?)?;
+        self.at = i + 1;
         Some(v)
     }
 

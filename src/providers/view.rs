@@ -169,7 +169,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
 /// closing quote). Returns the string and the offset after its closing
 /// quote. For fast paths that match a payload's exact bytes and fall back to
 /// serde_json on `None`.
-#[inline(always)]
 pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
     let b = text.as_bytes();
     if b.get(at) != Some(&b'"') {
