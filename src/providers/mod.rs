@@ -76,7 +76,8 @@
 //! | `part_already_ended` | a delta or stop for a block already stopped |
 //! | `part_not_ended` | the terminal event arrived while a part was open (committed as `incomplete`; Responses: completed from the terminal `output` when it holds the item complete) |
 //! | `terminal_output_mismatch` | Responses: the terminal `output`'s final text of an open item does not extend what was streamed (committed as `incomplete`) |
-//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`, a non-integer `sequence_number`, data that is not an object) |
+//! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`, a non-integer `sequence_number`, data that is not an object); what can be applied of it still is (OpenAI Chat: every other member of the chunk) |
+//! | `unnamed_tool_call` | a tool call committed ready with neither id nor name (its folded name is `""`) |
 //!
 //! # Usage rules
 //!

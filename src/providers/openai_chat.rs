@@ -21,84 +21,633 @@
 //!   call is ready (outcome `complete`) only when it is one complete, valid
 //!   JSON value (an empty string counts as `{}`).
 //! * `logprobs.content` and `logprobs.refusal` lists are concatenated.
+//! * `content` may be an array of parts (Mistral's reasoning models:
+//!   `[{"type": "thinking", "thinking": [{"type": "text", "text": …}]},
+//!   {"type": "text", "text": …}]`): `text` parts go to the text part,
+//!   `thinking` parts (a list of text parts, or a string) to a reasoning
+//!   part (`provider_type` `thinking`). When thinking came this way the
+//!   folded `content` is Mistral's own non-streaming shape: the thinking
+//!   chunk, then the text chunk; otherwise `content` is the string.
+//! * The deprecated `function_call` (`name`, then `arguments` fragments) is
+//!   a `tool_call` part (`provider_type` `function_call`) whose arguments
+//!   stream like a tool call's, folded back as `message.function_call`.
+//! * **Members not modelled are merged, not dropped**, by the SDK's
+//!   `accumulate_delta` rule: strings concatenated, objects merged member by
+//!   member, lists of objects with an `index` merged by it, other lists
+//!   appended, anything else replaced, `null` never erasing. So `audio`
+//!   (`data` and `transcript` concatenated), `annotations` (appended),
+//!   OpenRouter's `reasoning_details` (by `index`) and `images`, a
+//!   non-string `reasoning`, and on tool calls Gemini's `extra_content`
+//!   (the thought signature the next request needs) and unknown `function`
+//!   members. Only the typed members (role, content, refusal, reasoning,
+//!   tool calls) take the fast path; this merge costs nothing unless such a
+//!   member appears.
+//! * **Top-level members** (and a choice's members other than `delta`,
+//!   `logprobs`, `finish_reason`, e.g. Azure's `content_filter_results`,
+//!   vLLM's `stop_reason`) are taken from the first chunk that carries them
+//!   and updated by later non-null ones (objects member by member): vLLM's
+//!   `system_fingerprint` in the last chunk only, `service_tier`, Groq's
+//!   `x_groq` (its `usage` comes last), llama.cpp's `timings`,
+//!   `moderation`. `id`, `object`, `created` and `model` come from the first
+//!   `chat.completion.chunk` only: a chunk of another `object` (Azure's
+//!   first chunk — empty `object`, `id`, `model`, `created: 0`, `choices: []`,
+//!   `prompt_filter_results` — and its asynchronous content-filter chunks)
+//!   never sets them, but what else it carries is kept
+//!   (`prompt_filter_results`, the choices' `content_filter_results`).
+//! * `obfuscation` (transport padding, at the top level or in a delta) is
+//!   never folded.
 //! * **Usage rule**: a chunk's non-null `usage` replaces the message's
 //!   usage (the final usage-only chunk of `stream_options.include_usage`).
 //! * `data: {"error": {...}}` is a provider error.
 //! * The terminal event is `data: [DONE]`, matched exactly.
+//! * Bad input: a member of the wrong shape (`choices` not an array, a
+//!   non-object `delta` or tool call, `content: 5`, a non-integer `index`,
+//!   …) is an `invalid_event` warning naming it, and **the rest of the chunk
+//!   is applied**; `choices: null` is accepted silently. A tool call
+//!   committed ready with neither id nor name is an `unnamed_tool_call`
+//!   warning (its folded name is `""`).
 //!
-//! The folded message is a `ChatCompletion`: the first chunk's top-level
-//! members (id, created, model, system_fingerprint, service_tier, unknown
-//! ones) with `object: "chat.completion"`, `choices` and `usage`. Unknown
-//! members inside a delta are not folded.
+//! The folded message is a `ChatCompletion`: the top-level members above
+//! with `object: "chat.completion"`, `choices` and `usage`.
+//!
+//! # Deliberate differences from the SDK
+//!
+//! The reference is the `openai` Python SDK's `ChatCompletionStreamState`
+//! (checked against 3.54.0). ssefold does not copy these of its behaviours:
+//!
+//! * Tool calls: the SDK merges every fragment at one `index` into one call
+//!   (concatenating ids, names and arguments: `"call_1call_2"`,
+//!   `"addmul"`); ssefold splits calls as described above (Groq, Ollama and
+//!   bridges put parallel calls all at index 0). The SDK also leaves each
+//!   delta's `index` in the folded `tool_calls[]`; the non-streaming
+//!   message has none, nor does ssefold's.
+//! * `role` repeated in several chunks: the SDK concatenates
+//!   (`"assistantassistant"`); ssefold keeps it.
+//! * `choices: null`: the SDK raises `TypeError`; ssefold accepts it.
+//! * Chunks whose `object` is not `chat.completion.chunk`: the SDK skips
+//!   them whole (losing Azure's `prompt_filter_results` and the filter's
+//!   final `content_filter_results`); ssefold keeps what they carry.
+//! * Top-level members: the SDK keeps the first chunk's, except
+//!   `system_fingerprint` and `usage` which it takes from the *last* chunk
+//!   even when that chunk has none (`null` erases) and `moderation`; a
+//!   choice's other members come from the chunk that created the choice.
+//!   ssefold: first carrier, updated by later non-null values (so a late
+//!   `x_groq.usage`, `timings` or `stop_reason` is kept, and a `null` never
+//!   erases).
+//! * Generic merge: the SDK adds numbers and concatenates every string,
+//!   `id` and `format` included (an `audio.id` sent twice becomes
+//!   `"audio_1audio_1"`, `expires_at` doubles, OpenRouter's
+//!   `"anthropic-claude-v1"` repeats); ssefold replaces numbers and `id`,
+//!   `format`, `type`, `index`. A list of objects without `index` sent in
+//!   two chunks (`annotations`) makes the SDK raise `RuntimeError`;
+//!   ssefold appends.
+//! * `obfuscation` inside a delta: the SDK keeps it in the message (it pops
+//!   only the top-level one); ssefold drops both.
+//! * `content` as an array of parts: once `content` is a string (Mistral's
+//!   first chunk sends `""`) the SDK silently drops every array delta, so
+//!   the thinking and any text sent as parts are lost; when an array comes
+//!   first it keeps it, raises `RuntimeError` on a second array and drops
+//!   string deltas after it. ssefold folds as described above.
+//! * Text, refusal or tool-call fragments after a choice's `finish_reason`:
+//!   the SDK appends them; ssefold ignores them with `part_already_ended`.
 
 use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
 
-use serde::Deserialize;
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::args::ToolArgs;
 use super::events::{PartKind, ProviderError, StreamEvent};
-use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
-use super::view::{Few, JsonStr, JsonText, MaybeStr, RawObject, Str};
+use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn};
+use super::view::{Few, JsonStr, JsonText, Str};
 use super::{json_error, warn, Provider, Sink, StreamError};
+use crate::json::scan::escape_char;
 use crate::sse::Event;
 
-#[derive(Deserialize)]
-struct Chunk<'a> {
-    #[serde(default, borrow)]
-    choices: Option<Few<ChoiceView<'a>>>,
-    #[serde(default)]
-    usage: Option<Value>,
-    #[serde(default)]
-    error: Option<Value>,
+// ---------------------------------------------------------------------------
+// Views of a chunk. Every container accepts any JSON value: one of the wrong
+// type is recorded as a problem (a warning) and the rest of the chunk is
+// applied. Members the fold does not model are kept as raw JSON text.
+// ---------------------------------------------------------------------------
+
+/// Members kept as raw JSON text (key, value): the first few inline.
+#[derive(Debug, Default, PartialEq)]
+struct Members<'a> {
+    inline: [(Str<'a>, &'a str); 6],
+    n: usize,
+    more: Vec<(Str<'a>, &'a str)>,
 }
 
-#[derive(Deserialize)]
+impl<'a> Members<'a> {
+    fn push(&mut self, key: Str<'a>, raw: &'a str) {
+        if self.n < self.inline.len() {
+            self.inline[self.n] = (key, raw);
+            self.n += 1;
+        } else {
+            self.more.push((key, raw));
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&str, &'a str)> + '_ {
+        self.inline[..self.n].iter().chain(self.more.iter()).map(|(k, v)| (&**k, *v))
+    }
+}
+
+/// Members kept as raw JSON text below the top level (rare: a `Vec`, which
+/// allocates only when one is pushed).
+type Extra<'a> = Vec<(Str<'a>, &'a str)>;
+
+/// A view built from a JSON object's members.
+trait FromMap<'de>: Sized + Default {
+    /// What the object is, for warnings.
+    const WHAT: &'static str;
+    /// Takes one member (its value read from `map`).
+    fn member<M: MapAccess<'de>>(&mut self, key: Str<'de>, map: &mut M) -> Result<(), M::Error>;
+}
+
+/// A JSON value that should be an object of view `T`: `None` when `null`,
+/// `Bad` with what it was otherwise.
+#[derive(Debug, PartialEq, Default)]
+enum Lenient<T> {
+    #[default]
+    Null,
+    Ok(T),
+    Bad(&'static str),
+}
+
+macro_rules! visit_other_kinds {
+    ($ty:ty) => {
+        fn visit_bool<E>(self, _: bool) -> Result<$ty, E> {
+            Ok(Self::bad("a boolean"))
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<$ty, E> {
+            Ok(Self::bad("a number"))
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<$ty, E> {
+            Ok(Self::bad("a number"))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$ty, E> {
+            Ok(Self::bad("a number"))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<$ty, E> {
+            Ok(Self::bad("a string"))
+        }
+        fn visit_unit<E>(self) -> Result<$ty, E> {
+            Ok(Self::null())
+        }
+        fn visit_none<E>(self) -> Result<$ty, E> {
+            Ok(Self::null())
+        }
+    };
+}
+
+struct ObjVisitor<T>(PhantomData<T>);
+
+impl<T> ObjVisitor<T> {
+    fn bad(what: &'static str) -> Lenient<T> {
+        Lenient::Bad(what)
+    }
+    fn null() -> Lenient<T> {
+        Lenient::Null
+    }
+}
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for ObjVisitor<T> {
+    type Value = Lenient<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    visit_other_kinds!(Lenient<T>);
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Lenient<T>, S::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Lenient::Bad("an array"))
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Lenient<T>, M::Error> {
+        let mut t = T::default();
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            t.member(key, &mut map)?;
+        }
+        Ok(Lenient::Ok(t))
+    }
+}
+
+impl<'de, T: FromMap<'de>> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ObjVisitor(PhantomData))
+    }
+}
+
+/// A JSON value that should be an array of objects of view `T`.
+#[derive(Debug, PartialEq, Default)]
+enum LenientList<T> {
+    #[default]
+    Null,
+    Ok(Few<Lenient<T>>),
+    Bad(&'static str),
+}
+
+impl<T> LenientList<T> {
+    fn iter(&self) -> impl Iterator<Item = &Lenient<T>> {
+        match self {
+            LenientList::Ok(f) => Some(f.iter()),
+            _ => None,
+        }
+        .into_iter()
+        .flatten()
+    }
+}
+
+struct ListVisitor<T>(PhantomData<T>);
+
+impl<T> ListVisitor<T> {
+    fn bad(what: &'static str) -> LenientList<T> {
+        LenientList::Bad(what)
+    }
+    fn null() -> LenientList<T> {
+        LenientList::Null
+    }
+}
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for ListVisitor<T> {
+    type Value = LenientList<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    visit_other_kinds!(LenientList<T>);
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<LenientList<T>, M::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(LenientList::Bad("an object"))
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<LenientList<T>, S::Error> {
+        Few::from_seq(seq).map(LenientList::Ok)
+    }
+}
+
+impl<'de, T: FromMap<'de>> Deserialize<'de> for LenientList<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ListVisitor(PhantomData))
+    }
+}
+
+/// Reads a member's value as raw JSON text.
+fn raw<'de, M: MapAccess<'de>>(map: &mut M) -> Result<&'de str, M::Error> {
+    Ok(map.next_value::<&'de RawValue>()?.get())
+}
+
+/// A leaf read as raw text and converted: `None` when `null`; a value that
+/// does not convert is a problem.
+fn leaf<'de, T, M: MapAccess<'de>>(
+    map: &mut M,
+    problems: &mut Vec<String>,
+    what: &str,
+    key: &str,
+    convert: impl FnOnce(&'de str) -> Option<T>,
+) -> Result<Option<T>, M::Error> {
+    let text = raw(map)?;
+    if text == "null" {
+        return Ok(None);
+    }
+    let v = convert(text);
+    if v.is_none() {
+        problems.push(format!("{what}.{key} is not of the expected type ({}); ignored", clip(text)));
+    }
+    Ok(v)
+}
+
+/// At most 60 bytes of `s` for a message.
+fn clip(s: &str) -> &str {
+    let mut end = s.len().min(60);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+fn str_of(text: &str) -> Option<Str<'_>> {
+    serde_json::from_str(text).ok()
+}
+
+fn u32_of(text: &str) -> Option<u32> {
+    serde_json::from_str(text).ok()
+}
+
+/// A chunk (`chat.completion.chunk`).
+#[derive(Debug, Default, PartialEq)]
+struct ChunkView<'a> {
+    /// `object`, raw.
+    object: Option<&'a str>,
+    choices: LenientList<ChoiceView<'a>>,
+    usage: Option<&'a str>,
+    error: Option<&'a str>,
+    /// Every other top-level member (id, created, model, extras), raw.
+    top: Members<'a>,
+    /// The fast path's exact text holding every member of `top` (from the
+    /// chunk's start to `"choices"`), empty otherwise: a chunk whose prefix
+    /// is the last one applied has nothing new at the top level.
+    top_text: &'a str,
+    problems: Vec<String>,
+}
+
+impl<'de> FromMap<'de> for ChunkView<'de> {
+    const WHAT: &'static str = "chunk";
+    fn member<M: MapAccess<'de>>(&mut self, key: Str<'de>, map: &mut M) -> Result<(), M::Error> {
+        match &*key {
+            "choices" => self.choices = map.next_value()?,
+            "usage" => self.usage = Some(raw(map)?).filter(|t| *t != "null"),
+            "error" => self.error = Some(raw(map)?).filter(|t| *t != "null"),
+            "obfuscation" => {
+                map.next_value::<IgnoredAny>()?;
+            }
+            "object" => {
+                let t = raw(map)?;
+                self.object = Some(t);
+                self.top.push(key, t);
+            }
+            _ => {
+                let t = raw(map)?;
+                self.top.push(key, t);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default, PartialEq)]
 struct ChoiceView<'a> {
-    #[serde(default)]
     index: u32,
-    #[serde(default, borrow)]
-    delta: Option<DeltaView<'a>>,
-    #[serde(default, borrow)]
+    delta: Lenient<DeltaView<'a>>,
     finish_reason: Option<Str<'a>>,
-    #[serde(default)]
-    logprobs: Option<Value>,
+    logprobs: Option<&'a str>,
+    /// Other members of the choice (`content_filter_results`, vLLM's
+    /// `stop_reason`, …), raw.
+    extra: Extra<'a>,
+    problems: Vec<String>,
 }
 
-#[derive(Deserialize)]
+impl<'de> FromMap<'de> for ChoiceView<'de> {
+    const WHAT: &'static str = "choice";
+    fn member<M: MapAccess<'de>>(&mut self, key: Str<'de>, map: &mut M) -> Result<(), M::Error> {
+        match &*key {
+            "index" => self.index = leaf(map, &mut self.problems, Self::WHAT, "index", u32_of)?.unwrap_or_default(),
+            "delta" => self.delta = map.next_value()?,
+            "finish_reason" => self.finish_reason = leaf(map, &mut self.problems, Self::WHAT, "finish_reason", str_of)?,
+            "logprobs" => self.logprobs = Some(raw(map)?).filter(|t| *t != "null"),
+            _ => {
+                let t = raw(map)?;
+                self.extra.push((key, t));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `content`: a string, or (Mistral's reasoning models) an array of parts.
+#[derive(Debug, PartialEq)]
+enum ContentView<'a> {
+    Text(JsonStr<'a>),
+    Parts(&'a str),
+}
+
+#[derive(Debug, Default, PartialEq)]
 struct DeltaView<'a> {
-    #[serde(default, borrow)]
     role: Option<Str<'a>>,
-    #[serde(default, borrow)]
-    content: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
+    content: Option<ContentView<'a>>,
     refusal: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
     reasoning_content: Option<JsonStr<'a>>,
-    #[serde(default, borrow)]
-    reasoning: Option<MaybeStr<'a>>,
-    #[serde(default, borrow)]
-    tool_calls: Option<Few<ToolCallView<'a>>>,
+    reasoning: Option<JsonStr<'a>>,
+    tool_calls: LenientList<ToolCallView<'a>>,
+    /// The deprecated `function_call`, raw (rare: parsed when applied).
+    function_call: Option<&'a str>,
+    /// Members not modelled, merged generically (`audio`, `annotations`,
+    /// `reasoning_details`, `images`, a non-string `reasoning`, …), raw.
+    extra: Extra<'a>,
+    problems: Vec<String>,
 }
 
-#[derive(Deserialize)]
+impl<'de> FromMap<'de> for DeltaView<'de> {
+    const WHAT: &'static str = "delta";
+    fn member<M: MapAccess<'de>>(&mut self, key: Str<'de>, map: &mut M) -> Result<(), M::Error> {
+        let p = &mut self.problems;
+        match &*key {
+            "role" => self.role = leaf(map, p, Self::WHAT, "role", str_of)?,
+            "content" => {
+                self.content = leaf(map, p, Self::WHAT, "content", |t| match t.as_bytes().first() {
+                    Some(b'"') => JsonStr::from_raw(t).map(ContentView::Text),
+                    Some(b'[') => Some(ContentView::Parts(t)),
+                    _ => None,
+                })?
+            }
+            "refusal" => self.refusal = leaf(map, p, Self::WHAT, "refusal", JsonStr::from_raw)?,
+            "reasoning_content" => {
+                self.reasoning_content = leaf(map, p, Self::WHAT, "reasoning_content", JsonStr::from_raw)?
+            }
+            "reasoning" => {
+                // A string is reasoning text; anything else (an object, some
+                // providers) is merged generically.
+                let t = raw(map)?;
+                if t.starts_with('"') {
+                    self.reasoning = JsonStr::from_raw(t);
+                } else if t != "null" {
+                    self.extra.push((key, t));
+                }
+            }
+            "tool_calls" => self.tool_calls = map.next_value()?,
+            "function_call" => self.function_call = Some(raw(map)?).filter(|t| *t != "null"),
+            "obfuscation" => {
+                map.next_value::<IgnoredAny>()?;
+            }
+            _ => {
+                let t = raw(map)?;
+                self.extra.push((key, t));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default, PartialEq)]
 struct ToolCallView<'a> {
-    #[serde(default)]
     index: Option<u32>,
-    #[serde(default, borrow)]
     id: Option<Str<'a>>,
-    #[serde(rename = "type", default, borrow)]
     ty: Option<Str<'a>>,
-    #[serde(default, borrow)]
-    function: Option<FunctionView<'a>>,
+    function: Lenient<FunctionView<'a>>,
+    /// Other members (Gemini's `extra_content` with the thought signature), raw.
+    extra: Extra<'a>,
+    problems: Vec<String>,
 }
 
-#[derive(Deserialize)]
+impl<'de> FromMap<'de> for ToolCallView<'de> {
+    const WHAT: &'static str = "tool call";
+    fn member<M: MapAccess<'de>>(&mut self, key: Str<'de>, map: &mut M) -> Result<(), M::Error> {
+        let p = &mut self.problems;
+        match &*key {
+            "index" => self.index = leaf(map, p, Self::WHAT, "index", u32_of)?,
+            "id" => self.id = leaf(map, p, Self::WHAT, "id", str_of)?,
+            "type" => self.ty = leaf(map, p, Self::WHAT, "type", str_of)?,
+            "function" => self.function = map.next_value()?,
+            _ => {
+                let t = raw(map)?;
+                self.extra.push((key, t));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default, PartialEq)]
 struct FunctionView<'a> {
-    #[serde(default, borrow)]
     name: Option<Str<'a>>,
-    #[serde(default, borrow)]
     arguments: Option<JsonText<'a>>,
+    extra: Extra<'a>,
+    problems: Vec<String>,
+}
+
+impl<'de> FromMap<'de> for FunctionView<'de> {
+    const WHAT: &'static str = "function";
+    fn member<M: MapAccess<'de>>(&mut self, key: Str<'de>, map: &mut M) -> Result<(), M::Error> {
+        let p = &mut self.problems;
+        match &*key {
+            "name" => self.name = leaf(map, p, Self::WHAT, "name", str_of)?,
+            "arguments" => self.arguments = leaf(map, p, Self::WHAT, "arguments", |t| serde_json::from_str(t).ok())?,
+            _ => {
+                let t = raw(map)?;
+                self.extra.push((key, t));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Members kept from one level of the stream (the chunk's top level, a
+/// choice): the first value of each, replaced by a later non-null one.
+#[derive(Debug, Default)]
+struct Kept {
+    map: Map<String, Value>,
+    /// The raw text last applied per member (a repeat costs one compare).
+    raw: Vec<(String, String)>,
+}
+
+impl Kept {
+    /// Applies one member of a chunk; `real`: of a `chat.completion.chunk`
+    /// (only such a chunk sets the completion's id, object, created and
+    /// model, and only the first one).
+    fn apply(&mut self, key: &str, raw: &str, real: bool) {
+        match self.raw.iter_mut().find(|(k, _)| k == key) {
+            Some((_, old)) => {
+                if old == raw || raw == "null" || FIRST_WINS.contains(&key) {
+                    return;
+                }
+                old.clear();
+                old.push_str(raw);
+            }
+            None => {
+                if !real && FIRST_WINS.contains(&key) {
+                    return;
+                }
+                self.raw.push((key.to_owned(), raw.to_owned()));
+            }
+        }
+        if let Ok(v) = serde_json::from_str(raw) {
+            match self.map.get_mut(key) {
+                Some(old) => overlay(old, v),
+                None => {
+                    self.map.insert(key.to_owned(), v);
+                }
+            }
+        }
+    }
+}
+
+/// A later value of a kept member over the earlier one: objects member by
+/// member (Azure's per-chunk `content_filter_results`, Groq's `x_groq`
+/// gaining `usage`), anything else replaced; `null` never erases.
+fn overlay(old: &mut Value, new: Value) {
+    match (old, new) {
+        (_, Value::Null) => {}
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                match a.get_mut(&k) {
+                    Some(slot) => overlay(slot, v),
+                    None => {
+                        a.insert(k, v);
+                    }
+                }
+            }
+        }
+        (old, new) => *old = new,
+    }
+}
+
+/// Merges one delta member into `acc` — the SDK's `accumulate_delta`:
+/// strings concatenated, objects merged recursively, lists of objects with
+/// an `index` merged by it, other lists appended, anything else replaced;
+/// `index`, `type`, `id` and `format` replaced (never concatenated),
+/// numbers replaced (never added), `null` never erases.
+fn merge(acc: &mut Map<String, Value>, key: &str, delta: Value) {
+    match acc.get_mut(key) {
+        Some(slot) if !slot.is_null() => merge_into(slot, key, delta),
+        _ => {
+            let fresh = match delta {
+                Value::Array(items) => {
+                    let mut list = Vec::new();
+                    merge_list(&mut list, items);
+                    Value::Array(list)
+                }
+                v => v,
+            };
+            acc.insert(key.to_owned(), fresh);
+        }
+    }
+}
+
+fn merge_into(slot: &mut Value, key: &str, delta: Value) {
+    if delta.is_null() {
+        return;
+    }
+    if matches!(key, "index" | "type" | "id" | "format") {
+        *slot = delta;
+        return;
+    }
+    match (slot, delta) {
+        (Value::String(a), Value::String(b)) => a.push_str(&b),
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a, &k, v);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => merge_list(a, b),
+        (slot, d) => *slot = d,
+    }
+}
+
+fn merge_list(acc: &mut Vec<Value>, delta: Vec<Value>) {
+    for entry in delta {
+        let index = entry.get("index").and_then(Value::as_u64);
+        let at = index.and_then(|i| acc.iter().position(|e| e.get("index").and_then(Value::as_u64) == Some(i)));
+        match (at, entry) {
+            (Some(p), Value::Object(b)) => match &mut acc[p] {
+                Value::Object(a) => {
+                    for (k, v) in b {
+                        merge(a, &k, v);
+                    }
+                }
+                other => *other = Value::Object(b),
+            },
+            (_, entry) => acc.push(entry),
+        }
+    }
+}
+
+/// Merges raw members generically into `acc`.
+fn merge_members(acc: &mut Map<String, Value>, members: &Extra<'_>) {
+    for (k, raw) in members {
+        if let Ok(v) = serde_json::from_str(raw) {
+            merge(acc, k, v);
+        }
+    }
 }
 
 /// One tool call of a choice (its arguments and outcome live in the turn's
@@ -110,18 +659,32 @@ struct Call {
     id: Option<String>,
     ty: String,
     name: String,
+    /// Members of the call not modelled (`extra_content`), merged.
+    extra: Map<String, Value>,
+    /// Members of `function` not modelled, merged.
+    fn_extra: Map<String, Value>,
 }
 
 impl Call {
-    fn to_json(&self, part: &Part) -> Value {
+    fn function_json(&self, part: &Part) -> Map<String, Value> {
         let mut f = Map::new();
         f.insert("name".into(), Value::String(self.name.clone()));
         let raw = part.args.as_ref().map_or("", ToolArgs::raw);
         f.insert("arguments".into(), Value::String(raw.to_owned()));
+        for (k, v) in &self.fn_extra {
+            f.insert(k.clone(), v.clone());
+        }
+        f
+    }
+
+    fn to_json(&self, part: &Part) -> Value {
         let mut m = Map::new();
         m.insert("id".into(), self.id.clone().map_or(Value::Null, Value::String));
         m.insert("type".into(), Value::String(self.ty.clone()));
-        m.insert("function".into(), Value::Object(f));
+        m.insert("function".into(), Value::Object(self.function_json(part)));
+        for (k, v) in &self.extra {
+            m.insert(k.clone(), v.clone());
+        }
         Value::Object(m)
     }
 }
@@ -130,8 +693,13 @@ impl Call {
 const SUB_REASONING: u32 = 0;
 const SUB_TEXT: u32 = 1;
 const SUB_REFUSAL: u32 = 2;
+/// The deprecated `function_call`.
+const SUB_FUNCTION: u32 = 3;
 /// Tool call `n` of the choice is sub `SUB_CALLS + n`.
-const SUB_CALLS: u32 = 3;
+const SUB_CALLS: u32 = 4;
+
+/// The reasoning field of content parts of type `thinking` (Mistral).
+const THINKING: &str = "thinking";
 
 #[derive(Debug, Default)]
 struct Choice {
@@ -141,10 +709,16 @@ struct Choice {
     refusal: Option<u32>,
     reasoning: Option<(&'static str, u32)>,
     calls: Vec<Call>,
+    /// The deprecated `function_call` (a call without id or type).
+    function_call: Option<Call>,
     finish_reason: Option<String>,
     logprobs_seen: bool,
     logprobs_content: Option<Vec<Value>>,
     logprobs_refusal: Option<Vec<Value>>,
+    /// Choice-level members not modelled (`content_filter_results`, …).
+    kept: Kept,
+    /// Delta members not modelled (`audio`, `annotations`, …), merged.
+    delta_extra: Map<String, Value>,
 }
 
 impl Choice {
@@ -152,14 +726,34 @@ impl Choice {
         let mut msg = Map::new();
         msg.insert("role".into(), self.role.as_deref().unwrap_or("assistant").into());
         let text = |t: Option<u32>| t.map_or(Value::Null, |t| Value::String(parts[t as usize].text.clone()));
-        msg.insert("content".into(), text(self.text));
+        match self.reasoning {
+            Some((THINKING, r)) => {
+                // Mistral's shape: the thinking chunk, then the text chunk.
+                let thinking =
+                    serde_json::json!({"type": "thinking", "thinking": [{"type": "text", "text": text(Some(r))}]});
+                let mut content = vec![thinking];
+                if let Some(t) = self.text {
+                    content.push(serde_json::json!({"type": "text", "text": text(Some(t))}));
+                }
+                msg.insert("content".into(), Value::Array(content));
+            }
+            _ => {
+                msg.insert("content".into(), text(self.text));
+            }
+        }
         msg.insert("refusal".into(), text(self.refusal));
-        if let Some((field, r)) = self.reasoning {
+        if let Some((field, r)) = self.reasoning.filter(|(f, _)| *f != THINKING) {
             msg.insert(field.into(), text(Some(r)));
+        }
+        if let Some(f) = &self.function_call {
+            msg.insert("function_call".into(), Value::Object(f.function_json(&parts[f.part as usize])));
         }
         if !self.calls.is_empty() {
             let calls = self.calls.iter().map(|c| c.to_json(&parts[c.part as usize])).collect();
             msg.insert("tool_calls".into(), Value::Array(calls));
+        }
+        for (k, v) in &self.delta_extra {
+            msg.insert(k.clone(), v.clone());
         }
         let mut m = Map::new();
         m.insert("index".into(), self.index.into());
@@ -175,17 +769,23 @@ impl Choice {
         };
         m.insert("logprobs".into(), logprobs);
         m.insert("finish_reason".into(), self.finish_reason.clone().map_or(Value::Null, Value::String));
+        for (k, v) in &self.kept.map {
+            m.insert(k.clone(), v.clone());
+        }
         Value::Object(m)
     }
 
-    /// The part ids of the choice still open.
-    fn open_parts<'p>(&self, parts: &'p [Part]) -> impl Iterator<Item = u32> + 'p {
-        let ids: Vec<u32> = [self.reasoning.map(|r| r.1), self.text, self.refusal]
+    /// The part ids of the choice still open, in the order they opened.
+    fn open_parts(&self, parts: &[Part]) -> Vec<u32> {
+        let mut ids: Vec<u32> = [self.reasoning.map(|r| r.1), self.text, self.refusal]
             .into_iter()
             .flatten()
+            .chain(self.function_call.iter().map(|c| c.part))
             .chain(self.calls.iter().map(|c| c.part))
+            .filter(|&p| parts[p as usize].is_open())
             .collect();
-        ids.into_iter().filter(|&p| parts[p as usize].is_open())
+        ids.sort_unstable();
+        ids
     }
 }
 
@@ -210,7 +810,10 @@ pub(crate) const DIALECT: DialectInfo = DialectInfo {
 #[derive(Debug, Default)]
 pub(crate) struct ChatFold {
     started: bool,
-    top: Map<String, Value>,
+    /// Top-level members of the chunks.
+    top: Kept,
+    /// The last [`ChunkView::top_text`] applied.
+    top_text: String,
     choices: Vec<Choice>,
     usage: Option<Value>,
 }
@@ -226,6 +829,9 @@ fn text_part_json(kind: PartKind, text: &str) -> Value {
     Value::Object(m)
 }
 
+/// Members only a real chunk sets, once (a choice has none of them).
+const FIRST_WINS: [&str; 4] = ["id", "object", "created", "model"];
+
 impl Dialect for ChatFold {
     fn provider(&self) -> Provider {
         Provider::OpenAIChat
@@ -238,9 +844,9 @@ impl Dialect for ChatFold {
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let data = event.data();
         if data == "[DONE]" {
-            self.start_if_idle(turn, None, sink);
+            self.start_if_idle(turn, sink);
             for choice in &self.choices {
-                if choice.open_parts(&turn.parts).next().is_some() {
+                if !choice.open_parts(&turn.parts).is_empty() {
                     let msg = format!(
                         "choice {} has open parts at [DONE] (no finish_reason); committed as incomplete",
                         choice.index
@@ -250,24 +856,58 @@ impl Dialect for ChatFold {
             }
             return Ok(Flow::End);
         }
-        let chunk: Chunk<'_> = match serde_json::from_str(data) {
-            Ok(c) => c,
-            Err(e) => {
-                if serde_json::from_str::<serde::de::IgnoredAny>(data).is_ok() {
-                    warn(sink, "invalid_event", &format!("chunk of unexpected shape ({e}); ignored"));
+        let mut quick = ChunkView::default();
+        let slow;
+        let chunk = match quick_chunk(data, &mut quick) {
+            Some(()) => &quick,
+            None => match serde_json::from_str::<Lenient<ChunkView<'_>>>(data) {
+                Ok(Lenient::Ok(c)) => {
+                    slow = c;
+                    &slow
+                }
+                Ok(other) => {
+                    self.start_if_idle(turn, sink);
+                    let what = match other {
+                        Lenient::Bad(w) => w,
+                        _ => "null",
+                    };
+                    warn(sink, "invalid_event", &format!("chunk is {what}, not an object; ignored"));
                     return Ok(Flow::Continue);
                 }
-                return Err(json_error(event, e));
-            }
+                Err(e) => return Err(json_error(event, e)),
+            },
         };
-        self.start_if_idle(turn, Some(data), sink);
-        if let Some(err) = chunk.error.filter(|e| !e.is_null()) {
+        // A chunk of another `object` (Azure's content-filter chunks, whose
+        // object, id and model are empty) does not name the completion.
+        if chunk.top_text.is_empty() || chunk.top_text != self.top_text {
+            let real = chunk.object.map_or(true, |o| o == "\"chat.completion.chunk\"");
+            for (k, raw) in chunk.top.iter() {
+                self.top.apply(k, raw, real);
+            }
+            self.top_text.clear();
+            self.top_text.push_str(chunk.top_text);
+        }
+        self.start_if_idle(turn, sink);
+        for p in &chunk.problems {
+            warn(sink, "invalid_event", p);
+        }
+        if let Some(err) = chunk.error {
+            let err: Value = serde_json::from_str(err).unwrap_or(Value::Null);
             return Ok(Flow::Fail(provider_error(&err, turn.output_emitted())));
         }
-        for c in chunk.choices.iter().flat_map(Few::iter) {
-            self.on_choice(turn, c, sink)?;
+        if let LenientList::Bad(what) = &chunk.choices {
+            warn(sink, "invalid_event", &format!("chunk.choices is {what}, not an array; ignored"));
         }
-        if let Some(u) = chunk.usage.filter(|u| !u.is_null()) {
+        for c in chunk.choices.iter() {
+            match c {
+                Lenient::Ok(c) => self.on_choice(turn, c, sink)?,
+                Lenient::Bad(what) => {
+                    warn(sink, "invalid_event", &format!("a choice is {what}, not an object; ignored"))
+                }
+                Lenient::Null => warn(sink, "invalid_event", "a choice is null; ignored"),
+            }
+        }
+        if let Some(u) = chunk.usage.and_then(|u| serde_json::from_str(u).ok()) {
             let usage = self.usage.insert(u);
             sink(&StreamEvent::Usage { usage });
         }
@@ -281,6 +921,7 @@ impl Dialect for ChatFold {
             SUB_REASONING => text_part_json(PartKind::Reasoning, &part.text),
             SUB_TEXT => text_part_json(PartKind::Text, &part.text),
             SUB_REFUSAL => text_part_json(PartKind::Refusal, &part.text),
+            SUB_FUNCTION => choice.function_call.as_ref().map_or(Value::Null, |f| Value::Object(f.function_json(part))),
             n => choice.calls[(n - SUB_CALLS) as usize].to_json(part),
         })
     }
@@ -290,7 +931,7 @@ impl Dialect for ChatFold {
         if !self.started {
             return Value::Null;
         }
-        let mut m = self.top.clone();
+        let mut m = self.top.map.clone();
         m.insert("object".into(), "chat.completion".into());
         let mut order: Vec<&Choice> = self.choices.iter().collect();
         order.sort_by_key(|c| c.index);
@@ -317,30 +958,21 @@ impl Dialect for ChatFold {
     }
 
     fn is_restart(&self, _ty: &str, id: Option<&str>) -> bool {
-        let current = self.top.get("id").and_then(Value::as_str);
-        id.is_some() && current.is_some() && id != current
+        let current = self.top.map.get("id").and_then(Value::as_str);
+        id.is_some_and(|i| !i.is_empty()) && current.is_some() && id != current
     }
 
     fn start_implicitly(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
-        self.start_if_idle(turn, None, sink);
+        self.start_if_idle(turn, sink);
     }
 }
 
 impl ChatFold {
-    fn start_if_idle(&mut self, turn: &mut Turn, first: Option<&str>, sink: &mut Sink<'_>) {
+    fn start_if_idle(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
         if !turn.begin() {
             return;
         }
         self.started = true;
-        if let Some(Ok(RawObject(top))) = first.map(serde_json::from_str::<RawObject<'_>>) {
-            for (k, v) in top {
-                if !matches!(&*k, "choices" | "usage" | "error") {
-                    if let Ok(v) = serde_json::from_str(v.get()) {
-                        self.top.insert(k.into_owned(), v);
-                    }
-                }
-            }
-        }
         let snapshot = self.message(turn);
         sink(&StreamEvent::MessageStart { provider: "openai_chat", message: &snapshot });
     }
@@ -356,65 +988,268 @@ impl ChatFold {
         Ok(self.choices.len() - 1)
     }
 
+    /// Commits a part of a choice whose end is known; a tool call committed
+    /// ready with neither id nor name is warned about.
+    fn commit(&mut self, turn: &mut Turn, id: u32, sink: &mut Sink<'_>) {
+        turn.commit(self, id, false, sink);
+        let part = &turn.parts[id as usize];
+        if part.kind != PartKind::ToolCall || part.outcome != Outcome::Complete {
+            return;
+        }
+        let choice = &self.choices[part.at as usize];
+        let call = match part.sub {
+            SUB_FUNCTION => choice.function_call.as_ref(),
+            n => choice.calls.get((n - SUB_CALLS) as usize),
+        };
+        if call.is_some_and(|c| c.id.is_none() && c.name.is_empty()) {
+            let msg = format!("tool call (part {id}) is ready with neither id nor name: its name is \"\"");
+            warn(sink, "unnamed_tool_call", &msg);
+        }
+    }
+
     fn on_choice(&mut self, turn: &mut Turn, c: &ChoiceView<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        for p in &c.problems {
+            warn(sink, "invalid_event", p);
+        }
         let pos = self.choice_pos(c.index, turn)?;
-        let at = pos as u32;
         let choice = &mut self.choices[pos];
         let ci = c.index;
-        if let Some(d) = &c.delta {
-            if let Some(role) = &d.role {
-                if choice.role.as_deref() != Some(&**role) {
-                    choice.role = Some(role.to_string());
-                }
+        for (k, raw) in &c.extra {
+            choice.kept.apply(k, raw, true);
+        }
+        match &c.delta {
+            Lenient::Ok(d) => self.on_delta(turn, pos, d, sink)?,
+            Lenient::Bad(what) => {
+                warn(sink, "invalid_event", &format!("choice {ci}: delta is {what}, not an object; ignored"))
             }
-            let reasoning = match (&d.reasoning_content, &d.reasoning) {
-                (Some(r), _) => Some(("reasoning_content", r)),
-                (None, Some(MaybeStr(Some(r)))) => Some(("reasoning", r)),
-                _ => None,
-            };
-            if let Some((field, r)) = reasoning {
-                let id = match choice.reasoning {
-                    Some((_, id)) => id,
-                    None => {
-                        let id = turn.open_part(PartKind::Reasoning, (at, SUB_REASONING), ci, 0, field, sink)?;
-                        choice.reasoning.insert((field, id)).1
-                    }
-                };
-                append(turn, id, r, sink)?;
-            }
-            for (text, slot, kind, sub, name) in [
-                (&d.content, &mut choice.text, PartKind::Text, SUB_TEXT, "content"),
-                (&d.refusal, &mut choice.refusal, PartKind::Refusal, SUB_REFUSAL, "refusal"),
-            ] {
-                if let Some(text) = text {
-                    let id = match *slot {
-                        Some(id) => id,
-                        None => *slot.insert(turn.open_part(kind, (at, sub), ci, 0, name, sink)?),
-                    };
-                    append(turn, id, text, sink)?;
-                }
-            }
-            for (n, tc) in d.tool_calls.iter().flat_map(Few::iter).enumerate() {
-                self.on_tool_call(turn, pos, n, tc, sink)?;
-            }
+            Lenient::Null => {}
         }
         let choice = &mut self.choices[pos];
-        if let Some(Value::Object(lp)) = &c.logprobs {
-            choice.logprobs_seen = true;
-            for (key, slot) in [("content", &mut choice.logprobs_content), ("refusal", &mut choice.logprobs_refusal)] {
-                if let Some(Value::Array(items)) = lp.get(key) {
-                    slot.get_or_insert_with(Vec::new).extend(items.iter().cloned());
+        match c.logprobs.map(serde_json::from_str::<Value>) {
+            Some(Ok(Value::Object(lp))) => {
+                choice.logprobs_seen = true;
+                for (key, slot) in
+                    [("content", &mut choice.logprobs_content), ("refusal", &mut choice.logprobs_refusal)]
+                {
+                    if let Some(Value::Array(items)) = lp.get(key) {
+                        slot.get_or_insert_with(Vec::new).extend(items.iter().cloned());
+                    }
                 }
             }
+            Some(_) => warn(sink, "invalid_event", &format!("choice {ci}: logprobs is not an object; ignored")),
+            None => {}
         }
         if let Some(reason) = &c.finish_reason {
             choice.finish_reason = Some(reason.to_string());
-            let mut open: Vec<u32> = choice.open_parts(&turn.parts).collect();
-            open.sort_unstable();
-            for id in open {
-                turn.commit(self, id, false, sink);
+            for id in choice.open_parts(&turn.parts) {
+                self.commit(turn, id, sink);
             }
             sink(&StreamEvent::StopReason { choice: ci, reason });
+        }
+        Ok(())
+    }
+
+    fn on_delta(
+        &mut self,
+        turn: &mut Turn,
+        pos: usize,
+        d: &DeltaView<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        for p in &d.problems {
+            warn(sink, "invalid_event", p);
+        }
+        let at = pos as u32;
+        let choice = &mut self.choices[pos];
+        let ci = choice.index;
+        if let Some(role) = &d.role {
+            if choice.role.as_deref() != Some(&**role) {
+                choice.role = Some(role.to_string());
+            }
+        }
+        let reasoning = match (&d.reasoning_content, &d.reasoning) {
+            (Some(r), _) => Some(("reasoning_content", r)),
+            (None, Some(r)) => Some(("reasoning", r)),
+            _ => None,
+        };
+        if let Some((field, r)) = reasoning {
+            let id = self.reasoning_part(turn, pos, field, sink)?;
+            append(turn, id, r, sink)?;
+        }
+        match &d.content {
+            Some(ContentView::Text(text)) => {
+                let id = self.text_part(turn, pos, sink)?;
+                append(turn, id, text, sink)?;
+            }
+            Some(ContentView::Parts(raw)) => self.on_content_parts(turn, pos, raw, sink)?,
+            None => {}
+        }
+        if let Some(text) = &d.refusal {
+            let choice = &mut self.choices[pos];
+            let id = match choice.refusal {
+                Some(id) => id,
+                None => *choice.refusal.insert(turn.open_part(
+                    PartKind::Refusal,
+                    (at, SUB_REFUSAL),
+                    ci,
+                    0,
+                    "refusal",
+                    sink,
+                )?),
+            };
+            append(turn, id, text, sink)?;
+        }
+        let function_call = d.function_call.map(serde_json::from_str::<Lenient<FunctionView<'_>>>);
+        match function_call.and_then(Result::ok).unwrap_or_default() {
+            Lenient::Ok(f) => self.on_function_call(turn, pos, &f, sink)?,
+            Lenient::Bad(what) => {
+                warn(sink, "invalid_event", &format!("choice {ci}: function_call is {what}, not an object; ignored"))
+            }
+            Lenient::Null => {}
+        }
+        if let LenientList::Bad(what) = &d.tool_calls {
+            warn(sink, "invalid_event", &format!("choice {ci}: tool_calls is {what}, not an array; ignored"));
+        }
+        for (n, tc) in d.tool_calls.iter().enumerate() {
+            match tc {
+                Lenient::Ok(tc) => self.on_tool_call(turn, pos, n, tc, sink)?,
+                Lenient::Bad(what) => {
+                    warn(sink, "invalid_event", &format!("choice {ci}: a tool call is {what}, not an object; ignored"))
+                }
+                Lenient::Null => warn(sink, "invalid_event", &format!("choice {ci}: a tool call is null; ignored")),
+            }
+        }
+        if !d.extra.is_empty() {
+            merge_members(&mut self.choices[pos].delta_extra, &d.extra);
+        }
+        Ok(())
+    }
+
+    fn reasoning_part(
+        &mut self,
+        turn: &mut Turn,
+        pos: usize,
+        field: &'static str,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
+        let choice = &mut self.choices[pos];
+        Ok(match choice.reasoning {
+            Some((_, id)) => id,
+            None => {
+                let id =
+                    turn.open_part(PartKind::Reasoning, (pos as u32, SUB_REASONING), choice.index, 0, field, sink)?;
+                choice.reasoning.insert((field, id)).1
+            }
+        })
+    }
+
+    fn text_part(&mut self, turn: &mut Turn, pos: usize, sink: &mut Sink<'_>) -> Result<u32, StreamError> {
+        let choice = &mut self.choices[pos];
+        Ok(match choice.text {
+            Some(id) => id,
+            None => *choice.text.insert(turn.open_part(
+                PartKind::Text,
+                (pos as u32, SUB_TEXT),
+                choice.index,
+                0,
+                "content",
+                sink,
+            )?),
+        })
+    }
+
+    /// `content` as an array of parts (Mistral's reasoning models): `text`
+    /// parts go to the text part, `thinking` parts (a string, or a list of
+    /// text parts) to the reasoning part.
+    fn on_content_parts(
+        &mut self,
+        turn: &mut Turn,
+        pos: usize,
+        raw: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let ci = self.choices[pos].index;
+        let Ok(parts) = serde_json::from_str::<Vec<ContentPartView<'_>>>(raw) else {
+            let msg = format!("choice {ci}: content is an array of unexpected shape ({}); ignored", clip(raw));
+            warn(sink, "invalid_event", &msg);
+            return Ok(());
+        };
+        for part in &parts {
+            match part.ty.as_deref() {
+                Some("text") => {
+                    if let Some(t) = &part.text {
+                        let id = self.text_part(turn, pos, sink)?;
+                        append(turn, id, t, sink)?;
+                    }
+                }
+                Some("thinking") => {
+                    let texts: Vec<JsonStr<'_>> = match part.thinking.map(RawValue::get) {
+                        Some(t) if t.starts_with('"') => JsonStr::from_raw(t).into_iter().collect(),
+                        Some(t) => serde_json::from_str::<Vec<ContentPartView<'_>>>(t)
+                            .map(|v| v.into_iter().filter_map(|p| p.text).collect())
+                            .unwrap_or_default(),
+                        None => Vec::new(),
+                    };
+                    let field = match self.choices[pos].reasoning {
+                        Some((f, _)) => f,
+                        None => THINKING,
+                    };
+                    let id = self.reasoning_part(turn, pos, field, sink)?;
+                    for t in &texts {
+                        append(turn, id, t, sink)?;
+                    }
+                }
+                other => {
+                    let ty = other.unwrap_or("");
+                    sink(&StreamEvent::Unknown { scope: "delta", provider_type: ty, data: raw });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The deprecated `function_call`: one call per choice, name then
+    /// argument fragments, like a tool call.
+    fn on_function_call(
+        &mut self,
+        turn: &mut Turn,
+        pos: usize,
+        f: &FunctionView<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        for p in &f.problems {
+            warn(sink, "invalid_event", p);
+        }
+        let choice = &mut self.choices[pos];
+        if choice.function_call.is_none() {
+            let part =
+                turn.open_part(PartKind::ToolCall, (pos as u32, SUB_FUNCTION), choice.index, 0, "function_call", sink)?;
+            choice.function_call = Some(Call {
+                part,
+                index: 0,
+                id: None,
+                ty: "function".into(),
+                name: String::new(),
+                extra: Map::new(),
+                fn_extra: Map::new(),
+            });
+        }
+        let call = self.choices[pos].function_call.as_mut().expect("just set");
+        let part = call.part;
+        if !turn.parts[part as usize].is_open() {
+            warn(sink, "part_already_ended", "function_call fragment after its choice finished; ignored");
+            return Ok(());
+        }
+        if let Some(name) = f.name.as_ref().filter(|s| !s.is_empty()) {
+            if call.name != **name {
+                call.name.push_str(name);
+                let v = Value::String(call.name.clone());
+                sink(&StreamEvent::PartMetadata { part, key: "name", value: &v });
+            }
+        }
+        merge_members(&mut call.fn_extra, &f.extra);
+        if let Some(frag) = &f.arguments {
+            turn.push_args(part, frag, sink)?;
         }
         Ok(())
     }
@@ -427,9 +1262,25 @@ impl ChatFold {
         tc: &ToolCallView<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
+        for p in &tc.problems {
+            warn(sink, "invalid_event", p);
+        }
+        let f = match &tc.function {
+            Lenient::Ok(f) => Some(f),
+            Lenient::Bad(what) => {
+                warn(sink, "invalid_event", &format!("tool call function is {what}, not an object; ignored"));
+                None
+            }
+            Lenient::Null => None,
+        };
+        if let Some(f) = f {
+            for p in &f.problems {
+                warn(sink, "invalid_event", p);
+            }
+        }
         let choice = &self.choices[pos];
         let id = tc.id.as_ref().filter(|s| !s.is_empty());
-        let (name, args) = match &tc.function {
+        let (name, args) = match f {
             Some(f) => (f.name.as_ref().filter(|s| !s.is_empty()), f.arguments.as_ref()),
             None => (None, None),
         };
@@ -457,14 +1308,22 @@ impl ChatFold {
         let n = if new_call {
             if let Some(p) = current {
                 let part = self.choices[pos].calls[p].part;
-                turn.commit(self, part, false, sink);
+                self.commit(turn, part, sink);
             }
             let choice = &mut self.choices[pos];
             let ty = tc.ty.as_deref().unwrap_or("function").to_owned();
             let sub = SUB_CALLS + choice.calls.len() as u32;
             let part =
                 turn.open_part(PartKind::ToolCall, (pos as u32, sub), choice.index, u64::from(index), &ty, sink)?;
-            choice.calls.push(Call { part, index, id: None, ty, name: String::new() });
+            choice.calls.push(Call {
+                part,
+                index,
+                id: None,
+                ty,
+                name: String::new(),
+                extra: Map::new(),
+                fn_extra: Map::new(),
+            });
             choice.calls.len() - 1
         } else {
             current.unwrap_or_default()
@@ -489,10 +1348,306 @@ impl ChatFold {
                 sink(&StreamEvent::PartMetadata { part, key: "name", value: &v });
             }
         }
+        if !tc.extra.is_empty() {
+            merge_members(&mut call.extra, &tc.extra);
+        }
+        if let Some(f) = f.filter(|f| !f.extra.is_empty()) {
+            merge_members(&mut call.fn_extra, &f.extra);
+        }
         if let Some(frag) = args {
             turn.push_args(part, frag, sink)?;
         }
         Ok(())
+    }
+}
+
+/// One element of `content` sent as an array (Mistral): `{"type": "text",
+/// "text": …}` or `{"type": "thinking", "thinking": [text parts] | "…"}`.
+#[derive(serde::Deserialize)]
+struct ContentPartView<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    text: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    thinking: Option<&'a RawValue>,
+}
+
+/// A chunk as OpenAI writes it (compact, members of plain strings, small
+/// numbers or `null`, one choice with a delta of `role` / `content` /
+/// `refusal` / `reasoning_content` / one tool-call fragment), read without
+/// serde_json, giving exactly the view serde_json would give. Anything else
+/// (whitespace, escaped keys, other members or shapes) is `None` and goes
+/// through serde_json.
+fn quick_chunk<'a>(data: &'a str, chunk: &mut ChunkView<'a>) -> Option<()> {
+    let mut q = Quick { s: data, at: 0 };
+    q.eat(b'{')?;
+    let mut after_choices = false;
+    loop {
+        let at = q.at;
+        let key = q.key()?;
+        match key {
+            "choices" => {
+                if !after_choices {
+                    chunk.top_text = &data[..at];
+                    after_choices = true;
+                }
+                q.eat(b'[')?;
+                if q.peek()? == b']' {
+                    q.at += 1;
+                    chunk.choices = LenientList::Ok(Few::from_iter_opt(None));
+                } else {
+                    chunk.choices = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(ChoiceView::default()))));
+                    let LenientList::Ok(few) = &mut chunk.choices else { return None };
+                    let Some(Lenient::Ok(c)) = few.first_mut() else { return None };
+                    q.choice(c)?;
+                    q.eat(b']')?;
+                }
+            }
+            "usage" | "error" => q.null()?,
+            "obfuscation" => {
+                q.string()?;
+            }
+            _ => {
+                let v = q.scalar()?;
+                if key == "object" {
+                    chunk.object = Some(v);
+                }
+                chunk.top.push(Str(Cow::Borrowed(key)), v);
+                if after_choices {
+                    // A member after `choices`: the prefix does not hold them all.
+                    chunk.top_text = "";
+                }
+            }
+        }
+        if q.next_member()? {
+            continue;
+        }
+        return (q.at == data.len()).then_some(());
+    }
+}
+
+/// The cursor of [`quick_chunk`].
+struct Quick<'a> {
+    s: &'a str,
+    at: usize,
+}
+
+impl<'a> Quick<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.at).copied()
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.at += 1)
+    }
+
+    /// `,` (another member follows: true) or `}` (false).
+    fn next_member(&mut self) -> Option<bool> {
+        let b = self.peek()?;
+        self.at += 1;
+        match b {
+            b',' => Some(true),
+            b'}' => Some(false),
+            _ => None,
+        }
+    }
+
+    /// A string without escapes or control characters: its text (a byte
+    /// loop: keys and names are short).
+    fn plain(&mut self) -> Option<&'a str> {
+        let b = self.s.as_bytes();
+        if b.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let start = self.at + 1;
+        let mut i = start;
+        loop {
+            match *b.get(i)? {
+                b'"' => break,
+                b'\\' | 0..=0x1f => return None,
+                _ => i += 1,
+            }
+        }
+        self.at = i + 1;
+        self.s.get(start..i)
+    }
+
+    /// `"key":`.
+    fn key(&mut self) -> Option<&'a str> {
+        let k = self.plain()?;
+        self.eat(b':')?;
+        Some(k)
+    }
+
+    /// A string, decoded lazily: escapes checked as serde_json checks them
+    /// (a `\\u` escape naming no character is refused by
+    /// [`JsonStr::from_raw`]).
+    fn string(&mut self) -> Option<JsonStr<'a>> {
+        if let Some(text) = self.plain() {
+            return Some(JsonStr::plain(text));
+        }
+        let b = self.s.as_bytes();
+        if b.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let mut i = self.at + 1;
+        loop {
+            match *b.get(i)? {
+                b'"' => break,
+                b'\\' => match *b.get(i + 1)? {
+                    b'u' => {
+                        if !b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        i += 6;
+                    }
+                    e => {
+                        escape_char(e)?;
+                        i += 2;
+                    }
+                },
+                0..=0x1f => return None,
+                _ => i += 1,
+            }
+        }
+        let v = JsonStr::from_raw(self.s.get(self.at..=i)?)?;
+        self.at = i + 1;
+        Some(v)
+    }
+
+    /// A string or `null`.
+    fn opt_string(&mut self) -> Option<Option<JsonStr<'a>>> {
+        if self.peek()? == b'n' {
+            self.null()?;
+            return Some(None);
+        }
+        self.string().map(Some)
+    }
+
+    /// A plain string or `null`, as [`Str`].
+    fn opt_plain(&mut self) -> Option<Option<Str<'a>>> {
+        if self.peek()? == b'n' {
+            self.null()?;
+            return Some(None);
+        }
+        self.plain().map(|t| Some(Str(Cow::Borrowed(t))))
+    }
+
+    fn null(&mut self) -> Option<()> {
+        let rest = self.s.get(self.at..)?;
+        rest.starts_with("null").then(|| self.at += 4)
+    }
+
+    /// An unsigned integer of at most `max` digits as serde_json reads it
+    /// (no leading zero, no fraction or exponent): its text.
+    fn digits(&mut self, max: usize) -> Option<&'a str> {
+        let b = self.s.as_bytes().get(self.at..)?;
+        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > max || (n > 1 && b[0] == b'0') || matches!(b.get(n), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let text = &self.s[self.at..self.at + n];
+        self.at += n;
+        Some(text)
+    }
+
+    /// A `u32` of at most 9 digits.
+    fn small(&mut self) -> Option<u32> {
+        self.digits(9)?.parse().ok()
+    }
+
+    /// A string, a small unsigned integer or `null`: its raw text.
+    fn scalar(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        match self.peek()? {
+            b'"' => {
+                self.string()?;
+            }
+            b'n' => self.null()?,
+            _ => {
+                self.digits(18)?;
+            }
+        }
+        Some(&self.s[start..self.at])
+    }
+
+    fn choice(&mut self, c: &mut ChoiceView<'a>) -> Option<()> {
+        self.eat(b'{')?;
+        loop {
+            match self.key()? {
+                "index" => c.index = self.small()?,
+                "delta" => {
+                    c.delta = Lenient::Ok(DeltaView::default());
+                    let Lenient::Ok(d) = &mut c.delta else { return None };
+                    self.delta(d)?;
+                }
+                "logprobs" => self.null()?,
+                "finish_reason" => c.finish_reason = self.opt_plain()?,
+                _ => return None,
+            }
+            if !self.next_member()? {
+                return Some(());
+            }
+        }
+    }
+
+    fn delta(&mut self, d: &mut DeltaView<'a>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            match self.key()? {
+                "role" => d.role = self.opt_plain()?,
+                "content" => d.content = self.opt_string()?.map(ContentView::Text),
+                "refusal" => d.refusal = self.opt_string()?,
+                "reasoning_content" => d.reasoning_content = self.opt_string()?,
+                "tool_calls" => {
+                    self.eat(b'[')?;
+                    d.tool_calls = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(ToolCallView::default()))));
+                    let LenientList::Ok(few) = &mut d.tool_calls else { return None };
+                    let Some(Lenient::Ok(tc)) = few.first_mut() else { return None };
+                    self.tool_call(tc)?;
+                    self.eat(b']')?;
+                }
+                _ => return None,
+            }
+            if !self.next_member()? {
+                return Some(());
+            }
+        }
+    }
+
+    fn tool_call(&mut self, tc: &mut ToolCallView<'a>) -> Option<()> {
+        self.eat(b'{')?;
+        loop {
+            match self.key()? {
+                "index" => tc.index = Some(self.small()?),
+                "id" => tc.id = self.opt_plain()?,
+                "type" => tc.ty = self.opt_plain()?,
+                "function" => {
+                    let mut f = FunctionView::default();
+                    self.eat(b'{')?;
+                    loop {
+                        match self.key()? {
+                            "name" => f.name = self.opt_plain()?,
+                            "arguments" => f.arguments = self.opt_string()?.map(JsonText::Str),
+                            _ => return None,
+                        }
+                        if !self.next_member()? {
+                            break;
+                        }
+                    }
+                    tc.function = Lenient::Ok(f);
+                }
+                _ => return None,
+            }
+            if !self.next_member()? {
+                return Some(());
+            }
+        }
     }
 }
 
@@ -520,5 +1675,91 @@ fn provider_error(err: &Value, output_emitted: bool) -> ProviderError {
         message,
         request_id: s("request_id"),
         output_emitted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick_view(doc: &str) -> Option<ChunkView<'_>> {
+        let mut c = ChunkView::default();
+        quick_chunk(doc, &mut c).map(|()| c)
+    }
+
+    fn serde_view(doc: &str) -> Option<ChunkView<'_>> {
+        match serde_json::from_str::<Lenient<ChunkView<'_>>>(doc) {
+            Ok(Lenient::Ok(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The fast path gives exactly serde_json's view, or declines.
+    #[test]
+    fn quick_chunk_is_serde_json_or_nothing() {
+        let strings =
+            [r#""plain""#, r#""a\"b\\c\n""#, r#""\ud83d\ude00 é""#, r#""\ud800""#, r#""""#, "\"a\u{1}\"", r#""\q""#];
+        let numbers = ["0", "7", "01", "-1", "1e2", "1700000000", "4294967296", "1.0", "null"];
+        let mut docs = Vec::new();
+        let top = |n: &str| {
+            format!(
+                r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":{n},"model":"m","system_fingerprint":"fp","choices":["#
+            )
+        };
+        for v in strings {
+            for n in numbers {
+                for delta in [
+                    format!(r#"{{"content":{v}}}"#),
+                    format!(r#"{{"role":"assistant","content":{v},"refusal":null}}"#),
+                    format!(r#"{{"reasoning_content":{v}}}"#),
+                    format!(r#"{{"tool_calls":[{{"index":{n},"function":{{"arguments":{v}}}}}]}}"#),
+                    format!(
+                        r#"{{"tool_calls":[{{"index":0,"id":{v},"type":"function","function":{{"name":{v},"arguments":""}}}}]}}"#
+                    ),
+                    "{}".to_owned(),
+                ] {
+                    let choice = format!(r#"{{"index":{n},"delta":{delta},"logprobs":null,"finish_reason":null}}"#);
+                    docs.push(format!(r#"{}{choice}],"usage":null}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}],"usage":null}} "#, top(n)));
+                    docs.push(format!(r#"{}{choice}],"obfuscation":{v}}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}, {choice}]}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}]}}x"#, top(n)));
+                    docs.push(format!(r#"{} {choice}]}}"#, top(n)));
+                    docs.push(format!(r#"{}]}}"#, top(n)));
+                    docs.push(format!(r#"{}{choice}],"usage":{{"total_tokens":1}}}}"#, top(n)));
+                    docs.push(format!(
+                        r#"{}{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{v}}}]}}"#,
+                        top("1")
+                    ));
+                }
+            }
+        }
+        let mut quick = 0;
+        for doc in &docs {
+            if let Some(mut q) = quick_view(doc) {
+                quick += 1;
+                assert!(q.top_text.is_empty() || doc.starts_with(q.top_text));
+                q.top_text = "";
+                assert_eq!(Some(q), serde_view(doc), "{doc}");
+            }
+        }
+        assert!(quick > docs.len() / 10, "{quick} of {}", docs.len());
+    }
+
+    #[test]
+    fn the_corpus_takes_the_fast_path() {
+        let corpus = crate::corpus::openai_chat_parallel_tools(200_000);
+        let text = std::str::from_utf8(&corpus).unwrap();
+        let payloads: Vec<&str> =
+            text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|p| *p != "[DONE]").collect();
+        let quick = payloads.iter().filter(|p| quick_view(p).is_some()).count();
+        assert!(quick * 10 >= payloads.len() * 9, "{quick} of {}", payloads.len());
+        for p in payloads {
+            if let Some(mut q) = quick_view(p) {
+                assert!(!q.top_text.is_empty());
+                q.top_text = "";
+                assert_eq!(Some(q), serde_view(p), "{p}");
+            }
+        }
     }
 }

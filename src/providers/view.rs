@@ -124,6 +124,13 @@ impl<'a> JsonStr<'a> {
         }
     }
 
+    /// The string whose text between the quotes is `raw`, which holds no
+    /// backslash and no control character (checked by the caller).
+    pub(crate) fn plain(raw: &'a str) -> Self {
+        debug_assert!(!raw.bytes().any(|b| b == b'\\' || b < 0x20));
+        JsonStr { raw, escaped: false }
+    }
+
     /// The first character of the decoded string after leading whitespace
     /// (decoding only the escapes it passes).
     pub(crate) fn first_non_whitespace(&self) -> Option<char> {
@@ -199,18 +206,6 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
         return None;
     }
     Some((JsonStr { raw, escaped }, i + 1))
-}
-
-/// Any JSON value, with its string when it is one (`reasoning`, which a few
-/// providers send as an object).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct MaybeStr<'a>(pub(crate) Option<JsonStr<'a>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for MaybeStr<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = <&'de RawValue>::deserialize(d)?;
-        Ok(MaybeStr(JsonStr::from_raw(value.get())))
-    }
 }
 
 /// Tool arguments: a JSON string (borrowed, decoded when appended), or — as
@@ -354,42 +349,40 @@ fn hex4(b: &[u8], at: usize) -> Result<u16, ()> {
     Ok(n)
 }
 
-/// A JSON object's members with their values left as raw JSON text: for
-/// keeping some members as [`serde_json::Value`]s without building the
-/// others (a chunk's `choices`).
-#[derive(Debug, Default)]
-pub(crate) struct RawObject<'a>(pub(crate) Vec<(Str<'a>, &'a RawValue)>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::MapAccess;
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawObject<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(member) = map.next_entry()? {
-                    members.push(member);
-                }
-                Ok(RawObject(members))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
 /// A JSON array whose first element is stored inline: deserializing the
 /// usual one-element array (`choices`, `tool_calls`) allocates nothing.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Few<T> {
     first: Option<T>,
     rest: Vec<T>,
 }
 
 impl<T> Few<T> {
+    /// No element or one.
+    pub(crate) fn from_iter_opt(first: Option<T>) -> Self {
+        Few { first, rest: Vec::new() }
+    }
+
+    /// The elements of a sequence being deserialized.
+    pub(crate) fn from_seq<'de, S: serde::de::SeqAccess<'de>>(mut seq: S) -> Result<Self, S::Error>
+    where
+        T: Deserialize<'de>,
+    {
+        let first = seq.next_element()?;
+        let mut rest = Vec::new();
+        if first.is_some() {
+            while let Some(x) = seq.next_element()? {
+                rest.push(x);
+            }
+        }
+        Ok(Few { first, rest })
+    }
+
+    /// The first element.
+    pub(crate) fn first_mut(&mut self) -> Option<&mut T> {
+        self.first.as_mut()
+    }
+
     /// The elements, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
         self.first.iter().chain(self.rest.iter())
@@ -405,15 +398,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Few<T> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an array")
             }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-                let first = seq.next_element()?;
-                let mut rest = Vec::new();
-                if first.is_some() {
-                    while let Some(x) = seq.next_element()? {
-                        rest.push(x);
-                    }
-                }
-                Ok(Few { first, rest })
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+                Few::from_seq(seq)
             }
         }
         d.deserialize_seq(V(std::marker::PhantomData))
@@ -486,14 +472,6 @@ mod tests {
             let t: JsonText<'_> = serde_json::from_str(json).unwrap();
             assert_eq!(t.starts_container(), starts, "{json}");
         }
-    }
-
-    #[test]
-    fn maybe_str_tolerates_any_value() {
-        let m: MaybeStr<'_> = serde_json::from_str(r#""a\tb""#).unwrap();
-        assert_eq!(m.0.unwrap().to_cow(), "a\tb");
-        let m: MaybeStr<'_> = serde_json::from_str(r#"{"summary":"x"}"#).unwrap();
-        assert!(m.0.is_none());
     }
 
     /// The strict scanner accepts exactly the strings serde_json accepts,
