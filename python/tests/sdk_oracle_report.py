@@ -3,12 +3,12 @@ prints the differences grouped by dialect, SDK helper and difference class
 (JSON path pattern + shape), with counts and one example each.
 
     .venv/bin/python python/tests/sdk_oracle_report.py [--chunkings whole,bytewise,random]
-        [--json out.json] [--write-known] [--verbose]
+        [--json out.json] [--verbose]
 
---write-known rewrites python/tests/sdk_oracle_known_diffs.json from this run
-(one entry per failing stream and helper; per chunking only when chunkings
-disagree). Set SSEFOLD_RECORDINGS=<dir or manifest.json> to use recordings
-that live elsewhere."""
+Each class is marked with the deliberate rule that explains it
+(sdk_oracle.DELIBERATE), or UNEXPLAINED (what the test fails on). Set
+SSEFOLD_RECORDINGS=<dir or manifest.json> to use recordings that live
+elsewhere."""
 
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunkings", default=",".join(o.CHUNKING_NAMES))
     ap.add_argument("--json", help="write every failing result here")
-    ap.add_argument("--write-known", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="print every failing result in full")
     args = ap.parse_args()
     hows = args.chunkings.split(",")
@@ -72,7 +71,9 @@ def main() -> int:
             last = (dialect, variant)
         ids = sorted({r.case.id for r, _ in items})
         r, (path, a, b) = items[0]
+        why = o.explain(r.case, r.variant, path, a, b)
         print(f"- {cls}  [{len(ids)} stream(s), {len(items)} field(s)]")
+        print(f"    {'deliberate: ' + why if why else 'UNEXPLAINED'}")
         print(f"    e.g. {r.case.id}: {path}: ours={o.short(a, 120)} | sdk={o.short(b, 120)}")
         print("    streams: " + ", ".join(ids))
 
@@ -86,24 +87,6 @@ def main() -> int:
              "ours_error": r.ours.error, "sdk_error": r.theirs.error,
              "diffs": [{"path": p, "ours": a, "sdk": b, "class": o.diff_class(p, a, b)} for p, a, b in r.diffs]}
             for r in failing], indent=1, default=str), encoding="utf-8")
-    if args.write_known:
-        table: Dict[str, str] = {}
-        for (case_id, variant), rs in sorted(by_stream.items()):
-            bad = [r for r in rs if not r.ok]
-            if not bad:
-                continue
-            if len(bad) == len(rs) and len({o.reason_for([r]) for r in bad}) == 1:
-                table[f"{variant}:{case_id}"] = o.reason_for(bad[:1])
-            else:
-                for r in bad:
-                    table[o.param_id(r.case, r.variant, r.chunking)] = o.reason_for([r])
-        old = json.loads(o.KNOWN_DIFFS.read_text(encoding="utf-8")) if o.KNOWN_DIFFS.is_file() else {}
-        if o.recordings_manifest() is None:  # keep recording entries when recordings are absent here
-            table.update({k: v for k, v in old.items() if ":rec/" in k})
-        doc = {"_comment": old.get("_comment", "written by sdk_oracle_report.py --write-known; see test_sdk_oracle.py")}
-        doc.update(dict(sorted(table.items())))
-        o.KNOWN_DIFFS.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"\nwrote {len(table)} entries to {o.KNOWN_DIFFS}")
     return 0
 
 
