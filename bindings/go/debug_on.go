@@ -8,3 +8,8 @@ import "runtime"
 // (go test -tags debug), so a missing runtime.KeepAlive shows up as a
 // use-after-free instead of hiding.
 func maybeGC() { runtime.GC() }
+
+// gcStress is true in debug builds: tests whose point is chunking invariance
+// (proved by the normal build) skip their one-byte chunkings here, where a
+// collection before every C call would make them cost minutes.
+const gcStress = true
