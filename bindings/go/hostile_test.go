@@ -227,6 +227,16 @@ func foldHostile(t *testing.T, p Provider, body string) ([]string, string, error
 	return codes, text.String(), ferr
 }
 
+func count(codes []string, code string) int {
+	n := 0
+	for _, c := range codes {
+		if c == code {
+			n++
+		}
+	}
+	return n
+}
+
 func TestHostileLoneSurrogateInATextDeltaIsReplacementCharacter(t *testing.T) {
 	lit := `"broken emoji: \ud83d"`
 	for _, c := range []struct {
@@ -239,7 +249,7 @@ func TestHostileLoneSurrogateInATextDeltaIsReplacementCharacter(t *testing.T) {
 		{Auto, hostileResponses(lit)},
 	} {
 		codes, text, err := foldHostile(t, c.p, c.body)
-		if err != nil || fmt.Sprint(codes) != "[lone_surrogate]" || text != "broken emoji: \uFFFD" {
+		if err != nil || count(codes, "lone_surrogate") != 1 || text != "broken emoji: \uFFFD" {
 			t.Errorf("%v: codes %v, text %q, err %v", c.p, codes, text, err)
 		}
 	}
@@ -257,7 +267,7 @@ func TestHostileStrayTerminalFirstIsAWarningNotTheEnd(t *testing.T) {
 		{Auto, "data: [DONE]\n\n" + hostileAnthropic(`"hi"`)},
 	} {
 		codes, text, err := foldHostile(t, c.p, c.body)
-		if err != nil || fmt.Sprint(codes) != "[terminal_before_start]" || text != "hi" {
+		if err != nil || count(codes, "terminal_before_start") != 1 || text != "hi" {
 			t.Errorf("%v: codes %v, text %q, err %v", c.p, codes, text, err)
 		}
 	}

@@ -323,7 +323,8 @@ impl Stream {
     }
 
     /// Feeds bytes of the HTTP body; returns the normalized events they
-    /// completed. Errors (provider error, invalid data, limits) raise an
+    /// completed. The core folds with the GIL released (other threads run
+    /// meanwhile); the event objects are built after, with it held. Errors (provider error, invalid data, limits) raise an
     /// `ssefold.Error` whose `.events` holds the events before it; the
     /// stream is then closed, `message` stays readable. `now_ms` is the
     /// host time stamped on the UI state (default: `time.monotonic()` in ms).
