@@ -39,8 +39,10 @@
 //!   when it starts with `response.` (an `error` event: Responses when it
 //!   has a `sequence_number`, its error a `code` or `param`, or is flat;
 //!   else Anthropic), Chat for `chat.completion.chunk`
-//!   objects (or any object with `choices`, or `[DONE]`). A first event that
-//!   fits none is [`StreamError::UnknownDialect`].
+//!   objects (or any object with `choices`). A `[DONE]` before any event is
+//!   a stray terminal (warning `terminal_before_start`): it names no dialect,
+//!   detection waits for the next event. A first event that fits none is
+//!   [`StreamError::UnknownDialect`].
 //!
 //! The normalized events are listed in [`events`].
 //!
