@@ -395,6 +395,19 @@ fn a_lone_surrogate_anywhere_in_an_event_is_not_fatal() {
     assert_eq!(message["choices"][0]["message"]["content"], "x after");
     assert_eq!(message["usage"]["note"], "\u{FFFD}");
 
+    // OpenAI Chat: in a tool call's id and name (members a malformed value
+    // would drop): U+FFFD, kept.
+    let call = r#"{"tool_calls":[{"index":0,"id":"call_\ud83d","type":"function","function":{"name":"f\udc00","arguments":"{\"a\":1}"}}]}"#;
+    let body = provider_streams::chat("content", r#""x""#).replacen(r#"{"content":" after"}"#, call, 1);
+    let (events, end, message) = fold(Provider::OpenAIChat, &body);
+    assert_eq!(end, Ok(()), "{events:?}");
+    assert_eq!(warnings(&events, "lone_surrogate"), 1, "{events:?}");
+    assert_eq!(warnings(&events, "invalid_event"), 0, "{events:?}");
+    let tc = &message["choices"][0]["message"]["tool_calls"][0];
+    assert_eq!(tc["id"], "call_\u{FFFD}");
+    assert_eq!(tc["function"]["name"], "f\u{FFFD}");
+    assert_eq!(tc["function"]["arguments"], r#"{"a":1}"#);
+
     // OpenAI Responses: in the created response (a Value parse).
     let body = provider_streams::responses("message", "output_text", "response.output_text.delta", r#""x""#).replacen(
         r#""model":"m""#,

@@ -867,30 +867,31 @@ impl Dialect for ChatFold {
         let slow;
         let chunk = match quick_chunk(data, &mut quick) {
             Some(()) => &quick,
-            None => match serde_json::from_str::<Lenient<ChunkView<'_>>>(data) {
-                Ok(Lenient::Ok(c)) => {
-                    slow = c;
-                    &slow
+            None => {
+                if let Some((fixed, n)) = without_lone_surrogates(event) {
+                    // A lone surrogate escape off the fast path: in a member
+                    // the lenient view would drop (an id, a name), not only
+                    // in text. The chunk with `\uFFFD` (the slow path only).
+                    warn_lone(sink, "chunk", n);
+                    return self.on_event(turn, &Event { data: &fixed, ..*event }, sink);
                 }
-                Ok(other) => {
-                    self.start_if_idle(turn, sink);
-                    let what = match other {
-                        Lenient::Bad(w) => w,
-                        _ => "null",
-                    };
-                    warn(sink, "invalid_event", &format!("chunk is {what}, not an object; ignored"));
-                    return Ok(Flow::Continue);
-                }
-                Err(e) => {
-                    if let Some((fixed, n)) = without_lone_surrogates(event) {
-                        // A lone surrogate escape outside the delta text (which
-                        // reads it as U+FFFD itself): the chunk with `\uFFFD`.
-                        warn_lone(sink, "chunk", n);
-                        return self.on_event(turn, &Event { data: &fixed, ..*event }, sink);
+                match serde_json::from_str::<Lenient<ChunkView<'_>>>(data) {
+                    Ok(Lenient::Ok(c)) => {
+                        slow = c;
+                        &slow
                     }
-                    return Err(json_error(event, e));
+                    Ok(other) => {
+                        self.start_if_idle(turn, sink);
+                        let what = match other {
+                            Lenient::Bad(w) => w,
+                            _ => "null",
+                        };
+                        warn(sink, "invalid_event", &format!("chunk is {what}, not an object; ignored"));
+                        return Ok(Flow::Continue);
+                    }
+                    Err(e) => return Err(json_error(event, e)),
                 }
-            },
+            }
         };
         // A chunk of another `object` (Azure's content-filter chunks, whose
         // object, id and model are empty) does not name the completion.
