@@ -158,3 +158,315 @@ fn memory_footprint_of_an_idle_stream_and_after_its_first_event() {
         assert!(n > 0 && idle <= 2048 && after <= 4096, "{idle} {after}");
     }
 }
+
+// ---- Lone surrogate escapes and stray terminal events (reliability issue) ----
+
+mod provider_streams {
+    use serde_json::{json, Value};
+    use ssefold::providers::{Provider, Stream, StreamError};
+
+    /// Folds `body` (fed whole, then byte by byte: the same result), returns
+    /// the normalized events (wire form), the `finish` result and the message.
+    pub fn fold(provider: Provider, body: &str) -> (Vec<Value>, Result<(), StreamError>, Value) {
+        let run = |chunk: usize| {
+            let mut s = Stream::new(provider);
+            let mut events = Vec::new();
+            let mut r = Ok(());
+            for c in body.as_bytes().chunks(chunk) {
+                r = s.feed(c, |e| events.push(e.to_json()));
+                if r.is_err() {
+                    break;
+                }
+            }
+            if r.is_ok() {
+                r = s.finish(|e| events.push(e.to_json()));
+            }
+            (events, r, s.message())
+        };
+        let whole = run(body.len().max(1));
+        assert_eq!(whole, run(7), "chunking changed the fold");
+        whole
+    }
+
+    pub fn warnings(events: &[Value], code: &str) -> usize {
+        events.iter().filter(|e| e["event"] == "warning" && e["code"] == code).count()
+    }
+
+    fn sse(events: &[(&str, String)]) -> String {
+        events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect()
+    }
+
+    /// An Anthropic turn with one block of `block_type` whose delta field
+    /// `field` (of delta type `dty`) is the JSON string literal `lit`.
+    pub fn anthropic(block_type: &str, field: &str, dty: &str, lit: &str) -> String {
+        let start = json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",
+            "model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}});
+        let block = json!({"type":"content_block_start","index":0,"content_block":{"type":block_type, field: ""}});
+        let delta = format!(r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"{dty}","{field}":{lit}}}}}"#);
+        let after = r#"{"type":"content_block_delta","index":0,"delta":{"type":"DTY","FIELD":" after"}}"#
+            .replace("DTY", dty)
+            .replace("FIELD", field);
+        sse(&[
+            ("message_start", start.to_string()),
+            ("content_block_start", block.to_string()),
+            ("content_block_delta", delta),
+            ("content_block_delta", after),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#.into()),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#.into(),
+            ),
+            ("message_stop", r#"{"type":"message_stop"}"#.into()),
+        ])
+    }
+
+    /// An OpenAI Chat turn whose delta member `field` is `lit`, then " after".
+    pub fn chat(field: &str, lit: &str) -> String {
+        let chunk = |delta: String, finish: &str| {
+            format!(
+                r#"data: {{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{finish}}}]}}"#
+            ) + "\n\n"
+        };
+        [
+            chunk(r#"{"role":"assistant","content":""}"#.into(), "null"),
+            chunk(format!(r#"{{"{field}":{lit}}}"#), "null"),
+            chunk(format!(r#"{{"{field}":" after"}}"#), "null"),
+            chunk("{}".into(), r#""stop""#),
+            "data: [DONE]\n\n".into(),
+        ]
+        .concat()
+    }
+
+    /// An OpenAI Responses turn with one item of `item_type` whose part
+    /// (`part_type`) streams `delta_event` deltas: `lit`, then " after".
+    pub fn responses(item_type: &str, part_type: &str, delta_event: &str, lit: &str) -> String {
+        let resp = |status: &str| json!({"id":"resp_1","object":"response","status":status,"model":"m","output":[]});
+        let item = json!({"id":"it_1","type":item_type,"status":"in_progress","content":[],"summary":[]});
+        let (index_key, added, done) = if delta_event.contains("summary") {
+            ("summary_index", "response.reasoning_summary_part.added", "response.reasoning_summary_part.done")
+        } else {
+            ("content_index", "response.content_part.added", "response.content_part.done")
+        };
+        let part = json!({"type": part_type, "text": ""});
+        let mut seq = 0;
+        let mut ev = |ty: &str, mut body: Value| {
+            seq += 1;
+            body["type"] = ty.into();
+            body["sequence_number"] = seq.into();
+            (ty.to_owned(), body.to_string())
+        };
+        let delta = |ev: &mut dyn FnMut(&str, Value) -> (String, String), lit: &str| {
+            let (ty, body) =
+                ev(delta_event, json!({"item_id":"it_1","output_index":0, index_key:0, "delta":"PLACEHOLDER"}));
+            (ty, body.replace(r#""PLACEHOLDER""#, lit))
+        };
+        let events = [
+            ev("response.created", json!({"response": resp("in_progress")})),
+            ev("response.output_item.added", json!({"output_index":0,"item":item})),
+            ev(added, json!({"item_id":"it_1","output_index":0, index_key:0, "part":part})),
+            delta(&mut ev, lit),
+            delta(&mut ev, r#"" after""#),
+            ev(done, json!({"item_id":"it_1","output_index":0, index_key:0})),
+            ev("response.completed", json!({"response": resp("completed")})),
+        ];
+        events.iter().map(|(n, d)| format!("event: {n}\ndata: {d}\n\n")).collect()
+    }
+
+    /// The text of every `text_delta`, concatenated.
+    pub fn streamed_text(events: &[Value]) -> String {
+        events.iter().filter(|e| e["event"] == "text_delta").map(|e| e["text"].as_str().unwrap()).collect()
+    }
+}
+
+use provider_streams::{fold, streamed_text, warnings};
+use ssefold::providers::Provider;
+
+/// Every streamed text kind of every dialect, with a lone surrogate escape
+/// in its delta (`"broken emoji: \ud83d"`): U+FFFD, one `lone_surrogate`
+/// warning, and the rest of the stream folded.
+#[test]
+fn a_lone_surrogate_in_a_text_delta_is_u_fffd_with_a_warning_in_every_dialect() {
+    type Make = Box<dyn Fn(&str) -> String>;
+    let cases: Vec<(Provider, &str, Make)> = vec![
+        (Provider::Anthropic, "text", Box::new(|l| provider_streams::anthropic("text", "text", "text_delta", l))),
+        (
+            Provider::Anthropic,
+            "thinking",
+            Box::new(|l| provider_streams::anthropic("thinking", "thinking", "thinking_delta", l)),
+        ),
+        (Provider::OpenAIChat, "content", Box::new(|l| provider_streams::chat("content", l))),
+        (Provider::OpenAIChat, "reasoning_content", Box::new(|l| provider_streams::chat("reasoning_content", l))),
+        (Provider::OpenAIChat, "reasoning", Box::new(|l| provider_streams::chat("reasoning", l))),
+        (Provider::OpenAIChat, "refusal", Box::new(|l| provider_streams::chat("refusal", l))),
+        (
+            Provider::OpenAIResponses,
+            "output_text",
+            Box::new(|l| provider_streams::responses("message", "output_text", "response.output_text.delta", l)),
+        ),
+        (
+            Provider::OpenAIResponses,
+            "refusal",
+            Box::new(|l| provider_streams::responses("message", "refusal", "response.refusal.delta", l)),
+        ),
+        (
+            Provider::OpenAIResponses,
+            "reasoning_text",
+            Box::new(|l| {
+                provider_streams::responses("reasoning", "reasoning_text", "response.reasoning_text.delta", l)
+            }),
+        ),
+        (
+            Provider::OpenAIResponses,
+            "summary_text",
+            Box::new(|l| {
+                provider_streams::responses("reasoning", "summary_text", "response.reasoning_summary_text.delta", l)
+            }),
+        ),
+    ];
+    for (provider, what, make) in &cases {
+        for (lit, want, n) in [
+            (r#""broken emoji: \ud83d""#, "broken emoji: \u{FFFD}", 1),
+            (r#""\udc00 low first""#, "\u{FFFD} low first", 1),
+            (r#""\ud83d\ud83d\ude00 \uDE00\uD83D""#, "\u{FFFD}\u{1F600} \u{FFFD}\u{FFFD}", 1),
+            // A pair split over two escapes is not lone: no warning.
+            (r#""ok \ud83d\ude00""#, "ok \u{1F600}", 0),
+        ] {
+            for p in [*provider, Provider::Auto] {
+                let body = make(lit);
+                let (events, end, message) = fold(p, &body);
+                assert_eq!(end, Ok(()), "{provider:?} {what} {lit}: {events:?}");
+                assert_eq!(warnings(&events, "lone_surrogate"), n, "{provider:?} {what} {lit}: {events:?}");
+                assert_eq!(streamed_text(&events), format!("{want} after"), "{provider:?} {what} {lit}");
+                assert!(message.to_string().contains(&format!("{want} after")), "{provider:?} {what}: {message}");
+                // Equal to the same stream with `\uFFFD` written in place.
+                let fixed = lit
+                    .replace(r#"\ud83d\ude00"#, "PAIR")
+                    .replace(r#"\ud83d"#, r#"\uFFFD"#)
+                    .replace(r#"\udc00"#, r#"\uFFFD"#)
+                    .replace(r#"\uDE00"#, r#"\uFFFD"#)
+                    .replace(r#"\uD83D"#, r#"\uFFFD"#)
+                    .replace("PAIR", r#"\ud83d\ude00"#);
+                let (clean, _, clean_message) = fold(p, &make(&fixed));
+                let without: Vec<_> = events.iter().filter(|e| e["code"] != "lone_surrogate").cloned().collect();
+                assert_eq!(without, clean, "{provider:?} {what} {lit}");
+                assert_eq!(message, clean_message);
+            }
+        }
+    }
+}
+
+/// A lone surrogate anywhere else in an event (ids, names, metadata, the
+/// whole-event `Value` parses): never fatal, U+FFFD, a warning.
+#[test]
+fn a_lone_surrogate_anywhere_in_an_event_is_not_fatal() {
+    // Anthropic: in message_start's id (a whole-event Value parse), in a
+    // signature (the typed head), in a tool input fragment.
+    let body = provider_streams::anthropic("text", "text", "text_delta", r#""x""#)
+        .replace(r#""id":"msg_1""#, r#""id":"msg_\ud83d""#)
+        .replace(r#""stop_reason":"end_turn""#, r#""stop_reason":"end_turn","note":"\udfff""#);
+    let (events, end, message) = fold(Provider::Anthropic, &body);
+    assert_eq!(end, Ok(()), "{events:?}");
+    assert_eq!(warnings(&events, "lone_surrogate"), 2, "{events:?}");
+    assert_eq!(message["id"], "msg_\u{FFFD}");
+    assert_eq!(message["content"][0]["text"], "x after");
+    let body = concat!(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{}}}\n\n",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"s\\ud800\"}}\n\n",
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\": \\\"\\ud800\\\"}\"}}\n\n",
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+        "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+    );
+    let (events, end, message) = fold(Provider::Auto, body);
+    assert_eq!(end, Ok(()), "{events:?}");
+    assert_eq!(warnings(&events, "lone_surrogate"), 2, "{events:?}");
+    assert_eq!(message["content"][0]["signature"], "s\u{FFFD}");
+    assert_eq!(message["content"][1]["input"]["a"], "\u{FFFD}");
+
+    // OpenAI Chat: in the model (a top member), in tool arguments, in usage.
+    let body = provider_streams::chat("content", r#""x""#)
+        .replacen(r#""model":"m""#, r#""model":"m\ud83d""#, 1)
+        .replace("data: [DONE]", "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"note\":\"\\udc00\",\"total_tokens\":3}}\n\ndata: [DONE]");
+    let (events, end, message) = fold(Provider::OpenAIChat, &body);
+    assert_eq!(end, Ok(()), "{events:?}");
+    assert_eq!(warnings(&events, "lone_surrogate"), 2, "{events:?}");
+    assert_eq!(message["choices"][0]["message"]["content"], "x after");
+    assert_eq!(message["usage"]["note"], "\u{FFFD}");
+
+    // OpenAI Chat: in a tool call's id and name (members a malformed value
+    // would drop): U+FFFD, kept.
+    let call = r#"{"tool_calls":[{"index":0,"id":"call_\ud83d","type":"function","function":{"name":"f\udc00","arguments":"{\"a\":1}"}}]}"#;
+    let body = provider_streams::chat("content", r#""x""#).replacen(r#"{"content":" after"}"#, call, 1);
+    let (events, end, message) = fold(Provider::OpenAIChat, &body);
+    assert_eq!(end, Ok(()), "{events:?}");
+    assert_eq!(warnings(&events, "lone_surrogate"), 1, "{events:?}");
+    assert_eq!(warnings(&events, "invalid_event"), 0, "{events:?}");
+    let tc = &message["choices"][0]["message"]["tool_calls"][0];
+    assert_eq!(tc["id"], "call_\u{FFFD}");
+    assert_eq!(tc["function"]["name"], "f\u{FFFD}");
+    assert_eq!(tc["function"]["arguments"], r#"{"a":1}"#);
+
+    // OpenAI Responses: in the created response (a Value parse).
+    let body = provider_streams::responses("message", "output_text", "response.output_text.delta", r#""x""#).replacen(
+        r#""model":"m""#,
+        r#""model":"\ud800m""#,
+        1,
+    );
+    let (events, end, message) = fold(Provider::Auto, &body);
+    assert_eq!(end, Ok(()), "{events:?}");
+    assert_eq!(warnings(&events, "lone_surrogate"), 1, "{events:?}");
+    assert_eq!(message["output"][0]["content"][0]["text"], "x after");
+}
+
+/// A stray terminal event first (`message_stop`, `[DONE]`, a bare
+/// `response.completed`) is a `terminal_before_start` warning, not the end:
+/// the answer after it is folded.
+#[test]
+fn a_terminal_event_before_the_answer_started_is_a_warning_not_the_end() {
+    let stray_stop = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    let cases = [
+        (
+            Provider::Anthropic,
+            stray_stop.to_owned() + &provider_streams::anthropic("text", "text", "text_delta", r#""hi""#),
+        ),
+        (Provider::Auto, stray_stop.to_owned() + &provider_streams::anthropic("text", "text", "text_delta", r#""hi""#)),
+        (Provider::OpenAIChat, "data: [DONE]\n\n".to_owned() + &provider_streams::chat("content", r#""hi""#)),
+        (Provider::Auto, "data: [DONE]\n\n".to_owned() + &provider_streams::chat("content", r#""hi""#)),
+        // A stray [DONE] names no dialect: an Anthropic answer after it.
+        (
+            Provider::Auto,
+            "data: [DONE]\n\n".to_owned() + &provider_streams::anthropic("text", "text", "text_delta", r#""hi""#),
+        ),
+        (
+            Provider::OpenAIResponses,
+            "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":0}\n\n".to_owned()
+                + &provider_streams::responses("message", "output_text", "response.output_text.delta", r#""hi""#),
+        ),
+    ];
+    for (p, body) in &cases {
+        let (events, end, message) = fold(*p, body);
+        assert_eq!(end, Ok(()), "{p:?}: {events:?}");
+        assert_eq!(warnings(&events, "terminal_before_start"), 1, "{p:?}: {events:?}");
+        assert_eq!(streamed_text(&events), "hi after", "{p:?}");
+        assert!(message.to_string().contains("hi after"), "{p:?}: {message}");
+        assert_eq!(events.iter().filter(|e| e["event"] == "turn_end").count(), 1);
+    }
+    // Only a stray terminal: the stream is incomplete, not an empty success.
+    for (p, body) in [
+        (Provider::Anthropic, stray_stop),
+        (Provider::OpenAIChat, "data: [DONE]\n\n"),
+        (Provider::Auto, "data: [DONE]\n\n"),
+    ] {
+        let (events, end, _) = fold(p, body);
+        assert!(matches!(end, Err(ssefold::providers::StreamError::Incomplete { .. })), "{p:?}: {end:?}");
+        assert_eq!(warnings(&events, "terminal_before_start"), 1);
+    }
+    // A response.completed carrying its whole response is a whole answer.
+    let whole = r#"{"type":"response.completed","sequence_number":1,"response":{"id":"r","object":"response","status":"completed","model":"m","output":[{"id":"m1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"all at once","annotations":[]}]}]}}"#;
+    let (events, end, message) = fold(Provider::Auto, &format!("event: response.completed\ndata: {whole}\n\n"));
+    assert_eq!(end, Ok(()), "{events:?}");
+    assert_eq!(warnings(&events, "terminal_before_start"), 0);
+    assert_eq!(message["output"][0]["content"][0]["text"], "all at once");
+}

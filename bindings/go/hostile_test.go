@@ -1,6 +1,7 @@
 package ssefold
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -152,5 +153,126 @@ func TestHostileHugeServerRetryIsCapped(t *testing.T) {
 	small := 250 * time.Millisecond
 	if got, err := DefaultReconnectPolicy().NextDelay(3, &small, 0.5); err != nil || got != small {
 		t.Fatalf("%v %v", got, err)
+	}
+}
+
+// Lone surrogate escapes and stray terminal events (tests/hostile.rs).
+
+func hostileAnthropic(lit string) string {
+	return `event: message_start
+data: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + lit + `}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`
+}
+
+func hostileChat(lit string) string {
+	chunk := func(delta, finish string) string {
+		return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` +
+			delta + `,"finish_reason":` + finish + "}]}\n\n"
+	}
+	return chunk(`{"role":"assistant","content":`+lit+`}`, "null") + chunk("{}", `"stop"`) + "data: [DONE]\n\n"
+}
+
+func hostileResponses(lit string) string {
+	ev := func(ty, body string) string {
+		return "event: " + ty + "\ndata: {\"type\":\"" + ty + "\"," + body + "}\n\n"
+	}
+	return ev("response.created", `"response":{"id":"r","object":"response","status":"in_progress","output":[]}`) +
+		ev("response.output_item.added", `"output_index":0,"item":{"id":"i","type":"message","role":"assistant","content":[]}`) +
+		ev("response.content_part.added", `"output_index":0,"content_index":0,"part":{"type":"output_text","text":""}`) +
+		ev("response.output_text.delta", `"output_index":0,"content_index":0,"delta":`+lit) +
+		ev("response.completed", `"response":{"id":"r","object":"response","status":"completed","output":[]}`)
+}
+
+// foldHostile folds body; returns the warning codes, the streamed text and
+// Finish's error.
+func foldHostile(t *testing.T, p Provider, body string) ([]string, string, error) {
+	t.Helper()
+	s, err := NewStream(p, &StreamOptions{EventJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, err := s.Feed([]byte(body))
+	if err != nil {
+		t.Fatalf("%v: %v", p, err)
+	}
+	fin, ferr := s.Finish()
+	var codes []string
+	var text strings.Builder
+	for _, e := range append(evs, fin...) {
+		switch e.Kind {
+		case KindWarning:
+			var w struct{ Code string }
+			if err := json.Unmarshal(e.JSON, &w); err != nil {
+				t.Fatal(err)
+			}
+			codes = append(codes, w.Code)
+		case KindTextDelta:
+			text.WriteString(e.Text)
+		}
+	}
+	return codes, text.String(), ferr
+}
+
+func count(codes []string, code string) int {
+	n := 0
+	for _, c := range codes {
+		if c == code {
+			n++
+		}
+	}
+	return n
+}
+
+func TestHostileLoneSurrogateInATextDeltaIsReplacementCharacter(t *testing.T) {
+	lit := `"broken emoji: \ud83d"`
+	for _, c := range []struct {
+		p    Provider
+		body string
+	}{
+		{Anthropic, hostileAnthropic(lit)},
+		{OpenAIChat, hostileChat(lit)},
+		{OpenAIResponses, hostileResponses(lit)},
+		{Auto, hostileResponses(lit)},
+	} {
+		codes, text, err := foldHostile(t, c.p, c.body)
+		if err != nil || count(codes, "lone_surrogate") != 1 || text != "broken emoji: \uFFFD" {
+			t.Errorf("%v: codes %v, text %q, err %v", c.p, codes, text, err)
+		}
+	}
+}
+
+func TestHostileStrayTerminalFirstIsAWarningNotTheEnd(t *testing.T) {
+	stop := "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	for _, c := range []struct {
+		p    Provider
+		body string
+	}{
+		{Anthropic, stop + hostileAnthropic(`"hi"`)},
+		{Auto, stop + hostileAnthropic(`"hi"`)},
+		{OpenAIChat, "data: [DONE]\n\n" + hostileChat(`"hi"`)},
+		{Auto, "data: [DONE]\n\n" + hostileAnthropic(`"hi"`)},
+	} {
+		codes, text, err := foldHostile(t, c.p, c.body)
+		if err != nil || count(codes, "terminal_before_start") != 1 || text != "hi" {
+			t.Errorf("%v: codes %v, text %q, err %v", c.p, codes, text, err)
+		}
+	}
+	// Nothing but the stray terminal: incomplete, not an empty success.
+	if _, _, err := foldHostile(t, OpenAIChat, "data: [DONE]\n\n"); err == nil {
+		t.Error("a lone [DONE] finished cleanly")
 	}
 }

@@ -1,5 +1,6 @@
-"""Two threads feeding two independent decoders: does `SSEDecoder.feed`
-scale now that the core decodes with the GIL released?
+"""Two threads feeding two independent decoders (or provider streams): do
+`SSEDecoder.feed` and `Stream.feed` scale now that the core decodes (and
+folds) with the GIL released?
 
     make python-develop   (or maturin develop --release for the figures)
     python python/bench/threads.py [--corpus NAME] [--size BYTES] [--chunk BYTES] [--repeats N]
@@ -35,6 +36,62 @@ def core_only(data: bytes, chunk: int, repeats: int) -> int:
     return sum(ssefold._ssefold._sse_decode_count(data, chunk) for _ in range(repeats))
 
 
+def fold_work(provider: str) -> Callable[[bytes, int, int], int]:
+    """`Stream.feed` over one long turn, a fresh stream per repeat."""
+
+    def run(data: bytes, chunk: int, repeats: int) -> int:
+        n = 0
+        for _ in range(repeats):
+            s = ssefold.Stream(provider)
+            for i in range(0, len(data), chunk):
+                n += len(s.feed(data[i : i + chunk]))
+            n += len(s.finish())
+        return n
+
+    return run
+
+
+def fold_core_only(provider: str) -> Callable[[bytes, int, int], int]:
+    def run(data: bytes, chunk: int, repeats: int) -> int:
+        return sum(ssefold._ssefold._stream_fold_count(data, chunk, provider) for _ in range(repeats))
+
+    return run
+
+
+def long_anthropic_turn(size: int, delta_bytes: int) -> bytes:
+    """One Anthropic turn of about `size` bytes: text deltas of `delta_bytes`."""
+    head = (
+        b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+        b'"role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,'
+        b'"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+        b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+        b'"content_block":{"type":"text","text":""}}\n\n'
+    )
+    delta = (
+        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+        b'"delta":{"type":"text_delta","text":"' + b"word " * (delta_bytes // 5) + b'"}}\n\n'
+    )
+    tail = (
+        b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+        b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+        b'"usage":{"output_tokens":2}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n'
+    )
+    return head + delta * max(1, size // len(delta)) + tail
+
+
+def long_chat_turn(size: int, delta_bytes: int) -> bytes:
+    """One OpenAI Chat turn of about `size` bytes: content deltas of `delta_bytes`."""
+    chunk = (
+        b'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+        b'"delta":{"content":"' + b"word " * (delta_bytes // 5) + b'"},"logprobs":null,"finish_reason":null}]}\n\n'
+    )
+    end = (
+        b'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+        b'"delta":{},"logprobs":null,"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+    return chunk * max(1, size // len(chunk)) + end
+
+
 def timed(fn: Callable[[], None]) -> float:
     start = time.perf_counter()
     fn()
@@ -67,6 +124,7 @@ def main(argv: List[str]) -> None:
     ap.add_argument("--size", type=int, default=4 << 20)
     ap.add_argument("--chunk", type=int, default=1 << 20, help="bytes per feed call (large chunks)")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--only", choices=["sse", "streams"], help="run only the SSE or the provider-stream workloads")
     args = ap.parse_args(argv)
     print(f"python {sys.version.split()[0]}, GIL {'on' if getattr(sys, '_is_gil_enabled', lambda: True)() else 'off'}")
     workloads = [
@@ -75,6 +133,8 @@ def main(argv: List[str]) -> None:
         ("1 KiB events", big_events(args.size, 1 << 10)),
         ("64 KiB events", big_events(args.size, 64 << 10)),
     ]
+    if args.only == "streams":
+        workloads = []
     for name, data in workloads:
         ratio = one_vs_two(data, args.chunk, args.repeats)
         core = one_vs_two(data, args.chunk, args.repeats, core_only)
@@ -89,6 +149,27 @@ def main(argv: List[str]) -> None:
         print(
             f"{name:22} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = {ratio:.2f}x one; "
             f"core only = {core:.2f}x; GIL released for {free:.0%} of feed() -> bound {bound:.2f}x"
+        )
+
+    if args.only == "sse":
+        return
+    streams = [
+        ("anthropic, 40 B deltas", "anthropic", long_anthropic_turn(args.size, 40)),
+        ("anthropic, 1 KiB deltas", "anthropic", long_anthropic_turn(args.size, 1 << 10)),
+        ("openai-chat, 40 B deltas", "openai_chat", long_chat_turn(args.size, 40)),
+        ("openai-chat, 1 KiB deltas", "openai_chat", long_chat_turn(args.size, 1 << 10)),
+    ]
+    for name, provider, data in streams:
+        fold, core_fold = fold_work(provider), fold_core_only(provider)
+        ratio = one_vs_two(data, args.chunk, args.repeats, fold)
+        core = one_vs_two(data, args.chunk, args.repeats, core_fold)
+        t_feed = min(timed(lambda: fold(data, args.chunk, args.repeats)) for _ in range(3))
+        t_core = min(timed(lambda: core_fold(data, args.chunk, args.repeats)) for _ in range(3))
+        free = min(1.0, t_core / t_feed)
+        bound = 2 / max(2 * (1 - free), 1.0)
+        print(
+            f"Stream {name:26} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = "
+            f"{ratio:.2f}x one; core only = {core:.2f}x; GIL released for {free:.0%} of feed() -> bound {bound:.2f}x"
         )
 
 

@@ -147,3 +147,149 @@ def test_the_encoder_refuses_a_lone_surrogate_with_encode_error(field: str) -> N
         enc.comment("a\udfffb")
     enc.event("ok", event="e", id="1")
     assert enc.take_bytes() == b"event: e\nid: 1\ndata: ok\n\n"
+
+
+# ---- Lone surrogate escapes and stray terminal events (tests/hostile.rs) ----
+
+import json as _json
+
+
+def _sse(events: List[Any]) -> bytes:
+    return "".join(f"event: {name}\ndata: {data}\n\n" for name, data in events).encode()
+
+
+def anthropic_turn(block_type: str, field: str, dty: str, lit: str) -> bytes:
+    start = {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+             "model": "m", "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {"input_tokens": 1, "output_tokens": 1}}}
+    block = {"type": "content_block_start", "index": 0, "content_block": {"type": block_type, field: ""}}
+    delta = '{"type":"content_block_delta","index":0,"delta":{"type":"%s","%s":%s}}' % (dty, field, lit)
+    after = {"type": "content_block_delta", "index": 0, "delta": {"type": dty, field: " after"}}
+    return _sse([
+        ("message_start", _json.dumps(start)),
+        ("content_block_start", _json.dumps(block)),
+        ("content_block_delta", delta),
+        ("content_block_delta", _json.dumps(after)),
+        ("content_block_stop", '{"type":"content_block_stop","index":0}'),
+        ("message_delta", '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}'),
+        ("message_stop", '{"type":"message_stop"}'),
+    ])
+
+
+def chat_turn(field: str, lit: str) -> bytes:
+    def chunk(delta: str, finish: str = "null") -> str:
+        return ('data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":'
+                '[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}]}\n\n' % (delta, finish))
+    return "".join([
+        chunk('{"role":"assistant","content":""}'),
+        chunk('{"%s":%s}' % (field, lit)),
+        chunk('{"%s":" after"}' % field),
+        chunk("{}", '"stop"'),
+        "data: [DONE]\n\n",
+    ]).encode()
+
+
+def responses_turn(item_type: str, part_type: str, delta_event: str, lit: str) -> bytes:
+    index_key, added, done = (
+        ("summary_index", "response.reasoning_summary_part.added", "response.reasoning_summary_part.done")
+        if "summary" in delta_event
+        else ("content_index", "response.content_part.added", "response.content_part.done")
+    )
+    seq = iter(range(1, 100))
+
+    def ev(ty: str, body: Any) -> Any:
+        return (ty, _json.dumps(dict(body, type=ty, sequence_number=next(seq))))
+
+    def resp(status: str) -> Any:
+        return {"id": "resp_1", "object": "response", "status": status, "model": "m", "output": []}
+
+    def delta(text: str) -> Any:
+        ty, body = ev(delta_event, {"item_id": "it_1", "output_index": 0, index_key: 0, "delta": "PLACEHOLDER"})
+        return (ty, body.replace('"PLACEHOLDER"', text))
+
+    return _sse([
+        ev("response.created", {"response": resp("in_progress")}),
+        ev("response.output_item.added", {"output_index": 0, "item": {"id": "it_1", "type": item_type,
+           "status": "in_progress", "content": [], "summary": []}}),
+        ev(added, {"item_id": "it_1", "output_index": 0, index_key: 0, "part": {"type": part_type, "text": ""}}),
+        delta(lit),
+        delta('" after"'),
+        ev(done, {"item_id": "it_1", "output_index": 0, index_key: 0}),
+        ev("response.completed", {"response": resp("completed")}),
+    ])
+
+
+TEXT_STREAMS = [
+    ("anthropic", lambda lit: anthropic_turn("text", "text", "text_delta", lit)),
+    ("anthropic", lambda lit: anthropic_turn("thinking", "thinking", "thinking_delta", lit)),
+    ("openai_chat", lambda lit: chat_turn("content", lit)),
+    ("openai_chat", lambda lit: chat_turn("reasoning_content", lit)),
+    ("openai_chat", lambda lit: chat_turn("refusal", lit)),
+    ("openai_responses", lambda lit: responses_turn("message", "output_text", "response.output_text.delta", lit)),
+    ("openai_responses", lambda lit: responses_turn("message", "refusal", "response.refusal.delta", lit)),
+    ("openai_responses",
+     lambda lit: responses_turn("reasoning", "reasoning_text", "response.reasoning_text.delta", lit)),
+    ("openai_responses",
+     lambda lit: responses_turn("reasoning", "summary_text", "response.reasoning_summary_text.delta", lit)),
+]
+
+
+def fold(provider: str, body: bytes) -> Any:
+    s = ssefold.Stream(provider)
+    events = s.feed(body) + s.finish()
+    return events, s.message
+
+
+@pytest.mark.parametrize("provider,make", TEXT_STREAMS)
+@pytest.mark.parametrize("auto", [False, True])
+def test_a_lone_surrogate_in_a_text_delta_is_u_fffd_with_a_warning(provider: str, make: Any, auto: bool) -> None:
+    lit = '"broken emoji: \\ud83d"'
+    # What json.loads (and JSON.parse) make of it: the lone surrogate itself.
+    assert _json.loads(lit) == "broken emoji: \ud83d"
+    events, message = fold("auto" if auto else provider, make(lit))
+    warnings = [e for e in events if e.type == "warning" and e.code == "lone_surrogate"]
+    assert len(warnings) == 1, events
+    text = "".join(e.text for e in events if e.type == "text_delta")
+    assert text == "broken emoji: \ufffd after"
+    assert "broken emoji: \ufffd after" in _json.dumps(message, ensure_ascii=False)
+    assert events[-1].type == "turn_end"
+    # The same as the stream with U+FFFD written in its place, but the warning.
+    clean, clean_message = fold(provider, make('"broken emoji: \\uFFFD"'))
+    assert [e for e in events if e not in warnings] == clean
+    assert message == clean_message
+
+
+def test_a_lone_surrogate_elsewhere_in_an_event_is_not_fatal() -> None:
+    body = anthropic_turn("text", "text", "text_delta", '"x"').replace(b'"id": "msg_1"', b'"id": "msg_\\ud83d"')
+    events, message = fold("anthropic", body)
+    assert [e.code for e in events if e.type == "warning"] == ["lone_surrogate"]
+    assert message["id"] == "msg_\ufffd"
+    assert message["content"][0]["text"] == "x after"
+
+
+STRAY_FIRST = [
+    ("anthropic", b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+     anthropic_turn("text", "text", "text_delta", '"hi"')),
+    ("auto", b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+     anthropic_turn("text", "text", "text_delta", '"hi"')),
+    ("openai_chat", b"data: [DONE]\n\n", chat_turn("content", '"hi"')),
+    ("auto", b"data: [DONE]\n\n", chat_turn("content", '"hi"')),
+    ("auto", b"data: [DONE]\n\n", anthropic_turn("text", "text", "text_delta", '"hi"')),
+    ("openai_responses", b'event: response.completed\ndata: {"type":"response.completed","sequence_number":0}\n\n',
+     responses_turn("message", "output_text", "response.output_text.delta", '"hi"')),
+]
+
+
+@pytest.mark.parametrize("provider,stray,body", STRAY_FIRST)
+def test_a_terminal_event_before_the_answer_started_is_a_warning_not_the_end(
+    provider: str, stray: bytes, body: bytes
+) -> None:
+    events, message = fold(provider, stray + body)
+    assert [e.code for e in events if e.type == "warning"].count("terminal_before_start") == 1
+    assert "".join(e.text for e in events if e.type == "text_delta") == "hi after"
+    assert "hi after" in _json.dumps(message)
+    s = ssefold.Stream(provider)
+    assert [e.code for e in s.feed(stray)] == ["terminal_before_start"]
+    with pytest.raises(ssefold.IncompleteStreamError):
+        s.finish()
+

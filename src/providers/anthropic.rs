@@ -123,9 +123,11 @@ use serde_json::{Map, Value};
 
 use super::args::ArgsEnd;
 use super::events::{PartKind, ProviderError, StreamEvent};
-use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn};
+use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{self, JsonStr, Str};
-use super::{json_error, parse_value, warn, Provider, Sink, StreamError};
+use super::{
+    check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
+};
 use crate::json::PartialStrings;
 use crate::sse::Event;
 
@@ -314,9 +316,15 @@ impl Dialect for AnthropicFold {
         let head: Head<'_> = match parsed {
             Ok(h) => h,
             Err(e) => {
+                if let Some((fixed, n)) = without_lone_surrogates(event) {
+                    // A lone surrogate escape outside the delta text (which
+                    // reads it as U+FFFD itself): the event with `\uFFFD`.
+                    warn_lone(sink, event.event(), n);
+                    return self.on_event(turn, &Event { data: &fixed, ..*event }, sink);
+                }
                 // Valid JSON of an unexpected shape (e.g. a non-object `delta`):
                 // an unknown event or a bad known one, never fatal.
-                let v = parse_value(event).map_err(|_| json_error(event, e))?;
+                let v = parse_value(event, sink).map_err(|_| json_error(event, e))?;
                 let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
                 if KNOWN.contains(&ty) {
                     warn(sink, "invalid_event", &format!("{ty} of unexpected shape; ignored"));
@@ -335,6 +343,11 @@ impl Dialect for AnthropicFold {
             "content_block_stop" => self.on_block_stop(turn, head.index, sink),
             "message_delta" => self.on_message_delta(turn, event, sink)?,
             "message_stop" => {
+                if turn.state == TurnState::Idle {
+                    // A stray terminal event: nothing to end yet.
+                    warn(sink, "terminal_before_start", "message_stop before message_start; ignored");
+                    return Ok(Flow::Continue);
+                }
                 self.ensure_started(turn, "message_stop", sink);
                 for block in self.blocks.iter().filter(|b| turn.parts[b.part as usize].is_open()) {
                     let msg = format!("block {} still open at message_stop; committed as incomplete", block.index);
@@ -342,7 +355,7 @@ impl Dialect for AnthropicFold {
                 }
                 return Ok(Flow::End);
             }
-            "error" => return Ok(Flow::Fail(provider_error(&parse_value(event)?, turn.output_emitted()))),
+            "error" => return Ok(Flow::Fail(provider_error(&parse_value(event, sink)?, turn.output_emitted()))),
             other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
         }
         Ok(Flow::Continue)
@@ -426,7 +439,7 @@ impl AnthropicFold {
     }
 
     fn on_message_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event)?;
+        let v = parse_value(event, sink)?;
         if !turn.begin() && !self.implicit {
             warn(sink, "duplicate_start", "second message_start; ignored");
             return Ok(());
@@ -514,7 +527,7 @@ impl AnthropicFold {
     }
 
     fn on_block_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event)?;
+        let v = parse_value(event, sink)?;
         self.ensure_started(turn, "content_block_start", sink);
         let Some(index) = v.get("index").and_then(Value::as_u64) else {
             warn(sink, "invalid_event", "content_block_start without a numeric index; ignored");
@@ -583,9 +596,20 @@ impl AnthropicFold {
             return Ok(());
         }
         match dty {
-            "text_delta" => turn.append_text(part, &delta.text.unwrap_or_default(), sink)?,
-            "thinking_delta" => turn.append_text(part, &delta.thinking.unwrap_or_default(), sink)?,
-            "input_json_delta" => turn.push_args(part, &delta.partial_json.unwrap_or_default(), sink)?,
+            "text_delta" | "thinking_delta" | "input_json_delta" => {
+                let text = match dty {
+                    "text_delta" => delta.text,
+                    "thinking_delta" => delta.thinking,
+                    _ => delta.partial_json,
+                }
+                .unwrap_or_default();
+                check_lone(sink, dty, &text);
+                if dty == "input_json_delta" {
+                    turn.push_args(part, &text, sink)?;
+                } else {
+                    turn.append_text(part, &text, sink)?;
+                }
+            }
             "signature_delta" => {
                 let sig = delta.signature.unwrap_or_default().into_owned();
                 let value = Value::String(sig.clone());
@@ -593,14 +617,14 @@ impl AnthropicFold {
                 sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
             }
             "citations_delta" => {
-                let v = parse_value(event)?;
+                let v = parse_value(event, sink)?;
                 let citation = v.get("delta").and_then(|d| d.get("citation")).cloned().unwrap_or(Value::Null);
                 sink(&StreamEvent::PartMetadata { part, key: "citation", value: &citation });
                 block.citations.push(citation);
             }
             _ => {
                 // compaction_delta
-                let v = parse_value(event)?;
+                let v = parse_value(event, sink)?;
                 let d = v.get("delta").cloned().unwrap_or(Value::Null);
                 if let Some((content, enc)) = block.compaction.as_mut() {
                     // `content` is concatenated (a null fragment skipped);
@@ -650,7 +674,7 @@ impl AnthropicFold {
     }
 
     fn on_message_delta(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event)?;
+        let v = parse_value(event, sink)?;
         self.ensure_started(turn, "message_delta", sink);
         let delta = v.get("delta").and_then(Value::as_object);
         // Always replaced (absent = null), as the SDK does.
@@ -710,8 +734,20 @@ mod tests {
     /// The fast path gives exactly serde_json's view, or declines.
     #[test]
     fn quick_delta_is_serde_json_or_nothing() {
-        let values =
-            [r#""plain""#, r#""a\"b\\c\n""#, r#""\ud83d\ude00 é""#, r#""\ud800""#, r#""""#, "\"a\u{1}\"", r#""\q""#];
+        let values = [
+            r#""plain""#,
+            r#""a\"b\\c\n""#,
+            r#""\ud83d\ude00 é""#,
+            r#""\ud800""#,
+            // Lone surrogates (U+FFFD, flagged) in every position.
+            r#""broken emoji: \ud83d""#,
+            r#""\udc00 x""#,
+            r#""\ud83d\ud83d\ude00""#,
+            r#""\ude00\ud83d\n""#,
+            r#""""#,
+            "\"a\u{1}\"",
+            r#""\q""#,
+        ];
         let mut docs = Vec::new();
         for v in values {
             for (dty, field) in

@@ -39,8 +39,10 @@
 //!   when it starts with `response.` (an `error` event: Responses when it
 //!   has a `sequence_number`, its error a `code` or `param`, or is flat;
 //!   else Anthropic), Chat for `chat.completion.chunk`
-//!   objects (or any object with `choices`, or `[DONE]`). A first event that
-//!   fits none is [`StreamError::UnknownDialect`].
+//!   objects (or any object with `choices`). A `[DONE]` before any event is
+//!   a stray terminal (warning `terminal_before_start`): it names no dialect,
+//!   detection waits for the next event. A first event that fits none is
+//!   [`StreamError::UnknownDialect`].
 //!
 //! The normalized events are listed in [`events`].
 //!
@@ -78,6 +80,8 @@
 //! | `terminal_output_mismatch` | Responses: the terminal `output`'s final text of an open item does not extend what was streamed (committed as `incomplete`) |
 //! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`, a non-integer `sequence_number`, data that is not an object); what can be applied of it still is (OpenAI Chat: every other member of the chunk) |
 //! | `unnamed_tool_call` | a tool call committed ready with neither id nor name (its folded name is `""`) |
+//! | `lone_surrogate` | a `\uD800`-`\uDFFF` escape not part of a surrogate pair (RFC 8259's grammar allows it; JavaScript and Python accept it; serde_json does not): read as U+FFFD, wherever it is in the event (delta text, tool-argument fragment, any other member); the event is applied |
+//! | `terminal_before_start` | a terminal event (`message_stop`, `[DONE]`) before the answer started (before any event that starts or fills it): a stray one, not the end; ignored, and folding goes on. Responses: a `response.completed` / `response.incomplete` whose `response` holds an `output` array is a whole answer in one event and is folded as such (warning `event_before_start`); without one it is ignored with this warning |
 //!
 //! # Usage rules
 //!
@@ -264,10 +268,51 @@ pub(crate) fn warn(sink: &mut Sink<'_>, code: &'static str, message: &str) {
     sink(&StreamEvent::Warning { code, message });
 }
 
-/// Parses event data as a JSON value, or the typed error.
-pub(crate) fn parse_value(event: &Event<'_>) -> Result<Value, StreamError> {
-    serde_json::from_str(event.data())
+/// Parses event data as a JSON value, or the typed error. A lone surrogate
+/// escape (which serde_json refuses) is read as U+FFFD, with a
+/// `lone_surrogate` warning.
+pub(crate) fn parse_value(event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Value, StreamError> {
+    value_lenient(event.data(), event.event(), sink)
         .map_err(|e| StreamError::InvalidJson { event_type: event.event().to_owned(), message: e.to_string() })
+}
+
+/// Parses JSON text as a value; on serde_json's refusal, again with its lone
+/// surrogate escapes replaced by `\uFFFD` (warning `lone_surrogate`, naming
+/// `what`), so the common path costs nothing.
+pub(crate) fn value_lenient(text: &str, what: &str, sink: &mut Sink<'_>) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(text).or_else(|e| match view::replace_lone_surrogates(text) {
+        Some((fixed, n)) => {
+            let v = serde_json::from_str(&fixed).map_err(|_| e)?;
+            warn_lone(sink, what, n);
+            Ok(v)
+        }
+        None => Err(e),
+    })
+}
+
+/// The `lone_surrogate` warning: `n` lone surrogate escapes in `what` read
+/// as U+FFFD.
+pub(crate) fn warn_lone(sink: &mut Sink<'_>, what: &str, n: usize) {
+    let s = if n == 1 { "" } else { "s" };
+    warn(
+        sink,
+        "lone_surrogate",
+        &format!("{what}: {n} lone surrogate escape{s} (\\uD800-\\uDFFF unpaired) read as U+FFFD"),
+    );
+}
+
+/// Warns `lone_surrogate` when a streamed string held lone surrogates (it
+/// was decoded with U+FFFD in their place).
+pub(crate) fn check_lone(sink: &mut Sink<'_>, what: &str, s: &view::JsonStr<'_>) {
+    if s.lone_surrogates() {
+        warn_lone(sink, what, 1);
+    }
+}
+
+/// The event with its lone surrogate escapes replaced by `\uFFFD` (to
+/// re-parse after serde_json refused it), and how many there were.
+pub(crate) fn without_lone_surrogates(event: &Event<'_>) -> Option<(String, usize)> {
+    view::replace_lone_surrogates(event.data())
 }
 
 /// The JSON error of a typed parse.
@@ -515,6 +560,11 @@ impl Stream {
         }
         let d = match dialect {
             Some(d) => d,
+            None if event.data().trim() == "[DONE]" && turn.state == TurnState::Idle => {
+                // A stray terminal first: it names no dialect and ends nothing.
+                warn(sink, "terminal_before_start", "[DONE] before any event; ignored");
+                return Ok(());
+            }
             None => dialect.insert((detect(event).ok_or(StreamError::UnknownDialect)?.make)()),
         };
         if turn.is_terminated() {
@@ -619,6 +669,7 @@ impl Stream {
 /// Detects the dialect from one event.
 fn detect(event: &Event<'_>) -> Option<&'static DialectInfo> {
     let data = event.data().trim();
-    let value: Option<Value> = serde_json::from_str(data).ok();
+    // (A lone surrogate does not hide the dialect; the dialect warns.)
+    let value: Option<Value> = value_lenient(data, "", &mut |_: &StreamEvent<'_>| {}).ok();
     DIALECTS.iter().copied().find(|d| (d.detects)(data, value.as_ref()))
 }

@@ -121,9 +121,11 @@ use serde_json::{Map, Value};
 
 use super::args::ToolArgs;
 use super::events::{PartKind, ProviderError, StreamEvent};
-use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn};
+use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{Few, JsonStr, JsonText, Str};
-use super::{json_error, warn, Provider, Sink, StreamError};
+use super::{
+    check_lone, json_error, value_lenient, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
+};
 use crate::json::scan::escape_char;
 use crate::sse::Event;
 
@@ -534,7 +536,7 @@ impl Kept {
     /// Applies one member of a chunk; `real`: of a `chat.completion.chunk`
     /// (only such a chunk sets the completion's id, object, created and
     /// model, and only the first one).
-    fn apply(&mut self, key: &str, raw: &str, real: bool) {
+    fn apply(&mut self, key: &str, raw: &str, real: bool, sink: &mut Sink<'_>) {
         match self.raw.iter_mut().find(|(k, _)| k == key) {
             Some((_, old)) => {
                 if old == raw || raw == "null" || FIRST_WINS.contains(&key) {
@@ -550,7 +552,7 @@ impl Kept {
                 self.raw.push((key.to_owned(), raw.to_owned()));
             }
         }
-        if let Ok(v) = serde_json::from_str(raw) {
+        if let Ok(v) = value_lenient(raw, key, sink) {
             match self.map.get_mut(key) {
                 Some(old) => overlay(old, v),
                 None => {
@@ -642,9 +644,9 @@ fn merge_list(acc: &mut Vec<Value>, delta: Vec<Value>) {
 }
 
 /// Merges raw members generically into `acc`.
-fn merge_members(acc: &mut Map<String, Value>, members: &Extra<'_>) {
+fn merge_members(acc: &mut Map<String, Value>, members: &Extra<'_>, sink: &mut Sink<'_>) {
     for (k, raw) in members {
-        if let Ok(v) = serde_json::from_str(raw) {
+        if let Ok(v) = value_lenient(raw, k, sink) {
             merge(acc, k, v);
         }
     }
@@ -844,6 +846,11 @@ impl Dialect for ChatFold {
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let data = event.data();
         if data == "[DONE]" {
+            if turn.state == TurnState::Idle {
+                // A stray terminal event: nothing to end yet.
+                warn(sink, "terminal_before_start", "[DONE] before any chunk; ignored");
+                return Ok(Flow::Continue);
+            }
             self.start_if_idle(turn, sink);
             for choice in &self.choices {
                 if !choice.open_parts(&turn.parts).is_empty() {
@@ -860,29 +867,38 @@ impl Dialect for ChatFold {
         let slow;
         let chunk = match quick_chunk(data, &mut quick) {
             Some(()) => &quick,
-            None => match serde_json::from_str::<Lenient<ChunkView<'_>>>(data) {
-                Ok(Lenient::Ok(c)) => {
-                    slow = c;
-                    &slow
+            None => {
+                if let Some((fixed, n)) = without_lone_surrogates(event) {
+                    // A lone surrogate escape off the fast path: in a member
+                    // the lenient view would drop (an id, a name), not only
+                    // in text. The chunk with `\uFFFD` (the slow path only).
+                    warn_lone(sink, "chunk", n);
+                    return self.on_event(turn, &Event { data: &fixed, ..*event }, sink);
                 }
-                Ok(other) => {
-                    self.start_if_idle(turn, sink);
-                    let what = match other {
-                        Lenient::Bad(w) => w,
-                        _ => "null",
-                    };
-                    warn(sink, "invalid_event", &format!("chunk is {what}, not an object; ignored"));
-                    return Ok(Flow::Continue);
+                match serde_json::from_str::<Lenient<ChunkView<'_>>>(data) {
+                    Ok(Lenient::Ok(c)) => {
+                        slow = c;
+                        &slow
+                    }
+                    Ok(other) => {
+                        self.start_if_idle(turn, sink);
+                        let what = match other {
+                            Lenient::Bad(w) => w,
+                            _ => "null",
+                        };
+                        warn(sink, "invalid_event", &format!("chunk is {what}, not an object; ignored"));
+                        return Ok(Flow::Continue);
+                    }
+                    Err(e) => return Err(json_error(event, e)),
                 }
-                Err(e) => return Err(json_error(event, e)),
-            },
+            }
         };
         // A chunk of another `object` (Azure's content-filter chunks, whose
         // object, id and model are empty) does not name the completion.
         if chunk.top_text.is_empty() || chunk.top_text != self.top_text {
             let real = chunk.object.map_or(true, |o| o == "\"chat.completion.chunk\"");
             for (k, raw) in chunk.top.iter() {
-                self.top.apply(k, raw, real);
+                self.top.apply(k, raw, real, sink);
             }
             self.top_text.clear();
             self.top_text.push_str(chunk.top_text);
@@ -907,7 +923,7 @@ impl Dialect for ChatFold {
                 Lenient::Null => warn(sink, "invalid_event", "a choice is null; ignored"),
             }
         }
-        if let Some(u) = chunk.usage.and_then(|u| serde_json::from_str(u).ok()) {
+        if let Some(u) = chunk.usage.and_then(|u| value_lenient(u, "usage", sink).ok()) {
             let usage = self.usage.insert(u);
             sink(&StreamEvent::Usage { usage });
         }
@@ -1015,7 +1031,7 @@ impl ChatFold {
         let choice = &mut self.choices[pos];
         let ci = c.index;
         for (k, raw) in &c.extra {
-            choice.kept.apply(k, raw, true);
+            choice.kept.apply(k, raw, true, sink);
         }
         match &c.delta {
             Lenient::Ok(d) => self.on_delta(turn, pos, d, sink)?,
@@ -1025,7 +1041,7 @@ impl ChatFold {
             Lenient::Null => {}
         }
         let choice = &mut self.choices[pos];
-        match c.logprobs.map(serde_json::from_str::<Value>) {
+        match c.logprobs.map(|t| value_lenient(t, "logprobs", sink)) {
             Some(Ok(Value::Object(lp))) => {
                 choice.logprobs_seen = true;
                 for (key, slot) in
@@ -1120,7 +1136,7 @@ impl ChatFold {
             }
         }
         if !d.extra.is_empty() {
-            merge_members(&mut self.choices[pos].delta_extra, &d.extra);
+            merge_members(&mut self.choices[pos].delta_extra, &d.extra, sink);
         }
         Ok(())
     }
@@ -1247,8 +1263,11 @@ impl ChatFold {
                 sink(&StreamEvent::PartMetadata { part, key: "name", value: &v });
             }
         }
-        merge_members(&mut call.fn_extra, &f.extra);
+        merge_members(&mut call.fn_extra, &f.extra, sink);
         if let Some(frag) = &f.arguments {
+            if let JsonText::Str(s) = frag {
+                check_lone(sink, "function_call.arguments", s);
+            }
             turn.push_args(part, frag, sink)?;
         }
         Ok(())
@@ -1349,12 +1368,15 @@ impl ChatFold {
             }
         }
         if !tc.extra.is_empty() {
-            merge_members(&mut call.extra, &tc.extra);
+            merge_members(&mut call.extra, &tc.extra, sink);
         }
         if let Some(f) = f.filter(|f| !f.extra.is_empty()) {
-            merge_members(&mut call.fn_extra, &f.extra);
+            merge_members(&mut call.fn_extra, &f.extra, sink);
         }
         if let Some(frag) = args {
+            if let JsonText::Str(s) = frag {
+                check_lone(sink, "tool_calls.function.arguments", s);
+            }
             turn.push_args(part, frag, sink)?;
         }
         Ok(())
@@ -1652,6 +1674,7 @@ impl<'a> Quick<'a> {
 }
 
 fn append(turn: &mut Turn, id: u32, text: &JsonStr<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    check_lone(sink, "delta", text);
     if !turn.parts[id as usize].is_open() {
         warn(sink, "part_already_ended", "text after the choice finished; ignored");
         return Ok(());
@@ -1697,8 +1720,20 @@ mod tests {
     /// The fast path gives exactly serde_json's view, or declines.
     #[test]
     fn quick_chunk_is_serde_json_or_nothing() {
-        let strings =
-            [r#""plain""#, r#""a\"b\\c\n""#, r#""\ud83d\ude00 é""#, r#""\ud800""#, r#""""#, "\"a\u{1}\"", r#""\q""#];
+        let strings = [
+            r#""plain""#,
+            r#""a\"b\\c\n""#,
+            r#""\ud83d\ude00 é""#,
+            r#""\ud800""#,
+            // Lone surrogates (U+FFFD, flagged) in every position.
+            r#""broken emoji: \ud83d""#,
+            r#""\udc00 x""#,
+            r#""\ud83d\ud83d\ude00""#,
+            r#""\ude00\ud83d\n""#,
+            r#""""#,
+            "\"a\u{1}\"",
+            r#""\q""#,
+        ];
         let numbers = ["0", "7", "01", "-1", "1e2", "1700000000", "4294967296", "1.0", "null"];
         let mut docs = Vec::new();
         let top = |n: &str| {

@@ -153,7 +153,7 @@ use serde_json::{Map, Value};
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
-use super::{parse_value, warn, Provider, Sink, StreamError};
+use super::{check_lone, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
 /// The members of an event the hot path reads, borrowed and unchecked: a
@@ -450,7 +450,7 @@ impl Dialect for ResponsesFold {
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let Some(head) = Head::parse(event.data()) else {
             // Valid JSON that is not an object: nothing to apply.
-            let v = parse_value(event)?;
+            let v = parse_value(event, sink)?;
             let kind = match v {
                 Value::Array(_) => "an array",
                 Value::String(_) => "a string",
@@ -463,6 +463,9 @@ impl Dialect for ResponsesFold {
             return Ok(Flow::Continue);
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
+        if let Some(delta) = &head.delta {
+            check_lone(sink, ty, delta);
+        }
         if head.bad & (SEQUENCE_NUMBER | TYPE) != 0 {
             let msg = format!("{ty}: {} of the wrong type; applied without it", head.bad_names(SEQUENCE_NUMBER | TYPE));
             warn(sink, "invalid_event", &msg);
@@ -518,7 +521,7 @@ impl Dialect for ResponsesFold {
                 self.on_text(turn, ty, head.output_index, slot, PartKind::Other, head.delta, sink)?;
             }
             "response.shell_call_command.added" => {
-                let v = parse_value(event)?;
+                let v = parse_value(event, sink)?;
                 self.ensure_started(turn, ty, sink);
                 let mut base = Map::new();
                 base.insert("type".into(), "shell_command".into());
@@ -533,7 +536,7 @@ impl Dialect for ResponsesFold {
                 self.commit_sub(turn, ty, head.output_index, Slot::Command(head.command_index.unwrap_or(0)), sink);
             }
             "response.created" | "response.in_progress" | "response.queued" => {
-                let v = parse_value(event)?;
+                let v = parse_value(event, sink)?;
                 if turn.begin() {
                     self.merge_response(ty, &v, sink);
                     let snapshot = self.message(turn);
@@ -566,7 +569,13 @@ impl Dialect for ResponsesFold {
             | "response.custom_tool_call_input.done"
             | "response.code_interpreter_call_code.done" => self.ensure_started(turn, ty, sink),
             "response.completed" | "response.incomplete" => {
-                let v = parse_value(event)?;
+                let v = parse_value(event, sink)?;
+                if turn.state == TurnState::Idle && !v.pointer("/response/output").is_some_and(Value::is_array) {
+                    // A stray terminal event: nothing to end yet. (One whose
+                    // `response` holds its `output` is a whole answer: folded.)
+                    warn(sink, "terminal_before_start", &format!("{ty} before response.created; ignored"));
+                    return Ok(Flow::Continue);
+                }
                 self.ensure_started(turn, ty, sink);
                 self.merge_response(ty, &v, sink);
                 self.take_final_output(ty, &v, sink);
@@ -586,7 +595,7 @@ impl Dialect for ResponsesFold {
                 return Ok(Flow::End);
             }
             "response.failed" | "error" => {
-                let v = parse_value(event)?;
+                let v = parse_value(event, sink)?;
                 self.ensure_started(turn, ty, sink);
                 let err = if ty == "error" {
                     // The live API nests the error (`{"type":"error","error":{…}}`);
@@ -862,7 +871,7 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let v = parse_value(event)?;
+        let v = parse_value(event, sink)?;
         self.ensure_started(turn, ty, sink);
         let slot = if ty == "response.content_part.added" {
             Slot::Content(head.content_index.unwrap_or(0))
@@ -988,7 +997,7 @@ impl ResponsesFold {
     }
 
     fn on_item_added(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event)?;
+        let v = parse_value(event, sink)?;
         self.ensure_started(turn, "response.output_item.added", sink);
         let (Some(output_index), Some(Value::Object(item))) =
             (v.get("output_index").and_then(Value::as_u64), v.get("item"))
@@ -1041,7 +1050,7 @@ impl ResponsesFold {
     }
 
     fn on_item_done(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event)?;
+        let v = parse_value(event, sink)?;
         self.ensure_started(turn, "response.output_item.done", sink);
         let (Some(output_index), Some(Value::Object(done))) =
             (v.get("output_index").and_then(Value::as_u64), v.get("item"))

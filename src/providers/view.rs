@@ -63,35 +63,39 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 /// escapes (`\n`, `\"` — nearly every tool-argument fragment) costs no
 /// allocation of its own.
 ///
-/// Deserializing it checks what serde_json's skip of a raw value leaves out
-/// (that `\u` escapes name Unicode scalar values: surrogates come in pairs),
-/// so a payload is accepted or rejected exactly as `serde_json` would accept
-/// it into a `String`, and appending can never fail.
+/// Deserializing it accepts what serde_json's skip of a raw value accepts
+/// (RFC 8259's grammar): a `\u` escape naming a lone surrogate, which
+/// serde_json refuses into a `String` (and JavaScript and Python accept), is
+/// decoded to U+FFFD and flagged ([`JsonStr::lone_surrogates`]: the dialect
+/// warns `lone_surrogate`). Appending can never fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct JsonStr<'a> {
     /// The text between the quotes, escapes undecoded.
     raw: &'a str,
     /// Whether `raw` holds a backslash.
     escaped: bool,
+    /// Whether `raw` holds a `\u` escape of a lone surrogate (decoded to
+    /// U+FFFD).
+    lone: bool,
 }
 
 impl<'a> JsonStr<'a> {
     /// The string of a raw JSON value, `None` if the value is not a string
-    /// or has an escape that names no character.
+    /// or has a malformed escape. A lone surrogate is accepted (decoded to
+    /// U+FFFD, flagged).
     pub(crate) fn from_raw(value: &'a str) -> Option<Self> {
         let raw = value.strip_prefix('"')?.strip_suffix('"')?;
         let b = raw.as_bytes();
         let Some(first) = memchr::memchr(b'\\', b) else {
-            return Some(JsonStr { raw, escaped: false });
+            return Some(JsonStr { raw, escaped: false, lone: false });
         };
-        // Only `\u` escapes can name no character (serde_json's skip
+        // Only `\u` escapes can be lone surrogates (serde_json's skip
         // checked the rest): look for one, stepping over each escape.
         let mut at = first;
+        let mut lone = false;
         loop {
             if b.get(at + 1) == Some(&b'u') {
-                if unescape(raw, &mut Discard).is_err() {
-                    return None;
-                }
+                lone = unescape(raw, &mut Discard).ok()?;
                 break;
             }
             match memchr::memchr(b'\\', b.get(at + 2..).unwrap_or_default()) {
@@ -99,7 +103,12 @@ impl<'a> JsonStr<'a> {
                 None => break,
             }
         }
-        Some(JsonStr { raw, escaped: true })
+        Some(JsonStr { raw, escaped: true, lone })
+    }
+
+    /// Whether the string holds a lone surrogate escape (decoded to U+FFFD).
+    pub(crate) fn lone_surrogates(&self) -> bool {
+        self.lone
     }
 
     /// Appends the decoded string to `out`.
@@ -128,7 +137,7 @@ impl<'a> JsonStr<'a> {
     /// backslash and no control character (checked by the caller).
     pub(crate) fn plain(raw: &'a str) -> Self {
         debug_assert!(!raw.bytes().any(|b| b == b'\\' || b < 0x20));
-        JsonStr { raw, escaped: false }
+        JsonStr { raw, escaped: false, lone: false }
     }
 
     /// The first character of the decoded string after leading whitespace
@@ -202,10 +211,11 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
         }
     }
     let raw = text.get(start..i)?;
-    if unicode && unescape(raw, &mut Discard).is_err() {
+    // A lone surrogate: the slow path's (it warns).
+    if unicode && unescape(raw, &mut Discard) != Ok(false) {
         return None;
     }
-    Some((JsonStr { raw, escaped }, i + 1))
+    Some((JsonStr { raw, escaped, lone: false }, i + 1))
 }
 
 /// Tool arguments: a JSON string (borrowed, decoded when appended), or — as
@@ -297,11 +307,12 @@ impl Out for Discard {
     fn push(&mut self, _: char) {}
 }
 
-/// Decodes the escapes of a JSON string's raw text into `out`. `Err` on an
-/// escape that names no character (a lone or reversed surrogate, a bad
-/// escape letter or hex digit, a trailing backslash) — where serde_json
-/// rejects the string too.
-fn unescape(raw: &str, out: &mut impl Out) -> Result<(), ()> {
+/// Decodes the escapes of a JSON string's raw text into `out`, a lone
+/// surrogate (or a reversed pair) as U+FFFD; whether there was one. `Err`
+/// on a malformed escape (a bad escape letter or hex digit, a trailing
+/// backslash).
+fn unescape(raw: &str, out: &mut impl Out) -> Result<bool, ()> {
+    let mut lone = false;
     let b = raw.as_bytes();
     let mut i = 0;
     while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
@@ -312,18 +323,20 @@ fn unescape(raw: &str, out: &mut impl Out) -> Result<(), ()> {
                 let hi = hex4(b, at + 2)?;
                 i = at + 6;
                 let code = match hi {
-                    0xD800..=0xDBFF => {
-                        if b.get(i..i + 2) != Some(b"\\u") {
-                            return Err(());
+                    0xD800..=0xDBFF => match low_after(b, i) {
+                        Some(lo) => {
+                            i += 6;
+                            0x1_0000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
                         }
-                        let lo = hex4(b, i + 2)?;
-                        if !(0xDC00..=0xDFFF).contains(&lo) {
-                            return Err(());
+                        None => {
+                            lone = true;
+                            0xFFFD
                         }
-                        i += 6;
-                        0x1_0000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
+                    },
+                    0xDC00..=0xDFFF => {
+                        lone = true;
+                        0xFFFD
                     }
-                    0xDC00..=0xDFFF => return Err(()),
                     _ => u32::from(hi),
                 };
                 out.push(char::from_u32(code).ok_or(())?);
@@ -335,7 +348,63 @@ fn unescape(raw: &str, out: &mut impl Out) -> Result<(), ()> {
         i = at + 2;
     }
     out.push_str(&raw[i..]);
-    Ok(())
+    Ok(lone)
+}
+
+/// The low surrogate escaped at `at` (`\uDC00`-`\uDFFF`), if one is.
+fn low_after(b: &[u8], at: usize) -> Option<u16> {
+    if b.get(at..at + 2) != Some(b"\\u") {
+        return None;
+    }
+    hex4(b, at + 2).ok().filter(|lo| (0xDC00..=0xDFFF).contains(lo))
+}
+
+/// `data` (JSON text) with every `\u` escape of a lone surrogate replaced
+/// by `\uFFFD`, and how many; `None` when it has none. RFC 8259's grammar
+/// allows them (JavaScript and Python accept them); serde_json refuses them
+/// into a `String` or a `Value`: a payload it refused is re-parsed from this
+/// (so the common path costs nothing). Outside strings valid JSON has no
+/// backslash, so escapes are found without tracking strings.
+pub(crate) fn replace_lone_surrogates(data: &str) -> Option<(String, usize)> {
+    let b = data.as_bytes();
+    let mut out = String::new();
+    let mut count = 0;
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'\\', b.get(i..).unwrap_or_default()) {
+        let at = i + off;
+        i = at + 2;
+        if b.get(at + 1) != Some(&b'u') {
+            continue;
+        }
+        let Ok(hi) = hex4(b, at + 2) else { continue };
+        i = at + 6;
+        let lone = match hi {
+            0xD800..=0xDBFF => match low_after(b, i) {
+                Some(_) => {
+                    i += 6;
+                    false
+                }
+                None => true,
+            },
+            0xDC00..=0xDFFF => true,
+            _ => false,
+        };
+        if lone {
+            if count == 0 {
+                out.reserve(data.len());
+            }
+            out.push_str(&data[copied..at]);
+            out.push_str("\\uFFFD");
+            copied = i;
+            count += 1;
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    out.push_str(&data[copied..]);
+    Some((out, count))
 }
 
 /// The four hex digits at `at`.
@@ -452,10 +521,13 @@ mod tests {
         assert_eq!(decoded(&t.a.unwrap()), r#"{"x":1}"#);
         assert_eq!(decoded(&t.b.unwrap()), r#"{"y":[1,2]}"#);
         let t: T<'_> = serde_json::from_str(r#"{"a":"plain","b":null}"#).unwrap();
-        assert!(matches!(t.a, Some(JsonText::Str(JsonStr { raw: "plain", escaped: false }))));
+        assert!(matches!(t.a, Some(JsonText::Str(JsonStr { raw: "plain", escaped: false, lone: false }))));
         assert!(t.b.is_none());
         assert!(serde_json::from_str::<T<'_>>(r#"{"a":5}"#).is_err());
-        assert!(serde_json::from_str::<T<'_>>(r#"{"a":"\ud800"}"#).is_err());
+        // A lone surrogate: U+FFFD, flagged.
+        let t: T<'_> = serde_json::from_str(r#"{"a":"x\ud800"}"#).unwrap();
+        assert!(matches!(&t.a, Some(JsonText::Str(s)) if s.lone_surrogates()));
+        assert_eq!(decoded(&t.a.unwrap()), "x\u{FFFD}");
     }
 
     #[test]
@@ -471,6 +543,26 @@ mod tests {
         ] {
             let t: JsonText<'_> = serde_json::from_str(json).unwrap();
             assert_eq!(t.starts_container(), starts, "{json}");
+        }
+    }
+
+    #[test]
+    fn replaces_lone_surrogates_only() {
+        for (doc, want, n) in [
+            (r#"{"a":"\ud83d"}"#, r#"{"a":"\uFFFD"}"#, 1),
+            (r#"{"a":"\ud83d\ude00 \uDE00\uD83D"}"#, r#"{"a":"\ud83d\ude00 \uFFFD\uFFFD"}"#, 2),
+            (r#"{"a":"\\ud83d \ud800\u0041"}"#, r#"{"a":"\\ud83d \uFFFD\u0041"}"#, 1),
+            (r#"{"a":"\ud800\ud800\udc00"}"#, r#"{"a":"\uFFFD\ud800\udc00"}"#, 1),
+            (r#"{"a":"tail \ud800"#, r#"{"a":"tail \uFFFD"#, 1),
+        ] {
+            assert_eq!(replace_lone_surrogates(doc), Some((want.to_owned(), n)), "{doc}");
+            if doc.ends_with('}') {
+                let v: serde_json::Value = serde_json::from_str(want).unwrap();
+                assert!(v["a"].as_str().unwrap().contains('\u{FFFD}'));
+            }
+        }
+        for doc in [r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"\\ud800"}"#, "\\", "\\u12", "\\", r#""\u00e9""#] {
+            assert_eq!(replace_lone_surrogates(doc), None, "{doc}");
         }
     }
 
@@ -505,8 +597,9 @@ mod tests {
         assert_eq!(scan_str("x\"a\"", 1).map(|(s, e)| (s.to_cow().into_owned(), e)), Some(("a".to_owned(), 4)));
     }
 
-    /// Decoding agrees with serde_json on every string it accepts, and
-    /// rejects exactly what serde_json rejects.
+    /// Decoding agrees with serde_json on every string it accepts; a lone
+    /// surrogate is decoded as serde_json decodes `\uFFFD` in its place
+    /// ([`replace_lone_surrogates`]), and flagged.
     #[test]
     fn json_str_decodes_like_serde_json() {
         let mut cases: Vec<String> = [
@@ -539,9 +632,14 @@ mod tests {
             }
         }
         for case in &cases {
-            let want = serde_json::from_str::<String>(case).ok();
-            let got = serde_json::from_str::<JsonStr<'_>>(case).ok().map(|s| s.to_cow().into_owned());
-            assert_eq!(got, want, "{case}");
+            let fixed = replace_lone_surrogates(case);
+            let want = serde_json::from_str::<String>(fixed.as_ref().map_or(case, |f| &f.0)).ok();
+            if fixed.is_none() && want.is_some() {
+                assert!(serde_json::from_str::<String>(case).is_ok(), "{case}");
+            }
+            let got = serde_json::from_str::<JsonStr<'_>>(case).ok();
+            assert_eq!(got.map(|s| s.lone_surrogates()), want.as_ref().map(|_| fixed.is_some()), "{case}");
+            assert_eq!(got.map(|s| s.to_cow().into_owned()), want, "{case}");
         }
     }
 }

@@ -120,3 +120,79 @@ TEST(Hostile, HugeServerRetryIsCappedByThePolicy) {
   ASSERT_EQ(ssefold_reconnect_next_delay_ms(&p, 3, &small, 0.5, &ms), SSEFOLD_RESULT_OK);
   EXPECT_EQ(ms, 250u) << "below the cap the server's value wins";
 }
+
+// Lone surrogate escapes and stray terminal events (tests/hostile.rs).
+namespace {
+
+std::string anthropic_turn(const std::string &lit) {
+  return "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\","
+         "\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"stop_reason\":null,\"usage\":{}}}\n\n"
+         "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+         "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+         "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+         "\"delta\":{\"type\":\"text_delta\",\"text\":" +
+         lit +
+         "}}\n\n"
+         "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+         "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+}
+
+std::string chat_turn(const std::string &lit) {
+  const std::string head = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":";
+  return head + "[{\"index\":0,\"delta\":{\"content\":" + lit + "},\"finish_reason\":null}]}\n\n" + head +
+         "[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+}
+
+struct Folded {
+  std::string text;
+  std::vector<std::string> warnings;  // the warning events' JSON
+  bool finished = false;
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    auto *f = static_cast<Folded *>(user_data);
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_TEXT_DELTA) f->text += S(e->text);
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_WARNING) f->warnings.push_back(S(e->json));
+  }
+};
+
+Folded fold(uint32_t provider, const std::string &body) {
+  ssefold_stream *s = nullptr;
+  Folded f;
+  EXPECT_EQ(ssefold_stream_new(provider, nullptr, &s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_stream_set_callback(s, &Folded::callback, &f, true), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_stream_feed(s, B(body), body.size()), SSEFOLD_RESULT_OK);
+  f.finished = ssefold_stream_finish(s) == SSEFOLD_RESULT_OK;
+  ssefold_stream_free(s);
+  return f;
+}
+
+bool has_code(const Folded &f, const std::string &code) {
+  return f.warnings.size() == 1 && f.warnings[0].find("\"code\":\"" + code + "\"") != std::string::npos;
+}
+
+}  // namespace
+
+TEST(Hostile, LoneSurrogateInATextDeltaIsReplacementCharacterWithAWarning) {
+  const std::string lit = "\"broken emoji: \\ud83d\"";
+  for (const auto &[provider, body] : {std::pair{SSEFOLD_PROVIDER_ANTHROPIC, anthropic_turn(lit)},
+                                       std::pair{SSEFOLD_PROVIDER_OPENAI_CHAT, chat_turn(lit)},
+                                       std::pair{SSEFOLD_PROVIDER_AUTO, chat_turn(lit)}}) {
+    Folded f = fold(provider, body);
+    EXPECT_TRUE(f.finished) << provider;
+    EXPECT_EQ(f.text, "broken emoji: \xEF\xBF\xBD") << provider;
+    EXPECT_TRUE(has_code(f, "lone_surrogate")) << provider;
+  }
+}
+
+TEST(Hostile, StrayTerminalFirstIsAWarningNotTheEnd) {
+  const std::string stop = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  for (const auto &[provider, body] :
+       {std::pair{SSEFOLD_PROVIDER_ANTHROPIC, stop + anthropic_turn("\"hi\"")},
+        std::pair{SSEFOLD_PROVIDER_OPENAI_CHAT, "data: [DONE]\n\n" + chat_turn("\"hi\"")},
+        std::pair{SSEFOLD_PROVIDER_AUTO, "data: [DONE]\n\n" + anthropic_turn("\"hi\"")}}) {
+    Folded f = fold(provider, body);
+    EXPECT_TRUE(f.finished) << provider;
+    EXPECT_EQ(f.text, "hi") << provider;
+    EXPECT_TRUE(has_code(f, "terminal_before_start")) << provider;
+  }
+  EXPECT_FALSE(fold(SSEFOLD_PROVIDER_OPENAI_CHAT, "data: [DONE]\n\n").finished);
+}

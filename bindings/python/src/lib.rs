@@ -43,6 +43,27 @@ fn _sse_decode_count(py: Python<'_>, data: &Bound<'_, PyBytes>, chunk: usize) ->
     })
 }
 
+/// Folds `data` (one provider stream) in `chunk`-byte pieces with the GIL
+/// released and counts the normalized events, building no Python object:
+/// the core-only baseline of `Stream.feed` in `python/bench/threads.py`.
+#[pyfunction]
+fn _stream_fold_count(py: Python<'_>, data: &Bound<'_, PyBytes>, chunk: usize, provider: &str) -> PyResult<usize> {
+    let p = ssefold::providers::Provider::from_name(provider)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown provider {provider:?}")))?;
+    let bytes = data.as_bytes();
+    Ok(py.detach(|| {
+        let mut s = ssefold::providers::Stream::new(p);
+        let mut n = 0;
+        for c in bytes.chunks(chunk.max(1)) {
+            if s.feed(c, |_| n += 1).is_err() {
+                break;
+            }
+        }
+        let _ = s.finish(|_| n += 1);
+        n
+    }))
+}
+
 /// The extension module. Every class is either immutable (`frozen`) or
 /// guarded by PyO3's per-object borrow flag, so no state is shared without
 /// a lock: it does not need the GIL.
@@ -62,6 +83,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus, m)?)?;
     m.add_function(wrap_pyfunction!(_sse_decode_count, m)?)?;
+    m.add_function(wrap_pyfunction!(_stream_fold_count, m)?)?;
     m.add_class::<partial_json::PathEvent>()?;
     m.add_class::<partial_json::PartialJSON>()?;
     m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;

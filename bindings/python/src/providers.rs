@@ -7,6 +7,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
+use ssefold::json::{OwnedPathEvent, PathEvent as CorePathEvent};
 use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
 use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
@@ -91,33 +92,95 @@ struct EventBuilder {
 }
 
 impl EventBuilder {
-    fn build(&mut self, py: Python<'_>, e: &CoreEvent<'_>) -> PyResult<StreamEvent> {
-        let fields = PyDict::new(py);
-        match *e {
-            CoreEvent::TextDelta { part, text } => {
-                fields.set_item(intern!(py, "part"), part)?;
-                fields.set_item(intern!(py, "text"), PyString::new(py, text))?;
-            }
-            CoreEvent::ToolArgsDelta { part, json } => {
-                fields.set_item(intern!(py, "part"), part)?;
-                fields.set_item(intern!(py, "json"), PyString::new(py, json))?;
-            }
-            CoreEvent::ToolArgsPath { part, event } => {
-                fields.set_item(intern!(py, "part"), part)?;
-                fields.set_item(
-                    intern!(py, "path_event"),
-                    Py::new(py, PathEvent::from_core(py, event, &mut self.paths)?)?,
-                )?;
-            }
-            _ => {
-                if let serde_json::Value::Object(map) = e.to_json() {
-                    for (k, v) in map.iter().skip(1) {
-                        fields.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
-                    }
+    /// The Python events of a batch collected without the GIL.
+    fn build_held<'py>(&mut self, py: Python<'py>, held: &Held) -> PyResult<Bound<'py, PyList>> {
+        let mut out = Vec::with_capacity(held.events.len());
+        for h in &held.events {
+            let fields = PyDict::new(py);
+            let name = match h {
+                HeldEvent::Text { part, text } => {
+                    fields.set_item(intern!(py, "part"), part)?;
+                    fields.set_item(intern!(py, "text"), PyString::new(py, &held.text[text.clone()]))?;
+                    "text_delta"
                 }
-            }
+                HeldEvent::Args { part, json } => {
+                    fields.set_item(intern!(py, "part"), part)?;
+                    fields.set_item(intern!(py, "json"), PyString::new(py, &held.text[json.clone()]))?;
+                    "tool_args_delta"
+                }
+                HeldEvent::Path { part, event } => {
+                    fields.set_item(intern!(py, "part"), part)?;
+                    let pe = PathEvent::from_core(py, &path_view(event), &mut self.paths)?;
+                    fields.set_item(intern!(py, "path_event"), Py::new(py, pe)?)?;
+                    "tool_args_path"
+                }
+                HeldEvent::Other { name, json } => {
+                    if let serde_json::Value::Object(map) = json {
+                        for (k, v) in map.iter().skip(1) {
+                            fields.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
+                        }
+                    }
+                    name
+                }
+            };
+            out.push(Py::new(py, StreamEvent { type_: self.names.get(py, name), fields: fields.unbind() })?);
         }
-        Ok(StreamEvent { type_: self.names.get(py, e.name()), fields: fields.unbind() })
+        PyList::new(py, out)
+    }
+}
+
+/// One normalized event held without the GIL: the frequent deltas with
+/// their text in the batch's shared buffer, the rest in wire form.
+enum HeldEvent {
+    Text { part: u32, text: std::ops::Range<usize> },
+    Args { part: u32, json: std::ops::Range<usize> },
+    Path { part: u32, event: OwnedPathEvent },
+    Other { name: &'static str, json: serde_json::Value },
+}
+
+/// The events of one step, owned, collected with the GIL released; reused
+/// from call to call (its buffers keep their capacity).
+#[derive(Default)]
+struct Held {
+    events: Vec<HeldEvent>,
+    text: String,
+}
+
+impl Held {
+    fn push(&mut self, e: &CoreEvent<'_>) {
+        let mut text = |s: &str| {
+            let start = self.text.len();
+            self.text.push_str(s);
+            start..self.text.len()
+        };
+        let held = match *e {
+            CoreEvent::TextDelta { part, text: t } => HeldEvent::Text { part, text: text(t) },
+            CoreEvent::ToolArgsDelta { part, json } => HeldEvent::Args { part, json: text(json) },
+            CoreEvent::ToolArgsPath { part, event } => HeldEvent::Path { part, event: event.to_owned_event() },
+            _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
+        };
+        self.events.push(held);
+    }
+
+    fn clear(&mut self) {
+        self.events.clear();
+        self.text.clear();
+        // A huge step does not pin its memory for the stream's life.
+        if self.text.capacity() > 4 << 20 {
+            self.text = String::new();
+        }
+        if self.events.capacity() > 1 << 16 {
+            self.events = Vec::new();
+        }
+    }
+}
+
+/// The borrowed path event of an owned one.
+fn path_view(e: &OwnedPathEvent) -> CorePathEvent<'_> {
+    match e {
+        OwnedPathEvent::ContainerStart { path, kind } => CorePathEvent::ContainerStart { path, kind: *kind },
+        OwnedPathEvent::StringAppend { path, text } => CorePathEvent::StringAppend { path, text },
+        OwnedPathEvent::ValueComplete { path, value } => CorePathEvent::ValueComplete { path, value },
     }
 }
 
@@ -135,6 +198,9 @@ fn utf8_mode(name: &str) -> PyResult<Utf8Mode> {
 pub struct Stream {
     inner: CoreStream,
     builder: EventBuilder,
+    /// The normalized events of the step being run, collected without the
+    /// GIL (empty between calls; kept for its capacity).
+    held: Held,
     /// The UI state model, when created with `ui=True`.
     ui: Option<CoreUiState>,
 }
@@ -167,6 +233,7 @@ impl Stream {
         Stream {
             inner: CoreStream::with_config(provider, config),
             builder: EventBuilder::default(),
+            held: Held::default(),
             ui: ui.then(CoreUiState::new),
         }
     }
@@ -184,30 +251,32 @@ impl Stream {
         }
     }
 
+    /// Runs one step of the core with the GIL released: the normalized
+    /// events (and the UI state) are collected into the reused Rust-side
+    /// batch, then the Python objects are built with the GIL held.
     fn run<'py>(
         &mut self,
         py: Python<'py>,
         now_ms: Option<u64>,
-        step: impl FnOnce(&mut CoreStream, &mut dyn FnMut(&CoreEvent<'_>)) -> Result<(), ssefold::providers::StreamError>,
+        step: impl FnOnce(&mut CoreStream, &mut dyn FnMut(&CoreEvent<'_>)) -> Result<(), ssefold::providers::StreamError>
+            + Send,
     ) -> PyResult<Bound<'py, PyList>> {
         let now_ms = self.now_ms(py, now_ms)?;
-        let list = PyList::empty(py);
-        let mut failed = None;
-        let builder = &mut self.builder;
-        let mut ui = self.ui.as_mut();
-        let result = step(&mut self.inner, &mut |e| {
-            if let Some(ui) = ui.as_deref_mut() {
-                ui.apply(e, now_ms);
-            }
-            if failed.is_none() {
-                if let Err(err) = builder.build(py, e).and_then(|ev| list.append(ev)) {
-                    failed = Some(err);
+        let mut held = std::mem::take(&mut self.held);
+        let inner = &mut self.inner;
+        let ui = &mut self.ui;
+        let result = py.detach(|| {
+            step(inner, &mut |e| {
+                if let Some(ui) = ui.as_mut() {
+                    ui.apply(e, now_ms);
                 }
-            }
+                held.push(e);
+            })
         });
-        if let Some(err) = failed {
-            return Err(err);
-        }
+        let built = self.builder.build_held(py, &held);
+        held.clear();
+        self.held = held;
+        let list = built?;
         match result {
             Ok(()) => Ok(list),
             Err(e) => Err(with_events(py, e.to_py_err(py), &list)),
@@ -254,7 +323,8 @@ impl Stream {
     }
 
     /// Feeds bytes of the HTTP body; returns the normalized events they
-    /// completed. Errors (provider error, invalid data, limits) raise an
+    /// completed. The core folds with the GIL released (other threads run
+    /// meanwhile); the event objects are built after, with it held. Errors (provider error, invalid data, limits) raise an
     /// `ssefold.Error` whose `.events` holds the events before it; the
     /// stream is then closed, `message` stays readable. `now_ms` is the
     /// host time stamped on the UI state (default: `time.monotonic()` in ms).
