@@ -858,6 +858,13 @@ typedef struct ssefold_stream_config {
    * (jiter `partial_mode="trailing-strings"`; default false: dropped).
    */
   bool tool_input_trailing_strings;
+  /**
+   * Most bytes the stream's parts may hold (texts, tool arguments and
+   * their parsed values, estimated; default 256 MiB). Over it:
+   * `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
+   * everything folded so far kept.
+   */
+  size_t max_memory_bytes;
 } ssefold_stream_config;
 
 /**

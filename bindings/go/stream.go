@@ -99,6 +99,11 @@ type StreamOptions struct {
 	// anthropic-beta: fine-grained-tool-streaming-2025-05-14); default:
 	// dropped with its key. It never makes a tool call ready.
 	ToolInputTrailingStrings bool
+	// MaxMemoryBytes (C: max_memory_bytes; default 256 MiB) bounds the
+	// bytes the stream's parts hold: texts, tool arguments and their
+	// parsed values (estimated). Over it: a *StreamError with code
+	// ResultStreamLimitExceeded, everything folded so far kept.
+	MaxMemoryBytes int
 }
 
 type streamState struct {
@@ -153,6 +158,9 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 		cfg.max_choices = C.size_t(o.MaxChoices)
 	}
 	cfg.tool_input_trailing_strings = C.bool(o.ToolInputTrailingStrings)
+	if o.MaxMemoryBytes > 0 {
+		cfg.max_memory_bytes = C.size_t(o.MaxMemoryBytes)
+	}
 	var ptr *C.struct_ssefold_stream
 	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}

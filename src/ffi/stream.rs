@@ -46,6 +46,11 @@ pub struct ssefold_stream_config {
     /// Anthropic: keep an unfinished trailing string in a partial tool input
     /// (jiter `partial_mode="trailing-strings"`; default false: dropped).
     pub tool_input_trailing_strings: bool,
+    /// Most bytes the stream's parts may hold (texts, tool arguments and
+    /// their parsed values, estimated; default 256 MiB). Over it:
+    /// `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
+    /// everything folded so far kept.
+    pub max_memory_bytes: usize,
 }
 
 /// The kind of a normalized event (its wire name is in `name`).
@@ -232,6 +237,7 @@ fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
         max_text_bytes: c.max_text_bytes,
         max_choices: c.max_choices,
         tool_input_trailing_strings: c.tool_input_trailing_strings,
+        max_memory_bytes: c.max_memory_bytes,
     })
 }
 
@@ -258,6 +264,7 @@ pub unsafe extern "C" fn ssefold_stream_config_default(out: *mut ssefold_stream_
             max_text_bytes: d.max_text_bytes,
             max_choices: d.max_choices,
             tool_input_trailing_strings: d.tool_input_trailing_strings,
+            max_memory_bytes: d.max_memory_bytes,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, c) };

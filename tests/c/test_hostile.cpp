@@ -34,7 +34,119 @@ struct IdWatch {
   }
 };
 
+/// `s` as a JSON string literal (ASCII input: quotes and backslashes).
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// One Anthropic tool call whose arguments are `args` (ASCII), in fragments
+/// of `chunk` bytes, then the end of the turn.
+std::string anthropic_tool_stream(const std::string &args, size_t chunk) {
+  std::string s =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\","
+      "\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,"
+      "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
+      "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n\n";
+  for (size_t at = 0; at < args.size(); at += chunk) {
+    s += "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+         "{\"type\":\"input_json_delta\",\"partial_json\":" +
+         json_string(args.substr(at, chunk)) + "}}\n\n";
+  }
+  s += "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+       "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},"
+       "\"usage\":{\"output_tokens\":2}}\n\n"
+       "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  return s;
+}
+
+/// The issue's argument shapes, about `n` bytes, inside `{"a": [...]}`.
+std::string hostile_args(const std::string &shape, size_t n) {
+  std::string s = "{\"a\":[";
+  if (shape == "keys") s += "{";
+  for (size_t i = 0; s.size() < n; i++) {
+    if (i > 0) s += ",";
+    if (shape == "nested") {
+      s += "[[[[[]]]]]";
+    } else if (shape == "numbers") {
+      s += "0";
+    } else {
+      char key[32];
+      snprintf(key, sizeof key, "\"%zx\":0", i);
+      s += key;
+    }
+  }
+  if (shape == "keys") s += "}";
+  return s + "]}";
+}
+
+/// Stream events: warning JSON forms, raw argument text, part outcomes.
+struct ArgsWatch {
+  std::vector<std::string> warnings, part_ends;
+  std::string raw;
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    auto *w = static_cast<ArgsWatch *>(user_data);
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_WARNING) w->warnings.push_back(S(e->json));
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_PART_END) w->part_ends.push_back(S(e->json));
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_DELTA) w->raw += S(e->text);
+  }
+};
+
 }  // namespace
+
+TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
+  for (const char *shape : {"nested", "numbers", "keys"}) {
+    std::string input = anthropic_tool_stream(hostile_args(shape, 2 << 20), 4096);
+    ssefold_stream_config cfg;
+    ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(cfg.max_memory_bytes, size_t{256} << 20);
+    cfg.max_memory_bytes = 4 << 20;
+    ssefold_stream *s = nullptr;
+    ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, &cfg, &s), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED) << shape;
+    ssefold_str v;
+    ASSERT_EQ(ssefold_stream_last_error(s, &v), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(v).find("max_memory_bytes"), std::string::npos) << S(v);
+    ASSERT_EQ(ssefold_stream_message_json(s, &v), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(v).find("\"name\":\"f\""), std::string::npos) << shape;
+    ssefold_stream_free(s);
+    ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK) << shape;
+    EXPECT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK) << shape;
+    ssefold_stream_free(s);
+  }
+}
+
+TEST(Hostile, LoneSurrogateInToolArgumentsIsReplacementCharacterWithAWarning) {
+  const std::string args =
+      R"({"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"})";
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{1000}}) {
+    std::string input = anthropic_tool_stream(args, chunk);
+    ssefold_stream *s = nullptr;
+    ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
+    ArgsWatch w;
+    ASSERT_EQ(ssefold_stream_set_callback(s, &ArgsWatch::callback, &w, true), SSEFOLD_RESULT_OK);
+    ASSERT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK);
+    ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(w.raw, args);
+    ASSERT_FALSE(w.warnings.empty());
+    for (const auto &j : w.warnings) EXPECT_NE(j.find("\"code\":\"lone_surrogate\""), std::string::npos) << j;
+    ASSERT_EQ(w.part_ends.size(), 1u);
+    EXPECT_NE(w.part_ends[0].find("\"outcome\":\"complete\""), std::string::npos);
+    ssefold_str v;
+    ASSERT_EQ(ssefold_stream_message_json(s, &v), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(v).find("\"input\":{\"a\":\"x\uFFFDy\",\"b\":\"\uFFFD\",\"c\":\"\uFFFD\U0001F600\","
+                        "\"d\":\"\uFFFD\\n\",\"ok\":\"\U0001F600\"}"),
+              std::string::npos)
+        << S(v);
+    ssefold_stream_free(s);
+  }
+}
 
 TEST(Hostile, LongIdIsRefusedByDefaultAndDecodingGoesOn) {
   ssefold_sse_decoder_config cfg;

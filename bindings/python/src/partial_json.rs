@@ -103,6 +103,16 @@ impl PathEvent {
                 text: None,
                 value: Some(value_to_py(py, value)?.unbind()),
             },
+            CorePathEvent::ContainerComplete { .. } => PathEvent {
+                type_: "value_complete",
+                path,
+                kind: None,
+                text: None,
+                value: match e.value() {
+                    Some(v) => Some(value_to_py(py, &v)?.unbind()),
+                    None => None,
+                },
+            },
         })
     }
 }

@@ -151,6 +151,7 @@ fn stream_config(
     max_text_bytes: usize,
     max_choices: usize,
     tool_input_trailing_strings: bool,
+    max_memory_bytes: usize,
 ) -> PyResult<StreamConfig> {
     Ok(StreamConfig {
         sse: DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? },
@@ -159,6 +160,7 @@ fn stream_config(
         max_text_bytes,
         max_choices,
         tool_input_trailing_strings,
+        max_memory_bytes,
     })
 }
 
@@ -221,7 +223,7 @@ impl Stream {
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-        tool_input_trailing_strings = false, ui = false
+        tool_input_trailing_strings = false, max_memory_bytes = 268435456, ui = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -235,6 +237,7 @@ impl Stream {
         max_text_bytes: usize,
         max_choices: usize,
         tool_input_trailing_strings: bool,
+        max_memory_bytes: usize,
         ui: bool,
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
@@ -249,6 +252,7 @@ impl Stream {
             max_text_bytes,
             max_choices,
             tool_input_trailing_strings,
+            max_memory_bytes,
         )?;
         Ok(Stream::with_provider(p, config, ui))
     }
@@ -471,7 +475,7 @@ macro_rules! dialect {
             #[pyo3(signature = (
                         *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-                        tool_input_trailing_strings = false, ui = false
+                        tool_input_trailing_strings = false, max_memory_bytes = 268435456, ui = false
                     ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
@@ -484,6 +488,7 @@ macro_rules! dialect {
                 max_text_bytes: usize,
                 max_choices: usize,
                 tool_input_trailing_strings: bool,
+                max_memory_bytes: usize,
                 ui: bool,
             ) -> PyResult<($name, Stream)> {
                 let config = stream_config(
@@ -496,6 +501,7 @@ macro_rules! dialect {
                     max_text_bytes,
                     max_choices,
                     tool_input_trailing_strings,
+                    max_memory_bytes,
                 )?;
                 Ok(($name, Stream::with_provider($provider, config, ui)))
             }
