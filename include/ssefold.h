@@ -830,6 +830,85 @@ typedef struct ssefold_sse_end {
 } ssefold_sse_end;
 
 /**
+ * A tool call's argument path event inside a `TOOL_ARGS_PATH` stream
+ * event, in O(1) whatever the depth: the depth and the last segment, the
+ * full path on demand (`ssefold_stream_event_path`, during the callback).
+ * Consecutive path events of one tool call share all but the last segment
+ * of the shorter path, so a host can keep the path itself: truncate its
+ * stack to `depth - 1` segments, then push `last`.
+ */
+typedef struct ssefold_stream_path_event {
+  /**
+   * What happened.
+   */
+  ssefold_path_event_kind kind;
+  /**
+   * Number of segments of the path (0: the root value).
+   */
+  size_t depth;
+  /**
+   * The last segment of the path (key absent and index 0 at the root).
+   */
+  struct ssefold_path_segment last;
+  /**
+   * `CONTAINER_START` and the `VALUE_COMPLETE` of a container: object or
+   * array (`OBJECT` otherwise).
+   */
+  ssefold_container_kind container;
+  /**
+   * `VALUE_COMPLETE` of a container (the bracket closed).
+   */
+  bool is_container;
+  /**
+   * `STRING_APPEND`: the newly decoded text. `VALUE_COMPLETE`: the value
+   * as JSON: a scalar's compact JSON, a container's text as received
+   * (valid JSON, whitespace kept; no copy).
+   */
+  struct ssefold_str text;
+  /**
+   * Private: the path, read with `ssefold_stream_event_path`.
+   */
+  const void *path;
+} ssefold_stream_path_event;
+
+/**
+ * One normalized event, as passed to the callback. Every view is valid
+ * only during the callback. The hot path is typed (`kind`, `part`,
+ * `text`); every field of every event is in `json` (the event's JSON form,
+ * `{"event": name, ...}`) when the callback was registered with
+ * `event_json`.
+ */
+typedef struct ssefold_stream_event {
+  /**
+   * What happened.
+   */
+  ssefold_stream_event_kind kind;
+  /**
+   * The wire name (`"text_delta"`, …).
+   */
+  struct ssefold_str name;
+  /**
+   * The part id for part events (0, 1, 2… in stream order); `UINT32_MAX`
+   * for events without a part.
+   */
+  uint32_t part;
+  /**
+   * `TEXT_DELTA`: the text; `TOOL_ARGS_DELTA`: the JSON fragment;
+   * `STOP_REASON`: the reason; `WARNING` / `ERROR`: the message; absent
+   * otherwise.
+   */
+  struct ssefold_str text;
+  /**
+   * The event's JSON form when requested (`event_json`); absent otherwise.
+   */
+  struct ssefold_str json;
+  /**
+   * `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
+   */
+  struct ssefold_stream_path_event path_event;
+} ssefold_stream_event;
+
+/**
  * Limits of a stream. Start from `ssefold_stream_config_default`.
  */
 typedef struct ssefold_stream_config {
@@ -866,39 +945,6 @@ typedef struct ssefold_stream_config {
    */
   size_t max_memory_bytes;
 } ssefold_stream_config;
-
-/**
- * One normalized event, as passed to the callback. Every view is valid
- * only during the callback. The hot path is typed (`kind`, `part`,
- * `text`); every field of every event is in `json` (the event's JSON form,
- * `{"event": name, ...}`) when the callback was registered with
- * `event_json`.
- */
-typedef struct ssefold_stream_event {
-  /**
-   * What happened.
-   */
-  ssefold_stream_event_kind kind;
-  /**
-   * The wire name (`"text_delta"`, …).
-   */
-  struct ssefold_str name;
-  /**
-   * The part id for part events (0, 1, 2… in stream order); `UINT32_MAX`
-   * for events without a part.
-   */
-  uint32_t part;
-  /**
-   * `TEXT_DELTA`: the text; `TOOL_ARGS_DELTA`: the JSON fragment;
-   * `STOP_REASON`: the reason; `WARNING` / `ERROR`: the message; absent
-   * otherwise.
-   */
-  struct ssefold_str text;
-  /**
-   * The event's JSON form when requested (`event_json`); absent otherwise.
-   */
-  struct ssefold_str json;
-} ssefold_stream_event;
 
 /**
  * The normalized-event callback. A stream consumes each fed chunk whole,
@@ -1438,6 +1484,19 @@ ssefold_result ssefold_sse_decoder_reconnection_time(const struct ssefold_sse_de
  */
 ssefold_result ssefold_sse_decoder_last_error(const struct ssefold_sse_decoder *decoder,
                                               struct ssefold_str *out);
+
+/**
+ * Writes segment `index` (0: outermost) of the path of a `TOOL_ARGS_PATH`
+ * event to `*out`. Valid only during the callback that received `event`;
+ * O(1).
+ *
+ * # Safety
+ * `event` must be NULL or the event passed to the running callback; `out`
+ * NULL or writable.
+ */
+ssefold_result ssefold_stream_event_path(const struct ssefold_stream_event *event,
+                                         size_t index,
+                                         struct ssefold_path_segment *out);
 
 /**
  * Writes the default stream limits to `*out`.

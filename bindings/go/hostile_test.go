@@ -298,3 +298,67 @@ func TestHostileLoneSurrogateInToolArguments(t *testing.T) {
 		s.Close()
 	}
 }
+
+func TestHostileToolArgsPathEventsAreO1WithThePathOnDemand(t *testing.T) {
+	unit := strings.Repeat("[", 300) + `{"k": "v", "n": [1, {"m": null}]}` + strings.Repeat("]", 300)
+	args := `{"a": [` + unit + "," + unit + `], "b": "x"}`
+	s, err := NewStream(Anthropic, &StreamOptions{EventJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, err := s.Feed(anthropicToolStream(args, 97))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, containers := 0, 0
+	for _, ev := range evs {
+		if ev.Kind != KindToolArgsPath {
+			continue
+		}
+		n++
+		var wire struct {
+			PathEvent struct {
+				Type  string          `json:"type"`
+				Path  []any           `json:"path"`
+				Value json.RawMessage `json:"value"`
+			} `json:"path_event"`
+		}
+		if err := json.Unmarshal(ev.JSON, &wire); err != nil {
+			t.Fatal(err)
+		}
+		pe := ev.PathEvent
+		path := pe.Path()
+		if pe.Depth != len(wire.PathEvent.Path) || len(path) != pe.Depth {
+			t.Fatalf("event %d: depth %d, wire %v", n, pe.Depth, wire.PathEvent.Path)
+		}
+		for i, seg := range wire.PathEvent.Path {
+			want := PathSegment{}
+			switch v := seg.(type) {
+			case string:
+				want.Key = v
+			case float64:
+				want.IsIndex, want.Index = true, int(v)
+			}
+			if path[i] != want {
+				t.Fatalf("event %d: segment %d is %+v, want %+v", n, i, path[i], want)
+			}
+		}
+		if pe.Depth > 0 && path[pe.Depth-1] != pe.Last {
+			t.Fatalf("event %d: last %+v", n, pe.Last)
+		}
+		if pe.Kind == ValueComplete {
+			var got, want any
+			if json.Unmarshal(pe.Value, &got) != nil || json.Unmarshal(wire.PathEvent.Value, &want) != nil ||
+				fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("event %d: value %s, wire %s", n, pe.Value, wire.PathEvent.Value)
+			}
+			if pe.IsContainer {
+				containers++
+			}
+		}
+	}
+	if n == 0 || containers != 2*(300+3)+2 {
+		t.Fatalf("%d events, %d containers", n, containers)
+	}
+}

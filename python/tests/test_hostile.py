@@ -225,3 +225,24 @@ def test_a_lone_surrogate_in_tool_arguments_is_u_fffd_with_a_warning(chunk: int)
     assert [e.outcome for e in events if e.type == "part_end"] == ["complete"]
     assert s.message is not None
     assert s.message["content"][0]["input"] == {"a": "x\ufffdy", "b": "\ufffd", "c": "\ufffd😀", "d": "\ufffd\n", "ok": "😀"}
+
+
+def test_tool_args_path_events_share_the_path_and_parse_containers_lazily() -> None:
+    unit = "[" * 300 + '{"k": "v", "n": [1, {"m": null}]}' + "]" * 300
+    args = '{"a": [' + unit + "," + unit + '], "b": "x"}'
+    s = ssefold.Stream("anthropic")
+    events = [e.path_event for e in s.feed(anthropic_tool_stream(args, 97)) if e.type == "tool_args_path"]
+    assert max(e.depth for e in events) == 305  # a, 0, 300 arrays, n, 1, m
+    import json
+
+    for e in events:
+        path = e.path
+        assert len(path) == e.depth
+        assert (path[-1] if path else None) == e.last
+    containers = [e for e in events if e.type == "value_complete" and isinstance(e.value, (list, dict))]
+    assert len(containers) == 2 * (300 + 3) + 2
+    assert events[-1].path == () and events[-1].value == json.loads(args)
+    # The same events as the JSON form's paths (every segment).
+    inner = [e for e in events if e.depth == 303]
+    assert inner and all(e.path[:2] == ("a", 0) or e.path[:2] == ("a", 1) for e in inner)
+    assert inner[0].path[2:302] == (0,) * 300 and inner[0].path[-1] == "k"

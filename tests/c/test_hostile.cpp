@@ -2,6 +2,7 @@
 // id then 20 000 events, ids at and past max_id_len, huge server retry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "common.hpp"
@@ -231,4 +232,63 @@ TEST(Hostile, HugeServerRetryIsCappedByThePolicy) {
   uint64_t small = 250;
   ASSERT_EQ(ssefold_reconnect_next_delay_ms(&p, 3, &small, 0.5, &ms), SSEFOLD_RESULT_OK);
   EXPECT_EQ(ms, 250u) << "below the cap the server's value wins";
+}
+
+namespace {
+
+/// Keeps each tool call's path from the O(1) fields (truncate to depth - 1,
+/// push the last segment) and checks it against the accessor.
+struct PathWatch {
+  std::vector<std::string> path;  // keys, or "#<index>"
+  size_t events = 0, containers = 0, max_depth = 0, mismatches = 0;
+  static std::string seg(const ssefold_path_segment &s) {
+    return s.key.ptr ? S(s.key) : "#" + std::to_string(s.index);
+  }
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    auto *w = static_cast<PathWatch *>(user_data);
+    if (e->kind != SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_PATH) return;
+    const ssefold_stream_path_event &p = e->path_event;
+    w->events++;
+    w->max_depth = std::max(w->max_depth, p.depth);
+    if (p.depth > 0) {
+      w->path.resize(p.depth - 1);
+      w->path.push_back(seg(p.last));
+    } else {
+      w->path.clear();
+    }
+    ssefold_path_segment s;
+    // Spot-check the outermost and innermost segments (O(1) each).
+    for (size_t i : {size_t{0}, p.depth > 0 ? p.depth - 1 : 0}) {
+      if (i < p.depth && (ssefold_stream_event_path(e, i, &s) != SSEFOLD_RESULT_OK || seg(s) != w->path[i]))
+        w->mismatches++;
+    }
+    if (ssefold_stream_event_path(e, p.depth, &s) != SSEFOLD_RESULT_INVALID_ARGUMENT) w->mismatches++;
+    if (p.kind == SSEFOLD_PATH_EVENT_KIND_VALUE_COMPLETE && p.is_container) {
+      w->containers++;
+      const std::string text = S(p.text);
+      if (text.empty() || (text.front() != '[' && text.front() != '{')) w->mismatches++;
+    }
+  }
+};
+
+}  // namespace
+
+TEST(Hostile, ToolArgsPathEventsAreDepthAndLastSegmentWithThePathOnDemand) {
+  const int depth = 300;
+  std::string unit = std::string(depth, '[') + "{\"k\": \"v\"}" + std::string(depth, ']');
+  std::string args = "{\"a\": [" + unit + "," + unit + "]}";
+  std::string input = anthropic_tool_stream(args, 97);
+  ssefold_stream *s = nullptr;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
+  PathWatch w;
+  ASSERT_EQ(ssefold_stream_set_callback(s, &PathWatch::callback, &w, false), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(w.mismatches, 0u);
+  EXPECT_EQ(w.max_depth, size_t{depth} + 3);  // a, index, 300 arrays, k
+  EXPECT_EQ(w.containers, 2u * (depth + 1) + 2);
+  EXPECT_TRUE(w.path.empty());  // the last event: the root completed
+  ssefold_path_segment seg;
+  EXPECT_EQ(ssefold_stream_event_path(nullptr, 0, &seg), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_stream_free(s);
 }

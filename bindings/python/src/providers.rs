@@ -2,6 +2,8 @@
 //! `OpenAIResponsesStream`) over `ssefold::providers`: normalized events as
 //! `StreamEvent` objects, the folded message as a `dict`.
 
+use std::collections::HashMap;
+
 use pyo3::exceptions::{PyAttributeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -87,7 +89,8 @@ impl StreamEvent {
 #[derive(Default)]
 struct EventBuilder {
     names: StringCache,
-    paths: PathCache,
+    /// Each tool call's current path.
+    paths: HashMap<u32, PathCache>,
 }
 
 impl EventBuilder {
@@ -106,7 +109,7 @@ impl EventBuilder {
                 fields.set_item(intern!(py, "part"), part)?;
                 fields.set_item(
                     intern!(py, "path_event"),
-                    Py::new(py, PathEvent::from_core(py, event, &mut self.paths)?)?,
+                    Py::new(py, PathEvent::from_core(py, event, self.paths.entry(part).or_default())?)?,
                 )?;
             }
             _ => {
