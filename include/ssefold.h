@@ -939,7 +939,7 @@ typedef struct ssefold_stream_config {
   bool tool_input_trailing_strings;
   /**
    * Most bytes the stream's parts may hold (texts, tool arguments and
-   * their parsed values, estimated; default 256 MiB). Over it:
+   * their parsed values, estimated; default 128 MiB). Over it:
    * `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
    * everything folded so far kept.
    */

@@ -260,9 +260,9 @@ fn tool_arguments_past_the_memory_budget_are_a_typed_error_and_keep_the_fold() {
         let message = s.message();
         assert_eq!(message["content"][0]["type"], "tool_use", "{shape}");
         assert_eq!(message["content"][0]["name"], "f", "{shape}");
-        // Within the default budget the same 2 MB fold completely.
+        // Within the default budget (128 MiB) 512 KB of the same fold completely.
         let mut s = Stream::new(Provider::Anthropic);
-        s.feed(&input, |_| {}).unwrap();
+        s.feed(&anthropic_tool_stream(&hostile_args(shape, 512 << 10), 4096), |_| {}).unwrap();
         s.finish(|_| {}).unwrap();
         assert!(s.message()["content"][0]["input"]["a"].is_array(), "{shape}");
     }

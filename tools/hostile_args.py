@@ -27,7 +27,7 @@ def arguments(shape: str, n: int, depth: int) -> str:
     elif shape == "numbers":
         body = ",".join(["0"] * (n // 2))
     elif shape == "keys":
-        body = "{" + ",".join(f'"{i:x}":0' for i in range(n // 10)) + "}"
+        body = "{" + ",".join(f'"{i:x}":0' for i in range(n // 11)) + "}"
     elif shape == "deep":
         unit = "[" * depth + "0" + "]" * depth
         body = ",".join([unit] * max(1, n // (len(unit) + 1)))

@@ -236,8 +236,8 @@ func TestHostileToolArgumentsPastTheMemoryBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Feed(in); err != nil {
-			t.Fatalf("%s: default budget: %v", shape, err)
+		if _, err := s.Feed(anthropicToolStream(hostileArgs(shape, 512<<10), 4096)); err != nil {
+			t.Fatalf("%s: default budget (128 MiB), 512 KB: %v", shape, err)
 		}
 		if _, err := s.Finish(); err != nil {
 			t.Fatal(err)

@@ -139,7 +139,7 @@ type StreamOptions struct {
 	// anthropic-beta: fine-grained-tool-streaming-2025-05-14); default:
 	// dropped with its key. It never makes a tool call ready.
 	ToolInputTrailingStrings bool
-	// MaxMemoryBytes (C: max_memory_bytes; default 256 MiB) bounds the
+	// MaxMemoryBytes (C: max_memory_bytes; default 128 MiB) bounds the
 	// bytes the stream's parts hold: texts, tool arguments and their
 	// parsed values (estimated). Over it: a *StreamError with code
 	// ResultStreamLimitExceeded, everything folded so far kept.

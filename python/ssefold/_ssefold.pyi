@@ -406,7 +406,7 @@ class Stream:
         max_text_bytes: int = 67108864,
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 268435456,
+        max_memory_bytes: int = 134217728,
         ui: bool = False,
     ) -> Stream: ...
     def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
@@ -446,7 +446,7 @@ class _Dialect(Stream):
         max_text_bytes: int = 67108864,
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 268435456,
+        max_memory_bytes: int = 134217728,
         ui: bool = False,
     ) -> _Dialect: ...
 

@@ -208,8 +208,8 @@ def test_tool_arguments_past_the_memory_budget_raise_and_keep_the_fold(shape: st
     assert (info.value.limit, info.value.max) == ("max_memory_bytes", 4 << 20)  # type: ignore[attr-defined]
     assert s.message is not None
     assert s.message["content"][0]["name"] == "f"
-    s = ssefold.Stream("anthropic")
-    s.feed(data)
+    s = ssefold.Stream("anthropic")  # default budget (128 MiB): 512 KB of the same fold
+    s.feed(anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096))
     s.finish()
     assert s.message is not None and isinstance(s.message["content"][0]["input"]["a"], list)
 

@@ -681,24 +681,38 @@ impl PartialJson {
             let span = start.checked_sub(base).map(|s| s as usize..(offset + 1 - base) as usize);
             let json = text.zip(span).and_then(|(t, span)| t.get(span)).unwrap_or("");
             self.mode = Mode::Structural;
-            self.tree_bytes += self.slot_bytes();
+            self.tree_bytes += self.slot_bytes() + Self::container_bytes(kind);
             self.settle();
             on_event(&PathEvent::ContainerComplete { path: &self.path, kind, json });
             return Ok(());
         }
+        self.tree_bytes += Self::container_bytes(kind);
         self.complete(frame.into_value(), on_event);
         Ok(())
     }
 
-    /// Estimated heap bytes of one more member of the innermost container (or the root).
+    /// Estimated heap bytes of one more member of the innermost container (or the root), as
+    /// serde_json (`preserve_order`) holds it.
     fn slot_bytes(&self) -> usize {
         const VALUE: usize = core::mem::size_of::<Value>();
         match (self.stack.last(), self.path.last()) {
-            // A map entry: the value, the key and the map's own bookkeeping.
-            (Some(frame), Some(PathSegment::Key(key))) if frame.is_object() => 2 * VALUE + 3 * key.len().max(8),
+            // An `IndexMap` entry (hash, key, value) with the vector's growth slack, its index in
+            // the hash table, and the key's own allocation.
+            (Some(frame), Some(PathSegment::Key(key))) if frame.is_object() => {
+                2 * (8 + 24 + VALUE) + 24 + key.len().max(24) + 8
+            }
             // A vector element, with the vector's growth slack.
             (Some(_), _) => 2 * VALUE,
             _ => VALUE,
+        }
+    }
+
+    /// Estimated heap bytes of a container's own allocations (a vector's first four elements,
+    /// a map's first entries and table), whatever its members.
+    fn container_bytes(kind: ContainerKind) -> usize {
+        match kind {
+            ContainerKind::Array => 4 * core::mem::size_of::<Value>() + 16,
+            ContainerKind::Object => 320,
         }
     }
 

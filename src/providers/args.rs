@@ -35,6 +35,9 @@ pub(crate) struct ToolArgs {
     /// Whether the dialect turns the arguments into a value (Anthropic's
     /// `input`): then what that value would cost counts in the memory budget.
     materialized: bool,
+    /// The memory budget ran out while these arguments streamed: their value
+    /// is never built (it is what the budget refused).
+    over_budget: bool,
 }
 
 impl Default for ToolArgs {
@@ -43,6 +46,7 @@ impl Default for ToolArgs {
             raw: String::new(),
             parser: PartialJson::skeleton(PartialJsonLimits::default()),
             materialized: false,
+            over_budget: false,
         }
     }
 }
@@ -68,6 +72,13 @@ impl ToolArgs {
     /// [`capacity`](Self::capacity)).
     pub(crate) fn set_materialized(&mut self) {
         self.materialized = true;
+    }
+
+    /// The memory budget ran out on these arguments: no value is built from
+    /// them ([`partial_value`](Self::partial_value) and
+    /// [`take_value`](Self::take_value) say `None`).
+    pub(crate) fn set_over_budget(&mut self) {
+        self.over_budget = true;
     }
 
     /// The raw text received so far.
@@ -147,7 +158,7 @@ impl ToolArgs {
     /// has begun (or after [`release`](Self::release)). Parsed from the text:
     /// time and memory proportional to it.
     pub(crate) fn partial_value(&self, strings: PartialStrings) -> Option<Value> {
-        if self.raw.is_empty() {
+        if self.raw.is_empty() || self.over_budget {
             return None;
         }
         self.tree().value_at_end(strings)
@@ -169,6 +180,9 @@ impl ToolArgs {
     /// The parsed arguments after [`finish`](Self::finish) said
     /// [`ArgsEnd::Valid`], parsed from the text.
     pub(crate) fn take_value(&self) -> Option<Value> {
+        if self.over_budget {
+            return None;
+        }
         let mut tree = self.tree();
         tree.finish_ref().ok()?;
         tree.take_root()

@@ -208,7 +208,7 @@ pub struct StreamConfig {
     /// everything folded so far kept. It bounds what tool arguments become
     /// in memory (their parsed tree can be up to ~200× their text, e.g.
     /// `[0,0,…]` or `[[[]]]`), where `max_tool_args_bytes` bounds only their
-    /// text. Default 256 MiB.
+    /// text. Default 128 MiB.
     pub max_memory_bytes: usize,
 }
 
@@ -221,7 +221,7 @@ impl Default for StreamConfig {
             max_text_bytes: 64 << 20,
             max_choices: 128,
             tool_input_trailing_strings: false,
-            max_memory_bytes: 256 << 20,
+            max_memory_bytes: 128 << 20,
         }
     }
 }

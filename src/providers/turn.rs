@@ -321,7 +321,13 @@ impl Turn {
                 .map_err(|PushError::TooLarge| StreamError::LimitExceeded { limit: "max_tool_args_bytes", max })?;
             added = args.raw().len() - before;
         }
-        self.check_budget(added)
+        let result = self.check_budget(added);
+        if result.is_err() {
+            if let Some(args) = self.parts[id as usize].args.as_mut() {
+                args.set_over_budget();
+            }
+        }
+        result
     }
 
     /// Commits an open part — the one commit path of every dialect: its

@@ -105,7 +105,7 @@ TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
     std::string input = anthropic_tool_stream(hostile_args(shape, 2 << 20), 4096);
     ssefold_stream_config cfg;
     ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
-    EXPECT_EQ(cfg.max_memory_bytes, size_t{256} << 20);
+    EXPECT_EQ(cfg.max_memory_bytes, size_t{128} << 20);
     cfg.max_memory_bytes = 4 << 20;
     ssefold_stream *s = nullptr;
     ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, &cfg, &s), SSEFOLD_RESULT_OK);
@@ -116,6 +116,8 @@ TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
     ASSERT_EQ(ssefold_stream_message_json(s, &v), SSEFOLD_RESULT_OK);
     EXPECT_NE(S(v).find("\"name\":\"f\""), std::string::npos) << shape;
     ssefold_stream_free(s);
+    // The default budget (128 MiB): 512 KB of the same fold.
+    input = anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096);
     ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
     EXPECT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK) << shape;
     EXPECT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK) << shape;

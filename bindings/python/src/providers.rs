@@ -226,7 +226,7 @@ impl Stream {
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-        tool_input_trailing_strings = false, max_memory_bytes = 268435456, ui = false
+        tool_input_trailing_strings = false, max_memory_bytes = 134217728, ui = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -478,7 +478,7 @@ macro_rules! dialect {
             #[pyo3(signature = (
                         *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-                        tool_input_trailing_strings = false, max_memory_bytes = 268435456, ui = false
+                        tool_input_trailing_strings = false, max_memory_bytes = 134217728, ui = false
                     ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
