@@ -48,7 +48,7 @@ func ExampleFold() {
 	msg, err := ssefold.Fold(strings.NewReader(body), ssefold.Anthropic)
 	fmt.Println(string(msg), err)
 	// Output:
-	// {"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Hello, world"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":3}} <nil>
+	// {"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Hello, world"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":3},"stop_details":null} <nil>
 }
 
 func ExampleParsePartialJSON() {
