@@ -60,9 +60,9 @@ fn stream(doc: &[u8], parser: &mut PartialJson) -> (usize, usize) {
         parser
             .push(fragment, |event| match event {
                 PathEvent::StringAppend { text, .. } => appended += text.len(),
-                PathEvent::ValueComplete { path, .. } | PathEvent::ContainerStart { path, .. } => {
-                    others += path.len() + 1
-                }
+                PathEvent::ValueComplete { path, .. }
+                | PathEvent::ContainerComplete { path, .. }
+                | PathEvent::ContainerStart { path, .. } => others += path.len() + 1,
             })
             .unwrap();
     }

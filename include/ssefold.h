@@ -830,35 +830,46 @@ typedef struct ssefold_sse_end {
 } ssefold_sse_end;
 
 /**
- * Limits of a stream. Start from `ssefold_stream_config_default`.
+ * A tool call's argument path event inside a `TOOL_ARGS_PATH` stream
+ * event, in O(1) whatever the depth: the depth and the last segment, the
+ * full path on demand (`ssefold_stream_event_path`, during the callback).
+ * Consecutive path events of one tool call share all but the last segment
+ * of the shorter path, so a host can keep the path itself: truncate its
+ * stack to `depth - 1` segments, then push `last`.
  */
-typedef struct ssefold_stream_config {
+typedef struct ssefold_stream_path_event {
   /**
-   * The SSE decoder's options.
+   * What happened.
    */
-  struct ssefold_sse_decoder_config sse;
+  ssefold_path_event_kind kind;
   /**
-   * Most parts per stream (default 4096).
+   * Number of segments of the path (0: the root value).
    */
-  size_t max_parts;
+  size_t depth;
   /**
-   * Most bytes of one tool call's raw arguments (default 16 MiB).
+   * The last segment of the path (key absent and index 0 at the root).
    */
-  size_t max_tool_args_bytes;
+  struct ssefold_path_segment last;
   /**
-   * Most bytes of text in one part (default 64 MiB).
+   * `CONTAINER_START` and the `VALUE_COMPLETE` of a container: object or
+   * array (`OBJECT` otherwise).
    */
-  size_t max_text_bytes;
+  ssefold_container_kind container;
   /**
-   * Most choices (OpenAI `n`, default 128).
+   * `VALUE_COMPLETE` of a container (the bracket closed).
    */
-  size_t max_choices;
+  bool is_container;
   /**
-   * Anthropic: keep an unfinished trailing string in a partial tool input
-   * (jiter `partial_mode="trailing-strings"`; default false: dropped).
+   * `STRING_APPEND`: the newly decoded text. `VALUE_COMPLETE`: the value
+   * as JSON: a scalar's compact JSON, a container's text as received
+   * (valid JSON, whitespace kept; no copy).
    */
-  bool tool_input_trailing_strings;
-} ssefold_stream_config;
+  struct ssefold_str text;
+  /**
+   * Private: the path, read with `ssefold_stream_event_path`.
+   */
+  const void *path;
+} ssefold_stream_path_event;
 
 /**
  * One normalized event, as passed to the callback. Every view is valid
@@ -891,7 +902,49 @@ typedef struct ssefold_stream_event {
    * The event's JSON form when requested (`event_json`); absent otherwise.
    */
   struct ssefold_str json;
+  /**
+   * `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
+   */
+  struct ssefold_stream_path_event path_event;
 } ssefold_stream_event;
+
+/**
+ * Limits of a stream. Start from `ssefold_stream_config_default`.
+ */
+typedef struct ssefold_stream_config {
+  /**
+   * The SSE decoder's options.
+   */
+  struct ssefold_sse_decoder_config sse;
+  /**
+   * Most parts per stream (default 4096).
+   */
+  size_t max_parts;
+  /**
+   * Most bytes of one tool call's raw arguments (default 16 MiB).
+   */
+  size_t max_tool_args_bytes;
+  /**
+   * Most bytes of text in one part (default 64 MiB).
+   */
+  size_t max_text_bytes;
+  /**
+   * Most choices (OpenAI `n`, default 128).
+   */
+  size_t max_choices;
+  /**
+   * Anthropic: keep an unfinished trailing string in a partial tool input
+   * (jiter `partial_mode="trailing-strings"`; default false: dropped).
+   */
+  bool tool_input_trailing_strings;
+  /**
+   * Most bytes the stream's parts may hold (texts, tool arguments and
+   * their parsed values, estimated; default 128 MiB). Over it:
+   * `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
+   * everything folded so far kept.
+   */
+  size_t max_memory_bytes;
+} ssefold_stream_config;
 
 /**
  * The normalized-event callback. A stream consumes each fed chunk whole,
@@ -1431,6 +1484,19 @@ ssefold_result ssefold_sse_decoder_reconnection_time(const struct ssefold_sse_de
  */
 ssefold_result ssefold_sse_decoder_last_error(const struct ssefold_sse_decoder *decoder,
                                               struct ssefold_str *out);
+
+/**
+ * Writes segment `index` (0: outermost) of the path of a `TOOL_ARGS_PATH`
+ * event to `*out`. Valid only during the callback that received `event`;
+ * O(1).
+ *
+ * # Safety
+ * `event` must be NULL or the event passed to the running callback; `out`
+ * NULL or writable.
+ */
+ssefold_result ssefold_stream_event_path(const struct ssefold_stream_event *event,
+                                         size_t index,
+                                         struct ssefold_path_segment *out);
 
 /**
  * Writes the default stream limits to `*out`.

@@ -83,12 +83,17 @@ pub struct ToolCallState {
 impl ToolCallState {
     /// The best-effort arguments so far (partial strings included), or
     /// `None` before any value began or once the text is not valid JSON.
+    ///
+    /// Parsed from the raw text on each call (time and memory proportional
+    /// to it): the state itself keeps only the text and a skeleton parser.
     pub fn arguments(&self) -> Option<Value> {
         if self.parser_failed {
-            None
-        } else {
-            self.parser.value()
+            return None;
         }
+        let mut tree = PartialJson::new();
+        tree.set_lossy_surrogates(true);
+        tree.push_str(&self.raw_arguments, |_| {}).ok()?;
+        tree.value()
     }
 }
 
@@ -220,7 +225,11 @@ impl UiState {
                     id: None,
                     name: None,
                     raw_arguments: String::new(),
-                    parser: PartialJson::new(),
+                    parser: {
+                        let mut parser = PartialJson::skeleton(Default::default());
+                        parser.set_lossy_surrogates(true);
+                        parser
+                    },
                     parser_failed: false,
                 });
                 self.parts.push(UiPart {
@@ -245,7 +254,7 @@ impl UiState {
             StreamEvent::ToolArgsDelta { part, json } => {
                 if let Some(call) = self.part_mut(part).and_then(|p| p.tool_call.as_mut()) {
                     call.raw_arguments.push_str(json);
-                    if !call.parser_failed && call.parser.push(json.as_bytes(), |_| {}).is_err() {
+                    if !call.parser_failed && call.parser.push_document(&call.raw_arguments, |_| {}).is_err() {
                         call.parser_failed = true;
                     }
                 }

@@ -470,3 +470,138 @@ fn a_terminal_event_before_the_answer_started_is_a_warning_not_the_end() {
     assert_eq!(warnings(&events, "terminal_before_start"), 0);
     assert_eq!(message["output"][0]["content"][0]["text"], "all at once");
 }
+
+// ---- tool arguments: memory budget, lone surrogates ------------------------
+
+/// An Anthropic stream with one tool call whose arguments are `args`, sent
+/// in `input_json_delta` fragments of `chunk` bytes (split on char
+/// boundaries), then the end of the turn.
+fn anthropic_tool_stream(args: &str, chunk: usize) -> Vec<u8> {
+    let mut out = String::with_capacity(args.len() * 2 + 1024);
+    let mut event = |name: &str, data: serde_json::Value| {
+        out.push_str("event: ");
+        out.push_str(name);
+        out.push_str("\ndata: ");
+        out.push_str(&data.to_string());
+        out.push_str("\n\n");
+    };
+    event(
+        "message_start",
+        serde_json::json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant",
+            "model": "x", "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+    );
+    event(
+        "content_block_start",
+        serde_json::json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}),
+    );
+    let mut rest = args;
+    while !rest.is_empty() {
+        let mut end = chunk.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        event(
+            "content_block_delta",
+            serde_json::json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": &rest[..end]}}),
+        );
+        rest = &rest[end..];
+    }
+    event("content_block_stop", serde_json::json!({"type": "content_block_stop", "index": 0}));
+    event(
+        "message_delta",
+        serde_json::json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 2}}),
+    );
+    event("message_stop", serde_json::json!({"type": "message_stop"}));
+    out.into_bytes()
+}
+
+/// The issue's argument shapes, about `len` bytes each: nested empty arrays,
+/// many numbers, many keys (wrapped in an object: Anthropic's `input`).
+fn hostile_args(shape: &str, len: usize) -> String {
+    let mut s = String::with_capacity(len + 64);
+    s.push_str("{\"a\":[");
+    match shape {
+        "nested" => {
+            while s.len() < len {
+                if !s.ends_with('[') {
+                    s.push(',');
+                }
+                s.push_str("[[[[[]]]]]");
+            }
+        }
+        "numbers" => {
+            while s.len() < len {
+                if !s.ends_with('[') {
+                    s.push(',');
+                }
+                s.push('0');
+            }
+        }
+        _ => {
+            s.push('{');
+            let mut i = 0u64;
+            while s.len() < len {
+                if !s.ends_with('{') {
+                    s.push(',');
+                }
+                s.push_str(&format!("\"{i:x}\":0"));
+                i += 1;
+            }
+            s.push('}');
+        }
+    }
+    s.push_str("]}");
+    s
+}
+
+#[test]
+fn tool_arguments_past_the_memory_budget_are_a_typed_error_and_keep_the_fold() {
+    use ssefold::providers::{Provider, Stream, StreamConfig, StreamError};
+    let max = 4 << 20;
+    for shape in ["nested", "numbers", "keys"] {
+        let input = anthropic_tool_stream(&hostile_args(shape, 2 << 20), 4096);
+        let config = StreamConfig { max_memory_bytes: max, ..StreamConfig::default() };
+        let mut s = Stream::with_config(Provider::Anthropic, config);
+        let r = s.feed(&input, |_| {});
+        assert_eq!(r, Err(StreamError::LimitExceeded { limit: "max_memory_bytes", max }), "{shape}");
+        // Held: the budget plus at most one check interval's amplification.
+        assert!(s.memory_footprint() < max + (8 << 20), "{shape}: {}", s.memory_footprint());
+        let message = s.message();
+        assert_eq!(message["content"][0]["type"], "tool_use", "{shape}");
+        assert_eq!(message["content"][0]["name"], "f", "{shape}");
+        // Within the default budget (128 MiB) 512 KB of the same fold completely.
+        let mut s = Stream::new(Provider::Anthropic);
+        s.feed(&anthropic_tool_stream(&hostile_args(shape, 512 << 10), 4096), |_| {}).unwrap();
+        s.finish(|_| {}).unwrap();
+        assert!(s.message()["content"][0]["input"]["a"].is_array(), "{shape}");
+    }
+}
+
+#[test]
+fn a_lone_surrogate_in_tool_arguments_is_u_fffd_with_a_warning() {
+    use ssefold::providers::{Provider, Stream, StreamEvent};
+    let args = r#"{"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"}"#;
+    for chunk in [1, 3, 1000] {
+        let mut s = Stream::new(Provider::Anthropic);
+        let (mut warnings, mut raw, mut ended) = (Vec::new(), String::new(), None);
+        let mut on_event = |e: &StreamEvent<'_>| match e {
+            StreamEvent::Warning { code, .. } => warnings.push(*code),
+            StreamEvent::ToolArgsDelta { json, .. } => raw.push_str(json),
+            StreamEvent::PartEnd { outcome, .. } => ended = Some(outcome.name()),
+            _ => {}
+        };
+        s.feed(&anthropic_tool_stream(args, chunk), &mut on_event).unwrap();
+        s.finish(&mut on_event).unwrap();
+        assert_eq!(raw, args, "the raw text keeps the escapes");
+        assert_eq!(ended, Some("complete"));
+        assert!(!warnings.is_empty() && warnings.iter().all(|&w| w == "lone_surrogate"), "{warnings:?}");
+        assert_eq!(
+            s.message()["content"][0]["input"],
+            serde_json::json!({"a": "x\u{FFFD}y", "b": "\u{FFFD}", "c": "\u{FFFD}😀", "d": "\u{FFFD}\n", "ok": "😀"}),
+            "chunk {chunk}"
+        );
+    }
+}

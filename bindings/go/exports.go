@@ -51,6 +51,9 @@ func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 	if ev.json.ptr != nil {
 		e.JSON = json.RawMessage(goBytes(ev.json))
 	}
+	if e.Kind == KindToolArgsPath {
+		e.PathEvent = s.pathEvent(e.Part, &ev.path_event)
+	}
 	s.events = append(s.events, e)
 }
 

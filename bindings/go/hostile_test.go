@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -274,5 +275,211 @@ func TestHostileStrayTerminalFirstIsAWarningNotTheEnd(t *testing.T) {
 	// Nothing but the stray terminal: incomplete, not an empty success.
 	if _, _, err := foldHostile(t, OpenAIChat, "data: [DONE]\n\n"); err == nil {
 		t.Error("a lone [DONE] finished cleanly")
+	}
+}
+
+// ---- tool arguments: memory budget, lone surrogates ------------------------
+
+// anthropicToolStream is one Anthropic tool call whose arguments are args,
+// in fragments of chunk bytes (whole characters), then the end of the turn.
+func anthropicToolStream(args string, chunk int) []byte {
+	var b strings.Builder
+	event := func(name string, data any) {
+		j, err := json.Marshal(data)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", name, j)
+	}
+	type m = map[string]any
+	event("message_start", m{"type": "message_start", "message": m{"id": "m", "type": "message", "role": "assistant",
+		"model": "x", "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": m{"input_tokens": 1, "output_tokens": 1}}})
+	event("content_block_start", m{"type": "content_block_start", "index": 0,
+		"content_block": m{"type": "tool_use", "id": "t", "name": "f", "input": m{}}})
+	for rest := args; rest != ""; {
+		end := min(chunk, len(rest))
+		for end < len(rest) && !utf8.RuneStart(rest[end]) {
+			end++
+		}
+		event("content_block_delta", m{"type": "content_block_delta", "index": 0,
+			"delta": m{"type": "input_json_delta", "partial_json": rest[:end]}})
+		rest = rest[end:]
+	}
+	event("content_block_stop", m{"type": "content_block_stop", "index": 0})
+	event("message_delta", m{"type": "message_delta", "delta": m{"stop_reason": "tool_use"}, "usage": m{"output_tokens": 2}})
+	event("message_stop", m{"type": "message_stop"})
+	return []byte(b.String())
+}
+
+// hostileArgs: the issue's argument shapes, about n bytes, in {"a": [...]}.
+func hostileArgs(shape string, n int) string {
+	var items []string
+	switch shape {
+	case "nested":
+		items = make([]string, n/11)
+		for i := range items {
+			items[i] = "[[[[[]]]]]"
+		}
+	case "numbers":
+		items = make([]string, n/2)
+		for i := range items {
+			items[i] = "0"
+		}
+	default:
+		keys := make([]string, n/10)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("%q:0", fmt.Sprintf("%x", i))
+		}
+		items = []string{"{" + strings.Join(keys, ",") + "}"}
+	}
+	return `{"a":[` + strings.Join(items, ",") + "]}"
+}
+
+func TestHostileToolArgumentsPastTheMemoryBudget(t *testing.T) {
+	for _, shape := range []string{"nested", "numbers", "keys"} {
+		in := anthropicToolStream(hostileArgs(shape, 2<<20), 4096)
+		s, err := NewStream(Anthropic, &StreamOptions{NoEvents: true, MaxMemoryBytes: 4 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Feed(in)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != ResultStreamLimitExceeded || !strings.Contains(e.Message, "max_memory_bytes") {
+			t.Fatalf("%s: %v", shape, err)
+		}
+		msg, err := s.Message()
+		if err != nil || !strings.Contains(string(msg), `"name":"f"`) {
+			t.Fatalf("%s: the fold so far is kept: %s %v", shape, msg, err)
+		}
+		s.Close()
+		s, err = NewStream(Anthropic, &StreamOptions{NoEvents: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Feed(anthropicToolStream(hostileArgs(shape, 512<<10), 4096)); err != nil {
+			t.Fatalf("%s: default budget (128 MiB), 512 KB: %v", shape, err)
+		}
+		if _, err := s.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
+func TestHostileLoneSurrogateInToolArguments(t *testing.T) {
+	args := `{"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"}`
+	for _, chunk := range []int{1, 3, 1000} {
+		s, err := NewStream(Anthropic, &StreamOptions{EventJSON: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := s.Feed(anthropicToolStream(args, chunk))
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, err := s.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw strings.Builder
+		warnings := 0
+		for _, ev := range append(evs, end...) {
+			switch ev.Kind {
+			case KindToolArgsDelta:
+				raw.WriteString(ev.Text)
+			case KindWarning:
+				if !strings.Contains(string(ev.JSON), `"code":"lone_surrogate"`) {
+					t.Fatalf("unexpected warning %s", ev.JSON)
+				}
+				warnings++
+			case KindPartEnd:
+				if !strings.Contains(string(ev.JSON), `"outcome":"complete"`) {
+					t.Fatalf("not complete: %s", ev.JSON)
+				}
+			}
+		}
+		if raw.String() != args || warnings == 0 {
+			t.Fatalf("chunk %d: raw %q, %d warnings", chunk, raw.String(), warnings)
+		}
+		msg, err := s.Message()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Content []struct{ Input map[string]string }
+		}
+		if err := json.Unmarshal(msg, &m); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"a": "x\uFFFDy", "b": "\uFFFD", "c": "\uFFFD😀", "d": "\uFFFD\n", "ok": "😀"}
+		if fmt.Sprint(m.Content[0].Input) != fmt.Sprint(want) {
+			t.Fatalf("chunk %d: %v", chunk, m.Content[0].Input)
+		}
+		s.Close()
+	}
+}
+
+func TestHostileToolArgsPathEventsAreO1WithThePathOnDemand(t *testing.T) {
+	unit := strings.Repeat("[", 300) + `{"k": "v", "n": [1, {"m": null}]}` + strings.Repeat("]", 300)
+	args := `{"a": [` + unit + "," + unit + `], "b": "x"}`
+	s, err := NewStream(Anthropic, &StreamOptions{EventJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, err := s.Feed(anthropicToolStream(args, 97))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, containers := 0, 0
+	for _, ev := range evs {
+		if ev.Kind != KindToolArgsPath {
+			continue
+		}
+		n++
+		var wire struct {
+			PathEvent struct {
+				Type  string          `json:"type"`
+				Path  []any           `json:"path"`
+				Value json.RawMessage `json:"value"`
+			} `json:"path_event"`
+		}
+		if err := json.Unmarshal(ev.JSON, &wire); err != nil {
+			t.Fatal(err)
+		}
+		pe := ev.PathEvent
+		path := pe.Path()
+		if pe.Depth != len(wire.PathEvent.Path) || len(path) != pe.Depth {
+			t.Fatalf("event %d: depth %d, wire %v", n, pe.Depth, wire.PathEvent.Path)
+		}
+		for i, seg := range wire.PathEvent.Path {
+			want := PathSegment{}
+			switch v := seg.(type) {
+			case string:
+				want.Key = v
+			case float64:
+				want.IsIndex, want.Index = true, int(v)
+			}
+			if path[i] != want {
+				t.Fatalf("event %d: segment %d is %+v, want %+v", n, i, path[i], want)
+			}
+		}
+		if pe.Depth > 0 && path[pe.Depth-1] != pe.Last {
+			t.Fatalf("event %d: last %+v", n, pe.Last)
+		}
+		if pe.Kind == ValueComplete {
+			var got, want any
+			if json.Unmarshal(pe.Value, &got) != nil || json.Unmarshal(wire.PathEvent.Value, &want) != nil ||
+				fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("event %d: value %s, wire %s", n, pe.Value, wire.PathEvent.Value)
+			}
+			if pe.IsContainer {
+				containers++
+			}
+		}
+	}
+	if n == 0 || containers != 2*(300+3)+2 {
+		t.Fatalf("%d events, %d containers", n, containers)
 	}
 }

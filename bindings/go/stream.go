@@ -79,6 +79,46 @@ type StreamEvent struct {
 	// JSON is the event's JSON form ({"event": name, ...}) when the stream
 	// was created with StreamOptions.EventJSON.
 	JSON json.RawMessage
+	// PathEvent is the typed path event of a KindToolArgsPath event (nil
+	// otherwise), O(1) whatever the depth.
+	PathEvent *StreamPathEvent
+}
+
+// StreamPathEvent is a path event of a tool call's arguments: the depth and
+// the last segment; Path builds the full path on demand (consecutive events
+// share their segments, so each event costs O(1) however deep).
+type StreamPathEvent struct {
+	Kind PathEventKind
+	// Depth is the number of path segments (0: the root value).
+	Depth int
+	// Last is the last path segment (zero at the root).
+	Last PathSegment
+	// Container: ContainerStart, and a ValueComplete with IsContainer.
+	Container   ContainerKind
+	IsContainer bool
+	// Text: the new text of a StringAppend.
+	Text string
+	// Value: the completed value as JSON (ValueComplete): a scalar's compact
+	// JSON, a container's text as received.
+	Value json.RawMessage
+	node  *pathNode
+}
+
+// pathNode is one segment of a path shared between events.
+type pathNode struct {
+	parent *pathNode
+	seg    PathSegment
+}
+
+// Path is the path from the root (O(Depth), computed on each call).
+func (e *StreamPathEvent) Path() []PathSegment {
+	p := make([]PathSegment, e.Depth)
+	i := e.Depth - 1
+	for n := e.node; n != nil && i >= 0; n = n.parent {
+		p[i] = n.seg
+		i--
+	}
+	return p
 }
 
 // StreamOptions configures a Stream; zero limits take the defaults.
@@ -99,12 +139,56 @@ type StreamOptions struct {
 	// anthropic-beta: fine-grained-tool-streaming-2025-05-14); default:
 	// dropped with its key. It never makes a tool call ready.
 	ToolInputTrailingStrings bool
+	// MaxMemoryBytes (C: max_memory_bytes; default 128 MiB) bounds the
+	// bytes the stream's parts hold: texts, tool arguments and their
+	// parsed values (estimated). Over it: a *StreamError with code
+	// ResultStreamLimitExceeded, everything folded so far kept.
+	MaxMemoryBytes int
 }
 
 type streamState struct {
 	events   []StreamEvent
 	panicked any
 	names    map[string]string
+	// paths holds each tool call's current path (innermost last).
+	paths map[int][]*pathNode
+}
+
+// pathEvent converts a C path event, keeping part's path: the new path is
+// the old one cut to depth-1 segments plus the last one.
+func (s *streamState) pathEvent(part int, p *C.struct_ssefold_stream_path_event) *StreamPathEvent {
+	e := &StreamPathEvent{Kind: PathEventKind(p.kind), Depth: int(p.depth), Container: ContainerKind(p.container),
+		IsContainer: bool(p.is_container)}
+	if p.last.key.ptr != nil {
+		e.Last.Key, _ = goString(p.last.key)
+	} else {
+		e.Last.IsIndex, e.Last.Index = true, int(p.last.index)
+	}
+	if e.Kind == StringAppend {
+		e.Text, _ = goString(p.text)
+	} else if e.Kind == ValueComplete {
+		e.Value = json.RawMessage(goBytes(p.text))
+	}
+	if s.paths == nil {
+		s.paths = map[int][]*pathNode{}
+	}
+	stack := s.paths[part]
+	if e.Depth == 0 {
+		e.Last = PathSegment{}
+		stack = stack[:0]
+	} else {
+		if len(stack) > e.Depth-1 {
+			stack = stack[:e.Depth-1]
+		}
+		var parent *pathNode
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		stack = append(stack, &pathNode{parent: parent, seg: e.Last})
+		e.node = stack[len(stack)-1]
+	}
+	s.paths[part] = stack
+	return e
 }
 
 // name interns the wire names (a handful of distinct values).
@@ -153,6 +237,9 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 		cfg.max_choices = C.size_t(o.MaxChoices)
 	}
 	cfg.tool_input_trailing_strings = C.bool(o.ToolInputTrailingStrings)
+	if o.MaxMemoryBytes > 0 {
+		cfg.max_memory_bytes = C.size_t(o.MaxMemoryBytes)
+	}
 	var ptr *C.struct_ssefold_stream
 	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}

@@ -298,6 +298,10 @@ class PathEvent:
     @property
     def path(self) -> tuple[_PathSegment, ...]: ...
     @property
+    def depth(self) -> int: ...
+    @property
+    def last(self) -> Optional[_PathSegment]: ...
+    @property
     def kind(self) -> Optional[Literal["object", "array"]]: ...
     @property
     def text(self) -> Optional[str]: ...
@@ -404,6 +408,7 @@ class Stream:
         max_text_bytes: int = 67108864,
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
         ui: bool = False,
     ) -> Stream: ...
     def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
@@ -443,6 +448,7 @@ class _Dialect(Stream):
         max_text_bytes: int = 67108864,
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
         ui: bool = False,
     ) -> _Dialect: ...
 

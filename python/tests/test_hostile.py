@@ -293,3 +293,100 @@ def test_a_terminal_event_before_the_answer_started_is_a_warning_not_the_end(
     with pytest.raises(ssefold.IncompleteStreamError):
         s.finish()
 
+# ---- tool arguments: memory budget, lone surrogates (tests/hostile.rs) -----
+
+
+def anthropic_tool_stream(args: str, chunk: int) -> bytes:
+    """One Anthropic tool call whose arguments are ``args``, in fragments of
+    ``chunk`` characters, then the end of the turn."""
+    import json
+
+    def event(name: str, data: Any) -> str:
+        return f"event: {name}\ndata: {json.dumps(data)}\n\n"
+
+    out = [
+        event(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
+                    "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+                },
+            },
+        ),
+        event(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0,
+             "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}},
+        ),
+    ]
+    for i in range(0, len(args), chunk):
+        delta = {"type": "input_json_delta", "partial_json": args[i : i + chunk]}
+        out.append(event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}))
+    out.append(event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    out.append(
+        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 2}})
+    )
+    out.append(event("message_stop", {"type": "message_stop"}))
+    return "".join(out).encode()
+
+
+def hostile_args(shape: str, length: int) -> str:
+    """The issue's argument shapes, about ``length`` bytes, inside ``{"a": [...]}``."""
+    if shape == "nested":
+        body = ",".join(["[[[[[]]]]]"] * (length // 11))
+    elif shape == "numbers":
+        body = ",".join(["0"] * (length // 2))
+    else:
+        body = "{" + ",".join(f'"{i:x}":0' for i in range(length // 10)) + "}"
+    return '{"a":[' + body + "]}"
+
+
+@pytest.mark.parametrize("shape", ["nested", "numbers", "keys"])
+def test_tool_arguments_past_the_memory_budget_raise_and_keep_the_fold(shape: str) -> None:
+    data = anthropic_tool_stream(hostile_args(shape, 2 << 20), 4096)
+    s = ssefold.AnthropicStream(max_memory_bytes=4 << 20)
+    with pytest.raises(ssefold.LimitExceededError) as info:
+        s.feed(data)
+    assert (info.value.limit, info.value.max) == ("max_memory_bytes", 4 << 20)  # type: ignore[attr-defined]
+    assert s.message is not None
+    assert s.message["content"][0]["name"] == "f"
+    s = ssefold.Stream("anthropic")  # default budget (128 MiB): 512 KB of the same fold
+    s.feed(anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096))
+    s.finish()
+    assert s.message is not None and isinstance(s.message["content"][0]["input"]["a"], list)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1000])
+def test_a_lone_surrogate_in_tool_arguments_is_u_fffd_with_a_warning(chunk: int) -> None:
+    args = r'{"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"}'
+    s = ssefold.Stream("anthropic")
+    events = s.feed(anthropic_tool_stream(args, chunk)) + s.finish()
+    warnings = [e.code for e in events if e.type == "warning"]
+    assert warnings and set(warnings) == {"lone_surrogate"}
+    assert "".join(e.json for e in events if e.type == "tool_args_delta") == args
+    assert [e.outcome for e in events if e.type == "part_end"] == ["complete"]
+    assert s.message is not None
+    assert s.message["content"][0]["input"] == {"a": "x\ufffdy", "b": "\ufffd", "c": "\ufffd😀", "d": "\ufffd\n", "ok": "😀"}
+
+
+def test_tool_args_path_events_share_the_path_and_parse_containers_lazily() -> None:
+    unit = "[" * 300 + '{"k": "v", "n": [1, {"m": null}]}' + "]" * 300
+    args = '{"a": [' + unit + "," + unit + '], "b": "x"}'
+    s = ssefold.Stream("anthropic")
+    events = [e.path_event for e in s.feed(anthropic_tool_stream(args, 97)) if e.type == "tool_args_path"]
+    assert max(e.depth for e in events) == 305  # a, 0, 300 arrays, n, 1, m
+    import json
+
+    for e in events:
+        path = e.path
+        assert len(path) == e.depth
+        assert (path[-1] if path else None) == e.last
+    containers = [e for e in events if e.type == "value_complete" and isinstance(e.value, (list, dict))]
+    assert len(containers) == 2 * (300 + 3) + 2
+    assert events[-1].path == () and events[-1].value == json.loads(args)
+    # The same events as the JSON form's paths (every segment).
+    inner = [e for e in events if e.depth == 303]
+    assert inner and all(e.path[:2] == ("a", 0) or e.path[:2] == ("a", 1) for e in inner)
+    assert inner[0].path[2:302] == (0,) * 300 and inner[0].path[-1] == "k"

@@ -162,6 +162,16 @@ impl PartialJsonState {
                             view.value_json = ssefold_str::new(scratch);
                         }
                     }
+                    // Not emitted by this parser (a provider stream's tool arguments).
+                    PathEvent::ContainerComplete { kind, json, .. } => {
+                        view.kind = ssefold_path_event_kind::ValueComplete;
+                        if *kind == ContainerKind::Array {
+                            view.container = ssefold_container_kind::Array;
+                        }
+                        if *container_values {
+                            view.value_json = ssefold_str::new(json);
+                        }
+                    }
                 }
                 // SAFETY: the host registered `cb` for `user_data`; `view` and its arrays outlive the call.
                 unsafe { cb(*user_data, &view) };

@@ -6,10 +6,12 @@ use core::ffi::c_void;
 use serde_json::Value;
 
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
+use super::json::{ssefold_container_kind, ssefold_path_event_kind, ssefold_path_segment};
 use super::reconnect::{cursor_view, ssefold_resume_cursor};
 use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_str};
 use super::sse::ssefold_sse_decoder_config;
+use crate::json::{ContainerKind, PathEvent, PathSegment};
 use crate::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
 use crate::reconnect::ResumeCursor;
 use crate::sse::{DecoderConfig, Utf8Mode};
@@ -46,6 +48,11 @@ pub struct ssefold_stream_config {
     /// Anthropic: keep an unfinished trailing string in a partial tool input
     /// (jiter `partial_mode="trailing-strings"`; default false: dropped).
     pub tool_input_trailing_strings: bool,
+    /// Most bytes the stream's parts may hold (texts, tool arguments and
+    /// their parsed values, estimated; default 128 MiB). Over it:
+    /// `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
+    /// everything folded so far kept.
+    pub max_memory_bytes: usize,
 }
 
 /// The kind of a normalized event (its wire name is in `name`).
@@ -104,6 +111,121 @@ pub struct ssefold_stream_event {
     pub text: ssefold_str,
     /// The event's JSON form when requested (`event_json`); absent otherwise.
     pub json: ssefold_str,
+    /// `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
+    pub path_event: ssefold_stream_path_event,
+}
+
+/// A tool call's argument path event inside a `TOOL_ARGS_PATH` stream
+/// event, in O(1) whatever the depth: the depth and the last segment, the
+/// full path on demand (`ssefold_stream_event_path`, during the callback).
+/// Consecutive path events of one tool call share all but the last segment
+/// of the shorter path, so a host can keep the path itself: truncate its
+/// stack to `depth - 1` segments, then push `last`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_stream_path_event {
+    /// What happened.
+    pub kind: ssefold_path_event_kind,
+    /// Number of segments of the path (0: the root value).
+    pub depth: usize,
+    /// The last segment of the path (key absent and index 0 at the root).
+    pub last: ssefold_path_segment,
+    /// `CONTAINER_START` and the `VALUE_COMPLETE` of a container: object or
+    /// array (`OBJECT` otherwise).
+    pub container: ssefold_container_kind,
+    /// `VALUE_COMPLETE` of a container (the bracket closed).
+    pub is_container: bool,
+    /// `STRING_APPEND`: the newly decoded text. `VALUE_COMPLETE`: the value
+    /// as JSON: a scalar's compact JSON, a container's text as received
+    /// (valid JSON, whitespace kept; no copy).
+    pub text: ssefold_str,
+    /// Private: the path, read with `ssefold_stream_event_path`.
+    pub path: *const c_void,
+}
+
+impl ssefold_stream_path_event {
+    const NONE: ssefold_stream_path_event = ssefold_stream_path_event {
+        kind: ssefold_path_event_kind::ContainerStart,
+        depth: 0,
+        last: ssefold_path_segment { key: ssefold_str::ABSENT, index: 0 },
+        container: ssefold_container_kind::Object,
+        is_container: false,
+        text: ssefold_str::ABSENT,
+        path: core::ptr::null(),
+    };
+}
+
+fn c_segment(segment: &PathSegment) -> ssefold_path_segment {
+    match segment {
+        PathSegment::Key(k) => ssefold_path_segment { key: ssefold_str::new(k), index: 0 },
+        PathSegment::Index(i) => ssefold_path_segment { key: ssefold_str::ABSENT, index: *i },
+    }
+}
+
+/// The typed path event; `scratch` backs a scalar's JSON.
+fn path_view(event: &PathEvent<'_>, scratch: &mut String) -> ssefold_stream_path_event {
+    use ssefold_path_event_kind as K;
+    let path = event.path();
+    let mut v = ssefold_stream_path_event {
+        depth: path.len(),
+        last: path.last().map_or(ssefold_stream_path_event::NONE.last, c_segment),
+        path: path.as_ptr().cast(),
+        ..ssefold_stream_path_event::NONE
+    };
+    let array = |kind: &ContainerKind| match kind {
+        ContainerKind::Object => ssefold_container_kind::Object,
+        ContainerKind::Array => ssefold_container_kind::Array,
+    };
+    match event {
+        PathEvent::ContainerStart { kind, .. } => v.container = array(kind),
+        PathEvent::StringAppend { text, .. } => {
+            v.kind = K::StringAppend;
+            v.text = ssefold_str::new(text);
+        }
+        PathEvent::ValueComplete { value, .. } => {
+            v.kind = K::ValueComplete;
+            write_json(value, scratch);
+            v.text = ssefold_str::new(scratch);
+        }
+        PathEvent::ContainerComplete { kind, json, .. } => {
+            v.kind = K::ValueComplete;
+            v.container = array(kind);
+            v.is_container = true;
+            v.text = ssefold_str::new(json);
+        }
+    }
+    v
+}
+
+/// Writes segment `index` (0: outermost) of the path of a `TOOL_ARGS_PATH`
+/// event to `*out`. Valid only during the callback that received `event`;
+/// O(1).
+///
+/// # Safety
+/// `event` must be NULL or the event passed to the running callback; `out`
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_event_path(
+    event: *const ssefold_stream_event,
+    index: usize,
+    out: *mut ssefold_path_segment,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        // SAFETY: NULL or a live event by contract.
+        let Some(event) = (unsafe { event.as_ref() }) else { return ssefold_result::NullParameter };
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        let p = &event.path_event;
+        if event.kind != ssefold_stream_event_kind::ToolArgsPath || p.path.is_null() || index >= p.depth {
+            return ssefold_result::InvalidArgument;
+        }
+        // SAFETY: during the callback `path` points at the parser's `depth` segments.
+        let path = unsafe { core::slice::from_raw_parts(p.path.cast::<PathSegment>(), p.depth) };
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out, c_segment(&path[index])) };
+        ssefold_result::Ok
+    }
 }
 
 /// The normalized-event callback. A stream consumes each fed chunk whole,
@@ -182,6 +304,7 @@ fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
         part: part.unwrap_or(u32::MAX),
         text: ssefold_str::from_option(text),
         json: ssefold_str::ABSENT,
+        path_event: ssefold_stream_path_event::NONE,
     }
 }
 
@@ -201,6 +324,10 @@ impl StreamState {
             }
             let Some(cb) = callback else { return };
             let mut v = view(e);
+            let mut value = String::new();
+            if let StreamEvent::ToolArgsPath { event, .. } = e {
+                v.path_event = path_view(event, &mut value);
+            }
             if event_json {
                 write_json(&e.to_json(), scratch);
                 v.json = ssefold_str::new(scratch);
@@ -232,6 +359,7 @@ fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
         max_text_bytes: c.max_text_bytes,
         max_choices: c.max_choices,
         tool_input_trailing_strings: c.tool_input_trailing_strings,
+        max_memory_bytes: c.max_memory_bytes,
     })
 }
 
@@ -258,6 +386,7 @@ pub unsafe extern "C" fn ssefold_stream_config_default(out: *mut ssefold_stream_
             max_text_bytes: d.max_text_bytes,
             max_choices: d.max_choices,
             tool_input_trailing_strings: d.tool_input_trailing_strings,
+            max_memory_bytes: d.max_memory_bytes,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, c) };

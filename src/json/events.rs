@@ -1,5 +1,7 @@
 //! Path-level events emitted by [`PartialJson::push`](super::PartialJson::push).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 /// One step of a path from the root value to a nested value.
@@ -68,6 +70,20 @@ pub enum PathEvent<'a> {
         /// The completed value.
         value: &'a Value,
     },
+    /// A container is complete, given as its JSON text as it arrived (wire name
+    /// `"value_complete"`, like [`ValueComplete`](PathEvent::ValueComplete), whose JSON form it
+    /// shares: [`value`](Self::value) parses the text). The tool-argument path events of a
+    /// provider stream send this for containers: they keep no tree, so a closing container costs
+    /// O(1) and a host parses the text only where it wants the value.
+    /// [`PartialJson::push`](super::PartialJson::push) never emits it.
+    ContainerComplete {
+        /// Path of the completed container.
+        path: &'a [PathSegment],
+        /// Object or array.
+        kind: ContainerKind,
+        /// Its JSON text, validated, whitespace as received.
+        json: &'a str,
+    },
 }
 
 impl PathEvent<'_> {
@@ -76,7 +92,7 @@ impl PathEvent<'_> {
         match self {
             PathEvent::ContainerStart { .. } => "container_start",
             PathEvent::StringAppend { .. } => "string_append",
-            PathEvent::ValueComplete { .. } => "value_complete",
+            PathEvent::ValueComplete { .. } | PathEvent::ContainerComplete { .. } => "value_complete",
         }
     }
 
@@ -85,7 +101,20 @@ impl PathEvent<'_> {
         match self {
             PathEvent::ContainerStart { path, .. }
             | PathEvent::StringAppend { path, .. }
-            | PathEvent::ValueComplete { path, .. } => path,
+            | PathEvent::ValueComplete { path, .. }
+            | PathEvent::ContainerComplete { path, .. } => path,
+        }
+    }
+
+    /// The completed value of a `"value_complete"` event: borrowed for
+    /// [`ValueComplete`](PathEvent::ValueComplete), parsed from the text (in time and memory
+    /// proportional to it; a lone surrogate escape is U+FFFD) for
+    /// [`ContainerComplete`](PathEvent::ContainerComplete); `None` for other events.
+    pub fn value(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            PathEvent::ValueComplete { value, .. } => Some(Cow::Borrowed(*value)),
+            PathEvent::ContainerComplete { json, .. } => Some(Cow::Owned(super::partial::value_of_text(json))),
+            _ => None,
         }
     }
 
@@ -98,6 +127,9 @@ impl PathEvent<'_> {
             }
             PathEvent::ValueComplete { path, value } => {
                 OwnedPathEvent::ValueComplete { path: path.to_vec(), value: value.clone() }
+            }
+            PathEvent::ContainerComplete { path, kind, json } => {
+                OwnedPathEvent::ContainerComplete { path: path.to_vec(), kind, json: json.to_owned() }
             }
         }
     }
@@ -127,6 +159,15 @@ pub enum OwnedPathEvent {
         /// The completed value.
         value: Value,
     },
+    /// See [`PathEvent::ContainerComplete`].
+    ContainerComplete {
+        /// Path of the completed container.
+        path: Vec<PathSegment>,
+        /// Object or array.
+        kind: ContainerKind,
+        /// Its JSON text.
+        json: String,
+    },
 }
 
 impl OwnedPathEvent {
@@ -135,7 +176,7 @@ impl OwnedPathEvent {
         match self {
             OwnedPathEvent::ContainerStart { .. } => "container_start",
             OwnedPathEvent::StringAppend { .. } => "string_append",
-            OwnedPathEvent::ValueComplete { .. } => "value_complete",
+            OwnedPathEvent::ValueComplete { .. } | OwnedPathEvent::ContainerComplete { .. } => "value_complete",
         }
     }
 
@@ -144,7 +185,8 @@ impl OwnedPathEvent {
         match self {
             OwnedPathEvent::ContainerStart { path, .. }
             | OwnedPathEvent::StringAppend { path, .. }
-            | OwnedPathEvent::ValueComplete { path, .. } => path,
+            | OwnedPathEvent::ValueComplete { path, .. }
+            | OwnedPathEvent::ContainerComplete { path, .. } => path,
         }
     }
 
@@ -154,6 +196,9 @@ impl OwnedPathEvent {
             OwnedPathEvent::ContainerStart { path, kind } => PathEvent::ContainerStart { path, kind: *kind },
             OwnedPathEvent::StringAppend { path, text } => PathEvent::StringAppend { path, text },
             OwnedPathEvent::ValueComplete { path, value } => PathEvent::ValueComplete { path, value },
+            OwnedPathEvent::ContainerComplete { path, kind, json } => {
+                PathEvent::ContainerComplete { path, kind: *kind, json }
+            }
         }
     }
 }

@@ -154,6 +154,17 @@ pub struct PartialJson {
     num_offset: u64,
     /// The sticky error.
     error: Option<PartialJsonError>,
+    /// Whether a lone surrogate escape decodes to U+FFFD instead of failing.
+    lossy_surrogates: bool,
+    /// Lone surrogate escapes replaced so far.
+    replaced_surrogates: u64,
+    /// Estimated heap bytes of the tree of completed values (held, or in a skeleton parser what
+    /// materializing it would cost; see [`held_bytes`](Self::held_bytes)).
+    tree_bytes: usize,
+    /// A skeleton parser keeps no tree (see [`skeleton`](Self::skeleton)).
+    skeleton: bool,
+    /// A skeleton parser's top-level value is complete.
+    root_done: bool,
 }
 
 impl Default for PartialJson {
@@ -188,7 +199,58 @@ impl PartialJson {
             nbuf: Vec::new(),
             num_offset: 0,
             error: None,
+            lossy_surrogates: false,
+            replaced_surrogates: 0,
+            tree_bytes: 0,
+            skeleton: false,
+            root_done: false,
         }
+    }
+
+    /// A parser that keeps no tree, only the path stack and the value being read: memory
+    /// O(depth + longest string) whatever the document. It is driven by
+    /// [`push_document`](Self::push_document) and reports a closing container as
+    /// [`PathEvent::ContainerComplete`] with its text (scalars as `ValueComplete`); its
+    /// `value*` and `finish` know no values (use [`finish_check`](Self::finish_check), and parse
+    /// the text where a value is wanted).
+    pub(crate) fn skeleton(limits: PartialJsonLimits) -> Self {
+        PartialJson { skeleton: true, ..Self::with_limits(limits) }
+    }
+
+    /// Makes a lone surrogate escape (`"\ud83d"`, which RFC 8259's grammar allows and
+    /// `json.loads` / `JSON.parse` accept) decode to U+FFFD instead of being an error; see
+    /// [`replaced_surrogates`](Self::replaced_surrogates). `finish` then accepts what serde_json
+    /// refuses for this reason alone.
+    pub(crate) fn set_lossy_surrogates(&mut self, lossy: bool) {
+        self.lossy_surrogates = lossy;
+    }
+
+    /// Lone surrogate escapes decoded to U+FFFD so far (with lossy surrogates).
+    pub(crate) fn replaced_surrogates(&self) -> u64 {
+        self.replaced_surrogates
+    }
+
+    /// Estimated heap bytes this parser holds: the tree of completed values (one `Value` per
+    /// element with the vector's growth slack, a map entry and its key per member, string
+    /// contents), the open containers and the scratch buffers. Updated in O(1) per value.
+    pub(crate) fn held_bytes(&self) -> usize {
+        (if self.skeleton { 0 } else { self.tree_bytes })
+            + self.sbuf.capacity()
+            + self.nbuf.capacity()
+            + self.stack.capacity() * core::mem::size_of::<Frame>()
+            + self.path.capacity() * core::mem::size_of::<PathSegment>()
+            + self.spare_keys.iter().map(String::capacity).sum::<usize>()
+    }
+
+    /// Estimated heap bytes of the tree of the values completed so far: held (see
+    /// [`held_bytes`](Self::held_bytes)) or, by a skeleton parser, what materializing them costs.
+    pub(crate) fn tree_estimate(&self) -> usize {
+        self.tree_bytes
+    }
+
+    fn replace_surrogate(&mut self) {
+        self.sbuf.push(char::REPLACEMENT_CHARACTER);
+        self.replaced_surrogates += 1;
     }
 
     /// The limits this parser enforces.
@@ -204,30 +266,45 @@ impl PartialJson {
     /// without reporting anything. Bytes after the error are not counted by
     /// [`bytes_pushed`](Self::bytes_pushed).
     pub fn push(&mut self, fragment: &[u8], on_event: impl FnMut(&PathEvent<'_>)) -> Result<(), PartialJsonError> {
-        self.push_inner(fragment, None, on_event)
+        self.push_inner(fragment, None, 0, on_event)
     }
 
     /// [`push`](Self::push) of text already known to be UTF-8: the same events and errors, without
     /// validating the string contents again.
     pub fn push_str(&mut self, fragment: &str, on_event: impl FnMut(&PathEvent<'_>)) -> Result<(), PartialJsonError> {
-        self.push_inner(fragment.as_bytes(), Some(fragment), on_event)
+        self.push_inner(fragment.as_bytes(), Some(fragment), 0, on_event)
     }
 
-    /// `push`, with `text` the same bytes as `&str` when the caller has them.
+    /// Feeds the whole document so far, of which the first
+    /// [`bytes_pushed`](Self::bytes_pushed) bytes were fed before: the parser reads the rest,
+    /// and a skeleton parser reports closing containers with their text (the document holds
+    /// them whole). The same events and errors as [`push_str`](Self::push_str) of the new bytes.
+    pub(crate) fn push_document(
+        &mut self,
+        document: &str,
+        on_event: impl FnMut(&PathEvent<'_>),
+    ) -> Result<(), PartialJsonError> {
+        let from = (self.pushed as usize).min(document.len());
+        self.push_inner(document.as_bytes(), Some(document), from, on_event)
+    }
+
+    /// `push` of `input[from..]`, with `text` the same bytes as `&str` when the caller has them.
     fn push_inner(
         &mut self,
-        fragment: &[u8],
+        input: &[u8],
         text: Option<&str>,
+        from: usize,
         mut on_event: impl FnMut(&PathEvent<'_>),
     ) -> Result<(), PartialJsonError> {
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
         let room = self.limits.max_bytes.saturating_sub(self.pushed);
+        let fragment_len = (input.len() - from) as u64;
         let (accepted, over) =
-            if (fragment.len() as u64) > room { (&fragment[..room as usize], true) } else { (fragment, false) };
+            if fragment_len > room { (&input[..from + room as usize], true) } else { (input, false) };
         let text = text.and_then(|t| t.get(..accepted.len()));
-        let result = self.run(accepted, text, &mut on_event);
+        let result = self.run(accepted, text, from, &mut on_event);
         self.flush_append(&mut on_event);
         result?;
         if over {
@@ -317,6 +394,16 @@ impl PartialJson {
 
     /// [`finish`](Self::finish) without copying the value: a reference to it.
     pub fn finish_ref(&mut self) -> Result<&Value, PartialJsonError> {
+        self.finish_check()?;
+        match &self.root {
+            Some(root) => Ok(root),
+            None => Err(PartialJsonError { kind: PartialJsonErrorKind::Incomplete, offset: self.pushed }),
+        }
+    }
+
+    /// [`finish`](Self::finish) without the value: whether the document is complete and valid
+    /// (what a skeleton parser can tell).
+    pub(crate) fn finish_check(&mut self) -> Result<(), PartialJsonError> {
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
@@ -327,8 +414,8 @@ impl PartialJson {
                 }
             }
         }
-        match (&self.root, self.expect) {
-            (Some(root), Expect::AfterRoot) => Ok(root),
+        match self.expect {
+            Expect::AfterRoot if self.is_complete() => Ok(()),
             _ => Err(PartialJsonError { kind: PartialJsonErrorKind::Incomplete, offset: self.pushed }),
         }
     }
@@ -337,6 +424,7 @@ impl PartialJson {
     /// document were still incomplete: for a caller done with it (reset
     /// before reuse).
     pub(crate) fn take_root(&mut self) -> Option<Value> {
+        self.tree_bytes = 0;
         self.root.take()
     }
 
@@ -348,7 +436,7 @@ impl PartialJson {
     /// Whether a complete top-level value has been parsed (a top-level number only counts once a
     /// byte after it, e.g. whitespace, has arrived, or after [`finish`](Self::finish)).
     pub fn is_complete(&self) -> bool {
-        self.root.is_some()
+        self.root.is_some() || self.root_done
     }
 
     /// The sticky error, if any.
@@ -372,6 +460,9 @@ impl PartialJson {
         self.utf8_len = 0;
         self.nbuf.clear();
         self.error = None;
+        self.replaced_surrogates = 0;
+        self.tree_bytes = 0;
+        self.root_done = false;
     }
 
     // ----- driver -------------------------------------------------------------------------
@@ -385,17 +476,24 @@ impl PartialJson {
         Err(error)
     }
 
-    /// Processes `input`, whose first byte is at offset `self.pushed`.
-    /// `text`: the same bytes as `&str`, when known (string contents then need no validation).
-    fn run<F: FnMut(&PathEvent<'_>)>(&mut self, input: &[u8], text: Option<&str>, on_event: &mut F) -> Step {
-        let base = self.pushed;
-        let mut i = 0;
+    /// Processes `input[from..]`, whose first byte is at offset `self.pushed` (so `input` starts
+    /// at offset `base`). `text`: the same bytes as `&str`, when known (string contents then need
+    /// no validation, and a skeleton parser slices closing containers out of it).
+    fn run<F: FnMut(&PathEvent<'_>)>(
+        &mut self,
+        input: &[u8],
+        text: Option<&str>,
+        from: usize,
+        on_event: &mut F,
+    ) -> Step {
+        let base = self.pushed - from as u64;
+        let mut i = from;
         let result = loop {
             if i >= input.len() {
                 break Ok(());
             }
             let step = match self.mode {
-                Mode::Structural => self.structural(input, &mut i, base, on_event),
+                Mode::Structural => self.structural(input, text, &mut i, base, on_event),
                 Mode::Str(_) => self.string(input, text, &mut i, base, on_event),
                 Mode::Number(_) => self.number(input, &mut i, base, on_event),
                 Mode::Literal { .. } => self.literal(input, &mut i, base, on_event),
@@ -424,6 +522,7 @@ impl PartialJson {
     fn structural<F: FnMut(&PathEvent<'_>)>(
         &mut self,
         input: &[u8],
+        text: Option<&str>,
         i: &mut usize,
         base: u64,
         on_event: &mut F,
@@ -443,7 +542,7 @@ impl PartialJson {
                 Expect::ElementOrEnd => {
                     *i += 1;
                     if byte == b']' {
-                        return self.close(ContainerKind::Array, offset, on_event);
+                        return self.close(ContainerKind::Array, offset, (text, base), on_event);
                     }
                     return self.begin_value(byte, offset, on_event);
                 }
@@ -458,7 +557,7 @@ impl PartialJson {
                             return Ok(());
                         }
                         b'}' if self.expect == Expect::KeyOrEnd => {
-                            return self.close(ContainerKind::Object, offset, on_event)
+                            return self.close(ContainerKind::Object, offset, (text, base), on_event)
                         }
                         _ => return self.fail("expected object key", offset),
                     }
@@ -473,7 +572,7 @@ impl PartialJson {
                     b',' => self.expect = Expect::Key,
                     b'}' => {
                         *i += 1;
-                        return self.close(ContainerKind::Object, offset, on_event);
+                        return self.close(ContainerKind::Object, offset, (text, base), on_event);
                     }
                     _ => return self.fail("expected ',' or '}'", offset),
                 },
@@ -481,7 +580,7 @@ impl PartialJson {
                     b',' => self.expect = Expect::Element,
                     b']' => {
                         *i += 1;
-                        return self.close(ContainerKind::Array, offset, on_event);
+                        return self.close(ContainerKind::Array, offset, (text, base), on_event);
                     }
                     _ => return self.fail("expected ',' or ']'", offset),
                 },
@@ -493,8 +592,8 @@ impl PartialJson {
 
     /// The first byte of a value (already consumed).
     fn begin_value<F: FnMut(&PathEvent<'_>)>(&mut self, byte: u8, offset: u64, on_event: &mut F) -> Step {
-        if let Some(Frame::Array(vec)) = self.stack.last() {
-            let index = vec.len();
+        if let Some(frame) = self.stack.last().filter(|f| !f.is_object()) {
+            let index = frame.len();
             if let Some(segment) = self.path.last_mut() {
                 *segment = PathSegment::Index(index);
             }
@@ -537,15 +636,22 @@ impl PartialJson {
             return self.fail_with(PartialJsonError { kind: PartialJsonErrorKind::DepthLimit, offset });
         }
         on_event(&PathEvent::ContainerStart { path: &self.path, kind });
+        if self.skeleton {
+            self.stack.push(Frame::Open { kind, len: 0, start: offset });
+        }
         match kind {
             ContainerKind::Object => {
-                self.stack.push(Frame::Object(serde_json::Map::new()));
+                if !self.skeleton {
+                    self.stack.push(Frame::Object(serde_json::Map::new()));
+                }
                 let key = self.spare_keys.pop().unwrap_or_default();
                 self.path.push(PathSegment::Key(key));
                 self.expect = Expect::KeyOrEnd;
             }
             ContainerKind::Array => {
-                self.stack.push(Frame::Array(Vec::new()));
+                if !self.skeleton {
+                    self.stack.push(Frame::Array(Vec::new()));
+                }
                 self.path.push(PathSegment::Index(0));
                 self.expect = Expect::ElementOrEnd;
             }
@@ -553,17 +659,75 @@ impl PartialJson {
         Ok(())
     }
 
-    fn close<F: FnMut(&PathEvent<'_>)>(&mut self, kind: ContainerKind, offset: u64, on_event: &mut F) -> Step {
+    /// The closing bracket at `offset`; `doc`: the input as text (if known) and its offset.
+    fn close<F: FnMut(&PathEvent<'_>)>(
+        &mut self,
+        kind: ContainerKind,
+        offset: u64,
+        doc: (Option<&str>, u64),
+        on_event: &mut F,
+    ) -> Step {
         let frame = match self.stack.pop() {
             Some(frame) => frame,
             None => return self.fail("unbalanced bracket", offset),
         };
-        debug_assert_eq!(matches!(frame, Frame::Object(_)), kind == ContainerKind::Object);
+        debug_assert_eq!(frame.is_object(), kind == ContainerKind::Object);
         if let Some(segment) = self.path.pop() {
             self.recycle(segment);
         }
+        if let Frame::Open { start, .. } = frame {
+            // Skeleton: the container's text, when the input holds it whole.
+            let (text, base) = doc;
+            let span = start.checked_sub(base).map(|s| s as usize..(offset + 1 - base) as usize);
+            let json = text.zip(span).and_then(|(t, span)| t.get(span)).unwrap_or("");
+            self.mode = Mode::Structural;
+            self.tree_bytes += self.slot_bytes() + Self::container_bytes(kind);
+            self.settle();
+            on_event(&PathEvent::ContainerComplete { path: &self.path, kind, json });
+            return Ok(());
+        }
+        self.tree_bytes += Self::container_bytes(kind);
         self.complete(frame.into_value(), on_event);
         Ok(())
+    }
+
+    /// Estimated heap bytes of one more member of the innermost container (or the root), as
+    /// serde_json (`preserve_order`) holds it.
+    fn slot_bytes(&self) -> usize {
+        const VALUE: usize = core::mem::size_of::<Value>();
+        match (self.stack.last(), self.path.last()) {
+            // An `IndexMap` entry (hash, key, value) with the vector's growth slack, its index in
+            // the hash table, and the key's own allocation.
+            (Some(frame), Some(PathSegment::Key(key))) if frame.is_object() => {
+                2 * (8 + 24 + VALUE) + 24 + key.len().max(24) + 8
+            }
+            // A vector element, with the vector's growth slack.
+            (Some(_), _) => 2 * VALUE,
+            _ => VALUE,
+        }
+    }
+
+    /// Estimated heap bytes of a container's own allocations (a vector's first four elements,
+    /// a map's first entries and table), whatever its members.
+    fn container_bytes(kind: ContainerKind) -> usize {
+        match kind {
+            ContainerKind::Array => 4 * core::mem::size_of::<Value>() + 16,
+            ContainerKind::Object => 320,
+        }
+    }
+
+    /// Skeleton: a value completed in the innermost container (counted) or as the root.
+    fn settle(&mut self) {
+        match (self.stack.last_mut(), self.path.last()) {
+            (Some(frame), Some(segment)) => {
+                self.expect = if frame.is_object() { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
+                frame.insert(segment, Value::Null);
+            }
+            _ => {
+                self.expect = Expect::AfterRoot;
+                self.root_done = true;
+            }
+        }
     }
 
     fn recycle(&mut self, segment: PathSegment) {
@@ -576,12 +740,26 @@ impl PartialJson {
     /// Stores a completed value in its parent (or as the root) and reports it.
     fn complete<F: FnMut(&PathEvent<'_>)>(&mut self, value: Value, on_event: &mut F) {
         self.mode = Mode::Structural;
+        self.tree_bytes += self.slot_bytes()
+            + match &value {
+                Value::String(text) => text.len(),
+                _ => 0,
+            };
+        if self.skeleton {
+            self.settle();
+            on_event(&PathEvent::ValueComplete { path: &self.path, value: &value });
+            if let Value::String(mut buffer) = value {
+                // Reuse the string's buffer for the next one.
+                if buffer.capacity() > self.sbuf.capacity() {
+                    buffer.clear();
+                    self.sbuf = buffer;
+                }
+            }
+            return;
+        }
         match (self.stack.last_mut(), self.path.last()) {
             (Some(frame), Some(segment)) => {
-                self.expect = match frame {
-                    Frame::Object(_) => Expect::ObjectCommaOrEnd,
-                    Frame::Array(_) => Expect::ArrayCommaOrEnd,
-                };
+                self.expect = if frame.is_object() { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
                 let stored = frame.insert(segment, value);
                 on_event(&PathEvent::ValueComplete { path: &self.path, value: stored });
             }
@@ -761,7 +939,26 @@ impl PartialJson {
                     state = StrState::Normal;
                     let scalar = match (high, code) {
                         (Some(high), 0xDC00..=0xDFFF) => 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00),
+                        (Some(_), _) if self.lossy_surrogates => {
+                            // The pending high surrogate is lone; this escape starts afresh.
+                            self.replace_surrogate();
+                            match code {
+                                0xD800..=0xDBFF => {
+                                    state = StrState::PairBackslash { high: code };
+                                    continue;
+                                }
+                                0xDC00..=0xDFFF => {
+                                    self.replace_surrogate();
+                                    continue;
+                                }
+                                code => code,
+                            }
+                        }
                         (Some(_), _) => return self.fail("unpaired high surrogate", offset),
+                        (None, 0xDC00..=0xDFFF) if self.lossy_surrogates => {
+                            self.replace_surrogate();
+                            continue;
+                        }
                         (None, 0xDC00..=0xDFFF) => return self.fail("lone low surrogate", offset),
                         (None, 0xD800..=0xDBFF) => {
                             state = StrState::PairBackslash { high: code };
@@ -775,6 +972,12 @@ impl PartialJson {
                     }
                 }
                 StrState::PairBackslash { high } => {
+                    if input[*i] != b'\\' && self.lossy_surrogates {
+                        // A lone high surrogate; the byte is read again as plain content.
+                        self.replace_surrogate();
+                        state = StrState::Normal;
+                        continue;
+                    }
                     if input[*i] != b'\\' {
                         return self.fail("unpaired high surrogate", base + *i as u64);
                     }
@@ -782,6 +985,12 @@ impl PartialJson {
                     state = StrState::PairU { high };
                 }
                 StrState::PairU { high } => {
+                    if input[*i] != b'u' && self.lossy_surrogates {
+                        // A lone high surrogate followed by another escape, read again.
+                        self.replace_surrogate();
+                        state = StrState::Escape;
+                        continue;
+                    }
                     if input[*i] != b'u' {
                         return self.fail("unpaired high surrogate", base + *i as u64);
                     }
@@ -868,7 +1077,7 @@ impl PartialJson {
             return;
         }
         self.flush_append(on_event);
-        let text = if self.sbuf.len() >= MOVE_STRING_THRESHOLD {
+        let text = if self.skeleton || self.sbuf.len() >= MOVE_STRING_THRESHOLD {
             std::mem::take(&mut self.sbuf)
         } else {
             self.sbuf.as_str().to_owned()
@@ -876,6 +1085,17 @@ impl PartialJson {
         self.reported = 0;
         self.complete(Value::String(text), on_event);
     }
+}
+
+/// The value of a complete JSON text the parser validated (a skeleton parser's
+/// [`PathEvent::ContainerComplete`]): as `serde_json` reads it, with any depth up to the default
+/// limit and a lone surrogate escape as U+FFFD; `Null` for text that is not one complete value.
+pub(crate) fn value_of_text(text: &str) -> Value {
+    let mut parser =
+        PartialJson::with_limits(PartialJsonLimits { max_bytes: u64::MAX, ..PartialJsonLimits::default() });
+    parser.set_lossy_surrogates(true);
+    let _ = parser.push_str(text, |_| {});
+    parser.finish_check().ok().and_then(|()| parser.root.take()).unwrap_or(Value::Null)
 }
 
 /// One-shot best-effort parse of a possibly incomplete JSON text.
@@ -1023,6 +1243,77 @@ mod tests {
                     assert_eq!(parser.value_at_end(mode), expected, "{text:?} split at {split}, {mode:?}");
                 }
             }
+        }
+    }
+
+    /// The events of a skeleton parser fed a growing document are those of the tree parser, a
+    /// closing container's text parsing to the tree's value; it holds O(depth) whatever the size.
+    #[test]
+    fn skeleton_events_match_the_tree_parser() {
+        let docs = [
+            r#"{"a": [1, 2.5, {"b": "x\"y", "c": [true, null, []]}], "d": {}, "a": -0, "e": "\ud83d\ude00"}"#,
+            r#"[[[[[]]]], [[]], "s", 12, {"k": {"k": {"k": [0]}}}]"#,
+            r#"  "top"  "#,
+            r#"{"x": "é\u00e9", "y": [1e5, 0.0, 12345678901234567890]} "#,
+            r#"{"bad": [1, 2 3]}"#,
+        ];
+        for doc in docs {
+            let mut tree = PartialJson::new();
+            let mut expected = Vec::new();
+            let tree_result = tree.push(doc.as_bytes(), |e| {
+                let value = e.value().map(|v| v.into_owned());
+                expected.push((e.name(), e.path().to_vec(), value, matches!(e, PathEvent::StringAppend { .. })))
+            });
+            for split in 0..=doc.len() {
+                if !doc.is_char_boundary(split) {
+                    continue;
+                }
+                let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
+                let mut events = Vec::new();
+                let mut on_event = |e: &PathEvent<'_>| {
+                    let value = e.value().map(|v| v.into_owned());
+                    events.push((e.name(), e.path().to_vec(), value, matches!(e, PathEvent::StringAppend { .. })))
+                };
+                let first = skeleton.push_document(&doc[..split], &mut on_event);
+                let result = if first.is_err() { first } else { skeleton.push_document(doc, &mut on_event) };
+                // Appends may be split differently; compare the rest exactly.
+                let strip = |v: &[(&'static str, Vec<PathSegment>, Option<Value>, bool)]| -> Vec<_> {
+                    v.iter().filter(|e| !e.3).cloned().collect()
+                };
+                assert_eq!(strip(&events), strip(&expected), "{doc:?} split at {split}");
+                assert_eq!(result.is_err(), tree_result.is_err(), "{doc:?}");
+                assert_eq!(skeleton.finish_check().is_ok(), tree.finish_ref().is_ok(), "{doc:?}");
+                assert_eq!(skeleton.is_complete(), tree.is_complete() || doc.trim() == r#""top""#);
+            }
+        }
+        let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
+        let doc = "[".repeat(500) + &"]".repeat(500);
+        let doc = "[".to_owned() + &vec![doc; 100].join(",") + "]";
+        skeleton.push_document(&doc, |_| {}).unwrap();
+        skeleton.finish_check().unwrap();
+        assert!(skeleton.held_bytes() < 64 << 10, "{}", skeleton.held_bytes());
+        assert!(skeleton.tree_estimate() > doc.len());
+    }
+
+    #[test]
+    fn lone_surrogates_are_u_fffd_when_lossy() {
+        for (doc, expected) in [
+            (r#"["\ud83d"]"#, "\u{FFFD}"),
+            (r#"["\udc00x"]"#, "\u{FFFD}x"),
+            (r#"["\ud83d\ud83d\ude00"]"#, "\u{FFFD}😀"),
+            (r#"["\ud83d\n"]"#, "\u{FFFD}\n"),
+            (r#"["\ud83d\u0041"]"#, "\u{FFFD}A"),
+            (r#"["\ud83dA"]"#, "\u{FFFD}A"),
+        ] {
+            for split in 0..=doc.len() {
+                let mut parser = PartialJson::new();
+                parser.set_lossy_surrogates(true);
+                parser.push(&doc.as_bytes()[..split], |_| {}).unwrap();
+                parser.push(&doc.as_bytes()[split..], |_| {}).unwrap();
+                assert_eq!(parser.finish().unwrap(), serde_json::json!([expected]), "{doc} split at {split}");
+                assert!(parser.replaced_surrogates() >= 1);
+            }
+            assert!(PartialJson::new().push(doc.as_bytes(), |_| {}).is_err(), "strict by default: {doc}");
         }
     }
 

@@ -4,14 +4,24 @@
 
 use serde_json::{Map, Value};
 
-use super::events::PathSegment;
+use super::events::{ContainerKind, PathSegment};
 
 /// An open container with its completed members.
 #[derive(Debug)]
 pub(crate) enum Frame {
     Object(Map<String, Value>),
     Array(Vec<Value>),
+    /// A container of a parser that keeps no tree (see `PartialJson::skeleton`): its kind, its
+    /// number of members so far and the offset of its opening bracket.
+    Open {
+        kind: ContainerKind,
+        len: usize,
+        start: u64,
+    },
 }
+
+/// What [`Frame::insert`] returns for an [`Open`](Frame::Open) frame, which stores nothing.
+static NOT_STORED: Value = Value::Null;
 
 impl Frame {
     /// Converts into the finished value (no copy).
@@ -19,6 +29,22 @@ impl Frame {
         match self {
             Frame::Object(map) => Value::Object(map),
             Frame::Array(vec) => Value::Array(vec),
+            Frame::Open { kind: ContainerKind::Object, .. } => Value::Object(Map::new()),
+            Frame::Open { kind: ContainerKind::Array, .. } => Value::Array(Vec::new()),
+        }
+    }
+
+    /// Whether this is an object (the members follow `,` or `}`).
+    pub(crate) fn is_object(&self) -> bool {
+        matches!(self, Frame::Object(_) | Frame::Open { kind: ContainerKind::Object, .. })
+    }
+
+    /// Number of members so far.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Frame::Object(map) => map.len(),
+            Frame::Array(vec) => vec.len(),
+            Frame::Open { len, .. } => *len,
         }
     }
 
@@ -26,6 +52,10 @@ impl Frame {
     /// reference to it. Duplicate keys behave as in serde_json: last value, first position.
     pub(crate) fn insert(&mut self, segment: &PathSegment, value: Value) -> &Value {
         match (self, segment) {
+            (Frame::Open { len, .. }, _) => {
+                *len += 1;
+                &NOT_STORED
+            }
             (Frame::Object(map), PathSegment::Key(key)) => match map.entry(key.as_str()) {
                 serde_json::map::Entry::Vacant(vacant) => vacant.insert(value),
                 serde_json::map::Entry::Occupied(mut occupied) => {
@@ -53,6 +83,8 @@ impl Frame {
     /// `segment`.
     pub(crate) fn materialize(&self, segment: &PathSegment, child: Option<Value>) -> Value {
         let mut frame = match self {
+            Frame::Open { kind: ContainerKind::Object, .. } => Frame::Object(Map::new()),
+            Frame::Open { kind: ContainerKind::Array, .. } => Frame::Array(Vec::new()),
             Frame::Object(map) => Frame::Object(map.clone()),
             Frame::Array(vec) => {
                 let mut copy = Vec::with_capacity(vec.len() + usize::from(child.is_some()));

@@ -368,7 +368,7 @@ impl Dialect for AnthropicFold {
             (Outcome::Complete, Some(ArgsEnd::Empty)) => {
                 Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())))
             }
-            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.value.take(),
+            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_ref().and_then(|a| a.take_value()),
             // Cut off or invalid: the SDK's partial value, kept past the
             // release of the arguments (else the start block's input).
             (_, Some(ArgsEnd::Invalid(_))) => part
@@ -507,6 +507,10 @@ impl AnthropicFold {
             _ => PartKind::Other,
         };
         let part = turn.open_part(kind, (self.blocks.len() as u32, 0), 0, index, btype, sink)?;
+        if let Some(args) = turn.parts[part as usize].args.as_mut() {
+            // The input becomes a value in the message: its size counts in the budget.
+            args.set_materialized();
+        }
         let compaction = (btype == "compaction").then(|| {
             let s = |k: &str| base.get(k).and_then(Value::as_str).map(str::to_owned);
             (s("content"), s("encrypted_content"))

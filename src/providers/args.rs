@@ -6,12 +6,19 @@
 //! path events, as the fragment arrives), keeps the raw text, and decides at
 //! the end whether the arguments are complete, valid JSON (the parser's
 //! strict `finish`, identical to `serde_json`).
+//!
+//! The arguments are kept as text only: the parser is a skeleton one (the
+//! path stack and the value being read, no tree), a closing container's path
+//! event carries its text ([`PathEvent::ContainerComplete`]), and a value is
+//! parsed from the text where one is asked for (the Anthropic `input`, at
+//! commit or when the message is built). What a stream holds for a tool call
+//! is therefore its text plus O(depth + longest string).
 
 use serde_json::Value;
 
 use super::events::StreamEvent;
 use super::view::Fragment;
-use crate::json::{PartialJson, PartialJsonLimits, PartialStrings};
+use crate::json::{PartialJson, PartialJsonLimits, PartialStrings, PathEvent};
 
 /// Why pushing a fragment failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,10 +28,27 @@ pub(crate) enum PushError {
 }
 
 /// The arguments of one tool call.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ToolArgs {
     raw: String,
     parser: PartialJson,
+    /// Whether the dialect turns the arguments into a value (Anthropic's
+    /// `input`): then what that value would cost counts in the memory budget.
+    materialized: bool,
+    /// The memory budget ran out while these arguments streamed: their value
+    /// is never built (it is what the budget refused).
+    over_budget: bool,
+}
+
+impl Default for ToolArgs {
+    fn default() -> Self {
+        ToolArgs {
+            raw: String::new(),
+            parser: PartialJson::skeleton(PartialJsonLimits::default()),
+            materialized: false,
+            over_budget: false,
+        }
+    }
 }
 
 /// How the arguments ended.
@@ -44,15 +68,31 @@ impl ToolArgs {
         ToolArgs::default()
     }
 
+    /// Says that the dialect turns these arguments into a value (see
+    /// [`capacity`](Self::capacity)).
+    pub(crate) fn set_materialized(&mut self) {
+        self.materialized = true;
+    }
+
+    /// The memory budget ran out on these arguments: no value is built from
+    /// them ([`partial_value`](Self::partial_value) and
+    /// [`take_value`](Self::take_value) say `None`).
+    pub(crate) fn set_over_budget(&mut self) {
+        self.over_budget = true;
+    }
+
     /// The raw text received so far.
     pub(crate) fn raw(&self) -> &str {
         &self.raw
     }
 
-    /// Bytes held (raw text; the parser's own buffers are bounded by the
-    /// value's depth and its longest string).
+    /// Bytes held: the raw text and the parser's buffers, plus (when the
+    /// dialect will build the value) the estimated size of that value.
     pub(crate) fn capacity(&self) -> usize {
-        self.raw.capacity() + core::mem::size_of::<PartialJson>()
+        self.raw.capacity()
+            + core::mem::size_of::<PartialJson>()
+            + self.parser.held_bytes()
+            + if self.materialized { self.parser.tree_estimate() } else { 0 }
     }
 
     /// Appends a fragment (decoded into the raw text, so an escaped
@@ -60,7 +100,9 @@ impl ToolArgs {
     /// then the path events it completes. Over `max_bytes` nothing is
     /// appended. An invalid byte makes the parser stop (sticky error): later
     /// fragments are still kept raw and announced, the arguments end
-    /// `invalid_arguments`.
+    /// `invalid_arguments`. A lone surrogate escape is U+FFFD in the path
+    /// events and the value (the raw text keeps it), with a
+    /// `lone_surrogate` warning.
     pub(crate) fn push(
         &mut self,
         fragment: &(impl Fragment + ?Sized),
@@ -69,10 +111,7 @@ impl ToolArgs {
         sink: &mut dyn FnMut(&StreamEvent<'_>),
     ) -> Result<(), PushError> {
         if self.raw.is_empty() && self.parser.bytes_pushed() == 0 {
-            self.parser = PartialJson::with_limits(PartialJsonLimits {
-                max_bytes: max_bytes as u64,
-                ..PartialJsonLimits::default()
-            });
+            self.parser = Self::parser(PartialJson::skeleton, max_bytes);
         }
         let start = self.raw.len();
         fragment.push_to(&mut self.raw);
@@ -80,50 +119,87 @@ impl ToolArgs {
             self.raw.truncate(start);
             return Err(PushError::TooLarge);
         }
-        let fragment = &self.raw[start..];
-        if fragment.is_empty() {
+        if self.raw.len() == start {
             return Ok(());
         }
-        sink(&StreamEvent::ToolArgsDelta { part, json: fragment });
+        sink(&StreamEvent::ToolArgsDelta { part, json: &self.raw[start..] });
         if self.parser.error().is_none() {
+            let replaced = self.parser.replaced_surrogates();
             // An error is sticky in the parser and reported by `finish`.
-            let _ = self.parser.push_str(fragment, |event| sink(&StreamEvent::ToolArgsPath { part, event }));
+            let _ = self.parser.push_document(&self.raw, |event| sink(&StreamEvent::ToolArgsPath { part, event }));
+            let lone = self.parser.replaced_surrogates() - replaced;
+            if lone > 0 {
+                let message = format!(
+                    "tool call part {part}: {lone} lone surrogate escape(s) in the arguments decoded to U+FFFD (the raw text keeps them)"
+                );
+                sink(&StreamEvent::Warning { code: "lone_surrogate", message: &message });
+            }
         }
         Ok(())
+    }
+
+    /// A parser for these arguments: `max_bytes`, lone surrogates as U+FFFD.
+    fn parser(make: fn(PartialJsonLimits) -> PartialJson, max_bytes: usize) -> PartialJson {
+        let mut parser = make(PartialJsonLimits { max_bytes: max_bytes as u64, ..PartialJsonLimits::default() });
+        parser.set_lossy_surrogates(true);
+        parser
+    }
+
+    /// A tree parser fed the whole raw text (what a value is built from).
+    fn tree(&self) -> PartialJson {
+        let mut parser = Self::parser(PartialJson::with_limits, self.raw.len().max(1));
+        let _ = parser.push_str(&self.raw, |_: &PathEvent<'_>| {});
+        parser
     }
 
     /// The arguments so far as if they ended here (jiter's `partial_mode`
     /// semantics, see [`PartialJson::value_at_end`]); once they are known
     /// invalid, the value of the text before the error. `None` when no value
-    /// has begun (or after [`release`](Self::release)).
+    /// has begun (or after [`release`](Self::release)). Parsed from the text:
+    /// time and memory proportional to it.
     pub(crate) fn partial_value(&self, strings: PartialStrings) -> Option<Value> {
-        self.parser.value_at_end(strings)
+        if self.raw.is_empty() || self.over_budget {
+            return None;
+        }
+        self.tree().value_at_end(strings)
     }
 
     /// Ends the arguments: valid only if the whole text is one complete JSON
-    /// value (exactly what `serde_json` would accept).
+    /// value (exactly what `serde_json` would accept, a lone surrogate escape
+    /// aside).
     pub(crate) fn finish(&mut self) -> ArgsEnd {
         if self.raw.trim().is_empty() {
             return ArgsEnd::Empty;
         }
-        match self.parser.finish_ref() {
-            Ok(_) => ArgsEnd::Valid,
+        match self.parser.finish_check() {
+            Ok(()) => ArgsEnd::Valid,
             Err(e) => ArgsEnd::Invalid(format!("{} at byte {}", e.kind, e.offset)),
         }
     }
 
     /// The parsed arguments after [`finish`](Self::finish) said
-    /// [`ArgsEnd::Valid`], moved out (no copy); the arguments are done with
-    /// (release them next).
-    pub(crate) fn take_value(&mut self) -> Option<Value> {
-        self.parser.take_root()
+    /// [`ArgsEnd::Valid`], parsed from the text.
+    pub(crate) fn take_value(&self) -> Option<Value> {
+        if self.over_budget {
+            return None;
+        }
+        if self.parser.replaced_surrogates() == 0 {
+            // serde_json gives the same value (the parser's `finish` is
+            // serde_json's), faster; it refuses only past 128 levels.
+            if let Ok(value) = serde_json::from_str(&self.raw) {
+                return Some(value);
+            }
+        }
+        let mut tree = self.tree();
+        tree.finish_ref().ok()?;
+        tree.take_root()
     }
 
     /// Frees the raw text and the parser (after the call was committed and
     /// its outcome reported).
     pub(crate) fn release(&mut self) {
         self.raw = String::new();
-        self.parser = PartialJson::default();
+        self.parser = PartialJson::skeleton(PartialJsonLimits::default());
     }
 
     /// Whether the arguments so far are one complete, valid JSON value.

@@ -332,5 +332,8 @@ pub(crate) fn path_event_json(event: &PathEvent<'_>) -> Value {
         PathEvent::ValueComplete { path: p, value } => {
             json!({"type": event.name(), "path": path(p), "value": (*value).clone()})
         }
+        PathEvent::ContainerComplete { path: p, .. } => {
+            json!({"type": event.name(), "path": path(p), "value": event.value().map(|v| v.into_owned())})
+        }
     }
 }

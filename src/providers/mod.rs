@@ -79,6 +79,7 @@
 //! | `part_not_ended` | the terminal event arrived while a part was open (committed as `incomplete`; Responses: completed from the terminal `output` when it holds the item complete) |
 //! | `terminal_output_mismatch` | Responses: the terminal `output`'s final text of an open item does not extend what was streamed (committed as `incomplete`) |
 //! | `invalid_event` | an event whose JSON lacks a required field (e.g. no `index`) or has an unexpected shape (e.g. a non-object `delta`, a non-integer `sequence_number`, data that is not an object); what can be applied of it still is (OpenAI Chat: every other member of the chunk) |
+//! | `lone_surrogate` | a tool call's arguments hold a lone surrogate escape (`"\ud83d"`, allowed by RFC 8259's grammar, accepted by `json.loads` / `JSON.parse`): decoded to U+FFFD in the parsed arguments and the path events, kept as is in the raw text |
 //! | `unnamed_tool_call` | a tool call committed ready with neither id nor name (its folded name is `""`) |
 //! | `lone_surrogate` | a `\uD800`-`\uDFFF` escape not part of a surrogate pair (RFC 8259's grammar allows it; JavaScript and Python accept it; serde_json does not): read as U+FFFD, wherever it is in the event (delta text, tool-argument fragment, any other member); the event is applied |
 //! | `terminal_before_start` | a terminal event (`message_stop`, `[DONE]`) before the answer started (before any event that starts or fills it): a stray one, not the end; ignored, and folding goes on. Responses: a `response.completed` / `response.incomplete` whose `response` holds an `output` array is a whole answer in one event and is folded as such (warning `event_before_start`); without one it is ignored with this warning |
@@ -205,6 +206,14 @@ pub struct StreamConfig {
     /// fine-grained-tool-streaming-2025-05-14`). Never changes whether a
     /// tool call is ready.
     pub tool_input_trailing_strings: bool,
+    /// Most bytes the stream's parts may hold (texts, raw tool arguments
+    /// and their parsed values, estimated), checked every 16 KiB received.
+    /// Over it: [`StreamError::LimitExceeded`] `max_memory_bytes`, with
+    /// everything folded so far kept. It bounds what tool arguments become
+    /// in memory (their parsed tree can be up to ~200× their text, e.g.
+    /// `[0,0,…]` or `[[[]]]`), where `max_tool_args_bytes` bounds only their
+    /// text. Default 128 MiB.
+    pub max_memory_bytes: usize,
 }
 
 impl Default for StreamConfig {
@@ -216,6 +225,7 @@ impl Default for StreamConfig {
             max_text_bytes: 64 << 20,
             max_choices: 128,
             tool_input_trailing_strings: false,
+            max_memory_bytes: 128 << 20,
         }
     }
 }
@@ -238,7 +248,8 @@ pub enum StreamError {
     /// A limit of [`StreamConfig`] was exceeded.
     #[error("limit exceeded: {limit} ({max})")]
     LimitExceeded {
-        /// Which limit (`max_parts`, `max_tool_args_bytes`, `max_text_bytes`, `max_choices`).
+        /// Which limit (`max_parts`, `max_tool_args_bytes`, `max_text_bytes`, `max_choices`,
+        /// `max_memory_bytes`).
         limit: &'static str,
         /// Its value.
         max: usize,

@@ -61,9 +61,6 @@ pub(crate) struct Part {
     pub(crate) text: String,
     /// Tool-call arguments.
     pub(crate) args: Option<ToolArgs>,
-    /// The parsed arguments, moved out of the parser at a complete commit
-    /// (for the dialect's [`Dialect::part_content`] to take).
-    pub(crate) value: Option<Value>,
     /// How the arguments ended, at commit.
     pub(crate) args_end: Option<ArgsEnd>,
 }
@@ -176,12 +173,21 @@ pub(crate) struct Turn {
     pub(crate) config: StreamConfig,
     pub(crate) state: TurnState,
     pub(crate) parts: Vec<Part>,
+    /// Bytes received into the parts since the memory budget was last
+    /// checked (the check costs O(parts), so it runs every
+    /// [`BUDGET_CHECK_BYTES`] of input).
+    unchecked: usize,
 }
+
+/// How often (in bytes received into the parts) `max_memory_bytes` is
+/// checked. Tool arguments amplify at most ~200× in the parser, so the
+/// overshoot stays a few MiB.
+const BUDGET_CHECK_BYTES: usize = 16 << 10;
 
 impl Turn {
     /// A turn not yet started.
     pub(crate) fn new(config: StreamConfig) -> Self {
-        Turn { config, state: TurnState::Idle, parts: Vec::new() }
+        Turn { config, state: TurnState::Idle, parts: Vec::new(), unchecked: 0 }
     }
 
     /// Forgets the partial turn (a restart after reconnection).
@@ -207,6 +213,23 @@ impl Turn {
     /// Whether any part was started.
     pub(crate) fn output_emitted(&self) -> bool {
         !self.parts.is_empty()
+    }
+
+    /// Counts `len` bytes received into a part and, every
+    /// [`BUDGET_CHECK_BYTES`], checks the bytes held by the parts against
+    /// `max_memory_bytes` (over it: the limit error; what was folded so far
+    /// stays).
+    fn check_budget(&mut self, len: usize) -> Result<(), StreamError> {
+        self.unchecked += len;
+        if self.unchecked < BUDGET_CHECK_BYTES {
+            return Ok(());
+        }
+        self.unchecked = 0;
+        let max = self.config.max_memory_bytes;
+        if self.footprint() > max {
+            return Err(StreamError::LimitExceeded { limit: "max_memory_bytes", max });
+        }
+        Ok(())
     }
 
     /// Checks a text length against `max_text_bytes`.
@@ -245,7 +268,6 @@ impl Turn {
             sub,
             text: String::new(),
             args: (kind == PartKind::ToolCall).then(ToolArgs::new),
-            value: None,
             args_end: None,
         });
         sink(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type });
@@ -264,10 +286,11 @@ impl Turn {
             part.text.truncate(start);
             return Err(StreamError::LimitExceeded { limit: "max_text_bytes", max });
         }
-        if part.text.len() > start {
+        let added = part.text.len() - start;
+        if added > 0 {
             sink(&StreamEvent::TextDelta { part: id, text: &part.text[start..] });
         }
-        Ok(())
+        self.check_budget(added)
     }
 
     /// Sets a part's initial text (a block that starts with text), emitting
@@ -279,7 +302,7 @@ impl Turn {
         if !text.is_empty() {
             sink(&StreamEvent::TextDelta { part: id, text: &part.text });
         }
-        Ok(())
+        self.check_budget(text.len())
     }
 
     /// Appends a fragment of a tool call's arguments (`tool_args_delta`,
@@ -291,11 +314,20 @@ impl Turn {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let max = self.config.max_tool_args_bytes;
+        let mut added = 0;
         if let Some(args) = self.parts[id as usize].args.as_mut() {
+            let before = args.raw().len();
             args.push(fragment, id, max, sink)
                 .map_err(|PushError::TooLarge| StreamError::LimitExceeded { limit: "max_tool_args_bytes", max })?;
+            added = args.raw().len() - before;
         }
-        Ok(())
+        let result = self.check_budget(added);
+        if result.is_err() {
+            if let Some(args) = self.parts[id as usize].args.as_mut() {
+                args.set_over_budget();
+            }
+        }
+        result
     }
 
     /// Commits an open part — the one commit path of every dialect: its
@@ -313,9 +345,6 @@ impl Turn {
             Some(ArgsEnd::Invalid(e)) => Outcome::Invalid(e.clone()),
             _ => Outcome::Complete,
         };
-        if !cut && matches!(end, Some(ArgsEnd::Valid)) {
-            part.value = part.args.as_mut().and_then(ToolArgs::take_value);
-        }
         part.args_end = end;
         let content = dialect.part_content(&mut self.parts, id);
         let part = &self.parts[id as usize];

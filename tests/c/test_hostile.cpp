@@ -2,6 +2,7 @@
 // id then 20 000 events, ids at and past max_id_len, huge server retry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "common.hpp"
@@ -34,7 +35,121 @@ struct IdWatch {
   }
 };
 
+/// `s` as a JSON string literal (ASCII input: quotes and backslashes).
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// One Anthropic tool call whose arguments are `args` (ASCII), in fragments
+/// of `chunk` bytes, then the end of the turn.
+std::string anthropic_tool_stream(const std::string &args, size_t chunk) {
+  std::string s =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\","
+      "\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,"
+      "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
+      "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n\n";
+  for (size_t at = 0; at < args.size(); at += chunk) {
+    s += "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+         "{\"type\":\"input_json_delta\",\"partial_json\":" +
+         json_string(args.substr(at, chunk)) + "}}\n\n";
+  }
+  s += "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+       "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},"
+       "\"usage\":{\"output_tokens\":2}}\n\n"
+       "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  return s;
+}
+
+/// The issue's argument shapes, about `n` bytes, inside `{"a": [...]}`.
+std::string hostile_args(const std::string &shape, size_t n) {
+  std::string s = "{\"a\":[";
+  if (shape == "keys") s += "{";
+  for (size_t i = 0; s.size() < n; i++) {
+    if (i > 0) s += ",";
+    if (shape == "nested") {
+      s += "[[[[[]]]]]";
+    } else if (shape == "numbers") {
+      s += "0";
+    } else {
+      char key[32];
+      snprintf(key, sizeof key, "\"%zx\":0", i);
+      s += key;
+    }
+  }
+  if (shape == "keys") s += "}";
+  return s + "]}";
+}
+
+/// Stream events: warning JSON forms, raw argument text, part outcomes.
+struct ArgsWatch {
+  std::vector<std::string> warnings, part_ends;
+  std::string raw;
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    auto *w = static_cast<ArgsWatch *>(user_data);
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_WARNING) w->warnings.push_back(S(e->json));
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_PART_END) w->part_ends.push_back(S(e->json));
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_DELTA) w->raw += S(e->text);
+  }
+};
+
 }  // namespace
+
+TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
+  for (const char *shape : {"nested", "numbers", "keys"}) {
+    std::string input = anthropic_tool_stream(hostile_args(shape, 2 << 20), 4096);
+    ssefold_stream_config cfg;
+    ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(cfg.max_memory_bytes, size_t{128} << 20);
+    cfg.max_memory_bytes = 4 << 20;
+    ssefold_stream *s = nullptr;
+    ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, &cfg, &s), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED) << shape;
+    ssefold_str v;
+    ASSERT_EQ(ssefold_stream_last_error(s, &v), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(v).find("max_memory_bytes"), std::string::npos) << S(v);
+    ASSERT_EQ(ssefold_stream_message_json(s, &v), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(v).find("\"name\":\"f\""), std::string::npos) << shape;
+    ssefold_stream_free(s);
+    // The default budget (128 MiB): 512 KB of the same fold.
+    input = anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096);
+    ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK) << shape;
+    EXPECT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK) << shape;
+    ssefold_stream_free(s);
+  }
+}
+
+TEST(Hostile, LoneSurrogateInToolArgumentsIsReplacementCharacterWithAWarning) {
+  const std::string args =
+      R"({"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"})";
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{1000}}) {
+    std::string input = anthropic_tool_stream(args, chunk);
+    ssefold_stream *s = nullptr;
+    ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
+    ArgsWatch w;
+    ASSERT_EQ(ssefold_stream_set_callback(s, &ArgsWatch::callback, &w, true), SSEFOLD_RESULT_OK);
+    ASSERT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK);
+    ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(w.raw, args);
+    ASSERT_FALSE(w.warnings.empty());
+    for (const auto &j : w.warnings) EXPECT_NE(j.find("\"code\":\"lone_surrogate\""), std::string::npos) << j;
+    ASSERT_EQ(w.part_ends.size(), 1u);
+    EXPECT_NE(w.part_ends[0].find("\"outcome\":\"complete\""), std::string::npos);
+    ssefold_str v;
+    ASSERT_EQ(ssefold_stream_message_json(s, &v), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(v).find("\"input\":{\"a\":\"x\uFFFDy\",\"b\":\"\uFFFD\",\"c\":\"\uFFFD\U0001F600\","
+                        "\"d\":\"\uFFFD\\n\",\"ok\":\"\U0001F600\"}"),
+              std::string::npos)
+        << S(v);
+    ssefold_stream_free(s);
+  }
+}
 
 TEST(Hostile, LongIdIsRefusedByDefaultAndDecodingGoesOn) {
   ssefold_sse_decoder_config cfg;
@@ -195,4 +310,63 @@ TEST(Hostile, StrayTerminalFirstIsAWarningNotTheEnd) {
     EXPECT_TRUE(has_code(f, "terminal_before_start")) << provider;
   }
   EXPECT_FALSE(fold(SSEFOLD_PROVIDER_OPENAI_CHAT, "data: [DONE]\n\n").finished);
+}
+
+namespace {
+
+/// Keeps each tool call's path from the O(1) fields (truncate to depth - 1,
+/// push the last segment) and checks it against the accessor.
+struct PathWatch {
+  std::vector<std::string> path;  // keys, or "#<index>"
+  size_t events = 0, containers = 0, max_depth = 0, mismatches = 0;
+  static std::string seg(const ssefold_path_segment &s) {
+    return s.key.ptr ? S(s.key) : "#" + std::to_string(s.index);
+  }
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    auto *w = static_cast<PathWatch *>(user_data);
+    if (e->kind != SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_PATH) return;
+    const ssefold_stream_path_event &p = e->path_event;
+    w->events++;
+    w->max_depth = std::max(w->max_depth, p.depth);
+    if (p.depth > 0) {
+      w->path.resize(p.depth - 1);
+      w->path.push_back(seg(p.last));
+    } else {
+      w->path.clear();
+    }
+    ssefold_path_segment s;
+    // Spot-check the outermost and innermost segments (O(1) each).
+    for (size_t i : {size_t{0}, p.depth > 0 ? p.depth - 1 : 0}) {
+      if (i < p.depth && (ssefold_stream_event_path(e, i, &s) != SSEFOLD_RESULT_OK || seg(s) != w->path[i]))
+        w->mismatches++;
+    }
+    if (ssefold_stream_event_path(e, p.depth, &s) != SSEFOLD_RESULT_INVALID_ARGUMENT) w->mismatches++;
+    if (p.kind == SSEFOLD_PATH_EVENT_KIND_VALUE_COMPLETE && p.is_container) {
+      w->containers++;
+      const std::string text = S(p.text);
+      if (text.empty() || (text.front() != '[' && text.front() != '{')) w->mismatches++;
+    }
+  }
+};
+
+}  // namespace
+
+TEST(Hostile, ToolArgsPathEventsAreDepthAndLastSegmentWithThePathOnDemand) {
+  const int depth = 300;
+  std::string unit = std::string(depth, '[') + "{\"k\": \"v\"}" + std::string(depth, ']');
+  std::string args = "{\"a\": [" + unit + "," + unit + "]}";
+  std::string input = anthropic_tool_stream(args, 97);
+  ssefold_stream *s = nullptr;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
+  PathWatch w;
+  ASSERT_EQ(ssefold_stream_set_callback(s, &PathWatch::callback, &w, false), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(w.mismatches, 0u);
+  EXPECT_EQ(w.max_depth, size_t{depth} + 3);  // a, index, 300 arrays, k
+  EXPECT_EQ(w.containers, 2u * (depth + 1) + 2);
+  EXPECT_TRUE(w.path.empty());  // the last event: the root completed
+  ssefold_path_segment seg;
+  EXPECT_EQ(ssefold_stream_event_path(nullptr, 0, &seg), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_stream_free(s);
 }

@@ -1,6 +1,8 @@
 //! `parse_partial_json`, `PartialJSON` and its `PathEvent`s over
 //! `ssefold::json`.
 
+use std::sync::{Arc, OnceLock};
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -12,48 +14,86 @@ use ssefold::json::{
 use crate::convert::value_to_py;
 use crate::errors::{with_events, ToPyErr};
 
-/// One path-level event of an incremental JSON parse (immutable).
+/// One path-level event of an incremental JSON parse (immutable). O(1) to
+/// build however deep: the path is shared with the events before it
+/// (`path` builds the tuple on first access), a closing container keeps its
+/// JSON text (`value` parses it on first access).
 #[pyclass(module = "ssefold", frozen)]
 pub struct PathEvent {
     type_: &'static str,
-    path: Py<PyTuple>,
+    /// Number of path segments.
+    depth: usize,
+    /// The innermost path segment, linked to the outer ones.
+    node: Option<Arc<PathNode>>,
+    /// The path as a tuple, once asked for.
+    path: OnceLock<Py<PyTuple>>,
     /// `"object"` / `"array"` for `container_start`.
     kind: Option<&'static str>,
     /// The new text for `string_append`.
     text: Option<Py<PyString>>,
-    /// The completed value for `value_complete`.
+    /// The completed scalar value for `value_complete`.
     value: Option<Py<PyAny>>,
+    /// The JSON text of a completed container (parsed into `parsed` on access).
+    json: Option<Box<str>>,
+    parsed: OnceLock<Py<PyAny>>,
+}
+
+/// One segment of a path, linked to its parent (shared between events).
+pub struct PathNode {
+    parent: Option<Arc<PathNode>>,
+    segment: PathSegment,
 }
 
 /// The path as a tuple of `str` keys and `int` indexes.
-fn path_tuple<'py>(py: Python<'py>, path: &[PathSegment]) -> PyResult<Bound<'py, PyTuple>> {
-    let items: Vec<Bound<'py, PyAny>> = path
-        .iter()
-        .map(|s| match s {
-            PathSegment::Key(k) => Ok(PyString::new(py, k).into_any()),
-            PathSegment::Index(i) => Ok(i.into_pyobject(py)?.into_any()),
-        })
-        .collect::<PyResult<_>>()?;
+fn path_tuple<'py>(py: Python<'py>, node: Option<&Arc<PathNode>>, depth: usize) -> PyResult<Bound<'py, PyTuple>> {
+    let mut items: Vec<Bound<'py, PyAny>> = Vec::with_capacity(depth);
+    let mut next = node;
+    while let Some(n) = next {
+        items.push(segment_py(py, &n.segment)?);
+        next = n.parent.as_ref();
+    }
+    items.reverse();
     PyTuple::new(py, items)
 }
 
-/// The last path converted, reused while events stay on it (a long string
-/// streams as many `string_append`s at one path).
+fn segment_py<'py>(py: Python<'py>, segment: &PathSegment) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match segment {
+        PathSegment::Key(k) => PyString::new(py, k).into_any(),
+        PathSegment::Index(i) => i.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// One document's current path as linked nodes. Consecutive path events of
+/// a document share all but the last segment of the shorter path, so each
+/// event costs O(1): cut to `depth - 1` segments, add the last one (a
+/// sequence that breaks that rule is rebuilt from the path, O(depth)).
 #[derive(Default)]
 pub struct PathCache {
-    last: Option<(Vec<PathSegment>, Py<PyTuple>)>,
+    stack: Vec<Arc<PathNode>>,
 }
 
 impl PathCache {
-    fn get(&mut self, py: Python<'_>, path: &[PathSegment]) -> PyResult<Py<PyTuple>> {
-        if let Some((segments, tuple)) = &self.last {
-            if segments.as_slice() == path {
-                return Ok(tuple.clone_ref(py));
+    fn node(&mut self, path: &[PathSegment]) -> Option<Arc<PathNode>> {
+        let depth = path.len();
+        let last = path.last()?;
+        let same = |stack: &[Arc<PathNode>], i: usize| stack.get(i).is_some_and(|n| n.segment == path[i]);
+        if self.stack.len() == depth && same(&self.stack, depth - 1) && (depth < 2 || same(&self.stack, depth - 2)) {
+            return self.stack.last().cloned(); // e.g. a long string's appends
+        }
+        self.stack.truncate(depth - 1);
+        if self.stack.len() != depth - 1 || (depth >= 2 && !same(&self.stack, depth - 2)) {
+            self.stack.clear();
+            for segment in &path[..depth - 1] {
+                self.push(segment);
             }
         }
-        let tuple = path_tuple(py, path)?.unbind();
-        self.last = Some((path.to_vec(), tuple.clone_ref(py)));
-        Ok(tuple)
+        self.push(last);
+        self.stack.last().cloned()
+    }
+
+    fn push(&mut self, segment: &PathSegment) {
+        let parent = self.stack.last().cloned();
+        self.stack.push(Arc::new(PathNode { parent, segment: segment.clone() }));
     }
 }
 
@@ -62,7 +102,7 @@ impl PathEvent {
     pub fn to_dict_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("type", self.type_)?;
-        d.set_item("path", PyList::new(py, self.path.bind(py).iter())?)?;
+        d.set_item("path", PyList::new(py, self.path_py(py)?.bind(py).iter())?)?;
         if let Some(kind) = self.kind {
             d.set_item("kind", kind)?;
         }
@@ -70,40 +110,57 @@ impl PathEvent {
             d.set_item("text", text)?;
         }
         if self.type_ == "value_complete" {
-            d.set_item("value", self.value.as_ref().map(|v| v.bind(py)))?;
+            d.set_item("value", self.value_py(py)?)?;
         }
         Ok(d)
     }
 
+    fn path_py(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        if let Some(path) = self.path.get() {
+            return Ok(path.clone_ref(py));
+        }
+        let path = path_tuple(py, self.node.as_ref(), self.depth)?.unbind();
+        Ok(self.path.get_or_init(|| path).clone_ref(py))
+    }
+
+    fn value_py(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(json) = &self.json else { return Ok(self.value.as_ref().map(|v| v.clone_ref(py))) };
+        if let Some(v) = self.parsed.get() {
+            return Ok(Some(v.clone_ref(py)));
+        }
+        let event = CorePathEvent::ContainerComplete { path: &[], kind: ContainerKind::Object, json };
+        let value = match event.value() {
+            Some(v) => value_to_py(py, &v)?.unbind(),
+            None => py.None(),
+        };
+        Ok(Some(self.parsed.get_or_init(|| value).clone_ref(py)))
+    }
+
     /// The Python object for a core path event.
     pub fn from_core(py: Python<'_>, e: &CorePathEvent<'_>, paths: &mut PathCache) -> PyResult<Self> {
-        let path = paths.get(py, e.path())?;
-        Ok(match e {
-            CorePathEvent::ContainerStart { kind, .. } => PathEvent {
-                type_: "container_start",
-                path,
-                kind: Some(match kind {
+        let mut event = PathEvent {
+            type_: e.name(),
+            depth: e.path().len(),
+            node: paths.node(e.path()),
+            path: OnceLock::new(),
+            kind: None,
+            text: None,
+            value: None,
+            json: None,
+            parsed: OnceLock::new(),
+        };
+        match e {
+            CorePathEvent::ContainerStart { kind, .. } => {
+                event.kind = Some(match kind {
                     ContainerKind::Object => "object",
                     ContainerKind::Array => "array",
-                }),
-                text: None,
-                value: None,
-            },
-            CorePathEvent::StringAppend { text, .. } => PathEvent {
-                type_: "string_append",
-                path,
-                kind: None,
-                text: Some(PyString::new(py, text).unbind()),
-                value: None,
-            },
-            CorePathEvent::ValueComplete { value, .. } => PathEvent {
-                type_: "value_complete",
-                path,
-                kind: None,
-                text: None,
-                value: Some(value_to_py(py, value)?.unbind()),
-            },
-        })
+                })
+            }
+            CorePathEvent::StringAppend { text, .. } => event.text = Some(PyString::new(py, text).unbind()),
+            CorePathEvent::ValueComplete { value, .. } => event.value = Some(value_to_py(py, value)?.unbind()),
+            CorePathEvent::ContainerComplete { json, .. } => event.json = Some((*json).into()),
+        }
+        Ok(event)
     }
 }
 
@@ -115,10 +172,23 @@ impl PathEvent {
         self.type_
     }
 
-    /// Where in the document: `str` keys and `int` indexes.
+    /// Where in the document: `str` keys and `int` indexes (built on first
+    /// access, O(depth)).
     #[getter]
-    fn path(&self, py: Python<'_>) -> Py<PyTuple> {
-        self.path.clone_ref(py)
+    fn path(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        self.path_py(py)
+    }
+
+    /// Number of path segments (0: the root value); O(1).
+    #[getter]
+    fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The last path segment (`None` at the root); O(1).
+    #[getter]
+    fn last<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.node.as_ref().map(|n| segment_py(py, &n.segment)).transpose()
     }
 
     /// `object` or `array` (container_start only).
@@ -133,10 +203,12 @@ impl PathEvent {
         self.text.as_ref().map(|t| t.clone_ref(py))
     }
 
-    /// The completed value (value_complete only; `None` otherwise).
+    /// The completed value (value_complete only; `None` otherwise). A
+    /// provider stream's closing container is parsed from its text on first
+    /// access.
     #[getter]
-    fn value(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-        self.value.as_ref().map(|v| v.clone_ref(py))
+    fn value(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.value_py(py)
     }
 
     /// The wire form: `{"type", "path": [...], and "kind" | "text" | "value"}`.
@@ -152,14 +224,14 @@ impl PathEvent {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut s = format!("PathEvent(type='{}', path={}", self.type_, self.path.bind(py).repr()?);
+        let mut s = format!("PathEvent(type='{}', path={}", self.type_, self.path_py(py)?.bind(py).repr()?);
         if let Some(kind) = self.kind {
             s.push_str(&format!(", kind='{kind}'"));
         }
         if let Some(text) = &self.text {
             s.push_str(&format!(", text={}", text.bind(py).repr()?));
         }
-        if let Some(value) = &self.value {
+        if let Some(value) = self.value_py(py)? {
             s.push_str(&format!(", value={}", value.bind(py).repr()?));
         }
         s.push(')');

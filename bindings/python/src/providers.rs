@@ -2,6 +2,8 @@
 //! `OpenAIResponsesStream`) over `ssefold::providers`: normalized events as
 //! `StreamEvent` objects, the folded message as a `dict`.
 
+use std::collections::HashMap;
+
 use pyo3::exceptions::{PyAttributeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -88,7 +90,8 @@ impl StreamEvent {
 #[derive(Default)]
 struct EventBuilder {
     names: StringCache,
-    paths: PathCache,
+    /// Each tool call's current path.
+    paths: HashMap<u32, PathCache>,
 }
 
 impl EventBuilder {
@@ -110,7 +113,7 @@ impl EventBuilder {
                 }
                 HeldEvent::Path { part, event } => {
                     fields.set_item(intern!(py, "part"), part)?;
-                    let pe = PathEvent::from_core(py, &path_view(event), &mut self.paths)?;
+                    let pe = PathEvent::from_core(py, &path_view(event), self.paths.entry(*part).or_default())?;
                     fields.set_item(intern!(py, "path_event"), Py::new(py, pe)?)?;
                     "tool_args_path"
                 }
@@ -181,6 +184,9 @@ fn path_view(e: &OwnedPathEvent) -> CorePathEvent<'_> {
         OwnedPathEvent::ContainerStart { path, kind } => CorePathEvent::ContainerStart { path, kind: *kind },
         OwnedPathEvent::StringAppend { path, text } => CorePathEvent::StringAppend { path, text },
         OwnedPathEvent::ValueComplete { path, value } => CorePathEvent::ValueComplete { path, value },
+        OwnedPathEvent::ContainerComplete { path, kind, json } => {
+            CorePathEvent::ContainerComplete { path, kind: *kind, json }
+        }
     }
 }
 
@@ -217,6 +223,7 @@ fn stream_config(
     max_text_bytes: usize,
     max_choices: usize,
     tool_input_trailing_strings: bool,
+    max_memory_bytes: usize,
 ) -> PyResult<StreamConfig> {
     Ok(StreamConfig {
         sse: DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? },
@@ -225,6 +232,7 @@ fn stream_config(
         max_text_bytes,
         max_choices,
         tool_input_trailing_strings,
+        max_memory_bytes,
     })
 }
 
@@ -290,7 +298,7 @@ impl Stream {
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-        tool_input_trailing_strings = false, ui = false
+        tool_input_trailing_strings = false, max_memory_bytes = 134217728, ui = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -304,6 +312,7 @@ impl Stream {
         max_text_bytes: usize,
         max_choices: usize,
         tool_input_trailing_strings: bool,
+        max_memory_bytes: usize,
         ui: bool,
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
@@ -318,6 +327,7 @@ impl Stream {
             max_text_bytes,
             max_choices,
             tool_input_trailing_strings,
+            max_memory_bytes,
         )?;
         Ok(Stream::with_provider(p, config, ui))
     }
@@ -541,7 +551,7 @@ macro_rules! dialect {
             #[pyo3(signature = (
                         *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-                        tool_input_trailing_strings = false, ui = false
+                        tool_input_trailing_strings = false, max_memory_bytes = 134217728, ui = false
                     ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
@@ -554,6 +564,7 @@ macro_rules! dialect {
                 max_text_bytes: usize,
                 max_choices: usize,
                 tool_input_trailing_strings: bool,
+                max_memory_bytes: usize,
                 ui: bool,
             ) -> PyResult<($name, Stream)> {
                 let config = stream_config(
@@ -566,6 +577,7 @@ macro_rules! dialect {
                     max_text_bytes,
                     max_choices,
                     tool_input_trailing_strings,
+                    max_memory_bytes,
                 )?;
                 Ok(($name, Stream::with_provider($provider, config, ui)))
             }

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Generates a provider stream whose one tool call carries hostile arguments
+(the reliability issue's shapes), for BENCHMARKS.md's "Hostile input and
+scale" measurements. Nothing is committed: run it into a temporary file.
+
+    tools/hostile_args.py SHAPE [--bytes N] [--depth D] [--dialect D] [--chunk C] > /tmp/x.sse
+
+Shapes (the arguments are about N bytes, default 16 MiB minus a margin so
+they stay inside the default max_tool_args_bytes):
+  nested   {"a":[[[[[[]]]]],[[[[[]]]]],...]}   (empty arrays, depth 6)
+  numbers  {"a":[0,0,0,...]}                 (N/2 numbers)
+  keys     {"a":[{"0":0,"1":0,...}]}         (N/10 keys)
+  deep     {"a":[[...D deep...0...],...]}    (D-deep arrays, repeated)
+  string   {"a":"xxxx..."}                   (one long string: the baseline)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def arguments(shape: str, n: int, depth: int) -> str:
+    if shape == "nested":
+        body = ",".join(["[[[[[]]]]]"] * (n // 11))
+    elif shape == "numbers":
+        body = ",".join(["0"] * (n // 2))
+    elif shape == "keys":
+        body = "{" + ",".join(f'"{i:x}":0' for i in range(n // 11)) + "}"
+    elif shape == "deep":
+        unit = "[" * depth + "0" + "]" * depth
+        body = ",".join([unit] * max(1, n // (len(unit) + 1)))
+    elif shape == "string":
+        return '{"a":"' + "x" * n + '"}'
+    else:
+        raise SystemExit(f"unknown shape {shape!r}")
+    return '{"a":[' + body + "]}"
+
+
+def anthropic(args: str, chunk: int) -> str:
+    def event(name: str, data: object) -> str:
+        return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+    out = [
+        event("message_start", {"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        event("content_block_start", {"type": "content_block_start", "index": 0,
+                                      "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}),
+    ]
+    for i in range(0, len(args), chunk):
+        out.append(event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                 "delta": {"type": "input_json_delta", "partial_json": args[i:i + chunk]}}))
+    out.append(event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    out.append(event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+                                       "usage": {"output_tokens": 2}}))
+    out.append(event("message_stop", {"type": "message_stop"}))
+    return "".join(out)
+
+
+def openai_chat(args: str, chunk: int) -> str:
+    def chunk_event(delta: object, finish: object = None) -> str:
+        data = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+    out = [chunk_event({"role": "assistant", "tool_calls": [
+        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": ""}}]})]
+    for i in range(0, len(args), chunk):
+        out.append(chunk_event({"tool_calls": [{"index": 0, "function": {"arguments": args[i:i + chunk]}}]}))
+    out.append(chunk_event({}, "tool_calls"))
+    out.append("data: [DONE]\n\n")
+    return "".join(out)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("shape", choices=["nested", "numbers", "keys", "deep", "string"])
+    p.add_argument("--bytes", type=int, default=(16 << 20) - 4096)
+    p.add_argument("--depth", type=int, default=500)
+    p.add_argument("--dialect", choices=["anthropic", "openai_chat"], default="anthropic")
+    p.add_argument("--chunk", type=int, default=4096, help="argument bytes per event")
+    a = p.parse_args()
+    args = arguments(a.shape, a.bytes, a.depth)
+    stream = (anthropic if a.dialect == "anthropic" else openai_chat)(args, a.chunk)
+    sys.stdout.write(stream)
+
+
+if __name__ == "__main__":
+    main()
