@@ -607,7 +607,7 @@ fn replayed_events_after_reconnect_are_skipped_by_sequence_number() {
     s.reconnect().unwrap();
     s.feed(&second, |e| events.push(e.to_json())).unwrap();
     s.finish(|e| events.push(e.to_json())).unwrap();
-    let r = Run { events, message: s.message(), error: None };
+    let r = Run { events, message: s.message(), error: None, detected: s.provider().name() };
     assert_eq!(warnings(&r, "duplicate_event"), 1);
     assert_eq!(concat(&r, "text_delta", "text", 0), "ab");
     assert_eq!(r.message["output"][0]["content"][0]["text"], "ab");

@@ -13,7 +13,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use ssefold::providers::{Provider, Stream, StreamEvent};
+use ssefold::providers::Provider;
+
+mod prov_common;
+use prov_common::{lcg, run_with, Run};
 
 /// Recordings known to fail one of the checks below, with the failure as
 /// it was seen. Do not add entries to hide a new failure without saying why.
@@ -82,47 +85,6 @@ fn manifest_and_files_agree() {
     }
     for (f, _) in KNOWN_FAILURES {
         assert!(listed.contains(*f), "KNOWN_FAILURES names {f}, which is not in the manifest");
-    }
-}
-
-/// What one run produced.
-#[derive(Debug, Clone, PartialEq)]
-struct Run {
-    events: Vec<Value>,
-    message: Value,
-    /// The first error of feed or finish (the ending), as Debug text.
-    error: Option<String>,
-    /// The dialect the stream reports after finish.
-    detected: &'static str,
-}
-
-fn run_with(provider: Provider, bytes: &[u8], sizes: &mut dyn FnMut() -> usize) -> Run {
-    let mut stream = Stream::new(provider);
-    let mut events = Vec::new();
-    let mut error = None;
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let n = sizes().max(1).min(bytes.len() - pos);
-        if let Err(e) = stream.feed(&bytes[pos..pos + n], |e: &StreamEvent<'_>| events.push(e.to_json())) {
-            error = Some(format!("{e:?}"));
-            break;
-        }
-        pos += n;
-    }
-    let fin = stream.finish(|e: &StreamEvent<'_>| events.push(e.to_json()));
-    if error.is_none() {
-        if let Err(e) = fin {
-            error = Some(format!("{e:?}"));
-        }
-    }
-    Run { events, message: stream.message(), error, detected: stream.provider().name() }
-}
-
-fn lcg(seed: u64, max: usize) -> impl FnMut() -> usize {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    move || {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        1 + ((s >> 33) as usize % max)
     }
 }
 

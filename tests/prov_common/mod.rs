@@ -15,6 +15,8 @@ pub struct Run {
     pub message: Value,
     /// The first error (from feed or finish), as its Debug text.
     pub error: Option<String>,
+    /// The dialect the stream reports after finish (what `auto` detected).
+    pub detected: &'static str,
 }
 
 /// Feeds `bytes` split at the given chunk sizes (cycled), then finishes.
@@ -38,7 +40,7 @@ pub fn run_with(provider: Provider, bytes: &[u8], sizes: &mut dyn FnMut() -> usi
         }
     }
     check_text_invariant(&events);
-    Run { events, message: stream.message(), error }
+    Run { events, message: stream.message(), error, detected: stream.provider().name() }
 }
 
 /// A deterministic pseudo-random chunk-size generator.
