@@ -390,3 +390,24 @@ def test_tool_args_path_events_share_the_path_and_parse_containers_lazily() -> N
     inner = [e for e in events if e.depth == 303]
     assert inner and all(e.path[:2] == ("a", 0) or e.path[:2] == ("a", 1) for e in inner)
     assert inner[0].path[2:302] == (0,) * 300 and inner[0].path[-1] == "k"
+
+
+def test_path_events_after_a_turn_reset_carry_the_new_paths() -> None:
+    """Paths are shared between a tool call's consecutive events; after a
+    restart (part ids begin again at 0) the new document's paths are its own."""
+
+    def body(cid: str, key: str) -> bytes:
+        args = _json.dumps({key: {"a": {"b": 1}}})
+        chunk = {"id": cid, "object": "chat.completion.chunk", "created": 1, "model": "m",
+                 "choices": [{"index": 0, "delta": {"tool_calls": [
+                     {"index": 0, "id": "c", "type": "function", "function": {"name": "f", "arguments": args}}]},
+                     "finish_reason": None}]}
+        return f"data: {_json.dumps(chunk)}\n\n".encode()
+
+    stream = ssefold.OpenAIChatStream()
+    first = [e for e in stream.feed(body("one", "x")) if e.type == "tool_args_path"]
+    stream.reconnect()
+    second = [e for e in stream.feed(body("two", "y")) if e.type == "tool_args_path"]
+    paths = lambda evs: [tuple(e.path_event.path) for e in evs if e.path_event.depth == 3]
+    assert ("x", "a", "b") in paths(first)
+    assert paths(second) and all(p[0] == "y" for p in paths(second)), paths(second)

@@ -138,10 +138,15 @@ impl PathEvent {
 
     /// The Python object for a core path event.
     pub fn from_core(py: Python<'_>, e: &CorePathEvent<'_>, paths: &mut PathCache) -> PyResult<Self> {
+        Self::from_held(py, HeldPath::from_core(e, paths))
+    }
+
+    /// The Python object for a path event collected without the GIL.
+    pub fn from_held(py: Python<'_>, h: HeldPath) -> PyResult<Self> {
         let mut event = PathEvent {
-            type_: e.name(),
-            depth: e.path().len(),
-            node: paths.node(e.path()),
+            type_: h.type_,
+            depth: h.depth,
+            node: h.node,
             path: OnceLock::new(),
             kind: None,
             text: None,
@@ -149,18 +154,46 @@ impl PathEvent {
             json: None,
             parsed: OnceLock::new(),
         };
-        match e {
-            CorePathEvent::ContainerStart { kind, .. } => {
-                event.kind = Some(match kind {
-                    ContainerKind::Object => "object",
-                    ContainerKind::Array => "array",
-                })
-            }
-            CorePathEvent::StringAppend { text, .. } => event.text = Some(PyString::new(py, text).unbind()),
-            CorePathEvent::ValueComplete { value, .. } => event.value = Some(value_to_py(py, value)?.unbind()),
-            CorePathEvent::ContainerComplete { json, .. } => event.json = Some((*json).into()),
+        match h.payload {
+            HeldPayload::Kind(kind) => event.kind = Some(kind),
+            HeldPayload::Text(text) => event.text = Some(PyString::new(py, &text).unbind()),
+            HeldPayload::Value(value) => event.value = Some(value_to_py(py, &value)?.unbind()),
+            HeldPayload::Json(json) => event.json = Some(json),
         }
         Ok(event)
+    }
+}
+
+/// A path event held without the GIL: its depth and shared path node (O(1),
+/// never the whole path copied) and its payload, owned.
+pub struct HeldPath {
+    type_: &'static str,
+    depth: usize,
+    node: Option<Arc<PathNode>>,
+    payload: HeldPayload,
+}
+
+enum HeldPayload {
+    Kind(&'static str),
+    Text(Box<str>),
+    Value(serde_json::Value),
+    Json(Box<str>),
+}
+
+impl HeldPath {
+    /// Takes what the Python object needs from a core path event (the path
+    /// through `paths`, O(1) amortized).
+    pub fn from_core(e: &CorePathEvent<'_>, paths: &mut PathCache) -> Self {
+        let payload = match e {
+            CorePathEvent::ContainerStart { kind, .. } => HeldPayload::Kind(match kind {
+                ContainerKind::Object => "object",
+                ContainerKind::Array => "array",
+            }),
+            CorePathEvent::StringAppend { text, .. } => HeldPayload::Text((*text).into()),
+            CorePathEvent::ValueComplete { value, .. } => HeldPayload::Value((*value).clone()),
+            CorePathEvent::ContainerComplete { json, .. } => HeldPayload::Json((*json).into()),
+        };
+        HeldPath { type_: e.name(), depth: e.path().len(), node: paths.node(e.path()), payload }
     }
 }
 

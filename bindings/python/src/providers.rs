@@ -9,7 +9,6 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use ssefold::json::{OwnedPathEvent, PathEvent as CorePathEvent};
 use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
 use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
@@ -17,7 +16,7 @@ use ssefold::ui::UiState as CoreUiState;
 
 use crate::convert::{value_to_py, with_bytes, StringCache};
 use crate::errors::{with_events, ToPyErr};
-use crate::partial_json::{PathCache, PathEvent};
+use crate::partial_json::{HeldPath, PathCache, PathEvent};
 use crate::reconnect::ResumeCursor;
 use crate::sse::ServerSentEvent;
 
@@ -90,35 +89,33 @@ impl StreamEvent {
 #[derive(Default)]
 struct EventBuilder {
     names: StringCache,
-    /// Each tool call's current path.
-    paths: HashMap<u32, PathCache>,
 }
 
 impl EventBuilder {
     /// The Python events of a batch collected without the GIL.
-    fn build_held<'py>(&mut self, py: Python<'py>, held: &Held) -> PyResult<Bound<'py, PyList>> {
+    fn build_held<'py>(&mut self, py: Python<'py>, held: &mut Held) -> PyResult<Bound<'py, PyList>> {
         let mut out = Vec::with_capacity(held.events.len());
-        for h in &held.events {
+        for h in held.events.drain(..) {
             let fields = PyDict::new(py);
             let name = match h {
                 HeldEvent::Text { part, text } => {
                     fields.set_item(intern!(py, "part"), part)?;
-                    fields.set_item(intern!(py, "text"), PyString::new(py, &held.text[text.clone()]))?;
+                    fields.set_item(intern!(py, "text"), PyString::new(py, &held.text[text]))?;
                     "text_delta"
                 }
                 HeldEvent::Args { part, json } => {
                     fields.set_item(intern!(py, "part"), part)?;
-                    fields.set_item(intern!(py, "json"), PyString::new(py, &held.text[json.clone()]))?;
+                    fields.set_item(intern!(py, "json"), PyString::new(py, &held.text[json]))?;
                     "tool_args_delta"
                 }
                 HeldEvent::Path { part, event } => {
                     fields.set_item(intern!(py, "part"), part)?;
-                    let pe = PathEvent::from_core(py, &path_view(event), self.paths.entry(*part).or_default())?;
+                    let pe = PathEvent::from_held(py, event)?;
                     fields.set_item(intern!(py, "path_event"), Py::new(py, pe)?)?;
                     "tool_args_path"
                 }
                 HeldEvent::Other { name, json } => {
-                    if let serde_json::Value::Object(map) = json {
+                    if let serde_json::Value::Object(map) = &json {
                         for (k, v) in map.iter().skip(1) {
                             fields.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
                         }
@@ -137,7 +134,7 @@ impl EventBuilder {
 enum HeldEvent {
     Text { part: u32, text: std::ops::Range<usize> },
     Args { part: u32, json: std::ops::Range<usize> },
-    Path { part: u32, event: OwnedPathEvent },
+    Path { part: u32, event: HeldPath },
     Other { name: &'static str, json: serde_json::Value },
 }
 
@@ -147,6 +144,8 @@ enum HeldEvent {
 struct Held {
     events: Vec<HeldEvent>,
     text: String,
+    /// Each tool call's current path (shared nodes: a path event costs O(1)).
+    paths: HashMap<u32, PathCache>,
 }
 
 impl Held {
@@ -156,10 +155,19 @@ impl Held {
             self.text.push_str(s);
             start..self.text.len()
         };
+        match *e {
+            // A committed call's path stack is done with (a new document
+            // starts at its root, so a reused part id rebuilds it anyway).
+            CoreEvent::PartEnd { part, .. } => drop(self.paths.remove(&part)),
+            CoreEvent::TurnReset => self.paths.clear(),
+            _ => {}
+        }
         let held = match *e {
             CoreEvent::TextDelta { part, text: t } => HeldEvent::Text { part, text: text(t) },
             CoreEvent::ToolArgsDelta { part, json } => HeldEvent::Args { part, json: text(json) },
-            CoreEvent::ToolArgsPath { part, event } => HeldEvent::Path { part, event: event.to_owned_event() },
+            CoreEvent::ToolArgsPath { part, event } => {
+                HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.entry(part).or_default()) }
+            }
             _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
         };
         self.events.push(held);
@@ -174,18 +182,6 @@ impl Held {
         }
         if self.events.capacity() > 1 << 16 {
             self.events = Vec::new();
-        }
-    }
-}
-
-/// The borrowed path event of an owned one.
-fn path_view(e: &OwnedPathEvent) -> CorePathEvent<'_> {
-    match e {
-        OwnedPathEvent::ContainerStart { path, kind } => CorePathEvent::ContainerStart { path, kind: *kind },
-        OwnedPathEvent::StringAppend { path, text } => CorePathEvent::StringAppend { path, text },
-        OwnedPathEvent::ValueComplete { path, value } => CorePathEvent::ValueComplete { path, value },
-        OwnedPathEvent::ContainerComplete { path, kind, json } => {
-            CorePathEvent::ContainerComplete { path, kind: *kind, json }
         }
     }
 }
@@ -281,7 +277,7 @@ impl Stream {
                 held.push(e);
             })
         });
-        let built = self.builder.build_held(py, &held);
+        let built = self.builder.build_held(py, &mut held);
         held.clear();
         self.held = held;
         let list = built?;
