@@ -738,20 +738,7 @@ mod tests {
     /// The fast path gives exactly serde_json's view, or declines.
     #[test]
     fn quick_delta_is_serde_json_or_nothing() {
-        let values = [
-            r#""plain""#,
-            r#""a\"b\\c\n""#,
-            r#""\ud83d\ude00 é""#,
-            r#""\ud800""#,
-            // Lone surrogates (U+FFFD, flagged) in every position.
-            r#""broken emoji: \ud83d""#,
-            r#""\udc00 x""#,
-            r#""\ud83d\ud83d\ude00""#,
-            r#""\ude00\ud83d\n""#,
-            r#""""#,
-            "\"a\u{1}\"",
-            r#""\q""#,
-        ];
+        let values = super::super::view::TRICKY_JSON_STRINGS;
         let mut docs = Vec::new();
         for v in values {
             for (dty, field) in

@@ -1720,20 +1720,7 @@ mod tests {
     /// The fast path gives exactly serde_json's view, or declines.
     #[test]
     fn quick_chunk_is_serde_json_or_nothing() {
-        let strings = [
-            r#""plain""#,
-            r#""a\"b\\c\n""#,
-            r#""\ud83d\ude00 é""#,
-            r#""\ud800""#,
-            // Lone surrogates (U+FFFD, flagged) in every position.
-            r#""broken emoji: \ud83d""#,
-            r#""\udc00 x""#,
-            r#""\ud83d\ud83d\ude00""#,
-            r#""\ude00\ud83d\n""#,
-            r#""""#,
-            "\"a\u{1}\"",
-            r#""\q""#,
-        ];
+        let strings = super::super::view::TRICKY_JSON_STRINGS;
         let numbers = ["0", "7", "01", "-1", "1e2", "1700000000", "4294967296", "1.0", "null"];
         let mut docs = Vec::new();
         let top = |n: &str| {

@@ -475,6 +475,25 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Few<T> {
     }
 }
 
+/// JSON string literals the exact-bytes fast paths must read exactly as
+/// serde_json does (or decline): escapes, pairs, lone surrogates in every
+/// position, control characters, invalid escapes. Shared by their tests.
+#[cfg(test)]
+pub(crate) const TRICKY_JSON_STRINGS: [&str; 11] = [
+    r#""plain""#,
+    r#""a\"b\\c\n""#,
+    r#""\ud83d\ude00 é""#,
+    r#""\ud800""#,
+    // Lone surrogates (U+FFFD, flagged) in every position.
+    r#""broken emoji: \ud83d""#,
+    r#""\udc00 x""#,
+    r#""\ud83d\ud83d\ude00""#,
+    r#""\ude00\ud83d\n""#,
+    r#""""#,
+    "\"a\u{1}\"",
+    r#""\q""#,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
