@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import http.server
 import threading
-from typing import Any, Iterator, List
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -137,7 +137,7 @@ def test_stream_events_waits_at_most_the_cap(huge_retry_server: str) -> None:
 @pytest.mark.parametrize("field", ["data", "event", "id"])
 def test_the_encoder_refuses_a_lone_surrogate_with_encode_error(field: str) -> None:
     enc = ssefold.SSEEncoder()
-    kwargs = {"data": "x", field: "\ud800"}
+    kwargs: Dict[str, Any] = {"data": "x", field: "\ud800"}
     with pytest.raises(ssefold.EncodeError) as info:
         enc.event(**kwargs)
     assert info.value.field == field  # type: ignore[attr-defined]
@@ -352,10 +352,10 @@ def test_tool_arguments_past_the_memory_budget_raise_and_keep_the_fold(shape: st
     assert (info.value.limit, info.value.max) == ("max_memory_bytes", 4 << 20)  # type: ignore[attr-defined]
     assert s.message is not None
     assert s.message["content"][0]["name"] == "f"
-    s = ssefold.Stream("anthropic")  # default budget (128 MiB): 512 KB of the same fold
-    s.feed(anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096))
-    s.finish()
-    assert s.message is not None and isinstance(s.message["content"][0]["input"]["a"], list)
+    s2 = ssefold.Stream("anthropic")  # default budget (128 MiB): 512 KB of the same fold
+    s2.feed(anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096))
+    s2.finish()
+    assert s2.message is not None and isinstance(s2.message["content"][0]["input"]["a"], list)
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 1000])
