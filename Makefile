@@ -1,15 +1,19 @@
-# ssefold: one entry point per job. `make test` is the whole test suite
-# (the README's second command; .ci/run calls it after installing what a
-# fresh machine lacks).
+# ssefold: one entry point per job. `make test` is the whole test suite (the
+# README's second command, and what .ci/run runs): it first installs what a
+# fresh Debian machine lacks (tools/setup.sh; SSEFOLD_SKIP_SETUP=1 skips it).
 
 CARGO ?= cargo
 
-.PHONY: test lint rust-test demo bench
+.PHONY: test setup lint rust-test demo bench
 
 # Everything: Rust lints and tests, the C ABI (header drift, install,
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel, the
 # Go package (vet, race detector, gofmt, and the GC-stress build).
-test: lint rust-test c-test python-test go-test go-test-debug
+test: setup
+	$(MAKE) lint rust-test c-test python-test go-test go-test-debug
+
+setup:
+	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
 
 lint:
 	$(CARGO) fmt --check
@@ -24,8 +28,8 @@ demo:
 bench:
 	$(CARGO) bench
 
-# ---- C ABI (issue 6) -------------------------------------------------------
-# Kept in one block; owned by the C ABI work. Targets:
+# ---- C ABI -----------------------------------------------------------------
+# Targets:
 #   make capi                       build libssefold.{so,a} (CAPI_PROFILE=release|debug)
 #   make install PREFIX=/usr/local  header(s), libs (.so.X.Y.Z, .so.X, .so), .a,
 #                                   pkg-config file, CMake package config
@@ -89,7 +93,7 @@ c-bench:
 # ---- end of C ABI block ----------------------------------------------------
 
 # ---------------------------------------------------------------------------
-# Python wheel (issue 7) — owned by the Python binding; `make python-test`
+# Python wheel: `make python-test`
 # creates .venv/, builds the extension in place (maturin develop) and runs
 # pytest (-W error, xfail_strict from pyproject.toml), the stub check and the
 # binding crate's lints. Needs python3 (>= 3.9) with venv; PyPI for the
@@ -135,13 +139,13 @@ python-bench: python-venv
 	$(VPY) python/bench/bench.py
 
 # ---------------------------------------------------------------------------
-# Go binding (issue 8): bindings/go links target/release/libssefold.a (cgo).
+# Go binding: bindings/go links target/release/libssefold.a (cgo).
 # go-test builds the static library with `make capi`, then vets, runs the
 # tests under the race detector and checks gofmt. go-bench runs the
 # side-by-side benchmark in bindings/go/bench (its own module).
 # ---------------------------------------------------------------------------
 
-GO ?= go
+GO ?= $(or $(shell command -v go),/usr/local/go/bin/go)
 GO_FUZZTIME ?= 20s
 
 .PHONY: go-test go-test-debug go-fuzz go-bench
@@ -150,7 +154,8 @@ go-test: capi
 	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	@out="$$(gofmt -l bindings/go)"; if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
-# GC before every C call (debug_on.go): a missing runtime.KeepAlive shows up (~75 s).
+# A GC before every C call (debug_on.go; gcstress_test.go checks that every call
+# has one): a missing runtime.KeepAlive shows up as a use-after-free (~50-150 s).
 go-test-debug: capi
 	cd bindings/go && $(GO) test -tags debug -count=1 ./...
 

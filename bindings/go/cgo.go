@@ -26,7 +26,10 @@ import (
 )
 
 // Version returns the version of the linked C library ("0.1.0").
-func Version() string { return C.GoString(C.ssefold_version()) }
+func Version() string {
+	maybeGC()
+	return C.GoString(C.ssefold_version())
+}
 
 // liveHandles counts C handles not yet freed (for leak tests).
 var liveHandles atomic.Int64

@@ -48,6 +48,7 @@ type DecoderConfig struct {
 
 func (c *DecoderConfig) toC() C.struct_ssefold_sse_decoder_config {
 	var out C.struct_ssefold_sse_decoder_config
+	maybeGC()
 	C.ssefold_sse_decoder_config_default(&out)
 	if c != nil {
 		if c.MaxLineLen > 0 {
@@ -98,12 +99,14 @@ type Decoder struct {
 func NewDecoder(cfg *DecoderConfig) (*Decoder, error) {
 	c := cfg.toC()
 	var ptr *C.struct_ssefold_sse_decoder
+	maybeGC()
 	if r := C.ssefold_sse_decoder_new(&c, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
 	liveHandles.Add(1)
 	d := &Decoder{ptr: ptr, state: &decoderState{}}
 	d.handle = cgo.NewHandle(d.state)
+	maybeGC()
 	C.ssefold_go_decoder_set_callback(ptr, C.uintptr_t(d.handle))
 	runtime.SetFinalizer(d, (*Decoder).Close)
 	return d, nil
@@ -114,6 +117,7 @@ func (d *Decoder) Close() error {
 	if d.ptr == nil {
 		return nil
 	}
+	maybeGC()
 	C.ssefold_sse_decoder_free(d.ptr)
 	d.ptr = nil
 	d.handle.Delete()
@@ -124,6 +128,7 @@ func (d *Decoder) Close() error {
 
 func (d *Decoder) lastError() string {
 	var s C.struct_ssefold_str
+	maybeGC()
 	C.ssefold_sse_decoder_last_error(d.ptr, &s)
 	m, _ := goString(s)
 	return m
@@ -184,6 +189,7 @@ func (d *Decoder) Finish() (End, error) {
 		return End{}, ErrClosed
 	}
 	var out C.struct_ssefold_sse_end
+	maybeGC()
 	r := C.ssefold_sse_decoder_finish(d.ptr, &out)
 	defer runtime.KeepAlive(d)
 	if r != 0 {
@@ -207,6 +213,7 @@ func (d *Decoder) Reset() error {
 	if d.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_sse_decoder_reset(d.ptr)
 	runtime.KeepAlive(d)
 	return newError(r, "")
@@ -218,6 +225,7 @@ func (d *Decoder) LastEventID() (id string, ok bool) {
 		return "", false
 	}
 	var s C.struct_ssefold_str
+	maybeGC()
 	C.ssefold_sse_decoder_last_event_id(d.ptr, &s)
 	id, ok = goString(s)
 	runtime.KeepAlive(d)
@@ -231,6 +239,7 @@ func (d *Decoder) ReconnectionTime() (ms uint64, ok bool) {
 	}
 	var has C.bool
 	var v C.uint64_t
+	maybeGC()
 	C.ssefold_sse_decoder_reconnection_time(d.ptr, &has, &v)
 	runtime.KeepAlive(d)
 	return uint64(v), bool(has)

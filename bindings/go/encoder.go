@@ -19,6 +19,7 @@ type Encoder struct {
 // NewEncoder creates an encoder with an empty buffer.
 func NewEncoder() (*Encoder, error) {
 	var ptr *C.struct_ssefold_sse_encoder
+	maybeGC()
 	if r := C.ssefold_sse_encoder_new(&ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
@@ -33,6 +34,7 @@ func (e *Encoder) Close() error {
 	if e.ptr == nil {
 		return nil
 	}
+	maybeGC()
 	C.ssefold_sse_encoder_free(e.ptr)
 	e.ptr = nil
 	liveHandles.Add(-1)
@@ -45,6 +47,7 @@ func (e *Encoder) err(r C.ssefold_result) error {
 		return nil
 	}
 	var m C.struct_ssefold_str
+	maybeGC()
 	C.ssefold_sse_encoder_last_error(e.ptr, &m)
 	msg, _ := goString(m)
 	return &Error{Code: Result(r), Message: msg}
@@ -69,6 +72,7 @@ func (e *Encoder) Event(ev Event) error {
 		defer C.free(unsafe.Pointer(retry))
 		*retry = C.uint64_t(ev.RetryMS)
 	}
+	maybeGC()
 	r := C.ssefold_sse_encoder_event(e.ptr, typ, data, id, retry)
 	runtime.KeepAlive(e)
 	return e.err(r)
@@ -81,6 +85,7 @@ func (e *Encoder) Comment(text string) error {
 	}
 	v, f := strView(text, true)
 	defer f()
+	maybeGC()
 	r := C.ssefold_sse_encoder_comment(e.ptr, v)
 	runtime.KeepAlive(e)
 	return e.err(r)
@@ -91,6 +96,7 @@ func (e *Encoder) KeepAlive() error {
 	if e.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_sse_encoder_keep_alive(e.ptr)
 	runtime.KeepAlive(e)
 	return e.err(r)
@@ -101,6 +107,7 @@ func (e *Encoder) Retry(ms uint64) error {
 	if e.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_sse_encoder_retry(e.ptr, C.uint64_t(ms))
 	runtime.KeepAlive(e)
 	return e.err(r)
@@ -112,6 +119,7 @@ func (e *Encoder) Bytes() []byte {
 		return nil
 	}
 	var b C.struct_ssefold_bytes
+	maybeGC()
 	C.ssefold_sse_encoder_bytes(e.ptr, &b)
 	var out []byte
 	if b.len > 0 {
@@ -126,6 +134,7 @@ func (e *Encoder) Clear() error {
 	if e.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_sse_encoder_clear(e.ptr)
 	runtime.KeepAlive(e)
 	return e.err(r)

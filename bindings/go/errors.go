@@ -42,7 +42,10 @@ const (
 )
 
 // String is the library's description of the code.
-func (r Result) String() string { return C.GoString(C.ssefold_result_str(C.uint32_t(r))) }
+func (r Result) String() string {
+	maybeGC()
+	return C.GoString(C.ssefold_result_str(C.uint32_t(r)))
+}
 
 // Sentinel errors, matched with errors.Is against an *Error.
 var (

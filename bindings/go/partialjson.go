@@ -88,6 +88,7 @@ func NewPartialJSON(opts *PartialJSONOptions) (*PartialJSON, error) {
 		o = *opts
 	}
 	var lim C.struct_ssefold_partial_json_limits
+	maybeGC()
 	C.ssefold_partial_json_limits_default(&lim)
 	if o.MaxDepth > 0 {
 		lim.max_depth = C.size_t(o.MaxDepth)
@@ -96,6 +97,7 @@ func NewPartialJSON(opts *PartialJSONOptions) (*PartialJSON, error) {
 		lim.max_bytes = C.uint64_t(o.MaxBytes)
 	}
 	var ptr *C.struct_ssefold_partial_json
+	maybeGC()
 	if r := C.ssefold_partial_json_new(&lim, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
@@ -103,6 +105,7 @@ func NewPartialJSON(opts *PartialJSONOptions) (*PartialJSON, error) {
 	p := &PartialJSON{ptr: ptr, state: &partialState{}}
 	if o.Events {
 		p.handle = cgo.NewHandle(p.state)
+		maybeGC()
 		C.ssefold_go_partial_json_set_callback(ptr, C.uintptr_t(p.handle), C.bool(o.ContainerValues))
 	}
 	runtime.SetFinalizer(p, (*PartialJSON).Close)
@@ -114,6 +117,7 @@ func (p *PartialJSON) Close() error {
 	if p.ptr == nil {
 		return nil
 	}
+	maybeGC()
 	C.ssefold_partial_json_free(p.ptr)
 	p.ptr = nil
 	if p.handle != 0 {
@@ -130,6 +134,7 @@ func (p *PartialJSON) err(r C.ssefold_result) error {
 		return nil
 	}
 	var m C.struct_ssefold_str
+	maybeGC()
 	C.ssefold_partial_json_last_error(p.ptr, &m)
 	msg, _ := goString(m)
 	return &Error{Code: Result(r), Message: msg}
@@ -166,6 +171,7 @@ func (p *PartialJSON) Value(partialStrings bool) (v json.RawMessage, ok bool, er
 	}
 	var has C.bool
 	var s C.struct_ssefold_str
+	maybeGC()
 	r := C.ssefold_partial_json_value(p.ptr, C.bool(partialStrings), &has, &s)
 	if r != 0 {
 		return nil, false, p.err(r)
@@ -184,6 +190,7 @@ func (p *PartialJSON) Finish() (json.RawMessage, error) {
 		return nil, ErrClosed
 	}
 	var s C.struct_ssefold_str
+	maybeGC()
 	r := C.ssefold_partial_json_finish(p.ptr, &s)
 	if r != 0 {
 		return nil, p.err(r)
@@ -198,6 +205,7 @@ func (p *PartialJSON) Reset() error {
 	if p.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_partial_json_reset(p.ptr)
 	runtime.KeepAlive(p)
 	return p.err(r)
@@ -211,6 +219,7 @@ func (p *PartialJSON) Status() (complete bool, bytesPushed uint64) {
 	}
 	var c C.bool
 	var n C.uint64_t
+	maybeGC()
 	C.ssefold_partial_json_status(p.ptr, &c, &n)
 	runtime.KeepAlive(p)
 	return bool(c), uint64(n)
@@ -228,6 +237,7 @@ func ParsePartialJSON(text string, partialStrings bool) (v json.RawMessage, ok b
 	defer free()
 	var has C.bool
 	var s C.struct_ssefold_str
+	maybeGC()
 	r := C.ssefold_partial_json_parse(p.ptr, view, C.bool(partialStrings), &has, &s)
 	if r != 0 {
 		return nil, false, p.err(r)

@@ -35,6 +35,7 @@ type ReconnectPolicy struct {
 // DefaultReconnectPolicy returns the core's default policy.
 func DefaultReconnectPolicy() ReconnectPolicy {
 	var p C.struct_ssefold_reconnect_policy
+	maybeGC()
 	C.ssefold_reconnect_policy_default(&p)
 	return policyFromC(p)
 }
@@ -87,6 +88,7 @@ func (p ReconnectPolicy) NextDelay(attempt uint32, serverRetry *time.Duration, r
 		*srv = C.uint64_t(*serverRetry / time.Millisecond)
 	}
 	var out C.uint64_t
+	maybeGC()
 	r := C.ssefold_reconnect_next_delay_ms(&cp, C.uint32_t(attempt), srv, C.double(randomUnit), &out)
 	if r != 0 {
 		return 0, &Error{Code: Result(r)}
@@ -100,6 +102,7 @@ func IsRetryableErrorType(errorType string) bool {
 	v, free := strView(errorType, true)
 	defer free()
 	var out C.bool
+	maybeGC()
 	C.ssefold_reconnect_is_retryable_error_type(v, &out)
 	return bool(out)
 }
@@ -190,6 +193,7 @@ const (
 
 // String is the binding-wide state name.
 func (s ConnectionState) String() string {
+	maybeGC()
 	return C.GoString(C.ssefold_connection_state_name(C.uint32_t(s)))
 }
 
@@ -203,6 +207,7 @@ type Reconnector struct {
 func NewReconnector(policy ReconnectPolicy) (*Reconnector, error) {
 	cp := policy.toC()
 	var ptr *C.struct_ssefold_reconnector
+	maybeGC()
 	if r := C.ssefold_reconnector_new(&cp, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
@@ -217,6 +222,7 @@ func (rc *Reconnector) Close() error {
 	if rc.ptr == nil {
 		return nil
 	}
+	maybeGC()
 	C.ssefold_reconnector_free(rc.ptr)
 	rc.ptr = nil
 	liveHandles.Add(-1)
@@ -229,6 +235,7 @@ func (rc *Reconnector) err(r C.ssefold_result) error {
 		return nil
 	}
 	var m C.struct_ssefold_str
+	maybeGC()
 	C.ssefold_reconnector_last_error(rc.ptr, &m)
 	msg, _ := goString(m)
 	return &Error{Code: Result(r), Message: msg}
@@ -239,6 +246,7 @@ func (rc *Reconnector) OnConnected(nowMS uint64) error {
 	if rc.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_reconnector_on_connected(rc.ptr, C.uint64_t(nowMS))
 	runtime.KeepAlive(rc)
 	return rc.err(r)
@@ -249,6 +257,7 @@ func (rc *Reconnector) OnActivity(nowMS uint64) error {
 	if rc.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_reconnector_on_activity(rc.ptr, C.uint64_t(nowMS))
 	runtime.KeepAlive(rc)
 	return rc.err(r)
@@ -274,6 +283,7 @@ func (rc *Reconnector) OnEvent(id string, hasID bool, sequenceNumber, retryMS *u
 		buf[1] = C.uint64_t(*retryMS)
 		retry = &buf[1]
 	}
+	maybeGC()
 	r := C.ssefold_reconnector_on_event(rc.ptr, v, seq, retry)
 	runtime.KeepAlive(rc)
 	return rc.err(r)
@@ -299,6 +309,7 @@ func (rc *Reconnector) OnEnd(end StreamEnd) (Decision, error) {
 	ce.error_type = et
 	ce.message = msg
 	var out C.struct_ssefold_reconnect_decision
+	maybeGC()
 	r := C.ssefold_reconnector_on_end(rc.ptr, ce, &out)
 	if r != 0 {
 		return Decision{}, rc.err(r)
@@ -323,6 +334,7 @@ func (rc *Reconnector) Cursor() Cursor {
 		return Cursor{}
 	}
 	var c C.struct_ssefold_resume_cursor
+	maybeGC()
 	C.ssefold_reconnector_cursor(rc.ptr, &c)
 	out := cursorFromC(c)
 	runtime.KeepAlive(rc)
@@ -337,6 +349,7 @@ func (rc *Reconnector) IdleDeadline() (deadlineMS uint64, ok bool) {
 	}
 	var has C.bool
 	var d C.uint64_t
+	maybeGC()
 	C.ssefold_reconnector_idle_deadline_ms(rc.ptr, &has, &d)
 	runtime.KeepAlive(rc)
 	return uint64(d), bool(has)
@@ -348,6 +361,7 @@ func (rc *Reconnector) IsIdle(nowMS uint64) bool {
 		return false
 	}
 	var out C.bool
+	maybeGC()
 	C.ssefold_reconnector_is_idle(rc.ptr, C.uint64_t(nowMS), &out)
 	runtime.KeepAlive(rc)
 	return bool(out)
@@ -360,6 +374,7 @@ func (rc *Reconnector) State() (ConnectionState, uint32) {
 	}
 	var s C.ssefold_connection_state
 	var a C.uint32_t
+	maybeGC()
 	C.ssefold_reconnector_state(rc.ptr, &s, &a)
 	runtime.KeepAlive(rc)
 	return ConnectionState(s), uint32(a)

@@ -222,6 +222,7 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 		o = *opts
 	}
 	var cfg C.struct_ssefold_stream_config
+	maybeGC()
 	C.ssefold_stream_config_default(&cfg)
 	cfg.sse = o.SSE.toC()
 	if o.MaxParts > 0 {
@@ -241,6 +242,7 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 		cfg.max_memory_bytes = C.size_t(o.MaxMemoryBytes)
 	}
 	var ptr *C.struct_ssefold_stream
+	maybeGC()
 	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
@@ -248,6 +250,7 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	s := &Stream{ptr: ptr, provider: provider, opts: o, state: &streamState{names: map[string]string{}}}
 	if !o.NoEvents {
 		s.handle = cgo.NewHandle(s.state)
+		maybeGC()
 		C.ssefold_go_stream_set_callback(ptr, C.uintptr_t(s.handle), C.bool(o.EventJSON))
 	}
 	runtime.SetFinalizer(s, (*Stream).Close)
@@ -259,6 +262,7 @@ func (s *Stream) Close() error {
 	if s.ptr == nil {
 		return nil
 	}
+	maybeGC()
 	C.ssefold_stream_free(s.ptr)
 	s.ptr = nil
 	if s.handle != 0 {
@@ -275,6 +279,7 @@ func (s *Stream) err(r C.ssefold_result) error {
 		return nil
 	}
 	var m C.struct_ssefold_str
+	maybeGC()
 	C.ssefold_stream_last_error(s.ptr, &m)
 	msg, _ := goString(m)
 	return &Error{Code: Result(r), Message: msg}
@@ -337,6 +342,7 @@ func (s *Stream) Message() (json.RawMessage, error) {
 		return nil, ErrClosed
 	}
 	var out C.struct_ssefold_str
+	maybeGC()
 	r := C.ssefold_stream_message_json(s.ptr, &out)
 	if r != 0 {
 		return nil, s.err(r)
@@ -354,6 +360,7 @@ func (s *Stream) Status() (Provider, bool) {
 	}
 	var p C.ssefold_provider
 	var t C.bool
+	maybeGC()
 	C.ssefold_stream_status(s.ptr, &p, &t)
 	runtime.KeepAlive(s)
 	return Provider(p), bool(t)
@@ -365,6 +372,7 @@ func (s *Stream) Abort() ([]StreamEvent, error) {
 	if s.ptr == nil {
 		return nil, ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_stream_abort(s.ptr)
 	s.repanic()
 	err := s.err(r)
@@ -378,6 +386,7 @@ func (s *Stream) IsAborted() bool {
 		return false
 	}
 	var out C.bool
+	maybeGC()
 	C.ssefold_stream_is_aborted(s.ptr, &out)
 	runtime.KeepAlive(s)
 	return bool(out)
@@ -391,6 +400,7 @@ func (s *Stream) Reconnect() error {
 	if s.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_stream_reconnect(s.ptr)
 	err := s.err(r)
 	runtime.KeepAlive(s)
@@ -405,6 +415,7 @@ func (s *Stream) ResumeCursor() (Cursor, error) {
 		return Cursor{}, ErrClosed
 	}
 	var c C.struct_ssefold_resume_cursor
+	maybeGC()
 	r := C.ssefold_stream_resume_cursor(s.ptr, &c)
 	if r != 0 {
 		return Cursor{}, s.err(r)
@@ -422,6 +433,7 @@ func (s *Stream) ReconnectionTime() (ms uint64, ok bool) {
 	}
 	var has C.bool
 	var v C.uint64_t
+	maybeGC()
 	C.ssefold_stream_reconnection_time(s.ptr, &has, &v)
 	runtime.KeepAlive(s)
 	return uint64(v), bool(has)

@@ -18,6 +18,7 @@ func (s *Stream) EnableUI() error {
 	if s.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_stream_enable_ui(s.ptr)
 	err := s.err(r)
 	runtime.KeepAlive(s)
@@ -30,6 +31,7 @@ func (s *Stream) SetTime(nowMs uint64) error {
 	if s.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_stream_set_time(s.ptr, C.uint64_t(nowMs))
 	err := s.err(r)
 	runtime.KeepAlive(s)
@@ -45,6 +47,7 @@ func (s *Stream) UISnapshot() (json.RawMessage, error) {
 		return nil, ErrClosed
 	}
 	var out C.struct_ssefold_str
+	maybeGC()
 	r := C.ssefold_stream_ui_snapshot_json(s.ptr, &out)
 	if r != 0 {
 		return nil, s.err(r)
@@ -60,6 +63,7 @@ func (s *Stream) SetConnection(state ConnectionState) error {
 	if s.ptr == nil {
 		return ErrClosed
 	}
+	maybeGC()
 	r := C.ssefold_stream_set_connection(s.ptr, C.uint32_t(state))
 	err := s.err(r)
 	runtime.KeepAlive(s)
@@ -76,6 +80,7 @@ func (s *Stream) SetToolProgress(id string, progress json.RawMessage) error {
 	defer freeID()
 	jsonView, freeJSON := strView(string(progress), true)
 	defer freeJSON()
+	maybeGC()
 	r := C.ssefold_stream_set_tool_progress(s.ptr, idView, jsonView)
 	err := s.err(r)
 	runtime.KeepAlive(s)
