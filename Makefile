@@ -48,6 +48,10 @@ CAPI_MAJOR := $(word 1,$(subst ., ,$(CAPI_VERSION)))
 CAPI_MINOR := $(word 2,$(subst ., ,$(CAPI_VERSION)))
 # What a static libssefold.a needs from the system (rustc --print native-static-libs).
 CAPI_NATIVE_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# The same for pkg-config's Libs.private, less -lgcc_s: the compiler driver
+# links the unwinder itself (libgcc_s, or libgcc_eh with -static, where
+# -lgcc_s does not exist).
+CAPI_PC_NATIVE_LIBS := $(filter-out -lgcc_s,$(CAPI_NATIVE_LIBS))
 HEADER_TOOL := target/header-tool/release/ssefold-header
 C_TEST_DIR ?= target/c-test
 
@@ -56,6 +60,16 @@ C_TEST_DIR ?= target/c-test
 capi:
 	$(CARGO) build --lib $(if $(filter release,$(CAPI_PROFILE)),--release,)
 
+# Libraries are installed without their debug info (INSTALL_STRIP=0 keeps it).
+INSTALL_STRIP ?= 1
+STRIP ?= strip
+# RPATH=auto: when LIBDIR is not a directory the dynamic linker searches (not
+# /usr/local/lib, /usr/lib/<multiarch>, ...), the pkg-config and CMake files
+# add -Wl,-rpath,LIBDIR so that programs start without LD_LIBRARY_PATH;
+# yes/no force it. Installing into a searched directory (DESTDIR empty, as
+# root) runs ldconfig.
+RPATH ?= auto
+
 install: capi
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/ssefold $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 include/ssefold.h include/ssefold.hpp $(DESTDIR)$(INCLUDEDIR)/
@@ -63,14 +77,25 @@ install: capi
 	ln -sf libssefold.so.$(CAPI_VERSION) $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_MAJOR)
 	ln -sf libssefold.so.$(CAPI_MAJOR) $(DESTDIR)$(LIBDIR)/libssefold.so
 	install -m 644 $(CAPI_TARGET_DIR)/libssefold.a $(DESTDIR)$(LIBDIR)/libssefold.a
+	@if [ "$(INSTALL_STRIP)" = 1 ]; then \
+	  $(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_VERSION) && \
+	  $(STRIP) --strip-debug $(DESTDIR)$(LIBDIR)/libssefold.a; fi
+	@searched=no; libdir=$$(realpath -m "$(LIBDIR)"); \
+	for d in $$(ldconfig -N -v 2>/dev/null | sed -n 's/^\([^\t][^:]*\):.*/\1/p') /lib /usr/lib; do \
+	  [ "$$(realpath -m "$$d")" = "$$libdir" ] && searched=yes; done; \
+	case "$(RPATH)" in yes) rpath=ON;; no) rpath=OFF;; *) [ $$searched = yes ] && rpath=OFF || rpath=ON;; esac; \
+	if [ $$rpath = ON ]; then pc_rpath='-Wl,-rpath,$${libdir}'; else pc_rpath=; fi; \
+	include_rel=$$(realpath -m --relative-to="$(LIBDIR)/cmake/ssefold" "$(INCLUDEDIR)"); \
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(CAPI_VERSION)|' -e 's|@NATIVE_LIBS@|$(CAPI_NATIVE_LIBS)|' \
-	    bindings/c/ssefold.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ssefold.pc
-	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@MAJOR@|$(CAPI_MAJOR)|g' \
+	    -e 's|@VERSION@|$(CAPI_VERSION)|' -e 's|@NATIVE_LIBS@|$(CAPI_PC_NATIVE_LIBS)|' -e "s|@RPATH_FLAGS@|$$pc_rpath|" \
+	    bindings/c/ssefold.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ssefold.pc && \
+	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@MAJOR@|$(CAPI_MAJOR)|g' -e "s|@INCLUDEDIR_REL@|$$include_rel|" \
+	    -e "s|@RPATH@|$$rpath|" \
 	    -e 's|@CMAKE_NATIVE_LIBS@|$(subst $(eval) ,;,$(patsubst -l%,%,$(CAPI_NATIVE_LIBS)))|' \
-	    bindings/c/ssefold-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ssefold/ssefold-config.cmake
+	    bindings/c/ssefold-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ssefold/ssefold-config.cmake && \
 	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@MAJOR@|$(CAPI_MAJOR)|g' -e 's|@MINOR@|$(CAPI_MINOR)|g' \
-	    bindings/c/ssefold-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ssefold/ssefold-config-version.cmake
+	    bindings/c/ssefold-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ssefold/ssefold-config-version.cmake && \
+	if [ $$searched = yes ] && [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 header-tool:
 	cd tools/header && $(CARGO) build --release --locked --target-dir ../../target/header-tool
@@ -82,7 +107,7 @@ header-check: header-tool
 	$(HEADER_TOOL) --check .
 
 c-test: header-check
-	$(MAKE) install CAPI_PROFILE=debug PREFIX=$(abspath $(C_TEST_DIR)/prefix)
+	$(MAKE) install CAPI_PROFILE=debug INSTALL_STRIP=0 PREFIX=$(abspath $(C_TEST_DIR)/prefix)
 	cmake -S tests/c -B $(C_TEST_DIR)/build -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	    -DCMAKE_PREFIX_PATH=$(abspath $(C_TEST_DIR)/prefix) -DSSEFOLD_ROOT=$(CURDIR)
 	cmake --build $(C_TEST_DIR)/build

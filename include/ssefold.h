@@ -19,32 +19,6 @@
 #define SSEFOLD_VERSION_PATCH 0
 
 /**
- * Default maximum depth: 512 open containers.
- */
-#define PartialJsonLimits_DEFAULT_MAX_DEPTH 512
-
-/**
- * Default maximum size: 64 MiB.
- */
-#define PartialJsonLimits_DEFAULT_MAX_BYTES ((64 * 1024) * 1024)
-
-/**
- * Default of [`ReconnectPolicy::max_server_retry_ms`]: 10 minutes.
- */
-#define DEFAULT_MAX_SERVER_RETRY_MS 600000
-
-/**
- * Default for [`DecoderConfig::max_id_len`]: 4 KiB.
- *
- * The last event ID is carried by every event dispatched after it (a
- * binding that copies it per event multiplies it by the event count) and
- * is sent back as the `Last-Event-ID` request header, where servers cap a
- * header line at a few KiB (8 KiB is common). Real ids — counters, UUIDs,
- * opaque cursors — are well under 200 bytes.
- */
-#define DEFAULT_MAX_ID_LEN (4 << 10)
-
-/**
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,

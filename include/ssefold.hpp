@@ -10,6 +10,12 @@
 #ifndef SSEFOLD_HPP
 #define SSEFOLD_HPP
 
+#if !defined(__cplusplus)
+#error "ssefold.hpp is C++: from C, include ssefold.h"
+#elif (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 201703L
+#error "ssefold.hpp needs C++17 or later (e.g. -std=c++17; MSVC: /std:c++17); for C++14 and older, use the C API in ssefold.h"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <exception>

@@ -61,3 +61,17 @@ fn the_header_has_its_guard_and_c_linkage() {
     assert!(HEADER.contains("extern \"C\" {"));
     assert!(HEADER.contains("SSEFOLD_RESULT_OK = 0,"));
 }
+
+/// Every macro the header defines is in the library's namespace: a C
+/// program that includes it gets no bare `DEFAULT_…` or `Type_CONST` names.
+#[test]
+fn every_macro_is_prefixed() {
+    let macros: Vec<&str> = HEADER
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("#define "))
+        .map(|rest| rest.split_whitespace().next().unwrap())
+        .collect();
+    assert!(macros.contains(&"SSEFOLD_H") && macros.contains(&"SSEFOLD_VERSION"), "{macros:?}");
+    let bare: Vec<&&str> = macros.iter().filter(|m| !m.starts_with("SSEFOLD_")).collect();
+    assert!(bare.is_empty(), "macros without the SSEFOLD_ prefix: {bare:?}");
+}

@@ -17,6 +17,7 @@ pub struct PartialJsonLimits {
     pub max_bytes: u64,
 }
 
+/// cbindgen:ignore
 impl PartialJsonLimits {
     /// Default maximum depth: 512 open containers.
     pub const DEFAULT_MAX_DEPTH: usize = 512;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs ssefold into a temporary prefix with `make install`, then builds
 # two fresh consumer projects against it: one with pkg-config (shared and
-# static), one with CMake's find_package(ssefold). Checks the SONAME scheme.
+# static), one with CMake's find_package(ssefold). Checks the SONAME scheme,
+# that installed libraries carry no debug info, that programs start without
+# LD_LIBRARY_PATH (RPATH from the pkg-config and CMake files, the prefix not
+# being a directory the dynamic linker searches), and a Debian-style LIBDIR.
 # Usage: install_test.sh [REPO_ROOT]
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
@@ -19,6 +22,9 @@ real=$(readlink "$prefix/lib/libssefold.so.0")
 test -f "$prefix/lib/$real" && [[ "$real" == libssefold.so.0.* ]]
 readelf -d "$prefix/lib/$real" | grep -q 'SONAME.*\[libssefold.so.0\]'
 test -f "$prefix/include/ssefold.h" && test -f "$prefix/include/ssefold.hpp"
+# Stripped: no debug sections in the shared or the static library.
+! readelf -S "$prefix/lib/$real" | grep -q '\.debug_info'
+! readelf -S "$prefix/lib/libssefold.a" 2>/dev/null | grep -q '\.debug_info'
 
 cat > "$tmp/app.c" <<'C'
 #include <stdio.h>
@@ -42,13 +48,19 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_pc" $(pkg-config --cflags --libs ssefold)
 readelf -d "$tmp/app_pc" | grep -q 'NEEDED.*\[libssefold.so.0\]'
-[ "$(LD_LIBRARY_PATH="$prefix/lib" "$tmp/app_pc")" = installed ]
+[ "$(env -u LD_LIBRARY_PATH "$tmp/app_pc")" = installed ]   # found through the RUNPATH from ssefold.pc
 # pkg-config, static library (Libs.private carries the system libraries).
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_static" $(pkg-config --cflags ssefold) \
   "$prefix/lib/libssefold.a" $(pkg-config --libs-only-l --static ssefold | sed 's/-lssefold//')
 ! readelf -d "$tmp/app_static" | grep -q 'libssefold'
 [ "$("$tmp/app_static")" = installed ]
+# pkg-config --static with -static: a fully static program.
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_fully_static" -static $(pkg-config --cflags --libs --static ssefold) 2>"$tmp/static.log" \
+  || { cat "$tmp/static.log" >&2; exit 1; }
+readelf -h "$tmp/app_fully_static" >/dev/null && ! readelf -d "$tmp/app_fully_static" 2>/dev/null | grep -q NEEDED
+[ "$("$tmp/app_fully_static")" = installed ]
 
 # CMake find_package from a fresh project, shared and static targets.
 mkdir -p "$tmp/cmake"
@@ -64,12 +76,23 @@ target_link_libraries(app_static PRIVATE ssefold::ssefold_static)
 CM
 cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$tmp/cmake/build" >/dev/null
-[ "$("$tmp/cmake/build/app")" = installed ]  # found through the build RPATH
+[ "$(env -u LD_LIBRARY_PATH "$tmp/cmake/build/app")" = installed ]  # found through the RPATH
 [ "$("$tmp/cmake/build/app_static")" = installed ]
+# A Debian-style LIBDIR (lib/<multiarch>): pkg-config and find_package still
+# give the right include and library paths, and the program starts.
+deb="$tmp/deb"
+make -s -C "$root" install PREFIX="$deb" LIBDIR="$deb/lib/x86_64-linux-gnu" CAPI_PROFILE="${CAPI_PROFILE:-debug}" >/dev/null
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_deb" $(PKG_CONFIG_PATH="$deb/lib/x86_64-linux-gnu/pkgconfig" pkg-config --cflags --libs ssefold)
+[ "$(env -u LD_LIBRARY_PATH "$tmp/app_deb")" = installed ]
+cmake -S "$tmp/cmake" -B "$tmp/cmake/build_deb" -G Ninja -DCMAKE_PREFIX_PATH="$deb" >/dev/null
+cmake --build "$tmp/cmake/build_deb" >/dev/null
+[ "$(env -u LD_LIBRARY_PATH "$tmp/cmake/build_deb/app")" = installed ]
+
 # A major version that does not exist is refused.
 sed -i 's/find_package(ssefold 0.1 REQUIRED)/find_package(ssefold 1.0 REQUIRED)/' "$tmp/cmake/CMakeLists.txt"
 if cmake -S "$tmp/cmake" -B "$tmp/cmake/build2" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
   echo "FAIL: find_package(ssefold 1.0) accepted version 0.x" >&2
   exit 1
 fi
-echo "install: ok (pkg-config shared+static, find_package shared+static, SONAME libssefold.so.0)"
+echo "install: ok (pkg-config shared+static+fully static, find_package shared+static, stripped, RPATH, Debian LIBDIR, SONAME libssefold.so.0)"
