@@ -51,4 +51,5 @@ pub mod json;
 pub mod providers;
 pub mod reconnect;
 pub mod sse;
+pub mod tools;
 pub mod ui;

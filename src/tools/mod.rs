@@ -1,0 +1,277 @@
+//! Tool execution while the answer streams: [`ToolScheduler`] decides which
+//! ready tool calls a host runs now and hands their results back in call
+//! order; [`tool_results`] shapes them for the provider's next request.
+//!
+//! Sans-IO like the rest of the crate: the scheduler never runs a tool and
+//! never reads a clock. A host feeds it each ready tool call (a `part_end`
+//! of kind `tool_call` with outcome `complete`: see
+//! [`crate::providers::events`]), starts what [`ToolScheduler::startable`]
+//! returns, reports progress and results, and releases
+//! [`ToolScheduler::results`] as they come:
+//!
+//! ```
+//! use ssefold::providers::Provider;
+//! use ssefold::tools::{tool_results, ToolOptions, ToolScheduler};
+//!
+//! let mut scheduler = ToolScheduler::new();
+//! scheduler.add("call_1", "read_file", r#"{"path":"a.rs"}"#, ToolOptions::default()).unwrap();
+//! scheduler.add("call_2", "bash", r#"{"cmd":"make"}"#, ToolOptions { exclusive: true, ..ToolOptions::default() }).unwrap();
+//! assert_eq!(scheduler.startable(), ["call_1"]); // bash waits until read_file is done
+//! scheduler.finish("call_1", "fn main() {}", false).unwrap();
+//! assert_eq!(scheduler.startable(), ["call_2"]);
+//! scheduler.finish("call_2", "exit 2", true).unwrap();
+//! let next = tool_results(Provider::Anthropic, &scheduler.all_results().unwrap()).unwrap();
+//! assert_eq!(next["content"][1]["is_error"], true);
+//! ```
+//!
+//! The `tool_execution_*` events ([`ToolExecutionEvent`]) name what a UI
+//! shows: `tool_execution_started`, `tool_execution_update` (progress text)
+//! and `tool_execution_finished` (`is_error`).
+
+mod scheduler;
+
+use serde_json::{json, Value};
+
+use crate::providers::Provider;
+
+pub use scheduler::{Finished, SchedulerConfig, ToolScheduler};
+
+/// How a tool is scheduled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolOptions {
+    /// Not safe to run beside other tools (an edit, a shell command): it
+    /// starts when nothing runs, runs alone, and later calls wait for it.
+    pub exclusive: bool,
+    /// An error result of this call cancels its running siblings and the
+    /// calls still to run in this turn (a failed shell command makes the
+    /// parallel work pointless); the turn itself goes on.
+    pub abort_siblings_on_error: bool,
+}
+
+impl ToolOptions {
+    /// Options with both flags given.
+    pub fn new(exclusive: bool, abort_siblings_on_error: bool) -> Self {
+        ToolOptions { exclusive, abort_siblings_on_error }
+    }
+}
+
+/// Where a result came from. Wire names: `ran`, `unknown_tool`,
+/// `invalid_input`, `cancelled`, `aborted`, `discarded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolResultKind {
+    /// The host ran the tool and reported this result.
+    Ran,
+    /// The host has no such tool (`No such tool available: NAME`).
+    UnknownTool,
+    /// The arguments were not valid JSON; the tool never ran.
+    InvalidInput,
+    /// A sibling added with `abort_siblings_on_error` failed.
+    Cancelled,
+    /// The user aborted the turn.
+    Aborted,
+    /// A streaming fallback threw the turn's tool work away.
+    Discarded,
+}
+
+impl ToolResultKind {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolResultKind::Ran => "ran",
+            ToolResultKind::UnknownTool => "unknown_tool",
+            ToolResultKind::InvalidInput => "invalid_input",
+            ToolResultKind::Cancelled => "cancelled",
+            ToolResultKind::Aborted => "aborted",
+            ToolResultKind::Discarded => "discarded",
+        }
+    }
+}
+
+/// The result of one tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    /// The provider's id of the call (`tool_use_id` / `tool_call_id` / `call_id`).
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// What the model is told: the tool's output, or the error text.
+    pub output: String,
+    /// Whether it is an error result.
+    pub is_error: bool,
+    /// Where it came from.
+    pub kind: ToolResultKind,
+}
+
+/// What a UI shows of tool execution. Wire names: `tool_execution_started`,
+/// `tool_execution_update`, `tool_execution_finished`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolExecutionEvent {
+    /// The host was told to start the call.
+    Started {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// Progress text of a running call (the latest replaces the earlier).
+    Update {
+        /// The call's id.
+        call_id: String,
+        /// The progress text.
+        text: String,
+    },
+    /// The call has its result.
+    Finished {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        name: String,
+        /// Whether the result is an error.
+        is_error: bool,
+    },
+}
+
+impl ToolExecutionEvent {
+    /// The wire name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ToolExecutionEvent::Started { .. } => "tool_execution_started",
+            ToolExecutionEvent::Update { .. } => "tool_execution_update",
+            ToolExecutionEvent::Finished { .. } => "tool_execution_finished",
+        }
+    }
+
+    /// The call the event is about.
+    pub fn call_id(&self) -> &str {
+        match self {
+            ToolExecutionEvent::Started { call_id, .. }
+            | ToolExecutionEvent::Update { call_id, .. }
+            | ToolExecutionEvent::Finished { call_id, .. } => call_id,
+        }
+    }
+
+    /// The JSON form: `{"event": NAME, "call_id", …fields}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ToolExecutionEvent::Started { call_id, name } => {
+                json!({"event": self.name(), "call_id": call_id, "name": name})
+            }
+            ToolExecutionEvent::Update { call_id, text } => {
+                json!({"event": self.name(), "call_id": call_id, "text": text})
+            }
+            ToolExecutionEvent::Finished { call_id, name, is_error } => {
+                json!({"event": self.name(), "call_id": call_id, "name": name, "is_error": is_error})
+            }
+        }
+    }
+}
+
+/// Misuse of a [`ToolScheduler`]; the call changed nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchedulerError {
+    /// No call has this id.
+    #[error("no tool call with id {0:?}")]
+    UnknownCallId(String),
+    /// A call with this id was already added.
+    #[error("a tool call with id {0:?} was already added")]
+    DuplicateCallId(String),
+    /// The call already has its result from the host.
+    #[error("tool call {0:?} already finished")]
+    AlreadyFinished(String),
+    /// The call was never handed out by `startable`.
+    #[error("tool call {0:?} was never started")]
+    NotStarted(String),
+    /// `add` after `discard`.
+    #[error("the turn's tool work was discarded: no call can be added")]
+    AddAfterDiscard,
+    /// More calls than `SchedulerConfig::max_calls`.
+    #[error("more than {limit} tool calls in one turn")]
+    TooManyCalls {
+        /// The limit.
+        limit: usize,
+    },
+    /// Results asked for while this call has none yet.
+    #[error("tool call {0:?} has no result yet")]
+    Unfinished(String),
+    /// Results asked for after `discard`.
+    #[error("the turn's tool work was discarded")]
+    Discarded,
+    /// `tool_results` for a provider that has no fixed shape (`auto`).
+    #[error("no tool result shape for provider {0}")]
+    UnsupportedProvider(&'static str),
+}
+
+impl SchedulerError {
+    /// A stable snake_case name of the error kind (the same in every binding).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SchedulerError::UnknownCallId(_) => "unknown_call_id",
+            SchedulerError::DuplicateCallId(_) => "duplicate_call_id",
+            SchedulerError::AlreadyFinished(_) => "already_finished",
+            SchedulerError::NotStarted(_) => "not_started",
+            SchedulerError::AddAfterDiscard => "add_after_discard",
+            SchedulerError::TooManyCalls { .. } => "too_many_calls",
+            SchedulerError::Unfinished(_) => "unfinished",
+            SchedulerError::Discarded => "discarded",
+            SchedulerError::UnsupportedProvider(_) => "unsupported_provider",
+        }
+    }
+}
+
+/// The results shaped for the next request of `provider`, in the order given:
+///
+/// - Anthropic Messages: one user message, `{"role": "user", "content":
+///   [{"type": "tool_result", "tool_use_id", "content", "is_error"?}…]}`
+///   (`is_error: true` only on error results, as the API documents);
+/// - OpenAI Chat: an array of `{"role": "tool", "tool_call_id", "content"}`
+///   messages;
+/// - OpenAI Responses: an array of `{"type": "function_call_output",
+///   "call_id", "output"}` input items.
+///
+/// The OpenAI APIs have no error flag: an error result's text is sent as
+/// `Error: TEXT` (unless it already starts with `Error`), so the model can
+/// tell a failed call from its output.
+pub fn tool_results(provider: Provider, results: &[ToolResult]) -> Result<Value, SchedulerError> {
+    let openai_text = |r: &ToolResult| {
+        if r.is_error && !r.output.starts_with("Error") {
+            format!("Error: {}", r.output)
+        } else {
+            r.output.clone()
+        }
+    };
+    match provider {
+        Provider::Anthropic => {
+            let content: Vec<Value> = results
+                .iter()
+                .map(|r| {
+                    let mut block = json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.output});
+                    if r.is_error {
+                        block["is_error"] = Value::Bool(true);
+                    }
+                    block
+                })
+                .collect();
+            Ok(json!({"role": "user", "content": content}))
+        }
+        Provider::OpenAIChat => Ok(Value::Array(
+            results
+                .iter()
+                .map(|r| json!({"role": "tool", "tool_call_id": r.call_id, "content": openai_text(r)}))
+                .collect(),
+        )),
+        Provider::OpenAIResponses => Ok(Value::Array(
+            results
+                .iter()
+                .map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": openai_text(r)}))
+                .collect(),
+        )),
+        other => Err(SchedulerError::UnsupportedProvider(other.name())),
+    }
+}
+
+#[cfg(test)]
+mod tests;
