@@ -38,7 +38,6 @@ pub use scheduler::{Finished, SchedulerConfig, ToolScheduler};
 
 /// How a tool is scheduled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct ToolOptions {
     /// Not safe to run beside other tools (an edit, a shell command): it
     /// starts when nothing runs, runs alone, and later calls wait for it.

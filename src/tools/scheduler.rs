@@ -7,7 +7,6 @@ use super::{SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolRes
 
 /// Limits and policy of a [`ToolScheduler`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct SchedulerConfig {
     /// At most this many calls run at once (0: no limit beyond the
     /// exclusivity rules). Default 0.
