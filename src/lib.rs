@@ -50,6 +50,7 @@ pub mod ffi;
 pub mod json;
 pub mod providers;
 pub mod reconnect;
+pub mod relay;
 pub mod sse;
 pub mod tools;
 pub mod ui;

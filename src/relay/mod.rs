@@ -1,0 +1,855 @@
+//! Relaying a provider stream to a web page as Server-Sent Events.
+//!
+//! A [`Relay`] takes normalized stream events (from a [`Stream`], or provider
+//! bytes fed straight through [`Relay::feed`]) and events the host injects
+//! (tool results, approvals, log lines, errors, the finish), and writes the
+//! browser's SSE bytes in one of two [`RelayFormat`]s:
+//!
+//! - [`RelayFormat::AiSdk`]: the Vercel AI SDK's UI message stream protocol
+//!   (`useChat` reads it): `data:` lines of JSON chunks `start`,
+//!   `start-step`, `text-start/-delta/-end`, `reasoning-start/-delta/-end`,
+//!   `tool-input-start/-delta/-available` (`tool-input-error` for invalid
+//!   arguments), `tool-output-available` / `tool-output-error`,
+//!   `tool-approval-request`, `data-log`, `finish-step`, `finish`, `error`,
+//!   then `data: [DONE]`; response headers in [`Relay::headers`] (with
+//!   `x-vercel-ai-ui-message-stream: v1`).
+//! - [`RelayFormat::Catalog`]: named events for an agent backend's own UI
+//!   (the table in the README): `text-delta`, `tool-call`, `tool-result`,
+//!   `approval-required`, `step-completed`, `log`, `finish`, `error`.
+//!
+//! Sans-IO: every call returns the bytes to send now (a view of a buffer
+//! reused across calls: zero allocations per delta in steady state) and the
+//! host writes them; the relay never reads a clock ([`Relay::keep_alive`]
+//! takes the host's time) and never buffers beyond its replay bound.
+//!
+//! **Resumable.** Every event carries an SSE `id` (1, 2, 3… per relay); the
+//! last [`RelayConfig::replay_bytes`] of frames are kept, and
+//! [`Relay::replay_after`] gives a browser that reconnects with
+//! `Last-Event-ID` what it missed, or [`RelayError::ReplayTooOld`] when that
+//! is no longer held.
+
+mod frame;
+mod replay;
+
+use serde_json::Value;
+
+use crate::providers::{PartKind, PartOutcome, Stream, StreamError, StreamEvent};
+
+use frame::{begin_frame, end_frame, JsonObject};
+use replay::{Gap, ReplayBuffer};
+
+/// The browser protocol a [`Relay`] writes. Wire names: `ai-sdk`, `catalog`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RelayFormat {
+    /// The Vercel AI SDK's UI message stream protocol (v1).
+    AiSdk,
+    /// Named events of the agent-backend catalog (README, "Relay").
+    Catalog,
+}
+
+impl RelayFormat {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RelayFormat::AiSdk => "ai-sdk",
+            RelayFormat::Catalog => "catalog",
+        }
+    }
+
+    /// Parses a wire name (`ai_sdk` is accepted too).
+    pub fn from_name(name: &str) -> Option<RelayFormat> {
+        match name {
+            "ai-sdk" | "ai_sdk" => Some(RelayFormat::AiSdk),
+            "catalog" => Some(RelayFormat::Catalog),
+            _ => None,
+        }
+    }
+}
+
+/// Settings of a [`Relay`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelayConfig {
+    /// The protocol written.
+    pub format: RelayFormat,
+    /// Bytes of recent frames kept for [`Relay::replay_after`] (default
+    /// [`RelayConfig::DEFAULT_REPLAY_BYTES`]; 0 keeps none).
+    pub replay_bytes: usize,
+    /// A keep-alive comment is due after this long without output (default
+    /// 15 s, below the idle timeouts of common proxies).
+    pub keep_alive_ms: u64,
+}
+
+impl RelayConfig {
+    /// Default [`RelayConfig::replay_bytes`]: 1 MiB.
+    pub const DEFAULT_REPLAY_BYTES: usize = 1 << 20;
+    /// Default [`RelayConfig::keep_alive_ms`]: 15 s.
+    pub const DEFAULT_KEEP_ALIVE_MS: u64 = 15_000;
+
+    /// The defaults with `format`.
+    pub fn new(format: RelayFormat) -> Self {
+        RelayConfig { format, replay_bytes: Self::DEFAULT_REPLAY_BYTES, keep_alive_ms: Self::DEFAULT_KEEP_ALIVE_MS }
+    }
+}
+
+/// Misuse of a [`Relay`], or a resume it cannot serve.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RelayError {
+    /// [`Relay::finish`] was called: nothing more can be sent.
+    #[error("the relay has finished")]
+    Finished,
+    /// [`Relay::feed`] on a relay made without a stream.
+    #[error("the relay has no provider stream to feed (use Relay::with_stream)")]
+    NoStream,
+    /// The `Last-Event-ID` is older than the oldest event kept.
+    #[error("event id {requested} is no longer held (oldest kept: {oldest:?}): reload the whole message")]
+    ReplayTooOld {
+        /// The id asked for.
+        requested: String,
+        /// The oldest id still held, if any.
+        oldest: Option<u64>,
+    },
+    /// The `Last-Event-ID` was never sent by this relay.
+    #[error("event id {0:?} was never sent by this relay")]
+    UnknownEventId(String),
+}
+
+/// What a relayed part is.
+#[derive(Debug, Clone, Default)]
+struct PartState {
+    kind: Option<PartKind>,
+    call_id: Option<String>,
+    name: Option<String>,
+    /// The `*-start` chunk was written.
+    opened: bool,
+    /// Argument text received before the call's id and name were known.
+    pending_args: String,
+}
+
+/// The output of [`Relay::feed`].
+#[derive(Debug)]
+pub struct Relayed<'a> {
+    /// The browser bytes to send now.
+    pub bytes: &'a [u8],
+    /// The provider stream's fatal error, if it failed on this chunk; the
+    /// relay has written an `error` event for it.
+    pub error: Option<StreamError>,
+}
+
+/// Normalized events in, browser SSE bytes out. See the module docs.
+#[derive(Debug)]
+pub struct Relay {
+    stream: Option<Stream>,
+    writer: Writer,
+}
+
+/// Everything but the stream (so that the stream can call into it).
+#[derive(Debug)]
+struct Writer {
+    config: RelayConfig,
+    out: Vec<u8>,
+    scratch: Vec<u8>,
+    replay: ReplayBuffer,
+    /// The id of the last event written (0: none yet).
+    last_id: u64,
+    parts: Vec<PartState>,
+    started: bool,
+    step_open: bool,
+    steps: u32,
+    stop_reason: Option<String>,
+    usage: Option<Value>,
+    finished: bool,
+    /// The provider turn of the open step has ended.
+    turn_ended: bool,
+    /// Output was written since the last keep-alive check.
+    active: bool,
+    last_activity_ms: Option<u64>,
+}
+
+/// The response headers of the UI message stream protocol.
+const AI_SDK_HEADERS: &[(&str, &str)] = &[
+    ("content-type", "text/event-stream"),
+    ("cache-control", "no-cache"),
+    ("connection", "keep-alive"),
+    ("x-vercel-ai-ui-message-stream", "v1"),
+    ("x-accel-buffering", "no"),
+];
+
+/// The response headers of the catalog format.
+const CATALOG_HEADERS: &[(&str, &str)] = &[
+    ("content-type", "text/event-stream"),
+    ("cache-control", "no-cache"),
+    ("connection", "keep-alive"),
+    ("x-accel-buffering", "no"),
+];
+
+impl Relay {
+    /// A relay of events the host pushes ([`Relay::push`]).
+    pub fn new(config: RelayConfig) -> Self {
+        Relay { stream: None, writer: Writer::new(config) }
+    }
+
+    /// A relay that folds provider bytes itself ([`Relay::feed`]).
+    pub fn with_stream(config: RelayConfig, stream: Stream) -> Self {
+        Relay { stream: Some(stream), writer: Writer::new(config) }
+    }
+
+    /// The provider stream, when the relay has one (its folded message, its
+    /// resume cursor).
+    pub fn stream(&self) -> Option<&Stream> {
+        self.stream.as_ref()
+    }
+
+    /// The format written.
+    pub fn format(&self) -> RelayFormat {
+        self.writer.config.format
+    }
+
+    /// The HTTP response headers the browser side needs.
+    pub fn headers(&self) -> &'static [(&'static str, &'static str)] {
+        match self.writer.config.format {
+            RelayFormat::AiSdk => AI_SDK_HEADERS,
+            RelayFormat::Catalog => CATALOG_HEADERS,
+        }
+    }
+
+    /// Feeds provider bytes through the relay's stream and returns the
+    /// browser bytes they produced.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Relayed<'_>, RelayError> {
+        let Some(stream) = self.stream.as_mut() else { return Err(RelayError::NoStream) };
+        let writer = &mut self.writer;
+        if writer.finished {
+            return Err(RelayError::Finished);
+        }
+        writer.out.clear();
+        let result = stream.feed(chunk, |event| writer.event(event));
+        let error = result.err();
+        if let Some(error) = &error {
+            writer.error_frame(&error.to_string(), false);
+        }
+        Ok(Relayed { bytes: &writer.out, error })
+    }
+
+    /// The end of the provider's body: the stream's last events.
+    pub fn end_of_input(&mut self) -> Result<Relayed<'_>, RelayError> {
+        let Some(stream) = self.stream.as_mut() else { return Err(RelayError::NoStream) };
+        let writer = &mut self.writer;
+        if writer.finished {
+            return Err(RelayError::Finished);
+        }
+        writer.out.clear();
+        let error = stream.finish(|event| writer.event(event)).err();
+        if let Some(error) = &error {
+            writer.error_frame(&error.to_string(), false);
+        }
+        Ok(Relayed { bytes: &writer.out, error })
+    }
+
+    /// The bytes for one normalized event (often none: warnings, path
+    /// events and metadata are not relayed). Ignored after `finish`.
+    pub fn push(&mut self, event: &StreamEvent<'_>) -> &[u8] {
+        let writer = &mut self.writer;
+        writer.out.clear();
+        if !writer.finished {
+            writer.event(event);
+        }
+        &writer.out
+    }
+
+    /// A tool's result (`tool-output-available` / `tool-output-error`;
+    /// catalog `tool-result` with `duration_ms`).
+    pub fn tool_result(
+        &mut self,
+        call_id: &str,
+        output: &Value,
+        is_error: bool,
+        duration_ms: Option<u64>,
+    ) -> Result<&[u8], RelayError> {
+        let w = self.writer.begin()?;
+        match w.config.format {
+            RelayFormat::AiSdk => {
+                w.ensure_started();
+                if is_error {
+                    let text = output.as_str().map_or_else(|| output.to_string(), str::to_owned);
+                    w.ai("tool-output-error", |o| {
+                        o.str("toolCallId", call_id).str("errorText", &text);
+                    });
+                } else {
+                    w.ai("tool-output-available", |o| {
+                        o.str("toolCallId", call_id).value("output", output);
+                    });
+                }
+            }
+            RelayFormat::Catalog => w.catalog("tool-result", |o| {
+                o.str("call_id", call_id).value("output", output).value("is_error", &is_error);
+                o.value("duration_ms", &duration_ms);
+            }),
+        }
+        Ok(&self.writer.out)
+    }
+
+    /// A tool call waits for the user's approval (human in the loop):
+    /// `tool-approval-request`; catalog `approval-required` (with the
+    /// call's name and input).
+    pub fn approval_required(
+        &mut self,
+        approval_id: &str,
+        call_id: &str,
+        name: &str,
+        input: &Value,
+    ) -> Result<&[u8], RelayError> {
+        let w = self.writer.begin()?;
+        match w.config.format {
+            RelayFormat::AiSdk => {
+                w.ensure_started();
+                w.ai("tool-approval-request", |o| {
+                    o.str("approvalId", approval_id).str("toolCallId", call_id);
+                });
+            }
+            RelayFormat::Catalog => w.catalog("approval-required", |o| {
+                o.str("approval_id", approval_id).str("call_id", call_id).str("name", name).value("input", input);
+            }),
+        }
+        Ok(&self.writer.out)
+    }
+
+    /// A log line for the UI (`data-log`, transient: not part of the
+    /// message; catalog `log`).
+    pub fn log(&mut self, level: &str, message: &str) -> Result<&[u8], RelayError> {
+        let w = self.writer.begin()?;
+        match w.config.format {
+            RelayFormat::AiSdk => {
+                w.ensure_started();
+                let data = serde_json::json!({"level": level, "message": message});
+                w.ai("data-log", |o| {
+                    o.value("data", &data).value("transient", &true);
+                });
+            }
+            RelayFormat::Catalog => w.catalog("log", |o| {
+                o.str("level", level).str("message", message);
+            }),
+        }
+        Ok(&self.writer.out)
+    }
+
+    /// An error for the UI. `recoverable`: the agent goes on (a tool
+    /// failed, a retry follows); otherwise the turn is over.
+    pub fn error(&mut self, message: &str, recoverable: bool) -> Result<&[u8], RelayError> {
+        let w = self.writer.begin()?;
+        w.ensure_started();
+        w.error_frame(message, recoverable);
+        Ok(&self.writer.out)
+    }
+
+    /// Closes the current step, if one is open (`finish-step`; catalog
+    /// `step-completed`): the host's step boundary, e.g. after the tools of
+    /// a turn ran and before the next provider request is relayed.
+    pub fn finish_step(&mut self) -> Result<&[u8], RelayError> {
+        let w = self.writer.begin()?;
+        w.close_step();
+        Ok(&self.writer.out)
+    }
+
+    /// The end of the answer: closes the open step, then `finish` (with the
+    /// finish reason and `messageMetadata: {usage, steps}`) and
+    /// `data: [DONE]`; catalog `finish` with `stop_reason`, `usage` and
+    /// `steps`. `usage` replaces the usage folded from the stream when given.
+    /// Nothing can be sent afterwards.
+    pub fn finish(&mut self, usage: Option<&Value>) -> Result<&[u8], RelayError> {
+        let w = self.writer.begin()?;
+        w.ensure_started();
+        w.close_step();
+        if let Some(usage) = usage {
+            w.usage = Some(usage.clone());
+        }
+        let (steps, stop_reason, usage) = (w.steps, w.stop_reason.clone(), w.usage.clone());
+        match w.config.format {
+            RelayFormat::AiSdk => {
+                let metadata = serde_json::json!({"usage": usage, "steps": steps});
+                w.ai("finish", |o| {
+                    if let Some(reason) = stop_reason.as_deref() {
+                        o.str("finishReason", finish_reason(reason));
+                    }
+                    o.value("messageMetadata", &metadata);
+                });
+                w.out.extend_from_slice(b"data: [DONE]\n\n");
+            }
+            RelayFormat::Catalog => w.catalog("finish", |o| {
+                o.value("stop_reason", &stop_reason).value("usage", &usage).value("steps", &steps);
+            }),
+        }
+        w.finished = true;
+        Ok(&self.writer.out)
+    }
+
+    /// A keep-alive comment (`: keep-alive`) when nothing was sent for
+    /// [`RelayConfig::keep_alive_ms`] by the host's clock `now_ms`; empty
+    /// otherwise. Call it on a timer (every few seconds). Comments carry no
+    /// id and are not replayed.
+    pub fn keep_alive(&mut self, now_ms: u64) -> &[u8] {
+        let w = &mut self.writer;
+        w.out.clear();
+        if w.finished {
+            return &w.out;
+        }
+        if w.active || w.last_activity_ms.is_none() {
+            w.active = false;
+            w.last_activity_ms = Some(now_ms);
+            return &w.out;
+        }
+        let last = w.last_activity_ms.unwrap_or(now_ms);
+        if now_ms.saturating_sub(last) >= w.config.keep_alive_ms {
+            w.out.extend_from_slice(b": keep-alive\n\n");
+            w.last_activity_ms = Some(now_ms);
+        }
+        &w.out
+    }
+
+    /// The frames sent after event `last_event_id` (the browser's
+    /// `Last-Event-ID` header), to send first on its new connection.
+    pub fn replay_after(&mut self, last_event_id: &str) -> Result<&[u8], RelayError> {
+        let w = &mut self.writer;
+        let newest = (w.last_id > 0).then_some(w.last_id);
+        let id: u64 = last_event_id.trim().parse().map_err(|_| RelayError::UnknownEventId(last_event_id.to_owned()))?;
+        match w.replay.after(id, newest) {
+            Ok(bytes) => {
+                w.out.clear();
+                w.out.extend_from_slice(bytes);
+                if w.finished && w.config.format == RelayFormat::AiSdk {
+                    w.out.extend_from_slice(b"data: [DONE]\n\n");
+                }
+                Ok(&w.out)
+            }
+            Err(Gap::TooOld { oldest }) => {
+                Err(RelayError::ReplayTooOld { requested: last_event_id.to_owned(), oldest })
+            }
+            Err(Gap::Unknown) => Err(RelayError::UnknownEventId(last_event_id.to_owned())),
+        }
+    }
+
+    /// The id of the last event sent (0 before the first).
+    pub fn last_event_id(&self) -> u64 {
+        self.writer.last_id
+    }
+
+    /// Whether [`Relay::finish`] was called.
+    pub fn is_finished(&self) -> bool {
+        self.writer.finished
+    }
+}
+
+/// Whether parts of this kind stream text to the UI.
+fn is_text(kind: PartKind) -> bool {
+    matches!(kind, PartKind::Text | PartKind::Refusal | PartKind::Reasoning)
+}
+
+/// The UI message stream's finish reason for a provider stop reason.
+fn finish_reason(stop_reason: &str) -> &'static str {
+    match stop_reason {
+        "end_turn" | "stop" | "stop_sequence" | "completed" | "pause_turn" => "stop",
+        "max_tokens" | "length" | "model_context_window_exceeded" | "incomplete" => "length",
+        "tool_use" | "tool_calls" | "function_call" => "tool-calls",
+        "content_filter" | "refusal" => "content-filter",
+        "aborted" | "error" => "error",
+        _ => "other",
+    }
+}
+
+impl Writer {
+    fn new(config: RelayConfig) -> Self {
+        Writer {
+            config,
+            out: Vec::new(),
+            scratch: Vec::new(),
+            replay: ReplayBuffer::new(config.replay_bytes),
+            last_id: 0,
+            parts: Vec::new(),
+            started: false,
+            step_open: false,
+            steps: 0,
+            stop_reason: None,
+            usage: None,
+            finished: false,
+            turn_ended: false,
+            active: false,
+            last_activity_ms: None,
+        }
+    }
+
+    /// Starts a host call: clears the output; refused after `finish`.
+    fn begin(&mut self) -> Result<&mut Self, RelayError> {
+        if self.finished {
+            return Err(RelayError::Finished);
+        }
+        self.out.clear();
+        Ok(self)
+    }
+
+    fn next_id(&mut self) -> u64 {
+        self.scratch.clear();
+        self.last_id += 1;
+        self.last_id
+    }
+
+    /// Sends the frame in `scratch` as event `id`: to the output and the
+    /// replay buffer.
+    fn commit(&mut self, id: u64) {
+        end_frame(&mut self.scratch);
+        self.out.extend_from_slice(&self.scratch);
+        self.replay.push(id, &self.scratch);
+        self.active = true;
+    }
+
+    /// A frame of the AI SDK format: `{"type": TYPE, …}` written by `fill`.
+    fn ai(&mut self, chunk_type: &str, fill: impl FnOnce(&mut JsonObject<'_>)) {
+        let id = self.next_id();
+        begin_frame(&mut self.scratch, id, None);
+        let mut o = JsonObject::new(&mut self.scratch);
+        o.str("type", chunk_type);
+        fill(&mut o);
+        o.end();
+        self.commit(id);
+    }
+
+    /// A frame of the catalog format: event `name`, data written by `fill`.
+    fn catalog(&mut self, name: &str, fill: impl FnOnce(&mut JsonObject<'_>)) {
+        let id = self.next_id();
+        begin_frame(&mut self.scratch, id, Some(name));
+        let mut o = JsonObject::new(&mut self.scratch);
+        fill(&mut o);
+        o.end();
+        self.commit(id);
+    }
+
+    /// `start` (once) and `start-step` (when no step is open), AI SDK only.
+    fn ensure_started(&mut self) {
+        if self.config.format != RelayFormat::AiSdk {
+            if !self.step_open {
+                self.step_open = true;
+                self.steps += 1;
+            }
+            return;
+        }
+        if !self.started {
+            self.started = true;
+            self.ai("start", |_| {});
+        }
+        if !self.step_open {
+            self.step_open = true;
+            self.steps += 1;
+            self.ai("start-step", |_| {});
+        }
+    }
+
+    /// A provider turn begins: a step that already saw its turn end (its
+    /// tool results relayed since) is closed and a new one opens.
+    fn begin_turn(&mut self) {
+        if self.turn_ended {
+            self.close_step();
+        }
+        self.turn_ended = false;
+        self.parts.clear();
+        self.stop_reason = None;
+        self.ensure_started();
+    }
+
+    /// The provider's turn ended: its parts are closed; the step stays open
+    /// for the tool results, until the host closes it (`finish_step`,
+    /// `finish`) or the next turn begins.
+    fn end_turn(&mut self, stop_reason: Option<&str>) {
+        if let Some(reason) = stop_reason {
+            self.stop_reason = Some(reason.to_owned());
+        }
+        if self.config.format == RelayFormat::AiSdk {
+            self.close_parts();
+        }
+        self.turn_ended = true;
+    }
+
+    fn close_step(&mut self) {
+        self.turn_ended = false;
+        match self.config.format {
+            RelayFormat::AiSdk => {
+                if self.step_open {
+                    self.close_parts();
+                    self.step_open = false;
+                    self.ai("finish-step", |_| {});
+                }
+            }
+            RelayFormat::Catalog => {
+                if self.step_open {
+                    self.step_open = false;
+                    let (steps, stop_reason, usage) = (self.steps, self.stop_reason.clone(), self.usage.clone());
+                    self.catalog("step-completed", |o| {
+                        o.value("step", &steps).value("stop_reason", &stop_reason).value("usage", &usage);
+                    });
+                }
+            }
+        }
+    }
+
+    /// Ends the text/reasoning parts still open (a cut stream).
+    fn close_parts(&mut self) {
+        for part in 0..self.parts.len() {
+            let state = &self.parts[part];
+            if state.opened && matches!(state.kind, Some(PartKind::Text | PartKind::Refusal | PartKind::Reasoning)) {
+                self.end_text_part(part as u32);
+            }
+        }
+    }
+
+    fn error_frame(&mut self, message: &str, recoverable: bool) {
+        self.ensure_started();
+        match self.config.format {
+            RelayFormat::AiSdk => self.ai("error", |o| {
+                o.str("errorText", message);
+            }),
+            RelayFormat::Catalog => self.catalog("error", |o| {
+                o.str("message", message).value("recoverable", &recoverable);
+            }),
+        }
+    }
+
+    fn part(&mut self, part: u32) -> &mut PartState {
+        let index = part as usize;
+        if self.parts.len() <= index {
+            self.parts.resize_with(index + 1, PartState::default);
+        }
+        &mut self.parts[index]
+    }
+
+    /// The UI id of a text/reasoning part: unique across steps.
+    fn ui_id(&self, part: u32) -> UiId {
+        UiId { step: self.steps, part }
+    }
+
+    fn event(&mut self, event: &StreamEvent<'_>) {
+        match self.config.format {
+            RelayFormat::AiSdk => self.ai_event(event),
+            RelayFormat::Catalog => self.catalog_event(event),
+        }
+    }
+
+    fn ai_event(&mut self, event: &StreamEvent<'_>) {
+        match *event {
+            StreamEvent::MessageStart { .. } => self.begin_turn(),
+            StreamEvent::PartStart { part, kind, .. } => {
+                self.ensure_started();
+                let state = self.part(part);
+                *state = PartState { kind: Some(kind), ..PartState::default() };
+                if matches!(kind, PartKind::Text | PartKind::Refusal | PartKind::Reasoning) {
+                    state.opened = true;
+                    let chunk = if kind == PartKind::Reasoning { "reasoning-start" } else { "text-start" };
+                    let ui = self.ui_id(part);
+                    self.ai(chunk, |o| {
+                        o.value("id", &ui);
+                    });
+                }
+            }
+            StreamEvent::TextDelta { part, text } => {
+                let Some(state) = self.parts.get(part as usize).filter(|p| p.opened) else { return };
+                let Some(kind) = state.kind.filter(|k| is_text(*k)) else { return };
+                let chunk = if kind == PartKind::Reasoning { "reasoning-delta" } else { "text-delta" };
+                let ui = self.ui_id(part);
+                self.ai(chunk, |o| {
+                    o.value("id", &ui).str("delta", text);
+                });
+            }
+            StreamEvent::PartMetadata { part, key, value } => {
+                let Some(text) = value.as_str() else { return };
+                let state = self.part(part);
+                match key {
+                    "id" if state.call_id.is_none() => state.call_id = Some(text.to_owned()),
+                    "name" if state.name.is_none() => state.name = Some(text.to_owned()),
+                    _ => return,
+                }
+                self.maybe_open_tool(part, false);
+            }
+            StreamEvent::ToolArgsDelta { part, json } => {
+                if !self.maybe_open_tool(part, false) {
+                    self.part(part).pending_args.push_str(json);
+                    return;
+                }
+                let Some(call_id) = self.parts[part as usize].call_id.take() else { return };
+                self.ai("tool-input-delta", |o| {
+                    o.str("toolCallId", &call_id).str("inputTextDelta", json);
+                });
+                self.parts[part as usize].call_id = Some(call_id);
+            }
+            StreamEvent::PartEnd { part, kind, outcome, content } => match kind {
+                PartKind::Text | PartKind::Refusal | PartKind::Reasoning
+                    if self.parts.get(part as usize).is_some_and(|p| p.opened) =>
+                {
+                    self.end_text_part(part);
+                }
+                PartKind::ToolCall => {
+                    self.maybe_open_tool(part, true);
+                    let state = std::mem::take(&mut self.parts[part as usize]);
+                    let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
+                    match outcome {
+                        PartOutcome::Complete => {
+                            let input = tool_input(content);
+                            self.ai("tool-input-available", |o| {
+                                o.str("toolCallId", &call_id).str("toolName", &name).value("input", &input);
+                            });
+                        }
+                        PartOutcome::InvalidArguments { error, raw } => {
+                            self.ai("tool-input-error", |o| {
+                                o.str("toolCallId", &call_id).str("toolName", &name).str("input", raw);
+                                o.str("errorText", error);
+                            });
+                        }
+                        PartOutcome::Incomplete => {}
+                    }
+                }
+                _ => {}
+            },
+            StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
+            StreamEvent::Usage { usage } => self.usage = Some(usage.clone()),
+            StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
+            StreamEvent::TurnReset => {
+                // The answer starts over: close what was shown as its own
+                // step and tell a UI that can drop it (useChat keeps it).
+                self.close_step();
+                self.ai("data-turn-reset", |o| {
+                    o.raw("data", "{}").value("transient", &true);
+                });
+            }
+            StreamEvent::Error { error } => {
+                let message = if error.error_type.is_empty() {
+                    error.message.clone()
+                } else {
+                    format!("{}: {}", error.error_type, error.message)
+                };
+                self.error_frame(&message, false);
+            }
+            _ => {}
+        }
+    }
+
+    /// Writes `tool-input-start` (and the argument text held back) once the
+    /// call's id and name are known, or when `force`d (the part ends).
+    /// Returns whether the call is open.
+    fn maybe_open_tool(&mut self, part: u32, force: bool) -> bool {
+        let state = self.part(part);
+        if state.opened {
+            return true;
+        }
+        if state.kind != Some(PartKind::ToolCall) || !(force || (state.call_id.is_some() && state.name.is_some())) {
+            return false;
+        }
+        state.opened = true;
+        let call_id = state.call_id.get_or_insert_with(|| format!("call-{part}")).clone();
+        let name = state.name.clone().unwrap_or_default();
+        let pending = std::mem::take(&mut state.pending_args);
+        self.ai("tool-input-start", |o| {
+            o.str("toolCallId", &call_id).str("toolName", &name);
+        });
+        if !pending.is_empty() {
+            self.ai("tool-input-delta", |o| {
+                o.str("toolCallId", &call_id).str("inputTextDelta", &pending);
+            });
+        }
+        true
+    }
+
+    fn end_text_part(&mut self, part: u32) {
+        let state = &mut self.parts[part as usize];
+        state.opened = false;
+        let chunk = if state.kind == Some(PartKind::Reasoning) { "reasoning-end" } else { "text-end" };
+        let ui = self.ui_id(part);
+        self.ai(chunk, |o| {
+            o.value("id", &ui);
+        });
+    }
+
+    fn catalog_event(&mut self, event: &StreamEvent<'_>) {
+        match *event {
+            StreamEvent::MessageStart { .. } => self.begin_turn(),
+            StreamEvent::PartStart { part, kind, .. } => {
+                *self.part(part) = PartState { kind: Some(kind), ..PartState::default() };
+            }
+            StreamEvent::TextDelta { part, text } => {
+                let Some(kind) = self.parts.get(part as usize).and_then(|p| p.kind).filter(|k| is_text(*k)) else {
+                    return;
+                };
+                self.catalog("text-delta", |o| {
+                    o.value("part", &part).str("kind", kind.name()).str("text", text);
+                });
+            }
+            StreamEvent::PartMetadata { part, key, value } => {
+                let Some(text) = value.as_str() else { return };
+                let state = self.part(part);
+                match key {
+                    "id" if state.call_id.is_none() => state.call_id = Some(text.to_owned()),
+                    "name" if state.name.is_none() => state.name = Some(text.to_owned()),
+                    _ => {}
+                }
+            }
+            StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
+                let state = std::mem::take(self.part(part));
+                let call_id = state.call_id.unwrap_or_else(|| format!("call-{part}"));
+                let name = state.name.unwrap_or_default();
+                match outcome {
+                    PartOutcome::Complete => {
+                        let input = tool_input(content);
+                        self.catalog("tool-call", |o| {
+                            o.str("call_id", &call_id).str("name", &name).value("input", &input);
+                        });
+                    }
+                    PartOutcome::InvalidArguments { error, .. } => {
+                        let message = format!("tool call {name} ({call_id}): invalid arguments: {error}");
+                        self.error_frame(&message, true);
+                    }
+                    PartOutcome::Incomplete => {}
+                }
+            }
+            StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
+            StreamEvent::Usage { usage } => self.usage = Some(usage.clone()),
+            StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
+            StreamEvent::Error { error } => {
+                let (message, error_type) = (error.message.clone(), error.error_type.clone());
+                self.catalog("error", |o| {
+                    o.str("message", &message).str("error_type", &error_type).value("recoverable", &false);
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A text part's UI id, `s{step}-p{part}` (unique in the UI message).
+#[derive(Debug, Clone, Copy)]
+struct UiId {
+    step: u32,
+    part: u32,
+}
+
+impl serde::Serialize for UiId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("s{}-p{}", self.step, self.part))
+    }
+}
+
+/// A ready tool call's input as a value: the folded part's `input`
+/// (Anthropic) or its `arguments` JSON text parsed (OpenAI chat
+/// `function.arguments`, Responses `arguments`); `null` when neither is there.
+fn tool_input(content: &Value) -> Value {
+    if let Some(input) = content.get("input") {
+        return input.clone();
+    }
+    for holder in [Some(content), content.get("function")].into_iter().flatten() {
+        match holder.get("arguments") {
+            Some(Value::String(text)) => {
+                return serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+            }
+            Some(other) => return other.clone(),
+            None => {}
+        }
+    }
+    Value::Null
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,213 @@
+//! Rules of the relay, one test each.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::providers::Provider;
+use crate::sse::Decoder;
+
+const ANTHROPIC: &str = concat!(
+    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"line one\\n\\ndata: not an event\\r\\nid: 99\"}}\n\n",
+    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{}}}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \\\"Pa\"}}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"ris\\\"}\"}}\n\n",
+    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\n",
+    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+);
+
+/// The browser's view: (id, event name, data) of every SSE event.
+fn browser_events(bytes: &[u8]) -> Vec<(String, String, String)> {
+    let mut decoder = Decoder::new();
+    let mut out = Vec::new();
+    let mut events = decoder.feed(bytes);
+    while let Some(event) = events.next_event() {
+        let event = event.unwrap();
+        out.push((event.id().unwrap_or("").to_owned(), event.event().to_owned(), event.data().to_owned()));
+    }
+    assert_eq!(decoder.finish().discarded_bytes, 0, "every frame is complete");
+    out
+}
+
+fn relay_all(format: RelayFormat, input: &str, chunk: usize) -> (Relay, Vec<u8>) {
+    let mut relay = Relay::with_stream(RelayConfig::new(format), Stream::new(Provider::Auto));
+    let mut out = Vec::new();
+    for piece in input.as_bytes().chunks(chunk) {
+        let relayed = relay.feed(piece).unwrap();
+        assert!(relayed.error.is_none());
+        out.extend_from_slice(relayed.bytes);
+    }
+    out.extend_from_slice(relay.end_of_input().unwrap().bytes);
+    (relay, out)
+}
+
+fn chunk_types(bytes: &[u8]) -> Vec<String> {
+    browser_events(bytes)
+        .iter()
+        .map(|(_, _, data)| {
+            if data == "[DONE]" {
+                return "[DONE]".to_owned();
+            }
+            let v: Value = serde_json::from_str(data).unwrap();
+            v["type"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn ai_sdk_chunks_follow_the_ui_message_stream_protocol() {
+    let (mut relay, mut out) = relay_all(RelayFormat::AiSdk, ANTHROPIC, ANTHROPIC.len());
+    out.extend_from_slice(relay.tool_result("toolu_1", &json!({"temp": 18}), false, Some(120)).unwrap());
+    out.extend_from_slice(relay.finish(None).unwrap());
+    assert_eq!(
+        chunk_types(&out),
+        [
+            "start",
+            "start-step",
+            "text-start",
+            "text-delta",
+            "text-end",
+            "tool-input-start",
+            "tool-input-delta",
+            "tool-input-delta",
+            "tool-input-available",
+            "tool-output-available",
+            "finish-step",
+            "finish",
+            "[DONE]"
+        ]
+    );
+    let events = browser_events(&out);
+    let available: Value = serde_json::from_str(&events[8].2).unwrap();
+    assert_eq!(
+        available,
+        json!({"type": "tool-input-available", "toolCallId": "toolu_1", "toolName": "get_weather", "input": {"city": "Paris"}})
+    );
+    let finish: Value = serde_json::from_str(&events[11].2).unwrap();
+    assert_eq!(finish["type"], "finish");
+    assert_eq!(finish["finishReason"], "tool-calls");
+    assert_eq!(finish["messageMetadata"]["usage"]["output_tokens"], 9);
+    assert_eq!(finish["messageMetadata"]["steps"], 1);
+    // Ids count up from 1 on every event but [DONE].
+    let ids: Vec<&str> = events.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(ids[..12], ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]);
+}
+
+#[test]
+fn text_with_newlines_and_field_names_stays_inside_one_event() {
+    let (_, out) = relay_all(RelayFormat::AiSdk, ANTHROPIC, 7);
+    let events = browser_events(&out);
+    let delta: Value = serde_json::from_str(&events[3].2).unwrap();
+    assert_eq!(delta["delta"], "line one\n\ndata: not an event\r\nid: 99");
+    assert!(events.iter().all(|e| e.0 != "99"));
+}
+
+#[test]
+fn any_chunking_of_the_provider_bytes_gives_the_same_browser_bytes() {
+    let (_, whole) = relay_all(RelayFormat::AiSdk, ANTHROPIC, ANTHROPIC.len());
+    for chunk in [1, 2, 3, 17, 64] {
+        assert_eq!(relay_all(RelayFormat::AiSdk, ANTHROPIC, chunk).1, whole, "chunk {chunk}");
+    }
+    let (_, whole) = relay_all(RelayFormat::Catalog, ANTHROPIC, ANTHROPIC.len());
+    assert_eq!(relay_all(RelayFormat::Catalog, ANTHROPIC, 1).1, whole);
+}
+
+#[test]
+fn catalog_events_are_named_and_carry_the_documented_fields() {
+    let (mut relay, mut out) = relay_all(RelayFormat::Catalog, ANTHROPIC, ANTHROPIC.len());
+    out.extend_from_slice(relay.tool_result("toolu_1", &json!("18°C"), false, Some(120)).unwrap());
+    out.extend_from_slice(relay.approval_required("ap_1", "toolu_2", "delete_file", &json!({"path": "/"})).unwrap());
+    out.extend_from_slice(relay.log("info", "ran get_weather").unwrap());
+    out.extend_from_slice(relay.error("a tool failed", true).unwrap());
+    out.extend_from_slice(relay.finish(None).unwrap());
+    let events = browser_events(&out);
+    let names: Vec<&str> = events.iter().map(|e| e.1.as_str()).collect();
+    assert_eq!(
+        names,
+        ["text-delta", "tool-call", "tool-result", "approval-required", "log", "error", "step-completed", "finish"]
+    );
+    let data = |i: usize| serde_json::from_str::<Value>(&events[i].2).unwrap();
+    assert_eq!(data(0), json!({"part": 0, "kind": "text", "text": "line one\n\ndata: not an event\r\nid: 99"}));
+    assert_eq!(data(1), json!({"call_id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}));
+    assert_eq!(data(2), json!({"call_id": "toolu_1", "output": "18°C", "is_error": false, "duration_ms": 120}));
+    assert_eq!(
+        data(3),
+        json!({"approval_id": "ap_1", "call_id": "toolu_2", "name": "delete_file", "input": {"path": "/"}})
+    );
+    assert_eq!(data(4), json!({"level": "info", "message": "ran get_weather"}));
+    assert_eq!(data(5), json!({"message": "a tool failed", "recoverable": true}));
+    assert_eq!(
+        data(6),
+        json!({"step": 1, "stop_reason": "tool_use", "usage": {"input_tokens": 3, "output_tokens": 9}})
+    );
+    assert_eq!(data(7)["steps"], 1);
+    assert_eq!(data(7)["usage"]["output_tokens"], 9);
+    assert_eq!(relay.headers().iter().find(|h| h.0 == "content-type").unwrap().1, "text/event-stream");
+}
+
+#[test]
+fn a_reconnecting_browser_gets_what_it_missed_or_a_clear_error() {
+    let (mut relay, out) = relay_all(RelayFormat::AiSdk, ANTHROPIC, ANTHROPIC.len());
+    let events = browser_events(&out);
+    let missed = relay.replay_after("4").unwrap().to_vec();
+    assert_eq!(browser_events(&missed), events[4..].to_vec());
+    assert_eq!(relay.replay_after(&relay.last_event_id().to_string()).unwrap(), b"");
+    assert_eq!(relay.replay_after("999"), Err(RelayError::UnknownEventId("999".into())));
+    assert_eq!(relay.replay_after("abc"), Err(RelayError::UnknownEventId("abc".into())));
+
+    let config = RelayConfig { replay_bytes: 300, ..RelayConfig::new(RelayFormat::AiSdk) };
+    let mut small = Relay::with_stream(config, Stream::new(Provider::Auto));
+    small.feed(ANTHROPIC.as_bytes()).unwrap();
+    match small.replay_after("1") {
+        Err(RelayError::ReplayTooOld { requested, oldest: Some(oldest) }) => {
+            assert_eq!(requested, "1");
+            assert!(oldest > 2);
+            // From the oldest kept on, replay works.
+            assert!(small.replay_after(&(oldest - 1).to_string()).is_ok());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn keep_alives_follow_the_hosts_clock() {
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+    assert_eq!(relay.keep_alive(1_000), b"", "the first call sets the clock");
+    assert_eq!(relay.keep_alive(10_000), b"");
+    assert_eq!(relay.keep_alive(16_000), b": keep-alive\n\n");
+    assert_eq!(relay.keep_alive(20_000), b"");
+    relay.log("info", "x").unwrap();
+    assert_eq!(relay.keep_alive(31_500), b"", "output counts as activity");
+    assert_eq!(relay.keep_alive(46_500), b": keep-alive\n\n");
+    let last = relay.last_event_id();
+    assert_eq!(last, 1, "keep-alives carry no id");
+}
+
+#[test]
+fn nothing_is_sent_after_finish() {
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    let finish = relay.finish(Some(&json!({"output_tokens": 1}))).unwrap().to_vec();
+    assert_eq!(chunk_types(&finish), ["start", "start-step", "finish-step", "finish", "[DONE]"]);
+    assert_eq!(relay.log("info", "late"), Err(RelayError::Finished));
+    assert_eq!(relay.finish(None), Err(RelayError::Finished));
+    assert_eq!(relay.push(&StreamEvent::TurnReset), b"");
+    assert_eq!(relay.keep_alive(1_000_000), b"");
+    assert_eq!(Relay::new(RelayConfig::new(RelayFormat::AiSdk)).feed(b"x").unwrap_err(), RelayError::NoStream);
+    // A replay after the end ends with [DONE] again.
+    assert!(relay.replay_after("2").unwrap().ends_with(b"data: [DONE]\n\n"));
+}
+
+#[test]
+fn a_provider_error_and_a_broken_stream_become_error_chunks() {
+    let mut relay = Relay::with_stream(RelayConfig::new(RelayFormat::AiSdk), Stream::new(Provider::Anthropic));
+    let relayed = relay.feed(b"event: message_start\ndata: {not json}\n\n").unwrap();
+    assert!(relayed.error.is_some());
+    let out = relayed.bytes.to_vec();
+    let events = browser_events(&out);
+    let last: Value = serde_json::from_str(&events.last().unwrap().2).unwrap();
+    assert_eq!(last["type"], "error");
+    assert!(last["errorText"].as_str().unwrap().contains("not JSON"), "{last}");
+}

@@ -1,0 +1,248 @@
+//! The relay on every fixture, golden and peer recording: the browser's
+//! bytes, parsed as the AI SDK's `readUIMessageStream` rebuilds a UI message
+//! (text and reasoning parts by id, tool parts by call id), give the same
+//! text, reasoning and tool calls as the stream's own normalized events; the
+//! catalog format gives the same text and ready tool calls; and any chunking
+//! of the provider bytes gives the same browser bytes.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent};
+use ssefold::relay::{Relay, RelayConfig, RelayFormat};
+use ssefold::sse::Decoder;
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut files = Vec::new();
+    for dir in ["fixtures/anthropic", "fixtures/openai_chat", "fixtures/openai_responses"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "sse") {
+                files.push(path);
+            }
+        }
+    }
+    for entry in std::fs::read_dir(root.join("peer-fixtures")).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&dir).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_some_and(|e| e == "sse" || e == "txt") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A part as a UI shows it: (kind, text) for text/reasoning, (tool, id,
+/// name, input) for a ready tool call.
+#[derive(Debug, Clone, PartialEq)]
+enum UiPart {
+    Text(String),
+    Reasoning(String),
+    Tool { id: String, name: String, input: Value },
+}
+
+/// What the stream's own events say: the parts in the order they started.
+fn expected(bytes: &[u8]) -> Vec<UiPart> {
+    let mut stream = Stream::new(Provider::Auto);
+    let mut parts: Vec<(u32, UiPart)> = Vec::new();
+    let mut names: std::collections::HashMap<u32, (String, String)> = Default::default();
+    let mut on_event = |e: &StreamEvent<'_>| match *e {
+        StreamEvent::TurnReset => parts.clear(),
+        StreamEvent::PartStart { part, kind: PartKind::Text | PartKind::Refusal, .. } => {
+            parts.push((part, UiPart::Text(String::new())))
+        }
+        StreamEvent::PartStart { part, kind: PartKind::Reasoning, .. } => {
+            parts.push((part, UiPart::Reasoning(String::new())))
+        }
+        StreamEvent::TextDelta { part, text } => {
+            if let Some((_, UiPart::Text(t) | UiPart::Reasoning(t))) = parts.iter_mut().rev().find(|p| p.0 == part) {
+                t.push_str(text);
+            }
+        }
+        StreamEvent::PartMetadata { part, key, value } => {
+            let entry = names.entry(part).or_default();
+            match (key, value.as_str()) {
+                ("id", Some(v)) if entry.0.is_empty() => entry.0 = v.to_owned(),
+                ("name", Some(v)) if entry.1.is_empty() => entry.1 = v.to_owned(),
+                _ => {}
+            }
+        }
+        StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome: PartOutcome::Complete, content } => {
+            let (id, name) = names.remove(&part).unwrap_or_default();
+            let input = match content.get("input") {
+                Some(v) => v.clone(),
+                None => {
+                    let args = content.get("arguments").or_else(|| content.pointer("/function/arguments"));
+                    match args {
+                        Some(Value::String(s)) => serde_json::from_str(s).unwrap(),
+                        Some(v) => v.clone(),
+                        None => Value::Null,
+                    }
+                }
+            };
+            parts.push((
+                part,
+                UiPart::Tool { id: if id.is_empty() { format!("call-{part}") } else { id }, name, input },
+            ));
+        }
+        _ => {}
+    };
+    let _ = stream.feed(bytes, &mut on_event);
+    let _ = stream.finish(&mut on_event);
+    parts.into_iter().map(|p| p.1).collect()
+}
+
+/// The browser's bytes for `bytes` fed in chunks of `chunk`.
+fn relay(format: RelayFormat, bytes: &[u8], chunk: usize) -> Vec<u8> {
+    let mut relay = Relay::with_stream(RelayConfig::new(format), Stream::new(Provider::Auto));
+    let mut out = Vec::new();
+    for piece in bytes.chunks(chunk) {
+        let relayed = relay.feed(piece).unwrap();
+        out.extend_from_slice(relayed.bytes);
+        if relayed.error.is_some() {
+            break;
+        }
+    }
+    if !relay.is_finished() {
+        if let Ok(relayed) = relay.end_of_input() {
+            out.extend_from_slice(relayed.bytes);
+        }
+        out.extend_from_slice(relay.finish(None).unwrap());
+    }
+    out
+}
+
+fn sse_data(bytes: &[u8]) -> Vec<(String, String)> {
+    let mut decoder = Decoder::new();
+    let mut out = Vec::new();
+    let mut events = decoder.feed(bytes);
+    while let Some(event) = events.next_event() {
+        let event = event.unwrap();
+        out.push((event.event().to_owned(), event.data().to_owned()));
+    }
+    out
+}
+
+/// The UI message the AI SDK's reader rebuilds from the chunks (text and
+/// reasoning parts by id in the order they started; tool parts by call id,
+/// with the input of `tool-input-available`). Also checks the protocol:
+/// `start` first, deltas only inside their start/end, `[DONE]` last.
+fn rebuild_ai_sdk(bytes: &[u8]) -> Vec<UiPart> {
+    let events = sse_data(bytes);
+    assert_eq!(events.last().map(|e| e.1.as_str()), Some("[DONE]"));
+    let chunks: Vec<Value> = events[..events.len() - 1].iter().map(|e| serde_json::from_str(&e.1).unwrap()).collect();
+    assert_eq!(chunks[0]["type"], "start");
+    let mut parts: Vec<(String, UiPart)> = Vec::new();
+    let mut open: Vec<String> = Vec::new();
+    let mut tools_started: Vec<String> = Vec::new();
+    for chunk in &chunks {
+        let id = chunk["id"].as_str().unwrap_or_default().to_owned();
+        match chunk["type"].as_str().unwrap() {
+            "text-start" => {
+                open.push(id.clone());
+                parts.push((id, UiPart::Text(String::new())));
+            }
+            "reasoning-start" => {
+                open.push(id.clone());
+                parts.push((id, UiPart::Reasoning(String::new())));
+            }
+            "text-delta" | "reasoning-delta" => {
+                assert!(open.contains(&id), "delta outside its part: {chunk}");
+                let (_, UiPart::Text(t) | UiPart::Reasoning(t)) = parts.iter_mut().find(|p| p.0 == id).unwrap() else {
+                    panic!("{chunk}")
+                };
+                t.push_str(chunk["delta"].as_str().unwrap());
+            }
+            "text-end" | "reasoning-end" => {
+                assert!(open.contains(&id), "end of a part not open: {chunk}");
+                open.retain(|o| *o != id);
+            }
+            "tool-input-start" => tools_started.push(chunk["toolCallId"].as_str().unwrap().to_owned()),
+            "tool-input-delta" => assert!(tools_started.iter().any(|t| chunk["toolCallId"] == t.as_str())),
+            "tool-input-available" => {
+                let call = chunk["toolCallId"].as_str().unwrap().to_owned();
+                assert!(tools_started.contains(&call), "input available before its start: {chunk}");
+                parts.push((
+                    call.clone(),
+                    UiPart::Tool {
+                        id: call,
+                        name: chunk["toolName"].as_str().unwrap().to_owned(),
+                        input: chunk["input"].clone(),
+                    },
+                ));
+            }
+            _ => {}
+        }
+    }
+    assert!(open.is_empty(), "parts left open: {open:?}");
+    parts.into_iter().map(|p| p.1).collect()
+}
+
+/// The catalog's text (per part, in the order parts first spoke, then
+/// joined) and ready tool calls.
+fn rebuild_catalog(bytes: &[u8]) -> (String, Vec<(String, Value)>) {
+    let mut texts: Vec<(u64, String)> = Vec::new();
+    let mut tools = Vec::new();
+    for (event, data) in sse_data(bytes) {
+        let v: Value = serde_json::from_str(&data).unwrap();
+        match event.as_str() {
+            "text-delta" if v["kind"] != "reasoning" => {
+                let part = v["part"].as_u64().unwrap();
+                match texts.iter_mut().find(|t| t.0 == part) {
+                    Some(t) => t.1.push_str(v["text"].as_str().unwrap()),
+                    None => texts.push((part, v["text"].as_str().unwrap().to_owned())),
+                }
+            }
+            "tool-call" => tools.push((v["name"].as_str().unwrap().to_owned(), v["input"].clone())),
+            _ => {}
+        }
+    }
+    (texts.into_iter().map(|t| t.1).collect(), tools)
+}
+
+#[test]
+fn ai_sdk_relay_rebuilds_every_fixtures_text_reasoning_and_tool_calls() {
+    let mut checked = 0;
+    for path in fixtures() {
+        let bytes = std::fs::read(&path).unwrap();
+        let want = expected(&bytes);
+        let whole = relay(RelayFormat::AiSdk, &bytes, usize::MAX);
+        assert_eq!(rebuild_ai_sdk(&whole), want, "{}", path.display());
+        assert_eq!(relay(RelayFormat::AiSdk, &bytes, 1), whole, "{}: 1-byte chunking", path.display());
+        assert_eq!(relay(RelayFormat::AiSdk, &bytes, 61), whole, "{}: 61-byte chunking", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 60, "only {checked} fixtures found");
+}
+
+#[test]
+fn catalog_relay_carries_every_fixtures_text_and_ready_tool_calls() {
+    for path in fixtures() {
+        let bytes = std::fs::read(&path).unwrap();
+        let want = expected(&bytes);
+        let text: String = want
+            .iter()
+            .filter_map(|p| match p {
+                UiPart::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        let tools: Vec<(String, Value)> = want
+            .iter()
+            .filter_map(|p| match p {
+                UiPart::Tool { name, input, .. } => Some((name.clone(), input.clone())),
+                _ => None,
+            })
+            .collect();
+        let out = relay(RelayFormat::Catalog, &bytes, usize::MAX);
+        assert_eq!(rebuild_catalog(&out), (text, tools), "{}", path.display());
+        assert_eq!(relay(RelayFormat::Catalog, &bytes, 1), out, "{}: 1-byte chunking", path.display());
+    }
+}
