@@ -4,13 +4,13 @@
 
 CARGO ?= cargo
 
-.PHONY: test setup lint rust-test demo bench
+.PHONY: test setup lint rust-test demo bench js-test
 
 # Everything: Rust lints and tests, the C ABI (header drift, install,
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel, the
 # Go package (vet, race detector, gofmt, and the GC-stress build).
 test: setup
-	$(MAKE) lint rust-test c-test python-test go-test go-test-debug
+	$(MAKE) lint rust-test c-test python-test go-test go-test-debug js-test
 
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
@@ -190,3 +190,17 @@ go-fuzz: capi
 
 go-bench: capi
 	cd bindings/go/bench && $(GO) test -run XXX -bench . -benchtime=3x -count=1 .
+
+# ---------------------------------------------------------------------------
+# Browser-side clients as judges of the relay (tests/js): the `ai` npm
+# package rebuilds the UI message from the relayed stream of every fixture,
+# and a headless Chromium EventSource reads the catalog format, reconnecting
+# with Last-Event-ID. npm ci installs the pinned packages (package-lock.json).
+# ---------------------------------------------------------------------------
+
+RELAY_CASES := target/relay-cases
+
+js-test:
+	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
+	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
+	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) node --test

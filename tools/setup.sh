@@ -5,7 +5,8 @@
 # "Prerequisites").
 #
 #   Debian packages  make cmake ninja-build pkg-config libgtest-dev
-#                    libcurl4-openssl-dev valgrind python3-venv (apt-get update first)
+#                    libcurl4-openssl-dev valgrind python3-venv chromium, and nodejs
+#                    npm when Node is missing (apt-get update first)
 #   Rust             rustup components rustfmt and clippy
 #   Go               >= 1.23 on PATH or in /usr/local/go/bin (Debian's golang-go is too old:
 #                    a missing Go is reported, not installed)
@@ -13,7 +14,9 @@
 #                    test dependencies: created by `make python-venv`, not here
 set -euo pipefail
 
-debian_packages=(make cmake ninja-build pkg-config libgtest-dev libcurl4-openssl-dev valgrind python3-venv)
+debian_packages=(make cmake ninja-build pkg-config libgtest-dev libcurl4-openssl-dev valgrind python3-venv chromium)
+# Node.js >= 18 with npm: the image ships it; Debian's packages otherwise.
+command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 

@@ -589,14 +589,32 @@ impl Writer {
         }
     }
 
-    /// Ends the text/reasoning parts still open (a cut stream).
+    /// Ends the parts still open (a cut stream): text and reasoning parts
+    /// get their end; a tool call whose arguments never completed gets a
+    /// `tool-input-error`, so that no UI waits for it forever.
     fn close_parts(&mut self) {
         for part in 0..self.parts.len() {
-            let state = &self.parts[part];
-            if state.opened && matches!(state.kind, Some(PartKind::Text | PartKind::Refusal | PartKind::Reasoning)) {
-                self.end_text_part(part as u32);
+            match self.parts[part].kind {
+                Some(kind) if is_text(kind) && self.parts[part].opened => self.end_text_part(part as u32),
+                Some(PartKind::ToolCall) => {
+                    self.fail_tool(part as u32, "", "the stream ended before the arguments were complete")
+                }
+                _ => {}
             }
         }
+    }
+
+    /// A tool call that will never be ready: `tool-input-error` with the
+    /// raw argument text `input` (opened first if the UI has not seen it),
+    /// and the part is forgotten.
+    fn fail_tool(&mut self, part: u32, input: &str, error: &str) {
+        self.maybe_open_tool(part, true);
+        let state = std::mem::take(&mut self.parts[part as usize]);
+        let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
+        self.ai("tool-input-error", |o| {
+            o.str("toolCallId", &call_id).str("toolName", &name).str("input", input);
+            o.str("errorText", error);
+        });
     }
 
     fn error_frame(&mut self, message: &str, recoverable: bool) {
@@ -683,26 +701,23 @@ impl Writer {
                 {
                     self.end_text_part(part);
                 }
-                PartKind::ToolCall => {
-                    self.maybe_open_tool(part, true);
-                    let state = std::mem::take(&mut self.parts[part as usize]);
-                    let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
-                    match outcome {
-                        PartOutcome::Complete => {
-                            let input = tool_input(content);
-                            self.ai("tool-input-available", |o| {
-                                o.str("toolCallId", &call_id).str("toolName", &name).value("input", &input);
-                            });
-                        }
-                        PartOutcome::InvalidArguments { error, raw } => {
-                            self.ai("tool-input-error", |o| {
-                                o.str("toolCallId", &call_id).str("toolName", &name).str("input", raw);
-                                o.str("errorText", error);
-                            });
-                        }
-                        PartOutcome::Incomplete => {}
+                PartKind::ToolCall => match outcome {
+                    PartOutcome::Complete => {
+                        self.maybe_open_tool(part, true);
+                        let state = std::mem::take(&mut self.parts[part as usize]);
+                        let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
+                        let input = tool_input(content);
+                        self.ai("tool-input-available", |o| {
+                            o.str("toolCallId", &call_id).str("toolName", &name).value("input", &input);
+                        });
                     }
-                }
+                    PartOutcome::InvalidArguments { error, raw } => {
+                        self.fail_tool(part, raw, &format!("invalid arguments: {error}"))
+                    }
+                    PartOutcome::Incomplete => {
+                        self.fail_tool(part, "", "the stream ended before the arguments were complete")
+                    }
+                },
                 _ => {}
             },
             StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),

@@ -1,0 +1,101 @@
+// The `ai` npm package judges the relay's UI message stream: for every case
+// written by `cargo run --example relay_cases -- DIR` (RELAY_CASES=DIR), a
+// loopback HTTP server answers with the relayed bytes and the package's own
+// chat transport (DefaultChatTransport: what useChat uses, its SSE parser and
+// chunk schema) and readUIMessageStream rebuild the UI message. Its text,
+// reasoning and tool parts must equal what the stream folded.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DefaultChatTransport, readUIMessageStream } from "ai";
+
+const dir = process.env.RELAY_CASES;
+if (!dir) throw new Error("RELAY_CASES is not set (make js-test sets it)");
+const cases = readdirSync(dir).filter((f) => f.endsWith(".ai-sdk.sse")).sort();
+
+const HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-vercel-ai-ui-message-stream": "v1",
+};
+
+async function withServer(body, fn) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, HEADERS);
+      // Sent in small pieces, so the client's parser sees split events.
+      let i = 0;
+      const step = 97;
+      const pump = () => {
+        if (i >= body.length) return res.end();
+        res.write(body.subarray(i, i + step));
+        i += step;
+        setImmediate(pump);
+      };
+      pump();
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    return await fn(`http://127.0.0.1:${server.address().port}/api/chat`);
+  } finally {
+    server.close();
+  }
+}
+
+async function rebuild(url) {
+  const transport = new DefaultChatTransport({ api: url });
+  const stream = await transport.sendMessages({
+    chatId: "chat-1",
+    messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }],
+    abortSignal: undefined,
+    trigger: "submit-message",
+    messageId: undefined,
+  });
+  let last;
+  const errors = [];
+  for await (const message of readUIMessageStream({ stream, onError: (e) => errors.push(e) })) {
+    last = message;
+  }
+  return { message: last, errors };
+}
+
+test("cases were generated", () => {
+  assert.ok(cases.length >= 60, `only ${cases.length} cases in ${dir}`);
+});
+
+for (const file of cases) {
+  const name = file.replace(/\.ai-sdk\.sse$/, "");
+  test(`ai rebuilds the folded parts: ${name}`, async () => {
+    const body = readFileSync(join(dir, file));
+    const expected = JSON.parse(readFileSync(join(dir, `${name}.expected.json`), "utf8"));
+    const { message, errors } = await withServer(body, rebuild);
+    assert.ok(message, "a UI message was rebuilt");
+    assert.equal(message.role, "assistant");
+    const texts = message.parts
+      .filter((p) => p.type === "text" || p.type === "reasoning")
+      .map((p) => ({ type: p.type, text: p.text }));
+    assert.deepEqual(texts, expected.texts);
+    const tools = message.parts
+      .filter((p) => p.type.startsWith("tool-") || p.type === "dynamic-tool")
+      .map((p) => {
+        const tool = {
+          toolCallId: p.toolCallId,
+          toolName: p.type === "dynamic-tool" ? p.toolName : p.type.slice("tool-".length),
+          state: p.state,
+        };
+        if (p.state === "output-available") Object.assign(tool, { input: p.input, output: p.output });
+        return tool;
+      });
+    // A tool part appears when its call's id and name are known (a chat
+    // call that streams neither opens at its end): compared by call id.
+    const byId = (a, b) => (a.toolCallId < b.toolCallId ? -1 : a.toolCallId > b.toolCallId ? 1 : 0);
+    assert.deepEqual(tools.sort(byId), [...expected.tools].sort(byId));
+    // A provider error in the stream is reported as one, nothing else is.
+    const streamErrors = body.toString("utf8").includes('"type":"error"');
+    assert.equal(errors.length > 0 || streamErrors, streamErrors, `unexpected errors: ${errors}`);
+  });
+}
