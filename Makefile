@@ -203,4 +203,6 @@ RELAY_CASES := target/relay-cases
 js-test:
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
 	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
-	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) node --test
+	$(CARGO) build -q --example relay_server
+	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath target/debug/examples/relay_server) \
+	    SSEFOLD_ROOT=$(CURDIR) node --test

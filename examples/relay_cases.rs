@@ -61,62 +61,63 @@ fn main() {
         let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
         let mut browser = Vec::new();
         let mut stream = Stream::new(Provider::Auto);
-        let mut on_event = |e: &StreamEvent<'_>| {
-            browser.extend_from_slice(relay.push(e));
-            match *e {
-                StreamEvent::TurnReset => {
-                    texts.clear();
-                    tools.clear();
-                }
-                StreamEvent::PartStart { part, kind: PartKind::Text | PartKind::Refusal, .. } => {
-                    texts.push((part, "text", String::new()))
-                }
-                StreamEvent::PartStart { part, kind: PartKind::Reasoning, .. } => {
-                    texts.push((part, "reasoning", String::new()))
-                }
-                StreamEvent::TextDelta { part, text } => {
-                    if let Some(t) = texts.iter_mut().rev().find(|t| t.0 == part) {
-                        t.2.push_str(text);
+        {
+            let mut on_event = |e: &StreamEvent<'_>| {
+                browser.extend_from_slice(relay.push(e));
+                match *e {
+                    StreamEvent::TurnReset => {
+                        texts.clear();
+                        tools.clear();
                     }
-                }
-                StreamEvent::PartMetadata { part, key, value } => {
-                    let entry = ids.entry(part).or_default();
-                    match (key, value.as_str()) {
-                        ("id", Some(v)) if entry.0.is_none() => entry.0 = Some(v.to_owned()),
-                        ("name", Some(v)) if entry.1.is_none() => entry.1 = Some(v.to_owned()),
-                        _ => {}
+                    StreamEvent::PartStart { part, kind: PartKind::Text | PartKind::Refusal, .. } => {
+                        texts.push((part, "text", String::new()))
                     }
-                }
-                StreamEvent::PartStart { part, kind: PartKind::ToolCall, .. } => {
-                    // A tool part appears in the UI in the order calls start;
-                    // until it ends, it is one that never became ready.
-                    tools.push(json!({"part": part, "state": "output-error"}));
-                }
-                StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
-                    let (id, name) = ids.remove(&part).unwrap_or_default();
-                    let id = id.unwrap_or_else(|| format!("call-{part}"));
-                    let Some(tool) = tools.iter_mut().rev().find(|t| t["part"] == part) else { return };
-                    *tool = json!({"part": part, "toolCallId": id, "toolName": name.unwrap_or_default(), "state": "output-error"});
-                    if outcome == PartOutcome::Complete {
-                        let input = content.get("input").cloned().unwrap_or_else(|| {
-                            match content.get("arguments").or_else(|| content.pointer("/function/arguments")) {
-                                Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::Null),
-                                Some(v) => v.clone(),
-                                None => Value::Null,
-                            }
-                        });
-                        tool["input"] = input;
-                        tool["state"] = json!("output-available");
+                    StreamEvent::PartStart { part, kind: PartKind::Reasoning, .. } => {
+                        texts.push((part, "reasoning", String::new()))
                     }
+                    StreamEvent::TextDelta { part, text } => {
+                        if let Some(t) = texts.iter_mut().rev().find(|t| t.0 == part) {
+                            t.2.push_str(text);
+                        }
+                    }
+                    StreamEvent::PartMetadata { part, key, value } => {
+                        let entry = ids.entry(part).or_default();
+                        match (key, value.as_str()) {
+                            ("id", Some(v)) if entry.0.is_none() => entry.0 = Some(v.to_owned()),
+                            ("name", Some(v)) if entry.1.is_none() => entry.1 = Some(v.to_owned()),
+                            _ => {}
+                        }
+                    }
+                    StreamEvent::PartStart { part, kind: PartKind::ToolCall, .. } => {
+                        // A tool part appears in the UI in the order calls start;
+                        // until it ends, it is one that never became ready.
+                        tools.push(json!({"part": part, "state": "output-error"}));
+                    }
+                    StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
+                        let (id, name) = ids.remove(&part).unwrap_or_default();
+                        let id = id.unwrap_or_else(|| format!("call-{part}"));
+                        let Some(tool) = tools.iter_mut().rev().find(|t| t["part"] == part) else { return };
+                        *tool = json!({"part": part, "toolCallId": id, "toolName": name.unwrap_or_default(), "state": "output-error"});
+                        if outcome == PartOutcome::Complete {
+                            let input = content.get("input").cloned().unwrap_or_else(|| {
+                                match content.get("arguments").or_else(|| content.pointer("/function/arguments")) {
+                                    Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::Null),
+                                    Some(v) => v.clone(),
+                                    None => Value::Null,
+                                }
+                            });
+                            tool["input"] = input;
+                            tool["state"] = json!("output-available");
+                        }
+                    }
+                    _ => {}
                 }
-                _ => {}
+            };
+            let failed = stream.feed(&bytes, &mut on_event).is_err();
+            if !failed {
+                let _ = stream.finish(&mut on_event);
             }
-        };
-        let failed = stream.feed(&bytes, &mut on_event).is_err();
-        if !failed {
-            let _ = stream.finish(&mut on_event);
         }
-        drop(on_event);
         for tool in &mut tools {
             let (id, name) = ids.get(&(tool["part"].as_u64().unwrap_or(0) as u32)).cloned().unwrap_or_default();
             if tool.get("toolCallId").is_none() {
