@@ -44,6 +44,7 @@
 #![warn(missing_docs)]
 
 pub mod corpus;
+pub mod eventstream;
 #[cfg(feature = "capi")]
 #[allow(unsafe_code)] // The one place with unsafe code: see the module's conventions.
 pub mod ffi;
