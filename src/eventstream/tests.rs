@@ -33,8 +33,11 @@ fn string(name: &str, value: &str) -> (&'static str, u8, Vec<u8>) {
     (Box::leak(name.to_owned().into_boxed_str()), 7, value.as_bytes().to_vec())
 }
 
-/// (event type, payload) of every message of `bytes` fed in chunks of `n`.
-fn decode(bytes: &[u8], n: usize) -> (Vec<(Option<String>, Vec<u8>)>, Result<(), EventStreamError>, EndOfStream) {
+/// (event type, payload) of a message.
+type Decoded = (Option<String>, Vec<u8>);
+
+/// Every message of `bytes` fed in chunks of `n`, the result, the end.
+fn decode(bytes: &[u8], n: usize) -> (Vec<Decoded>, Result<(), EventStreamError>, EndOfStream) {
     let mut decoder = Decoder::new();
     let mut out = Vec::new();
     let mut result = Ok(());
