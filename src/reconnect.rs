@@ -211,7 +211,10 @@ impl ConnectionState {
 /// Whether a provider error type is transient, so that sending the same
 /// request again may succeed: Anthropic `overloaded_error`, `api_error`,
 /// `rate_limit_error`, `timeout_error`; OpenAI `server_error`,
-/// `rate_limit_exceeded`, `rate_limit_error`, `internal_error`.
+/// `rate_limit_exceeded`, `rate_limit_error`, `internal_error`; Amazon
+/// Bedrock `throttlingException`, `serviceUnavailableException`,
+/// `internalServerException`, `modelStreamErrorException`,
+/// `modelTimeoutException`.
 pub fn is_retryable_error_type(error_type: &str) -> bool {
     matches!(
         error_type,
@@ -222,6 +225,12 @@ pub fn is_retryable_error_type(error_type: &str) -> bool {
             | "server_error"
             | "rate_limit_exceeded"
             | "internal_error"
+            // Amazon Bedrock's exception types (event-stream exception messages).
+            | "throttlingException"
+            | "serviceUnavailableException"
+            | "internalServerException"
+            | "modelStreamErrorException"
+            | "modelTimeoutException"
     )
 }
 

@@ -138,6 +138,7 @@
 
 pub mod anthropic;
 mod args;
+pub mod bedrock;
 pub mod events;
 pub mod openai_chat;
 pub mod openai_responses;
