@@ -3,8 +3,6 @@
 //! (serde_json escapes control characters), so no text a model or a tool
 //! produced can end a line, start a field or inject an event.
 
-use std::io::Write;
-
 use serde::Serialize;
 
 /// A JSON object being written into a frame's `data:` line.
@@ -38,6 +36,28 @@ impl<'b> JsonObject<'b> {
         self
     }
 
+    /// A member whose value is a constant known to need no escaping (an
+    /// event type name), written as it is.
+    pub(crate) fn constant(&mut self, key: &str, value: &'static str) -> &mut Self {
+        debug_assert!(value.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\'));
+        self.key(key);
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(value.as_bytes());
+        self.buf.push(b'"');
+        self
+    }
+
+    /// A member whose value is a string of known-safe ASCII bytes (ids the
+    /// relay makes), written as it is.
+    pub(crate) fn ascii(&mut self, key: &str, value: &[u8]) -> &mut Self {
+        debug_assert!(value.iter().all(|b| b.is_ascii_graphic() && *b != b'"' && *b != b'\\'));
+        self.key(key);
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(value);
+        self.buf.push(b'"');
+        self
+    }
+
     /// A member with any serializable value (a number, a bool, a `Value`).
     pub(crate) fn value<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> &mut Self {
         self.key(key);
@@ -64,7 +84,11 @@ impl<'b> JsonObject<'b> {
 /// Writes the head of a frame: `id: N\n`, `event: NAME\n` when given, then
 /// `data: `. The caller writes the JSON and calls [`end_frame`].
 pub(crate) fn begin_frame(buf: &mut Vec<u8>, id: u64, event: Option<&str>) {
-    let _ = writeln!(buf, "id: {id}");
+    let mut digits = [0u8; 20];
+    let len = write_decimal(id, &mut digits);
+    buf.extend_from_slice(b"id: ");
+    buf.extend_from_slice(&digits[..len]);
+    buf.push(b'\n');
     if let Some(event) = event {
         buf.extend_from_slice(b"event: ");
         buf.extend_from_slice(event.as_bytes());
@@ -76,4 +100,34 @@ pub(crate) fn begin_frame(buf: &mut Vec<u8>, id: u64, event: Option<&str>) {
 /// Ends a frame's data line and the event.
 pub(crate) fn end_frame(buf: &mut Vec<u8>) {
     buf.extend_from_slice(b"\n\n");
+}
+
+/// Writes `n` in decimal at the start of `out` (room for 20 digits);
+/// returns the number of digits.
+pub(crate) fn write_decimal(mut n: u64, out: &mut [u8]) -> usize {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let len = digits.len() - i;
+    out[..len].copy_from_slice(&digits[i..]);
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn decimals() {
+        let mut out = [0u8; 20];
+        for n in [0u64, 7, 10, 99, 12345, u64::MAX] {
+            let len = super::write_decimal(n, &mut out);
+            assert_eq!(std::str::from_utf8(&out[..len]).unwrap(), n.to_string());
+        }
+    }
 }

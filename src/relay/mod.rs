@@ -73,7 +73,9 @@ pub struct RelayConfig {
     /// The protocol written.
     pub format: RelayFormat,
     /// Bytes of recent frames kept for [`Relay::replay_after`] (default
-    /// [`RelayConfig::DEFAULT_REPLAY_BYTES`]; 0 keeps none).
+    /// [`RelayConfig::DEFAULT_REPLAY_BYTES`]; 0 keeps none). The buffer
+    /// holding them never exceeds twice this (dropped frames are cut away
+    /// in bulk, so that each byte is moved at most once).
     pub replay_bytes: usize,
     /// A keep-alive comment is due after this long without output (default
     /// 15 s, below the idle timeouts of common proxies).
@@ -149,7 +151,8 @@ pub struct Relay {
 struct Writer {
     config: RelayConfig,
     out: Vec<u8>,
-    scratch: Vec<u8>,
+    /// Where the frame being written starts in `out`.
+    frame_start: usize,
     replay: ReplayBuffer,
     /// The id of the last event written (0: none yet).
     last_id: u64,
@@ -461,7 +464,7 @@ impl Writer {
         Writer {
             config,
             out: Vec::new(),
-            scratch: Vec::new(),
+            frame_start: 0,
             replay: ReplayBuffer::new(config.replay_bytes),
             last_id: 0,
             parts: Vec::new(),
@@ -486,27 +489,27 @@ impl Writer {
         Ok(self)
     }
 
+    /// The next event id; the frame for it is written at the end of `out`.
     fn next_id(&mut self) -> u64 {
-        self.scratch.clear();
+        self.frame_start = self.out.len();
         self.last_id += 1;
         self.last_id
     }
 
-    /// Sends the frame in `scratch` as event `id`: to the output and the
-    /// replay buffer.
+    /// Ends the frame written since `next_id` (event `id`) and keeps a copy
+    /// in the replay buffer.
     fn commit(&mut self, id: u64) {
-        end_frame(&mut self.scratch);
-        self.out.extend_from_slice(&self.scratch);
-        self.replay.push(id, &self.scratch);
+        end_frame(&mut self.out);
+        self.replay.push(id, &self.out[self.frame_start..]);
         self.active = true;
     }
 
     /// A frame of the AI SDK format: `{"type": TYPE, …}` written by `fill`.
-    fn ai(&mut self, chunk_type: &str, fill: impl FnOnce(&mut JsonObject<'_>)) {
+    fn ai(&mut self, chunk_type: &'static str, fill: impl FnOnce(&mut JsonObject<'_>)) {
         let id = self.next_id();
-        begin_frame(&mut self.scratch, id, None);
-        let mut o = JsonObject::new(&mut self.scratch);
-        o.str("type", chunk_type);
+        begin_frame(&mut self.out, id, None);
+        let mut o = JsonObject::new(&mut self.out);
+        o.constant("type", chunk_type);
         fill(&mut o);
         o.end();
         self.commit(id);
@@ -515,8 +518,8 @@ impl Writer {
     /// A frame of the catalog format: event `name`, data written by `fill`.
     fn catalog(&mut self, name: &str, fill: impl FnOnce(&mut JsonObject<'_>)) {
         let id = self.next_id();
-        begin_frame(&mut self.scratch, id, Some(name));
-        let mut o = JsonObject::new(&mut self.scratch);
+        begin_frame(&mut self.out, id, Some(name));
+        let mut o = JsonObject::new(&mut self.out);
         fill(&mut o);
         o.end();
         self.commit(id);
@@ -661,7 +664,7 @@ impl Writer {
                     let chunk = if kind == PartKind::Reasoning { "reasoning-start" } else { "text-start" };
                     let ui = self.ui_id(part);
                     self.ai(chunk, |o| {
-                        o.value("id", &ui);
+                        o.ascii("id", &ui.text());
                     });
                 }
             }
@@ -671,7 +674,7 @@ impl Writer {
                 let chunk = if kind == PartKind::Reasoning { "reasoning-delta" } else { "text-delta" };
                 let ui = self.ui_id(part);
                 self.ai(chunk, |o| {
-                    o.value("id", &ui).str("delta", text);
+                    o.ascii("id", &ui.text()).str("delta", text);
                 });
             }
             StreamEvent::PartMetadata { part, key, value } => {
@@ -775,7 +778,7 @@ impl Writer {
         let chunk = if state.kind == Some(PartKind::Reasoning) { "reasoning-end" } else { "text-end" };
         let ui = self.ui_id(part);
         self.ai(chunk, |o| {
-            o.value("id", &ui);
+            o.ascii("id", &ui.text());
         });
     }
 
@@ -834,6 +837,19 @@ impl Writer {
     }
 }
 
+/// A [`UiId`] written out.
+struct UiIdText {
+    bytes: [u8; 24],
+    len: usize,
+}
+
+impl std::ops::Deref for UiIdText {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// A text part's UI id, `s{step}-p{part}` (unique in the UI message).
 #[derive(Debug, Clone, Copy)]
 struct UiId {
@@ -841,9 +857,24 @@ struct UiId {
     part: u32,
 }
 
-impl serde::Serialize for UiId {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&format_args!("s{}-p{}", self.step, self.part))
+impl UiId {
+    /// The id's text, on the stack.
+    fn text(&self) -> UiIdText {
+        let mut bytes = [0u8; 24];
+        let len = self.write(&mut bytes);
+        UiIdText { bytes, len }
+    }
+
+    /// Writes `s{step}-p{part}` into `out`; returns its length (at most 23).
+    fn write(&self, out: &mut [u8; 24]) -> usize {
+        let mut len = 0;
+        out[len] = b's';
+        len += 1;
+        len += frame::write_decimal(u64::from(self.step), &mut out[len..]);
+        out[len..len + 2].copy_from_slice(b"-p");
+        len += 2;
+        len += frame::write_decimal(u64::from(self.part), &mut out[len..]);
+        len
     }
 }
 

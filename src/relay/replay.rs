@@ -4,9 +4,15 @@
 use std::collections::VecDeque;
 
 /// Frames kept by id, at most `limit` bytes in all.
+///
+/// Frames are appended to one buffer; dropping the oldest only advances
+/// `start`, and the dead prefix is cut away once it is as large as the
+/// limit, so each byte is moved at most once: O(1) amortized per frame.
 #[derive(Debug)]
 pub(crate) struct ReplayBuffer {
     bytes: Vec<u8>,
+    /// Bytes before `start` are dropped frames.
+    start: usize,
     /// (event id, offset of its frame in `bytes`), oldest first.
     frames: VecDeque<(u64, usize)>,
     limit: usize,
@@ -23,7 +29,7 @@ pub(crate) enum Gap {
 
 impl ReplayBuffer {
     pub(crate) fn new(limit: usize) -> Self {
-        ReplayBuffer { bytes: Vec::new(), frames: VecDeque::new(), limit }
+        ReplayBuffer { bytes: Vec::new(), start: 0, frames: VecDeque::new(), limit }
     }
 
     /// Keeps `frame` as event `id` (ids increase), dropping the oldest frames
@@ -34,20 +40,21 @@ impl ReplayBuffer {
         }
         if frame.len() > self.limit {
             self.bytes.clear();
+            self.start = 0;
             self.frames.clear();
             return;
         }
-        let excess = (self.bytes.len() + frame.len()).saturating_sub(self.limit);
-        if excess > 0 {
-            let mut cut = 0;
-            while cut < excess {
-                self.frames.pop_front();
-                cut = self.frames.front().map_or(self.bytes.len(), |&(_, offset)| offset);
-            }
+        while self.len() + frame.len() > self.limit {
+            self.frames.pop_front();
+            self.start = self.frames.front().map_or(self.bytes.len(), |&(_, offset)| offset);
+        }
+        if self.start >= self.limit {
+            let cut = self.start;
             self.bytes.drain(..cut);
             for frame in &mut self.frames {
                 frame.1 -= cut;
             }
+            self.start = 0;
         }
         self.frames.push_back((id, self.bytes.len()));
         self.bytes.extend_from_slice(frame);
@@ -67,10 +74,9 @@ impl ReplayBuffer {
         }
     }
 
-    /// Bytes held.
-    #[cfg(test)]
+    /// Bytes of the frames kept.
     pub(crate) fn len(&self) -> usize {
-        self.bytes.len()
+        self.bytes.len() - self.start
     }
 }
 
@@ -90,6 +96,20 @@ mod tests {
         assert_eq!(r.after(0, Some(3)), Err(Gap::TooOld { oldest: Some(2) }));
         assert_eq!(r.after(3, Some(3)), Ok(&b""[..]));
         assert_eq!(r.after(4, Some(3)), Err(Gap::Unknown));
+        // Many frames: the window slides, compaction keeps offsets right,
+        // and the memory held stays under twice the limit.
+        let mut r = ReplayBuffer::new(64);
+        for id in 1..=1000u64 {
+            let frame = format!("frame {id}\n");
+            r.push(id, frame.as_bytes());
+            assert!(r.len() <= 64 && r.bytes.len() <= 128);
+            if id > 2 {
+                let tail = r.after(id - 2, Some(id)).unwrap();
+                assert_eq!(tail, format!("frame {}\nframe {id}\n", id - 1).as_bytes());
+            }
+        }
+        let mut r = ReplayBuffer::new(10);
+        r.push(3, b"cccc");
         r.push(4, b"a frame over the limit");
         assert_eq!(r.len(), 0);
         assert_eq!(r.after(3, Some(4)), Err(Gap::TooOld { oldest: None }));
