@@ -209,6 +209,7 @@ def test_an_error_event_raises_provider_error_without_retrying(server: Server) -
             for ev in ssefold.stream_events(client, "GET", url(server, "/error"), policy=FAST):
                 seen.append(ev)
     assert (info.value.type, info.value.message) == ("overloaded_error", "Overloaded")
+    assert isinstance(info.value, ssefold.RetryableProviderError) and info.value.status_code is None
     assert datas(seen) == ["a"]
     assert len(server.requests) == 1
 
@@ -348,6 +349,8 @@ def test_provider_mode_async_error_event(server: Server) -> None:
     with pytest.raises(ssefold.ProviderError) as info:
         asyncio.run(run())
     assert info.value.type == "overloaded_error"
+    assert isinstance(info.value, ssefold.RetryableProviderError) and info.value.retryable
+    assert (info.value.status_code, info.value.body) == (None, None)
     assert len(server.requests) == 1
 
 
