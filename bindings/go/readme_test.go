@@ -54,13 +54,9 @@ func main() {
 }
 `
 
-// TestReadmeGoBlocks builds the README blocks in a module of their own that
-// requires this one the documented way (a replace directive), vets it and
-// runs it.
-func TestReadmeGoBlocks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+// readmeModule writes the README blocks into a module of their own that
+// requires this one the documented way (a replace directive).
+func readmeModule(t *testing.T) string {
 	self, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -91,22 +87,23 @@ func TestReadmeGoBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(args ...string) string {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run("vet", ".")
-	fixture, err := filepath.Abs("../../tests/peer-fixtures/anthropic-sdk-python/basic_response.txt")
+	return dir
+}
+
+// goIn runs the go command in dir with extra environment variables.
+func goIn(t *testing.T, dir string, env []string, args ...string) string {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod"), env...)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	out := run("run", ".", fixture)
+	return string(out)
+}
+
+// checkReadmeRun checks the output of readmeMain.
+func checkReadmeRun(t *testing.T, out string) {
 	const text = `"content":[{"type":"text","text":"Hello there!"}]`
 	for _, want := range []string{"answer: {", "fold: {", "Hello there!printText: <nil>", "ask: {"} {
 		if !strings.Contains(out, want) {
@@ -115,6 +112,78 @@ func TestReadmeGoBlocks(t *testing.T) {
 	}
 	if strings.Count(out, text) != 3 || strings.Count(out, "<nil>") != 4 {
 		t.Errorf("want three folded messages and no error:\n%s", out)
+	}
+}
+
+func readmeFixture(t *testing.T) string {
+	fixture, err := filepath.Abs("../../tests/peer-fixtures/anthropic-sdk-python/basic_response.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture
+}
+
+// TestReadmeGoBlocks vets the README blocks in their own module and runs
+// them (the default way of finding the library: the checkout's).
+func TestReadmeGoBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := readmeModule(t)
+	goIn(t, dir, nil, "vet", ".")
+	checkReadmeRun(t, goIn(t, dir, nil, "run", ".", readmeFixture(t)))
+}
+
+// TestReadmeGoBlocksWithPkgConfig builds and runs the README blocks with
+// -tags ssefold_pkgconfig against the pkg-config file `make install`
+// writes (bindings/c/ssefold.pc.in), here pointing into the checkout.
+func TestReadmeGoBlocksWithPkgConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	if _, err := exec.LookPath("pkg-config"); err != nil {
+		t.Skip("pkg-config is not installed")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The library under the names `make install` gives it (its SONAME is
+	// libssefold.so.<major>).
+	built := filepath.Join(root, "target", "release", "libssefold.so")
+	if _, err := os.Stat(built); err != nil {
+		t.Fatalf("make capi first: %v", err)
+	}
+	libdir := t.TempDir()
+	major, _, _ := strings.Cut(Version(), ".")
+	for _, name := range []string{"libssefold.so", "libssefold.so." + major} {
+		if err := os.Symlink(built, filepath.Join(libdir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmpl, err := os.ReadFile("../c/ssefold.pc.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := strings.NewReplacer("@PREFIX@", root, "@LIBDIR@", libdir, "@INCLUDEDIR@", filepath.Join(root, "include"),
+		"@VERSION@", Version(), "@NATIVE_LIBS@", "").Replace(string(tmpl))
+	pcdir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(pcdir, "ssefold.pc"), []byte(pc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := readmeModule(t)
+	env := []string{"PKG_CONFIG_PATH=" + pcdir, "LD_LIBRARY_PATH=" + libdir}
+	goIn(t, dir, env, "build", "-tags", "ssefold_pkgconfig", "-o", "readme", ".")
+	cmd := exec.Command(filepath.Join(dir, "readme"), readmeFixture(t))
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkReadmeRun(t, string(out))
+	ldd, err := exec.Command("ldd", filepath.Join(dir, "readme")).CombinedOutput()
+	if err == nil && !strings.Contains(string(ldd), "libssefold.so") {
+		t.Errorf("not linked against the shared library:\n%s", ldd)
 	}
 }
 

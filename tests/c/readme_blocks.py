@@ -1,5 +1,6 @@
 """Writes the ```c blocks of README.md and bindings/c/README.md into one C
-file with a main() that calls them (print_events on a two-event stream):
+file with a main() that calls them (print_events on a two-event stream, then
+" ok" when it returned OK):
 the C test suite builds and runs it (CTest readme_c)."""
 
 import pathlib
@@ -15,7 +16,9 @@ if not blocks:
 main = r"""
 int main(void) {
   static const char body[] = "data: hello\n\nevent: x\ndata: world\n\n";
-  return print_events((const uint8_t *)body, sizeof body - 1) == SSEFOLD_RESULT_OK ? 0 : 1;
+  if (print_events((const uint8_t *)body, sizeof body - 1) != SSEFOLD_RESULT_OK) return 1;
+  puts(" ok");
+  return 0;
 }
 """
 out.write_text("\n".join(blocks) + main, encoding="utf-8")
