@@ -214,3 +214,11 @@ def test_reconnect_restart_emits_turn_reset_and_rebuilds_the_answer() -> None:
     whole.feed(data)
     whole.finish()
     assert s.message == whole.message
+
+
+def test_stream_type_parameter_is_the_ui_type() -> None:
+    # The stubs type `.ui` by a parameter; at runtime it subscripts to the class.
+    assert ssefold.Stream[ssefold.UiState] is ssefold.Stream
+    assert ssefold.AnthropicStream[None] is ssefold.AnthropicStream
+    assert isinstance(ssefold.AnthropicStream(ui=True).ui, ssefold.UiState)
+    assert ssefold.AnthropicStream().ui is None

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use pyo3::exceptions::{PyAttributeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
 use ssefold::reconnect::ConnectionState;
@@ -397,6 +397,13 @@ impl Stream {
 
 #[pymethods]
 impl Stream {
+    /// `Stream[UiState]` (the stubs' type parameter: the type of `.ui`) is
+    /// `Stream` itself at runtime, so annotations evaluate.
+    #[classmethod]
+    fn __class_getitem__(cls: &Bound<'_, PyType>, _item: &Bound<'_, PyAny>) -> Py<PyType> {
+        cls.clone().unbind()
+    }
+
     #[new]
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
