@@ -52,3 +52,8 @@ pub mod providers;
 pub mod reconnect;
 pub mod sse;
 pub mod ui;
+
+/// The README's Rust code blocks, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
