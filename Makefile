@@ -136,7 +136,7 @@ $(VPY):
 
 python-venv: $(VPY)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "maturin>=1.9,<2" pytest mypy httpx
+	$(VPY) -m pip install -q "maturin>=1.9,<2" pytest mypy pyright httpx
 	$(VPY) -m pip install -q -r python/requirements-test.txt
 
 python-develop: python-venv

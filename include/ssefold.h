@@ -120,7 +120,9 @@ enum ssefold_result
    */
   SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED = 501,
   /**
-   * Provider stream: the provider reported an error inside the stream.
+   * Provider stream: the provider reported an error inside the stream,
+   * of a type not worth retrying (e.g. `invalid_request_error`). The
+   * retryable types give `StreamRetryableProviderError`.
    */
   SSEFOLD_RESULT_STREAM_PROVIDER_ERROR = 502,
   /**
@@ -135,6 +137,15 @@ enum ssefold_result
    * Provider stream: already closed by an error or by `finish`.
    */
   SSEFOLD_RESULT_STREAM_CLOSED = 505,
+  /**
+   * Provider stream: the provider reported an error inside the stream of
+   * a transient type (`overloaded_error`, `rate_limit_error`,
+   * `api_error`, `server_error`, ...: see
+   * `ssefold_reconnect_is_retryable_error_type`): sending the request
+   * again may work. A provider error like `StreamProviderError`: test
+   * for both.
+   */
+  SSEFOLD_RESULT_STREAM_RETRYABLE_PROVIDER_ERROR = 506,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1516,7 +1527,8 @@ ssefold_result ssefold_stream_set_callback(struct ssefold_stream *stream,
 /**
  * Feeds bytes of the HTTP body, calling the callback for each normalized
  * event. A failure (an SSE decoding error `SSE_*`, `STREAM_INVALID_JSON`,
- * `STREAM_LIMIT_EXCEEDED`, `STREAM_PROVIDER_ERROR` after an `error` event,
+ * `STREAM_LIMIT_EXCEEDED`, `STREAM_PROVIDER_ERROR` or
+ * `STREAM_RETRYABLE_PROVIDER_ERROR` after an `error` event,
  * `STREAM_UNKNOWN_DIALECT`) closes the stream: later feeds return
  * `STREAM_CLOSED`, and the folded message so far stays readable.
  *

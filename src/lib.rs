@@ -55,3 +55,8 @@ pub mod relay;
 pub mod sse;
 pub mod tools;
 pub mod ui;
+
+/// The README's Rust code blocks, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,7 +1,7 @@
 // C trampolines for the cgo callbacks: ssefold passes user_data back
 // untouched; here it carries a runtime/cgo.Handle (uintptr_t).
 #include <stdint.h>
-#include "ssefold.h"
+#include "ssefold_go.h"
 #include "_cgo_export.h"
 
 static int sse_trampoline(void *user_data, const struct ssefold_sse_event *event) {

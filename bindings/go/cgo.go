@@ -6,13 +6,18 @@
 // memory: call Close when done (a finalizer is only a safety net). A handle
 // must not be used from several goroutines at once. Every string the C
 // library lends is copied before the call returns.
+//
+// Finding the C library: by default the package links the static
+// target/release/libssefold.a of the repository it sits in (run `make capi`
+// at the repository root first; cgo_local.go). With the build tag
+// ssefold_pkgconfig it asks pkg-config for "ssefold" instead (after `make
+// install`; cgo_pkgconfig.go). Without the library the build stops with a
+// message saying so (ssefold_go.h).
 package ssefold
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: ${SRCDIR}/../../target/release/libssefold.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 #include <stdlib.h>
-#include "ssefold.h"
+#include "ssefold_go.h"
 
 ssefold_result ssefold_go_decoder_set_callback(struct ssefold_sse_decoder *d, uintptr_t h);
 ssefold_result ssefold_go_stream_set_callback(struct ssefold_stream *s, uintptr_t h, bool event_json);

@@ -1,7 +1,7 @@
 package ssefold
 
 /*
-#include "ssefold.h"
+#include "ssefold_go.h"
 ssefold_result ssefold_go_decoder_set_callback(struct ssefold_sse_decoder *d, uintptr_t h);
 */
 import "C"

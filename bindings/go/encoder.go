@@ -2,7 +2,7 @@ package ssefold
 
 /*
 #include <stdlib.h>
-#include "ssefold.h"
+#include "ssefold_go.h"
 */
 import "C"
 

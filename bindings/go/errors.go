@@ -1,7 +1,7 @@
 package ssefold
 
 /*
-#include "ssefold.h"
+#include "ssefold_go.h"
 */
 import "C"
 
@@ -39,6 +39,9 @@ const (
 	ResultStreamUnknownDialect Result = 503
 	ResultStreamIncomplete     Result = 504
 	ResultStreamClosed         Result = 505
+	// ResultStreamRetryableProviderError: a provider error of a transient
+	// type (overloaded_error, rate_limit_error, server_error, ...).
+	ResultStreamRetryableProviderError Result = 506
 )
 
 // String is the library's description of the code.
@@ -47,11 +50,24 @@ func (r Result) String() string {
 	return C.GoString(C.ssefold_result_str(C.uint32_t(r)))
 }
 
-// Sentinel errors, matched with errors.Is against an *Error.
+// Sentinel errors, matched with errors.Is against an *Error, an
+// *HTTPStatusError or a *GiveUpError. The kinds are those of the Python
+// package (ProviderError, RetryableProviderError, IncompleteStreamError,
+// ...) and of the C result codes (SSEFOLD_RESULT_STREAM_PROVIDER_ERROR,
+// ..._STREAM_RETRYABLE_PROVIDER_ERROR, ..._STREAM_INCOMPLETE, ...).
 var (
-	// ErrProviderError: the provider reported an error inside the stream.
+	// ErrProviderError: the provider reported an error, inside the stream
+	// or as an HTTP error status (ErrRetryableProviderError included).
 	ErrProviderError = errors.New("ssefold: provider error")
-	// ErrIncomplete: the input ended before it was complete (stream or JSON).
+	// ErrRetryableProviderError: a provider error worth sending the request
+	// again for: rate limit (HTTP 429), overload (529), server error (5xx,
+	// 408), or an error event of a transient type (IsRetryableErrorType).
+	ErrRetryableProviderError = errors.New("ssefold: retryable provider error")
+	// ErrIncompleteStream: the stream ended before its terminal event, also
+	// when HTTPStream.Run gave up reconnecting (a *GiveUpError).
+	ErrIncompleteStream = errors.New("ssefold: incomplete stream")
+	// ErrIncomplete: ErrIncompleteStream, or partial JSON that was not
+	// complete at Finish.
 	ErrIncomplete = errors.New("ssefold: incomplete")
 	// ErrLimit: a configured limit was exceeded.
 	ErrLimit = errors.New("ssefold: limit exceeded")
@@ -82,7 +98,11 @@ func (e *Error) Error() string {
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrProviderError:
-		return e.Code == ResultStreamProviderError
+		return e.Code == ResultStreamProviderError || e.Code == ResultStreamRetryableProviderError
+	case ErrRetryableProviderError:
+		return e.Code == ResultStreamRetryableProviderError
+	case ErrIncompleteStream:
+		return e.Code == ResultStreamIncomplete
 	case ErrIncomplete:
 		return e.Code == ResultStreamIncomplete || e.Code == ResultJSONIncomplete
 	case ErrLimit:

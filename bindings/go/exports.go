@@ -1,7 +1,7 @@
 package ssefold
 
 /*
-#include "ssefold.h"
+#include "ssefold_go.h"
 */
 import "C"
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -35,31 +36,114 @@ type HTTPStream struct {
 	NewRequest func(ctx context.Context, cursor Cursor) (*http.Request, error)
 }
 
-// HTTPStatusError is a response whose status is not 2xx (not retried).
+// HTTPStatusError is a response whose status is not 2xx: a provider error
+// (errors.Is(err, ErrProviderError)), retryable for 408, 429, 529 and 5xx
+// or a transient error type (errors.Is(err, ErrRetryableProviderError)).
+// Run does not retry it.
 type HTTPStatusError struct {
+	// StatusCode is the HTTP status.
 	StatusCode int
-	Body       string
+	// Body is the start of the response body (at most 4 KiB).
+	Body string
+	// ErrorType is the provider's error type from the body
+	// ({"error": {"type": ...}} or "code"); "http_error" when it has none.
+	ErrorType string
+	// Message is the provider's error message from the body (the body
+	// itself when it is not a JSON error).
+	Message string
+}
+
+// Retryable says whether sending the request again may work.
+func (e *HTTPStatusError) Retryable() bool {
+	switch {
+	case e.StatusCode == 408, e.StatusCode == 429, e.StatusCode >= 500 && e.StatusCode <= 599:
+		return true
+	}
+	return IsRetryableErrorType(e.ErrorType)
 }
 
 func (e *HTTPStatusError) Error() string {
-	return fmt.Sprintf("ssefold: HTTP status %d: %s", e.StatusCode, e.Body)
+	return fmt.Sprintf("ssefold: HTTP %d: %s: %s", e.StatusCode, e.ErrorType, e.Message)
 }
 
-// GiveUpError is returned when retries are exhausted.
+// Is matches ErrProviderError, and ErrRetryableProviderError when Retryable.
+func (e *HTTPStatusError) Is(target error) bool {
+	return target == ErrProviderError || target == ErrRetryableProviderError && e.Retryable()
+}
+
+// newHTTPStatusError reads the provider's error type and message from body.
+func newHTTPStatusError(status int, body []byte) *HTTPStatusError {
+	e := &HTTPStatusError{StatusCode: status, Body: string(body), ErrorType: "http_error", Message: string(body)}
+	var payload struct {
+		Error json.RawMessage `json:"error"`
+	}
+	var fields struct {
+		Type    *string `json:"type"`
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(body, &payload) != nil || json.Unmarshal(payload.Error, &fields) != nil {
+		return e
+	}
+	switch {
+	case fields.Type != nil && *fields.Type != "":
+		e.ErrorType = *fields.Type
+	case fields.Code != nil && *fields.Code != "":
+		e.ErrorType = *fields.Code
+	}
+	if fields.Message != nil {
+		e.Message = *fields.Message
+	}
+	return e
+}
+
+// GiveUpError is returned by Run when the reconnections are used up: the
+// answer is incomplete (errors.Is(err, ErrIncompleteStream)). Its text says
+// how the last connection ended ("could not connect: ..." when none ever
+// did).
 type GiveUpError struct {
+	// Attempts is the number of reconnections made.
 	Attempts uint32
-	LastEnd  EndKind
-	Message  string
+	// LastEnd is how the last connection ended.
+	LastEnd EndKind
+	// Message is the last transport error, if any.
+	Message string
+	// Connected says whether any connection got a response.
+	Connected bool
+	// Err is the stream's own incomplete error (with what it expected), or nil.
+	Err error
 }
 
 func (e *GiveUpError) Error() string {
-	return fmt.Sprintf("ssefold: gave up after %d reconnections (end kind %d): %s", e.Attempts, e.LastEnd, e.Message)
+	var what string
+	switch {
+	case e.LastEnd == EndTransportError && !e.Connected:
+		what = "could not connect: " + e.Message
+	case e.LastEnd == EndTransportError:
+		what = "the connection failed: " + e.Message
+	case e.LastEnd == EndIdleTimeout:
+		what = "the connection went idle"
+	case e.Err != nil:
+		what = strings.TrimPrefix(e.Err.Error(), "ssefold: ")
+	default:
+		what = "the stream ended before its terminal event"
+	}
+	return fmt.Sprintf("ssefold: %s; gave up after %d reconnection(s)", what, e.Attempts)
 }
+
+// Is matches ErrIncompleteStream and ErrIncomplete.
+func (e *GiveUpError) Is(target error) bool {
+	return target == ErrIncompleteStream || target == ErrIncomplete
+}
+
+// Unwrap returns the stream's incomplete error, if any.
+func (e *GiveUpError) Unwrap() error { return e.Err }
 
 type runState struct {
 	stream      *Stream
 	rc          *Reconnector
 	connections int
+	connected   bool
 }
 
 func (st *runState) close() {
@@ -108,14 +192,18 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 		case DecisionDone:
 			return m, st.connections, nil
 		case DecisionFail:
-			return m, st.connections, &Error{Code: ResultStreamProviderError,
-				Message: "provider error " + d.ErrorType + ": " + d.Message}
+			code := ResultStreamProviderError
+			if d.Retryable {
+				code = ResultStreamRetryableProviderError
+			}
+			return m, st.connections, &Error{Code: code, Message: "provider error " + d.ErrorType + ": " + d.Message}
 		case DecisionGiveUp:
-			evs, _ := st.stream.Finish() // commit open parts as incomplete
+			evs, ferr := st.stream.Finish() // commit open parts as incomplete
 			_ = h.emit(st, evs)
 			m, _ = st.stream.Message()
 			_, att := st.rc.State()
-			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Message: d.Message}
+			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Message: d.Message,
+				Connected: st.connected, Err: ferr}
 		case DecisionStop:
 			evs, _ := st.stream.Abort() // one turn_end "aborted"
 			_ = h.emit(st, evs)
@@ -171,8 +259,9 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return StreamEnd{}, &HTTPStatusError{StatusCode: resp.StatusCode, Body: string(b)}
+		return StreamEnd{}, newHTTPStatusError(resp.StatusCode, b)
 	}
+	st.connected = true
 	st.rc.OnConnected(now())
 	if st.connections > 1 {
 		// The stream drops the old connection's partial event and decides

@@ -152,11 +152,21 @@ func TestHTTPGiveUpAndProviderError(t *testing.T) {
 	if !errors.As(err, &g) || n != 3 {
 		t.Fatalf("want give up after 3 connections, got %v (%d)", err, n)
 	}
+	if !errors.Is(err, ErrIncompleteStream) || !errors.Is(err, ErrIncomplete) || errors.Is(err, ErrProviderError) {
+		t.Fatalf("a give-up is an incomplete stream: %v", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "end kind") || strings.HasSuffix(msg, ": ") ||
+		!strings.HasSuffix(msg, "; gave up after 2 reconnection(s)") {
+		t.Fatalf("unreadable: %q", msg)
+	}
 	errEvents, _ := withIDs(t, "../../tests/fixtures/anthropic/error_mid_stream.sse")
 	srv = &server{events: errEvents, honour: true}
 	m, _, n, err := runHTTP(t, srv, context.Background())
 	if !errors.Is(err, ErrProviderError) || n != 1 || !strings.Contains(err.Error(), "overloaded_error") {
 		t.Fatalf("%v %d", err, n)
+	}
+	if !errors.Is(err, ErrRetryableProviderError) || errors.Is(err, ErrIncompleteStream) {
+		t.Fatalf("overloaded_error is retryable: %v", err)
 	}
 	if !strings.Contains(string(m), "Partial ans") {
 		t.Fatalf("partial message lost: %s", m)
@@ -248,5 +258,72 @@ func TestHTTPResponsesStartingAfter(t *testing.T) {
 	}
 	if len(seen) != 2 || seen[0] != "" || seen[1] != "6" {
 		t.Fatalf("starting_after %q", seen)
+	}
+}
+
+func TestHTTPStatusErrorKinds(t *testing.T) {
+	cases := []struct {
+		status    int
+		body      string
+		retryable bool
+		typ, msg  string
+	}{
+		{529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, true, "overloaded_error", "Overloaded"},
+		{429, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`, true, "requests", "slow down"},
+		{503, `upstream unavailable`, true, "http_error", "upstream unavailable"},
+		{400, `{"type":"error","error":{"type":"invalid_request_error","message":"bad model"}}`, false, "invalid_request_error", "bad model"},
+	}
+	for _, c := range cases {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(c.status)
+			fmt.Fprint(w, c.body)
+		}))
+		h := &HTTPStream{Provider: Anthropic, NewRequest: func(ctx context.Context, _ Cursor) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, "GET", ts.URL, nil)
+		}}
+		_, err := h.Run(context.Background())
+		ts.Close()
+		var se *HTTPStatusError
+		if !errors.As(err, &se) || se.StatusCode != c.status || se.Body != c.body || se.ErrorType != c.typ || se.Message != c.msg {
+			t.Fatalf("%d: %#v", c.status, err)
+		}
+		if !errors.Is(err, ErrProviderError) || errors.Is(err, ErrRetryableProviderError) != c.retryable ||
+			errors.Is(err, ErrIncompleteStream) {
+			t.Fatalf("%d: kinds of %v", c.status, err)
+		}
+		if want := fmt.Sprintf("ssefold: HTTP %d: %s: %s", c.status, c.typ, c.msg); err.Error() != want {
+			t.Fatalf("%q, want %q", err.Error(), want)
+		}
+	}
+}
+
+func TestHTTPRefusedConnectionSaysSo(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL
+	ts.Close() // nobody listens there now
+	policy := DefaultReconnectPolicy()
+	policy.InitialDelay, policy.MaxRetries = time.Millisecond, 1
+	h := &HTTPStream{Provider: Anthropic, Policy: &policy,
+		NewRequest: func(ctx context.Context, _ Cursor) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, "GET", url, nil)
+		}}
+	_, err := h.Run(context.Background())
+	var g *GiveUpError
+	if !errors.As(err, &g) || g.LastEnd != EndTransportError || g.Connected || !errors.Is(err, ErrIncompleteStream) {
+		t.Fatalf("%#v", err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "ssefold: could not connect: ") || !strings.Contains(msg, "connection refused") ||
+		strings.Contains(msg, "terminal event") {
+		t.Fatalf("%q", msg)
+	}
+}
+
+func TestEndKindNames(t *testing.T) {
+	want := []string{"completed", "ended_early", "transport_error", "idle_timeout", "provider_error", "aborted"}
+	for i, w := range want {
+		if got := EndKind(i).String(); got != w {
+			t.Errorf("%d: %q", i, got)
+		}
 	}
 }

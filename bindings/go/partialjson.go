@@ -1,7 +1,7 @@
 package ssefold
 
 /*
-#include "ssefold.h"
+#include "ssefold_go.h"
 ssefold_result ssefold_go_partial_json_set_callback(struct ssefold_partial_json *p, uintptr_t h, bool container_values);
 */
 import "C"

@@ -2,11 +2,12 @@ package ssefold
 
 /*
 #include <stdlib.h>
-#include "ssefold.h"
+#include "ssefold_go.h"
 */
 import "C"
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 	"unsafe"
@@ -119,6 +120,27 @@ const (
 	EndProviderError  EndKind = 4
 	EndAborted        EndKind = 5
 )
+
+// String is the binding-wide name of the end kind ("completed",
+// "ended_early", "transport_error", "idle_timeout", "provider_error",
+// "aborted"), as the Python StreamEnd.kind.
+func (k EndKind) String() string {
+	switch k {
+	case EndCompleted:
+		return "completed"
+	case EndEndedEarly:
+		return "ended_early"
+	case EndTransportError:
+		return "transport_error"
+	case EndIdleTimeout:
+		return "idle_timeout"
+	case EndProviderError:
+		return "provider_error"
+	case EndAborted:
+		return "aborted"
+	}
+	return fmt.Sprintf("EndKind(%d)", uint32(k))
+}
 
 // StreamEnd is how a connection ended, as the host saw it.
 type StreamEnd struct {

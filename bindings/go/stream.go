@@ -1,7 +1,7 @@
 package ssefold
 
 /*
-#include "ssefold.h"
+#include "ssefold_go.h"
 ssefold_result ssefold_go_stream_set_callback(struct ssefold_stream *s, uintptr_t h, bool event_json);
 */
 import "C"

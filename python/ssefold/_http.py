@@ -13,7 +13,23 @@ import asyncio
 import json
 import time
 from collections import Counter
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Tuple, Union
+from typing import (
+    Any,
+    AsyncIterator,
+    Callable,
+    Dict,
+    Generic,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Protocol,
+    Tuple,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
 
 from ._ssefold import (
     Decision,
@@ -27,10 +43,12 @@ from ._ssefold import (
     Stream,
     StreamEnd,
     StreamEvent,
+    _incomplete_error,
     _provider_error,
 )
 
 Event = Union[ServerSentEvent, StreamEvent]
+_E = TypeVar("_E", ServerSentEvent, StreamEvent)
 
 __all__ = ["stream_events", "astream_events", "EventStream", "AsyncEventStream"]
 
@@ -52,15 +70,15 @@ def _error_fields(payload: Any) -> Tuple[str, str]:
     return str(etype), str(err.get("message", ""))
 
 
-def _error_from_text(text: str, status: Optional[int] = None) -> BaseException:
+def _error_from_text(text: str, status: Optional[int] = None) -> ProviderError:
+    """The ``ProviderError`` of an error event's data or of an HTTP error
+    response's body (``status``): ``RetryableProviderError`` for 408, 429,
+    529 and 5xx, or a transient error type."""
     try:
         etype, message = _error_fields(json.loads(text))
     except ValueError:
         etype, message = ("http_error" if status else "error"), text
-    exc = _provider_error(etype, message)
-    if status is not None:
-        exc.status_code = status  # type: ignore[attr-defined]
-    return exc
+    return _provider_error(etype, message, status, text if status is not None else None)
 
 
 class _Session:
@@ -73,13 +91,14 @@ class _Session:
         terminal: Optional[Callable[[ServerSentEvent], bool]],
         reconnector: Optional[Reconnector],
         decoder: Optional[SSEDecoder],
-        provider: Union[None, str, Stream],
+        provider: Union[None, str, "Stream[Any]"],
     ) -> None:
         self.reconnector = reconnector if reconnector is not None else Reconnector(policy)
         self.decoder = decoder if decoder is not None else SSEDecoder()
         self.terminal = terminal
-        self.stream: Optional[Stream] = Stream(provider) if isinstance(provider, str) else provider
+        self.stream: Optional[Stream[Any]] = Stream(provider) if isinstance(provider, str) else provider
         self.completed = False
+        self.connected = False
         self.error: Optional[BaseException] = None
         # Events passed on, per last-event-ID in force: a server that ignores
         # Last-Event-ID replays them, and the replay is skipped.
@@ -99,6 +118,7 @@ class _Session:
         return headers
 
     def on_connected(self) -> None:
+        self.connected = True
         self.reconnector.on_connected(_now_ms())
 
     def on_chunk(self, chunk: bytes) -> List[Event]:
@@ -126,7 +146,7 @@ class _Session:
                 self.completed = True
         return out
 
-    def _on_chunk_provider(self, stream: Stream, chunk: bytes) -> List[Event]:
+    def _on_chunk_provider(self, stream: "Stream[Any]", chunk: bytes) -> List[Event]:
         out: List[Event] = []
         try:
             out += stream.feed(chunk)
@@ -176,13 +196,34 @@ class _Session:
             assert self.error is not None
             raise self.error
         if decision.kind == "give_up":
-            exc = IncompleteStreamError(
-                f"the stream ended before its terminal event ({end!r}) after "
-                f"{self.reconnector.policy.max_retries} reconnection(s)"
-            )
-            exc.last = end  # type: ignore[attr-defined]
-            raise exc from cause
+            raise self.give_up_error(end) from cause
         return decision
+
+    def give_up_error(self, end: StreamEnd) -> IncompleteStreamError:
+        """The ``IncompleteStreamError`` after the last reconnection: what the
+        last connection did, in words, with ``.expected``, ``.events`` (the
+        provider stream's open parts, committed as incomplete) and ``.last``."""
+        events: List[StreamEvent] = []
+        expected = "the terminal event" if self.terminal is not None else "the end of the last event"
+        if self.stream is not None:
+            try:
+                events = self.stream.finish()
+            except IncompleteStreamError as exc:
+                expected, events = exc.expected, exc.events
+            except Error:
+                pass
+        retries = self.reconnector.policy.max_retries
+        if end.kind == "transport_error":
+            what = "the connection failed" if self.connected else "could not connect"
+            text = f"{what}: {end.message}"
+        elif end.kind == "idle_timeout":
+            text = f"no data for {self.reconnector.policy.idle_timeout_ms} ms"
+        else:
+            text = f"the stream ended before its terminal event (expected {expected})"
+        err = _incomplete_error(f"{text}; gave up after {retries} reconnection(s)", expected)
+        err.events = events
+        err.last = end
+        return err
 
 
 def _request_kwargs(session: _Session, kwargs: Dict[str, Any]) -> Dict[str, Any]:
@@ -304,19 +345,20 @@ async def _astream_events(
             await asyncio.sleep(delay)
 
 
-class EventStream:
-    """The iterator :func:`stream_events` returns: events as they come, and
-    the session's state (``.stream``: the provider stream whose ``message``
-    is the folded answer; ``.reconnector``; ``.decoder``)."""
+class EventStream(Generic[_E]):
+    """The iterator :func:`stream_events` returns: events as they come
+    (``StreamEvent`` with a ``provider``, else ``ServerSentEvent``), and the
+    session's state (``.stream``: the provider stream whose ``message`` is
+    the folded answer; ``.reconnector``; ``.decoder``)."""
 
-    def __init__(self, session: _Session, events: Iterator[Event]) -> None:
+    def __init__(self, session: _Session, events: Iterator[_E]) -> None:
         self._session = session
-        self._events = events
+        self._events: Iterator[_E] = events
 
-    def __iter__(self) -> "EventStream":
+    def __iter__(self) -> "EventStream[_E]":
         return self
 
-    def __next__(self) -> Event:
+    def __next__(self) -> _E:
         return next(self._events)
 
     def close(self) -> None:
@@ -326,8 +368,9 @@ class EventStream:
             close()
 
     @property
-    def stream(self) -> Optional[Stream]:
-        return self._session.stream
+    def stream(self: "EventStream[StreamEvent]") -> "Stream[Any]":
+        """The provider stream (with a ``provider`` only)."""
+        return cast("Stream[Any]", self._session.stream)
 
     @property
     def reconnector(self) -> Reconnector:
@@ -338,18 +381,18 @@ class EventStream:
         return self._session.decoder
 
 
-class AsyncEventStream:
+class AsyncEventStream(Generic[_E]):
     """The async iterator :func:`astream_events` returns (see
     :class:`EventStream`)."""
 
-    def __init__(self, session: _Session, events: AsyncIterator[Event]) -> None:
+    def __init__(self, session: _Session, events: AsyncIterator[_E]) -> None:
         self._session = session
-        self._events = events
+        self._events: AsyncIterator[_E] = events
 
-    def __aiter__(self) -> "AsyncEventStream":
+    def __aiter__(self) -> "AsyncEventStream[_E]":
         return self
 
-    async def __anext__(self) -> Event:
+    async def __anext__(self) -> _E:
         return await self._events.__anext__()
 
     async def aclose(self) -> None:
@@ -359,8 +402,9 @@ class AsyncEventStream:
             await aclose()
 
     @property
-    def stream(self) -> Optional[Stream]:
-        return self._session.stream
+    def stream(self: "AsyncEventStream[StreamEvent]") -> "Stream[Any]":
+        """The provider stream (with a ``provider`` only)."""
+        return cast("Stream[Any]", self._session.stream)
 
     @property
     def reconnector(self) -> Reconnector:
@@ -371,12 +415,13 @@ class AsyncEventStream:
         return self._session.decoder
 
 
+@overload
 def stream_events(
     client: Any,
     method: str,
     url: str,
     *,
-    provider: Union[None, str, Stream] = None,
+    provider: None = None,
     policy: Optional[ReconnectPolicy] = None,
     terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
     abort: Optional[_Flag] = None,
@@ -384,7 +429,38 @@ def stream_events(
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
     **request: Any,
-) -> EventStream:
+) -> EventStream[ServerSentEvent]: ...
+@overload
+def stream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[str, "Stream[Any]"],
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> EventStream[StreamEvent]: ...
+
+
+def stream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[None, str, "Stream[Any]"] = None,
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> "EventStream[Any]":
     """Runs ``client.stream(method, url, ...)`` (an ``httpx.Client``) and
     yields its events, reconnecting when the body ends early, the transport
     fails or it goes idle, per ``policy`` (default: ``ReconnectPolicy()``).
@@ -404,23 +480,30 @@ def stream_events(
     * On reconnection ``Last-Event-ID`` is sent when the server gave ids;
       events a server replays anyway (it ignored the header) are skipped.
     * An ``error`` event or an HTTP error status raises
-      :class:`ssefold.ProviderError` (never retried); running out of retries
-      raises :class:`ssefold.IncompleteStreamError` (``.last``: how the last
-      connection ended).
+      :class:`ssefold.ProviderError` (never retried; ``.status_code`` and
+      ``.body`` for an HTTP status, ``.type`` from the body):
+      :class:`ssefold.RetryableProviderError` for 408, 429, 529 and 5xx or
+      a transient error type. Running out of retries raises
+      :class:`ssefold.IncompleteStreamError` saying how the last connection
+      ended (``could not connect: ...`` when none ever did; ``.last``, the
+      :class:`StreamEnd`; ``.expected``; ``.events``, the provider stream's
+      open parts committed as incomplete).
     * ``abort`` (e.g. a ``threading.Event``) set from another thread stops
       the stream at the next chunk or during a backoff wait.
     """
     session = _Session(policy, terminal, reconnector, decoder, provider)
     request = _request_kwargs(session, request)
-    return EventStream(session, _stream_events(session, client, method, url, abort, headers, request))
+    events = _stream_events(session, client, method, url, abort, headers, request)
+    return EventStream(session, cast(Iterator[Any], events))
 
 
+@overload
 def astream_events(
     client: Any,
     method: str,
     url: str,
     *,
-    provider: Union[None, str, Stream] = None,
+    provider: None = None,
     policy: Optional[ReconnectPolicy] = None,
     terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
     abort: Optional[_Flag] = None,
@@ -428,10 +511,42 @@ def astream_events(
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
     **request: Any,
-) -> AsyncEventStream:
+) -> AsyncEventStream[ServerSentEvent]: ...
+@overload
+def astream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[str, "Stream[Any]"],
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> AsyncEventStream[StreamEvent]: ...
+
+
+def astream_events(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    provider: Union[None, str, "Stream[Any]"] = None,
+    policy: Optional[ReconnectPolicy] = None,
+    terminal: Optional[Callable[[ServerSentEvent], bool]] = None,
+    abort: Optional[_Flag] = None,
+    headers: Optional[Mapping[str, str]] = None,
+    reconnector: Optional[Reconnector] = None,
+    decoder: Optional[SSEDecoder] = None,
+    **request: Any,
+) -> "AsyncEventStream[Any]":
     """The async twin of :func:`stream_events` over an
     ``httpx.AsyncClient``; ``abort`` may be an ``asyncio.Event`` set from
     another task (cancelling the consuming task works too)."""
     session = _Session(policy, terminal, reconnector, decoder, provider)
     request = _request_kwargs(session, request)
-    return AsyncEventStream(session, _astream_events(session, client, method, url, abort, headers, request))
+    events = _astream_events(session, client, method, url, abort, headers, request)
+    return AsyncEventStream(session, cast(AsyncIterator[Any], events))

@@ -3,14 +3,14 @@ or a provider's normalized events."""
 
 from __future__ import annotations
 
-from typing import AsyncIterable, AsyncIterator, Iterable, Iterator, Optional, Union, overload
+from typing import Any, AsyncIterable, AsyncIterator, Iterable, Iterator, Optional, Union, overload
 
 from ._ssefold import ServerSentEvent, SSEDecoder, Stream, StreamEvent
 
 __all__ = ["iter_events", "aiter_events"]
 
 
-def _stream(provider: Union[str, Stream]) -> Stream:
+def _stream(provider: Union[str, "Stream[Any]"]) -> "Stream[Any]":
     return provider if isinstance(provider, Stream) else Stream(provider)
 
 
@@ -20,13 +20,13 @@ def iter_events(
 ) -> Iterator[ServerSentEvent]: ...
 @overload
 def iter_events(
-    chunks: Iterable[bytes], provider: Union[str, Stream], *, decoder: None = None
+    chunks: Iterable[bytes], provider: Union[str, "Stream[Any]"], *, decoder: None = None
 ) -> Iterator[StreamEvent]: ...
 
 
 def iter_events(
     chunks: Iterable[bytes],
-    provider: Union[None, str, Stream] = None,
+    provider: Union[None, str, "Stream[Any]"] = None,
     *,
     decoder: Optional[SSEDecoder] = None,
 ) -> Iterator[Union[ServerSentEvent, StreamEvent]]:
@@ -58,13 +58,13 @@ def aiter_events(
 ) -> AsyncIterator[ServerSentEvent]: ...
 @overload
 def aiter_events(
-    chunks: AsyncIterable[bytes], provider: Union[str, Stream], *, decoder: None = None
+    chunks: AsyncIterable[bytes], provider: Union[str, "Stream[Any]"], *, decoder: None = None
 ) -> AsyncIterator[StreamEvent]: ...
 
 
 async def aiter_events(
     chunks: AsyncIterable[bytes],
-    provider: Union[None, str, Stream] = None,
+    provider: Union[None, str, "Stream[Any]"] = None,
     *,
     decoder: Optional[SSEDecoder] = None,
 ) -> AsyncIterator[Union[ServerSentEvent, StreamEvent]]:

@@ -1,8 +1,8 @@
 """Type stubs of the ssefold extension module (checked by mypy.stubtest)."""
 
-from typing import Any, Literal, Optional, Union, final
+from typing import Any, Generic, Literal, Optional, Union, final, overload
 
-from typing_extensions import disjoint_base
+from typing_extensions import TypeVar, disjoint_base
 
 __version__: str
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "InvalidUtf8Error",
     "EncodeError",
     "ProviderError",
+    "RetryableProviderError",
     "IncompleteStreamError",
     "PartialJSONError",
     "InvalidEventError",
@@ -31,6 +32,7 @@ __all__ = [
     "Reconnector",
     "is_retryable_error_type",
     "_provider_error",
+    "_incomplete_error",
     "_corpus",
     "_sse_decode_count",
     "_stream_fold_count",
@@ -47,10 +49,10 @@ __all__ = [
 
 _Bytes = Union[bytes, bytearray, memoryview]
 
-class Error(ValueError):
+class Error(Exception):
     """Base class of every error raised by ssefold."""
 
-class DecodeError(Error):
+class DecodeError(Error, ValueError):
     offset: int
     events: list[ServerSentEvent]
     errors: list[DecodeError]
@@ -67,19 +69,30 @@ class IdTooLongError(DecodeError):
 class InvalidUtf8Error(DecodeError):
     field: str
 
-class EncodeError(Error):
+class EncodeError(Error, ValueError):
     field: str
 
 class ProviderError(Error):
+    """The provider reported an error (not a ``ValueError``)."""
+
     type: str
     message: str
     request_id: Optional[str]
     output_emitted: bool
+    retryable: bool
+    status_code: Optional[int]
+    body: Optional[str]
     events: list[StreamEvent]
 
+class RetryableProviderError(ProviderError):
+    """Rate limit (429), overload (529), server error (5xx) or an error
+    event of a transient type: sending the request again may work."""
+
 class IncompleteStreamError(Error):
+    """The stream ended before its terminal event (not a ``ValueError``)."""
+
     expected: str
-    last: StreamEnd
+    last: Optional[StreamEnd]
     events: list[StreamEvent]
 
 @final
@@ -273,14 +286,17 @@ class Reconnector:
     def on_end(self, end: StreamEnd) -> Decision: ...
 
 def is_retryable_error_type(error_type: str) -> bool: ...
-def _provider_error(error_type: str, message: str) -> ProviderError: ...
+def _provider_error(
+    error_type: str, message: str, status_code: Optional[int] = None, body: Optional[str] = None
+) -> ProviderError: ...
+def _incomplete_error(message: str, expected: str) -> IncompleteStreamError: ...
 def _corpus(name: str, target_bytes: int) -> bytes: ...
 def _sse_decode_count(data: bytes, chunk: int) -> int: ...
 def _stream_fold_count(data: bytes, chunk: int, provider: str) -> int: ...
 
 # --- partial JSON --------------------------------------------------------------
 
-class PartialJSONError(Error):
+class PartialJSONError(Error, ValueError):
     kind: Literal["incomplete", "invalid", "depth_limit", "size_limit"]
     reason: Optional[str]
     offset: int
@@ -330,20 +346,20 @@ class PartialJSON:
 
 # --- provider streams ------------------------------------------------------------
 
-class InvalidEventError(Error):
+class InvalidEventError(Error, ValueError):
     event_type: str
     reason: str
     events: list[StreamEvent]
 
-class LimitExceededError(Error):
+class LimitExceededError(Error, ValueError):
     limit: str
     max: int
     events: list[StreamEvent]
 
-class UnknownDialectError(Error):
+class UnknownDialectError(Error, ValueError):
     events: list[StreamEvent]
 
-class StreamClosedError(Error): ...
+class StreamClosedError(Error, ValueError): ...
 
 _StreamEventType = Literal[
     "message_start",
@@ -362,13 +378,92 @@ _StreamEventType = Literal[
     "unknown",
 ]
 
+_PartKind = Literal["text", "reasoning", "tool_call", "refusal", "other"]
+
 @final
 class StreamEvent:
-    """One normalized event: ``.type`` plus its fields as attributes."""
+    """One normalized event: ``.type`` plus the fields of its type (see the
+    table in the README); reading a field its type lacks raises
+    ``AttributeError``."""
 
     @property
     def type(self) -> _StreamEventType: ...
-    def __getattr__(self, name: str) -> Any: ...
+    @property
+    def provider(self) -> Literal["anthropic", "openai_chat", "openai_responses"]:
+        """``message_start``: the dialect."""
+    @property
+    def message(self) -> Any:
+        """``message_start``: the folded message skeleton (a dict); ``error``,
+        ``warning``: the message text (a str)."""
+    @property
+    def part(self) -> int:
+        """``part_*``, ``text_delta``, ``tool_args_*``: the part id."""
+    @property
+    def kind(self) -> _PartKind:
+        """``part_start``, ``part_end``: the part's kind."""
+    @property
+    def choice(self) -> int:
+        """``part_start``, ``stop_reason``: the choice index."""
+    @property
+    def index(self) -> int:
+        """``part_start``: the provider's index of the part."""
+    @property
+    def provider_type(self) -> str:
+        """``part_start``, ``unknown``: the provider's type name."""
+    @property
+    def text(self) -> str:
+        """``text_delta``: the text appended."""
+    @property
+    def json(self) -> str:
+        """``tool_args_delta``: a raw fragment of the arguments."""
+    @property
+    def path_event(self) -> PathEvent:
+        """``tool_args_path``: the partial-JSON path event."""
+    @property
+    def key(self) -> str:
+        """``part_metadata``: the metadata key."""
+    @property
+    def value(self) -> _Json:
+        """``part_metadata``: the metadata value."""
+    @property
+    def outcome(self) -> Literal["complete", "invalid_arguments", "incomplete"]:
+        """``part_end``: how the part ended."""
+    @property
+    def content(self) -> dict[str, Any]:
+        """``part_end``: the part as it appears in the folded message."""
+    @property
+    def error(self) -> str:
+        """``part_end`` with ``invalid_arguments``: why."""
+    @property
+    def raw(self) -> str:
+        """``part_end`` with ``invalid_arguments``: the raw arguments."""
+    @property
+    def usage(self) -> dict[str, Any]:
+        """``usage``: the usage object folded so far."""
+    @property
+    def reason(self) -> str:
+        """``stop_reason``: the provider's stop / finish reason."""
+    @property
+    def stop_reason(self) -> str:
+        """``turn_end``: the stop reason (``"aborted"`` after an abort)."""
+    @property
+    def error_type(self) -> str:
+        """``error``: the provider's error type."""
+    @property
+    def request_id(self) -> Optional[str]:
+        """``error``: the request id, when given."""
+    @property
+    def output_emitted(self) -> bool:
+        """``error``: whether a part had started."""
+    @property
+    def code(self) -> str:
+        """``warning``: the warning code."""
+    @property
+    def scope(self) -> Literal["event", "delta"]:
+        """``unknown``: an unknown event or delta."""
+    @property
+    def data(self) -> str:
+        """``unknown``: its data."""
     def to_dict(self) -> dict[str, Any]: ...
     def fields(self) -> list[str]: ...
     def __eq__(self, other: object, /) -> bool: ...
@@ -391,10 +486,14 @@ class UiState:
 
 _Provider = Literal["anthropic", "openai_chat", "openai_responses", "auto"]
 
-@disjoint_base
-class Stream:
-    """One streamed turn of a provider's API."""
+_U = TypeVar("_U", bound=Optional[UiState], covariant=True, default=Optional[UiState])
 
+@disjoint_base
+class Stream(Generic[_U]):
+    """One streamed turn of a provider's API. ``Stream(..., ui=True)`` is a
+    ``Stream[UiState]``: its ``.ui`` is never ``None``."""
+
+    @overload
     def __new__(
         cls,
         provider: str = "auto",
@@ -409,8 +508,42 @@ class Stream:
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
-        ui: bool = False,
-    ) -> Stream: ...
+        ui: Literal[False] = False,
+    ) -> Stream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        provider: str = "auto",
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> Stream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        provider: str = "auto",
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> Stream[Optional[UiState]]: ...
     def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
     def feed_event(self, event: ServerSentEvent, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
     def finish(self, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
@@ -425,7 +558,7 @@ class Stream:
     @property
     def last_sequence_number(self) -> Optional[int]: ...
     @property
-    def ui(self) -> Optional[UiState]: ...
+    def ui(self) -> _U: ...
     @property
     def is_aborted(self) -> bool: ...
     @property
@@ -435,7 +568,11 @@ class Stream:
     @property
     def is_terminated(self) -> bool: ...
 
-class _Dialect(Stream):
+class _Dialect(Stream[_U]): ...
+
+@final
+class AnthropicStream(_Dialect[_U]):
+    @overload
     def __new__(
         cls,
         *,
@@ -449,14 +586,139 @@ class _Dialect(Stream):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
-        ui: bool = False,
-    ) -> _Dialect: ...
+        ui: Literal[False] = False,
+    ) -> AnthropicStream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> AnthropicStream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> AnthropicStream[Optional[UiState]]: ...
 
 @final
-class AnthropicStream(_Dialect): ...
+class OpenAIChatStream(_Dialect[_U]):
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[False] = False,
+    ) -> OpenAIChatStream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> OpenAIChatStream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> OpenAIChatStream[Optional[UiState]]: ...
 
 @final
-class OpenAIChatStream(_Dialect): ...
-
-@final
-class OpenAIResponsesStream(_Dialect): ...
+class OpenAIResponsesStream(_Dialect[_U]):
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[False] = False,
+    ) -> OpenAIResponsesStream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> OpenAIResponsesStream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> OpenAIResponsesStream[Optional[UiState]]: ...

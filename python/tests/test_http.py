@@ -19,6 +19,12 @@ httpx = pytest.importorskip("httpx")
 
 FAST = ssefold.ReconnectPolicy(initial_delay_ms=10, max_retries=2)
 EVENTS = [b"id: 1\ndata: a\n\n", b"id: 2\ndata: b\n\n", b"id: 3\ndata: c\n\n", b"event: done\ndata: end\n\n"]
+STATUS_BODIES = {
+    "/status": (529, b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    "/status-429": (429, b'{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}'),
+    "/status-503": (503, b"upstream unavailable"),
+    "/status-400": (400, b'{"error":{"message":"bad model","type":"invalid_request_error","code":null}}'),
+}
 ERROR = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
 
 
@@ -85,6 +91,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send_events([body[:cut]], truncate=body[cut : cut + 30])
             else:
                 self.send_events([body + b"\n\n"])
+        elif self.path == "/anthropic-always-drop":
+            body = BASIC.read_bytes()
+            cut = body.index(b"event: content_block_stop")
+            self.send_events([body[:cut]], truncate=body[cut : cut + 10])
         elif self.path == "/anthropic-error":
             self.send_events([ERROR_FIXTURE.read_bytes()])
         elif self.path == "/slow-anthropic":
@@ -104,9 +114,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_events([b"retry: 20\n\n"], truncate=b"data: never")
         elif self.path == "/error":
             self.send_events([EVENTS[0], ERROR])
-        elif self.path == "/status":
-            body = b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
-            self.send_response(529)
+        elif self.path.startswith("/status"):
+            status, body = STATUS_BODIES[self.path]
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -187,7 +197,7 @@ def test_gives_up_after_the_retries_with_the_server_retry_delay(server: Server) 
     # Two waits of the server's retry: 20 ms (not the policy's 10 ms).
     assert time.monotonic() - started >= 0.04
     assert len(server.requests) == 3
-    assert info.value.last.kind == "transport_error"  # type: ignore[attr-defined]
+    assert info.value.last is not None and info.value.last.kind == "transport_error"
     assert isinstance(info.value.__cause__, httpx.TransportError)
     assert reconnector.state == "disconnected"
 
@@ -199,6 +209,7 @@ def test_an_error_event_raises_provider_error_without_retrying(server: Server) -
             for ev in ssefold.stream_events(client, "GET", url(server, "/error"), policy=FAST):
                 seen.append(ev)
     assert (info.value.type, info.value.message) == ("overloaded_error", "Overloaded")
+    assert isinstance(info.value, ssefold.RetryableProviderError) and info.value.status_code is None
     assert datas(seen) == ["a"]
     assert len(server.requests) == 1
 
@@ -212,8 +223,70 @@ def test_an_error_status_raises_provider_error(server: Server) -> None:
     with pytest.raises(ssefold.ProviderError) as info:
         asyncio.run(run())
     assert info.value.type == "overloaded_error"
-    assert info.value.status_code == 529  # type: ignore[attr-defined]
+    assert info.value.status_code == 529
     assert isinstance(info.value, ssefold.Error)
+
+
+@pytest.mark.parametrize(
+    "path, retryable, etype",
+    [
+        ("/status", True, "overloaded_error"),
+        ("/status-429", True, "rate_limit_error"),
+        ("/status-503", True, "http_error"),
+        ("/status-400", False, "invalid_request_error"),
+    ],
+)
+def test_http_status_errors_are_typed(server: Server, path: str, retryable: bool, etype: str) -> None:
+    status, body = STATUS_BODIES[path]
+    with httpx.Client() as client:
+        # A broad `except ValueError` (parsing code) does not swallow it.
+        with pytest.raises(ssefold.ProviderError) as info:
+            try:
+                list(ssefold.stream_events(client, "GET", url(server, path), provider="anthropic", policy=FAST))
+            except ValueError:
+                pytest.fail("a provider error is not a ValueError")
+    err = info.value
+    assert isinstance(err, ssefold.RetryableProviderError) == retryable == err.retryable
+    assert (err.status_code, err.type, err.body) == (status, etype, body.decode())
+    assert str(status) in str(err)
+    assert len(server.requests) == 1  # never retried by the helper
+
+
+def test_data_errors_stay_value_errors() -> None:
+    for cls in (ssefold.DecodeError, ssefold.InvalidEventError, ssefold.PartialJSONError, ssefold.EncodeError):
+        assert issubclass(cls, ValueError) and issubclass(cls, ssefold.Error)
+    for cls in (ssefold.ProviderError, ssefold.RetryableProviderError, ssefold.IncompleteStreamError):
+        assert not issubclass(cls, ValueError) and issubclass(cls, ssefold.Error)
+    with pytest.raises(ssefold.InvalidEventError):
+        ssefold.AnthropicStream().feed(b"event: message_start\ndata: {nope\n\n")
+
+
+def test_a_refused_connection_says_so() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    policy = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=1)
+    with httpx.Client() as client:
+        with pytest.raises(ssefold.IncompleteStreamError) as info:
+            list(ssefold.stream_events(client, "GET", f"http://127.0.0.1:{port}/", provider="anthropic", policy=policy))
+    assert str(info.value).startswith("could not connect: ConnectError"), str(info.value)
+    assert "terminal event" not in str(info.value)
+    assert info.value.last is not None and info.value.last.kind == "transport_error"
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+
+
+def test_giving_up_carries_expected_and_events(server: Server) -> None:
+    with httpx.Client() as client:
+        with pytest.raises(ssefold.IncompleteStreamError) as info:
+            path = url(server, "/anthropic-always-drop")
+            list(ssefold.stream_events(client, "GET", path, provider="anthropic", policy=FAST))
+    err = info.value
+    assert err.expected == "message_stop"
+    assert [(e.type, e.outcome) for e in err.events if e.type == "part_end"] == [("part_end", "incomplete")]
+    assert str(err).startswith("the connection failed: "), str(err)
+    assert "gave up after 2 reconnection(s)" in str(err)
 
 
 def test_abort_from_another_thread(server: Server) -> None:
@@ -249,7 +322,7 @@ def test_idle_timeout_reconnects(server: Server) -> None:
     with httpx.Client() as client:
         with pytest.raises(ssefold.IncompleteStreamError) as info:
             list(ssefold.stream_events(client, "GET", url(server, "/slow"), policy=policy, terminal=is_done))
-    assert info.value.last.kind == "idle_timeout"  # type: ignore[attr-defined]
+    assert info.value.last is not None and info.value.last.kind == "idle_timeout"
 
 
 def test_provider_mode_restarts_the_fold_and_keeps_the_message(server: Server) -> None:
@@ -276,6 +349,8 @@ def test_provider_mode_async_error_event(server: Server) -> None:
     with pytest.raises(ssefold.ProviderError) as info:
         asyncio.run(run())
     assert info.value.type == "overloaded_error"
+    assert isinstance(info.value, ssefold.RetryableProviderError) and info.value.retryable
+    assert (info.value.status_code, info.value.body) == (None, None)
     assert len(server.requests) == 1
 
 

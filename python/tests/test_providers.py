@@ -36,16 +36,22 @@ def golden_files() -> List[pathlib.Path]:
     return sorted(FIXTURES.glob("*/*.sse"))
 
 
+def wire(event: ssefold.StreamEvent) -> dict:
+    """The event's wire form (the golden JSON lines name the type ``event``)."""
+    d = event.to_dict()
+    return {"event": d.pop("type"), **d}
+
+
 def run(stream: ssefold.Stream, chunks: List[bytes]) -> Tuple[List[dict], Optional[ssefold.Error]]:
     """Feeds ``chunks`` then finishes; the wire dicts and the error, if any
     (the events carried by the error included)."""
     out: List[dict] = []
     try:
         for c in chunks:
-            out += [e.to_dict() for e in stream.feed(c)]
-        out += [e.to_dict() for e in stream.finish()]
+            out += [wire(e) for e in stream.feed(c)]
+        out += [wire(e) for e in stream.finish()]
     except ssefold.Error as err:
-        out += [e.to_dict() for e in getattr(err, "events", [])]
+        out += [wire(e) for e in getattr(err, "events", [])]
         return out, err
     return out, None
 
@@ -117,11 +123,14 @@ def test_stream_event_attributes() -> None:
     delta = next(e for e in events if e.type == "text_delta")
     assert (delta.part, delta.text) == (0, "Hello")
     assert delta.fields() == ["part", "text"]
-    assert delta.to_dict() == {"event": "text_delta", "part": 0, "text": "Hello"}
+    assert delta.to_dict() == {"type": "text_delta", "part": 0, "text": "Hello"}
+    assert all(e.to_dict()["type"] == e.type for e in events)
     assert repr(delta) == "StreamEvent(type='text_delta', part=0, text='Hello')"
     assert delta == ssefold.AnthropicStream().feed(path.read_bytes())[3]
     with pytest.raises(AttributeError):
-        delta.nope
+        delta.nope  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="text_delta"):
+        delta.usage
     assert s.message["content"] == [{"type": "text", "text": "Hello there!"}]
     assert s.message["stop_reason"] == "end_turn"
 
@@ -205,3 +214,11 @@ def test_reconnect_restart_emits_turn_reset_and_rebuilds_the_answer() -> None:
     whole.feed(data)
     whole.finish()
     assert s.message == whole.message
+
+
+def test_stream_type_parameter_is_the_ui_type() -> None:
+    # The stubs type `.ui` by a parameter; at runtime it subscripts to the class.
+    assert ssefold.Stream[ssefold.UiState] is ssefold.Stream
+    assert ssefold.AnthropicStream[None] is ssefold.AnthropicStream
+    assert isinstance(ssefold.AnthropicStream(ui=True).ui, ssefold.UiState)
+    assert ssefold.AnthropicStream().ui is None

@@ -62,7 +62,9 @@ pub enum ssefold_result {
     StreamInvalidJson = 500,
     /// Provider stream: a configured limit was exceeded (the stream is closed).
     StreamLimitExceeded = 501,
-    /// Provider stream: the provider reported an error inside the stream.
+    /// Provider stream: the provider reported an error inside the stream,
+    /// of a type not worth retrying (e.g. `invalid_request_error`). The
+    /// retryable types give `StreamRetryableProviderError`.
     StreamProviderError = 502,
     /// Provider stream: `AUTO` could not tell the dialect from the first event.
     StreamUnknownDialect = 503,
@@ -70,11 +72,18 @@ pub enum ssefold_result {
     StreamIncomplete = 504,
     /// Provider stream: already closed by an error or by `finish`.
     StreamClosed = 505,
+    /// Provider stream: the provider reported an error inside the stream of
+    /// a transient type (`overloaded_error`, `rate_limit_error`,
+    /// `api_error`, `server_error`, ...: see
+    /// `ssefold_reconnect_is_retryable_error_type`): sending the request
+    /// again may work. A provider error like `StreamProviderError`: test
+    /// for both.
+    StreamRetryableProviderError = 506,
 }
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 24] = [
+    pub(crate) const ALL: [ssefold_result; 25] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -99,6 +108,7 @@ impl ssefold_result {
         ssefold_result::StreamUnknownDialect,
         ssefold_result::StreamIncomplete,
         ssefold_result::StreamClosed,
+        ssefold_result::StreamRetryableProviderError,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -133,6 +143,9 @@ impl ssefold_result {
             ssefold_result::StreamUnknownDialect => "cannot detect the provider dialect\0",
             ssefold_result::StreamIncomplete => "the stream ended before its terminal event\0",
             ssefold_result::StreamClosed => "the stream is closed\0",
+            ssefold_result::StreamRetryableProviderError => {
+                "the provider reported a retryable error (rate limit, overload, server error) in the stream\0"
+            }
         }
     }
 }

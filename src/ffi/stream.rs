@@ -264,6 +264,9 @@ fn failure(e: &StreamError) -> Failure {
         StreamError::Sse(d) => ssefold_result::from(d),
         StreamError::InvalidJson { .. } => ssefold_result::StreamInvalidJson,
         StreamError::LimitExceeded { .. } => ssefold_result::StreamLimitExceeded,
+        StreamError::Provider(p) if crate::reconnect::is_retryable_error_type(&p.error_type) => {
+            ssefold_result::StreamRetryableProviderError
+        }
         StreamError::Provider(_) => ssefold_result::StreamProviderError,
         StreamError::UnknownDialect => ssefold_result::StreamUnknownDialect,
         StreamError::Incomplete { .. } => ssefold_result::StreamIncomplete,
@@ -475,7 +478,8 @@ pub unsafe extern "C" fn ssefold_stream_set_callback(
 
 /// Feeds bytes of the HTTP body, calling the callback for each normalized
 /// event. A failure (an SSE decoding error `SSE_*`, `STREAM_INVALID_JSON`,
-/// `STREAM_LIMIT_EXCEEDED`, `STREAM_PROVIDER_ERROR` after an `error` event,
+/// `STREAM_LIMIT_EXCEEDED`, `STREAM_PROVIDER_ERROR` or
+/// `STREAM_RETRYABLE_PROVIDER_ERROR` after an `error` event,
 /// `STREAM_UNKNOWN_DIALECT`) closes the stream: later feeds return
 /// `STREAM_CLOSED`, and the folded message so far stays readable.
 ///

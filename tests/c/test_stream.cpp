@@ -149,6 +149,8 @@ TEST(Stream, TextDeltasStatusAndErrors) {
        SSEFOLD_RESULT_STREAM_CLOSED},
       {SSEFOLD_PROVIDER_AUTO, "", SSEFOLD_RESULT_OK, SSEFOLD_RESULT_STREAM_INCOMPLETE},
       {SSEFOLD_PROVIDER_OPENAI_CHAT, "data: {\"error\": {\"message\": \"busy\", \"type\": \"server_error\"}}\n\n",
+       SSEFOLD_RESULT_STREAM_RETRYABLE_PROVIDER_ERROR, SSEFOLD_RESULT_STREAM_CLOSED},
+      {SSEFOLD_PROVIDER_OPENAI_CHAT, "data: {\"error\": {\"message\": \"no\", \"type\": \"invalid_request_error\"}}\n\n",
        SSEFOLD_RESULT_STREAM_PROVIDER_ERROR, SSEFOLD_RESULT_STREAM_CLOSED},
   };
   for (const Case &c : cases) {

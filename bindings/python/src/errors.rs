@@ -1,51 +1,201 @@
 //! The one place where core errors become Python exceptions.
 //!
-//! Hierarchy (every class is importable from `ssefold`):
+//! Hierarchy (every class is importable from `ssefold`). Errors about the
+//! *data* (it cannot be decoded, broke a limit, or was fed to a closed
+//! stream) are also `ValueError`s, like `json.JSONDecodeError`; errors the
+//! *provider or the connection* caused are not, so a broad `except
+//! ValueError` around parsing code never swallows a rate limit:
 //!
 //! ```text
-//! ValueError
+//! Exception
 //! └── Error
-//!     ├── DecodeError            (.offset)
-//!     │   ├── LineTooLongError   (.limit)
-//!     │   ├── EventTooLargeError (.limit)
-//!     │   ├── IdTooLongError     (.limit)
-//!     │   └── InvalidUtf8Error   (.field)
-//!     ├── EncodeError            (.field)
-//!     ├── ProviderError          (.type, .message, .request_id, .output_emitted)
-//!     ├── IncompleteStreamError  (the terminal event never came; .expected)
-//!     ├── PartialJSONError       (.kind: incomplete | invalid | depth_limit | size_limit, .offset)
-//!     ├── InvalidEventError      (an event's data is not JSON; .event_type)
-//!     ├── LimitExceededError     (.limit, .max)
-//!     ├── UnknownDialectError    (provider="auto" could not tell)
-//!     └── StreamClosedError      (fed after an error or after finish)
+//!     ├── ProviderError              (.type, .message, .request_id, .output_emitted,
+//!     │   │                           .status_code, .body, .retryable)
+//!     │   └── RetryableProviderError (rate limit, overload, server error: 429, 529, 5xx)
+//!     ├── IncompleteStreamError      (the terminal event never came; .expected, .last)
+//!     ├── DecodeError + ValueError   (.offset)
+//!     │   ├── LineTooLongError       (.limit)
+//!     │   ├── EventTooLargeError     (.limit)
+//!     │   ├── IdTooLongError         (.limit)
+//!     │   └── InvalidUtf8Error       (.field)
+//!     ├── EncodeError + ValueError   (.field)
+//!     ├── PartialJSONError + ValueError (.kind: incomplete | invalid | depth_limit | size_limit, .offset)
+//!     ├── InvalidEventError + ValueError (an event's data is not JSON; .event_type)
+//!     ├── LimitExceededError + ValueError (.limit, .max)
+//!     ├── UnknownDialectError + ValueError (provider="auto" could not tell)
+//!     └── StreamClosedError + ValueError (fed after an error or after finish)
 //! ```
 //!
-//! Raising goes through [`ToPyErr`]; nothing in the binding builds a
-//! `RuntimeError` or panics on input.
+//! The classes are built once per interpreter (`type(name, bases, ...)`:
+//! a class with two bases needs it). Raising goes through [`ToPyErr`];
+//! nothing in the binding builds a `RuntimeError` or panics on input.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
-use pyo3::{create_exception, PyErr};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
+use pyo3::PyErr;
 
 use ssefold::json::{PartialJsonError, PartialJsonErrorKind};
 use ssefold::providers::StreamError;
+use ssefold::reconnect::is_retryable_error_type;
 use ssefold::sse::{DecodeError as CoreDecodeError, EncodeError as CoreEncodeError};
 
-create_exception!(ssefold, Error, PyValueError, "Base class of every error raised by ssefold (a ValueError).");
-create_exception!(ssefold, DecodeError, Error, "The SSE input broke a limit or held invalid UTF-8 in strict mode.");
-create_exception!(ssefold, LineTooLongError, DecodeError, "An SSE line was longer than `max_line_len`.");
-create_exception!(ssefold, EventTooLargeError, DecodeError, "An SSE event's data grew past `max_event_size`.");
-create_exception!(ssefold, IdTooLongError, DecodeError, "An SSE id was longer than `max_id_len`.");
-create_exception!(ssefold, InvalidUtf8Error, DecodeError, "Invalid UTF-8 in an SSE field under `utf8=\"strict\"`.");
-create_exception!(ssefold, EncodeError, Error, "An event could not be encoded (line break in event/id, NUL in id).");
-create_exception!(ssefold, ProviderError, Error, "The provider reported an error (`.type`, `.message`).");
-create_exception!(ssefold, IncompleteStreamError, Error, "The stream ended before its terminal event.");
-create_exception!(ssefold, PartialJSONError, Error, "Invalid, incomplete (at finish) or over-limit partial JSON.");
-create_exception!(ssefold, InvalidEventError, Error, "A provider event's data is not JSON.");
-create_exception!(ssefold, LimitExceededError, Error, "A provider stream limit was exceeded.");
-create_exception!(ssefold, UnknownDialectError, Error, "The provider dialect could not be detected.");
-create_exception!(ssefold, StreamClosedError, Error, "The stream was closed by an error or by finish().");
+/// The exception classes, in [`SPECS`] order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exc {
+    Error,
+    ProviderError,
+    RetryableProviderError,
+    IncompleteStreamError,
+    DecodeError,
+    LineTooLongError,
+    EventTooLargeError,
+    IdTooLongError,
+    InvalidUtf8Error,
+    EncodeError,
+    PartialJSONError,
+    InvalidEventError,
+    LimitExceededError,
+    UnknownDialectError,
+    StreamClosedError,
+}
+
+/// One class: its name, its ssefold parent (`None`: `Exception`), whether
+/// it is also a `ValueError`, and its docstring. A parent comes first.
+struct Spec {
+    name: &'static str,
+    parent: Option<Exc>,
+    value_error: bool,
+    doc: &'static str,
+}
+
+const SPECS: [Spec; 15] = [
+    Spec { name: "Error", parent: None, value_error: false, doc: "Base class of every error raised by ssefold." },
+    Spec {
+        name: "ProviderError",
+        parent: Some(Exc::Error),
+        value_error: false,
+        doc: "The provider reported an error: an error event in the stream (.status_code None) or an HTTP error \
+              status (.status_code, .body). .type, .message, .retryable.",
+    },
+    Spec {
+        name: "RetryableProviderError",
+        parent: Some(Exc::ProviderError),
+        value_error: false,
+        doc: "A provider error worth sending the request again for: rate limit (429), overload (529), server \
+              error (5xx) or an error event of such a type.",
+    },
+    Spec {
+        name: "IncompleteStreamError",
+        parent: Some(Exc::Error),
+        value_error: false,
+        doc: "The stream ended before its terminal event (.expected); from the HTTP helpers, after the last \
+              reconnection (.last: how the last connection ended).",
+    },
+    Spec {
+        name: "DecodeError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "The SSE input broke a limit or held invalid UTF-8 in strict mode.",
+    },
+    Spec {
+        name: "LineTooLongError",
+        parent: Some(Exc::DecodeError),
+        value_error: false,
+        doc: "An SSE line was longer than `max_line_len`.",
+    },
+    Spec {
+        name: "EventTooLargeError",
+        parent: Some(Exc::DecodeError),
+        value_error: false,
+        doc: "An SSE event's data grew past `max_event_size`.",
+    },
+    Spec {
+        name: "IdTooLongError",
+        parent: Some(Exc::DecodeError),
+        value_error: false,
+        doc: "An SSE id was longer than `max_id_len`.",
+    },
+    Spec {
+        name: "InvalidUtf8Error",
+        parent: Some(Exc::DecodeError),
+        value_error: false,
+        doc: "Invalid UTF-8 in an SSE field under `utf8=\"strict\"`.",
+    },
+    Spec {
+        name: "EncodeError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "An event could not be encoded (line break in event/id, NUL in id).",
+    },
+    Spec {
+        name: "PartialJSONError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "Invalid, incomplete (at finish) or over-limit partial JSON.",
+    },
+    Spec {
+        name: "InvalidEventError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "A provider event's data is not JSON.",
+    },
+    Spec {
+        name: "LimitExceededError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "A provider stream limit was exceeded.",
+    },
+    Spec {
+        name: "UnknownDialectError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "The provider dialect could not be detected.",
+    },
+    Spec {
+        name: "StreamClosedError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "The stream was closed by an error or by finish().",
+    },
+];
+
+static TYPES: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();
+
+/// Every class, built on first use.
+fn types(py: Python<'_>) -> PyResult<&Vec<Py<PyType>>> {
+    TYPES.get_or_try_init(py, || {
+        let mut built: Vec<Py<PyType>> = Vec::with_capacity(SPECS.len());
+        for spec in &SPECS {
+            let parent = match spec.parent {
+                Some(p) => built[p as usize].bind(py).clone(),
+                None => py.get_type::<PyException>(),
+            };
+            let bases = if spec.value_error {
+                PyTuple::new(py, [parent, py.get_type::<PyValueError>()])?
+            } else {
+                PyTuple::new(py, [parent])?
+            };
+            let dict = PyDict::new(py);
+            dict.set_item("__module__", "ssefold")?;
+            dict.set_item("__doc__", spec.doc)?;
+            let ty = py.get_type::<PyType>().call1((spec.name, bases, dict))?;
+            built.push(ty.cast_into::<PyType>()?.unbind());
+        }
+        Ok(built)
+    })
+}
+
+/// A new exception of class `exc` with `msg` (a `TypeError`-free fallback
+/// to the error that building the classes raised, which cannot happen
+/// with the builtins intact).
+pub fn new_err(py: Python<'_>, exc: Exc, msg: String) -> PyErr {
+    match types(py) {
+        Ok(t) => PyErr::from_type(t[exc as usize].bind(py).clone(), msg),
+        Err(e) => e,
+    }
+}
 
 /// Conversion of a core error into the matching Python exception.
 pub trait ToPyErr {
@@ -66,19 +216,19 @@ impl ToPyErr for CoreDecodeError {
         let msg = self.to_string();
         match *self {
             CoreDecodeError::LineTooLong { limit, offset } => {
-                let err = with_attr(py, LineTooLongError::new_err(msg), "limit", limit);
+                let err = with_attr(py, new_err(py, Exc::LineTooLongError, msg), "limit", limit);
                 with_attr(py, err, "offset", offset)
             }
             CoreDecodeError::EventTooLarge { limit, offset } => {
-                let err = with_attr(py, EventTooLargeError::new_err(msg), "limit", limit);
+                let err = with_attr(py, new_err(py, Exc::EventTooLargeError, msg), "limit", limit);
                 with_attr(py, err, "offset", offset)
             }
             CoreDecodeError::IdTooLong { limit, offset } => {
-                let err = with_attr(py, IdTooLongError::new_err(msg), "limit", limit);
+                let err = with_attr(py, new_err(py, Exc::IdTooLongError, msg), "limit", limit);
                 with_attr(py, err, "offset", offset)
             }
             CoreDecodeError::InvalidUtf8 { field, offset } => {
-                let err = with_attr(py, InvalidUtf8Error::new_err(msg), "field", field);
+                let err = with_attr(py, new_err(py, Exc::InvalidUtf8Error, msg), "field", field);
                 with_attr(py, err, "offset", offset)
             }
         }
@@ -88,7 +238,7 @@ impl ToPyErr for CoreDecodeError {
 /// An `EncodeError` for `field` with `message` (for input the core never
 /// sees, such as a string UTF-8 cannot encode).
 pub fn encode_error(py: Python<'_>, field: &'static str, message: &str) -> PyErr {
-    with_attr(py, EncodeError::new_err(format!("{message} (field {field:?})")), "field", field)
+    with_attr(py, new_err(py, Exc::EncodeError, format!("{message} (field {field:?})")), "field", field)
 }
 
 impl ToPyErr for CoreEncodeError {
@@ -98,7 +248,7 @@ impl ToPyErr for CoreEncodeError {
             CoreEncodeError::LineBreak { field } => *field,
             CoreEncodeError::NulInId => "id",
         };
-        with_attr(py, EncodeError::new_err(self.to_string()), "field", field)
+        with_attr(py, new_err(py, Exc::EncodeError, self.to_string()), "field", field)
     }
 }
 
@@ -123,7 +273,7 @@ impl ToPyErr for PartialJsonError {
             PartialJsonErrorKind::DepthLimit => ("depth_limit", None),
             PartialJsonErrorKind::SizeLimit => ("size_limit", None),
         };
-        let err = with_attr(py, PartialJSONError::new_err(self.to_string()), "kind", kind);
+        let err = with_attr(py, new_err(py, Exc::PartialJSONError, self.to_string()), "kind", kind);
         let err = with_attr(py, err, "reason", reason);
         with_attr(py, err, "offset", self.offset)
     }
@@ -136,23 +286,23 @@ impl ToPyErr for StreamError {
         match self {
             StreamError::Sse(e) => e.to_py_err(py),
             StreamError::InvalidJson { event_type, message } => {
-                let err = with_attr(py, InvalidEventError::new_err(msg), "event_type", event_type);
+                let err = with_attr(py, new_err(py, Exc::InvalidEventError, msg), "event_type", event_type);
                 with_attr(py, err, "reason", message)
             }
             StreamError::LimitExceeded { limit, max } => {
-                let err = with_attr(py, LimitExceededError::new_err(msg), "limit", *limit);
+                let err = with_attr(py, new_err(py, Exc::LimitExceededError, msg), "limit", *limit);
                 with_attr(py, err, "max", *max)
             }
             StreamError::Provider(e) => {
-                let err = provider_error(py, &e.error_type, &e.message);
+                let err = provider_error(py, &e.error_type, &e.message, None, None);
                 let err = with_attr(py, err, "request_id", e.request_id.as_deref());
                 with_attr(py, err, "output_emitted", e.output_emitted)
             }
-            StreamError::UnknownDialect => UnknownDialectError::new_err(msg),
+            StreamError::UnknownDialect => new_err(py, Exc::UnknownDialectError, msg),
             StreamError::Incomplete { expected } => {
-                with_attr(py, IncompleteStreamError::new_err(msg), "expected", *expected)
+                with_attr(py, new_err(py, Exc::IncompleteStreamError, msg), "expected", *expected)
             }
-            StreamError::Closed => StreamClosedError::new_err(msg),
+            StreamError::Closed => new_err(py, Exc::StreamClosedError, msg),
         }
     }
 }
@@ -163,36 +313,62 @@ pub fn with_events(py: Python<'_>, err: PyErr, events: &Bound<'_, PyList>) -> Py
     with_attr(py, err, "events", events)
 }
 
-/// A `ProviderError` with `.type` and `.message` set.
+/// A `ProviderError` with `.type`, `.message`, `.retryable`, `.status_code`
+/// and `.body` set: a `RetryableProviderError` when the HTTP status is 408,
+/// 429, 529 or 5xx, or (no status) the type is a transient one
+/// ([`is_retryable_error_type`]).
 #[cold]
-pub fn provider_error(py: Python<'_>, error_type: &str, message: &str) -> PyErr {
-    let err = with_attr(py, ProviderError::new_err(format!("{error_type}: {message}")), "type", error_type);
-    with_attr(py, err, "message", message)
+pub fn provider_error(
+    py: Python<'_>,
+    error_type: &str,
+    message: &str,
+    status_code: Option<u16>,
+    body: Option<&str>,
+) -> PyErr {
+    let retryable = match status_code {
+        Some(s) => matches!(s, 408 | 429 | 500..=599) || is_retryable_error_type(error_type),
+        None => is_retryable_error_type(error_type),
+    };
+    let class = if retryable { Exc::RetryableProviderError } else { Exc::ProviderError };
+    let text = match status_code {
+        Some(s) => format!("HTTP {s}: {error_type}: {message}"),
+        None => format!("{error_type}: {message}"),
+    };
+    let err = with_attr(py, new_err(py, class, text), "type", error_type);
+    let err = with_attr(py, err, "message", message);
+    let err = with_attr(py, err, "retryable", retryable);
+    let err = with_attr(py, err, "status_code", status_code);
+    let err = with_attr(py, err, "body", body);
+    let err = with_attr(py, err, "request_id", None::<&str>);
+    with_attr(py, err, "output_emitted", false)
 }
 
-/// Builds (does not raise) a `ProviderError` with `.type` and `.message`,
-/// for Python code that reports a provider error it found itself.
+/// Builds (does not raise) a `ProviderError` (or `RetryableProviderError`),
+/// for Python code that reports a provider error it found itself: an error
+/// event, or an HTTP error status with its body.
 #[pyfunction]
-pub fn _provider_error(py: Python<'_>, error_type: &str, message: &str) -> Py<PyAny> {
-    provider_error(py, error_type, message).into_value(py).into_any()
+#[pyo3(signature = (error_type, message, status_code=None, body=None))]
+pub fn _provider_error(
+    py: Python<'_>,
+    error_type: &str,
+    message: &str,
+    status_code: Option<u16>,
+    body: Option<&str>,
+) -> Py<PyAny> {
+    provider_error(py, error_type, message, status_code, body).into_value(py).into_any()
+}
+
+/// Builds (does not raise) an `IncompleteStreamError` with `.expected`.
+#[pyfunction]
+pub fn _incomplete_error(py: Python<'_>, message: String, expected: &str) -> Py<PyAny> {
+    with_attr(py, new_err(py, Exc::IncompleteStreamError, message), "expected", expected).into_value(py).into_any()
 }
 
 /// Registers the exception classes on the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("Error", py.get_type::<Error>())?;
-    m.add("DecodeError", py.get_type::<DecodeError>())?;
-    m.add("LineTooLongError", py.get_type::<LineTooLongError>())?;
-    m.add("EventTooLargeError", py.get_type::<EventTooLargeError>())?;
-    m.add("IdTooLongError", py.get_type::<IdTooLongError>())?;
-    m.add("InvalidUtf8Error", py.get_type::<InvalidUtf8Error>())?;
-    m.add("EncodeError", py.get_type::<EncodeError>())?;
-    m.add("ProviderError", py.get_type::<ProviderError>())?;
-    m.add("IncompleteStreamError", py.get_type::<IncompleteStreamError>())?;
-    m.add("PartialJSONError", py.get_type::<PartialJSONError>())?;
-    m.add("InvalidEventError", py.get_type::<InvalidEventError>())?;
-    m.add("LimitExceededError", py.get_type::<LimitExceededError>())?;
-    m.add("UnknownDialectError", py.get_type::<UnknownDialectError>())?;
-    m.add("StreamClosedError", py.get_type::<StreamClosedError>())?;
+    for (spec, ty) in SPECS.iter().zip(types(py)?) {
+        m.add(spec.name, ty.bind(py))?;
+    }
     Ok(())
 }

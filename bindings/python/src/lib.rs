@@ -81,6 +81,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reconnect::Reconnector>()?;
     m.add_function(wrap_pyfunction!(reconnect::is_retryable_error_type, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::_incomplete_error, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus, m)?)?;
     m.add_function(wrap_pyfunction!(_sse_decode_count, m)?)?;
     m.add_function(wrap_pyfunction!(_stream_fold_count, m)?)?;

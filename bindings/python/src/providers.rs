@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use pyo3::exceptions::{PyAttributeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
 use ssefold::reconnect::ConnectionState;
@@ -28,6 +28,19 @@ pub struct StreamEvent {
     fields: Py<PyDict>,
 }
 
+impl StreamEvent {
+    /// The field `name`, or `AttributeError` when this event has none.
+    fn field<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        match self.fields.bind(py).get_item(name)? {
+            Some(v) => Ok(v),
+            None => Err(PyAttributeError::new_err(format!(
+                "{:?} event has no attribute {name:?}",
+                self.type_.bind(py).to_cow()?
+            ))),
+        }
+    }
+}
+
 #[pymethods]
 impl StreamEvent {
     /// The wire name: `message_start`, `part_start`, `text_delta`,
@@ -38,22 +51,116 @@ impl StreamEvent {
         self.type_.clone_ref(py)
     }
 
-    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        match self.fields.bind(py).get_item(name)? {
-            Some(v) => Ok(v),
-            None => Err(PyAttributeError::new_err(format!(
-                "{:?} event has no attribute {name:?}",
-                self.type_.bind(py).to_cow()?
-            ))),
-        }
+    // The fields of the wire form (module table of `ssefold::providers`),
+    // one getter each so that they are visible to `dir()` and stubtest; an
+    // event type without the field raises `AttributeError`.
+    #[getter]
+    fn provider<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "provider")
+    }
+    #[getter]
+    fn message<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "message")
+    }
+    #[getter]
+    fn part<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "part")
+    }
+    #[getter]
+    fn kind<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "kind")
+    }
+    #[getter]
+    fn choice<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "choice")
+    }
+    #[getter]
+    fn index<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "index")
+    }
+    #[getter]
+    fn provider_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "provider_type")
+    }
+    #[getter]
+    fn text<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "text")
+    }
+    #[getter]
+    fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "json")
+    }
+    #[getter]
+    fn path_event<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "path_event")
+    }
+    #[getter]
+    fn key<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "key")
+    }
+    #[getter]
+    fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "value")
+    }
+    #[getter]
+    fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "outcome")
+    }
+    #[getter]
+    fn content<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "content")
+    }
+    #[getter]
+    fn error<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "error")
+    }
+    #[getter]
+    fn raw<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "raw")
+    }
+    #[getter]
+    fn usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "usage")
+    }
+    #[getter]
+    fn reason<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "reason")
+    }
+    #[getter]
+    fn stop_reason<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "stop_reason")
+    }
+    #[getter]
+    fn error_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "error_type")
+    }
+    #[getter]
+    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "request_id")
+    }
+    #[getter]
+    fn output_emitted<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "output_emitted")
+    }
+    #[getter]
+    fn code<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "code")
+    }
+    #[getter]
+    fn scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "scope")
+    }
+    #[getter]
+    fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "data")
     }
 
-    /// The wire form, as the CLI and the other bindings print it:
-    /// `{"event": type, ...fields}` (a `tool_args_path`'s `path_event` as a
-    /// dict too).
+    /// The fields as a dict: `{"type": type, ...fields}` (`"type"` as in
+    /// `.type`; the CLI's JSON lines name it `"event"`), a `tool_args_path`'s
+    /// `path_event` as a dict too.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item(intern!(py, "event"), self.type_.bind(py))?;
+        d.set_item(intern!(py, "type"), self.type_.bind(py))?;
         for (k, v) in self.fields.bind(py).iter() {
             match v.cast::<PathEvent>() {
                 Ok(pe) => d.set_item(k, pe.get().to_dict_py(py)?)?,
@@ -290,6 +397,13 @@ impl Stream {
 
 #[pymethods]
 impl Stream {
+    /// `Stream[UiState]` (the stubs' type parameter: the type of `.ui`) is
+    /// `Stream` itself at runtime, so annotations evaluate.
+    #[classmethod]
+    fn __class_getitem__(cls: &Bound<'_, PyType>, _item: &Bound<'_, PyAny>) -> Py<PyType> {
+        cls.clone().unbind()
+    }
+
     #[new]
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
