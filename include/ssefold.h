@@ -161,6 +161,11 @@ enum ssefold_result
    * Provider stream: already closed by an error or by `finish`.
    */
   SSEFOLD_RESULT_STREAM_CLOSED = 505,
+  /**
+   * Provider stream: given one dialect, the first event is another's
+   * (the message names the dialect seen; `AUTO` detects it).
+   */
+  SSEFOLD_RESULT_STREAM_DIALECT_MISMATCH = 506,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

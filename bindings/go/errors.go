@@ -39,6 +39,9 @@ const (
 	ResultStreamUnknownDialect Result = 503
 	ResultStreamIncomplete     Result = 504
 	ResultStreamClosed         Result = 505
+	// ResultStreamDialectMismatch: given one dialect, the first event is
+	// another's (the message names it; ProviderAuto detects it).
+	ResultStreamDialectMismatch Result = 506
 )
 
 // String is the library's description of the code.
@@ -56,6 +59,9 @@ var (
 	ErrInvalidInput = errors.New("ssefold: invalid input")
 	// ErrClosed: the handle was closed (Go side) or the stream is closed.
 	ErrClosed = errors.New("ssefold: closed")
+	// ErrDialectMismatch: the stream was given the wrong provider dialect
+	// (also ErrInvalidInput).
+	ErrDialectMismatch = errors.New("ssefold: dialect mismatch")
 )
 
 // Error is a failed C call: its status code and the handle's last error
@@ -91,9 +97,11 @@ func (e *Error) Is(target error) bool {
 	case ErrInvalidInput:
 		switch e.Code {
 		case ResultSSEInvalidUTF8, ResultJSONInvalid, ResultStreamInvalidJSON,
-			ResultStreamUnknownDialect:
+			ResultStreamUnknownDialect, ResultStreamDialectMismatch:
 			return true
 		}
+	case ErrDialectMismatch:
+		return e.Code == ResultStreamDialectMismatch
 	case ErrClosed:
 		return e.Code == ResultStreamClosed
 	}

@@ -20,6 +20,7 @@ __all__ = [
     "InvalidEventError",
     "LimitExceededError",
     "UnknownDialectError",
+    "DialectMismatchError",
     "StreamClosedError",
     "ServerSentEvent",
     "SSEDecoder",
@@ -341,6 +342,11 @@ class LimitExceededError(Error):
     events: list[StreamEvent]
 
 class UnknownDialectError(Error):
+    events: list[StreamEvent]
+
+class DialectMismatchError(Error):
+    expected: str
+    detected: str
     events: list[StreamEvent]
 
 class StreamClosedError(Error): ...

@@ -70,11 +70,14 @@ pub enum ssefold_result {
     StreamIncomplete = 504,
     /// Provider stream: already closed by an error or by `finish`.
     StreamClosed = 505,
+    /// Provider stream: given one dialect, the first event is another's
+    /// (the message names the dialect seen; `AUTO` detects it).
+    StreamDialectMismatch = 506,
 }
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 24] = [
+    pub(crate) const ALL: [ssefold_result; 25] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -99,6 +102,7 @@ impl ssefold_result {
         ssefold_result::StreamUnknownDialect,
         ssefold_result::StreamIncomplete,
         ssefold_result::StreamClosed,
+        ssefold_result::StreamDialectMismatch,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -133,6 +137,7 @@ impl ssefold_result {
             ssefold_result::StreamUnknownDialect => "cannot detect the provider dialect\0",
             ssefold_result::StreamIncomplete => "the stream ended before its terminal event\0",
             ssefold_result::StreamClosed => "the stream is closed\0",
+            ssefold_result::StreamDialectMismatch => "the stream is another provider dialect than the one given\0",
         }
     }
 }

@@ -266,6 +266,7 @@ fn failure(e: &StreamError) -> Failure {
         StreamError::LimitExceeded { .. } => ssefold_result::StreamLimitExceeded,
         StreamError::Provider(_) => ssefold_result::StreamProviderError,
         StreamError::UnknownDialect => ssefold_result::StreamUnknownDialect,
+        StreamError::DialectMismatch { .. } => ssefold_result::StreamDialectMismatch,
         StreamError::Incomplete { .. } => ssefold_result::StreamIncomplete,
         StreamError::Closed => ssefold_result::StreamClosed,
     };

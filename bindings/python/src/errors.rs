@@ -17,6 +17,7 @@
 //!     ├── InvalidEventError      (an event's data is not JSON; .event_type)
 //!     ├── LimitExceededError     (.limit, .max)
 //!     ├── UnknownDialectError    (provider="auto" could not tell)
+//!     ├── DialectMismatchError   (the first event is another dialect's; .expected, .detected)
 //!     └── StreamClosedError      (fed after an error or after finish)
 //! ```
 //!
@@ -45,6 +46,12 @@ create_exception!(ssefold, PartialJSONError, Error, "Invalid, incomplete (at fin
 create_exception!(ssefold, InvalidEventError, Error, "A provider event's data is not JSON.");
 create_exception!(ssefold, LimitExceededError, Error, "A provider stream limit was exceeded.");
 create_exception!(ssefold, UnknownDialectError, Error, "The provider dialect could not be detected.");
+create_exception!(
+    ssefold,
+    DialectMismatchError,
+    Error,
+    "The stream was given one provider dialect, but its first event is another's (`.expected`, `.detected`)."
+);
 create_exception!(ssefold, StreamClosedError, Error, "The stream was closed by an error or by finish().");
 
 /// Conversion of a core error into the matching Python exception.
@@ -149,6 +156,10 @@ impl ToPyErr for StreamError {
                 with_attr(py, err, "output_emitted", e.output_emitted)
             }
             StreamError::UnknownDialect => UnknownDialectError::new_err(msg),
+            StreamError::DialectMismatch { expected, detected } => {
+                let err = with_attr(py, DialectMismatchError::new_err(msg), "expected", expected.name());
+                with_attr(py, err, "detected", detected.name())
+            }
             StreamError::Incomplete { expected } => {
                 with_attr(py, IncompleteStreamError::new_err(msg), "expected", *expected)
             }
@@ -193,6 +204,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidEventError", py.get_type::<InvalidEventError>())?;
     m.add("LimitExceededError", py.get_type::<LimitExceededError>())?;
     m.add("UnknownDialectError", py.get_type::<UnknownDialectError>())?;
+    m.add("DialectMismatchError", py.get_type::<DialectMismatchError>())?;
     m.add("StreamClosedError", py.get_type::<StreamClosedError>())?;
     Ok(())
 }
