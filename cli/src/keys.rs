@@ -34,7 +34,11 @@ impl Keys {
     pub fn pressed(&mut self) -> Vec<Key> {
         let mut keys = Vec::new();
         while event::poll(Duration::ZERO).unwrap_or(false) {
-            let Ok(Event::Key(k)) = event::read() else { continue };
+            let k = match event::read() {
+                Ok(Event::Key(k)) => k,
+                Ok(_) => continue,
+                Err(_) => break,
+            };
             if k.kind != KeyEventKind::Press {
                 continue;
             }

@@ -383,10 +383,15 @@ impl Renderer {
     }
 
     /// A line on standard error (`ssefold fold: …`), on a line of its own
-    /// when the render shares the terminal.
+    /// when the render goes there too (to standard error, or to the
+    /// terminal standard error also writes to).
     pub fn note(&mut self, line: &str) -> io::Result<()> {
         self.clear_status()?;
-        let shared = self.layout.render_tty() && self.layout.stderr_tty;
+        let shared = match self.layout.render {
+            Some(Fd::Stderr) => true,
+            Some(Fd::Stdout) => self.layout.stdout_tty && self.layout.stderr_tty,
+            None => false,
+        };
         if shared {
             self.erase_region()?;
             self.newline()?;
@@ -395,7 +400,7 @@ impl Renderer {
         self.put(Fd::Stderr, line)?;
         self.put(Fd::Stderr, "\n")?;
         self.stderr.flush()?;
-        if shared && !self.calls.is_empty() {
+        if shared && self.layout.render_tty() && !self.calls.is_empty() {
             self.draw_region()?;
         }
         Ok(())
@@ -587,6 +592,21 @@ mod tests {
         assert_eq!(column_after(0, "漢字", 80), 4);
         assert_eq!(column_after(0, &"a".repeat(85), 80), 5);
         assert_eq!(column_after(3, "\x1b7 x\x1b8\r", 80), 0);
+    }
+
+    #[test]
+    fn a_note_starts_a_line_of_its_own_in_the_render_it_shares() {
+        let (out, err) = (Shared::default(), Shared::default());
+        let mut r = Renderer::new(Box::new(out.clone()), Box::new(err.clone()), PIPE);
+        let start =
+            StreamEvent::PartStart { part: 0, kind: PartKind::Text, choice: 0, index: 0, provider_type: "text" };
+        r.event(&start).unwrap();
+        r.event(&StreamEvent::TextDelta { part: 0, text: "half a" }).unwrap();
+        r.note("ssefold fold: warning x: y").unwrap();
+        r.event(&StreamEvent::TextDelta { part: 0, text: " line" }).unwrap();
+        r.finish().unwrap();
+        assert_eq!(err.text(), "half a\nssefold fold: warning x: y\n line\n");
+        assert_eq!(out.text(), "");
     }
 
     #[test]
