@@ -44,6 +44,8 @@ Output:
   a line of its own, updated in place on a terminal) goes to standard output
   when it is a terminal, before the message; else to standard error.
   Warnings go to standard error: the first 3 of each code, then a count.
+  A --provider other than the stream's dialect fails at the first event
+  (status 1), naming the dialect seen: try --provider auto.
 
 On a terminal:
   a spinner turns while the stream is quiet; Esc twice within a second (or
