@@ -4,7 +4,7 @@
 
 CARGO ?= cargo
 
-.PHONY: test setup lint rust-test demo bench js-test
+.PHONY: test setup lint rust-test demo install-cli bench js-test
 
 # Everything: Rust lints and tests, the C ABI (header drift, install,
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel, the
@@ -15,15 +15,22 @@ test: setup
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
 
+# The default members: the library and the command line (cli/).
 lint:
-	$(CARGO) fmt --check
+	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
+# The library's tests and the command line's (cli/tests, one of them under a
+# pseudo-terminal through python3).
 rust-test:
 	$(CARGO) test
 
 demo:
-	$(CARGO) run --release -- demo
+	$(CARGO) run --release -p ssefold-cli -- demo
+
+# `ssefold` into ~/.cargo/bin (on PATH with rustup).
+install-cli:
+	$(CARGO) install --locked --path cli
 
 bench:
 	$(CARGO) bench

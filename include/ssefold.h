@@ -19,6 +19,23 @@
 #define SSEFOLD_VERSION_PATCH 0
 
 /**
+ * Default [`RelayConfig::replay_bytes`]: 1 MiB.
+ */
+#define RelayConfig_DEFAULT_REPLAY_BYTES (1 << 20)
+
+/**
+ * Default [`RelayConfig::keep_alive_ms`]: 15 s.
+ */
+#define RelayConfig_DEFAULT_KEEP_ALIVE_MS 15000
+
+/**
+ * Default [`SchedulerConfig::max_calls`]: 4096 calls in one turn (models
+ * send tens at most; the bound keeps a hostile stream from growing the
+ * call table without limit).
+ */
+#define SchedulerConfig_DEFAULT_MAX_CALLS 4096
+
+/**
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
@@ -146,6 +163,11 @@ enum ssefold_result
    * for both.
    */
   SSEFOLD_RESULT_STREAM_RETRYABLE_PROVIDER_ERROR = 506,
+  /**
+   * Provider stream: given one dialect, the first event is another's
+   * (the message names the dialect seen; `AUTO` detects it).
+   */
+  SSEFOLD_RESULT_STREAM_DIALECT_MISMATCH = 507,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -211,6 +211,45 @@ fn done_is_matched_exactly() {
 }
 
 #[test]
+fn a_wrong_explicit_dialect_is_refused_at_the_first_event() {
+    let fixture = |p: &str| std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p)).unwrap();
+    let anthropic = fixture("tests/fixtures/anthropic/interleaved_tools.sse");
+    let chat = fixture("tests/fixtures/openai_chat/parallel_tools.sse");
+    let responses = fixture("tests/fixtures/openai_responses/tool_streams.sse");
+    let cases = [
+        (Provider::OpenAIChat, &anthropic, Provider::Anthropic),
+        (Provider::OpenAIResponses, &anthropic, Provider::Anthropic),
+        (Provider::Anthropic, &responses, Provider::OpenAIResponses),
+        (Provider::OpenAIChat, &responses, Provider::OpenAIResponses),
+        (Provider::Anthropic, &chat, Provider::OpenAIChat),
+        (Provider::OpenAIResponses, &chat, Provider::OpenAIChat),
+    ];
+    for (given, bytes, seen) in cases {
+        let mut s = Stream::new(given);
+        let mut events = 0;
+        let r = s.feed(bytes, |_| events += 1);
+        assert_eq!(r, Err(StreamError::DialectMismatch { expected: given, detected: seen }), "{given:?}");
+        assert_eq!(events, 0, "nothing folded from a mismatched stream");
+        assert_eq!(s.feed(b"", |_| {}), Err(StreamError::Closed));
+        let text = r.unwrap_err().to_string();
+        assert!(text.contains(seen.name()) && text.contains("auto"), "{text}");
+    }
+    // The right dialect, errors and non-JSON data are never a mismatch.
+    for (given, bytes) in [(Provider::Anthropic, &anthropic), (Provider::OpenAIChat, &chat)] {
+        Stream::new(given).feed(bytes, |_| {}).unwrap();
+    }
+    let error = b"data: {\"error\":{\"message\":\"m\",\"type\":\"t\"}}\n\n";
+    for bytes in [&error[..], b"data: [DONE]\n\n"] {
+        let r = Stream::new(Provider::Anthropic).feed(bytes, |_| {});
+        assert!(!matches!(r, Err(StreamError::DialectMismatch { .. })), "{r:?}");
+    }
+    // Once the answer started, later events are the dialect's business.
+    let mut s = Stream::new(Provider::Anthropic);
+    s.feed(b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n", |_| {}).unwrap();
+    s.feed(b"data: {\"type\":\"response.created\",\"response\":{}}\n\n", |_| {}).unwrap();
+}
+
+#[test]
 fn auto_detection() {
     let cases: [(&[u8], Result<Provider, StreamError>); 6] = [
         (b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n", Ok(Provider::Anthropic)),

@@ -42,6 +42,9 @@ const (
 	// ResultStreamRetryableProviderError: a provider error of a transient
 	// type (overloaded_error, rate_limit_error, server_error, ...).
 	ResultStreamRetryableProviderError Result = 506
+	// ResultStreamDialectMismatch: given one dialect, the first event is
+	// another's (the message names it; ProviderAuto detects it).
+	ResultStreamDialectMismatch Result = 507
 )
 
 // String is the library's description of the code.
@@ -75,6 +78,9 @@ var (
 	ErrInvalidInput = errors.New("ssefold: invalid input")
 	// ErrClosed: the handle was closed (Go side) or the stream is closed.
 	ErrClosed = errors.New("ssefold: closed")
+	// ErrDialectMismatch: the stream was given the wrong provider dialect
+	// (also ErrInvalidInput).
+	ErrDialectMismatch = errors.New("ssefold: dialect mismatch")
 )
 
 // Error is a failed C call: its status code and the handle's last error
@@ -114,9 +120,11 @@ func (e *Error) Is(target error) bool {
 	case ErrInvalidInput:
 		switch e.Code {
 		case ResultSSEInvalidUTF8, ResultJSONInvalid, ResultStreamInvalidJSON,
-			ResultStreamUnknownDialect:
+			ResultStreamUnknownDialect, ResultStreamDialectMismatch:
 			return true
 		}
+	case ErrDialectMismatch:
+		return e.Code == ResultStreamDialectMismatch
 	case ErrClosed:
 		return e.Code == ResultStreamClosed
 	}

@@ -223,6 +223,16 @@ func TestStreamErrorsAndClose(t *testing.T) {
 	if _, err := NewStream(Provider(99), nil); err == nil {
 		t.Fatal("bad provider accepted")
 	}
+	// The wrong dialect: refused at the first event, naming the one seen.
+	chat, _ := NewStream(OpenAIChat, nil)
+	defer chat.Close()
+	body, _ = os.ReadFile("../../tests/fixtures/anthropic/interleaved_tools.sse")
+	_, err = chat.Feed(body)
+	var e *Error
+	if !errors.Is(err, ErrDialectMismatch) || !errors.Is(err, ErrInvalidInput) || !errors.As(err, &e) ||
+		e.Code != ResultStreamDialectMismatch || !strings.Contains(e.Message, "anthropic") {
+		t.Fatalf("%v", err)
+	}
 }
 
 // TestNoLeak checks the handle count and RSS stay flat over many

@@ -21,6 +21,7 @@ __all__ = [
     "InvalidEventError",
     "LimitExceededError",
     "UnknownDialectError",
+    "DialectMismatchError",
     "StreamClosedError",
     "ServerSentEvent",
     "SSEDecoder",
@@ -357,6 +358,11 @@ class LimitExceededError(Error, ValueError):
     events: list[StreamEvent]
 
 class UnknownDialectError(Error, ValueError):
+    events: list[StreamEvent]
+
+class DialectMismatchError(Error, ValueError):
+    expected: str
+    detected: str
     events: list[StreamEvent]
 
 class StreamClosedError(Error, ValueError): ...

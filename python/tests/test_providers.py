@@ -152,6 +152,14 @@ def test_auto_detects_and_unknown_provider_is_refused() -> None:
         s.feed(b'data: {"hello": 1}\n\n')
 
 
+def test_a_wrong_provider_is_refused_at_the_first_event() -> None:
+    data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
+    with pytest.raises(ssefold.DialectMismatchError) as info:
+        ssefold.OpenAIChatStream().feed(data)
+    assert (info.value.expected, info.value.detected) == ("openai_chat", "anthropic")
+    assert info.value.events == []
+
+
 def test_limits_are_keyword_options() -> None:
     data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
     with pytest.raises(ssefold.LimitExceededError) as info:

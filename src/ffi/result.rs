@@ -79,6 +79,9 @@ pub enum ssefold_result {
     /// again may work. A provider error like `StreamProviderError`: test
     /// for both.
     StreamRetryableProviderError = 506,
+    /// Provider stream: given one dialect, the first event is another's
+    /// (the message names the dialect seen; `AUTO` detects it).
+    StreamDialectMismatch = 507,
 }
 
 impl ssefold_result {
@@ -109,6 +112,7 @@ impl ssefold_result {
         ssefold_result::StreamIncomplete,
         ssefold_result::StreamClosed,
         ssefold_result::StreamRetryableProviderError,
+        ssefold_result::StreamDialectMismatch,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -146,6 +150,7 @@ impl ssefold_result {
             ssefold_result::StreamRetryableProviderError => {
                 "the provider reported a retryable error (rate limit, overload, server error) in the stream\0"
             }
+            ssefold_result::StreamDialectMismatch => "the stream is another provider dialect than the one given\0",
         }
     }
 }

@@ -468,7 +468,7 @@ mod tests {
 
     #[test]
     fn stopping_after_every_event_and_resuming_loses_nothing() {
-        let demo = include_bytes!("../bin/ssefold/demo.sse");
+        let demo = include_bytes!("../../cli/src/demo.sse");
         let want = decode_via_rust(demo);
         assert!(want.len() > 10);
         for chunk in [1, 2, 7, 100, demo.len()] {

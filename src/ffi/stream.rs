@@ -269,6 +269,7 @@ fn failure(e: &StreamError) -> Failure {
         }
         StreamError::Provider(_) => ssefold_result::StreamProviderError,
         StreamError::UnknownDialect => ssefold_result::StreamUnknownDialect,
+        StreamError::DialectMismatch { .. } => ssefold_result::StreamDialectMismatch,
         StreamError::Incomplete { .. } => ssefold_result::StreamIncomplete,
         StreamError::Closed => ssefold_result::StreamClosed,
     };

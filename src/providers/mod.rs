@@ -44,6 +44,14 @@
 //!   detection waits for the next event. A first event that fits none is
 //!   [`StreamError::UnknownDialect`].
 //!
+//! A stream given an explicit dialect checks the events before the answer
+//! starts: one that the given dialect would not detect but another one
+//! would (e.g. an Anthropic `message_start` given to
+//! [`Provider::OpenAIChat`]) is [`StreamError::DialectMismatch`], naming the
+//! dialect seen, instead of a mixed or empty message. `error` events and
+//! data that is not a JSON object fit several dialects and are never a
+//! mismatch.
+//!
 //! The normalized events are listed in [`events`].
 //!
 //! # Bad input: errors and warnings
@@ -261,6 +269,15 @@ pub enum StreamError {
     /// [`Provider::Auto`] could not tell the dialect from the first event.
     #[error("cannot detect the provider dialect from the first event")]
     UnknownDialect,
+    /// The stream was given one dialect but its first event is clearly
+    /// another's (see "Dialects" in the module docs).
+    #[error("the stream is {}, not {}: wrong provider (auto detects it)", .detected.name(), .expected.name())]
+    DialectMismatch {
+        /// The dialect the stream was given.
+        expected: Provider,
+        /// The dialect the first event belongs to.
+        detected: Provider,
+    },
     /// The stream ended before its terminal event (`expected`).
     #[error("stream ended before {expected}")]
     Incomplete {
@@ -571,7 +588,12 @@ impl Stream {
             };
         }
         let d = match dialect {
-            Some(d) => d,
+            Some(d) => {
+                if turn.state == TurnState::Idle {
+                    check_dialect(d.provider(), event)?;
+                }
+                d
+            }
             None if event.data().trim() == "[DONE]" && turn.state == TurnState::Idle => {
                 // A stray terminal first: it names no dialect and ends nothing.
                 warn(sink, "terminal_before_start", "[DONE] before any event; ignored");
@@ -675,6 +697,27 @@ impl Stream {
             + self.decoder.memory_footprint()
             + self.turn.footprint()
             + self.dialect.as_ref().map_or(0, |d| d.footprint())
+    }
+}
+
+/// [`StreamError::DialectMismatch`] when `event`, seen before the answer
+/// started, is not `given`'s but another dialect's.
+fn check_dialect(given: Provider, event: &Event<'_>) -> Result<(), StreamError> {
+    let data = event.data().trim();
+    if !data.starts_with('{') || event.event() == "error" {
+        return Ok(());
+    }
+    let Ok(value) = serde_json::from_str::<Value>(data) else { return Ok(()) };
+    if value.get("error").is_some() || value.get("type").and_then(Value::as_str) == Some("error") {
+        return Ok(());
+    }
+    let fits = |d: &DialectInfo| (d.detects)(data, Some(&value));
+    if DIALECTS.iter().any(|d| d.provider == given && fits(d)) {
+        return Ok(());
+    }
+    match DIALECTS.iter().find(|d| d.provider != given && fits(d)) {
+        Some(other) => Err(StreamError::DialectMismatch { expected: given, detected: other.provider }),
+        None => Ok(()),
     }
 }
 

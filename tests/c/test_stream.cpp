@@ -137,7 +137,7 @@ TEST(Stream, TextDeltasStatusAndErrors) {
   EXPECT_EQ(S(err), "stream closed");
   ssefold_stream_free(s);
 
-  // Typed failures: not JSON, unknown dialect, incomplete, provider error.
+  // Typed failures: not JSON, unknown dialect, incomplete, wrong dialect, provider error.
   struct Case {
     uint32_t provider;
     const char *body;
@@ -148,6 +148,8 @@ TEST(Stream, TextDeltasStatusAndErrors) {
       {SSEFOLD_PROVIDER_AUTO, "data: {\"hello\": 1}\n\n", SSEFOLD_RESULT_STREAM_UNKNOWN_DIALECT,
        SSEFOLD_RESULT_STREAM_CLOSED},
       {SSEFOLD_PROVIDER_AUTO, "", SSEFOLD_RESULT_OK, SSEFOLD_RESULT_STREAM_INCOMPLETE},
+      {SSEFOLD_PROVIDER_OPENAI_CHAT, "data: {\"type\": \"message_start\", \"message\": {}}\n\n",
+       SSEFOLD_RESULT_STREAM_DIALECT_MISMATCH, SSEFOLD_RESULT_STREAM_CLOSED},
       {SSEFOLD_PROVIDER_OPENAI_CHAT, "data: {\"error\": {\"message\": \"busy\", \"type\": \"server_error\"}}\n\n",
        SSEFOLD_RESULT_STREAM_RETRYABLE_PROVIDER_ERROR, SSEFOLD_RESULT_STREAM_CLOSED},
       {SSEFOLD_PROVIDER_OPENAI_CHAT, "data: {\"error\": {\"message\": \"no\", \"type\": \"invalid_request_error\"}}\n\n",

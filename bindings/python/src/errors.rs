@@ -23,6 +23,7 @@
 //!     ├── InvalidEventError + ValueError (an event's data is not JSON; .event_type)
 //!     ├── LimitExceededError + ValueError (.limit, .max)
 //!     ├── UnknownDialectError + ValueError (provider="auto" could not tell)
+//!     ├── DialectMismatchError + ValueError (the first event is another dialect's; .expected, .detected)
 //!     └── StreamClosedError + ValueError (fed after an error or after finish)
 //! ```
 //!
@@ -58,6 +59,7 @@ pub enum Exc {
     InvalidEventError,
     LimitExceededError,
     UnknownDialectError,
+    DialectMismatchError,
     StreamClosedError,
 }
 
@@ -70,7 +72,7 @@ struct Spec {
     doc: &'static str,
 }
 
-const SPECS: [Spec; 15] = [
+const SPECS: [Spec; 16] = [
     Spec { name: "Error", parent: None, value_error: false, doc: "Base class of every error raised by ssefold." },
     Spec {
         name: "ProviderError",
@@ -152,6 +154,12 @@ const SPECS: [Spec; 15] = [
         parent: Some(Exc::Error),
         value_error: true,
         doc: "The provider dialect could not be detected.",
+    },
+    Spec {
+        name: "DialectMismatchError",
+        parent: Some(Exc::Error),
+        value_error: true,
+        doc: "The stream was given one provider dialect, but its first event is another's (.expected, .detected).",
     },
     Spec {
         name: "StreamClosedError",
@@ -299,6 +307,10 @@ impl ToPyErr for StreamError {
                 with_attr(py, err, "output_emitted", e.output_emitted)
             }
             StreamError::UnknownDialect => new_err(py, Exc::UnknownDialectError, msg),
+            StreamError::DialectMismatch { expected, detected } => {
+                let err = with_attr(py, new_err(py, Exc::DialectMismatchError, msg), "expected", expected.name());
+                with_attr(py, err, "detected", detected.name())
+            }
             StreamError::Incomplete { expected } => {
                 with_attr(py, new_err(py, Exc::IncompleteStreamError, msg), "expected", *expected)
             }

@@ -2,10 +2,13 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde::Serialize;
 use ssefold::sse::{Decoder, Event};
+
+use crate::exit;
 
 /// One output line, exactly `{"event", "data", "id", "retry"}` in that order.
 #[derive(Serialize)]
@@ -54,7 +57,7 @@ impl<W: Write> JsonLines<W> {
             return io_error(&e);
         }
         if self.decode_errors > 0 {
-            return ExitCode::from(1);
+            return ExitCode::from(exit::FAILURE);
         }
         if end.discarded_bytes > 0 {
             let what =
@@ -63,7 +66,7 @@ impl<W: Write> JsonLines<W> {
                 "ssefold sse: the stream ended inside {what}: {} bytes discarded (no blank line dispatched it)",
                 end.discarded_bytes
             );
-            return ExitCode::from(3);
+            return ExitCode::from(exit::TRUNCATED);
         }
         ExitCode::SUCCESS
     }
@@ -74,29 +77,20 @@ fn io_error(e: &io::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     eprintln!("ssefold sse: {e}");
-    ExitCode::from(1)
+    ExitCode::from(exit::FAILURE)
 }
 
 /// `ssefold sse [FILE|-]`.
-pub fn run(args: &[String]) -> ExitCode {
-    let path = match args {
-        [] => "-",
-        [p] => p.as_str(),
-        _ => {
-            eprintln!("ssefold sse: expected at most one FILE, got {args:?}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut input: Box<dyn Read> = if path == "-" {
-        Box::new(io::stdin().lock())
-    } else {
-        match File::open(path) {
+pub fn run(path: Option<PathBuf>) -> ExitCode {
+    let mut input: Box<dyn Read> = match path {
+        Some(p) if p.as_os_str() != "-" => match File::open(&p) {
             Ok(f) => Box::new(f),
             Err(e) => {
-                eprintln!("ssefold sse: {path}: {e}");
-                return ExitCode::from(1);
+                eprintln!("ssefold sse: {}: {e}", p.display());
+                return ExitCode::from(exit::FAILURE);
             }
-        }
+        },
+        _ => Box::new(io::stdin().lock()),
     };
     let mut sink = JsonLines { decoder: Decoder::new(), out: io::stdout().lock(), decode_errors: 0 };
     let mut buf = vec![0u8; 64 << 10];
