@@ -86,7 +86,7 @@ pub enum ssefold_result {
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 25] = [
+    pub(crate) const ALL: [ssefold_result; 26] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
