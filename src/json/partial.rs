@@ -161,8 +161,15 @@ pub struct PartialJson {
     /// Estimated heap bytes of the tree of completed values (held, or in a skeleton parser what
     /// materializing it would cost; see [`held_bytes`](Self::held_bytes)).
     tree_bytes: usize,
-    /// A skeleton parser keeps no tree (see [`skeleton`](Self::skeleton)).
+    /// A skeleton parser reports closing containers with their text (see
+    /// [`skeleton`](Self::skeleton)).
     skeleton: bool,
+    /// A skeleton parser's opening bracket offsets, innermost last (parallel to `stack`).
+    starts: Vec<u64>,
+    /// A skeleton parser still building the tree: while `tree_bytes` stays within this, it keeps
+    /// the values as a tree parser does (see [`skeleton_with_tree`](Self::skeleton_with_tree));
+    /// 0 once past it (or never).
+    tree_budget: usize,
     /// A skeleton parser's top-level value is complete.
     root_done: bool,
 }
@@ -203,6 +210,8 @@ impl PartialJson {
             replaced_surrogates: 0,
             tree_bytes: 0,
             skeleton: false,
+            starts: Vec::new(),
+            tree_budget: 0,
             root_done: false,
         }
     }
@@ -215,6 +224,22 @@ impl PartialJson {
     /// the text where a value is wanted).
     pub(crate) fn skeleton(limits: PartialJsonLimits) -> Self {
         PartialJson { skeleton: true, ..Self::with_limits(limits) }
+    }
+
+    /// A skeleton parser (the same events) that also builds the tree of values as a tree parser
+    /// does, while its estimated size ([`tree_estimate`](Self::tree_estimate)) stays within
+    /// `budget` bytes; past it the tree is dropped and the parser is a plain skeleton one from
+    /// there on ([`has_tree`](Self::has_tree) says which). So a small document's value needs no
+    /// second parse, and what the parser holds stays O(`budget` + depth + longest string).
+    pub(crate) fn skeleton_with_tree(limits: PartialJsonLimits, budget: usize) -> Self {
+        PartialJson { skeleton: true, tree_budget: budget.max(1), ..Self::with_limits(limits) }
+    }
+
+    /// Whether the parser holds the tree of the values read so far (a tree parser, or a
+    /// [`skeleton_with_tree`](Self::skeleton_with_tree) one within its budget): then `value*`,
+    /// `finish` and [`take_root`](Self::take_root) give values.
+    pub(crate) fn has_tree(&self) -> bool {
+        !self.skeleton || self.tree_budget > 0
     }
 
     /// Makes a lone surrogate escape (`"\ud83d"`, which RFC 8259's grammar allows and
@@ -236,6 +261,7 @@ impl PartialJson {
     pub(crate) fn held_bytes(&self) -> usize {
         (if self.skeleton { 0 } else { self.tree_bytes })
             + self.sbuf.capacity()
+            + self.starts.capacity() * core::mem::size_of::<u64>()
             + self.nbuf.capacity()
             + self.stack.capacity() * core::mem::size_of::<Frame>()
             + self.path.capacity() * core::mem::size_of::<PathSegment>()
@@ -243,7 +269,9 @@ impl PartialJson {
     }
 
     /// Estimated heap bytes of the tree of the values completed so far: held (see
-    /// [`held_bytes`](Self::held_bytes)) or, by a skeleton parser, what materializing them costs.
+    /// [`held_bytes`](Self::held_bytes)) or, by a skeleton parser, what materializing them costs
+    /// (a skeleton parser's own tree, when it keeps one, is this: [`held_bytes`](Self::held_bytes)
+    /// leaves it out).
     pub(crate) fn tree_estimate(&self) -> usize {
         self.tree_bytes
     }
@@ -450,6 +478,7 @@ impl PartialJson {
         self.mode = Mode::Structural;
         self.expect = Expect::RootValue;
         self.stack.clear();
+        self.starts.clear();
         while let Some(segment) = self.path.pop() {
             self.recycle(segment);
         }
@@ -637,11 +666,15 @@ impl PartialJson {
         }
         on_event(&PathEvent::ContainerStart { path: &self.path, kind });
         if self.skeleton {
-            self.stack.push(Frame::Open { kind, len: 0, start: offset });
+            self.starts.push(offset);
+        }
+        let tree = self.has_tree();
+        if !tree {
+            self.stack.push(Frame::Open { kind, len: 0 });
         }
         match kind {
             ContainerKind::Object => {
-                if !self.skeleton {
+                if tree {
                     self.stack.push(Frame::Object(serde_json::Map::new()));
                 }
                 let key = self.spare_keys.pop().unwrap_or_default();
@@ -649,7 +682,7 @@ impl PartialJson {
                 self.expect = Expect::KeyOrEnd;
             }
             ContainerKind::Array => {
-                if !self.skeleton {
+                if tree {
                     self.stack.push(Frame::Array(Vec::new()));
                 }
                 self.path.push(PathSegment::Index(0));
@@ -675,20 +708,56 @@ impl PartialJson {
         if let Some(segment) = self.path.pop() {
             self.recycle(segment);
         }
-        if let Frame::Open { start, .. } = frame {
-            // Skeleton: the container's text, when the input holds it whole.
+        if self.skeleton {
+            // The container's text, when the input holds it whole.
             let (text, base) = doc;
+            let start = self.starts.pop().unwrap_or(0);
             let span = start.checked_sub(base).map(|s| s as usize..(offset + 1 - base) as usize);
             let json = text.zip(span).and_then(|(t, span)| t.get(span)).unwrap_or("");
             self.mode = Mode::Structural;
             self.tree_bytes += self.slot_bytes() + Self::container_bytes(kind);
-            self.settle();
+            if matches!(frame, Frame::Open { .. }) {
+                self.settle();
+            } else {
+                self.store(frame.into_value());
+                self.check_tree_budget();
+            }
             on_event(&PathEvent::ContainerComplete { path: &self.path, kind, json });
             return Ok(());
         }
         self.tree_bytes += Self::container_bytes(kind);
         self.complete(frame.into_value(), on_event);
         Ok(())
+    }
+
+    /// A skeleton parser past its tree budget drops the tree: its open containers keep only
+    /// their kind and length, the root is forgotten.
+    fn check_tree_budget(&mut self) {
+        if self.tree_bytes <= self.tree_budget {
+            return;
+        }
+        self.tree_budget = 0;
+        for frame in &mut self.stack {
+            let kind = if frame.is_object() { ContainerKind::Object } else { ContainerKind::Array };
+            *frame = Frame::Open { kind, len: frame.len() };
+        }
+        self.root = None;
+    }
+
+    /// Stores a completed value in the innermost container (or as the root), setting what is
+    /// expected next, and returns it where it is stored (with the path, which it borrows too).
+    fn store(&mut self, value: Value) -> (&[PathSegment], &Value) {
+        match (self.stack.last_mut(), self.path.last()) {
+            (Some(frame), Some(segment)) => {
+                self.expect = if frame.is_object() { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
+                (&self.path, frame.insert(segment, value))
+            }
+            _ => {
+                self.expect = Expect::AfterRoot;
+                self.root_done = self.skeleton;
+                (&[], self.root.insert(value))
+            }
+        }
     }
 
     /// Estimated heap bytes of one more member of the innermost container (or the root), as
@@ -745,7 +814,7 @@ impl PartialJson {
                 Value::String(text) => text.len(),
                 _ => 0,
             };
-        if self.skeleton {
+        if !self.has_tree() {
             self.settle();
             on_event(&PathEvent::ValueComplete { path: &self.path, value: &value });
             if let Value::String(mut buffer) = value {
@@ -757,17 +826,10 @@ impl PartialJson {
             }
             return;
         }
-        match (self.stack.last_mut(), self.path.last()) {
-            (Some(frame), Some(segment)) => {
-                self.expect = if frame.is_object() { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
-                let stored = frame.insert(segment, value);
-                on_event(&PathEvent::ValueComplete { path: &self.path, value: stored });
-            }
-            _ => {
-                self.expect = Expect::AfterRoot;
-                let stored: &Value = self.root.insert(value);
-                on_event(&PathEvent::ValueComplete { path: &[], value: stored });
-            }
+        let (path, value) = self.store(value);
+        on_event(&PathEvent::ValueComplete { path, value });
+        if self.skeleton {
+            self.check_tree_budget();
         }
     }
 
@@ -1077,7 +1139,7 @@ impl PartialJson {
             return;
         }
         self.flush_append(on_event);
-        let text = if self.skeleton || self.sbuf.len() >= MOVE_STRING_THRESHOLD {
+        let text = if !self.has_tree() || self.sbuf.len() >= MOVE_STRING_THRESHOLD {
             std::mem::take(&mut self.sbuf)
         } else {
             self.sbuf.as_str().to_owned()
@@ -1268,22 +1330,43 @@ mod tests {
                 if !doc.is_char_boundary(split) {
                     continue;
                 }
-                let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
-                let mut events = Vec::new();
-                let mut on_event = |e: &PathEvent<'_>| {
-                    let value = e.value().map(|v| v.into_owned());
-                    events.push((e.name(), e.path().to_vec(), value, matches!(e, PathEvent::StringAppend { .. })))
-                };
-                let first = skeleton.push_document(&doc[..split], &mut on_event);
-                let result = if first.is_err() { first } else { skeleton.push_document(doc, &mut on_event) };
-                // Appends may be split differently; compare the rest exactly.
-                let strip = |v: &[(&'static str, Vec<PathSegment>, Option<Value>, bool)]| -> Vec<_> {
-                    v.iter().filter(|e| !e.3).cloned().collect()
-                };
-                assert_eq!(strip(&events), strip(&expected), "{doc:?} split at {split}");
-                assert_eq!(result.is_err(), tree_result.is_err(), "{doc:?}");
-                assert_eq!(skeleton.finish_check().is_ok(), tree.finish_ref().is_ok(), "{doc:?}");
-                assert_eq!(skeleton.is_complete(), tree.is_complete() || doc.trim() == r#""top""#);
+                // A skeleton parser, one that keeps the whole tree, one whose tree outgrows its
+                // budget half-way: the same events.
+                for budget in [None, Some(usize::MAX), Some(300)] {
+                    let limits = PartialJsonLimits::default();
+                    let mut skeleton = match budget {
+                        None => PartialJson::skeleton(limits),
+                        Some(budget) => PartialJson::skeleton_with_tree(limits, budget),
+                    };
+                    let mut events = Vec::new();
+                    let mut on_event = |e: &PathEvent<'_>| {
+                        let value = e.value().map(|v| v.into_owned());
+                        events.push((e.name(), e.path().to_vec(), value, matches!(e, PathEvent::StringAppend { .. })))
+                    };
+                    let first = skeleton.push_document(&doc[..split], &mut on_event);
+                    if budget == Some(usize::MAX) {
+                        // The tree so far is the tree parser's.
+                        let mut prefix = PartialJson::new();
+                        let _ = prefix.push(doc[..split].as_bytes(), |_| {});
+                        for strings in [PartialStrings::Drop, PartialStrings::Keep] {
+                            assert_eq!(skeleton.value_at_end(strings), prefix.value_at_end(strings), "{doc:?} {split}");
+                        }
+                    }
+                    let result = if first.is_err() { first } else { skeleton.push_document(doc, &mut on_event) };
+                    // Appends may be split differently; compare the rest exactly.
+                    let strip = |v: &[(&'static str, Vec<PathSegment>, Option<Value>, bool)]| -> Vec<_> {
+                        v.iter().filter(|e| !e.3).cloned().collect()
+                    };
+                    assert_eq!(strip(&events), strip(&expected), "{doc:?} split at {split}");
+                    assert_eq!(result.is_err(), tree_result.is_err(), "{doc:?}");
+                    assert_eq!(skeleton.finish_check().is_ok(), tree.finish_ref().is_ok(), "{doc:?}");
+                    assert_eq!(skeleton.is_complete(), tree.is_complete() || doc.trim() == r#""top""#);
+                    let kept = skeleton.tree_estimate() <= budget.unwrap_or(0);
+                    assert_eq!(skeleton.has_tree(), kept, "{doc:?} {budget:?}");
+                    if kept && result.is_ok() {
+                        assert_eq!(skeleton.take_root().as_ref(), tree.finish_ref().ok(), "{doc:?}");
+                    }
+                }
             }
         }
         let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
