@@ -620,6 +620,7 @@ impl PartialJson {
     }
 
     /// The first byte of a value (already consumed).
+    #[inline]
     fn begin_value<F: FnMut(&PathEvent<'_>)>(&mut self, byte: u8, offset: u64, on_event: &mut F) -> Step {
         if let Some(frame) = self.stack.last().filter(|f| !f.is_object()) {
             let index = frame.len();
@@ -730,12 +731,19 @@ impl PartialJson {
         Ok(())
     }
 
-    /// A skeleton parser past its tree budget drops the tree: its open containers keep only
-    /// their kind and length, the root is forgotten.
+    /// A skeleton parser past its tree budget drops the tree (see [`drop_tree`](Self::drop_tree)).
+    #[inline]
     fn check_tree_budget(&mut self) {
-        if self.tree_bytes <= self.tree_budget {
-            return;
+        if self.tree_bytes > self.tree_budget {
+            self.drop_tree();
         }
+    }
+
+    /// Drops the tree: the open containers keep only their kind and length, the root is
+    /// forgotten, and the parser is a plain skeleton one from here on.
+    #[cold]
+    #[inline(never)]
+    fn drop_tree(&mut self) {
         self.tree_budget = 0;
         for frame in &mut self.stack {
             let kind = if frame.is_object() { ContainerKind::Object } else { ContainerKind::Array };
@@ -744,18 +752,18 @@ impl PartialJson {
         self.root = None;
     }
 
-    /// Stores a completed value in the innermost container (or as the root), setting what is
-    /// expected next, and returns it where it is stored (with the path, which it borrows too).
-    fn store(&mut self, value: Value) -> (&[PathSegment], &Value) {
+    /// Stores a completed container in the innermost container (or as the root), setting what is
+    /// expected next (its size is already counted).
+    fn store(&mut self, value: Value) {
         match (self.stack.last_mut(), self.path.last()) {
             (Some(frame), Some(segment)) => {
                 self.expect = if frame.is_object() { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
-                (&self.path, frame.insert(segment, value))
+                frame.insert(segment, value);
             }
             _ => {
                 self.expect = Expect::AfterRoot;
                 self.root_done = self.skeleton;
-                (&[], self.root.insert(value))
+                self.root = Some(value);
             }
         }
     }
@@ -763,16 +771,22 @@ impl PartialJson {
     /// Estimated heap bytes of one more member of the innermost container (or the root), as
     /// serde_json (`preserve_order`) holds it.
     fn slot_bytes(&self) -> usize {
-        const VALUE: usize = core::mem::size_of::<Value>();
         match (self.stack.last(), self.path.last()) {
+            (Some(frame), Some(segment)) => Self::member_bytes(frame.is_object(), segment),
+            _ => core::mem::size_of::<Value>(),
+        }
+    }
+
+    /// [`slot_bytes`](Self::slot_bytes) of a member of an object (or an array) at `segment`.
+    #[inline]
+    fn member_bytes(object: bool, segment: &PathSegment) -> usize {
+        const VALUE: usize = core::mem::size_of::<Value>();
+        match segment {
             // An `IndexMap` entry (hash, key, value) with the vector's growth slack, its index in
             // the hash table, and the key's own allocation.
-            (Some(frame), Some(PathSegment::Key(key))) if frame.is_object() => {
-                2 * (8 + 24 + VALUE) + 24 + key.len().max(24) + 8
-            }
+            PathSegment::Key(key) if object => 2 * (8 + 24 + VALUE) + 24 + key.len().max(24) + 8,
             // A vector element, with the vector's growth slack.
-            (Some(_), _) => 2 * VALUE,
-            _ => VALUE,
+            _ => 2 * VALUE,
         }
     }
 
@@ -809,12 +823,12 @@ impl PartialJson {
     /// Stores a completed value in its parent (or as the root) and reports it.
     fn complete<F: FnMut(&PathEvent<'_>)>(&mut self, value: Value, on_event: &mut F) {
         self.mode = Mode::Structural;
-        self.tree_bytes += self.slot_bytes()
-            + match &value {
-                Value::String(text) => text.len(),
-                _ => 0,
-            };
+        let text_bytes = match &value {
+            Value::String(text) => text.len(),
+            _ => 0,
+        };
         if !self.has_tree() {
+            self.tree_bytes += self.slot_bytes() + text_bytes;
             self.settle();
             on_event(&PathEvent::ValueComplete { path: &self.path, value: &value });
             if let Value::String(mut buffer) = value {
@@ -826,8 +840,22 @@ impl PartialJson {
             }
             return;
         }
-        let (path, value) = self.store(value);
-        on_event(&PathEvent::ValueComplete { path, value });
+        match (self.stack.last_mut(), self.path.last()) {
+            (Some(frame), Some(segment)) => {
+                let object = frame.is_object();
+                self.tree_bytes += text_bytes + Self::member_bytes(object, segment);
+                self.expect = if object { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
+                let value = frame.insert(segment, value);
+                on_event(&PathEvent::ValueComplete { path: &self.path, value });
+            }
+            _ => {
+                self.tree_bytes += text_bytes + core::mem::size_of::<Value>();
+                self.expect = Expect::AfterRoot;
+                self.root_done = self.skeleton;
+                let value: &Value = self.root.insert(value);
+                on_event(&PathEvent::ValueComplete { path: &[], value });
+            }
+        }
         if self.skeleton {
             self.check_tree_budget();
         }

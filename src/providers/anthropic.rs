@@ -368,7 +368,7 @@ impl Dialect for AnthropicFold {
             (Outcome::Complete, Some(ArgsEnd::Empty)) => {
                 Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())))
             }
-            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_mut().and_then(ToolArgs::take_value),
+            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_deref_mut().and_then(ToolArgs::take_value),
             // Cut off or invalid: the SDK's partial value, kept past the
             // release of the arguments (else the start block's input).
             (_, Some(ArgsEnd::Invalid(_))) => part
@@ -430,7 +430,17 @@ impl AnthropicFold {
     }
 
     /// Makes sure a message exists (implicitly started on bad input).
+    #[inline]
     fn ensure_started(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
+        if turn.state == TurnState::Idle {
+            self.start_implicit(turn, ty, sink);
+        }
+    }
+
+    /// Starts the message implicitly: an event of the answer before `message_start`.
+    #[cold]
+    #[inline(never)]
+    fn start_implicit(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
         if turn.begin() {
             warn(sink, "event_before_start", &format!("{ty} before message_start; message started implicitly"));
             self.message = implicit_message();
