@@ -166,10 +166,12 @@ pub struct PartialJson {
     skeleton: bool,
     /// A skeleton parser's opening bracket offsets, innermost last (parallel to `stack`).
     starts: Vec<u64>,
-    /// A skeleton parser still building the tree: while `tree_bytes` stays within this, it keeps
-    /// the values as a tree parser does (see [`skeleton_with_tree`](Self::skeleton_with_tree));
-    /// 0 once past it (or never).
+    /// A skeleton parser's tree budget: while `tree_bytes` stays within it, the parser keeps the
+    /// values as a tree parser does (see [`skeleton_with_tree`](Self::skeleton_with_tree)); 0 for
+    /// none.
     tree_budget: usize,
+    /// The tree outgrew `tree_budget` and was dropped (until [`reset`](Self::reset)).
+    tree_dropped: bool,
     /// A skeleton parser's top-level value is complete.
     root_done: bool,
 }
@@ -212,6 +214,7 @@ impl PartialJson {
             skeleton: false,
             starts: Vec::new(),
             tree_budget: 0,
+            tree_dropped: false,
             root_done: false,
         }
     }
@@ -239,7 +242,7 @@ impl PartialJson {
     /// [`skeleton_with_tree`](Self::skeleton_with_tree) one within its budget): then `value*`,
     /// `finish` and [`take_root`](Self::take_root) give values.
     pub(crate) fn has_tree(&self) -> bool {
-        !self.skeleton || self.tree_budget > 0
+        !self.skeleton || (self.tree_budget > 0 && !self.tree_dropped)
     }
 
     /// Makes a lone surrogate escape (`"\ud83d"`, which RFC 8259's grammar allows and
@@ -259,7 +262,7 @@ impl PartialJson {
     /// element with the vector's growth slack, a map entry and its key per member, string
     /// contents), the open containers and the scratch buffers. Updated in O(1) per value.
     pub(crate) fn held_bytes(&self) -> usize {
-        (if self.skeleton { 0 } else { self.tree_bytes })
+        (if self.has_tree() { self.tree_bytes } else { 0 })
             + self.sbuf.capacity()
             + self.starts.capacity() * core::mem::size_of::<u64>()
             + self.nbuf.capacity()
@@ -270,8 +273,7 @@ impl PartialJson {
 
     /// Estimated heap bytes of the tree of the values completed so far: held (see
     /// [`held_bytes`](Self::held_bytes)) or, by a skeleton parser, what materializing them costs
-    /// (a skeleton parser's own tree, when it keeps one, is this: [`held_bytes`](Self::held_bytes)
-    /// leaves it out).
+    /// (when a skeleton parser keeps its tree, [`held_bytes`](Self::held_bytes) counts it).
     pub(crate) fn tree_estimate(&self) -> usize {
         self.tree_bytes
     }
@@ -491,6 +493,7 @@ impl PartialJson {
         self.error = None;
         self.replaced_surrogates = 0;
         self.tree_bytes = 0;
+        self.tree_dropped = false;
         self.root_done = false;
     }
 
@@ -744,7 +747,7 @@ impl PartialJson {
     #[cold]
     #[inline(never)]
     fn drop_tree(&mut self) {
-        self.tree_budget = 0;
+        self.tree_dropped = true;
         for frame in &mut self.stack {
             let kind = if frame.is_object() { ContainerKind::Object } else { ContainerKind::Array };
             *frame = Frame::Open { kind, len: frame.len() };
@@ -1404,6 +1407,13 @@ mod tests {
         skeleton.finish_check().unwrap();
         assert!(skeleton.held_bytes() < 64 << 10, "{}", skeleton.held_bytes());
         assert!(skeleton.tree_estimate() > doc.len());
+        // A tree outgrown is dropped (its memory with it), and kept again after a reset.
+        let mut bounded = PartialJson::skeleton_with_tree(PartialJsonLimits::default(), 4096);
+        bounded.push_document(&doc, |_| {}).unwrap();
+        assert!(!bounded.has_tree() && bounded.held_bytes() < 64 << 10, "{}", bounded.held_bytes());
+        bounded.reset();
+        bounded.push_document("[1]", |_| {}).unwrap();
+        assert_eq!(bounded.take_root(), Some(serde_json::json!([1])));
     }
 
     #[test]

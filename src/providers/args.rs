@@ -95,13 +95,14 @@ impl ToolArgs {
         &self.raw
     }
 
-    /// Bytes held: the raw text and the parser's buffers, plus (when the
-    /// dialect will build the value) the estimated size of that value.
+    /// Bytes held: the raw text and the parser's buffers (with the value
+    /// built so far, if it is), plus (when the dialect will build the value
+    /// from the text) the estimated size of that value.
     pub(crate) fn capacity(&self) -> usize {
         self.raw.capacity()
             + core::mem::size_of::<PartialJson>()
             + self.parser.held_bytes()
-            + if self.materialized { self.parser.tree_estimate() } else { 0 }
+            + if self.materialized && !self.parser.has_tree() { self.parser.tree_estimate() } else { 0 }
     }
 
     /// Appends a fragment (decoded into the raw text, so an escaped
