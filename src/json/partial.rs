@@ -161,8 +161,17 @@ pub struct PartialJson {
     /// Estimated heap bytes of the tree of completed values (held, or in a skeleton parser what
     /// materializing it would cost; see [`held_bytes`](Self::held_bytes)).
     tree_bytes: usize,
-    /// A skeleton parser keeps no tree (see [`skeleton`](Self::skeleton)).
+    /// A skeleton parser reports closing containers with their text (see
+    /// [`skeleton`](Self::skeleton)).
     skeleton: bool,
+    /// A skeleton parser's opening bracket offsets, innermost last (parallel to `stack`).
+    starts: Vec<u64>,
+    /// A skeleton parser's tree budget: while `tree_bytes` stays within it, the parser keeps the
+    /// values as a tree parser does (see [`skeleton_with_tree`](Self::skeleton_with_tree)); 0 for
+    /// none.
+    tree_budget: usize,
+    /// The tree outgrew `tree_budget` and was dropped (until [`reset`](Self::reset)).
+    tree_dropped: bool,
     /// A skeleton parser's top-level value is complete.
     root_done: bool,
 }
@@ -203,6 +212,9 @@ impl PartialJson {
             replaced_surrogates: 0,
             tree_bytes: 0,
             skeleton: false,
+            starts: Vec::new(),
+            tree_budget: 0,
+            tree_dropped: false,
             root_done: false,
         }
     }
@@ -215,6 +227,22 @@ impl PartialJson {
     /// the text where a value is wanted).
     pub(crate) fn skeleton(limits: PartialJsonLimits) -> Self {
         PartialJson { skeleton: true, ..Self::with_limits(limits) }
+    }
+
+    /// A skeleton parser (the same events) that also builds the tree of values as a tree parser
+    /// does, while its estimated size ([`tree_estimate`](Self::tree_estimate)) stays within
+    /// `budget` bytes; past it the tree is dropped and the parser is a plain skeleton one from
+    /// there on ([`has_tree`](Self::has_tree) says which). So a small document's value needs no
+    /// second parse, and what the parser holds stays O(`budget` + depth + longest string).
+    pub(crate) fn skeleton_with_tree(limits: PartialJsonLimits, budget: usize) -> Self {
+        PartialJson { skeleton: true, tree_budget: budget.max(1), ..Self::with_limits(limits) }
+    }
+
+    /// Whether the parser holds the tree of the values read so far (a tree parser, or a
+    /// [`skeleton_with_tree`](Self::skeleton_with_tree) one within its budget): then `value*`,
+    /// `finish` and [`take_root`](Self::take_root) give values.
+    pub(crate) fn has_tree(&self) -> bool {
+        !self.skeleton || (self.tree_budget > 0 && !self.tree_dropped)
     }
 
     /// Makes a lone surrogate escape (`"\ud83d"`, which RFC 8259's grammar allows and
@@ -234,8 +262,9 @@ impl PartialJson {
     /// element with the vector's growth slack, a map entry and its key per member, string
     /// contents), the open containers and the scratch buffers. Updated in O(1) per value.
     pub(crate) fn held_bytes(&self) -> usize {
-        (if self.skeleton { 0 } else { self.tree_bytes })
+        (if self.has_tree() { self.tree_bytes } else { 0 })
             + self.sbuf.capacity()
+            + self.starts.capacity() * core::mem::size_of::<u64>()
             + self.nbuf.capacity()
             + self.stack.capacity() * core::mem::size_of::<Frame>()
             + self.path.capacity() * core::mem::size_of::<PathSegment>()
@@ -243,7 +272,8 @@ impl PartialJson {
     }
 
     /// Estimated heap bytes of the tree of the values completed so far: held (see
-    /// [`held_bytes`](Self::held_bytes)) or, by a skeleton parser, what materializing them costs.
+    /// [`held_bytes`](Self::held_bytes)) or, by a skeleton parser, what materializing them costs
+    /// (when a skeleton parser keeps its tree, [`held_bytes`](Self::held_bytes) counts it).
     pub(crate) fn tree_estimate(&self) -> usize {
         self.tree_bytes
     }
@@ -450,6 +480,7 @@ impl PartialJson {
         self.mode = Mode::Structural;
         self.expect = Expect::RootValue;
         self.stack.clear();
+        self.starts.clear();
         while let Some(segment) = self.path.pop() {
             self.recycle(segment);
         }
@@ -462,6 +493,7 @@ impl PartialJson {
         self.error = None;
         self.replaced_surrogates = 0;
         self.tree_bytes = 0;
+        self.tree_dropped = false;
         self.root_done = false;
     }
 
@@ -591,6 +623,7 @@ impl PartialJson {
     }
 
     /// The first byte of a value (already consumed).
+    #[inline]
     fn begin_value<F: FnMut(&PathEvent<'_>)>(&mut self, byte: u8, offset: u64, on_event: &mut F) -> Step {
         if let Some(frame) = self.stack.last().filter(|f| !f.is_object()) {
             let index = frame.len();
@@ -637,11 +670,15 @@ impl PartialJson {
         }
         on_event(&PathEvent::ContainerStart { path: &self.path, kind });
         if self.skeleton {
-            self.stack.push(Frame::Open { kind, len: 0, start: offset });
+            self.starts.push(offset);
+        }
+        let tree = self.has_tree();
+        if !tree {
+            self.stack.push(Frame::Open { kind, len: 0 });
         }
         match kind {
             ContainerKind::Object => {
-                if !self.skeleton {
+                if tree {
                     self.stack.push(Frame::Object(serde_json::Map::new()));
                 }
                 let key = self.spare_keys.pop().unwrap_or_default();
@@ -649,7 +686,7 @@ impl PartialJson {
                 self.expect = Expect::KeyOrEnd;
             }
             ContainerKind::Array => {
-                if !self.skeleton {
+                if tree {
                     self.stack.push(Frame::Array(Vec::new()));
                 }
                 self.path.push(PathSegment::Index(0));
@@ -675,14 +712,20 @@ impl PartialJson {
         if let Some(segment) = self.path.pop() {
             self.recycle(segment);
         }
-        if let Frame::Open { start, .. } = frame {
-            // Skeleton: the container's text, when the input holds it whole.
+        if self.skeleton {
+            // The container's text, when the input holds it whole.
             let (text, base) = doc;
+            let start = self.starts.pop().unwrap_or(0);
             let span = start.checked_sub(base).map(|s| s as usize..(offset + 1 - base) as usize);
             let json = text.zip(span).and_then(|(t, span)| t.get(span)).unwrap_or("");
             self.mode = Mode::Structural;
             self.tree_bytes += self.slot_bytes() + Self::container_bytes(kind);
-            self.settle();
+            if matches!(frame, Frame::Open { .. }) {
+                self.settle();
+            } else {
+                self.store(frame.into_value());
+                self.check_tree_budget();
+            }
             on_event(&PathEvent::ContainerComplete { path: &self.path, kind, json });
             return Ok(());
         }
@@ -691,19 +734,62 @@ impl PartialJson {
         Ok(())
     }
 
+    /// A skeleton parser past its tree budget drops the tree (see [`drop_tree`](Self::drop_tree)).
+    #[inline]
+    fn check_tree_budget(&mut self) {
+        if self.tree_bytes > self.tree_budget {
+            self.drop_tree();
+        }
+    }
+
+    /// Drops the tree: the open containers keep only their kind and length, the root is
+    /// forgotten, and the parser is a plain skeleton one from here on.
+    #[cold]
+    #[inline(never)]
+    fn drop_tree(&mut self) {
+        self.tree_dropped = true;
+        for frame in &mut self.stack {
+            let kind = if frame.is_object() { ContainerKind::Object } else { ContainerKind::Array };
+            *frame = Frame::Open { kind, len: frame.len() };
+        }
+        self.root = None;
+    }
+
+    /// Stores a completed container in the innermost container (or as the root), setting what is
+    /// expected next (its size is already counted).
+    fn store(&mut self, value: Value) {
+        match (self.stack.last_mut(), self.path.last()) {
+            (Some(frame), Some(segment)) => {
+                self.expect = if frame.is_object() { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
+                frame.insert(segment, value);
+            }
+            _ => {
+                self.expect = Expect::AfterRoot;
+                self.root_done = self.skeleton;
+                self.root = Some(value);
+            }
+        }
+    }
+
     /// Estimated heap bytes of one more member of the innermost container (or the root), as
     /// serde_json (`preserve_order`) holds it.
     fn slot_bytes(&self) -> usize {
-        const VALUE: usize = core::mem::size_of::<Value>();
         match (self.stack.last(), self.path.last()) {
+            (Some(frame), Some(segment)) => Self::member_bytes(frame.is_object(), segment),
+            _ => core::mem::size_of::<Value>(),
+        }
+    }
+
+    /// [`slot_bytes`](Self::slot_bytes) of a member of an object (or an array) at `segment`.
+    #[inline]
+    fn member_bytes(object: bool, segment: &PathSegment) -> usize {
+        const VALUE: usize = core::mem::size_of::<Value>();
+        match segment {
             // An `IndexMap` entry (hash, key, value) with the vector's growth slack, its index in
             // the hash table, and the key's own allocation.
-            (Some(frame), Some(PathSegment::Key(key))) if frame.is_object() => {
-                2 * (8 + 24 + VALUE) + 24 + key.len().max(24) + 8
-            }
+            PathSegment::Key(key) if object => 2 * (8 + 24 + VALUE) + 24 + key.len().max(24) + 8,
             // A vector element, with the vector's growth slack.
-            (Some(_), _) => 2 * VALUE,
-            _ => VALUE,
+            _ => 2 * VALUE,
         }
     }
 
@@ -740,12 +826,12 @@ impl PartialJson {
     /// Stores a completed value in its parent (or as the root) and reports it.
     fn complete<F: FnMut(&PathEvent<'_>)>(&mut self, value: Value, on_event: &mut F) {
         self.mode = Mode::Structural;
-        self.tree_bytes += self.slot_bytes()
-            + match &value {
-                Value::String(text) => text.len(),
-                _ => 0,
-            };
-        if self.skeleton {
+        let text_bytes = match &value {
+            Value::String(text) => text.len(),
+            _ => 0,
+        };
+        if !self.has_tree() {
+            self.tree_bytes += self.slot_bytes() + text_bytes;
             self.settle();
             on_event(&PathEvent::ValueComplete { path: &self.path, value: &value });
             if let Value::String(mut buffer) = value {
@@ -759,15 +845,22 @@ impl PartialJson {
         }
         match (self.stack.last_mut(), self.path.last()) {
             (Some(frame), Some(segment)) => {
-                self.expect = if frame.is_object() { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
-                let stored = frame.insert(segment, value);
-                on_event(&PathEvent::ValueComplete { path: &self.path, value: stored });
+                let object = frame.is_object();
+                self.tree_bytes += text_bytes + Self::member_bytes(object, segment);
+                self.expect = if object { Expect::ObjectCommaOrEnd } else { Expect::ArrayCommaOrEnd };
+                let value = frame.insert(segment, value);
+                on_event(&PathEvent::ValueComplete { path: &self.path, value });
             }
             _ => {
+                self.tree_bytes += text_bytes + core::mem::size_of::<Value>();
                 self.expect = Expect::AfterRoot;
-                let stored: &Value = self.root.insert(value);
-                on_event(&PathEvent::ValueComplete { path: &[], value: stored });
+                self.root_done = self.skeleton;
+                let value: &Value = self.root.insert(value);
+                on_event(&PathEvent::ValueComplete { path: &[], value });
             }
+        }
+        if self.skeleton {
+            self.check_tree_budget();
         }
     }
 
@@ -1077,7 +1170,7 @@ impl PartialJson {
             return;
         }
         self.flush_append(on_event);
-        let text = if self.skeleton || self.sbuf.len() >= MOVE_STRING_THRESHOLD {
+        let text = if !self.has_tree() || self.sbuf.len() >= MOVE_STRING_THRESHOLD {
             std::mem::take(&mut self.sbuf)
         } else {
             self.sbuf.as_str().to_owned()
@@ -1268,22 +1361,43 @@ mod tests {
                 if !doc.is_char_boundary(split) {
                     continue;
                 }
-                let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
-                let mut events = Vec::new();
-                let mut on_event = |e: &PathEvent<'_>| {
-                    let value = e.value().map(|v| v.into_owned());
-                    events.push((e.name(), e.path().to_vec(), value, matches!(e, PathEvent::StringAppend { .. })))
-                };
-                let first = skeleton.push_document(&doc[..split], &mut on_event);
-                let result = if first.is_err() { first } else { skeleton.push_document(doc, &mut on_event) };
-                // Appends may be split differently; compare the rest exactly.
-                let strip = |v: &[(&'static str, Vec<PathSegment>, Option<Value>, bool)]| -> Vec<_> {
-                    v.iter().filter(|e| !e.3).cloned().collect()
-                };
-                assert_eq!(strip(&events), strip(&expected), "{doc:?} split at {split}");
-                assert_eq!(result.is_err(), tree_result.is_err(), "{doc:?}");
-                assert_eq!(skeleton.finish_check().is_ok(), tree.finish_ref().is_ok(), "{doc:?}");
-                assert_eq!(skeleton.is_complete(), tree.is_complete() || doc.trim() == r#""top""#);
+                // A skeleton parser, one that keeps the whole tree, one whose tree outgrows its
+                // budget half-way: the same events.
+                for budget in [None, Some(usize::MAX), Some(300)] {
+                    let limits = PartialJsonLimits::default();
+                    let mut skeleton = match budget {
+                        None => PartialJson::skeleton(limits),
+                        Some(budget) => PartialJson::skeleton_with_tree(limits, budget),
+                    };
+                    let mut events = Vec::new();
+                    let mut on_event = |e: &PathEvent<'_>| {
+                        let value = e.value().map(|v| v.into_owned());
+                        events.push((e.name(), e.path().to_vec(), value, matches!(e, PathEvent::StringAppend { .. })))
+                    };
+                    let first = skeleton.push_document(&doc[..split], &mut on_event);
+                    if budget == Some(usize::MAX) {
+                        // The tree so far is the tree parser's.
+                        let mut prefix = PartialJson::new();
+                        let _ = prefix.push(&doc.as_bytes()[..split], |_| {});
+                        for strings in [PartialStrings::Drop, PartialStrings::Keep] {
+                            assert_eq!(skeleton.value_at_end(strings), prefix.value_at_end(strings), "{doc:?} {split}");
+                        }
+                    }
+                    let result = if first.is_err() { first } else { skeleton.push_document(doc, &mut on_event) };
+                    // Appends may be split differently; compare the rest exactly.
+                    let strip = |v: &[(&'static str, Vec<PathSegment>, Option<Value>, bool)]| -> Vec<_> {
+                        v.iter().filter(|e| !e.3).cloned().collect()
+                    };
+                    assert_eq!(strip(&events), strip(&expected), "{doc:?} split at {split}");
+                    assert_eq!(result.is_err(), tree_result.is_err(), "{doc:?}");
+                    assert_eq!(skeleton.finish_check().is_ok(), tree.finish_ref().is_ok(), "{doc:?}");
+                    assert_eq!(skeleton.is_complete(), tree.is_complete() || doc.trim() == r#""top""#);
+                    let kept = skeleton.tree_estimate() <= budget.unwrap_or(0);
+                    assert_eq!(skeleton.has_tree(), kept, "{doc:?} {budget:?}");
+                    if kept && result.is_ok() {
+                        assert_eq!(skeleton.take_root().as_ref(), tree.finish_ref().ok(), "{doc:?}");
+                    }
+                }
             }
         }
         let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
@@ -1293,6 +1407,13 @@ mod tests {
         skeleton.finish_check().unwrap();
         assert!(skeleton.held_bytes() < 64 << 10, "{}", skeleton.held_bytes());
         assert!(skeleton.tree_estimate() > doc.len());
+        // A tree outgrown is dropped (its memory with it), and kept again after a reset.
+        let mut bounded = PartialJson::skeleton_with_tree(PartialJsonLimits::default(), 4096);
+        bounded.push_document(&doc, |_| {}).unwrap();
+        assert!(!bounded.has_tree() && bounded.held_bytes() < 64 << 10, "{}", bounded.held_bytes());
+        bounded.reset();
+        bounded.push_document("[1]", |_| {}).unwrap();
+        assert_eq!(bounded.take_root(), Some(serde_json::json!([1])));
     }
 
     #[test]

@@ -11,12 +11,11 @@ use super::events::{ContainerKind, PathSegment};
 pub(crate) enum Frame {
     Object(Map<String, Value>),
     Array(Vec<Value>),
-    /// A container of a parser that keeps no tree (see `PartialJson::skeleton`): its kind, its
-    /// number of members so far and the offset of its opening bracket.
+    /// A container of a parser that keeps no tree (see `PartialJson::skeleton`): its kind and
+    /// its number of members so far.
     Open {
         kind: ContainerKind,
         len: usize,
-        start: u64,
     },
 }
 

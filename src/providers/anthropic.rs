@@ -121,7 +121,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::args::ArgsEnd;
+use super::args::{ArgsEnd, ToolArgs};
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{self, JsonStr, Str};
@@ -144,6 +144,10 @@ struct Block {
     compaction: Option<(Option<String>, Option<String>)>,
     /// A committed tool block's final JSON (its input moved in, not copied).
     committed: Option<Value>,
+    /// The member holding the block's text: `text` for a `text` block,
+    /// `thinking` for a `thinking` block (the block's `type` never changes,
+    /// so each delta needs no lookup in `base`).
+    text_field: Option<&'static str>,
 }
 
 impl Block {
@@ -152,11 +156,7 @@ impl Block {
     }
 
     fn text_field(&self) -> Option<&'static str> {
-        match self.btype() {
-            "text" => Some("text"),
-            "thinking" => Some("thinking"),
-            _ => None,
-        }
+        self.text_field
     }
 
     fn to_json(&self, part: &Part, strings: PartialStrings) -> Value {
@@ -368,7 +368,7 @@ impl Dialect for AnthropicFold {
             (Outcome::Complete, Some(ArgsEnd::Empty)) => {
                 Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())))
             }
-            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_ref().and_then(|a| a.take_value()),
+            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_deref_mut().and_then(ToolArgs::take_value),
             // Cut off or invalid: the SDK's partial value, kept past the
             // release of the arguments (else the start block's input).
             (_, Some(ArgsEnd::Invalid(_))) => part
@@ -430,7 +430,17 @@ impl AnthropicFold {
     }
 
     /// Makes sure a message exists (implicitly started on bad input).
+    #[inline]
     fn ensure_started(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
+        if turn.state == TurnState::Idle {
+            self.start_implicit(turn, ty, sink);
+        }
+    }
+
+    /// Starts the message implicitly: an event of the answer before `message_start`.
+    #[cold]
+    #[inline(never)]
+    fn start_implicit(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
         if turn.begin() {
             warn(sink, "event_before_start", &format!("{ty} before message_start; message started implicitly"));
             self.message = implicit_message();
@@ -515,7 +525,21 @@ impl AnthropicFold {
             let s = |k: &str| base.get(k).and_then(Value::as_str).map(str::to_owned);
             (s("content"), s("encrypted_content"))
         });
-        let block = Block { index, part, base, signature: None, citations: Vec::new(), compaction, committed: None };
+        let text_field = match btype {
+            "text" => Some("text"),
+            "thinking" => Some("thinking"),
+            _ => None,
+        };
+        let block = Block {
+            index,
+            part,
+            base,
+            signature: None,
+            citations: Vec::new(),
+            compaction,
+            committed: None,
+            text_field,
+        };
         if let Some(f) = block.text_field() {
             turn.start_text(part, block.base.get(f).and_then(Value::as_str).unwrap_or(""), sink)?;
         }
@@ -585,8 +609,8 @@ impl AnthropicFold {
         }
         let dty = delta.ty.as_deref().unwrap_or("");
         let fits = match dty {
-            "text_delta" | "citations_delta" => block.btype() == "text",
-            "thinking_delta" | "signature_delta" => block.btype() == "thinking",
+            "text_delta" | "citations_delta" => block.text_field() == Some("text"),
+            "thinking_delta" | "signature_delta" => block.text_field() == Some("thinking"),
             "input_json_delta" => turn.parts[part as usize].kind == PartKind::ToolCall,
             "compaction_delta" => block.compaction.is_some(),
             _ => {

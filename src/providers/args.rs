@@ -7,18 +7,27 @@
 //! the end whether the arguments are complete, valid JSON (the parser's
 //! strict `finish`, identical to `serde_json`).
 //!
-//! The arguments are kept as text only: the parser is a skeleton one (the
-//! path stack and the value being read, no tree), a closing container's path
-//! event carries its text ([`PathEvent::ContainerComplete`]), and a value is
-//! parsed from the text where one is asked for (the Anthropic `input`, at
-//! commit or when the message is built). What a stream holds for a tool call
-//! is therefore its text plus O(depth + longest string).
+//! The arguments are kept as text: the parser is a skeleton one (the path
+//! stack and the value being read), a closing container's path event carries
+//! its text ([`PathEvent::ContainerComplete`]). Where the dialect turns the
+//! arguments into a value (the Anthropic `input`), the parser also builds it
+//! as the fragments arrive while it is small ([`TREE_BUDGET`]); past that the
+//! value is parsed from the text where one is asked for (at commit or when
+//! the message is built). What a stream holds for a tool call is therefore
+//! its text plus O(depth + longest string), plus at most the budget's worth
+//! of value.
 
 use serde_json::Value;
 
 use super::events::StreamEvent;
 use super::view::Fragment;
 use crate::json::{PartialJson, PartialJsonLimits, PartialStrings, PathEvent};
+
+/// The estimated size (see [`PartialJson::tree_estimate`]) up to which the
+/// value of materialized arguments is built as they stream: an input this
+/// small is never parsed a second time; a larger one is parsed from its text
+/// once, at commit.
+const TREE_BUDGET: usize = 1 << 20;
 
 /// Why pushing a fragment failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,13 +95,14 @@ impl ToolArgs {
         &self.raw
     }
 
-    /// Bytes held: the raw text and the parser's buffers, plus (when the
-    /// dialect will build the value) the estimated size of that value.
+    /// Bytes held: the raw text and the parser's buffers (with the value
+    /// built so far, if it is), plus (when the dialect will build the value
+    /// from the text) the estimated size of that value.
     pub(crate) fn capacity(&self) -> usize {
         self.raw.capacity()
             + core::mem::size_of::<PartialJson>()
             + self.parser.held_bytes()
-            + if self.materialized { self.parser.tree_estimate() } else { 0 }
+            + if self.materialized && !self.parser.has_tree() { self.parser.tree_estimate() } else { 0 }
     }
 
     /// Appends a fragment (decoded into the raw text, so an escaped
@@ -111,7 +121,11 @@ impl ToolArgs {
         sink: &mut dyn FnMut(&StreamEvent<'_>),
     ) -> Result<(), PushError> {
         if self.raw.is_empty() && self.parser.bytes_pushed() == 0 {
-            self.parser = Self::parser(PartialJson::skeleton, max_bytes);
+            self.parser = if self.materialized {
+                Self::parser(|limits| PartialJson::skeleton_with_tree(limits, TREE_BUDGET), max_bytes)
+            } else {
+                Self::parser(PartialJson::skeleton, max_bytes)
+            };
         }
         let start = self.raw.len();
         fragment.push_to(&mut self.raw);
@@ -155,11 +169,14 @@ impl ToolArgs {
     /// The arguments so far as if they ended here (jiter's `partial_mode`
     /// semantics, see [`PartialJson::value_at_end`]); once they are known
     /// invalid, the value of the text before the error. `None` when no value
-    /// has begun (or after [`release`](Self::release)). Parsed from the text:
-    /// time and memory proportional to it.
+    /// has begun (or after [`release`](Self::release)). From the value built
+    /// so far, else parsed from the text: time and memory proportional to it.
     pub(crate) fn partial_value(&self, strings: PartialStrings) -> Option<Value> {
         if self.raw.is_empty() || self.over_budget {
             return None;
+        }
+        if self.parser.has_tree() {
+            return self.parser.value_at_end(strings);
         }
         self.tree().value_at_end(strings)
     }
@@ -178,10 +195,17 @@ impl ToolArgs {
     }
 
     /// The parsed arguments after [`finish`](Self::finish) said
-    /// [`ArgsEnd::Valid`], parsed from the text.
-    pub(crate) fn take_value(&self) -> Option<Value> {
+    /// [`ArgsEnd::Valid`]: the value built as they streamed, moved out (the
+    /// arguments are done with: release them next), else parsed from the
+    /// text.
+    pub(crate) fn take_value(&mut self) -> Option<Value> {
         if self.over_budget {
             return None;
+        }
+        if self.parser.has_tree() {
+            if let Some(value) = self.parser.take_root() {
+                return Some(value);
+            }
         }
         if self.parser.replaced_surrogates() == 0 {
             // serde_json gives the same value (the parser's `finish` is
@@ -205,5 +229,44 @@ impl ToolArgs {
     /// Whether the arguments so far are one complete, valid JSON value.
     pub(crate) fn is_complete_value(&self) -> bool {
         self.parser.error().is_none() && self.parser.is_complete()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `doc` in 7-byte fragments to materialized arguments.
+    fn fed(doc: &str) -> ToolArgs {
+        let mut args = ToolArgs::new();
+        args.set_materialized();
+        for chunk in doc.as_bytes().chunks(7) {
+            let fragment = std::str::from_utf8(chunk).unwrap();
+            args.push(fragment, 0, usize::MAX, &mut |_| {}).unwrap();
+        }
+        args
+    }
+
+    /// The value built while streaming (a small input) and the one parsed from the text (an
+    /// input past the tree budget) are both serde_json's; so are the partial values.
+    #[test]
+    fn value_built_or_parsed_is_serde_json_value() {
+        let small = r#"{"path": "a\"b", "n": [1, 2.5, -0, 1.5e300, 18446744073709551616], "o": {"k": null, "k": true}, "e": "\u00e9"}"#;
+        let row = r#"{"line": "some text with \"quotes\"", "n": 12345, "f": 0.1}"#;
+        let large = format!("[{}]", vec![row; 30_000].join(","));
+        for doc in [small, &large] {
+            let mut args = fed(doc);
+            assert_eq!(args.parser.has_tree(), doc.len() < 1000, "{}", doc.len());
+            let cut = &doc[..doc.len() - 3];
+            let partial = fed(cut).partial_value(PartialStrings::Keep);
+            let mut text = ToolArgs::new();
+            text.push(cut, 0, usize::MAX, &mut |_| {}).unwrap();
+            assert_eq!(partial, text.partial_value(PartialStrings::Keep));
+            assert!(matches!(args.finish(), ArgsEnd::Valid));
+            let expected: Value = serde_json::from_str(doc).unwrap();
+            assert_eq!(args.take_value(), Some(expected.clone()));
+            // Taken once; asked again, parsed from the text.
+            assert_eq!(args.take_value(), Some(expected));
+        }
     }
 }

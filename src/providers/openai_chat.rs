@@ -671,7 +671,7 @@ impl Call {
     fn function_json(&self, part: &Part) -> Map<String, Value> {
         let mut f = Map::new();
         f.insert("name".into(), Value::String(self.name.clone()));
-        let raw = part.args.as_ref().map_or("", ToolArgs::raw);
+        let raw = part.args.as_deref().map_or("", ToolArgs::raw);
         f.insert("arguments".into(), Value::String(raw.to_owned()));
         for (k, v) in &self.fn_extra {
             f.insert(k.clone(), v.clone());
@@ -1318,7 +1318,7 @@ impl ChatFold {
                 (None, _) => {
                     // A second complete value must not be glued onto a complete one.
                     let starts_value = args.is_some_and(JsonText::starts_container);
-                    let complete = turn.parts[c.part as usize].args.as_ref().is_some_and(ToolArgs::is_complete_value);
+                    let complete = turn.parts[c.part as usize].args.as_deref().is_some_and(ToolArgs::is_complete_value);
                     (name.is_some() && !c.name.is_empty() || starts_value) && complete
                 }
                 (Some(_), None) => false,

@@ -59,8 +59,9 @@ pub(crate) struct Part {
     pub(crate) sub: u32,
     /// Folded text (text, reasoning, refusal parts).
     pub(crate) text: String,
-    /// Tool-call arguments.
-    pub(crate) args: Option<ToolArgs>,
+    /// Tool-call arguments (boxed: most parts have none, and the parser is
+    /// large).
+    pub(crate) args: Option<Box<ToolArgs>>,
     /// How the arguments ended, at commit.
     pub(crate) args_end: Option<ArgsEnd>,
 }
@@ -74,7 +75,7 @@ impl Part {
     fn event_outcome(&self) -> PartOutcome<'_> {
         match &self.outcome {
             Outcome::Invalid(e) => {
-                PartOutcome::InvalidArguments { error: e, raw: self.args.as_ref().map_or("", ToolArgs::raw) }
+                PartOutcome::InvalidArguments { error: e, raw: self.args.as_deref().map_or("", ToolArgs::raw) }
             }
             Outcome::Incomplete => PartOutcome::Incomplete,
             _ => PartOutcome::Complete,
@@ -267,7 +268,7 @@ impl Turn {
             at,
             sub,
             text: String::new(),
-            args: (kind == PartKind::ToolCall).then(ToolArgs::new),
+            args: (kind == PartKind::ToolCall).then(|| Box::new(ToolArgs::new())),
             args_end: None,
         });
         sink(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type });
@@ -339,7 +340,7 @@ impl Turn {
         if !part.is_open() {
             return;
         }
-        let end = part.args.as_mut().map(ToolArgs::finish);
+        let end = part.args.as_deref_mut().map(ToolArgs::finish);
         part.outcome = match &end {
             _ if cut => Outcome::Incomplete,
             Some(ArgsEnd::Invalid(e)) => Outcome::Invalid(e.clone()),
@@ -363,7 +364,7 @@ impl Turn {
     pub(crate) fn footprint(&self) -> usize {
         self.parts
             .iter()
-            .map(|p| core::mem::size_of::<Part>() + p.text.capacity() + p.args.as_ref().map_or(0, ToolArgs::capacity))
+            .map(|p| core::mem::size_of::<Part>() + p.text.capacity() + p.args.as_deref().map_or(0, ToolArgs::capacity))
             .sum()
     }
 }

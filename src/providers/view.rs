@@ -114,6 +114,8 @@ impl<'a> JsonStr<'a> {
     /// Appends the decoded string to `out`.
     pub(crate) fn push_to(&self, out: &mut String) {
         if self.escaped {
+            // The decoded text is never longer than the raw one.
+            out.reserve(self.raw.len());
             // Checked when deserialized: cannot fail.
             let _ = unescape(self.raw, out);
         } else {
@@ -315,7 +317,7 @@ fn unescape(raw: &str, out: &mut impl Out) -> Result<bool, ()> {
     let mut lone = false;
     let b = raw.as_bytes();
     let mut i = 0;
-    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
+    while let Some(off) = find_backslash(&b[i..]) {
         let at = i + off;
         out.push_str(&raw[i..at]);
         let c = match *b.get(at + 1).ok_or(())? {
@@ -349,6 +351,17 @@ fn unescape(raw: &str, out: &mut impl Out) -> Result<bool, ()> {
     }
     out.push_str(&raw[i..]);
     Ok(lone)
+}
+
+/// The first backslash in `b`: the text between two escapes of a delta is
+/// short, where a plain loop beats `memchr`'s setup.
+#[inline]
+fn find_backslash(b: &[u8]) -> Option<usize> {
+    if b.len() < 32 {
+        b.iter().position(|&c| c == b'\\')
+    } else {
+        memchr::memchr(b'\\', b)
+    }
 }
 
 /// The low surrogate escaped at `at` (`\uDC00`-`\uDFFF`), if one is.
