@@ -17,6 +17,7 @@ lint:
 
 rust-test:
 	$(CARGO) test
+	$(CARGO) test -p ssefold-corpus
 
 demo:
 	$(CARGO) run --release -- demo

@@ -84,12 +84,3 @@ fn demo_replays_the_embedded_stream() {
     assert_eq!(events.last().unwrap()["event"], "turn_end");
     assert!(events.iter().any(|e| e["event"] == "part_end" && e["outcome"] == "complete" && e["kind"] == "tool_call"));
 }
-
-#[test]
-fn corpus_writes_the_same_bytes_as_the_library() {
-    let out = ssefold().args(["corpus", "openai-chat", "20000"]).output().unwrap();
-    assert!(out.status.success());
-    assert_eq!(out.stdout, ssefold::corpus::by_name("openai-chat", 20000).unwrap());
-    assert_eq!(ssefold().args(["corpus", "nope", "10"]).output().unwrap().status.code(), Some(2));
-    assert_eq!(ssefold().args(["corpus", "openai-chat"]).output().unwrap().status.code(), Some(2));
-}

@@ -362,9 +362,9 @@ fn odd_shapes_are_warnings_or_unknown_not_fatal() {
 #[test]
 fn shared_corpora_fold_cleanly() {
     for (provider, bytes) in [
-        (Provider::Anthropic, ssefold::corpus::anthropic_text(300_000)),
-        (Provider::Anthropic, ssefold::corpus::anthropic_tool_use(300_000)),
-        (Provider::OpenAIChat, ssefold::corpus::openai_chat_parallel_tools(300_000)),
+        (Provider::Anthropic, ssefold_corpus::anthropic_text(300_000)),
+        (Provider::Anthropic, ssefold_corpus::anthropic_tool_use(300_000)),
+        (Provider::OpenAIChat, ssefold_corpus::openai_chat_parallel_tools(300_000)),
     ] {
         let text = std::str::from_utf8(&bytes).unwrap();
         let turns: Vec<&str> = if provider == Provider::Anthropic {

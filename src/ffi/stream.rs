@@ -714,7 +714,7 @@ mod tests {
     /// events and message the Rust API gives.
     #[test]
     fn the_c_abi_folds_like_the_rust_api() {
-        let body = crate::corpus::anthropic_tool_use(64 << 10);
+        let body = ssefold_corpus::anthropic_tool_use(64 << 10);
         let mut want_events = Vec::new();
         let mut rust = Stream::new(Provider::Auto);
         rust.feed(&body, |e| want_events.push(e.to_json().to_string())).unwrap();

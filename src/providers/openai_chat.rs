@@ -1770,7 +1770,7 @@ mod tests {
 
     #[test]
     fn the_corpus_takes_the_fast_path() {
-        let corpus = crate::corpus::openai_chat_parallel_tools(200_000);
+        let corpus = ssefold_corpus::openai_chat_parallel_tools(200_000);
         let text = std::str::from_utf8(&corpus).unwrap();
         let payloads: Vec<&str> =
             text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|p| *p != "[DONE]").collect();

@@ -28,9 +28,6 @@ USAGE:
                                 one JSON object per event, flushed as events are dispatched:
                                 {\"event\": str, \"data\": str, \"id\": str|null, \"retry\": int|null}
     ssefold fold [--provider P] [FILE|-] [--jsonl]   fold a provider stream (see `ssefold fold --help`)
-    ssefold corpus NAME BYTES   write a deterministic synthetic benchmark corpus to stdout
-                                (NAME: anthropic-text, anthropic-tool-use, openai-chat), so that
-                                the Python and Go benchmarks measure the same bytes as Rust's
     ssefold help                this text
     ssefold --version           the version
 
@@ -52,7 +49,6 @@ fn main() -> ExitCode {
         "sse" => sse::run(rest),
         "fold" => fold::run(rest),
         "demo" => demo(rest),
-        "corpus" => corpus(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS
@@ -107,30 +103,5 @@ impl std::io::Read for Paced {
         buf[..n].copy_from_slice(&self.rest[..n]);
         self.rest = &self.rest[n..];
         Ok(n)
-    }
-}
-
-/// `ssefold corpus NAME BYTES`: the benchmark corpora of `ssefold::corpus`.
-fn corpus(args: &[String]) -> ExitCode {
-    use std::io::Write;
-    let [name, bytes] = args else {
-        eprintln!("ssefold corpus: expected NAME BYTES\n\n{USAGE}");
-        return ExitCode::from(2);
-    };
-    let Ok(bytes) = bytes.parse::<usize>() else {
-        eprintln!("ssefold corpus: BYTES must be a whole number, got {bytes:?}");
-        return ExitCode::from(2);
-    };
-    let Some(data) = ssefold::corpus::by_name(name, bytes) else {
-        eprintln!("ssefold corpus: unknown corpus {name:?} (known: {})", ssefold::corpus::NAMES.join(", "));
-        return ExitCode::from(2);
-    };
-    match std::io::stdout().lock().write_all(&data) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ssefold corpus: {e}");
-            ExitCode::from(1)
-        }
     }
 }
