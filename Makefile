@@ -11,9 +11,14 @@ CARGO ?= cargo
 # Go package (vet, race detector, gofmt, and the GC-stress build).
 test: lint rust-test c-test python-test go-test go-test-debug
 
+# The Rust API docs build without a warning (broken or private links, missing
+# docs), with and without the C ABI (`capi`, a default feature).
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) build --no-default-features
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --no-default-features
 
 rust-test:
 	$(CARGO) test

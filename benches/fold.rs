@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use ssefold_corpus as corpus;
 use ssefold::providers::{Provider, Stream};
+use ssefold_corpus as corpus;
 
 /// Splits a multi-turn corpus into its turns (one HTTP response each):
 /// before every `event: message_start` (Anthropic), after every

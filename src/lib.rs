@@ -40,9 +40,11 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// The C ABI is not part of the Rust API: its `#[no_mangle]` functions are
+// exported from the cdylib/staticlib, and the module itself stays private.
 #[cfg(feature = "capi")]
 #[allow(unsafe_code)] // The one place with unsafe code: see the module's conventions.
-pub mod ffi;
+mod ffi;
 pub mod json;
 pub mod providers;
 pub mod reconnect;

@@ -81,6 +81,8 @@ impl ToPyErr for CoreDecodeError {
                 let err = with_attr(py, InvalidUtf8Error::new_err(msg), "field", field);
                 with_attr(py, err, "offset", offset)
             }
+            // A kind newer than this binding: the base class.
+            _ => with_attr(py, DecodeError::new_err(msg), "offset", self.offset()),
         }
     }
 }
@@ -94,11 +96,7 @@ pub fn encode_error(py: Python<'_>, field: &'static str, message: &str) -> PyErr
 impl ToPyErr for CoreEncodeError {
     #[cold]
     fn to_py_err(&self, py: Python<'_>) -> PyErr {
-        let field = match self {
-            CoreEncodeError::LineBreak { field } => *field,
-            CoreEncodeError::NulInId => "id",
-        };
-        with_attr(py, EncodeError::new_err(self.to_string()), "field", field)
+        with_attr(py, EncodeError::new_err(self.to_string()), "field", self.field())
     }
 }
 
@@ -117,13 +115,11 @@ pub fn decode_error_with_events(py: Python<'_>, errors: &[CoreDecodeError], even
 impl ToPyErr for PartialJsonError {
     #[cold]
     fn to_py_err(&self, py: Python<'_>) -> PyErr {
-        let (kind, reason) = match &self.kind {
-            PartialJsonErrorKind::Incomplete => ("incomplete", None),
-            PartialJsonErrorKind::Invalid(reason) => ("invalid", Some(*reason)),
-            PartialJsonErrorKind::DepthLimit => ("depth_limit", None),
-            PartialJsonErrorKind::SizeLimit => ("size_limit", None),
+        let reason = match &self.kind {
+            PartialJsonErrorKind::Invalid(reason) => Some(*reason),
+            _ => None,
         };
-        let err = with_attr(py, PartialJSONError::new_err(self.to_string()), "kind", kind);
+        let err = with_attr(py, PartialJSONError::new_err(self.to_string()), "kind", self.kind.name());
         let err = with_attr(py, err, "reason", reason);
         with_attr(py, err, "offset", self.offset)
     }
@@ -140,7 +136,7 @@ impl ToPyErr for StreamError {
                 with_attr(py, err, "reason", message)
             }
             StreamError::LimitExceeded { limit, max } => {
-                let err = with_attr(py, LimitExceededError::new_err(msg), "limit", *limit);
+                let err = with_attr(py, LimitExceededError::new_err(msg), "limit", limit.as_str());
                 with_attr(py, err, "max", *max)
             }
             StreamError::Provider(e) => {
@@ -153,6 +149,8 @@ impl ToPyErr for StreamError {
                 with_attr(py, IncompleteStreamError::new_err(msg), "expected", *expected)
             }
             StreamError::Closed => StreamClosedError::new_err(msg),
+            // An error newer than this binding: the base class.
+            _ => Error::new_err(msg),
         }
     }
 }

@@ -77,11 +77,12 @@ impl<W: Write> Renderer<W> {
                         self.newline()?;
                         self.style("36", "[tool call] ")?;
                     }
-                    PartKind::Other => {
+                    PartKind::Text => {}
+                    // `Other`, and kinds newer than this match.
+                    _ => {
                         self.newline()?;
                         self.style("2", &format!("[{provider_type}]\n"))?;
                     }
-                    PartKind::Text => {}
                 }
             }
             StreamEvent::TextDelta { part, text } => match self.kinds.get(&part) {
