@@ -15,15 +15,21 @@ test: setup
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
 
-# The default members: the library and the command line (cli/).
+# Formatting and clippy over the default members (the library and the command
+# line, cli/); the Rust API docs build without a warning (broken or private
+# links, missing docs), with and without the C ABI (`capi`, a default feature).
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) build --no-default-features
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --no-default-features
 
 # The library's tests and the command line's (cli/tests, one of them under a
 # pseudo-terminal through python3).
 rust-test:
 	$(CARGO) test
+	$(CARGO) test -p ssefold-corpus
 
 demo:
 	$(CARGO) run --release -p ssefold-cli -- demo

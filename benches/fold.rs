@@ -1,5 +1,5 @@
 //! Provider folding (issue 4): bytes → folded message on the ~20 MB shared
-//! synthetic corpora ([`ssefold::corpus`]; each turn is one stream, fed in
+//! synthetic corpora ([`ssefold_corpus`]; each turn is one stream, fed in
 //! 4 KiB chunks), next to `serde_json::from_slice::<Value>` on every data
 //! payload of the same corpus.
 //!
@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use ssefold::corpus;
 use ssefold::providers::{Provider, Stream};
+use ssefold_corpus as corpus;
 
 /// Splits a multi-turn corpus into its turns (one HTTP response each):
 /// before every `event: message_start` (Anthropic), after every

@@ -1,7 +1,7 @@
 //! Issue 2: raw SSE decoding throughput, side by side with its ceilings and a
 //! peer decoder, in the same run.
 //!
-//! Input: a ~20 MB `anthropic_text` corpus (see `ssefold::corpus`), fed in
+//! Input: a ~20 MB `anthropic_text` corpus (see `ssefold_corpus`), fed in
 //! 4 KiB and 64 KiB chunks. Variants:
 //!
 //! * `memchr_newlines`: count `\n` over the same bytes with `memchr` (the
@@ -67,7 +67,7 @@ fn eventsource_decode(chunks: &[Bytes]) -> (usize, usize) {
 }
 
 fn bench(c: &mut Criterion) {
-    let corpus = ssefold::corpus::anthropic_text(CORPUS_BYTES);
+    let corpus = ssefold_corpus::anthropic_text(CORPUS_BYTES);
     let total = corpus.len();
 
     // Sanity and reporting, outside the measurements.
@@ -128,7 +128,7 @@ fn bench(c: &mut Criterion) {
 
 /// The interleaved best-of-N table (see the module docs).
 fn summary() {
-    let corpus = ssefold::corpus::anthropic_text(CORPUS_BYTES);
+    let corpus = ssefold_corpus::anthropic_text(CORPUS_BYTES);
     let total = corpus.len();
     let events = ssefold_decode(&mut Decoder::new(), &[&corpus]).0;
     let chunks: Vec<Vec<&[u8]>> = CHUNKS.iter().map(|&(_, size)| corpus.chunks(size).collect()).collect();

@@ -1,7 +1,7 @@
 //! The Rust side of the C ABI benchmark (`make c-bench`, see BENCHMARKS.md).
 //!
 //! `capi_bench CORPUS_FILE [MIB]` writes the core's `anthropic_text` corpus
-//! ([`ssefold::corpus::anthropic_text`]) to `CORPUS_FILE`, then decodes it with the Rust API the way the C
+//! ([`ssefold_corpus::anthropic_text`]) to `CORPUS_FILE`, then decodes it with the Rust API the way the C
 //! bench (`tests/c/bench_sse.c`) does through the C ABI: 16 KiB chunks (a
 //! libcurl write), one callback per event summing the data lengths. It
 //! prints the best and median of 25 runs as MB/s plus a checksum the C side must
@@ -26,7 +26,7 @@ fn main() {
     let bytes = if std::env::var("SSEFOLD_BENCH_READ").is_ok_and(|v| v == "1") {
         std::fs::read(path).expect("read the corpus")
     } else {
-        let bytes = ssefold::corpus::anthropic_text(mib << 20);
+        let bytes = ssefold_corpus::anthropic_text(mib << 20);
         std::fs::write(path, &bytes).expect("write the corpus");
         bytes
     };

@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example decode_corpus -- [NAME] [MiB] [CHUNK] [ROUNDS] [IMPL]`
 //!
-//! NAME is a corpus name (`ssefold::corpus::NAMES`, default
+//! NAME is a corpus name (`ssefold_corpus::NAMES`, default
 //! `anthropic-text`), IMPL is `ssefold` (default), `eventsource-stream` or
 //! `memchr` (newline count only). Prints MB/s, events/s and the decoder's
 //! memory footprint.
@@ -22,7 +22,7 @@ fn main() {
     let chunk: usize = args.next().map_or(65536, |s| s.parse().expect("CHUNK"));
     let rounds: usize = args.next().map_or(20, |s| s.parse().expect("ROUNDS"));
     let imp = args.next().unwrap_or_else(|| "ssefold".into());
-    let corpus = ssefold::corpus::by_name(&name, mib << 20).expect("corpus name");
+    let corpus = ssefold_corpus::by_name(&name, mib << 20).expect("corpus name");
     let chunks: Vec<&[u8]> = corpus.chunks(chunk).collect();
     let owned: Vec<bytes::Bytes> = chunks.iter().map(|c| bytes::Bytes::copy_from_slice(c)).collect();
     let mut d = ssefold::sse::Decoder::new();

@@ -56,9 +56,9 @@ fn main() {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
         }
-        let corpus = ssefold::corpus::by_name(name, mib << 20).unwrap();
+        let corpus = ssefold_corpus::by_name(name, mib << 20).unwrap();
         let sse_events = corpus.windows(2).filter(|w| *w == b"\n\n").count();
-        let turns = ssefold::corpus::turns(&corpus);
+        let turns = ssefold_corpus::turns(&corpus);
         let base_live = LIVE.load(Relaxed);
         PEAK.store(base_live, Relaxed);
         let before = ALLOCS.load(Relaxed);

@@ -41,8 +41,8 @@ fn main() {
     let name = std::env::args().nth(1).unwrap();
     let mib: usize = std::env::args().nth(2).unwrap().parse().unwrap();
     let provider = if name == "openai-chat" { Provider::OpenAIChat } else { Provider::Anthropic };
-    let corpus = ssefold::corpus::by_name(&name, mib << 20).unwrap();
-    let turns = ssefold::corpus::turns(&corpus);
+    let corpus = ssefold_corpus::by_name(&name, mib << 20).unwrap();
+    let turns = ssefold_corpus::turns(&corpus);
     if std::env::args().nth(3).as_deref() == Some("serde") {
         println!("{}", serde_all(&turns));
     } else {

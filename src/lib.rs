@@ -15,9 +15,6 @@
 //!   Responses streams folded into one normalized event protocol
 //!   ([`providers::StreamEvent`]) and into the message the non-streaming
 //!   endpoint would have returned.
-//! * [`corpus`] — deterministic synthetic provider streams (Anthropic text,
-//!   Anthropic tool use, OpenAI parallel tool calls) for benchmarks, tests
-//!   and the bindings' benchmarks.
 //! * `ffi` (cargo feature `capi`, on by default) — the C ABI over all of
 //!   the above: opaque handles, callbacks, one status enum; header
 //!   `include/ssefold.h`.
@@ -43,11 +40,12 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod corpus;
 pub mod eventstream;
+// The C ABI is not part of the Rust API: its `#[no_mangle]` functions are
+// exported from the cdylib/staticlib, and the module itself stays private.
 #[cfg(feature = "capi")]
 #[allow(unsafe_code)] // The one place with unsafe code: see the module's conventions.
-pub mod ffi;
+mod ffi;
 pub mod json;
 pub mod providers;
 pub mod reconnect;

@@ -43,6 +43,7 @@ pub struct TextSegment {
 
 /// Where a part stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PartStatus {
     /// Still streaming.
     Streaming,

@@ -154,7 +154,7 @@ fn mixed_stream(events: usize) -> Vec<u8> {
 
 #[test]
 fn anthropic_text_corpus_is_allocation_free_in_steady_state() {
-    let corpus = ssefold::corpus::anthropic_text(4 << 20);
+    let corpus = ssefold_corpus::anthropic_text(4 << 20);
     let (warm, steady) = corpus.split_at(corpus.len() / 4);
     // `warm` may end mid-event: continuing on the same decoder is still one
     // stream, split at an arbitrary chunk boundary.
@@ -166,7 +166,7 @@ fn anthropic_text_corpus_is_allocation_free_in_steady_state() {
 #[test]
 fn tool_use_and_openai_corpora_are_allocation_free_in_steady_state() {
     for name in ["anthropic-tool-use", "openai-chat"] {
-        let corpus = ssefold::corpus::by_name(name, 6 << 20).unwrap();
+        let corpus = ssefold_corpus::by_name(name, 6 << 20).unwrap();
         let (warm, steady) = corpus.split_at(corpus.len() / 3);
         for size in [4 << 10, 64 << 10, 7] {
             assert_steady_state_allocation_free(warm, steady, size, 10_000);

@@ -629,5 +629,6 @@ fn out_of_order_events_of_a_resumed_connection_above_the_cursor_are_applied() {
     s.reconnect().unwrap();
     s.feed(&second, &mut on).unwrap();
     assert_eq!(text, "acb");
-    assert_eq!(codes, ["out_of_order_event", "duplicate_event"]);
+    use ssefold::providers::WarningCode;
+    assert_eq!(codes, [WarningCode::OutOfOrderEvent, WarningCode::DuplicateEvent]);
 }

@@ -537,14 +537,14 @@ fn hostile_args(shape: &str, len: usize) -> String {
 
 #[test]
 fn tool_arguments_past_the_memory_budget_are_a_typed_error_and_keep_the_fold() {
-    use ssefold::providers::{Provider, Stream, StreamConfig, StreamError};
+    use ssefold::providers::{Provider, Stream, StreamConfig, StreamError, StreamLimit};
     let max = 4 << 20;
     for shape in ["nested", "numbers", "keys"] {
         let input = anthropic_tool_stream(&hostile_args(shape, 2 << 20), 4096);
         let config = StreamConfig { max_memory_bytes: max, ..StreamConfig::default() };
         let mut s = Stream::with_config(Provider::Anthropic, config);
         let r = s.feed(&input, |_| {});
-        assert_eq!(r, Err(StreamError::LimitExceeded { limit: "max_memory_bytes", max }), "{shape}");
+        assert_eq!(r, Err(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max }), "{shape}");
         // Held: the budget plus at most one check interval's amplification.
         assert!(s.memory_footprint() < max + (8 << 20), "{shape}: {}", s.memory_footprint());
         let message = s.message();
@@ -575,7 +575,10 @@ fn a_lone_surrogate_in_tool_arguments_is_u_fffd_with_a_warning() {
         s.finish(&mut on_event).unwrap();
         assert_eq!(raw, args, "the raw text keeps the escapes");
         assert_eq!(ended, Some("complete"));
-        assert!(!warnings.is_empty() && warnings.iter().all(|&w| w == "lone_surrogate"), "{warnings:?}");
+        assert!(
+            !warnings.is_empty() && warnings.iter().all(|&w| w == ssefold::providers::WarningCode::LoneSurrogate),
+            "{warnings:?}"
+        );
         assert_eq!(
             s.message()["content"][0]["input"],
             serde_json::json!({"a": "x\u{FFFD}y", "b": "\u{FFFD}", "c": "\u{FFFD}😀", "d": "\u{FFFD}\n", "ok": "😀"}),

@@ -7,8 +7,8 @@ const BUDGET: usize = 2 << 10;
 
 #[test]
 fn footprint_at_rest_after_each_corpus_is_within_2_kib() {
-    for name in ssefold::corpus::NAMES {
-        let corpus = ssefold::corpus::by_name(name, 2 << 20).unwrap();
+    for name in ssefold_corpus::NAMES {
+        let corpus = ssefold_corpus::by_name(name, 2 << 20).unwrap();
         for size in [7, 4 << 10, 64 << 10, corpus.len()] {
             let mut d = Decoder::new();
             let mut events = 0;

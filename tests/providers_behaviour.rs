@@ -2,7 +2,7 @@
 //! limits, exact `[DONE]`, errors keeping the fold, memory at rest.
 
 use serde_json::{json, Value};
-use ssefold::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
+use ssefold::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent, StreamLimit};
 use ssefold::sse::Event;
 
 fn feed_events(stream: &mut Stream, events: &[(&str, Value)]) -> (Vec<String>, Result<(), StreamError>) {
@@ -164,7 +164,7 @@ fn limits_are_typed_errors_and_keep_the_fold() {
     let mut s = Stream::with_config(Provider::Anthropic, config);
     let block = |i: u64| a("content_block_start", json!({"index": i, "content_block": {"type": "text", "text": "t"}}));
     let (_, r) = feed_events(&mut s, &[message_start(), block(0), block(1)]);
-    assert_eq!(r, Err(StreamError::LimitExceeded { limit: "max_parts", max: 1 }));
+    assert_eq!(r, Err(StreamError::LimitExceeded { limit: StreamLimit::MaxParts, max: 1 }));
     assert_eq!(s.message()["content"][0]["text"], "t");
     assert_eq!(s.feed(b"data: {}\n\n", |_| {}), Err(StreamError::Closed));
     assert_eq!(s.finish(|_| {}), Err(StreamError::Closed));
@@ -179,17 +179,17 @@ fn limits_are_typed_errors_and_keep_the_fold() {
         a("content_block_delta", json!({"index": 0, "delta": {"type": "input_json_delta", "partial_json": f}}))
     };
     let (_, r) = feed_events(&mut s, &[message_start(), tool, frag("{\"a\":"), frag("\"long\"}")]);
-    assert_eq!(r, Err(StreamError::LimitExceeded { limit: "max_tool_args_bytes", max: 8 }));
+    assert_eq!(r, Err(StreamError::LimitExceeded { limit: StreamLimit::MaxToolArgsBytes, max: 8 }));
 
     let config = StreamConfig { max_text_bytes: 4, ..StreamConfig::default() };
     let mut s = Stream::with_config(Provider::OpenAIChat, config);
     let r = s.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hello\"}}]}\n\n", |_| {});
-    assert_eq!(r, Err(StreamError::LimitExceeded { limit: "max_text_bytes", max: 4 }));
+    assert_eq!(r, Err(StreamError::LimitExceeded { limit: StreamLimit::MaxTextBytes, max: 4 }));
 
     let config = StreamConfig { max_choices: 2, ..StreamConfig::default() };
     let mut s = Stream::with_config(Provider::OpenAIChat, config);
     let r = s.feed(b"data: {\"choices\":[{\"index\":0},{\"index\":1},{\"index\":2}]}\n\n", |_| {});
-    assert_eq!(r, Err(StreamError::LimitExceeded { limit: "max_choices", max: 2 }));
+    assert_eq!(r, Err(StreamError::LimitExceeded { limit: StreamLimit::MaxChoices, max: 2 }));
 }
 
 #[test]
@@ -330,7 +330,7 @@ fn event_names_are_stable() {
         StreamEvent::StopReason { choice: 0, reason: "stop" },
         StreamEvent::TurnEnd { stop_reason: None },
         StreamEvent::Error { error: &err },
-        StreamEvent::Warning { code: "c", message: "m" },
+        StreamEvent::Warning { code: ssefold::providers::WarningCode::InvalidEvent, message: "m" },
         StreamEvent::Unknown { scope: "event", provider_type: "x", data: "{}" },
     ];
     let names: Vec<&str> = all.iter().map(|e| e.name()).collect();
@@ -401,9 +401,9 @@ fn odd_shapes_are_warnings_or_unknown_not_fatal() {
 #[test]
 fn shared_corpora_fold_cleanly() {
     for (provider, bytes) in [
-        (Provider::Anthropic, ssefold::corpus::anthropic_text(300_000)),
-        (Provider::Anthropic, ssefold::corpus::anthropic_tool_use(300_000)),
-        (Provider::OpenAIChat, ssefold::corpus::openai_chat_parallel_tools(300_000)),
+        (Provider::Anthropic, ssefold_corpus::anthropic_text(300_000)),
+        (Provider::Anthropic, ssefold_corpus::anthropic_tool_use(300_000)),
+        (Provider::OpenAIChat, ssefold_corpus::openai_chat_parallel_tools(300_000)),
     ] {
         let text = std::str::from_utf8(&bytes).unwrap();
         let turns: Vec<&str> = if provider == Provider::Anthropic {
@@ -450,7 +450,7 @@ fn absurd_indexes_do_not_allocate() {
         }
     })
     .unwrap();
-    assert_eq!(codes, ["invalid_event", "unknown_part_index"]);
+    assert_eq!(codes.iter().map(|c| c.as_str()).collect::<Vec<_>>(), ["invalid_event", "unknown_part_index"]);
     assert_eq!(s.message()["output"][0]["content"], json!([]));
     assert!(s.memory_footprint() < 10_000);
     // Anthropic and chat store parts by index without filling gaps.

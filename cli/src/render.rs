@@ -296,7 +296,7 @@ impl Renderer {
                     PartKind::Reasoning => Some(("2", "[thinking] ".to_owned())),
                     PartKind::Refusal => Some(("31", "[refusal] ".to_owned())),
                     PartKind::Other => Some(("2", format!("[{provider_type}]\n"))),
-                    PartKind::Text | PartKind::ToolCall => None,
+                    _ => None,
                 };
                 if let Some((code, label)) = label {
                     let label = self.styled(code, &label);

@@ -15,12 +15,17 @@ figures are recorded in BENCHMARKS.md "Hostile input and scale".
 from __future__ import annotations
 
 import argparse
+import pathlib
 import sys
 import threading
 import time
 from typing import Callable, List
 
-import ssefold
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+import corpus as corpora  # noqa: E402
+
+import ssefold  # noqa: E402
 
 
 def work(data: bytes, chunk: int, repeats: int) -> int:
@@ -128,8 +133,8 @@ def main(argv: List[str]) -> None:
     args = ap.parse_args(argv)
     print(f"python {sys.version.split()[0]}, GIL {'on' if getattr(sys, '_is_gil_enabled', lambda: True)() else 'off'}")
     workloads = [
-        ("openai-chat corpus", ssefold._ssefold._corpus("openai-chat", args.size)),
-        ("anthropic-text corpus", ssefold._ssefold._corpus("anthropic-text", args.size)),
+        ("openai-chat corpus", corpora.corpus_bytes("openai-chat", args.size)),
+        ("anthropic-text corpus", corpora.corpus_bytes("anthropic-text", args.size)),
         ("1 KiB events", big_events(args.size, 1 << 10)),
         ("64 KiB events", big_events(args.size, 64 << 10)),
     ]

@@ -3,6 +3,7 @@ goes through (whole, byte by byte, split at every index, plus trailing data)."""
 
 from __future__ import annotations
 
+import importlib.util
 import pathlib
 import random
 from typing import Iterator, List, Tuple
@@ -14,6 +15,17 @@ import ssefold
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "sse_spec.json"
 PEER_FIXTURES = ROOT / "tests" / "peer-fixtures"
+
+
+def benchmark_corpus(name: str, size: int) -> bytes:
+    """The benchmark corpus ``name`` of about ``size`` bytes, from the
+    development crate crates/ssefold-corpus (through python/bench/corpus.py)."""
+    spec = importlib.util.spec_from_file_location("ssefold_bench_corpus", ROOT / "python" / "bench" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data: bytes = module.corpus_bytes(name, size)
+    return data
 
 
 def peer_fixture_files() -> List[pathlib.Path]:

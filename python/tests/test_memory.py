@@ -11,6 +11,8 @@ import pytest
 
 import ssefold
 
+from conftest import benchmark_corpus
+
 STATM = pathlib.Path("/proc/self/statm")
 pytestmark = pytest.mark.skipif(not STATM.exists(), reason="needs /proc/self/statm")
 
@@ -21,7 +23,7 @@ def rss() -> int:
 
 
 def test_decoder_objects_are_freed() -> None:
-    data = ssefold._ssefold._corpus("anthropic-text", 256 << 10)
+    data = benchmark_corpus("anthropic-text", 256 << 10)
     chunks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
 
     def work() -> None:

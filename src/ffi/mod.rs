@@ -98,7 +98,7 @@ pub mod ui;
 use core::ffi::c_char;
 
 pub use result::ssefold_result;
-pub use slice::{ssefold_bytes, ssefold_str};
+pub use slice::ssefold_str;
 
 /// The library's version as a static NUL-terminated string (`"0.1.0"`),
 /// matching `SSEFOLD_VERSION` in the header a program was compiled with.

@@ -18,6 +18,15 @@ pub enum ssefold_utf8_mode {
     Strict = 1,
 }
 
+impl ssefold_utf8_mode {
+    /// The core's mode for a C `utf8_mode` value; `None` for an unknown one.
+    pub(crate) fn from_raw(raw: u32) -> Option<Utf8Mode> {
+        [(Self::Replace, Utf8Mode::Replace), (Self::Strict, Utf8Mode::Strict)]
+            .into_iter()
+            .find_map(|(c, mode)| (c as u32 == raw).then_some(mode))
+    }
+}
+
 /// Decoder options. Start from `ssefold_sse_decoder_config_default`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -145,11 +154,7 @@ impl SseDecoder {
 }
 
 fn config_from_c(c: &ssefold_sse_decoder_config) -> Result<DecoderConfig, ssefold_result> {
-    let utf8 = match c.utf8_mode {
-        0 => Utf8Mode::Replace,
-        1 => Utf8Mode::Strict,
-        _ => return Err(ssefold_result::InvalidArgument),
-    };
+    let utf8 = ssefold_utf8_mode::from_raw(c.utf8_mode).ok_or(ssefold_result::InvalidArgument)?;
     if c.max_line_len == 0 || c.max_event_size == 0 || c.max_id_len == 0 {
         return Err(ssefold_result::InvalidArgument);
     }

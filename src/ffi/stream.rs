@@ -10,7 +10,7 @@ use super::json::{ssefold_container_kind, ssefold_path_event_kind, ssefold_path_
 use super::reconnect::{cursor_view, ssefold_resume_cursor};
 use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_str};
-use super::sse::ssefold_sse_decoder_config;
+use super::sse::{ssefold_sse_decoder_config, ssefold_utf8_mode};
 use crate::json::{ContainerKind, PathEvent, PathSegment};
 use crate::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
 use crate::reconnect::ResumeCursor;
@@ -343,11 +343,9 @@ impl StreamState {
 }
 
 fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
-    let utf8 = match c.sse.utf8_mode {
-        0 => Utf8Mode::Replace,
-        1 => Utf8Mode::Strict,
-        m => return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown utf8_mode {m}"))),
-    };
+    let utf8 = ssefold_utf8_mode::from_raw(c.sse.utf8_mode).ok_or_else(|| {
+        Failure::new(ssefold_result::InvalidArgument, format!("unknown utf8_mode {}", c.sse.utf8_mode))
+    })?;
     if c.sse.max_line_len == 0 || c.sse.max_event_size == 0 || c.sse.max_id_len == 0 {
         return Err(Failure::new(ssefold_result::InvalidArgument, "SSE limits must be positive"));
     }
@@ -719,7 +717,7 @@ mod tests {
     /// events and message the Rust API gives.
     #[test]
     fn the_c_abi_folds_like_the_rust_api() {
-        let body = crate::corpus::anthropic_tool_use(64 << 10);
+        let body = ssefold_corpus::anthropic_tool_use(64 << 10);
         let mut want_events = Vec::new();
         let mut rust = Stream::new(Provider::Auto);
         rust.feed(&body, |e| want_events.push(e.to_json().to_string())).unwrap();

@@ -33,6 +33,7 @@ impl Default for PartialJsonLimits {
 
 /// What went wrong; see [`PartialJsonError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PartialJsonErrorKind {
     /// The input ended before a complete value. Only [`finish`](super::PartialJson::finish)
     /// reports it (a `push` of an incomplete document is not an error).
@@ -43,6 +44,19 @@ pub enum PartialJsonErrorKind {
     DepthLimit,
     /// Too many bytes (see [`PartialJsonLimits::max_bytes`]).
     SizeLimit,
+}
+
+impl PartialJsonErrorKind {
+    /// The wire name, as the bindings report it: `incomplete`, `invalid`,
+    /// `depth_limit` or `size_limit`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PartialJsonErrorKind::Incomplete => "incomplete",
+            PartialJsonErrorKind::Invalid(_) => "invalid",
+            PartialJsonErrorKind::DepthLimit => "depth_limit",
+            PartialJsonErrorKind::SizeLimit => "size_limit",
+        }
+    }
 }
 
 impl fmt::Display for PartialJsonErrorKind {

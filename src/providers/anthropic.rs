@@ -122,6 +122,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, ToolArgs};
+use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{self, JsonStr, Str};
@@ -327,7 +328,7 @@ impl Dialect for AnthropicFold {
                 let v = parse_value(event, sink).map_err(|_| json_error(event, e))?;
                 let ty = v.get("type").and_then(Value::as_str).unwrap_or(event.event());
                 if KNOWN.contains(&ty) {
-                    warn(sink, "invalid_event", &format!("{ty} of unexpected shape; ignored"));
+                    warn(sink, WarningCode::InvalidEvent, &format!("{ty} of unexpected shape; ignored"));
                 } else {
                     sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
                 }
@@ -345,13 +346,13 @@ impl Dialect for AnthropicFold {
             "message_stop" => {
                 if turn.state == TurnState::Idle {
                     // A stray terminal event: nothing to end yet.
-                    warn(sink, "terminal_before_start", "message_stop before message_start; ignored");
+                    warn(sink, WarningCode::TerminalBeforeStart, "message_stop before message_start; ignored");
                     return Ok(Flow::Continue);
                 }
                 self.ensure_started(turn, "message_stop", sink);
                 for block in self.blocks.iter().filter(|b| turn.parts[b.part as usize].is_open()) {
                     let msg = format!("block {} still open at message_stop; committed as incomplete", block.index);
-                    warn(sink, "part_not_ended", &msg);
+                    warn(sink, WarningCode::PartNotEnded, &msg);
                 }
                 return Ok(Flow::End);
             }
@@ -442,7 +443,11 @@ impl AnthropicFold {
     #[inline(never)]
     fn start_implicit(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
         if turn.begin() {
-            warn(sink, "event_before_start", &format!("{ty} before message_start; message started implicitly"));
+            warn(
+                sink,
+                WarningCode::EventBeforeStart,
+                &format!("{ty} before message_start; message started implicitly"),
+            );
             self.message = implicit_message();
             self.implicit = true;
         }
@@ -451,13 +456,13 @@ impl AnthropicFold {
     fn on_message_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         let v = parse_value(event, sink)?;
         if !turn.begin() && !self.implicit {
-            warn(sink, "duplicate_start", "second message_start; ignored");
+            warn(sink, WarningCode::DuplicateStart, "second message_start; ignored");
             return Ok(());
         }
         let mut message = match v.get("message") {
             Some(Value::Object(m)) => m.clone(),
             _ => {
-                warn(sink, "invalid_event", "message_start without a message object; started an empty one");
+                warn(sink, WarningCode::InvalidEvent, "message_start without a message object; started an empty one");
                 implicit_message()
             }
         };
@@ -487,7 +492,7 @@ impl AnthropicFold {
         }
         for block in prefilled {
             let Value::Object(base) = block else {
-                warn(sink, "invalid_event", "message_start content element that is not an object; ignored");
+                warn(sink, WarningCode::InvalidEvent, "message_start content element that is not an object; ignored");
                 continue;
             };
             let index = self.blocks.len() as u64;
@@ -558,21 +563,21 @@ impl AnthropicFold {
         let v = parse_value(event, sink)?;
         self.ensure_started(turn, "content_block_start", sink);
         let Some(index) = v.get("index").and_then(Value::as_u64) else {
-            warn(sink, "invalid_event", "content_block_start without a numeric index; ignored");
+            warn(sink, WarningCode::InvalidEvent, "content_block_start without a numeric index; ignored");
             return Ok(());
         };
         let Some(Value::Object(base)) = v.get("content_block").cloned() else {
-            warn(sink, "invalid_event", "content_block_start without a content_block object; ignored");
+            warn(sink, WarningCode::InvalidEvent, "content_block_start without a content_block object; ignored");
             return Ok(());
         };
         if self.block_pos(index).is_some() {
             let msg = format!("content_block_start for index {index} already started; ignored");
-            warn(sink, "duplicate_part_index", &msg);
+            warn(sink, WarningCode::DuplicatePartIndex, &msg);
             return Ok(());
         }
         if index != self.blocks.len() as u64 {
             let msg = format!("content_block_start at index {index}, expected {}; folded by index", self.blocks.len());
-            warn(sink, "unexpected_part_index", &msg);
+            warn(sink, WarningCode::UnexpectedPartIndex, &msg);
         }
         if base.get("type").and_then(Value::as_str) == Some("fallback") {
             // The final hop's fallback block names the model that served the
@@ -594,17 +599,25 @@ impl AnthropicFold {
     ) -> Result<(), StreamError> {
         self.ensure_started(turn, "content_block_delta", sink);
         let (Some(index), Some(delta)) = (head.index, head.delta) else {
-            warn(sink, "invalid_event", "content_block_delta without index or delta; ignored");
+            warn(sink, WarningCode::InvalidEvent, "content_block_delta without index or delta; ignored");
             return Ok(());
         };
         let Some(pos) = self.block_pos(index) else {
-            warn(sink, "unknown_part_index", &format!("content_block_delta for index {index}, never started; ignored"));
+            warn(
+                sink,
+                WarningCode::UnknownPartIndex,
+                &format!("content_block_delta for index {index}, never started; ignored"),
+            );
             return Ok(());
         };
         let block = &mut self.blocks[pos];
         let part = block.part;
         if !turn.parts[part as usize].is_open() {
-            warn(sink, "part_already_ended", &format!("content_block_delta for index {index} after its stop; ignored"));
+            warn(
+                sink,
+                WarningCode::PartAlreadyEnded,
+                &format!("content_block_delta for index {index} after its stop; ignored"),
+            );
             return Ok(());
         }
         let dty = delta.ty.as_deref().unwrap_or("");
@@ -620,7 +633,7 @@ impl AnthropicFold {
         };
         if !fits {
             let msg = format!("{dty} on a {} block (index {index}); ignored", block.btype());
-            warn(sink, "delta_type_mismatch", &msg);
+            warn(sink, WarningCode::DeltaTypeMismatch, &msg);
             return Ok(());
         }
         match dty {
@@ -682,16 +695,20 @@ impl AnthropicFold {
     fn on_block_stop(&mut self, turn: &mut Turn, index: Option<u64>, sink: &mut Sink<'_>) {
         self.ensure_started(turn, "content_block_stop", sink);
         let Some(index) = index else {
-            warn(sink, "invalid_event", "content_block_stop without an index; ignored");
+            warn(sink, WarningCode::InvalidEvent, "content_block_stop without an index; ignored");
             return;
         };
         let Some(pos) = self.block_pos(index) else {
-            warn(sink, "unknown_part_index", &format!("content_block_stop for index {index}, never started; ignored"));
+            warn(
+                sink,
+                WarningCode::UnknownPartIndex,
+                &format!("content_block_stop for index {index}, never started; ignored"),
+            );
             return;
         };
         let part = self.blocks[pos].part;
         if !turn.parts[part as usize].is_open() {
-            warn(sink, "part_already_ended", &format!("second content_block_stop for index {index}; ignored"));
+            warn(sink, WarningCode::PartAlreadyEnded, &format!("second content_block_stop for index {index}; ignored"));
             return;
         }
         turn.commit(self, part, false, sink);

@@ -20,6 +20,7 @@
 use serde_json::Value;
 
 use super::events::StreamEvent;
+use super::events::WarningCode;
 use super::view::Fragment;
 use crate::json::{PartialJson, PartialJsonLimits, PartialStrings, PathEvent};
 
@@ -146,7 +147,7 @@ impl ToolArgs {
                 let message = format!(
                     "tool call part {part}: {lone} lone surrogate escape(s) in the arguments decoded to U+FFFD (the raw text keeps them)"
                 );
-                sink(&StreamEvent::Warning { code: "lone_surrogate", message: &message });
+                sink(&StreamEvent::Warning { code: WarningCode::LoneSurrogate, message: &message });
             }
         }
         Ok(())

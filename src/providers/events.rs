@@ -33,6 +33,7 @@ use crate::json::PathEvent;
 /// The kind of a part. Wire names: `text`, `reasoning`, `tool_call`,
 /// `refusal`, `other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum PartKind {
     /// Answer text (Anthropic `text`, OpenAI `content` / `output_text`).
     Text,
@@ -64,6 +65,7 @@ impl PartKind {
 
 /// How a part ended (field `outcome` of `part_end`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PartOutcome<'a> {
     /// Complete. For a tool call: its arguments are complete, valid JSON
     /// (the call is ready).
@@ -92,6 +94,112 @@ impl PartOutcome<'_> {
     }
 }
 
+/// The code of a `warning` event: recoverable bad input, folding went on.
+/// Its wire name ([`WarningCode::as_str`]) is what the JSON form, the C ABI,
+/// Python and Go carry; the table in [`super`] says when each is emitted.
+/// New codes may be added in minor releases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WarningCode {
+    /// `unterminated_final_event`: at `finish`, the stream's last event lacked its dispatching blank line but its data was complete JSON (or `[DONE]`): it was applied.
+    UnterminatedFinalEvent,
+    /// `truncated_final_event`: at `finish`, the last undispatched event's data was not complete JSON: discarded.
+    TruncatedFinalEvent,
+    /// `event_before_start`: a content event before `message_start` / `response.created`: an empty message was started implicitly and the event applied.
+    EventBeforeStart,
+    /// `duplicate_start`: a second `message_start` / `response.created` outside a reconnection.
+    DuplicateStart,
+    /// `duplicate_event`: after a reconnection, a Responses event numbered at or below the cursor: skipped.
+    DuplicateEvent,
+    /// `out_of_order_event`: a Responses event numbered at or below one already applied on the same connection: applied.
+    OutOfOrderEvent,
+    /// `data_after_terminal`: an event after the terminal event.
+    DataAfterTerminal,
+    /// `unknown_part_index`: a delta or stop for a block/item index never started.
+    UnknownPartIndex,
+    /// `unexpected_part_index`: a block started at an index other than the next one (folded by index anyway).
+    UnexpectedPartIndex,
+    /// `duplicate_part_index`: a second start for an index already started.
+    DuplicatePartIndex,
+    /// `delta_type_mismatch`: a delta whose type does not fit its block.
+    DeltaTypeMismatch,
+    /// `part_already_ended`: a delta or stop for a block already stopped.
+    PartAlreadyEnded,
+    /// `part_not_ended`: the terminal event arrived while a part was open.
+    PartNotEnded,
+    /// `terminal_output_mismatch`: Responses: the terminal `output`'s final text of an open item does not extend what was streamed.
+    TerminalOutputMismatch,
+    /// `invalid_event`: an event whose JSON lacks a required field or has an unexpected shape.
+    InvalidEvent,
+    /// `lone_surrogate`: a lone surrogate escape (`\\uD800`-`\\uDFFF` unpaired) read as U+FFFD.
+    LoneSurrogate,
+    /// `unnamed_tool_call`: a tool call committed ready with neither id nor name.
+    UnnamedToolCall,
+    /// `terminal_before_start`: a terminal event before the answer started: ignored.
+    TerminalBeforeStart,
+}
+
+impl WarningCode {
+    /// Every code, in the order of the table in [`super`].
+    pub fn all() -> [WarningCode; 18] {
+        [
+            WarningCode::UnterminatedFinalEvent,
+            WarningCode::TruncatedFinalEvent,
+            WarningCode::EventBeforeStart,
+            WarningCode::DuplicateStart,
+            WarningCode::DuplicateEvent,
+            WarningCode::OutOfOrderEvent,
+            WarningCode::DataAfterTerminal,
+            WarningCode::UnknownPartIndex,
+            WarningCode::UnexpectedPartIndex,
+            WarningCode::DuplicatePartIndex,
+            WarningCode::DeltaTypeMismatch,
+            WarningCode::PartAlreadyEnded,
+            WarningCode::PartNotEnded,
+            WarningCode::TerminalOutputMismatch,
+            WarningCode::InvalidEvent,
+            WarningCode::LoneSurrogate,
+            WarningCode::UnnamedToolCall,
+            WarningCode::TerminalBeforeStart,
+        ]
+    }
+
+    /// The wire name (snake_case), stable across releases.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::UnterminatedFinalEvent => "unterminated_final_event",
+            WarningCode::TruncatedFinalEvent => "truncated_final_event",
+            WarningCode::EventBeforeStart => "event_before_start",
+            WarningCode::DuplicateStart => "duplicate_start",
+            WarningCode::DuplicateEvent => "duplicate_event",
+            WarningCode::OutOfOrderEvent => "out_of_order_event",
+            WarningCode::DataAfterTerminal => "data_after_terminal",
+            WarningCode::UnknownPartIndex => "unknown_part_index",
+            WarningCode::UnexpectedPartIndex => "unexpected_part_index",
+            WarningCode::DuplicatePartIndex => "duplicate_part_index",
+            WarningCode::DeltaTypeMismatch => "delta_type_mismatch",
+            WarningCode::PartAlreadyEnded => "part_already_ended",
+            WarningCode::PartNotEnded => "part_not_ended",
+            WarningCode::TerminalOutputMismatch => "terminal_output_mismatch",
+            WarningCode::InvalidEvent => "invalid_event",
+            WarningCode::LoneSurrogate => "lone_surrogate",
+            WarningCode::UnnamedToolCall => "unnamed_tool_call",
+            WarningCode::TerminalBeforeStart => "terminal_before_start",
+        }
+    }
+
+    /// The code whose wire name is `name`, if any.
+    pub fn from_name(name: &str) -> Option<WarningCode> {
+        WarningCode::all().into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// An error the provider reported inside an HTTP 200 stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderError {
@@ -108,6 +216,7 @@ pub struct ProviderError {
 
 /// One normalized event. See the module docs for the table of wire names.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum StreamEvent<'a> {
     /// The turn began. `message` is the folded message so far.
     MessageStart {
@@ -198,8 +307,8 @@ pub enum StreamEvent<'a> {
     },
     /// Recoverable bad input.
     Warning {
-        /// A stable code (see the codes in [`super`]).
-        code: &'static str,
+        /// The code.
+        code: WarningCode,
         /// A human-readable explanation.
         message: &'a str,
     },
@@ -296,7 +405,7 @@ impl StreamEvent<'_> {
                 put("output_emitted", error.output_emitted.into());
             }
             StreamEvent::Warning { code, message } => {
-                put("code", code.into());
+                put("code", code.as_str().into());
                 put("message", message.into());
             }
             StreamEvent::Unknown { scope, provider_type, data } => {
@@ -335,5 +444,38 @@ pub(crate) fn path_event_json(event: &PathEvent<'_>) -> Value {
         PathEvent::ContainerComplete { path: p, .. } => {
             json!({"type": event.name(), "path": path(p), "value": event.value().map(|v| v.into_owned())})
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WarningCode;
+
+    /// The codes of the table in the providers module docs, in order (a code
+    /// may have more than one row).
+    fn documented_codes() -> Vec<String> {
+        let mut codes: Vec<String> = include_str!("mod.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | `")?.split_once("` |").map(|(c, _)| c.to_owned()))
+            .collect();
+        codes.dedup();
+        let mut seen = std::collections::HashSet::new();
+        codes.retain(|c| seen.insert(c.clone()));
+        codes
+    }
+
+    #[test]
+    fn warning_codes_round_trip_and_match_the_documented_table() {
+        let names: Vec<&str> = WarningCode::all().iter().map(|c| c.as_str()).collect();
+        for code in WarningCode::all() {
+            assert_eq!(WarningCode::from_name(code.as_str()), Some(code));
+            assert_eq!(code.to_string(), code.as_str());
+        }
+        assert_eq!(WarningCode::from_name("no_such_code"), None);
+        let mut documented = documented_codes();
+        let mut all = names.clone();
+        documented.sort();
+        all.sort();
+        assert_eq!(all, documented, "WarningCode and the table in providers/mod.rs list the same codes");
     }
 }

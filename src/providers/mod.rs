@@ -159,10 +159,11 @@ use crate::reconnect::ResumeCursor;
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
 use turn::{Dialect, DialectInfo, Flow, Turn, TurnState};
 
-pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent, WarningCode};
 
 /// Which provider dialect a [`Stream`] folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Provider {
     /// Anthropic Messages API.
     Anthropic,
@@ -239,9 +240,47 @@ impl Default for StreamConfig {
     }
 }
 
+/// A limit of [`StreamConfig`], as named by [`StreamError::LimitExceeded`].
+/// Its wire name ([`StreamLimit::as_str`]) is the config field's name, which
+/// the C ABI, Python and Go report. New limits may be added in minor releases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StreamLimit {
+    /// [`StreamConfig::max_parts`].
+    MaxParts,
+    /// [`StreamConfig::max_tool_args_bytes`].
+    MaxToolArgsBytes,
+    /// [`StreamConfig::max_text_bytes`].
+    MaxTextBytes,
+    /// [`StreamConfig::max_choices`].
+    MaxChoices,
+    /// [`StreamConfig::max_memory_bytes`].
+    MaxMemoryBytes,
+}
+
+impl StreamLimit {
+    /// The wire name: the [`StreamConfig`] field's name (`max_parts`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamLimit::MaxParts => "max_parts",
+            StreamLimit::MaxToolArgsBytes => "max_tool_args_bytes",
+            StreamLimit::MaxTextBytes => "max_text_bytes",
+            StreamLimit::MaxChoices => "max_choices",
+            StreamLimit::MaxMemoryBytes => "max_memory_bytes",
+        }
+    }
+}
+
+impl std::fmt::Display for StreamLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A fatal stream error. After one the stream is closed; the folded message
 /// stays available through [`Stream::message`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum StreamError {
     /// The SSE layer refused the bytes.
     #[error("SSE: {0}")]
@@ -257,9 +296,8 @@ pub enum StreamError {
     /// A limit of [`StreamConfig`] was exceeded.
     #[error("limit exceeded: {limit} ({max})")]
     LimitExceeded {
-        /// Which limit (`max_parts`, `max_tool_args_bytes`, `max_text_bytes`, `max_choices`,
-        /// `max_memory_bytes`).
-        limit: &'static str,
+        /// Which limit.
+        limit: StreamLimit,
         /// Its value.
         max: usize,
     },
@@ -293,7 +331,7 @@ pub enum StreamError {
 pub(crate) type Sink<'s> = dyn FnMut(&StreamEvent<'_>) + 's;
 
 /// Emits a warning.
-pub(crate) fn warn(sink: &mut Sink<'_>, code: &'static str, message: &str) {
+pub(crate) fn warn(sink: &mut Sink<'_>, code: WarningCode, message: &str) {
     sink(&StreamEvent::Warning { code, message });
 }
 
@@ -325,7 +363,7 @@ pub(crate) fn warn_lone(sink: &mut Sink<'_>, what: &str, n: usize) {
     let s = if n == 1 { "" } else { "s" };
     warn(
         sink,
-        "lone_surrogate",
+        WarningCode::LoneSurrogate,
         &format!("{what}: {n} lone surrogate escape{s} (\\uD800-\\uDFFF unpaired) read as U+FFFD"),
     );
 }
@@ -596,13 +634,13 @@ impl Stream {
             }
             None if event.data().trim() == "[DONE]" && turn.state == TurnState::Idle => {
                 // A stray terminal first: it names no dialect and ends nothing.
-                warn(sink, "terminal_before_start", "[DONE] before any event; ignored");
+                warn(sink, WarningCode::TerminalBeforeStart, "[DONE] before any event; ignored");
                 return Ok(());
             }
             None => dialect.insert((detect(event).ok_or(StreamError::UnknownDialect)?.make)()),
         };
         if turn.is_terminated() {
-            warn(sink, "data_after_terminal", &d.after_terminal(event));
+            warn(sink, WarningCode::DataAfterTerminal, &d.after_terminal(event));
             return Ok(());
         }
         match d.on_event(turn, event, sink)? {
@@ -653,7 +691,7 @@ impl Stream {
             if complete {
                 warn(
                     sink,
-                    "unterminated_final_event",
+                    WarningCode::UnterminatedFinalEvent,
                     &format!(
                         "final event {:?} had no dispatching blank line; applied (its data is complete JSON)",
                         ev.event
@@ -663,7 +701,7 @@ impl Stream {
             } else {
                 warn(
                     sink,
-                    "truncated_final_event",
+                    WarningCode::TruncatedFinalEvent,
                     &format!("final event {:?} had no dispatching blank line and truncated data; discarded", ev.event),
                 );
             }

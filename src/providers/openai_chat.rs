@@ -120,9 +120,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::args::ToolArgs;
+use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{Few, JsonStr, JsonText, Str};
+use super::StreamLimit;
 use super::{
     check_lone, json_error, value_lenient, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
 };
@@ -848,7 +850,7 @@ impl Dialect for ChatFold {
         if data == "[DONE]" {
             if turn.state == TurnState::Idle {
                 // A stray terminal event: nothing to end yet.
-                warn(sink, "terminal_before_start", "[DONE] before any chunk; ignored");
+                warn(sink, WarningCode::TerminalBeforeStart, "[DONE] before any chunk; ignored");
                 return Ok(Flow::Continue);
             }
             self.start_if_idle(turn, sink);
@@ -858,7 +860,7 @@ impl Dialect for ChatFold {
                         "choice {} has open parts at [DONE] (no finish_reason); committed as incomplete",
                         choice.index
                     );
-                    warn(sink, "part_not_ended", &msg);
+                    warn(sink, WarningCode::PartNotEnded, &msg);
                 }
             }
             return Ok(Flow::End);
@@ -886,7 +888,7 @@ impl Dialect for ChatFold {
                             Lenient::Bad(w) => w,
                             _ => "null",
                         };
-                        warn(sink, "invalid_event", &format!("chunk is {what}, not an object; ignored"));
+                        warn(sink, WarningCode::InvalidEvent, &format!("chunk is {what}, not an object; ignored"));
                         return Ok(Flow::Continue);
                     }
                     Err(e) => return Err(json_error(event, e)),
@@ -905,22 +907,22 @@ impl Dialect for ChatFold {
         }
         self.start_if_idle(turn, sink);
         for p in &chunk.problems {
-            warn(sink, "invalid_event", p);
+            warn(sink, WarningCode::InvalidEvent, p);
         }
         if let Some(err) = chunk.error {
             let err: Value = serde_json::from_str(err).unwrap_or(Value::Null);
             return Ok(Flow::Fail(provider_error(&err, turn.output_emitted())));
         }
         if let LenientList::Bad(what) = &chunk.choices {
-            warn(sink, "invalid_event", &format!("chunk.choices is {what}, not an array; ignored"));
+            warn(sink, WarningCode::InvalidEvent, &format!("chunk.choices is {what}, not an array; ignored"));
         }
         for c in chunk.choices.iter() {
             match c {
                 Lenient::Ok(c) => self.on_choice(turn, c, sink)?,
                 Lenient::Bad(what) => {
-                    warn(sink, "invalid_event", &format!("a choice is {what}, not an object; ignored"))
+                    warn(sink, WarningCode::InvalidEvent, &format!("a choice is {what}, not an object; ignored"))
                 }
-                Lenient::Null => warn(sink, "invalid_event", "a choice is null; ignored"),
+                Lenient::Null => warn(sink, WarningCode::InvalidEvent, "a choice is null; ignored"),
             }
         }
         if let Some(u) = chunk.usage.and_then(|u| value_lenient(u, "usage", sink).ok()) {
@@ -998,7 +1000,7 @@ impl ChatFold {
             return Ok(p);
         }
         if self.choices.len() >= turn.config.max_choices {
-            return Err(StreamError::LimitExceeded { limit: "max_choices", max: turn.config.max_choices });
+            return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxChoices, max: turn.config.max_choices });
         }
         self.choices.push(Choice { index, ..Choice::default() });
         Ok(self.choices.len() - 1)
@@ -1019,13 +1021,13 @@ impl ChatFold {
         };
         if call.is_some_and(|c| c.id.is_none() && c.name.is_empty()) {
             let msg = format!("tool call (part {id}) is ready with neither id nor name: its name is \"\"");
-            warn(sink, "unnamed_tool_call", &msg);
+            warn(sink, WarningCode::UnnamedToolCall, &msg);
         }
     }
 
     fn on_choice(&mut self, turn: &mut Turn, c: &ChoiceView<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         for p in &c.problems {
-            warn(sink, "invalid_event", p);
+            warn(sink, WarningCode::InvalidEvent, p);
         }
         let pos = self.choice_pos(c.index, turn)?;
         let choice = &mut self.choices[pos];
@@ -1036,7 +1038,7 @@ impl ChatFold {
         match &c.delta {
             Lenient::Ok(d) => self.on_delta(turn, pos, d, sink)?,
             Lenient::Bad(what) => {
-                warn(sink, "invalid_event", &format!("choice {ci}: delta is {what}, not an object; ignored"))
+                warn(sink, WarningCode::InvalidEvent, &format!("choice {ci}: delta is {what}, not an object; ignored"))
             }
             Lenient::Null => {}
         }
@@ -1052,7 +1054,9 @@ impl ChatFold {
                     }
                 }
             }
-            Some(_) => warn(sink, "invalid_event", &format!("choice {ci}: logprobs is not an object; ignored")),
+            Some(_) => {
+                warn(sink, WarningCode::InvalidEvent, &format!("choice {ci}: logprobs is not an object; ignored"))
+            }
             None => {}
         }
         if let Some(reason) = &c.finish_reason {
@@ -1073,7 +1077,7 @@ impl ChatFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         for p in &d.problems {
-            warn(sink, "invalid_event", p);
+            warn(sink, WarningCode::InvalidEvent, p);
         }
         let at = pos as u32;
         let choice = &mut self.choices[pos];
@@ -1118,21 +1122,27 @@ impl ChatFold {
         let function_call = d.function_call.map(serde_json::from_str::<Lenient<FunctionView<'_>>>);
         match function_call.and_then(Result::ok).unwrap_or_default() {
             Lenient::Ok(f) => self.on_function_call(turn, pos, &f, sink)?,
-            Lenient::Bad(what) => {
-                warn(sink, "invalid_event", &format!("choice {ci}: function_call is {what}, not an object; ignored"))
-            }
+            Lenient::Bad(what) => warn(
+                sink,
+                WarningCode::InvalidEvent,
+                &format!("choice {ci}: function_call is {what}, not an object; ignored"),
+            ),
             Lenient::Null => {}
         }
         if let LenientList::Bad(what) = &d.tool_calls {
-            warn(sink, "invalid_event", &format!("choice {ci}: tool_calls is {what}, not an array; ignored"));
+            warn(sink, WarningCode::InvalidEvent, &format!("choice {ci}: tool_calls is {what}, not an array; ignored"));
         }
         for (n, tc) in d.tool_calls.iter().enumerate() {
             match tc {
                 Lenient::Ok(tc) => self.on_tool_call(turn, pos, n, tc, sink)?,
-                Lenient::Bad(what) => {
-                    warn(sink, "invalid_event", &format!("choice {ci}: a tool call is {what}, not an object; ignored"))
+                Lenient::Bad(what) => warn(
+                    sink,
+                    WarningCode::InvalidEvent,
+                    &format!("choice {ci}: a tool call is {what}, not an object; ignored"),
+                ),
+                Lenient::Null => {
+                    warn(sink, WarningCode::InvalidEvent, &format!("choice {ci}: a tool call is null; ignored"))
                 }
-                Lenient::Null => warn(sink, "invalid_event", &format!("choice {ci}: a tool call is null; ignored")),
             }
         }
         if !d.extra.is_empty() {
@@ -1187,7 +1197,7 @@ impl ChatFold {
         let ci = self.choices[pos].index;
         let Ok(parts) = serde_json::from_str::<Vec<ContentPartView<'_>>>(raw) else {
             let msg = format!("choice {ci}: content is an array of unexpected shape ({}); ignored", clip(raw));
-            warn(sink, "invalid_event", &msg);
+            warn(sink, WarningCode::InvalidEvent, &msg);
             return Ok(());
         };
         for part in &parts {
@@ -1234,7 +1244,7 @@ impl ChatFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         for p in &f.problems {
-            warn(sink, "invalid_event", p);
+            warn(sink, WarningCode::InvalidEvent, p);
         }
         let choice = &mut self.choices[pos];
         if choice.function_call.is_none() {
@@ -1253,7 +1263,7 @@ impl ChatFold {
         let call = self.choices[pos].function_call.as_mut().expect("just set");
         let part = call.part;
         if !turn.parts[part as usize].is_open() {
-            warn(sink, "part_already_ended", "function_call fragment after its choice finished; ignored");
+            warn(sink, WarningCode::PartAlreadyEnded, "function_call fragment after its choice finished; ignored");
             return Ok(());
         }
         if let Some(name) = f.name.as_ref().filter(|s| !s.is_empty()) {
@@ -1282,19 +1292,19 @@ impl ChatFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         for p in &tc.problems {
-            warn(sink, "invalid_event", p);
+            warn(sink, WarningCode::InvalidEvent, p);
         }
         let f = match &tc.function {
             Lenient::Ok(f) => Some(f),
             Lenient::Bad(what) => {
-                warn(sink, "invalid_event", &format!("tool call function is {what}, not an object; ignored"));
+                warn(sink, WarningCode::InvalidEvent, &format!("tool call function is {what}, not an object; ignored"));
                 None
             }
             Lenient::Null => None,
         };
         if let Some(f) = f {
             for p in &f.problems {
-                warn(sink, "invalid_event", p);
+                warn(sink, WarningCode::InvalidEvent, p);
             }
         }
         let choice = &self.choices[pos];
@@ -1350,7 +1360,7 @@ impl ChatFold {
         let call = &mut self.choices[pos].calls[n];
         let part = call.part;
         if !turn.parts[part as usize].is_open() {
-            warn(sink, "part_already_ended", "tool call fragment after its choice finished; ignored");
+            warn(sink, WarningCode::PartAlreadyEnded, "tool call fragment after its choice finished; ignored");
             return Ok(());
         }
         if let Some(id) = id {
@@ -1676,7 +1686,7 @@ impl<'a> Quick<'a> {
 fn append(turn: &mut Turn, id: u32, text: &JsonStr<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
     check_lone(sink, "delta", text);
     if !turn.parts[id as usize].is_open() {
-        warn(sink, "part_already_ended", "text after the choice finished; ignored");
+        warn(sink, WarningCode::PartAlreadyEnded, "text after the choice finished; ignored");
         return Ok(());
     }
     turn.append_text(id, text, sink)
@@ -1770,7 +1780,7 @@ mod tests {
 
     #[test]
     fn the_corpus_takes_the_fast_path() {
-        let corpus = crate::corpus::openai_chat_parallel_tools(200_000);
+        let corpus = ssefold_corpus::openai_chat_parallel_tools(200_000);
         let text = std::str::from_utf8(&corpus).unwrap();
         let payloads: Vec<&str> =
             text.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|p| *p != "[DONE]").collect();

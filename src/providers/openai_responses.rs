@@ -150,6 +150,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
@@ -459,7 +460,7 @@ impl Dialect for ResponsesFold {
                 Value::Null => "null",
                 Value::Object(_) => "an object with a member twice",
             };
-            warn(sink, "invalid_event", &format!("{} event whose data is {kind}; ignored", event.event()));
+            warn(sink, WarningCode::InvalidEvent, &format!("{} event whose data is {kind}; ignored", event.event()));
             return Ok(Flow::Continue);
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
@@ -468,18 +469,18 @@ impl Dialect for ResponsesFold {
         }
         if head.bad & (SEQUENCE_NUMBER | TYPE) != 0 {
             let msg = format!("{ty}: {} of the wrong type; applied without it", head.bad_names(SEQUENCE_NUMBER | TYPE));
-            warn(sink, "invalid_event", &msg);
+            warn(sink, WarningCode::InvalidEvent, &msg);
         }
         if let Some(seq) = head.sequence_number {
             if self.replay_floor.is_some_and(|floor| seq <= floor) {
                 // A resumed server replaying from before the cursor: never twice.
                 let msg = format!("{ty} with sequence_number {seq} already applied before the reconnection; skipped");
-                warn(sink, "duplicate_event", &msg);
+                warn(sink, WarningCode::DuplicateEvent, &msg);
                 return Ok(Flow::Continue);
             }
             if let Some(last) = self.last_sequence_number.filter(|&last| seq <= last) {
                 let msg = format!("{ty} with sequence_number {seq} after {last} on the same connection; applied");
-                warn(sink, "out_of_order_event", &msg);
+                warn(sink, WarningCode::OutOfOrderEvent, &msg);
             }
             self.last_sequence_number = Some(self.last_sequence_number.map_or(seq, |last| last.max(seq)));
         }
@@ -498,7 +499,11 @@ impl Dialect for ResponsesFold {
             _ => 0,
         };
         if head.bad & uses != 0 {
-            warn(sink, "invalid_event", &format!("{ty}: {} of the wrong type; ignored", head.bad_names(uses)));
+            warn(
+                sink,
+                WarningCode::InvalidEvent,
+                &format!("{ty}: {} of the wrong type; ignored", head.bad_names(uses)),
+            );
             return Ok(Flow::Continue);
         }
         match ty {
@@ -542,7 +547,7 @@ impl Dialect for ResponsesFold {
                     let snapshot = self.message(turn);
                     sink(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
                 } else if ty == "response.created" {
-                    warn(sink, "duplicate_start", "second response.created; ignored");
+                    warn(sink, WarningCode::DuplicateStart, "second response.created; ignored");
                     return Ok(Flow::Continue);
                 } else {
                     self.merge_response(ty, &v, sink);
@@ -573,7 +578,7 @@ impl Dialect for ResponsesFold {
                 if turn.state == TurnState::Idle && !v.pointer("/response/output").is_some_and(Value::is_array) {
                     // A stray terminal event: nothing to end yet. (One whose
                     // `response` holds its `output` is a whole answer: folded.)
-                    warn(sink, "terminal_before_start", &format!("{ty} before response.created; ignored"));
+                    warn(sink, WarningCode::TerminalBeforeStart, &format!("{ty} before response.created; ignored"));
                     return Ok(Flow::Continue);
                 }
                 self.ensure_started(turn, ty, sink);
@@ -583,7 +588,7 @@ impl Dialect for ResponsesFold {
                 for item in self.items.iter().filter(|i| !i.done) {
                     let msg =
                         format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
-                    warn(sink, "part_not_ended", &msg);
+                    warn(sink, WarningCode::PartNotEnded, &msg);
                 }
                 let reason = match ty {
                     "response.completed" => "completed",
@@ -690,7 +695,11 @@ impl ResponsesFold {
 
     fn ensure_started(&mut self, turn: &mut Turn, ty: &str, sink: &mut Sink<'_>) {
         if turn.begin() {
-            warn(sink, "event_before_start", &format!("{ty} before response.created; response started implicitly"));
+            warn(
+                sink,
+                WarningCode::EventBeforeStart,
+                &format!("{ty} before response.created; response started implicitly"),
+            );
             self.response.insert("object".into(), "response".into());
         }
     }
@@ -706,7 +715,7 @@ impl ResponsesFold {
                 }
             }
             None | Some(Value::Null) => {}
-            Some(_) => warn(sink, "invalid_event", &format!("{ty}: response is not an object; not merged")),
+            Some(_) => warn(sink, WarningCode::InvalidEvent, &format!("{ty}: response is not an object; not merged")),
         }
     }
 
@@ -719,9 +728,11 @@ impl ResponsesFold {
         match v.pointer("/response/output") {
             Some(Value::Array(a)) if !a.is_empty() || self.items.is_empty() => self.final_output = Some(a.clone()),
             None | Some(Value::Null | Value::Array(_)) => {}
-            Some(_) => {
-                warn(sink, "invalid_event", &format!("{ty}: response.output is not a list; the streamed items kept"))
-            }
+            Some(_) => warn(
+                sink,
+                WarningCode::InvalidEvent,
+                &format!("{ty}: response.output is not a list; the streamed items kept"),
+            ),
         }
     }
 
@@ -794,7 +805,7 @@ impl ResponsesFold {
                     "item {}: the terminal output's final text does not extend the streamed text; committed as incomplete",
                     item.output_index
                 );
-                warn(sink, "terminal_output_mismatch", &msg);
+                warn(sink, WarningCode::TerminalOutputMismatch, &msg);
                 continue;
             }
             let done = done.clone();
@@ -803,7 +814,7 @@ impl ResponsesFold {
                 "item {output_index} had no response.output_item.done{}; completed from the terminal output",
                 if incomplete { " (response incomplete)" } else { "" }
             );
-            warn(sink, "part_not_ended", &msg);
+            warn(sink, WarningCode::PartNotEnded, &msg);
             for (p, rest) in rests {
                 let rest = rest.unwrap_or_default();
                 if rest.is_empty() || !turn.parts[p as usize].is_open() {
@@ -837,14 +848,14 @@ impl ResponsesFold {
     fn on_args(&mut self, turn: &mut Turn, ty: &str, head: &Head<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         self.ensure_started(turn, ty, sink);
         let Some(pos) = head.output_index.and_then(|i| self.item_pos(i)) else {
-            warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
+            warn(sink, WarningCode::UnknownPartIndex, &format!("{ty} for an item never added; ignored"));
             return Ok(());
         };
         let item = &self.items[pos];
         let fits = item.item.get("type").and_then(Value::as_str) == delta_item_type(ty);
         match (item.part, item.done) {
             (_, true) => {
-                warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
+                warn(sink, WarningCode::PartAlreadyEnded, &format!("{ty} after the item's done; ignored"));
                 Ok(())
             }
             (Some(part), false) if fits && item.key.is_some() => {
@@ -857,7 +868,7 @@ impl ResponsesFold {
             }
             _ => {
                 let want = delta_item_type(ty).unwrap_or("");
-                warn(sink, "delta_type_mismatch", &format!("{ty} on an item that is not a {want}; ignored"));
+                warn(sink, WarningCode::DeltaTypeMismatch, &format!("{ty} on an item that is not a {want}; ignored"));
                 Ok(())
             }
         }
@@ -905,13 +916,13 @@ impl ResponsesFold {
     /// Commits the sub-part `slot` of the item at `output_index` (its done event).
     fn commit_sub(&mut self, turn: &mut Turn, ty: &str, output_index: Option<u64>, slot: Slot, sink: &mut Sink<'_>) {
         let Some(pos) = output_index.and_then(|i| self.item_pos(i)) else {
-            warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
+            warn(sink, WarningCode::UnknownPartIndex, &format!("{ty} for an item never added; ignored"));
             return;
         };
         match self.items[pos].subs.iter().find(|s| s.slot == slot).map(|s| s.part) {
             Some(p) if turn.parts[p as usize].is_open() => turn.commit(self, p, false, sink),
-            Some(_) => warn(sink, "part_already_ended", &format!("second {ty}; ignored")),
-            None => warn(sink, "unknown_part_index", &format!("{ty} for a part never added; ignored")),
+            Some(_) => warn(sink, WarningCode::PartAlreadyEnded, &format!("second {ty}; ignored")),
+            None => warn(sink, WarningCode::UnknownPartIndex, &format!("{ty} for a part never added; ignored")),
         }
     }
 
@@ -928,23 +939,27 @@ impl ResponsesFold {
         sink: &mut Sink<'_>,
     ) -> Result<Option<u32>, StreamError> {
         let Some(pos) = output_index.and_then(|i| self.item_pos(i)) else {
-            warn(sink, "unknown_part_index", &format!("{ty} for an item never added; ignored"));
+            warn(sink, WarningCode::UnknownPartIndex, &format!("{ty} for an item never added; ignored"));
             return Ok(None);
         };
         let sub_index = slot.index();
         if sub_index >= turn.config.max_parts as u64 {
             // The folded item lists sub-parts by index: refuse absurd ones.
-            warn(sink, "invalid_event", &format!("{ty} with part index {sub_index} beyond max_parts; ignored"));
+            warn(
+                sink,
+                WarningCode::InvalidEvent,
+                &format!("{ty} with part index {sub_index} beyond max_parts; ignored"),
+            );
             return Ok(None);
         }
         let item = &mut self.items[pos];
         if item.done {
-            warn(sink, "part_already_ended", &format!("{ty} after the item's done; ignored"));
+            warn(sink, WarningCode::PartAlreadyEnded, &format!("{ty} after the item's done; ignored"));
             return Ok(None);
         }
         if let Some(s) = item.subs.iter().find(|s| s.slot == slot) {
             if base.is_some() {
-                warn(sink, "duplicate_part_index", &format!("second {ty} for the same part; ignored"));
+                warn(sink, WarningCode::DuplicatePartIndex, &format!("second {ty} for the same part; ignored"));
             }
             return Ok(Some(s.part));
         }
@@ -986,11 +1001,11 @@ impl ResponsesFold {
         };
         let p = &turn.parts[part as usize];
         if !p.is_open() {
-            warn(sink, "part_already_ended", &format!("{ty} after the part's done; ignored"));
+            warn(sink, WarningCode::PartAlreadyEnded, &format!("{ty} after the part's done; ignored"));
             return Ok(());
         }
         if p.kind != kind {
-            warn(sink, "delta_type_mismatch", &format!("{ty} on a {} part; ignored", p.kind.name()));
+            warn(sink, WarningCode::DeltaTypeMismatch, &format!("{ty} on a {} part; ignored", p.kind.name()));
             return Ok(());
         }
         turn.append_text(part, &delta.unwrap_or_default(), sink)
@@ -1002,11 +1017,11 @@ impl ResponsesFold {
         let (Some(output_index), Some(Value::Object(item))) =
             (v.get("output_index").and_then(Value::as_u64), v.get("item"))
         else {
-            warn(sink, "invalid_event", "response.output_item.added without output_index or item; ignored");
+            warn(sink, WarningCode::InvalidEvent, "response.output_item.added without output_index or item; ignored");
             return Ok(());
         };
         if self.item_pos(output_index).is_some() {
-            warn(sink, "duplicate_part_index", &format!("item {output_index} added twice; ignored"));
+            warn(sink, WarningCode::DuplicatePartIndex, &format!("item {output_index} added twice; ignored"));
             return Ok(());
         }
         if self.items.len() >= turn.config.max_parts {
@@ -1014,7 +1029,7 @@ impl ResponsesFold {
         }
         if output_index != self.items.len() as u64 {
             let msg = format!("item added at {output_index}, expected {}", self.items.len());
-            warn(sink, "unexpected_part_index", &msg);
+            warn(sink, WarningCode::UnexpectedPartIndex, &msg);
         }
         let ity = item.get("type").and_then(Value::as_str).unwrap_or("");
         let kind = match ity {
@@ -1055,19 +1070,19 @@ impl ResponsesFold {
         let (Some(output_index), Some(Value::Object(done))) =
             (v.get("output_index").and_then(Value::as_u64), v.get("item"))
         else {
-            warn(sink, "invalid_event", "response.output_item.done without output_index or item; ignored");
+            warn(sink, WarningCode::InvalidEvent, "response.output_item.done without output_index or item; ignored");
             return Ok(());
         };
         let Some(pos) = self.item_pos(output_index) else {
             let msg = format!("response.output_item.done for item {output_index}, never added");
-            warn(sink, "unknown_part_index", &msg);
+            warn(sink, WarningCode::UnknownPartIndex, &msg);
             return Ok(());
         };
         let item = &mut self.items[pos];
         if item.done {
             // As the SDK: the later done item is the one folded.
             let msg = format!("item {output_index} done twice; the later item replaces the first");
-            warn(sink, "part_already_ended", &msg);
+            warn(sink, WarningCode::PartAlreadyEnded, &msg);
             item.item = done.clone();
             return Ok(());
         }

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::args::{ArgsEnd, PushError, ToolArgs};
 use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
 use super::view::{Fragment, JsonStr};
+use super::StreamLimit;
 use super::{Provider, Sink, StreamConfig, StreamError};
 use crate::sse::Event;
 
@@ -228,7 +229,7 @@ impl Turn {
         self.unchecked = 0;
         let max = self.config.max_memory_bytes;
         if self.footprint() > max {
-            return Err(StreamError::LimitExceeded { limit: "max_memory_bytes", max });
+            return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max });
         }
         Ok(())
     }
@@ -236,14 +237,17 @@ impl Turn {
     /// Checks a text length against `max_text_bytes`.
     pub(crate) fn check_text(&self, len: usize) -> Result<(), StreamError> {
         if len > self.config.max_text_bytes {
-            return Err(StreamError::LimitExceeded { limit: "max_text_bytes", max: self.config.max_text_bytes });
+            return Err(StreamError::LimitExceeded {
+                limit: StreamLimit::MaxTextBytes,
+                max: self.config.max_text_bytes,
+            });
         }
         Ok(())
     }
 
     /// The `max_parts` error.
     pub(crate) fn parts_limit(&self) -> StreamError {
-        StreamError::LimitExceeded { limit: "max_parts", max: self.config.max_parts }
+        StreamError::LimitExceeded { limit: StreamLimit::MaxParts, max: self.config.max_parts }
     }
 
     /// Opens a part (a tool call gets its arguments accumulator) and emits
@@ -285,7 +289,7 @@ impl Turn {
         text.push_to(&mut part.text);
         if part.text.len() > max {
             part.text.truncate(start);
-            return Err(StreamError::LimitExceeded { limit: "max_text_bytes", max });
+            return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxTextBytes, max });
         }
         let added = part.text.len() - start;
         if added > 0 {
@@ -318,8 +322,10 @@ impl Turn {
         let mut added = 0;
         if let Some(args) = self.parts[id as usize].args.as_mut() {
             let before = args.raw().len();
-            args.push(fragment, id, max, sink)
-                .map_err(|PushError::TooLarge| StreamError::LimitExceeded { limit: "max_tool_args_bytes", max })?;
+            args.push(fragment, id, max, sink).map_err(|PushError::TooLarge| StreamError::LimitExceeded {
+                limit: StreamLimit::MaxToolArgsBytes,
+                max,
+            })?;
             added = args.raw().len() - before;
         }
         let result = self.check_budget(added);

@@ -1,9 +1,9 @@
 //! Layer 2: lines → events, the WHATWG HTML "event stream" interpretation.
 //!
 //! The decoder implements, exactly:
-//! * one leading U+FEFF stripped at stream start only ([`super::lines`]);
+//! * one leading U+FEFF stripped at stream start only;
 //! * `:` comment lines; a line with no colon is a field name with an empty
-//!   value; exactly one space after the colon is removed ([`super::fields`]);
+//!   value; exactly one space after the colon is removed;
 //! * `data` lines joined with LF; the event type defaults to `message`;
 //! * an `id` containing NUL is ignored; the last event ID persists across
 //!   events and an empty `id` resets it to the empty string;
@@ -84,6 +84,7 @@ impl Default for DecoderConfig {
 /// Offsets are stream byte offsets (from the first byte fed since the last
 /// [`Decoder::finish`]), the same for every chunking of the same bytes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// A line was longer than the limit. `offset` is where the line starts.
     #[error("SSE line longer than {limit} bytes at offset {offset}")]
@@ -121,6 +122,18 @@ pub enum DecodeError {
         /// Stream offset of the block or line.
         offset: u64,
     },
+}
+
+impl DecodeError {
+    /// The stream offset the error names (see each variant).
+    pub fn offset(&self) -> u64 {
+        match *self {
+            DecodeError::LineTooLong { offset, .. }
+            | DecodeError::EventTooLarge { offset, .. }
+            | DecodeError::IdTooLong { offset, .. }
+            | DecodeError::InvalidUtf8 { offset, .. } => offset,
+        }
+    }
 }
 
 /// What [`Decoder::finish`] found at end of stream.

@@ -15,6 +15,7 @@ use super::event::Event;
 
 /// Why an event could not be encoded. Nothing is written when it fails.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// A CR or LF in a field that must be one line.
     #[error("the SSE {field} must not contain CR or LF")]
@@ -25,6 +26,16 @@ pub enum EncodeError {
     /// A NUL in an id: decoders ignore such ids.
     #[error("the SSE id must not contain NUL")]
     NulInId,
+}
+
+impl EncodeError {
+    /// The field the error is about: `"event"` or `"id"`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            EncodeError::LineBreak { field } => field,
+            EncodeError::NulInId => "id",
+        }
+    }
 }
 
 /// Writes events into a byte buffer that is reused.

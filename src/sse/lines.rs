@@ -22,7 +22,7 @@ const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 /// Where the line handed out by [`LineSplitter::next_line`] lies.
 ///
 /// Ranges (not references) keep the splitter free of self-borrows; resolve
-/// them with [`LineSplitter::line_bytes`].
+/// them against the chunk or the splitter's tail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineRef {
     /// The line (without its terminator) is `chunk[range]`: no copy was made.
@@ -168,12 +168,6 @@ impl LineSplitter {
         }
     }
 
-    /// Whether an unfinished line is pending (bytes seen since the last line
-    /// ending that were not a BOM).
-    pub fn has_pending_line(&self) -> bool {
-        self.pending_len() > 0
-    }
-
     /// The pending unfinished line as bytes, for end-of-stream handling, or
     /// `None` when it overflowed the limit.
     pub fn pending_line(&self) -> Option<&[u8]> {
@@ -242,6 +236,7 @@ impl LineSplitter {
 
     /// The bytes of a line returned by [`next_line`](Self::next_line) for
     /// the same `chunk`.
+    #[cfg(test)]
     pub fn line_bytes<'a>(&'a self, chunk: &'a [u8], at: &LineRef) -> &'a [u8] {
         match at {
             LineRef::Chunk(r) => &chunk[r.clone()],

@@ -239,6 +239,8 @@ impl ToPyErr for CoreDecodeError {
                 let err = with_attr(py, new_err(py, Exc::InvalidUtf8Error, msg), "field", field);
                 with_attr(py, err, "offset", offset)
             }
+            // A kind newer than this binding: the base class.
+            _ => with_attr(py, new_err(py, Exc::DecodeError, msg), "offset", self.offset()),
         }
     }
 }
@@ -252,11 +254,7 @@ pub fn encode_error(py: Python<'_>, field: &'static str, message: &str) -> PyErr
 impl ToPyErr for CoreEncodeError {
     #[cold]
     fn to_py_err(&self, py: Python<'_>) -> PyErr {
-        let field = match self {
-            CoreEncodeError::LineBreak { field } => *field,
-            CoreEncodeError::NulInId => "id",
-        };
-        with_attr(py, new_err(py, Exc::EncodeError, self.to_string()), "field", field)
+        with_attr(py, new_err(py, Exc::EncodeError, self.to_string()), "field", self.field())
     }
 }
 
@@ -275,13 +273,11 @@ pub fn decode_error_with_events(py: Python<'_>, errors: &[CoreDecodeError], even
 impl ToPyErr for PartialJsonError {
     #[cold]
     fn to_py_err(&self, py: Python<'_>) -> PyErr {
-        let (kind, reason) = match &self.kind {
-            PartialJsonErrorKind::Incomplete => ("incomplete", None),
-            PartialJsonErrorKind::Invalid(reason) => ("invalid", Some(*reason)),
-            PartialJsonErrorKind::DepthLimit => ("depth_limit", None),
-            PartialJsonErrorKind::SizeLimit => ("size_limit", None),
+        let reason = match &self.kind {
+            PartialJsonErrorKind::Invalid(reason) => Some(*reason),
+            _ => None,
         };
-        let err = with_attr(py, new_err(py, Exc::PartialJSONError, self.to_string()), "kind", kind);
+        let err = with_attr(py, new_err(py, Exc::PartialJSONError, self.to_string()), "kind", self.kind.name());
         let err = with_attr(py, err, "reason", reason);
         with_attr(py, err, "offset", self.offset)
     }
@@ -298,7 +294,7 @@ impl ToPyErr for StreamError {
                 with_attr(py, err, "reason", message)
             }
             StreamError::LimitExceeded { limit, max } => {
-                let err = with_attr(py, new_err(py, Exc::LimitExceededError, msg), "limit", *limit);
+                let err = with_attr(py, new_err(py, Exc::LimitExceededError, msg), "limit", limit.as_str());
                 with_attr(py, err, "max", *max)
             }
             StreamError::Provider(e) => {
@@ -315,6 +311,8 @@ impl ToPyErr for StreamError {
                 with_attr(py, new_err(py, Exc::IncompleteStreamError, msg), "expected", *expected)
             }
             StreamError::Closed => new_err(py, Exc::StreamClosedError, msg),
+            // An error newer than this binding: the base class.
+            _ => new_err(py, Exc::Error, msg),
         }
     }
 }

@@ -15,17 +15,6 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-/// The core's deterministic benchmark corpus `name` of about `target_bytes`
-/// bytes (`ssefold::corpus::by_name`), so the Python benchmark decodes the
-/// very bytes the Rust one does.
-#[pyfunction]
-fn _corpus<'py>(py: Python<'py>, name: &str, target_bytes: usize) -> PyResult<Bound<'py, PyBytes>> {
-    match ssefold::corpus::by_name(name, target_bytes) {
-        Some(data) => Ok(PyBytes::new(py, &data)),
-        None => Err(PyValueError::new_err(format!("unknown corpus {name:?}; one of {:?}", ssefold::corpus::NAMES))),
-    }
-}
-
 /// Decodes `data` in `chunk`-byte pieces with the GIL released and counts
 /// the events, building no Python object: the core-only baseline of
 /// `python/bench/threads.py` (how much of `SSEDecoder.feed` runs without
@@ -82,7 +71,6 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reconnect::is_retryable_error_type, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_incomplete_error, m)?)?;
-    m.add_function(wrap_pyfunction!(_corpus, m)?)?;
     m.add_function(wrap_pyfunction!(_sse_decode_count, m)?)?;
     m.add_function(wrap_pyfunction!(_stream_fold_count, m)?)?;
     m.add_class::<partial_json::PathEvent>()?;

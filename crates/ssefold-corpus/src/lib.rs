@@ -1,6 +1,8 @@
-//! Deterministic synthetic LLM streams, for benchmarks, tests and the other
-//! language bindings (the CLI exposes [`by_name`], so the Python and Go
-//! benchmarks decode the very same bytes).
+//! Deterministic synthetic LLM streams, for ssefold's benchmarks, tests and
+//! the other language bindings' benchmarks. A development crate, not part of
+//! the library: its binary (`cargo run -p ssefold-corpus -- NAME BYTES`)
+//! writes [`by_name`] to stdout, so the Python and Go benchmarks decode the
+//! very same bytes.
 //!
 //! Every corpus is a **concatenation of whole turns**: each turn is one
 //! complete streamed response as the provider sends it, and the next turn's
@@ -746,7 +748,7 @@ fn push_json_escaped(out: &mut Vec<u8>, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sse::{Decoder, OwnedEvent};
+    use ssefold::sse::{Decoder, OwnedEvent};
 
     fn events(bytes: &[u8]) -> Vec<OwnedEvent> {
         let mut d = Decoder::new();
