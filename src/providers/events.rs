@@ -368,8 +368,9 @@ mod tests {
 
     #[test]
     fn path_event_json_is_depth_and_last_segment_and_no_container_value() {
-        let deep: Vec<PathSegment> =
-            (0..500).map(|i| if i % 2 == 0 { PathSegment::Index(i) } else { PathSegment::Key(format!("k{i}")) }).collect();
+        let deep: Vec<PathSegment> = (0..500)
+            .map(|i| if i % 2 == 0 { PathSegment::Index(i) } else { PathSegment::Key(format!("k{i}")) })
+            .collect();
         let wire = |e: &PathEvent<'_>| path_event_json(e);
         assert_eq!(
             wire(&PathEvent::ContainerStart { path: &[], kind: ContainerKind::Object }),
