@@ -907,6 +907,10 @@ typedef struct ssefold_stream_event {
   struct ssefold_str text;
   /**
    * The event's JSON form when requested (`event_json`); absent otherwise.
+   * A `TOOL_ARGS_PATH` event's `path_event` is O(1) like the typed one:
+   * `{"type", "depth", "key" | "index" (the last segment, absent at the
+   * root), then "kind" | "text" | "value"}`, a closing container's
+   * `kind` and not its value.
    */
   struct ssefold_str json;
   /**

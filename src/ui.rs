@@ -77,7 +77,9 @@ pub struct ToolCallState {
     pub name: Option<String>,
     /// The raw argument text received so far.
     pub raw_arguments: String,
-    parser: PartialJson,
+    /// Validates the text as it streams; dropped when the call ends (what
+    /// it holds, a long string being read included, is not kept twice).
+    parser: Option<PartialJson>,
     parser_failed: bool,
 }
 
@@ -229,7 +231,7 @@ impl UiState {
                     parser: {
                         let mut parser = PartialJson::skeleton(Default::default());
                         parser.set_lossy_surrogates(true);
-                        parser
+                        Some(parser)
                     },
                     parser_failed: false,
                 });
@@ -255,7 +257,8 @@ impl UiState {
             StreamEvent::ToolArgsDelta { part, json } => {
                 if let Some(call) = self.part_mut(part).and_then(|p| p.tool_call.as_mut()) {
                     call.raw_arguments.push_str(json);
-                    if !call.parser_failed && call.parser.push_document(&call.raw_arguments, |_| {}).is_err() {
+                    let valid = |p: &mut PartialJson| p.push_document(&call.raw_arguments, |_| {}).is_ok();
+                    if !call.parser_failed && call.parser.as_mut().is_some_and(|p| !valid(p)) {
                         call.parser_failed = true;
                     }
                 }
@@ -271,6 +274,9 @@ impl UiState {
             }
             StreamEvent::PartEnd { part, outcome, content, .. } => {
                 if let Some(p) = self.part_mut(part) {
+                    if let Some(call) = p.tool_call.as_mut() {
+                        call.parser = None;
+                    }
                     p.status = match outcome {
                         PartOutcome::Complete => PartStatus::Complete,
                         PartOutcome::InvalidArguments { .. } => PartStatus::InvalidArguments,
@@ -366,5 +372,43 @@ impl UiState {
             "ended": self.ended,
             "aborted": self.aborted,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::{Provider, Stream};
+
+    #[test]
+    fn a_tool_call_drops_its_parser_when_it_ends_and_keeps_its_arguments() {
+        let long = "x".repeat(1 << 16);
+        let args = format!(r#"{{"a": "{long}"}}"#);
+        let body = format!(
+            "data: {}\n\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [{"index": 0,
+                "delta": {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                "function": {"name": "f", "arguments": &args[..10]}}]}, "finish_reason": null}]}),
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [{"index": 0,
+                "delta": {"tool_calls": [{"index": 0, "function": {"arguments": &args[10..]}}]},
+                "finish_reason": null}]}),
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [{"index": 0,
+                "delta": {}, "finish_reason": "tool_calls"}]}),
+        );
+        let mut ui = UiState::new();
+        let mut stream = Stream::new(Provider::OpenAIChat);
+        let mut streaming = false;
+        let mut apply = |e: &StreamEvent<'_>| {
+            ui.apply(e, 0);
+            if let Some(call) = ui.parts().first().and_then(|p| p.tool_call.as_ref()) {
+                streaming |= call.parser.is_some() && ui.parts()[0].status == PartStatus::Streaming;
+            }
+        };
+        stream.feed(body.as_bytes(), &mut apply).unwrap();
+        stream.finish(&mut apply).unwrap();
+        let call = ui.parts()[0].tool_call.as_ref().unwrap();
+        assert!(streaming && call.parser.is_none());
+        assert_eq!(ui.parts()[0].status, PartStatus::Complete);
+        assert_eq!(call.arguments(), Some(json!({"a": long})));
     }
 }

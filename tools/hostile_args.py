@@ -74,16 +74,46 @@ def openai_chat(args: str, chunk: int) -> str:
     return "".join(out)
 
 
+def openai_responses(args: str, chunk: int) -> str:
+    """A function call: its deltas, then the `.done` events, which carry the
+    arguments again (as the API does; their data line must fit the SSE
+    decoder's max_line_len, 16 MiB by default, which the keys shape's
+    escaped quotes exceed)."""
+    seq = iter(range(1 << 62))
+
+    def event(name: str, data: dict) -> str:
+        data = {"type": name, "sequence_number": next(seq), **data}
+        return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+    response = {"id": "resp_1", "object": "response", "created_at": 0, "status": "in_progress", "model": "m",
+                "output": [], "usage": None, "error": None, "incomplete_details": None}
+    item = {"id": "fc_1", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_1",
+            "name": "f"}
+    out = [event("response.created", {"response": response}),
+           event("response.output_item.added", {"output_index": 0, "item": item})]
+    for i in range(0, len(args), chunk):
+        out.append(event("response.function_call_arguments.delta",
+                         {"item_id": "fc_1", "output_index": 0, "delta": args[i:i + chunk]}))
+    out.append(event("response.function_call_arguments.done",
+                     {"item_id": "fc_1", "output_index": 0, "arguments": args}))
+    out.append(event("response.output_item.done",
+                     {"output_index": 0, "item": {**item, "status": "completed", "arguments": args}}))
+    out.append(event("response.completed", {"response": {**response, "status": "completed", "usage": {
+        "input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}}))
+    return "".join(out)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("shape", choices=["nested", "numbers", "keys", "deep", "string"])
     p.add_argument("--bytes", type=int, default=(16 << 20) - 4096)
     p.add_argument("--depth", type=int, default=500)
-    p.add_argument("--dialect", choices=["anthropic", "openai_chat"], default="anthropic")
+    p.add_argument("--dialect", choices=["anthropic", "openai_chat", "openai_responses"], default="anthropic")
     p.add_argument("--chunk", type=int, default=4096, help="argument bytes per event")
     a = p.parse_args()
     args = arguments(a.shape, a.bytes, a.depth)
-    stream = (anthropic if a.dialect == "anthropic" else openai_chat)(args, a.chunk)
+    dialects = {"anthropic": anthropic, "openai_chat": openai_chat, "openai_responses": openai_responses}
+    stream = dialects[a.dialect](args, a.chunk)
     sys.stdout.write(stream)
 
 

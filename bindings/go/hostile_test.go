@@ -433,6 +433,9 @@ func TestHostileToolArgsPathEventsAreO1WithThePathOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, containers := 0, 0
+	// The wire form carries the depth and the last segment: a host keeps
+	// the path as a stack (cut to depth-1, push the segment).
+	var stack []PathSegment
 	for _, ev := range evs {
 		if ev.Kind != KindToolArgsPath {
 			continue
@@ -441,41 +444,57 @@ func TestHostileToolArgsPathEventsAreO1WithThePathOnDemand(t *testing.T) {
 		var wire struct {
 			PathEvent struct {
 				Type  string          `json:"type"`
-				Path  []any           `json:"path"`
+				Depth int             `json:"depth"`
+				Key   *string         `json:"key"`
+				Index *int            `json:"index"`
+				Kind  string          `json:"kind"`
 				Value json.RawMessage `json:"value"`
 			} `json:"path_event"`
 		}
 		if err := json.Unmarshal(ev.JSON, &wire); err != nil {
 			t.Fatal(err)
 		}
+		w := wire.PathEvent
+		if w.Depth > 0 {
+			seg := PathSegment{}
+			switch {
+			case w.Key != nil && w.Index == nil:
+				seg.Key = *w.Key
+			case w.Index != nil && w.Key == nil:
+				seg.IsIndex, seg.Index = true, *w.Index
+			default:
+				t.Fatalf("event %d: %s has no single last segment", n, ev.JSON)
+			}
+			stack = append(stack[:min(len(stack), w.Depth-1)], seg)
+		} else if w.Key != nil || w.Index != nil {
+			t.Fatalf("event %d: a segment at the root: %s", n, ev.JSON)
+		}
 		pe := ev.PathEvent
 		path := pe.Path()
-		if pe.Depth != len(wire.PathEvent.Path) || len(path) != pe.Depth {
-			t.Fatalf("event %d: depth %d, wire %v", n, pe.Depth, wire.PathEvent.Path)
+		if pe.Depth != w.Depth || len(path) != pe.Depth || len(stack) < pe.Depth {
+			t.Fatalf("event %d: depth %d, wire %s", n, pe.Depth, ev.JSON)
 		}
-		for i, seg := range wire.PathEvent.Path {
-			want := PathSegment{}
-			switch v := seg.(type) {
-			case string:
-				want.Key = v
-			case float64:
-				want.IsIndex, want.Index = true, int(v)
-			}
-			if path[i] != want {
-				t.Fatalf("event %d: segment %d is %+v, want %+v", n, i, path[i], want)
+		for i := range path {
+			if path[i] != stack[i] {
+				t.Fatalf("event %d: segment %d is %+v, the wire's %+v", n, i, path[i], stack[i])
 			}
 		}
 		if pe.Depth > 0 && path[pe.Depth-1] != pe.Last {
 			t.Fatalf("event %d: last %+v", n, pe.Last)
 		}
-		if pe.Kind == ValueComplete {
-			var got, want any
-			if json.Unmarshal(pe.Value, &got) != nil || json.Unmarshal(wire.PathEvent.Value, &want) != nil ||
-				fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Fatalf("event %d: value %s, wire %s", n, pe.Value, wire.PathEvent.Value)
+		if pe.Kind == ValueComplete && pe.IsContainer {
+			containers++
+			if w.Value != nil || w.Kind != map[ContainerKind]string{Object: "object", Array: "array"}[pe.Container] {
+				t.Fatalf("event %d: a closing container's wire form %s", n, ev.JSON)
 			}
-			if pe.IsContainer {
-				containers++
+			if !json.Valid(pe.Value) {
+				t.Fatalf("event %d: container text %s", n, pe.Value)
+			}
+		} else if pe.Kind == ValueComplete {
+			var got, want any
+			if json.Unmarshal(pe.Value, &got) != nil || json.Unmarshal(w.Value, &want) != nil ||
+				fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("event %d: value %s, wire %s", n, pe.Value, w.Value)
 			}
 		}
 	}

@@ -77,7 +77,9 @@ type StreamEvent struct {
 	// delta, the stop reason, or a warning/error message.
 	Text string
 	// JSON is the event's JSON form ({"event": name, ...}) when the stream
-	// was created with StreamOptions.EventJSON.
+	// was created with StreamOptions.EventJSON. A path event's is O(1):
+	// {"type", "depth", "key" | "index" (the last segment), then "kind" |
+	// "text" | "value"}, a closing container's kind and not its value.
 	JSON json.RawMessage
 	// PathEvent is the typed path event of a KindToolArgsPath event (nil
 	// otherwise), O(1) whatever the depth.

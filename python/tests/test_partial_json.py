@@ -80,11 +80,14 @@ def test_path_events() -> None:
         ("string_append", ("path", 1)),
     ]
     assert evs[1].value == 1 and evs[2].text == "x"
-    assert evs[2].to_dict() == {"type": "string_append", "path": ["path", 1], "text": "x"}
+    assert evs[2].to_dict() == {"type": "string_append", "depth": 2, "index": 1, "text": "x"}
+    assert evs[0].to_dict() == {"type": "container_start", "depth": 1, "key": "path", "kind": "array"}
     assert p.value == {"path": [1, "x"]}
     assert p.value_with(False) == {"path": [1]}
     evs = p.push('y"]}')
-    assert evs[-1].to_dict() == {"type": "value_complete", "path": [], "value": {"path": [1, "xy"]}}
+    assert evs[-1].to_dict() == {"type": "value_complete", "depth": 0, "kind": "object"}
+    assert (evs[-1].kind, evs[-1].value) == ("object", {"path": [1, "xy"]})
+    assert evs[-2].to_dict() == {"type": "value_complete", "depth": 1, "key": "path", "kind": "array"}
     assert "value_complete" in repr(evs[-1])
 
 

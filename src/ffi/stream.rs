@@ -110,6 +110,10 @@ pub struct ssefold_stream_event {
     /// otherwise.
     pub text: ssefold_str,
     /// The event's JSON form when requested (`event_json`); absent otherwise.
+    /// A `TOOL_ARGS_PATH` event's `path_event` is O(1) like the typed one:
+    /// `{"type", "depth", "key" | "index" (the last segment, absent at the
+    /// root), then "kind" | "text" | "value"}`, a closing container's
+    /// `kind` and not its value.
     pub json: ssefold_str,
     /// `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
     pub path_event: ssefold_stream_path_event,

@@ -11,7 +11,7 @@
 //! | `part_start` | `part`, `kind`, `choice`, `index`, `provider_type` | a part (text, reasoning, tool call, refusal, other block) opened; `part` is a stable id (0, 1, 2… in stream order) |
 //! | `text_delta` | `part`, `text` | text appended to a `text`, `reasoning` or `refusal` part; the concatenation of a part's `text_delta`s equals its folded text |
 //! | `tool_args_delta` | `part`, `json` | a raw fragment of a tool call's arguments (JSON text); the concatenation equals the raw arguments |
-//! | `tool_args_path` | `part`, `path_event` | an incremental partial-JSON path event (`container_start` / `string_append` / `value_complete`) of the arguments, in order |
+//! | `tool_args_path` | `part`, `path_event` | an incremental partial-JSON path event of the arguments, in order: `{"type", "depth", "key" \| "index", …}` (see below) |
 //! | `part_metadata` | `part`, `key`, `value` | metadata set on a part: `id`, `name` (tool calls), `signature`, `citation`, or a dialect-specific delta folded into a non-text block (e.g. `compaction_delta`) |
 //! | `part_end` | `part`, `kind`, `outcome`, `content` | the part is committed; `content` is the complete part as it appears in the folded message; `outcome` is `complete`, `invalid_arguments` (with `error` and `raw`) or `incomplete` |
 //! | `usage` | `usage` | the usage object as folded so far (already merged; replace yours with it) |
@@ -22,11 +22,22 @@
 //! | `warning` | `code`, `message` | recoverable bad input; folding went on (see the codes in [`super`]) |
 //! | `unknown` | `scope`, `provider_type`, `data` | an event (`scope: "event"`) or delta (`scope: "delta"`) of a type this version does not know, carried through unfolded |
 //!
+//! A `path_event` costs O(1) however deep the arguments nest: it carries
+//! the `depth` (number of path segments, 0 for the root value) and the last
+//! path segment — `key` (an object member) or `index` (an array element),
+//! absent at the root — not the whole path; consecutive events of a tool
+//! call share all but the last segment of the shorter path, so a host that
+//! wants full paths keeps a stack: cut it to `depth - 1`, push the segment.
+//! Then, by `type`: `container_start` has `kind` (`object` / `array`);
+//! `string_append` has `text` (the newly decoded text of a string);
+//! `value_complete` has `value` for a scalar (strings included) and `kind`
+//! for a container, whose value is not repeated (it is in the `part_end`).
+//!
 //! **A tool call is ready** exactly when its `part_end` has `kind: "tool_call"`
 //! and `outcome: "complete"`: its arguments were complete, valid JSON.
 //! Never before, and never otherwise.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::json::PathEvent;
 
@@ -418,32 +429,80 @@ impl StreamEvent<'_> {
     }
 }
 
-/// JSON form of a partial-JSON path event: `{"type": name, "path": [...], ...}`.
+/// JSON form of a partial-JSON path event, O(1) whatever the depth:
+/// `{"type", "depth", "key" | "index" (the last path segment, absent at the
+/// root), then "kind" | "text" | "value"}`. A closing container gives its
+/// `kind`, not its value (the value is in the tool call's `part_end`, and in
+/// the typed events); a scalar's `value_complete` gives its `value`.
 pub(crate) fn path_event_json(event: &PathEvent<'_>) -> Value {
     use crate::json::{ContainerKind, PathSegment};
-    let path = |p: &[PathSegment]| -> Value {
-        Value::Array(
-            p.iter()
-                .map(|s| match s {
-                    PathSegment::Key(k) => Value::from(k.as_str()),
-                    PathSegment::Index(i) => Value::from(*i),
-                })
-                .collect(),
-        )
+    let kind_name = |k: &ContainerKind| match k {
+        ContainerKind::Object => "object",
+        ContainerKind::Array => "array",
+    };
+    let path = event.path();
+    let mut m = Map::new();
+    m.insert("type".into(), event.name().into());
+    m.insert("depth".into(), path.len().into());
+    match path.last() {
+        Some(PathSegment::Key(k)) => m.insert("key".into(), k.as_str().into()),
+        Some(PathSegment::Index(i)) => m.insert("index".into(), (*i).into()),
+        None => None,
     };
     match event {
-        PathEvent::ContainerStart { path: p, kind } => json!({
-            "type": event.name(),
-            "path": path(p),
-            "kind": match kind { ContainerKind::Object => "object", ContainerKind::Array => "array" },
-        }),
-        PathEvent::StringAppend { path: p, text } => json!({"type": event.name(), "path": path(p), "text": text}),
-        PathEvent::ValueComplete { path: p, value } => {
-            json!({"type": event.name(), "path": path(p), "value": (*value).clone()})
+        PathEvent::ContainerStart { kind, .. } | PathEvent::ContainerComplete { kind, .. } => {
+            m.insert("kind".into(), kind_name(kind).into());
         }
-        PathEvent::ContainerComplete { path: p, .. } => {
-            json!({"type": event.name(), "path": path(p), "value": event.value().map(|v| v.into_owned())})
+        PathEvent::StringAppend { text, .. } => {
+            m.insert("text".into(), (*text).into());
         }
+        PathEvent::ValueComplete { value: Value::Object(_), .. } => {
+            m.insert("kind".into(), "object".into());
+        }
+        PathEvent::ValueComplete { value: Value::Array(_), .. } => {
+            m.insert("kind".into(), "array".into());
+        }
+        PathEvent::ValueComplete { value, .. } => {
+            m.insert("value".into(), (*value).clone());
+        }
+    }
+    Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{ContainerKind, PathSegment};
+    use serde_json::json;
+
+    #[test]
+    fn path_event_json_is_depth_and_last_segment_and_no_container_value() {
+        let deep: Vec<PathSegment> = (0..500)
+            .map(|i| if i % 2 == 0 { PathSegment::Index(i) } else { PathSegment::Key(format!("k{i}")) })
+            .collect();
+        let wire = |e: &PathEvent<'_>| path_event_json(e);
+        assert_eq!(
+            wire(&PathEvent::ContainerStart { path: &[], kind: ContainerKind::Object }),
+            json!({"type": "container_start", "depth": 0, "kind": "object"})
+        );
+        assert_eq!(
+            wire(&PathEvent::StringAppend { path: &deep, text: "x" }),
+            json!({"type": "string_append", "depth": 500, "key": "k499", "text": "x"})
+        );
+        assert_eq!(
+            wire(&PathEvent::ValueComplete { path: &deep[..1], value: &json!(null) }),
+            json!({"type": "value_complete", "depth": 1, "index": 0, "value": null})
+        );
+        let text = "[".repeat(400) + &"]".repeat(400);
+        assert_eq!(
+            wire(&PathEvent::ContainerComplete { path: &deep[..99], kind: ContainerKind::Array, json: &text }),
+            json!({"type": "value_complete", "depth": 99, "index": 98, "kind": "array"})
+        );
+        // A tree value (PartialJson's own events) is a container too: its kind, not its value.
+        assert_eq!(
+            wire(&PathEvent::ValueComplete { path: &deep[..2], value: &json!({"a": [1, 2]}) }),
+            json!({"type": "value_complete", "depth": 2, "key": "k1", "kind": "object"})
+        );
     }
 }
 

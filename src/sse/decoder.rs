@@ -28,6 +28,15 @@ use super::event::{Event, OwnedEvent};
 use super::fields::{parse_field, parse_retry, Field};
 use super::lines::{Cursor, LineRef, LineSplitter};
 
+/// Empties `buf`, releasing its memory when it grew past
+/// [`KEEP_CAPACITY`](super::lines::KEEP_CAPACITY).
+pub(crate) fn release_large(buf: &mut Vec<u8>) {
+    buf.clear();
+    if buf.capacity() > super::lines::KEEP_CAPACITY {
+        *buf = Vec::new();
+    }
+}
+
 /// Default for [`DecoderConfig::max_line_len`] and
 /// [`DecoderConfig::max_event_size`]: 16 MiB.
 pub const DEFAULT_LIMIT: usize = 16 << 20;
@@ -199,11 +208,16 @@ impl Block {
     }
 
     /// Forgets the block's fields (not the id, which lives in the decoder).
+    /// A buffer a large event grew is released, not kept for the stream's life.
     fn clear(&mut self) {
         self.data = Slot::Empty;
         self.data_buf.clear();
         self.event_type = Slot::Empty;
         self.type_buf.clear();
+        release_large(&mut self.data_buf);
+        if self.data_scratch.capacity() > super::lines::KEEP_CAPACITY {
+            self.data_scratch = String::new();
+        }
         self.retry = None;
         self.id_changed = false;
     }
@@ -710,6 +724,7 @@ impl Events<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sse::lines::KEEP_CAPACITY;
 
     /// (events as (type, data), end-of-stream report) for `chunks`.
     fn decode(config: DecoderConfig, chunks: &[&[u8]]) -> (Vec<Result<OwnedEvent, DecodeError>>, EndOfStream) {
@@ -719,6 +734,21 @@ mod tests {
             d.feed_each(c, |r| out.push(r.map(|e| e.to_owned_event())));
         }
         (out, d.finish())
+    }
+
+    #[test]
+    fn a_large_event_does_not_pin_its_buffers() {
+        let big = "x".repeat(3 << 20);
+        // Split so that the line goes through the tail buffer and the data
+        // through the event buffer (two data lines).
+        let input = format!("data: {big}\ndata: {big}\n\ndata: small\n\n");
+        let mut d = Decoder::new();
+        let mut sizes = Vec::new();
+        for c in input.as_bytes().chunks(64 << 10) {
+            d.feed_each(c, |r| sizes.push(r.unwrap().data.len()));
+        }
+        assert_eq!(sizes, [2 * big.len() + 1, 5]);
+        assert!(d.memory_footprint() < 2 * KEEP_CAPACITY, "{}", d.memory_footprint());
     }
 
     #[test]

@@ -19,6 +19,10 @@ use core::ops::Range;
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
+/// The capacity a reused buffer keeps once emptied (1 MiB): past it, the
+/// memory a large line or event needed is released.
+pub(crate) const KEEP_CAPACITY: usize = 1 << 20;
+
 /// Where the line handed out by [`LineSplitter::next_line`] lies.
 ///
 /// Ranges (not references) keep the splitter free of self-borrows; resolve
@@ -142,9 +146,10 @@ impl LineSplitter {
     }
 
     /// Forgets the current stream: the next byte is the start of a new one
-    /// (a BOM is stripped again). Buffers keep their capacity.
+    /// (a BOM is stripped again). Buffers keep their capacity up to
+    /// [`KEEP_CAPACITY`].
     pub fn reset(&mut self) {
-        self.tail.clear();
+        super::decoder::release_large(&mut self.tail);
         self.tail_handed_out = false;
         self.skip_lf = false;
         self.overflowing = false;
@@ -252,7 +257,7 @@ impl LineSplitter {
     pub fn next_line(&mut self, chunk: &[u8], cur: &mut Cursor) -> Option<Line> {
         let pos = &mut cur.pos;
         if self.tail_handed_out {
-            self.tail.clear();
+            super::decoder::release_large(&mut self.tail);
             self.tail_handed_out = false;
         }
         loop {

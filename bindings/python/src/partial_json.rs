@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -27,7 +28,7 @@ pub struct PathEvent {
     node: Option<Arc<PathNode>>,
     /// The path as a tuple, once asked for.
     path: OnceLock<Py<PyTuple>>,
-    /// `"object"` / `"array"` for `container_start`.
+    /// `"object"` / `"array"` for `container_start` and a closing container.
     kind: Option<&'static str>,
     /// The new text for `string_append`.
     text: Option<Py<PyString>>,
@@ -98,19 +99,25 @@ impl PathCache {
 }
 
 impl PathEvent {
-    /// The wire form as a dict (see `to_dict`).
+    /// The wire form as a dict (see `to_dict`): O(1), the depth and the
+    /// last segment rather than the path, a container's kind rather than
+    /// its value.
     pub fn to_dict_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("type", self.type_)?;
-        d.set_item("path", PyList::new(py, self.path_py(py)?.bind(py).iter())?)?;
+        d.set_item(intern!(py, "type"), self.type_)?;
+        d.set_item(intern!(py, "depth"), self.depth)?;
+        if let Some(n) = &self.node {
+            match &n.segment {
+                PathSegment::Key(k) => d.set_item(intern!(py, "key"), k.as_str())?,
+                PathSegment::Index(i) => d.set_item(intern!(py, "index"), *i)?,
+            }
+        }
         if let Some(kind) = self.kind {
-            d.set_item("kind", kind)?;
-        }
-        if let Some(text) = &self.text {
-            d.set_item("text", text)?;
-        }
-        if self.type_ == "value_complete" {
-            d.set_item("value", self.value_py(py)?)?;
+            d.set_item(intern!(py, "kind"), kind)?;
+        } else if let Some(text) = &self.text {
+            d.set_item(intern!(py, "text"), text)?;
+        } else if self.type_ == "value_complete" {
+            d.set_item(intern!(py, "value"), self.value_py(py)?)?;
         }
         Ok(d)
     }
@@ -157,8 +164,14 @@ impl PathEvent {
         match h.payload {
             HeldPayload::Kind(kind) => event.kind = Some(kind),
             HeldPayload::Text(text) => event.text = Some(PyString::new(py, &text).unbind()),
-            HeldPayload::Value(value) => event.value = Some(value_to_py(py, &value)?.unbind()),
-            HeldPayload::Json(json) => event.json = Some(json),
+            HeldPayload::Value(value) => {
+                event.kind = container_name(&value);
+                event.value = Some(value_to_py(py, &value)?.unbind());
+            }
+            HeldPayload::Json(kind, json) => {
+                event.kind = Some(kind);
+                event.json = Some(json);
+            }
         }
         Ok(event)
     }
@@ -177,7 +190,23 @@ enum HeldPayload {
     Kind(&'static str),
     Text(Box<str>),
     Value(serde_json::Value),
-    Json(Box<str>),
+    Json(&'static str, Box<str>),
+}
+
+/// `object` / `array` for a container value, `None` for a scalar.
+fn container_name(value: &serde_json::Value) -> Option<&'static str> {
+    match value {
+        serde_json::Value::Object(_) => Some("object"),
+        serde_json::Value::Array(_) => Some("array"),
+        _ => None,
+    }
+}
+
+fn kind_name(kind: &ContainerKind) -> &'static str {
+    match kind {
+        ContainerKind::Object => "object",
+        ContainerKind::Array => "array",
+    }
 }
 
 impl HeldPath {
@@ -185,13 +214,10 @@ impl HeldPath {
     /// through `paths`, O(1) amortized).
     pub fn from_core(e: &CorePathEvent<'_>, paths: &mut PathCache) -> Self {
         let payload = match e {
-            CorePathEvent::ContainerStart { kind, .. } => HeldPayload::Kind(match kind {
-                ContainerKind::Object => "object",
-                ContainerKind::Array => "array",
-            }),
+            CorePathEvent::ContainerStart { kind, .. } => HeldPayload::Kind(kind_name(kind)),
             CorePathEvent::StringAppend { text, .. } => HeldPayload::Text((*text).into()),
             CorePathEvent::ValueComplete { value, .. } => HeldPayload::Value((*value).clone()),
-            CorePathEvent::ContainerComplete { json, .. } => HeldPayload::Json((*json).into()),
+            CorePathEvent::ContainerComplete { kind, json, .. } => HeldPayload::Json(kind_name(kind), (*json).into()),
         };
         HeldPath { type_: e.name(), depth: e.path().len(), node: paths.node(e.path()), payload }
     }
@@ -224,7 +250,8 @@ impl PathEvent {
         self.node.as_ref().map(|n| segment_py(py, &n.segment)).transpose()
     }
 
-    /// `object` or `array` (container_start only).
+    /// `object` or `array`: a container_start, or the value_complete of a
+    /// container (`None` for scalars and string_append).
     #[getter]
     fn kind(&self) -> Option<&'static str> {
         self.kind
@@ -244,16 +271,21 @@ impl PathEvent {
         self.value_py(py)
     }
 
-    /// The wire form: `{"type", "path": [...], and "kind" | "text" | "value"}`.
+    /// The wire form, O(1) however deep: `{"type", "depth", "key" | "index"
+    /// (the last path segment, absent at the root), then "kind" | "text" |
+    /// "value"}`; a closing container gives its `kind`, not its value (read
+    /// `.value` for it).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.to_dict_py(py)
     }
 
+    /// Equal type, path, kind, text and value.
     fn __eq__(&self, other: &Bound<'_, PyAny>, py: Python<'_>) -> PyResult<bool> {
-        match other.cast::<PathEvent>() {
-            Ok(o) => self.to_dict(py)?.eq(o.get().to_dict(py)?),
-            Err(_) => Ok(false),
-        }
+        let Ok(o) = other.cast::<PathEvent>() else { return Ok(false) };
+        let o = o.get();
+        Ok(self.to_dict(py)?.eq(o.to_dict(py)?)?
+            && self.path_py(py)?.bind(py).eq(o.path_py(py)?)?
+            && self.value_py(py)?.into_pyobject(py)?.eq(o.value_py(py)?)?)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -221,6 +221,12 @@ impl EventBuilder {
                     fields.set_item(intern!(py, "path_event"), Py::new(py, pe)?)?;
                     "tool_args_path"
                 }
+                HeldEvent::Fields { name, fields: built } => {
+                    for (k, v) in built?.bind(py).iter() {
+                        fields.set_item(k, v)?;
+                    }
+                    name
+                }
                 HeldEvent::Other { name, json } => {
                     if let serde_json::Value::Object(map) = &json {
                         for (k, v) in map.iter().skip(1) {
@@ -239,10 +245,45 @@ impl EventBuilder {
 /// One normalized event held without the GIL: the frequent deltas with
 /// their text in the batch's shared buffer, the rest in wire form.
 enum HeldEvent {
-    Text { part: u32, text: std::ops::Range<usize> },
-    Args { part: u32, json: std::ops::Range<usize> },
-    Path { part: u32, event: HeldPath },
-    Other { name: &'static str, json: serde_json::Value },
+    Text {
+        part: u32,
+        text: std::ops::Range<usize>,
+    },
+    Args {
+        part: u32,
+        json: std::ops::Range<usize>,
+    },
+    Path {
+        part: u32,
+        event: HeldPath,
+    },
+    /// A `part_end`, its fields built as Python objects during the step
+    /// (the GIL taken back for it): its content, which holds a whole tool
+    /// call's arguments, is then converted once, never copied into Rust.
+    Fields {
+        name: &'static str,
+        fields: PyResult<Py<PyDict>>,
+    },
+    Other {
+        name: &'static str,
+        json: serde_json::Value,
+    },
+}
+
+/// The fields of a `part_end`, as its wire form has them.
+fn part_end_fields(py: Python<'_>, e: &CoreEvent<'_>) -> PyResult<Py<PyDict>> {
+    let d = PyDict::new(py);
+    if let CoreEvent::PartEnd { part, kind, outcome, content } = *e {
+        d.set_item(intern!(py, "part"), part)?;
+        d.set_item(intern!(py, "kind"), kind.name())?;
+        d.set_item(intern!(py, "outcome"), outcome.name())?;
+        if let ssefold::providers::PartOutcome::InvalidArguments { error, raw } = outcome {
+            d.set_item(intern!(py, "error"), error)?;
+            d.set_item(intern!(py, "raw"), raw)?;
+        }
+        d.set_item(intern!(py, "content"), value_to_py(py, content)?)?;
+    }
+    Ok(d.unbind())
 }
 
 /// The events of one step, owned, collected with the GIL released; reused
@@ -274,6 +315,9 @@ impl Held {
             CoreEvent::ToolArgsDelta { part, json } => HeldEvent::Args { part, json: text(json) },
             CoreEvent::ToolArgsPath { part, event } => {
                 HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.entry(part).or_default()) }
+            }
+            CoreEvent::PartEnd { .. } => {
+                HeldEvent::Fields { name: e.name(), fields: Python::attach(|py| part_end_fields(py, e)) }
             }
             _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
         };
