@@ -29,6 +29,7 @@ from ._ssefold import (
     ReconnectPolicy,
     Reconnector,
     ResumeCursor,
+    SchedulerError,
     ServerSentEvent,
     SSEDecoder,
     SSEEncoder,
@@ -36,6 +37,10 @@ from ._ssefold import (
     StreamClosedError,
     StreamEnd,
     StreamEvent,
+    Finished,
+    ToolExecutionEvent,
+    ToolResult,
+    ToolScheduler,
     UiState,
     UnknownDialectError,
     __version__,
@@ -44,8 +49,10 @@ from ._ssefold import (
 )
 from ._iter import aiter_events, iter_events
 from ._http import AsyncEventStream, EventStream, astream_events, stream_events
+from ._tools import AgentTurn, SyncAgentTurn, Tool, ToolCall, TurnResult, run_turn, run_turn_sync
 
 __all__ = [
+    "AgentTurn",
     "AnthropicStream",
     "AsyncEventStream",
     "Decision",
@@ -54,6 +61,7 @@ __all__ = [
     "Error",
     "EventStream",
     "EventTooLargeError",
+    "Finished",
     "IdTooLongError",
     "IncompleteStreamError",
     "InvalidEventError",
@@ -69,6 +77,7 @@ __all__ = [
     "ReconnectPolicy",
     "Reconnector",
     "ResumeCursor",
+    "SchedulerError",
     "SSEDecoder",
     "SSEEncoder",
     "ServerSentEvent",
@@ -76,6 +85,13 @@ __all__ = [
     "StreamClosedError",
     "StreamEnd",
     "StreamEvent",
+    "SyncAgentTurn",
+    "Tool",
+    "ToolCall",
+    "ToolExecutionEvent",
+    "ToolResult",
+    "ToolScheduler",
+    "TurnResult",
     "UiState",
     "UnknownDialectError",
     "__version__",
@@ -84,5 +100,7 @@ __all__ = [
     "is_retryable_error_type",
     "iter_events",
     "parse_partial_json",
+    "run_turn",
+    "run_turn_sync",
     "stream_events",
 ]
