@@ -203,12 +203,24 @@ class Recorder:
 
 
 def test_anthropic_replay_runs_tools_while_streaming() -> None:
-    rec = Recorder({"plus": 0.4, "minus": 0.02})
+    rec = Recorder({"plus": 0.001, "minus": 0.02})
 
     async def main() -> Any:
-        turn = ssefold.run_turn(
-            areplay(sse_events(ANTHROPIC_PARALLEL)), {"plus": rec.tool("plus"), "minus": rec.tool("minus")}
-        )
+        # plus ends only after minus did (so both run at once): minus's result
+        # is ready first, yet results come back in call order.
+        minus_done = asyncio.Event()
+
+        async def plus(call: ToolCall) -> str:
+            await asyncio.wait_for(minus_done.wait(), 10)
+            return str(await rec.tool("plus")(call))
+
+        async def minus(call: ToolCall) -> str:
+            try:
+                return str(await rec.tool("minus")(call))
+            finally:
+                minus_done.set()
+
+        turn = ssefold.run_turn(areplay(sse_events(ANTHROPIC_PARALLEL)), {"plus": plus, "minus": minus})
         events = [e async for e in turn]
         return events, await turn
 
@@ -222,8 +234,7 @@ def test_anthropic_replay_runs_tools_while_streaming() -> None:
     # minus (short) finishes first; results stay in call order.
     assert seq.index(f"tool_execution_finished:{minus}") < seq.index(f"tool_execution_finished:{plus}")
     assert seq.count("tool_execution_update:" + plus) == 1
-    assert rec.most == 2
-    assert [c.input for c in rec.calls] == [{"a": 1, "b": 2}, {"a": 2, "b": 1}]
+    assert {c.id: c.input for c in rec.calls} == {plus: {"a": 1, "b": 2}, minus: {"a": 2, "b": 1}}
     assert result.provider == "anthropic" and not result.aborted
     assert [r.call_id for r in result.results] == [plus, minus]
     assert result.message["stop_reason"] == "tool_use"
@@ -316,28 +327,23 @@ def test_a_stream_error_is_raised_after_the_tools_are_settled() -> None:
 
 
 def test_sync_variant_runs_tools_on_a_thread_pool() -> None:
-    lock = threading.Lock()
-    state = {"running": 0, "most": 0}
+    minus_done = threading.Event()
 
-    def sleeper(seconds: float) -> Any:
-        def run(call: ToolCall) -> Dict[str, Any]:
-            with lock:
-                state["running"] += 1
-                state["most"] = max(state["most"], state["running"])
-            time.sleep(seconds)
-            with lock:
-                state["running"] -= 1
-            return {"name": call.name, "input": call.input}
+    def plus_tool(call: ToolCall) -> Dict[str, Any]:
+        assert minus_done.wait(10), "plus and minus run at once"
+        return {"name": call.name, "input": call.input}
 
-        return run
+    def minus_tool(call: ToolCall) -> Dict[str, Any]:
+        time.sleep(0.02)
+        minus_done.set()
+        return {"name": call.name, "input": call.input}
 
-    turn = ssefold.run_turn_sync(replay(sse_events(ANTHROPIC_PARALLEL)), {"plus": sleeper(0.4), "minus": sleeper(0.02)})
+    turn = ssefold.run_turn_sync(replay(sse_events(ANTHROPIC_PARALLEL)), {"plus": plus_tool, "minus": minus_tool})
     seq = names(list(turn))
     result = turn.result()
     plus, minus = "toolu_01CM7Nqnu3tF2UqzksSCxsqt", "toolu_01MGZBHepZSnpCrVLDT34yxu"
     assert seq.index(f"tool_execution_started:{plus}") < seq.index(f"part_end:{minus}")
     assert seq.index(f"tool_execution_finished:{minus}") < seq.index(f"tool_execution_finished:{plus}")
-    assert state["most"] == 2
     assert [r.call_id for r in result.results] == [plus, minus]
     assert json.loads(result.tool_results["content"][0]["content"]) == {"name": "plus", "input": {"a": 1, "b": 2}}
 
