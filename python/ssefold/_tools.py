@@ -446,6 +446,7 @@ class SyncAgentTurn:
         self._reader: Optional[threading.Thread] = None
         self._events: Optional[Iterator[TurnEvent]] = None
         self._result: Optional[TurnResult] = None
+        self._error: Optional[BaseException] = None
 
     def __iter__(self) -> Iterator[TurnEvent]:
         if self._events is None:
@@ -456,6 +457,8 @@ class SyncAgentTurn:
         """Runs what is left of the turn; its result."""
         for _ in self:
             pass
+        if self._error is not None:
+            raise self._error
         assert self._result is not None
         return self._result
 
@@ -544,6 +547,7 @@ class SyncAgentTurn:
             self._stop.set()
             self._pool.shutdown(wait=False, cancel_futures=True)
         if error is not None:
+            self._error = error
             raise error
         self._result = core.result()
 

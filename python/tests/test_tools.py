@@ -351,3 +351,12 @@ def test_sync_variant_runs_tools_on_a_thread_pool() -> None:
     result = turn.result()
     assert [r.kind for r in result.results] == ["unknown_tool", "unknown_tool"]
     assert all(m["content"].startswith("Error: No such tool available") for m in result.tool_results)
+
+
+def test_sync_stream_error_is_raised_by_iteration_and_by_result() -> None:
+    chunks = sse_events(ANTHROPIC_PARALLEL)[:9]  # cut after plus is complete
+    turn = ssefold.run_turn_sync(replay(chunks), {"plus": lambda call: "3"})
+    with pytest.raises(ssefold.IncompleteStreamError):
+        list(turn)
+    with pytest.raises(ssefold.IncompleteStreamError):
+        turn.result()
