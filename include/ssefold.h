@@ -19,13 +19,6 @@
 #define SSEFOLD_VERSION_PATCH 0
 
 /**
- * Default [`SchedulerConfig::max_calls`]: 4096 calls in one turn (models
- * send tens at most; the bound keeps a hostile stream from growing the
- * call table without limit).
- */
-#define SchedulerConfig_DEFAULT_MAX_CALLS 4096
-
-/**
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
