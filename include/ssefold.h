@@ -29,18 +29,11 @@
 #define RelayConfig_DEFAULT_KEEP_ALIVE_MS 15000
 
 /**
- * Default [`SchedulerConfig::max_calls`]: 4096 calls in one turn (models
- * send tens at most; the bound keeps a hostile stream from growing the
- * call table without limit).
- */
-#define SchedulerConfig_DEFAULT_MAX_CALLS 4096
-
-/**
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
  * 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
- * streams.
+ * streams, 600–699 the tool scheduler.
  */
 enum ssefold_result
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -168,6 +161,42 @@ enum ssefold_result
    * (the message names the dialect seen; `AUTO` detects it).
    */
   SSEFOLD_RESULT_STREAM_DIALECT_MISMATCH = 507,
+  /**
+   * Tool scheduler: no call has this id.
+   */
+  SSEFOLD_RESULT_TOOL_UNKNOWN_CALL_ID = 600,
+  /**
+   * Tool scheduler: a call with this id was already added.
+   */
+  SSEFOLD_RESULT_TOOL_DUPLICATE_CALL_ID = 601,
+  /**
+   * Tool scheduler: the call already has its result from the host.
+   */
+  SSEFOLD_RESULT_TOOL_ALREADY_FINISHED = 602,
+  /**
+   * Tool scheduler: the call was never handed out by `startable`.
+   */
+  SSEFOLD_RESULT_TOOL_NOT_STARTED = 603,
+  /**
+   * Tool scheduler: `add` after `discard`.
+   */
+  SSEFOLD_RESULT_TOOL_ADD_AFTER_DISCARD = 604,
+  /**
+   * Tool scheduler: more calls than the configured `max_calls`.
+   */
+  SSEFOLD_RESULT_TOOL_TOO_MANY_CALLS = 605,
+  /**
+   * Tool scheduler: results asked for while a call has none yet.
+   */
+  SSEFOLD_RESULT_TOOL_UNFINISHED = 606,
+  /**
+   * Tool scheduler: results asked for after `discard`.
+   */
+  SSEFOLD_RESULT_TOOL_DISCARDED = 607,
+  /**
+   * Tool scheduler: no tool result shape for this provider (`AUTO`).
+   */
+  SSEFOLD_RESULT_TOOL_UNSUPPORTED_PROVIDER = 608,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -479,6 +508,77 @@ typedef uint32_t ssefold_provider;
 #endif // __cplusplus
 
 /**
+ * Where a result came from (wire names `ran`, `unknown_tool`,
+ * `invalid_input`, `cancelled`, `aborted`, `discarded`).
+ */
+enum ssefold_tool_result_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The host ran the tool and reported this result.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_RAN = 0,
+  /**
+   * The host has no such tool.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_UNKNOWN_TOOL = 1,
+  /**
+   * The arguments were not valid JSON; the tool never ran.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_INVALID_INPUT = 2,
+  /**
+   * A sibling added with `abort_siblings_on_error` failed.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_CANCELLED = 3,
+  /**
+   * The turn was aborted.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_ABORTED = 4,
+  /**
+   * A streaming fallback threw the turn's tool work away.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_DISCARDED = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_tool_result_kind ssefold_tool_result_kind;
+#else
+typedef uint32_t ssefold_tool_result_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The kind of a `tool_execution_*` event.
+ */
+enum ssefold_tool_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `tool_execution_started`: the host was told to start the call.
+   */
+  SSEFOLD_TOOL_EVENT_KIND_STARTED = 0,
+  /**
+   * `tool_execution_update`: progress text of a running call (`text`).
+   */
+  SSEFOLD_TOOL_EVENT_KIND_UPDATE = 1,
+  /**
+   * `tool_execution_finished`: the call has its result (`is_error`).
+   */
+  SSEFOLD_TOOL_EVENT_KIND_FINISHED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_tool_event_kind ssefold_tool_event_kind;
+#else
+typedef uint32_t ssefold_tool_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * How invalid UTF-8 in field values is handled (the `utf8_mode` of
  * [`ssefold_sse_decoder_config`]).
  */
@@ -529,6 +629,11 @@ typedef struct ssefold_sse_encoder ssefold_sse_encoder;
  * A provider stream (opaque).
  */
 typedef struct ssefold_stream ssefold_stream;
+
+/**
+ * A tool scheduler (opaque): one turn's tool calls.
+ */
+typedef struct ssefold_tool_scheduler ssefold_tool_scheduler;
 
 /**
  * A borrowed UTF-8 string view: `len` bytes at `ptr`, **not**
@@ -963,6 +1068,100 @@ typedef struct ssefold_stream_config {
  */
 typedef void (*ssefold_stream_event_callback)(void *user_data,
                                               const struct ssefold_stream_event *event);
+
+/**
+ * Limits of a scheduler. Start from `ssefold_tool_scheduler_config_default`.
+ */
+typedef struct ssefold_tool_scheduler_config {
+  /**
+   * At most this many calls run at once (0: no limit beyond the
+   * exclusivity rules). Default 0.
+   */
+  size_t max_concurrency;
+  /**
+   * At most this many calls in one turn (default 4096); one more is
+   * `SSEFOLD_RESULT_TOOL_TOO_MANY_CALLS`. Must be positive.
+   */
+  size_t max_calls;
+} ssefold_tool_scheduler_config;
+
+/**
+ * How a tool is scheduled.
+ */
+typedef struct ssefold_tool_options {
+  /**
+   * Not safe beside other tools (an edit, a shell command): it starts when
+   * nothing runs, runs alone, and later calls wait for it.
+   */
+  bool exclusive;
+  /**
+   * An error result of this call cancels its running siblings and the
+   * calls still to run in this turn.
+   */
+  bool abort_siblings_on_error;
+} ssefold_tool_options;
+
+/**
+ * The result of one tool call; views owned by the scheduler until its next
+ * call.
+ */
+typedef struct ssefold_tool_result {
+  /**
+   * The provider's id of the call.
+   */
+  struct ssefold_str call_id;
+  /**
+   * The tool's name.
+   */
+  struct ssefold_str name;
+  /**
+   * What the model is told: the tool's output, or the error text.
+   */
+  struct ssefold_str output;
+  /**
+   * Whether it is an error result.
+   */
+  bool is_error;
+  /**
+   * Where it came from.
+   */
+  ssefold_tool_result_kind kind;
+} ssefold_tool_result;
+
+/**
+ * One `tool_execution_*` event; views owned by the scheduler until its next
+ * call.
+ */
+typedef struct ssefold_tool_event {
+  /**
+   * What happened.
+   */
+  ssefold_tool_event_kind kind;
+  /**
+   * The wire name (`"tool_execution_started"`, …).
+   */
+  struct ssefold_str name;
+  /**
+   * The call's id.
+   */
+  struct ssefold_str call_id;
+  /**
+   * `STARTED` / `FINISHED`: the tool's name; absent for `UPDATE`.
+   */
+  struct ssefold_str tool_name;
+  /**
+   * `UPDATE`: the progress text; absent otherwise.
+   */
+  struct ssefold_str text;
+  /**
+   * `FINISHED`: whether the result is an error (false otherwise).
+   */
+  bool is_error;
+  /**
+   * The event's JSON form, `{"event": name, "call_id", …}`.
+   */
+  struct ssefold_str json;
+} ssefold_tool_event;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1663,6 +1862,221 @@ ssefold_result ssefold_stream_reconnection_time(const struct ssefold_stream *str
  */
 ssefold_result ssefold_stream_last_error(const struct ssefold_stream *stream,
                                          struct ssefold_str *out);
+
+/**
+ * The default configuration (no concurrency limit, at most 4096 calls).
+ */
+struct ssefold_tool_scheduler_config ssefold_tool_scheduler_config_default(void);
+
+/**
+ * Creates a scheduler (`config` NULL: the default) and writes it to
+ * `*out`. Free it with `ssefold_tool_scheduler_free`.
+ *
+ * Errors: `INVALID_ARGUMENT` (`max_calls` is 0).
+ *
+ * # Safety
+ * `config` must be NULL or readable; `out` NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_new(const struct ssefold_tool_scheduler_config *config,
+                                          struct ssefold_tool_scheduler **out);
+
+/**
+ * Frees a scheduler. NULL is a no-op.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live, not used afterwards.
+ */
+void ssefold_tool_scheduler_free(struct ssefold_tool_scheduler *scheduler);
+
+/**
+ * Adds a ready tool call (`input_json`: its complete arguments). Input that
+ * is not valid JSON gets an error result at once and never runs; so does
+ * every call added after an abort or a failed `abort_siblings_on_error`
+ * sibling.
+ *
+ * Errors: `NULL_PARAMETER` (absent `call_id` or `name`; absent
+ * `input_json` reads as empty, i.e. invalid), `TOOL_DUPLICATE_CALL_ID`,
+ * `TOOL_ADD_AFTER_DISCARD`, `TOOL_TOO_MANY_CALLS`.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; each view NULL or readable.
+ */
+ssefold_result ssefold_tool_scheduler_add(struct ssefold_tool_scheduler *scheduler,
+                                          struct ssefold_str call_id,
+                                          struct ssefold_str name,
+                                          struct ssefold_str input_json,
+                                          struct ssefold_tool_options options);
+
+/**
+ * Adds a call to a tool the host does not have: it gets the error result
+ * `No such tool available: NAME` at once and never runs.
+ *
+ * Errors: as `ssefold_tool_scheduler_add`.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; each view NULL or readable.
+ */
+ssefold_result ssefold_tool_scheduler_add_unknown(struct ssefold_tool_scheduler *scheduler,
+                                                  struct ssefold_str call_id,
+                                                  struct ssefold_str name);
+
+/**
+ * The ids of the calls to start now, in call order (`*count` of them at
+ * `*ids`; owned by the scheduler until its next call). Each is running from
+ * now on. None after `abort` or `discard`.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; `ids` and `count` NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_startable(struct ssefold_tool_scheduler *scheduler,
+                                                const struct ssefold_str **ids,
+                                                size_t *count);
+
+/**
+ * Progress text of a running call (a `tool_execution_update` event; an
+ * update of the same call still queued is replaced). Updates of a call the
+ * scheduler already ended are dropped (`OK`).
+ *
+ * Errors: `NULL_PARAMETER` (absent `call_id`), `TOOL_UNKNOWN_CALL_ID`,
+ * `TOOL_NOT_STARTED`, `TOOL_ALREADY_FINISHED`.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; each view NULL or readable.
+ */
+ssefold_result ssefold_tool_scheduler_update(struct ssefold_tool_scheduler *scheduler,
+                                             struct ssefold_str call_id,
+                                             struct ssefold_str text);
+
+/**
+ * The host's result of a running call. `*recorded` is false when the
+ * scheduler had already ended the call (cancelled, aborted, discarded):
+ * the late result is dropped. `*cancel` / `*cancel_count`: running
+ * siblings the host must cancel now (the call failed and was added with
+ * `abort_siblings_on_error`); owned by the scheduler until its next call.
+ *
+ * Errors: `NULL_PARAMETER`, `TOOL_UNKNOWN_CALL_ID`, `TOOL_NOT_STARTED`,
+ * `TOOL_ALREADY_FINISHED`; nothing changes.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; each view NULL or readable; the
+ * out-pointers NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_finish(struct ssefold_tool_scheduler *scheduler,
+                                             struct ssefold_str call_id,
+                                             struct ssefold_str output,
+                                             bool is_error,
+                                             bool *recorded,
+                                             const struct ssefold_str **cancel,
+                                             size_t *cancel_count);
+
+/**
+ * The results that can be handed back now: the finished calls after the
+ * ones already returned, up to the first call without a result (call
+ * order, each once). Owned by the scheduler until its next call.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; `results` and `count` NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_results(struct ssefold_tool_scheduler *scheduler,
+                                              const struct ssefold_tool_result **results,
+                                              size_t *count);
+
+/**
+ * Every call's result in call order (whether or not `results` returned it
+ * already). Owned by the scheduler until its next call.
+ *
+ * Errors: `TOOL_UNFINISHED` (a call has no result yet; the last error names
+ * it), `TOOL_DISCARDED`.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; `results` and `count` NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_all_results(struct ssefold_tool_scheduler *scheduler,
+                                                  const struct ssefold_tool_result **results,
+                                                  size_t *count);
+
+/**
+ * A streaming fallback: the turn's tool work is thrown away. Queued calls
+ * never start; running ones end with an error result and their ids are
+ * written to `*cancel` / `*cancel_count` for the host to cancel (owned by
+ * the scheduler until its next call). Afterwards `add` is
+ * `TOOL_ADD_AFTER_DISCARD`.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_discard(struct ssefold_tool_scheduler *scheduler,
+                                              const struct ssefold_str **cancel,
+                                              size_t *cancel_count);
+
+/**
+ * A user abort: every call without a result gets `Aborted: REASON`
+ * (`reason` absent or empty: `Aborted`), running ones are written to
+ * `*cancel` / `*cancel_count` for the host to cancel (owned by the
+ * scheduler until its next call), nothing starts afterwards, and calls
+ * added later get the aborted result at once.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; `reason` NULL or readable; the
+ * out-pointers NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_abort(struct ssefold_tool_scheduler *scheduler,
+                                            struct ssefold_str reason,
+                                            const struct ssefold_str **cancel,
+                                            size_t *cancel_count);
+
+/**
+ * The next `tool_execution_*` event: `*has_event` is false when there is
+ * none (then `*event` is not written). The event's views are owned by the
+ * scheduler until its next call.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; `event` and `has_event` NULL or
+ * writable.
+ */
+ssefold_result ssefold_tool_scheduler_next_event(struct ssefold_tool_scheduler *scheduler,
+                                                 struct ssefold_tool_event *event,
+                                                 bool *has_event);
+
+/**
+ * Every call's result (as `ssefold_tool_scheduler_all_results`) shaped for
+ * the next request of `provider` (a `ssefold_provider` value), as compact
+ * JSON text owned by the scheduler until its next call: Anthropic, one
+ * user message of `tool_result` blocks; OpenAI Chat, an array of `tool`
+ * messages; OpenAI Responses, an array of `function_call_output` items.
+ *
+ * Errors: `INVALID_ARGUMENT` (unknown provider number),
+ * `TOOL_UNSUPPORTED_PROVIDER` (`AUTO`), `TOOL_UNFINISHED`, `TOOL_DISCARDED`.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_tool_results(struct ssefold_tool_scheduler *scheduler,
+                                                   uint32_t provider,
+                                                   struct ssefold_str *out);
+
+/**
+ * Counts of the turn: calls added, calls running now, and whether every
+ * call has its result (true for an empty turn, after `abort` and after
+ * `discard`). Any out-pointer may be NULL (not written).
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; each out-pointer NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_status(const struct ssefold_tool_scheduler *scheduler,
+                                             size_t *calls,
+                                             size_t *running,
+                                             bool *is_settled);
+
+/**
+ * The message of the scheduler's last call (empty after success), as a
+ * NUL-terminated view owned by the scheduler until its next call.
+ *
+ * # Safety
+ * `scheduler` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_tool_scheduler_last_error(const struct ssefold_tool_scheduler *scheduler,
+                                                 struct ssefold_str *out);
 
 /**
  * Attaches a UI state model to the stream: every event delivered from now

@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "ssefold.h"
 
@@ -469,6 +470,147 @@ class Stream {
   }
   ssefold_stream *handle_ = nullptr;
   std::unique_ptr<State> state_;
+};
+
+/// A tool scheduler (ssefold_tool_scheduler): which ready tool calls to run
+/// now, results handed back in call order. Lists are copied out, so they
+/// outlive the next call. Misuse (unknown id, finishing twice, adding after
+/// discard) throws Error with a SSEFOLD_RESULT_TOOL_* status.
+class ToolScheduler {
+ public:
+  /// One call's result, copied.
+  struct Result {
+    std::string call_id, name, output;
+    bool is_error = false;
+    ssefold_tool_result_kind kind = SSEFOLD_TOOL_RESULT_KIND_RAN;
+  };
+  /// One tool_execution_* event, copied.
+  struct Event {
+    ssefold_tool_event_kind kind = SSEFOLD_TOOL_EVENT_KIND_STARTED;
+    std::string name, call_id, tool_name, text, json;
+    bool is_error = false;
+  };
+  /// What finish() did: whether the result was recorded, and the running
+  /// siblings to cancel now.
+  struct Finished {
+    bool recorded = false;
+    std::vector<std::string> cancel;
+  };
+
+  explicit ToolScheduler(std::optional<ssefold_tool_scheduler_config> config = std::nullopt) {
+    ssefold_result rc = ssefold_tool_scheduler_new(config ? &*config : nullptr, &handle_);
+    if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  ~ToolScheduler() { ssefold_tool_scheduler_free(handle_); }
+  ToolScheduler(ToolScheduler &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  ToolScheduler &operator=(ToolScheduler &&o) noexcept {
+    if (this != &o) {
+      ssefold_tool_scheduler_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+    }
+    return *this;
+  }
+  ToolScheduler(const ToolScheduler &) = delete;
+  ToolScheduler &operator=(const ToolScheduler &) = delete;
+
+  void add(std::string_view call_id, std::string_view name, std::string_view input_json, bool exclusive = false,
+           bool abort_siblings_on_error = false) {
+    ssefold_tool_options o{exclusive, abort_siblings_on_error};
+    check(ssefold_tool_scheduler_add(handle_, str(call_id), str(name), str(input_json), o));
+  }
+  void add_unknown(std::string_view call_id, std::string_view name) {
+    check(ssefold_tool_scheduler_add_unknown(handle_, str(call_id), str(name)));
+  }
+  std::vector<std::string> startable() {
+    const ssefold_str *ids = nullptr;
+    size_t n = 0;
+    check(ssefold_tool_scheduler_startable(handle_, &ids, &n));
+    return copy_ids(ids, n);
+  }
+  void update(std::string_view call_id, std::string_view text) {
+    check(ssefold_tool_scheduler_update(handle_, str(call_id), str(text)));
+  }
+  Finished finish(std::string_view call_id, std::string_view output, bool is_error) {
+    Finished f;
+    const ssefold_str *ids = nullptr;
+    size_t n = 0;
+    check(ssefold_tool_scheduler_finish(handle_, str(call_id), str(output), is_error, &f.recorded, &ids, &n));
+    f.cancel = copy_ids(ids, n);
+    return f;
+  }
+  std::vector<Result> results() {
+    const ssefold_tool_result *r = nullptr;
+    size_t n = 0;
+    check(ssefold_tool_scheduler_results(handle_, &r, &n));
+    return copy_results(r, n);
+  }
+  std::vector<Result> all_results() {
+    const ssefold_tool_result *r = nullptr;
+    size_t n = 0;
+    check(ssefold_tool_scheduler_all_results(handle_, &r, &n));
+    return copy_results(r, n);
+  }
+  std::vector<std::string> discard() {
+    const ssefold_str *ids = nullptr;
+    size_t n = 0;
+    check(ssefold_tool_scheduler_discard(handle_, &ids, &n));
+    return copy_ids(ids, n);
+  }
+  std::vector<std::string> abort(std::string_view reason = {}) {
+    const ssefold_str *ids = nullptr;
+    size_t n = 0;
+    check(ssefold_tool_scheduler_abort(handle_, str(reason), &ids, &n));
+    return copy_ids(ids, n);
+  }
+  std::optional<Event> next_event() {
+    ssefold_tool_event e;
+    bool has = false;
+    check(ssefold_tool_scheduler_next_event(handle_, &e, &has));
+    if (!has) return std::nullopt;
+    return Event{e.kind, std::string(view(e.name)), std::string(view(e.call_id)), std::string(view(e.tool_name)),
+                 std::string(view(e.text)), std::string(view(e.json)), e.is_error};
+  }
+  /// Every result shaped for the next request of `provider` (JSON text).
+  std::string tool_results(ssefold_provider provider) {
+    ssefold_str s{nullptr, 0};
+    check(ssefold_tool_scheduler_tool_results(handle_, static_cast<uint32_t>(provider), &s));
+    return std::string(view(s));
+  }
+  bool is_settled() const {
+    bool settled = false;
+    check(ssefold_tool_scheduler_status(handle_, nullptr, nullptr, &settled));
+    return settled;
+  }
+  size_t running() const {
+    size_t n = 0;
+    check(ssefold_tool_scheduler_status(handle_, nullptr, &n, nullptr));
+    return n;
+  }
+
+  ssefold_tool_scheduler *get() const noexcept { return handle_; }
+
+ private:
+  static std::vector<std::string> copy_ids(const ssefold_str *ids, size_t n) {
+    std::vector<std::string> out;
+    out.reserve(n);
+    for (size_t i = 0; i < n; i++) out.emplace_back(view(ids[i]));
+    return out;
+  }
+  static std::vector<Result> copy_results(const ssefold_tool_result *r, size_t n) {
+    std::vector<Result> out;
+    out.reserve(n);
+    for (size_t i = 0; i < n; i++)
+      out.push_back(Result{std::string(view(r[i].call_id)), std::string(view(r[i].name)),
+                           std::string(view(r[i].output)), r[i].is_error, r[i].kind});
+    return out;
+  }
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_tool_scheduler_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_tool_scheduler *handle_ = nullptr;
 };
 
 }  // namespace ssefold

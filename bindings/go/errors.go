@@ -128,7 +128,7 @@ func (e *Error) Is(target error) bool {
 	case ErrClosed:
 		return e.Code == ResultStreamClosed
 	}
-	return false
+	return isSchedulerError(e.Code, target)
 }
 
 // newError builds an *Error from a code and a message fetcher.

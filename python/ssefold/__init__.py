@@ -30,6 +30,7 @@ from ._ssefold import (
     Reconnector,
     ResumeCursor,
     RetryableProviderError,
+    SchedulerError,
     ServerSentEvent,
     SSEDecoder,
     SSEEncoder,
@@ -37,6 +38,10 @@ from ._ssefold import (
     StreamClosedError,
     StreamEnd,
     StreamEvent,
+    Finished,
+    ToolExecutionEvent,
+    ToolResult,
+    ToolScheduler,
     UiState,
     UnknownDialectError,
     DialectMismatchError,
@@ -46,8 +51,10 @@ from ._ssefold import (
 )
 from ._iter import aiter_events, iter_events
 from ._http import AsyncEventStream, EventStream, astream_events, stream_events
+from ._tools import AgentTurn, SyncAgentTurn, Tool, ToolCall, TurnResult, run_turn, run_turn_sync
 
 __all__ = [
+    "AgentTurn",
     "AnthropicStream",
     "AsyncEventStream",
     "Decision",
@@ -56,6 +63,7 @@ __all__ = [
     "Error",
     "EventStream",
     "EventTooLargeError",
+    "Finished",
     "IdTooLongError",
     "IncompleteStreamError",
     "InvalidEventError",
@@ -72,6 +80,7 @@ __all__ = [
     "Reconnector",
     "ResumeCursor",
     "RetryableProviderError",
+    "SchedulerError",
     "SSEDecoder",
     "SSEEncoder",
     "ServerSentEvent",
@@ -79,6 +88,13 @@ __all__ = [
     "StreamClosedError",
     "StreamEnd",
     "StreamEvent",
+    "SyncAgentTurn",
+    "Tool",
+    "ToolCall",
+    "ToolExecutionEvent",
+    "ToolResult",
+    "ToolScheduler",
+    "TurnResult",
     "UiState",
     "UnknownDialectError",
     "DialectMismatchError",
@@ -88,5 +104,7 @@ __all__ = [
     "is_retryable_error_type",
     "iter_events",
     "parse_partial_json",
+    "run_turn",
+    "run_turn_sync",
     "stream_events",
 ]

@@ -45,6 +45,11 @@ __all__ = [
     "AnthropicStream",
     "OpenAIChatStream",
     "OpenAIResponsesStream",
+    "SchedulerError",
+    "ToolScheduler",
+    "ToolResult",
+    "ToolExecutionEvent",
+    "Finished",
 ]
 
 _Bytes = Union[bytes, bytearray, memoryview]
@@ -730,3 +735,98 @@ class OpenAIResponsesStream(_Dialect[_U]):
         max_memory_bytes: int = 134217728,
         ui: bool,
     ) -> OpenAIResponsesStream[Optional[UiState]]: ...
+
+_SchedulerErrorKind = Literal[
+    "unknown_call_id",
+    "duplicate_call_id",
+    "already_finished",
+    "not_started",
+    "add_after_discard",
+    "too_many_calls",
+    "unfinished",
+    "discarded",
+    "unsupported_provider",
+]
+
+class SchedulerError(Error):
+    """Misuse of a ToolScheduler; the call changed nothing."""
+
+    kind: _SchedulerErrorKind
+
+_ToolResultKind = Literal["ran", "unknown_tool", "invalid_input", "cancelled", "aborted", "discarded"]
+
+@final
+class ToolResult:
+    """The result of one tool call."""
+
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def output(self) -> str: ...
+    @property
+    def is_error(self) -> bool: ...
+    @property
+    def kind(self) -> _ToolResultKind: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+_ToolExecutionEventType = Literal["tool_execution_started", "tool_execution_update", "tool_execution_finished"]
+
+@final
+class ToolExecutionEvent:
+    """A ``tool_execution_*`` event: ``.type`` is its wire name."""
+
+    @property
+    def type(self) -> _ToolExecutionEventType: ...
+    @property
+    def call_id(self) -> str: ...
+    @property
+    def name(self) -> Optional[str]: ...
+    @property
+    def text(self) -> Optional[str]: ...
+    @property
+    def is_error(self) -> Optional[bool]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class Finished:
+    """What ``ToolScheduler.finish`` did."""
+
+    @property
+    def recorded(self) -> bool: ...
+    @property
+    def cancel(self) -> list[str]: ...
+
+@final
+class ToolScheduler:
+    """Which ready tool calls to run now; results handed back in call order."""
+
+    def __new__(cls, *, max_concurrency: int = 0, max_calls: int = 4096) -> ToolScheduler: ...
+    def add(
+        self,
+        call_id: str,
+        name: str,
+        input: str,
+        *,
+        exclusive: bool = False,
+        abort_siblings_on_error: bool = False,
+    ) -> None: ...
+    def add_unknown(self, call_id: str, name: str) -> None: ...
+    def startable(self) -> list[str]: ...
+    def update(self, call_id: str, text: str) -> None: ...
+    def finish(self, call_id: str, output: str, is_error: bool = False) -> Finished: ...
+    def results(self) -> list[ToolResult]: ...
+    def all_results(self) -> list[ToolResult]: ...
+    def discard(self) -> list[str]: ...
+    def abort(self, reason: str = "") -> list[str]: ...
+    def next_event(self) -> Optional[ToolExecutionEvent]: ...
+    def tool_results(self, provider: _Provider) -> Any: ...
+    @property
+    def running(self) -> int: ...
+    @property
+    def is_settled(self) -> bool: ...
+    @property
+    def is_discarded(self) -> bool: ...
+    def __len__(self) -> int: ...

@@ -93,6 +93,7 @@ pub mod result;
 pub mod slice;
 pub mod sse;
 pub mod stream;
+pub mod tools;
 pub mod ui;
 
 use core::ffi::c_char;

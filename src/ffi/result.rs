@@ -8,7 +8,7 @@ use crate::sse::{DecodeError, EncodeError};
 /// meaning; retired numbers stay reserved. Ranges: 0–99 success-like
 /// outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
 /// 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
-/// streams.
+/// streams, 600–699 the tool scheduler.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
@@ -82,11 +82,29 @@ pub enum ssefold_result {
     /// Provider stream: given one dialect, the first event is another's
     /// (the message names the dialect seen; `AUTO` detects it).
     StreamDialectMismatch = 507,
+    /// Tool scheduler: no call has this id.
+    ToolUnknownCallId = 600,
+    /// Tool scheduler: a call with this id was already added.
+    ToolDuplicateCallId = 601,
+    /// Tool scheduler: the call already has its result from the host.
+    ToolAlreadyFinished = 602,
+    /// Tool scheduler: the call was never handed out by `startable`.
+    ToolNotStarted = 603,
+    /// Tool scheduler: `add` after `discard`.
+    ToolAddAfterDiscard = 604,
+    /// Tool scheduler: more calls than the configured `max_calls`.
+    ToolTooManyCalls = 605,
+    /// Tool scheduler: results asked for while a call has none yet.
+    ToolUnfinished = 606,
+    /// Tool scheduler: results asked for after `discard`.
+    ToolDiscarded = 607,
+    /// Tool scheduler: no tool result shape for this provider (`AUTO`).
+    ToolUnsupportedProvider = 608,
 }
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 26] = [
+    pub(crate) const ALL: [ssefold_result; 35] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -113,6 +131,15 @@ impl ssefold_result {
         ssefold_result::StreamClosed,
         ssefold_result::StreamRetryableProviderError,
         ssefold_result::StreamDialectMismatch,
+        ssefold_result::ToolUnknownCallId,
+        ssefold_result::ToolDuplicateCallId,
+        ssefold_result::ToolAlreadyFinished,
+        ssefold_result::ToolNotStarted,
+        ssefold_result::ToolAddAfterDiscard,
+        ssefold_result::ToolTooManyCalls,
+        ssefold_result::ToolUnfinished,
+        ssefold_result::ToolDiscarded,
+        ssefold_result::ToolUnsupportedProvider,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -151,6 +178,15 @@ impl ssefold_result {
                 "the provider reported a retryable error (rate limit, overload, server error) in the stream\0"
             }
             ssefold_result::StreamDialectMismatch => "the stream is another provider dialect than the one given\0",
+            ssefold_result::ToolUnknownCallId => "no tool call has this id\0",
+            ssefold_result::ToolDuplicateCallId => "a tool call with this id was already added\0",
+            ssefold_result::ToolAlreadyFinished => "the tool call already finished\0",
+            ssefold_result::ToolNotStarted => "the tool call was never started\0",
+            ssefold_result::ToolAddAfterDiscard => "no tool call can be added after discard\0",
+            ssefold_result::ToolTooManyCalls => "more tool calls than max_calls\0",
+            ssefold_result::ToolUnfinished => "a tool call has no result yet\0",
+            ssefold_result::ToolDiscarded => "the turn's tool work was discarded\0",
+            ssefold_result::ToolUnsupportedProvider => "no tool result shape for this provider\0",
         }
     }
 }

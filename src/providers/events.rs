@@ -507,7 +507,7 @@ mod tests {
 }
 
 #[cfg(test)]
-mod tests {
+mod warning_code_tests {
     use super::WarningCode;
 
     /// The codes of the table in the providers module docs, in order (a code

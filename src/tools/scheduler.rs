@@ -16,6 +16,7 @@ pub struct SchedulerConfig {
     pub max_calls: usize,
 }
 
+/// cbindgen:ignore
 impl SchedulerConfig {
     /// Default [`SchedulerConfig::max_calls`]: 4096 calls in one turn (models
     /// send tens at most; the bound keeps a hostile stream from growing the

@@ -24,7 +24,8 @@
 //!     ├── LimitExceededError + ValueError (.limit, .max)
 //!     ├── UnknownDialectError + ValueError (provider="auto" could not tell)
 //!     ├── DialectMismatchError + ValueError (the first event is another dialect's; .expected, .detected)
-//!     └── StreamClosedError + ValueError (fed after an error or after finish)
+//!     ├── StreamClosedError + ValueError (fed after an error or after finish)
+//!     └── SchedulerError             (misuse of a ToolScheduler; .kind)
 //! ```
 //!
 //! The classes are built once per interpreter (`type(name, bases, ...)`:
@@ -61,6 +62,7 @@ pub enum Exc {
     UnknownDialectError,
     DialectMismatchError,
     StreamClosedError,
+    SchedulerError,
 }
 
 /// One class: its name, its ssefold parent (`None`: `Exception`), whether
@@ -72,7 +74,7 @@ struct Spec {
     doc: &'static str,
 }
 
-const SPECS: [Spec; 16] = [
+const SPECS: [Spec; 17] = [
     Spec { name: "Error", parent: None, value_error: false, doc: "Base class of every error raised by ssefold." },
     Spec {
         name: "ProviderError",
@@ -166,6 +168,14 @@ const SPECS: [Spec; 16] = [
         parent: Some(Exc::Error),
         value_error: true,
         doc: "The stream was closed by an error or by finish().",
+    },
+    Spec {
+        name: "SchedulerError",
+        parent: Some(Exc::Error),
+        value_error: false,
+        doc: "Misuse of a ToolScheduler (.kind: unknown_call_id, duplicate_call_id, already_finished, not_started, \
+              add_after_discard, too_many_calls, unfinished, discarded, unsupported_provider); the call changed \
+              nothing.",
     },
 ];
 

@@ -10,6 +10,7 @@ mod partial_json;
 mod providers;
 mod reconnect;
 mod sse;
+mod tools;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -82,5 +83,6 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<providers::AnthropicStream>()?;
     m.add_class::<providers::OpenAIChatStream>()?;
     m.add_class::<providers::OpenAIResponsesStream>()?;
+    tools::register(m)?;
     Ok(())
 }

@@ -1,0 +1,259 @@
+//! `ToolScheduler`, its `ToolResult` / `ToolExecutionEvent` / `Finished`
+//! values and `SchedulerError`, over `ssefold::tools`.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use ssefold::providers::Provider;
+use ssefold::tools::{
+    tool_results as core_tool_results, SchedulerConfig, SchedulerError as CoreError, ToolExecutionEvent as CoreEvent,
+    ToolOptions, ToolResult as CoreResult, ToolScheduler as CoreScheduler,
+};
+
+use crate::convert::value_to_py;
+use crate::errors::{new_err, Exc};
+
+fn scheduler_error(py: Python<'_>, e: &CoreError) -> PyErr {
+    let err = new_err(py, Exc::SchedulerError, e.to_string());
+    let _ = err.value(py).setattr("kind", e.kind());
+    err
+}
+
+/// The result of one tool call (immutable).
+#[pyclass(module = "ssefold", frozen, eq, get_all)]
+#[derive(Clone, PartialEq)]
+pub struct ToolResult {
+    /// The provider's id of the call.
+    call_id: String,
+    /// The tool's name.
+    name: String,
+    /// What the model is told: the tool's output, or the error text.
+    output: String,
+    /// Whether it is an error result.
+    is_error: bool,
+    /// Where it came from: `ran`, `unknown_tool`, `invalid_input`,
+    /// `cancelled`, `aborted`, `discarded`.
+    kind: &'static str,
+}
+
+impl ToolResult {
+    fn from_core(r: CoreResult) -> Self {
+        ToolResult { kind: r.kind.as_str(), call_id: r.call_id, name: r.name, output: r.output, is_error: r.is_error }
+    }
+}
+
+#[pymethods]
+impl ToolResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "ToolResult(call_id={:?}, name={:?}, output={:?}, is_error={}, kind={:?})",
+            self.call_id,
+            self.name,
+            self.output,
+            if self.is_error { "True" } else { "False" },
+            self.kind
+        )
+    }
+}
+
+/// A `tool_execution_*` event (immutable): `.type` is its wire name.
+#[pyclass(module = "ssefold", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct ToolExecutionEvent {
+    inner: CoreEvent,
+}
+
+#[pymethods]
+impl ToolExecutionEvent {
+    /// `tool_execution_started`, `tool_execution_update` or `tool_execution_finished`.
+    #[getter]
+    fn r#type(&self) -> &'static str {
+        self.inner.name()
+    }
+    /// The call's id.
+    #[getter]
+    fn call_id(&self) -> &str {
+        self.inner.call_id()
+    }
+    /// The tool's name (`None` for an update).
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        match &self.inner {
+            CoreEvent::Started { name, .. } | CoreEvent::Finished { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+    /// The progress text of an update (`None` otherwise).
+    #[getter]
+    fn text(&self) -> Option<&str> {
+        match &self.inner {
+            CoreEvent::Update { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+    /// Whether a finished call's result is an error (`None` otherwise).
+    #[getter]
+    fn is_error(&self) -> Option<bool> {
+        match &self.inner {
+            CoreEvent::Finished { is_error, .. } => Some(*is_error),
+            _ => None,
+        }
+    }
+    /// The JSON form as a dict: `{"event": type, "call_id", ...}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        value_to_py(py, &self.inner.to_json())
+    }
+    fn __repr__(&self) -> String {
+        format!("ToolExecutionEvent({})", self.inner.to_json())
+    }
+}
+
+/// What `ToolScheduler.finish` did (immutable).
+#[pyclass(module = "ssefold", frozen, get_all)]
+pub struct Finished {
+    /// The result was recorded (false: the scheduler had already ended the
+    /// call — cancelled, aborted, discarded — and dropped the late result).
+    recorded: bool,
+    /// Running calls to cancel now (the call failed and was added with
+    /// `abort_siblings_on_error`).
+    cancel: Vec<String>,
+}
+
+#[pymethods]
+impl Finished {
+    fn __repr__(&self) -> String {
+        format!("Finished(recorded={}, cancel={:?})", if self.recorded { "True" } else { "False" }, self.cancel)
+    }
+}
+
+fn provider_of(name: &str) -> PyResult<Provider> {
+    Provider::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown provider {name:?}")))
+}
+
+/// Which ready tool calls to run now, and their results handed back in call
+/// order. Sans-IO: it never runs a tool; `ssefold.run_turn` is the asyncio
+/// host.
+#[pyclass(module = "ssefold")]
+pub struct ToolScheduler {
+    inner: CoreScheduler,
+}
+
+#[pymethods]
+impl ToolScheduler {
+    #[new]
+    #[pyo3(signature = (*, max_concurrency = 0, max_calls = 4096))]
+    fn new(max_concurrency: usize, max_calls: usize) -> PyResult<Self> {
+        const _: () = assert!(SchedulerConfig::DEFAULT_MAX_CALLS == 4096, "keep the signature's default in step");
+        if max_calls == 0 {
+            return Err(PyValueError::new_err("max_calls must be positive"));
+        }
+        let config = SchedulerConfig { max_concurrency, max_calls };
+        Ok(ToolScheduler { inner: CoreScheduler::with_config(config) })
+    }
+
+    /// Adds a ready tool call (`input`: its complete arguments as JSON text).
+    #[pyo3(signature = (call_id, name, input, *, exclusive = false, abort_siblings_on_error = false))]
+    fn add(
+        &mut self,
+        py: Python<'_>,
+        call_id: &str,
+        name: &str,
+        input: &str,
+        exclusive: bool,
+        abort_siblings_on_error: bool,
+    ) -> PyResult<()> {
+        let options = ToolOptions::new(exclusive, abort_siblings_on_error);
+        self.inner.add(call_id, name, input, options).map_err(|e| scheduler_error(py, &e))
+    }
+
+    /// Adds a call to a tool the host does not have (an error result at once).
+    fn add_unknown(&mut self, py: Python<'_>, call_id: &str, name: &str) -> PyResult<()> {
+        self.inner.add_unknown(call_id, name).map_err(|e| scheduler_error(py, &e))
+    }
+
+    /// The ids of the calls to start now, in call order.
+    fn startable(&mut self) -> Vec<String> {
+        self.inner.startable()
+    }
+
+    /// Progress text of a running call.
+    fn update(&mut self, py: Python<'_>, call_id: &str, text: &str) -> PyResult<()> {
+        self.inner.update(call_id, text).map_err(|e| scheduler_error(py, &e))
+    }
+
+    /// The host's result of a running call.
+    #[pyo3(signature = (call_id, output, is_error = false))]
+    fn finish(&mut self, py: Python<'_>, call_id: &str, output: &str, is_error: bool) -> PyResult<Finished> {
+        let f = self.inner.finish(call_id, output, is_error).map_err(|e| scheduler_error(py, &e))?;
+        Ok(Finished { recorded: f.recorded, cancel: f.cancel })
+    }
+
+    /// The results that can be handed back now (call order, each once).
+    fn results(&mut self) -> Vec<ToolResult> {
+        self.inner.results().into_iter().map(ToolResult::from_core).collect()
+    }
+
+    /// Every call's result in call order.
+    fn all_results(&self, py: Python<'_>) -> PyResult<Vec<ToolResult>> {
+        let all = self.inner.all_results().map_err(|e| scheduler_error(py, &e))?;
+        Ok(all.into_iter().map(ToolResult::from_core).collect())
+    }
+
+    /// Throws the turn's tool work away; returns the running ids to cancel.
+    fn discard(&mut self) -> Vec<String> {
+        self.inner.discard()
+    }
+
+    /// A user abort; returns the running ids to cancel.
+    #[pyo3(signature = (reason = ""))]
+    fn abort(&mut self, reason: &str) -> Vec<String> {
+        self.inner.abort(reason)
+    }
+
+    /// The next `tool_execution_*` event, or `None`.
+    fn next_event(&mut self) -> Option<ToolExecutionEvent> {
+        self.inner.next_event().map(|inner| ToolExecutionEvent { inner })
+    }
+
+    /// Every result shaped for the next request of `provider`
+    /// (`anthropic`: one user message; `openai_chat`: a list of tool
+    /// messages; `openai_responses`: a list of `function_call_output` items).
+    fn tool_results<'py>(&self, py: Python<'py>, provider: &str) -> PyResult<Bound<'py, PyAny>> {
+        let provider = provider_of(provider)?;
+        let all = self.inner.all_results().map_err(|e| scheduler_error(py, &e))?;
+        let value = core_tool_results(provider, &all).map_err(|e| scheduler_error(py, &e))?;
+        value_to_py(py, &value)
+    }
+
+    /// Number of calls running now.
+    #[getter]
+    fn running(&self) -> usize {
+        self.inner.running()
+    }
+
+    /// Whether every call added has its result.
+    #[getter]
+    fn is_settled(&self) -> bool {
+        self.inner.is_settled()
+    }
+
+    /// Whether `discard` was called.
+    #[getter]
+    fn is_discarded(&self) -> bool {
+        self.inner.is_discarded()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// Registers the classes (`SchedulerError` is registered with the other
+/// exceptions).
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ToolScheduler>()?;
+    m.add_class::<ToolResult>()?;
+    m.add_class::<ToolExecutionEvent>()?;
+    m.add_class::<Finished>()?;
+    Ok(())
+}
