@@ -15,9 +15,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ssefold_corpus as corpus;
 use ssefold::providers::{Provider, Stream, StreamEvent};
 use ssefold::relay::{Relay, RelayConfig, RelayFormat};
+use ssefold_corpus as corpus;
 
 struct Counting;
 
