@@ -1,4 +1,4 @@
-//! Provider folding (issue 4): bytes → folded message on the ~20 MB shared
+//! Provider folding: bytes → folded message on the ~20 MB shared
 //! synthetic corpora ([`ssefold_corpus`]; each turn is one stream, fed in
 //! 4 KiB chunks), next to `serde_json::from_slice::<Value>` on every data
 //! payload of the same corpus.

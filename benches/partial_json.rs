@@ -1,4 +1,4 @@
-//! Partial JSON (issue 3): streaming a tool input in 16-byte fragments with path events, versus
+//! Partial JSON: streaming a tool input in 16-byte fragments with path events, versus
 //! one serde_json parse of the whole document, versus what SDKs do (repair the accumulated prefix
 //! and re-parse it with serde_json after every fragment).
 //!

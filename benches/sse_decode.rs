@@ -1,4 +1,4 @@
-//! Issue 2: raw SSE decoding throughput, side by side with its ceilings and a
+//! Raw SSE decoding throughput, side by side with its ceilings and a
 //! peer decoder, in the same run.
 //!
 //! Input: a ~20 MB `anthropic_text` corpus (see `ssefold_corpus`), fed in

@@ -1,4 +1,4 @@
-//! Zero heap allocations per event in steady state (issue 2).
+//! Zero heap allocations per event in steady state.
 //!
 //! A counting global allocator wraps `System`. The decoder is warmed up on a
 //! part of a corpus (its reused buffers grow to their working size), then

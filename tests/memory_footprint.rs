@@ -1,4 +1,4 @@
-//! Issue 2 target: a decoder handle at rest, after decoding a whole corpus,
+//! The memory target: a decoder handle at rest, after decoding a whole corpus,
 //! takes at most 2 KiB including its buffers (`Decoder::memory_footprint`).
 
 use ssefold::sse::Decoder;

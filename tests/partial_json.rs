@@ -1,4 +1,4 @@
-//! Behaviour tests of the incremental partial-JSON parser (issue 3).
+//! Behaviour tests of the incremental partial-JSON parser.
 //!
 //! The reference for best-effort values is a deliberately naive oracle: repair the prefix (drop
 //! what is incomplete, close what is open) and parse it with serde_json.

@@ -1,6 +1,6 @@
-"""Python benchmark (issue 7): ssefold against what Python users run today,
+"""Python benchmark: ssefold against what Python users run today,
 on the core's corpora, in one run. Writes a table and a plot into
-BENCHMARKS.md, section "## Python (issue 7)".
+BENCHMARKS.md, section "## Python".
 
     make python-bench            # release build + this script
     python python/bench/bench.py [--size BYTES] [--repeats N] [--no-write]
@@ -30,7 +30,7 @@ import corpus as corpora  # noqa: E402
 import ssefold  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SECTION = "## Python (issue 7)"
+SECTION = "## Python"
 PLOT = ROOT / "python" / "bench" / "python_bench.png"
 CHUNK = 16 * 1024
 # Shortest timed sample (see run_interleaved).

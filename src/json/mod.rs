@@ -1,4 +1,4 @@
-//! Incremental partial JSON (issue 3): tool-call arguments usable while they stream, in time
+//! Incremental partial JSON: tool-call arguments usable while they stream, in time
 //! linear in their size.
 //!
 //! [`PartialJson`] consumes fragments of a JSON document split at arbitrary bytes, reports
