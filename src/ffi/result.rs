@@ -8,7 +8,7 @@ use crate::sse::{DecodeError, EncodeError};
 /// meaning; retired numbers stay reserved. Ranges: 0–99 success-like
 /// outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
 /// 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
-/// streams.
+/// streams, 600–699 relays.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
@@ -70,11 +70,22 @@ pub enum ssefold_result {
     StreamIncomplete = 504,
     /// Provider stream: already closed by an error or by `finish`.
     StreamClosed = 505,
+    /// Relay: `finish` was called; nothing more can be sent.
+    RelayFinished = 600,
+    /// Relay: `feed` on a relay made without a provider stream.
+    RelayNoStream = 601,
+    /// Relay: the `Last-Event-ID` is older than the oldest event kept
+    /// (reload the whole message).
+    RelayReplayTooOld = 602,
+    /// Relay: the `Last-Event-ID` was never sent by this relay.
+    RelayUnknownEventId = 603,
+    /// Relay: a pushed event is not a normalized event in its JSON form.
+    RelayInvalidEvent = 604,
 }
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 24] = [
+    pub(crate) const ALL: [ssefold_result; 29] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -99,6 +110,11 @@ impl ssefold_result {
         ssefold_result::StreamUnknownDialect,
         ssefold_result::StreamIncomplete,
         ssefold_result::StreamClosed,
+        ssefold_result::RelayFinished,
+        ssefold_result::RelayNoStream,
+        ssefold_result::RelayReplayTooOld,
+        ssefold_result::RelayUnknownEventId,
+        ssefold_result::RelayInvalidEvent,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -133,6 +149,11 @@ impl ssefold_result {
             ssefold_result::StreamUnknownDialect => "cannot detect the provider dialect\0",
             ssefold_result::StreamIncomplete => "the stream ended before its terminal event\0",
             ssefold_result::StreamClosed => "the stream is closed\0",
+            ssefold_result::RelayFinished => "the relay has finished\0",
+            ssefold_result::RelayNoStream => "the relay has no provider stream to feed\0",
+            ssefold_result::RelayReplayTooOld => "the event id is no longer held for replay\0",
+            ssefold_result::RelayUnknownEventId => "the event id was never sent by this relay\0",
+            ssefold_result::RelayInvalidEvent => "not a normalized stream event\0",
         }
     }
 }
