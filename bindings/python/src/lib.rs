@@ -9,6 +9,7 @@ mod errors;
 mod partial_json;
 mod providers;
 mod reconnect;
+mod relay;
 mod sse;
 
 use pyo3::exceptions::PyValueError;
@@ -93,5 +94,6 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<providers::AnthropicStream>()?;
     m.add_class::<providers::OpenAIChatStream>()?;
     m.add_class::<providers::OpenAIResponsesStream>()?;
+    relay::register(m)?;
     Ok(())
 }
