@@ -132,3 +132,22 @@ def test_a_failing_tool_is_a_tool_error_not_a_broken_stream() -> None:
         "toolu_B": "RuntimeError: weather service down",
     }
     assert payloads[-1] == "[DONE]"
+
+
+def test_silence_gets_keep_alive_comments(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(relay_server, "KEEP_ALIVE_TICK_S", 0.01)
+    relay = ssefold.Relay(provider=None, keep_alive_ms=20)
+
+    async def slow() -> Any:
+        yield relay.log("info", "working")
+        await asyncio.sleep(0.3)
+        yield relay.finish()
+
+    async def collect() -> List[bytes]:
+        return [data async for data in relay_server.with_keep_alive(relay, slow())]
+
+    out = asyncio.run(asyncio.wait_for(collect(), 10))
+    assert out[0].startswith(b"id: 1\n") and out[-1].endswith(b"data: [DONE]\n\n")
+    assert b": keep-alive\n\n" in out[1:-1]
