@@ -19,21 +19,11 @@
 #define SSEFOLD_VERSION_PATCH 0
 
 /**
- * Default [`RelayConfig::replay_bytes`]: 1 MiB.
- */
-#define RelayConfig_DEFAULT_REPLAY_BYTES (1 << 20)
-
-/**
- * Default [`RelayConfig::keep_alive_ms`]: 15 s.
- */
-#define RelayConfig_DEFAULT_KEEP_ALIVE_MS 15000
-
-/**
  * The status of a call. The numbers are part of the ABI and never change
  * meaning; retired numbers stay reserved. Ranges: 0–99 success-like
  * outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
  * 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
- * streams, 600–699 the tool scheduler.
+ * streams, 600–699 the tool scheduler, 700–799 relays.
  */
 enum ssefold_result
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -197,6 +187,27 @@ enum ssefold_result
    * Tool scheduler: no tool result shape for this provider (`AUTO`).
    */
   SSEFOLD_RESULT_TOOL_UNSUPPORTED_PROVIDER = 608,
+  /**
+   * Relay: `finish` was called; nothing more can be sent.
+   */
+  SSEFOLD_RESULT_RELAY_FINISHED = 700,
+  /**
+   * Relay: `feed` on a relay made without a provider stream.
+   */
+  SSEFOLD_RESULT_RELAY_NO_STREAM = 701,
+  /**
+   * Relay: the `Last-Event-ID` is older than the oldest event kept
+   * (reload the whole message).
+   */
+  SSEFOLD_RESULT_RELAY_REPLAY_TOO_OLD = 702,
+  /**
+   * Relay: the `Last-Event-ID` was never sent by this relay.
+   */
+  SSEFOLD_RESULT_RELAY_UNKNOWN_EVENT_ID = 703,
+  /**
+   * Relay: a pushed event is not a normalized event in its JSON form.
+   */
+  SSEFOLD_RESULT_RELAY_INVALID_EVENT = 704,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -605,6 +616,31 @@ typedef uint32_t ssefold_utf8_mode;
 #endif // __cplusplus
 
 /**
+ * The browser protocol a relay writes.
+ */
+enum ssefold_relay_format
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The Vercel AI SDK's UI message stream protocol (v1), read by `useChat`.
+   */
+  SSEFOLD_RELAY_FORMAT_AI_SDK = 0,
+  /**
+   * Named events of the agent-backend catalog (`text-delta`, `tool-call`, …).
+   */
+  SSEFOLD_RELAY_FORMAT_CATALOG = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_relay_format ssefold_relay_format;
+#else
+typedef uint32_t ssefold_relay_format;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * An incremental partial-JSON parser for one document (opaque).
  */
 typedef struct ssefold_partial_json ssefold_partial_json;
@@ -613,6 +649,11 @@ typedef struct ssefold_partial_json ssefold_partial_json;
  * A reconnection state machine for one logical stream (opaque).
  */
 typedef struct ssefold_reconnector ssefold_reconnector;
+
+/**
+ * A relay (opaque).
+ */
+typedef struct ssefold_relay ssefold_relay;
 
 /**
  * An incremental SSE decoder (opaque).
@@ -855,6 +896,26 @@ typedef struct ssefold_reconnect_decision {
 } ssefold_reconnect_decision;
 
 /**
+ * Settings of a relay. Start from `ssefold_relay_config_default`.
+ */
+typedef struct ssefold_relay_config {
+  /**
+   * A `ssefold_relay_format` value (default `AI_SDK`).
+   */
+  uint32_t format;
+  /**
+   * Bytes of recent frames kept for `ssefold_relay_replay_after`
+   * (default 1 MiB; 0 keeps none).
+   */
+  size_t replay_bytes;
+  /**
+   * A keep-alive comment is due after this long without output
+   * (default 15000 ms).
+   */
+  uint64_t keep_alive_ms;
+} ssefold_relay_config;
+
+/**
  * Decoder options. Start from `ssefold_sse_decoder_config_default`.
  */
 typedef struct ssefold_sse_decoder_config {
@@ -876,6 +937,44 @@ typedef struct ssefold_sse_decoder_config {
    */
   size_t max_id_len;
 } ssefold_sse_decoder_config;
+
+/**
+ * Limits of a stream. Start from `ssefold_stream_config_default`.
+ */
+typedef struct ssefold_stream_config {
+  /**
+   * The SSE decoder's options.
+   */
+  struct ssefold_sse_decoder_config sse;
+  /**
+   * Most parts per stream (default 4096).
+   */
+  size_t max_parts;
+  /**
+   * Most bytes of one tool call's raw arguments (default 16 MiB).
+   */
+  size_t max_tool_args_bytes;
+  /**
+   * Most bytes of text in one part (default 64 MiB).
+   */
+  size_t max_text_bytes;
+  /**
+   * Most choices (OpenAI `n`, default 128).
+   */
+  size_t max_choices;
+  /**
+   * Anthropic: keep an unfinished trailing string in a partial tool input
+   * (jiter `partial_mode="trailing-strings"`; default false: dropped).
+   */
+  bool tool_input_trailing_strings;
+  /**
+   * Most bytes the stream's parts may hold (texts, tool arguments and
+   * their parsed values, estimated; default 128 MiB). Over it:
+   * `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
+   * everything folded so far kept.
+   */
+  size_t max_memory_bytes;
+} ssefold_stream_config;
 
 /**
  * One dispatched event, as passed to the callback. Every view is valid
@@ -1023,44 +1122,6 @@ typedef struct ssefold_stream_event {
    */
   struct ssefold_stream_path_event path_event;
 } ssefold_stream_event;
-
-/**
- * Limits of a stream. Start from `ssefold_stream_config_default`.
- */
-typedef struct ssefold_stream_config {
-  /**
-   * The SSE decoder's options.
-   */
-  struct ssefold_sse_decoder_config sse;
-  /**
-   * Most parts per stream (default 4096).
-   */
-  size_t max_parts;
-  /**
-   * Most bytes of one tool call's raw arguments (default 16 MiB).
-   */
-  size_t max_tool_args_bytes;
-  /**
-   * Most bytes of text in one part (default 64 MiB).
-   */
-  size_t max_text_bytes;
-  /**
-   * Most choices (OpenAI `n`, default 128).
-   */
-  size_t max_choices;
-  /**
-   * Anthropic: keep an unfinished trailing string in a partial tool input
-   * (jiter `partial_mode="trailing-strings"`; default false: dropped).
-   */
-  bool tool_input_trailing_strings;
-  /**
-   * Most bytes the stream's parts may hold (texts, tool arguments and
-   * their parsed values, estimated; default 128 MiB). Over it:
-   * `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
-   * everything folded so far kept.
-   */
-  size_t max_memory_bytes;
-} ssefold_stream_config;
 
 /**
  * The normalized-event callback. A stream consumes each fed chunk whole,
@@ -1563,6 +1624,254 @@ ssefold_result ssefold_reconnector_state(const struct ssefold_reconnector *recon
  */
 ssefold_result ssefold_reconnector_last_error(const struct ssefold_reconnector *reconnector,
                                               struct ssefold_str *out);
+
+/**
+ * Writes the defaults for `format` (a `ssefold_relay_format`) to `*out`.
+ *
+ * # Safety
+ * `out` must be NULL or writable.
+ */
+ssefold_result ssefold_relay_config_default(uint32_t format, struct ssefold_relay_config *out);
+
+/**
+ * Creates a relay of events the host pushes (`ssefold_relay_push_json`)
+ * with `config` (NULL: the `AI_SDK` defaults) and writes it to `*out`.
+ *
+ * # Safety
+ * `config` must be NULL or readable; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_new(const struct ssefold_relay_config *config,
+                                 struct ssefold_relay **out);
+
+/**
+ * Creates a relay that folds provider bytes itself (`ssefold_relay_feed`):
+ * its stream is for `provider` (a `ssefold_provider`) with `stream_config`
+ * (NULL: the defaults). `config` NULL: the `AI_SDK` defaults.
+ *
+ * # Safety
+ * `config` and `stream_config` must be NULL or readable; `out` NULL or
+ * writable.
+ */
+ssefold_result ssefold_relay_new_with_stream(const struct ssefold_relay_config *config,
+                                             uint32_t provider,
+                                             const struct ssefold_stream_config *stream_config,
+                                             struct ssefold_relay **out);
+
+/**
+ * Frees a relay. NULL is a no-op.
+ *
+ * # Safety
+ * `relay` must be NULL or live, not used afterwards.
+ */
+void ssefold_relay_free(struct ssefold_relay *relay);
+
+/**
+ * Feeds provider bytes through the relay's stream; `*out` gets the browser
+ * bytes they produced. `*stream_result` gets `OK`, or the stream's failure
+ * (`STREAM_*`, `SSE_*`) when the provider stream failed on this chunk: the
+ * relay has then written an `error` event into `*out` (send it), and the
+ * stream is closed. Both are written whenever the call returns `OK`.
+ *
+ * Errors: `RELAY_NO_STREAM` (made with `ssefold_relay_new`),
+ * `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `bytes` NULL or `len` readable bytes; the
+ * out-pointers NULL or writable.
+ */
+ssefold_result ssefold_relay_feed(struct ssefold_relay *relay,
+                                  const uint8_t *bytes,
+                                  size_t len,
+                                  struct ssefold_bytes *out,
+                                  ssefold_result *stream_result);
+
+/**
+ * The end of the provider's body: the stream's last events, as for
+ * `ssefold_relay_feed` (`*stream_result` is `STREAM_INCOMPLETE` when the
+ * terminal event never came; an `error` event is in `*out` then).
+ *
+ * # Safety
+ * `relay` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_relay_end_of_input(struct ssefold_relay *relay,
+                                          struct ssefold_bytes *out,
+                                          ssefold_result *stream_result);
+
+/**
+ * Pushes one normalized event in its JSON form (`event->json` of a stream
+ * callback registered with `event_json`): `*out` gets its browser bytes
+ * (often none). Events the relay does not show (`tool_args_path`,
+ * `warning`, `unknown`) give none; after `ssefold_relay_finish` every event
+ * gives none.
+ *
+ * Errors: `RELAY_INVALID_EVENT` (not JSON, not an event object, or a
+ * member the relay reads is missing or mistyped; nothing written).
+ *
+ * # Safety
+ * `relay` must be NULL or live; `event_json` NULL or `len` readable bytes;
+ * `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_push_json(struct ssefold_relay *relay,
+                                       struct ssefold_str event_json,
+                                       struct ssefold_bytes *out);
+
+/**
+ * A tool's result for call `call_id`: `output_json` is the output as JSON
+ * text (absent: `null`); `is_error` makes it a tool error; `duration_ms`
+ * (NULL: unknown) goes into the catalog's `tool-result`.
+ *
+ * Errors: `INVALID_ARGUMENT` (`output_json` not JSON), `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; the views NULL or `len` readable bytes;
+ * `duration_ms` NULL or readable; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_tool_result(struct ssefold_relay *relay,
+                                         struct ssefold_str call_id,
+                                         struct ssefold_str output_json,
+                                         bool is_error,
+                                         const uint64_t *duration_ms,
+                                         struct ssefold_bytes *out);
+
+/**
+ * A tool call waits for the user's approval: `input_json` is the call's
+ * input as JSON text (absent: `null`).
+ *
+ * Errors: `INVALID_ARGUMENT` (`input_json` not JSON), `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; the views NULL or `len` readable bytes;
+ * `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_approval_required(struct ssefold_relay *relay,
+                                               struct ssefold_str approval_id,
+                                               struct ssefold_str call_id,
+                                               struct ssefold_str name,
+                                               struct ssefold_str input_json,
+                                               struct ssefold_bytes *out);
+
+/**
+ * A log line for the UI (`data-log`, transient; catalog `log`).
+ *
+ * Errors: `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; the views NULL or `len` readable bytes;
+ * `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_log(struct ssefold_relay *relay,
+                                 struct ssefold_str level,
+                                 struct ssefold_str message,
+                                 struct ssefold_bytes *out);
+
+/**
+ * An error for the UI; `recoverable`: the agent goes on.
+ *
+ * Errors: `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `message` NULL or `len` readable bytes;
+ * `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_error(struct ssefold_relay *relay,
+                                   struct ssefold_str message,
+                                   bool recoverable,
+                                   struct ssefold_bytes *out);
+
+/**
+ * Closes the open step, if any (`finish-step`; catalog `step-completed`).
+ *
+ * Errors: `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_finish_step(struct ssefold_relay *relay, struct ssefold_bytes *out);
+
+/**
+ * The end of the answer (`finish`, then `data: [DONE]` in the AI SDK
+ * format). `usage_json` (absent: the usage folded from the stream)
+ * replaces the usage reported. Nothing can be sent afterwards.
+ *
+ * Errors: `INVALID_ARGUMENT` (`usage_json` not JSON), `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `usage_json` NULL or `len` readable bytes;
+ * `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_finish(struct ssefold_relay *relay,
+                                    struct ssefold_str usage_json,
+                                    struct ssefold_bytes *out);
+
+/**
+ * A keep-alive comment when nothing was sent for the configured
+ * `keep_alive_ms` by the host's clock `now_ms` (milliseconds, any epoch);
+ * `*out` is empty otherwise. Call it on a timer.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_keep_alive(struct ssefold_relay *relay,
+                                        uint64_t now_ms,
+                                        struct ssefold_bytes *out);
+
+/**
+ * The frames sent after event `last_event_id` (a reconnecting browser's
+ * `Last-Event-ID` header), to send first on its new connection.
+ *
+ * Errors: `RELAY_REPLAY_TOO_OLD` (no longer held: the last error names the
+ * oldest id kept; reload the whole message), `RELAY_UNKNOWN_EVENT_ID`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `last_event_id` NULL or `len` readable
+ * bytes; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_replay_after(struct ssefold_relay *relay,
+                                          struct ssefold_str last_event_id,
+                                          struct ssefold_bytes *out);
+
+/**
+ * The number of HTTP response headers the browser side needs
+ * (`ssefold_relay_header` reads them).
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_header_count(const struct ssefold_relay *relay, size_t *out);
+
+/**
+ * Response header `index` (lower-case name, value; static strings that
+ * live forever).
+ *
+ * Errors: `INVALID_ARGUMENT` (`index` out of range).
+ *
+ * # Safety
+ * `relay` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_relay_header(const struct ssefold_relay *relay,
+                                    size_t index,
+                                    struct ssefold_str *name,
+                                    struct ssefold_str *value);
+
+/**
+ * The id of the last event sent (0 before the first) and whether
+ * `ssefold_relay_finish` was called.
+ *
+ * # Safety
+ * `relay` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_relay_status(const struct ssefold_relay *relay,
+                                    uint64_t *last_event_id,
+                                    bool *is_finished);
+
+/**
+ * The message of the relay's last call (empty after success), as a
+ * NUL-terminated view owned by the relay until its next call.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_last_error(const struct ssefold_relay *relay, struct ssefold_str *out);
 
 /**
  * A static, NUL-terminated description of a status number. Takes the

@@ -506,6 +506,31 @@ class ToolScheduler {
   ToolScheduler &operator=(ToolScheduler &&o) noexcept {
     if (this != &o) {
       ssefold_tool_scheduler_free(handle_);
+/// The browser bytes of a relay call, or its provider stream's failure.
+struct Relayed {
+  std::string bytes;             ///< Send these to the browser.
+  ssefold_result stream_status;  ///< OK, or the stream's failure (an `error` event is in `bytes`).
+};
+
+/// Normalized events (or provider bytes) in, the browser's SSE bytes out.
+/// Each call returns an owning copy of the bytes to send now.
+class Relay {
+ public:
+  /// A relay of pushed events (`config` NULL: the AI SDK defaults).
+  explicit Relay(const ssefold_relay_config *config = nullptr) {
+    if (ssefold_result rc = ssefold_relay_new(config, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  /// A relay that folds `provider` bytes itself (`feed`).
+  Relay(const ssefold_relay_config *config, ssefold_provider provider,
+        const ssefold_stream_config *stream_config = nullptr) {
+    ssefold_result rc = ssefold_relay_new_with_stream(config, provider, stream_config, &handle_);
+    if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  ~Relay() { ssefold_relay_free(handle_); }
+  Relay(Relay &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  Relay &operator=(Relay &&o) noexcept {
+    if (this != &o) {
+      ssefold_relay_free(handle_);
       handle_ = std::exchange(o.handle_, nullptr);
     }
     return *this;
@@ -603,6 +628,104 @@ class ToolScheduler {
       out.push_back(Result{std::string(view(r[i].call_id)), std::string(view(r[i].name)),
                            std::string(view(r[i].output)), r[i].is_error, r[i].kind});
     return out;
+  Relay(const Relay &) = delete;
+  Relay &operator=(const Relay &) = delete;
+
+  /// Provider bytes through the relay's stream.
+  Relayed feed(std::string_view bytes) {
+    ssefold_bytes out{nullptr, 0};
+    ssefold_result status = SSEFOLD_RESULT_OK;
+    check(ssefold_relay_feed(handle_, reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size(), &out,
+                             &status));
+    return Relayed{copy(out), status};
+  }
+  /// The end of the provider's body.
+  Relayed end_of_input() {
+    ssefold_bytes out{nullptr, 0};
+    ssefold_result status = SSEFOLD_RESULT_OK;
+    check(ssefold_relay_end_of_input(handle_, &out, &status));
+    return Relayed{copy(out), status};
+  }
+  /// One normalized event in its JSON form (`event.json` of a Stream made
+  /// with `event_json`).
+  std::string push_json(std::string_view event_json) {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_push_json(handle_, str(event_json), out); });
+  }
+  /// A tool's result; `output_json` is JSON text.
+  std::string tool_result(std::string_view call_id, std::string_view output_json, bool is_error = false,
+                          std::optional<std::uint64_t> duration_ms = std::nullopt) {
+    return call([&](ssefold_bytes *out) {
+      return ssefold_relay_tool_result(handle_, str(call_id), str(output_json), is_error,
+                                       duration_ms ? &*duration_ms : nullptr, out);
+    });
+  }
+  /// A tool call waits for approval; `input_json` is JSON text.
+  std::string approval_required(std::string_view approval_id, std::string_view call_id, std::string_view name,
+                                std::string_view input_json) {
+    return call([&](ssefold_bytes *out) {
+      return ssefold_relay_approval_required(handle_, str(approval_id), str(call_id), str(name), str(input_json),
+                                             out);
+    });
+  }
+  std::string log(std::string_view level, std::string_view message) {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_log(handle_, str(level), str(message), out); });
+  }
+  std::string error(std::string_view message, bool recoverable) {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_error(handle_, str(message), recoverable, out); });
+  }
+  std::string finish_step() {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_finish_step(handle_, out); });
+  }
+  /// The end of the answer; `usage_json` (nullopt: the folded usage).
+  std::string finish(std::optional<std::string_view> usage_json = std::nullopt) {
+    return call([&](ssefold_bytes *out) {
+      return ssefold_relay_finish(handle_, usage_json ? str(*usage_json) : absent(), out);
+    });
+  }
+  /// A keep-alive comment when one is due by the host clock (else empty).
+  std::string keep_alive(std::uint64_t now_ms) {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_keep_alive(handle_, now_ms, out); });
+  }
+  /// What a browser reconnecting with `Last-Event-ID` missed (throws
+  /// RELAY_REPLAY_TOO_OLD / RELAY_UNKNOWN_EVENT_ID).
+  std::string replay_after(std::string_view last_event_id) {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_replay_after(handle_, str(last_event_id), out); });
+  }
+  /// The response headers (name, value).
+  std::vector<std::pair<std::string_view, std::string_view>> headers() const {
+    std::size_t n = 0;
+    check(ssefold_relay_header_count(handle_, &n));
+    std::vector<std::pair<std::string_view, std::string_view>> out;
+    for (std::size_t i = 0; i < n; i++) {
+      ssefold_str name{nullptr, 0}, value{nullptr, 0};
+      check(ssefold_relay_header(handle_, i, &name, &value));
+      out.emplace_back(view(name), view(value));
+    }
+    return out;
+  }
+  std::uint64_t last_event_id() const {
+    std::uint64_t id = 0;
+    bool finished = false;
+    check(ssefold_relay_status(handle_, &id, &finished));
+    return id;
+  }
+  bool is_finished() const {
+    std::uint64_t id = 0;
+    bool finished = false;
+    check(ssefold_relay_status(handle_, &id, &finished));
+    return finished;
+  }
+  ssefold_relay *get() const noexcept { return handle_; }
+
+ private:
+  static std::string copy(ssefold_bytes b) {
+    return b.len ? std::string(reinterpret_cast<const char *>(b.ptr), b.len) : std::string();
+  }
+  template <typename F>
+  std::string call(F &&f) {
+    ssefold_bytes out{nullptr, 0};
+    check(f(&out));
+    return copy(out);
   }
   void check(ssefold_result rc) const {
     if (rc == SSEFOLD_RESULT_OK) return;
@@ -611,6 +734,10 @@ class ToolScheduler {
     throw Error(rc, std::string(view(s)));
   }
   ssefold_tool_scheduler *handle_ = nullptr;
+    ssefold_relay_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_relay *handle_ = nullptr;
 };
 
 }  // namespace ssefold

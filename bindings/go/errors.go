@@ -102,6 +102,9 @@ func (e *Error) Error() string {
 
 // Is maps the code onto the sentinel errors.
 func (e *Error) Is(target error) bool {
+	if relayErrorIs(e.Code, target) {
+		return true
+	}
 	switch target {
 	case ErrProviderError:
 		return e.Code == ResultStreamProviderError || e.Code == ResultStreamRetryableProviderError

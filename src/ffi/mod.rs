@@ -89,6 +89,7 @@ pub mod encoder;
 pub(crate) mod handle;
 pub mod json;
 pub mod reconnect;
+pub mod relay;
 pub mod result;
 pub mod slice;
 pub mod sse;

@@ -8,7 +8,7 @@ use crate::sse::{DecodeError, EncodeError};
 /// meaning; retired numbers stay reserved. Ranges: 0–99 success-like
 /// outcomes, 100–199 misuse of the API (caller bugs), 200–299 SSE decoding,
 /// 300–399 SSE encoding, 400–499 partial JSON, 500–599 provider
-/// streams, 600–699 the tool scheduler.
+/// streams, 600–699 the tool scheduler, 700–799 relays.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
@@ -100,11 +100,22 @@ pub enum ssefold_result {
     ToolDiscarded = 607,
     /// Tool scheduler: no tool result shape for this provider (`AUTO`).
     ToolUnsupportedProvider = 608,
+    /// Relay: `finish` was called; nothing more can be sent.
+    RelayFinished = 700,
+    /// Relay: `feed` on a relay made without a provider stream.
+    RelayNoStream = 701,
+    /// Relay: the `Last-Event-ID` is older than the oldest event kept
+    /// (reload the whole message).
+    RelayReplayTooOld = 702,
+    /// Relay: the `Last-Event-ID` was never sent by this relay.
+    RelayUnknownEventId = 703,
+    /// Relay: a pushed event is not a normalized event in its JSON form.
+    RelayInvalidEvent = 704,
 }
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 35] = [
+    pub(crate) const ALL: [ssefold_result; 40] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -140,6 +151,11 @@ impl ssefold_result {
         ssefold_result::ToolUnfinished,
         ssefold_result::ToolDiscarded,
         ssefold_result::ToolUnsupportedProvider,
+        ssefold_result::RelayFinished,
+        ssefold_result::RelayNoStream,
+        ssefold_result::RelayReplayTooOld,
+        ssefold_result::RelayUnknownEventId,
+        ssefold_result::RelayInvalidEvent,
     ];
 
     /// The status with number `n`, if there is one. C may pass any number.
@@ -187,6 +203,11 @@ impl ssefold_result {
             ssefold_result::ToolUnfinished => "a tool call has no result yet\0",
             ssefold_result::ToolDiscarded => "the turn's tool work was discarded\0",
             ssefold_result::ToolUnsupportedProvider => "no tool result shape for this provider\0",
+            ssefold_result::RelayFinished => "the relay has finished\0",
+            ssefold_result::RelayNoStream => "the relay has no provider stream to feed\0",
+            ssefold_result::RelayReplayTooOld => "the event id is no longer held for replay\0",
+            ssefold_result::RelayUnknownEventId => "the event id was never sent by this relay\0",
+            ssefold_result::RelayInvalidEvent => "not a normalized stream event\0",
         }
     }
 }

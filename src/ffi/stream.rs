@@ -263,7 +263,7 @@ impl Castable for ssefold_stream {
     type Inner = Handle<StreamState>;
 }
 
-fn failure(e: &StreamError) -> Failure {
+pub(super) fn failure(e: &StreamError) -> Failure {
     let code = match e {
         StreamError::Sse(d) => ssefold_result::from(d),
         StreamError::InvalidJson { .. } => ssefold_result::StreamInvalidJson,
@@ -346,7 +346,7 @@ impl StreamState {
     }
 }
 
-fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
+pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
     let utf8 = ssefold_utf8_mode::from_raw(c.sse.utf8_mode).ok_or_else(|| {
         Failure::new(ssefold_result::InvalidArgument, format!("unknown utf8_mode {}", c.sse.utf8_mode))
     })?;
@@ -367,6 +367,17 @@ fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
         tool_input_trailing_strings: c.tool_input_trailing_strings,
         max_memory_bytes: c.max_memory_bytes,
     })
+}
+
+/// The provider of a `ssefold_provider` number.
+pub(super) fn provider_from_c(provider: u32) -> Option<Provider> {
+    match provider {
+        0 => Some(Provider::Auto),
+        1 => Some(Provider::Anthropic),
+        2 => Some(Provider::OpenAIChat),
+        3 => Some(Provider::OpenAIResponses),
+        _ => None,
+    }
 }
 
 /// Writes the default stream limits to `*out`.
@@ -415,13 +426,7 @@ pub unsafe extern "C" fn ssefold_stream_new(
         if out.is_null() {
             return ssefold_result::NullParameter;
         }
-        let provider = match provider {
-            0 => Provider::Auto,
-            1 => Provider::Anthropic,
-            2 => Provider::OpenAIChat,
-            3 => Provider::OpenAIResponses,
-            _ => return ssefold_result::InvalidArgument,
-        };
+        let Some(provider) = provider_from_c(provider) else { return ssefold_result::InvalidArgument };
         // SAFETY: NULL or readable by contract.
         let config = match unsafe { config.as_ref() }.map(config_from_c) {
             None => StreamConfig::default(),

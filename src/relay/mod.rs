@@ -30,6 +30,7 @@
 
 mod frame;
 mod replay;
+mod wire;
 
 use serde_json::Value;
 
@@ -115,6 +116,10 @@ pub enum RelayError {
     /// The `Last-Event-ID` was never sent by this relay.
     #[error("event id {0:?} was never sent by this relay")]
     UnknownEventId(String),
+    /// [`Relay::push_json`] got something that is not a normalized event in
+    /// its JSON form (the message says what is wrong).
+    #[error("not a normalized stream event: {0}")]
+    InvalidEvent(String),
 }
 
 /// What a relayed part is.

@@ -25,7 +25,8 @@
 //!     ├── UnknownDialectError + ValueError (provider="auto" could not tell)
 //!     ├── DialectMismatchError + ValueError (the first event is another dialect's; .expected, .detected)
 //!     ├── StreamClosedError + ValueError (fed after an error or after finish)
-//!     └── SchedulerError             (misuse of a ToolScheduler; .kind)
+//!     ├── SchedulerError             (misuse of a ToolScheduler; .kind)
+//!     └── RelayError                 (a relay call that cannot be served; .kind)
 //! ```
 //!
 //! The classes are built once per interpreter (`type(name, bases, ...)`:
@@ -63,6 +64,7 @@ pub enum Exc {
     DialectMismatchError,
     StreamClosedError,
     SchedulerError,
+    RelayError,
 }
 
 /// One class: its name, its ssefold parent (`None`: `Exception`), whether
@@ -74,7 +76,7 @@ struct Spec {
     doc: &'static str,
 }
 
-const SPECS: [Spec; 17] = [
+const SPECS: [Spec; 18] = [
     Spec { name: "Error", parent: None, value_error: false, doc: "Base class of every error raised by ssefold." },
     Spec {
         name: "ProviderError",
@@ -176,6 +178,13 @@ const SPECS: [Spec; 17] = [
         doc: "Misuse of a ToolScheduler (.kind: unknown_call_id, duplicate_call_id, already_finished, not_started, \
               add_after_discard, too_many_calls, unfinished, discarded, unsupported_provider); the call changed \
               nothing.",
+    },
+    Spec {
+        name: "RelayError",
+        parent: Some(Exc::Error),
+        value_error: false,
+        doc: "A relay call that cannot be served (.kind: finished | no_stream | replay_too_old | unknown_event_id | \
+              invalid_event).",
     },
 ];
 

@@ -9,6 +9,7 @@ mod errors;
 mod partial_json;
 mod providers;
 mod reconnect;
+mod relay;
 mod sse;
 mod tools;
 
@@ -84,5 +85,6 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<providers::OpenAIChatStream>()?;
     m.add_class::<providers::OpenAIResponsesStream>()?;
     tools::register(m)?;
+    relay::register(m)?;
     Ok(())
 }

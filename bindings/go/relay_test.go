@@ -1,0 +1,222 @@
+package ssefold
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+const relayFixture = "../../tests/fixtures/anthropic/interleaved_tools.sse"
+
+// relayFeed relays body in chunk-byte pieces, then finishes.
+func relayFeed(t *testing.T, format RelayFormat, body []byte, chunk int) []byte {
+	t.Helper()
+	rl, err := NewRelayWithStream(Auto, &RelayOptions{Format: format})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	var out bytes.Buffer
+	for at := 0; at < len(body); at += chunk {
+		b, err := rl.Feed(body[at:min(at+chunk, len(body))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(b)
+	}
+	for _, step := range []func() ([]byte, error){rl.EndOfInput, func() ([]byte, error) { return rl.Finish(nil) }} {
+		b, err := step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(b)
+	}
+	return out.Bytes()
+}
+
+// uiChunks parses the data lines of AI SDK bytes ("[DONE]" as nil).
+func uiChunks(t *testing.T, b []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(string(b), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		if data == "[DONE]" {
+			out = append(out, nil)
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("%q: %v", data, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestRelayFeedInAnyChunking(t *testing.T) {
+	body, err := os.ReadFile(relayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := relayFeed(t, RelayAISDK, body, len(body))
+	for _, chunk := range []int{1, 17, 256} {
+		if got := relayFeed(t, RelayAISDK, body, chunk); !bytes.Equal(got, whole) {
+			t.Fatalf("chunk %d: bytes differ", chunk)
+		}
+	}
+	chunks := uiChunks(t, whole)
+	if chunks[0]["type"] != "start" || chunks[len(chunks)-1] != nil {
+		t.Fatalf("bad framing: %v ... %v", chunks[0], chunks[len(chunks)-1])
+	}
+	calls := 0
+	for _, c := range chunks {
+		if c != nil && c["type"] == "tool-input-available" {
+			calls++
+		}
+	}
+	if calls != 4 { // two host tools, a server tool, an MCP tool
+		t.Fatalf("%d tool-input-available chunks, want 4", calls)
+	}
+	if catalog := relayFeed(t, RelayCatalog, body, 64); !bytes.Contains(catalog, []byte("event: tool-call\n")) {
+		t.Fatalf("no tool-call in the catalog bytes: %s", catalog)
+	}
+}
+
+func TestRelayPushGivesTheBytesOfFeed(t *testing.T) {
+	body, err := os.ReadFile(relayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStream(Auto, &StreamOptions{EventJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	events, err := s.Feed(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, err := s.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := NewRelay(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	var out bytes.Buffer
+	for _, ev := range append(events, rest...) {
+		b, err := rl.Push(ev)
+		if err != nil {
+			t.Fatalf("%s: %v", ev.JSON, err)
+		}
+		out.Write(b)
+	}
+	b, err := rl.Finish(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Write(b)
+	if want := relayFeed(t, RelayAISDK, body, 100); !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("pushed bytes differ from fed bytes:\n%s\n---\n%s", out.Bytes(), want)
+	}
+	if _, err := rl.Feed(body); !errors.Is(err, ErrNoStream) {
+		t.Fatalf("Feed on a push relay: %v", err)
+	}
+}
+
+func TestRelayHostEventsReplayKeepAliveAndErrors(t *testing.T) {
+	rl, err := NewRelay(&RelayOptions{Format: RelayCatalog, KeepAlive: time.Second, ReplayBytes: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	b, err := rl.ToolResult("call_1", map[string]int{"temp": 21}, false, 12*time.Millisecond)
+	want := "id: 1\nevent: tool-result\ndata: {\"call_id\":\"call_1\",\"output\":{\"temp\":21},\"is_error\":false,\"duration_ms\":12}\n\n"
+	if err != nil || string(b) != want {
+		t.Fatalf("%q, %v", b, err)
+	}
+	if b, err = rl.ApprovalRequired("ap1", "call_2", "rm", json.RawMessage(`{"path":"/"}`)); err != nil ||
+		!bytes.Contains(b, []byte("event: approval-required")) {
+		t.Fatalf("%q, %v", b, err)
+	}
+	if b, err = rl.Log("info", "a line"); err != nil || !bytes.Contains(b, []byte("event: log")) {
+		t.Fatalf("%q, %v", b, err)
+	}
+	if b, err = rl.ErrorEvent("tool failed", true); err != nil || !bytes.Contains(b, []byte(`"recoverable":true`)) {
+		t.Fatalf("%q, %v", b, err)
+	}
+	if b, err = rl.FinishStep(); err != nil || !bytes.Contains(b, []byte("event: step-completed")) {
+		t.Fatalf("%q, %v", b, err)
+	}
+	t0 := time.UnixMilli(1_000_000)
+	for _, c := range []struct {
+		at   time.Duration
+		want string
+	}{{0, ""}, {999 * time.Millisecond, ""}, {time.Second, ": keep-alive\n\n"}} {
+		if b, err = rl.KeepAlive(t0.Add(c.at)); err != nil || string(b) != c.want {
+			t.Fatalf("keep-alive at %v: %q, %v", c.at, b, err)
+		}
+	}
+	if b, err = rl.ReplayAfter("4"); err != nil || !bytes.HasPrefix(b, []byte("id: 5\n")) {
+		t.Fatalf("replay: %q, %v", b, err)
+	}
+	if _, err = rl.ReplayAfter("1"); !errors.Is(err, ErrReplayTooOld) {
+		t.Fatalf("replay of a dropped id: %v", err)
+	}
+	if _, err = rl.ReplayAfter("77"); !errors.Is(err, ErrUnknownEventID) {
+		t.Fatalf("replay of an unknown id: %v", err)
+	}
+	if _, err = rl.PushJSON([]byte(`{"event":"text_delta"}`)); !errors.Is(err, ErrInvalidInput) {
+		t.Fatalf("invalid event: %v", err)
+	}
+	if _, err = rl.ToolResult("c", func() {}, false, -1); err == nil {
+		t.Fatal("an output json cannot marshal was accepted")
+	}
+	if b, err = rl.Finish(map[string]int{"input_tokens": 3}); err != nil ||
+		!bytes.Contains(b, []byte(`"usage":{"input_tokens":3}`)) {
+		t.Fatalf("%q, %v", b, err)
+	}
+	// 5 events, then finish: step-completed of the step it opens, finish.
+	if id, finished := rl.LastEventID(); id != 7 || !finished {
+		t.Fatalf("status %d %v", id, finished)
+	}
+	if _, err = rl.Log("info", "late"); !errors.Is(err, ErrRelayFinished) {
+		t.Fatalf("after finish: %v", err)
+	}
+	if _, err = NewRelay(&RelayOptions{Format: 9}); err == nil {
+		t.Fatal("an unknown format was accepted")
+	}
+	rl.Close()
+	if _, err = rl.Log("info", "closed"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
+
+func TestRelayStreamFailureComesWithItsErrorEvent(t *testing.T) {
+	rl, err := NewRelayWithStream(Anthropic, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	b, err := rl.Feed([]byte("event: message_start\ndata: {not json}\n\n"))
+	if !errors.Is(err, ErrInvalidInput) || !bytes.Contains(b, []byte(`"type":"error"`)) {
+		t.Fatalf("%q, %v", b, err)
+	}
+	headers := rl.Headers()
+	found := false
+	for _, h := range headers {
+		found = found || (h.Name == "x-vercel-ai-ui-message-stream" && h.Value == "v1")
+	}
+	if !found {
+		t.Fatalf("headers %v", headers)
+	}
+}

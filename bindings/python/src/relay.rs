@@ -1,0 +1,275 @@
+//! `Relay` over `ssefold::relay`: provider bytes (`feed`) or normalized
+//! events (`push`) in, the browser's SSE bytes out, plus the events the host
+//! injects; and `RelayError`, its typed exception.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Value};
+
+use ssefold::providers::{Provider, Stream as CoreStream, StreamError};
+use ssefold::relay::{Relay as CoreRelay, RelayConfig, RelayError as CoreRelayError, RelayFormat};
+
+use crate::convert::with_bytes;
+use crate::errors::{new_err, Exc, ToPyErr};
+
+/// Sets `name = value` on an exception instance (best effort, as in `errors`).
+fn with_attr<'py, V: IntoPyObject<'py>>(py: Python<'py>, err: PyErr, name: &str, value: V) -> PyErr {
+    let _ = err.value(py).setattr(name, value);
+    err
+}
+
+impl ToPyErr for CoreRelayError {
+    #[cold]
+    fn to_py_err(&self, py: Python<'_>) -> PyErr {
+        let err = new_err(py, Exc::RelayError, self.to_string());
+        match self {
+            CoreRelayError::Finished => with_attr(py, err, "kind", "finished"),
+            CoreRelayError::NoStream => with_attr(py, err, "kind", "no_stream"),
+            CoreRelayError::ReplayTooOld { requested, oldest } => {
+                let err = with_attr(py, err, "kind", "replay_too_old");
+                let err = with_attr(py, err, "requested", requested.as_str());
+                with_attr(py, err, "oldest", *oldest)
+            }
+            CoreRelayError::UnknownEventId(id) => {
+                let err = with_attr(py, err, "kind", "unknown_event_id");
+                with_attr(py, err, "requested", id.as_str())
+            }
+            CoreRelayError::InvalidEvent(_) => with_attr(py, err, "kind", "invalid_event"),
+            _ => with_attr(py, err, "kind", "other"),
+        }
+    }
+}
+
+/// A Python value as JSON: `dict` (string keys), `list`/`tuple`, `str`,
+/// `int`, `float` (finite), `bool`, `None`; nesting at most 128 deep.
+fn py_to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+    if depth > 128 {
+        return Err(PyValueError::new_err("value nested too deeply for JSON (over 128 levels)"));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(i.into());
+        }
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(u.into());
+        }
+        return Err(PyValueError::new_err("integer out of the 64-bit range JSON numbers use here"));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (k, v) in d.iter() {
+            let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
+            map.insert(key.to_cow()?.into_owned(), py_to_value(&v, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let items: PyResult<Vec<Value>> = obj.try_iter()?.map(|item| py_to_value(&item?, depth + 1)).collect();
+        return Ok(Value::Array(items?));
+    }
+    Err(PyTypeError::new_err(format!("{} is not JSON-serializable", obj.get_type().name()?)))
+}
+
+/// Normalized events (or provider bytes) in, browser Server-Sent Events out.
+#[pyclass(module = "ssefold")]
+pub struct Relay {
+    inner: CoreRelay,
+    /// The provider stream's failure on the last `feed` / `end_of_input`.
+    stream_error: Option<StreamError>,
+}
+
+impl Relay {
+    fn bytes<'py>(py: Python<'py>, result: Result<&[u8], CoreRelayError>) -> PyResult<Bound<'py, PyBytes>> {
+        match result {
+            Ok(b) => Ok(PyBytes::new(py, b)),
+            Err(e) => Err(e.to_py_err(py)),
+        }
+    }
+}
+
+#[pymethods]
+impl Relay {
+    /// `format`: `"ai-sdk"` (the Vercel AI SDK UI message stream, read by
+    /// `useChat`) or `"catalog"` (named agent events). `provider`: the
+    /// dialect `feed` folds (`"auto"` by default; `None`: events are only
+    /// pushed). `replay_bytes`: recent frames kept for `replay_after`;
+    /// `keep_alive_ms`: idle time before `keep_alive` sends a comment.
+    #[new]
+    #[pyo3(
+        signature = (format = "ai-sdk", *, provider = Some("auto"), replay_bytes = 1048576, keep_alive_ms = 15000),
+        text_signature = "(format='ai-sdk', *, provider='auto', replay_bytes=1048576, keep_alive_ms=15000)"
+    )]
+    fn new(format: &str, provider: Option<&str>, replay_bytes: usize, keep_alive_ms: u64) -> PyResult<Self> {
+        let format = RelayFormat::from_name(format)
+            .ok_or_else(|| PyValueError::new_err(format!("format must be 'ai-sdk' or 'catalog', not {format:?}")))?;
+        let config = RelayConfig { format, replay_bytes, keep_alive_ms };
+        let inner = match provider {
+            None => CoreRelay::new(config),
+            Some(name) => {
+                let p = Provider::from_name(name)
+                    .ok_or_else(|| PyValueError::new_err(format!("unknown provider {name:?}")))?;
+                CoreRelay::with_stream(config, CoreStream::new(p))
+            }
+        };
+        Ok(Relay { inner, stream_error: None })
+    }
+
+    /// Provider body bytes through the relay's stream: the browser bytes to
+    /// send now. When the provider stream fails on them, the bytes hold an
+    /// `error` event and `stream_error` holds the exception (not raised).
+    fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = &mut self.inner;
+        let relayed = with_bytes(data, |chunk| inner.feed(chunk).map(|r| (PyBytes::new(py, r.bytes), r.error)))?;
+        let (bytes, error) = relayed.map_err(|e| e.to_py_err(py))?;
+        if error.is_some() {
+            self.stream_error = error;
+        }
+        Ok(bytes)
+    }
+
+    /// The end of the provider's body: the stream's last events (an `error`
+    /// event, and `stream_error`, when the terminal event never came).
+    fn end_of_input<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let (bytes, error) = match self.inner.end_of_input() {
+            Ok(r) => (PyBytes::new(py, r.bytes), r.error),
+            Err(e) => return Err(e.to_py_err(py)),
+        };
+        if error.is_some() {
+            self.stream_error = error;
+        }
+        Ok(bytes)
+    }
+
+    /// One normalized event (a `StreamEvent` from a `Stream`, or its wire
+    /// form as a dict, `event.to_dict()`): its browser bytes, often empty.
+    /// Raises `RelayError` (`kind="invalid_event"`) for anything else.
+    fn push<'py>(&mut self, py: Python<'py>, event: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        let dict = if event.is_instance_of::<PyDict>() { event.clone() } else { event.call_method0("to_dict")? };
+        let value = py_to_value(&dict, 0)?;
+        Relay::bytes(py, self.inner.push_json(&value))
+    }
+
+    /// A tool's result (`output`: any JSON-able value; `is_error`: the tool
+    /// failed, `output` is its message; `duration_ms` for the catalog).
+    #[pyo3(signature = (call_id, output, *, is_error = false, duration_ms = None))]
+    fn tool_result<'py>(
+        &mut self,
+        py: Python<'py>,
+        call_id: &str,
+        output: &Bound<'_, PyAny>,
+        is_error: bool,
+        duration_ms: Option<u64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let output = py_to_value(output, 0)?;
+        Relay::bytes(py, self.inner.tool_result(call_id, &output, is_error, duration_ms))
+    }
+
+    /// A tool call waits for the user's approval.
+    fn approval_required<'py>(
+        &mut self,
+        py: Python<'py>,
+        approval_id: &str,
+        call_id: &str,
+        name: &str,
+        input: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let input = py_to_value(input, 0)?;
+        Relay::bytes(py, self.inner.approval_required(approval_id, call_id, name, &input))
+    }
+
+    /// A log line for the UI (transient).
+    fn log<'py>(&mut self, py: Python<'py>, level: &str, message: &str) -> PyResult<Bound<'py, PyBytes>> {
+        Relay::bytes(py, self.inner.log(level, message))
+    }
+
+    /// An error for the UI; `recoverable`: the agent goes on.
+    #[pyo3(signature = (message, *, recoverable = false))]
+    fn error<'py>(&mut self, py: Python<'py>, message: &str, recoverable: bool) -> PyResult<Bound<'py, PyBytes>> {
+        Relay::bytes(py, self.inner.error(message, recoverable))
+    }
+
+    /// Closes the open step (after the tools of a turn ran).
+    fn finish_step<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Relay::bytes(py, self.inner.finish_step())
+    }
+
+    /// The end of the answer; `usage` replaces the usage folded from the
+    /// stream. Nothing can be sent afterwards (`RelayError`, `kind="finished"`).
+    #[pyo3(signature = (usage = None))]
+    fn finish<'py>(&mut self, py: Python<'py>, usage: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyBytes>> {
+        let usage = usage.map(|u| py_to_value(u, 0)).transpose()?;
+        Relay::bytes(py, self.inner.finish(usage.as_ref()))
+    }
+
+    /// A keep-alive comment when nothing was sent for `keep_alive_ms` by
+    /// the host's clock `now_ms`; `b""` otherwise. Call it on a timer.
+    fn keep_alive<'py>(&mut self, py: Python<'py>, now_ms: u64) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.keep_alive(now_ms))
+    }
+
+    /// What a browser reconnecting with `Last-Event-ID` missed. Raises
+    /// `RelayError` (`kind="replay_too_old"` with `.oldest`, or
+    /// `"unknown_event_id"`).
+    fn replay_after<'py>(&mut self, py: Python<'py>, last_event_id: &str) -> PyResult<Bound<'py, PyBytes>> {
+        Relay::bytes(py, self.inner.replay_after(last_event_id))
+    }
+
+    /// The HTTP response headers the browser side needs.
+    fn headers(&self) -> Vec<(&'static str, &'static str)> {
+        self.inner.headers().to_vec()
+    }
+
+    /// The format's wire name (`"ai-sdk"` or `"catalog"`).
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.inner.format().name()
+    }
+
+    /// The id of the last event sent (0 before the first).
+    #[getter]
+    fn last_event_id(&self) -> u64 {
+        self.inner.last_event_id()
+    }
+
+    /// Whether `finish` was called.
+    #[getter]
+    fn is_finished(&self) -> bool {
+        self.inner.is_finished()
+    }
+
+    /// The provider stream's failure (an `ssefold.Error`), if `feed` or
+    /// `end_of_input` met one (the relay sent an `error` event for it).
+    #[getter]
+    fn stream_error(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.stream_error.as_ref().map(|e| e.to_py_err(py).into_value(py).into_any())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Relay(format={:?}, last_event_id={}, finished={})",
+            self.inner.format().name(),
+            self.inner.last_event_id(),
+            self.inner.is_finished()
+        )
+    }
+}
+
+/// Registers `Relay` and `RelayError` on the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Relay>()
+}

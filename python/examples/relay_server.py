@@ -1,0 +1,228 @@
+"""A chat endpoint for a web page: it streams an LLM provider's answer to the
+browser as the Vercel AI SDK UI message stream (what ``useChat`` reads),
+running the model's tool calls between turns, with ``ssefold.Relay``.
+
+Two Starlette apps, each served by uvicorn on loopback:
+
+- ``provider_app(bodies)``: a stand-in for the Anthropic Messages API that
+  answers each ``POST /v1/messages`` with the next recorded SSE body (the
+  repository's fixtures), in small chunks, and keeps the requests it got.
+- ``chat_app(provider_url, tools)``: ``POST /api/chat`` with ``{"messages":
+  [...]}`` calls the provider, folds its stream (``ssefold.Stream``), pushes
+  every event through the relay to the browser, runs the ready tool calls
+  concurrently (plain asyncio), sends their results to the browser and back
+  to the model, and loops until the model stops asking for tools. Idle gaps
+  get keep-alive comments by the relay's clock rule.
+
+Run ``python python/examples/relay_server.py`` and read the stream with
+``curl -N -X POST http://127.0.0.1:8000/api/chat -d '{"messages": []}'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import time
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple
+
+import httpx
+import ssefold
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+Tool = Callable[..., Awaitable[Any]]
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "anthropic"
+# Turn 1 asks for two tools (and shows a server-side web search); turn 2 answers.
+RECORDED_TURNS = [FIXTURES / "interleaved_tools.sse", FIXTURES / "thinking_text_citations.sse"]
+MAX_TURNS = 8
+KEEP_ALIVE_TICK_S = 1.0
+
+
+# ---- the fake provider ------------------------------------------------------
+
+
+def provider_app(bodies: List[bytes], chunk: int = 97) -> Starlette:
+    """Answers the n-th request with ``bodies[n]`` (the last one again after
+    that), ``chunk`` bytes at a time. ``app.state.requests`` keeps the JSON
+    bodies received."""
+    requests: List[Dict[str, Any]] = []
+
+    async def messages(request: Request) -> Response:
+        requests.append(await request.json())
+        body = bodies[min(len(requests), len(bodies)) - 1]
+
+        async def chunks() -> AsyncIterator[bytes]:
+            for i in range(0, len(body), chunk):
+                yield body[i : i + chunk]
+                await asyncio.sleep(0)
+
+        return StreamingResponse(chunks(), media_type="text/event-stream")
+
+    app = Starlette(routes=[Route("/v1/messages", messages, methods=["POST"])])
+    app.state.requests = requests
+    return app
+
+
+# ---- the tools ----------------------------------------------------------------
+
+
+async def get_weather(city: str, days: Optional[List[int]] = None) -> Dict[str, Any]:
+    await asyncio.sleep(0.01)
+    return {"city": city, "forecast": [{"day": d, "temp_c": 18 + d} for d in days or [0]]}
+
+
+async def get_time(tz: str) -> Dict[str, Any]:
+    await asyncio.sleep(0.01)
+    return {"tz": tz, "time": "12:00"}
+
+
+TOOLS: Dict[str, Tool] = {"get_weather": get_weather, "get_time": get_time}
+
+
+async def run_tool(tools: Dict[str, Tool], name: str, args: Any) -> Tuple[Any, bool, int]:
+    """(output, is_error, duration_ms) of one call; a failure is an output."""
+    started = time.monotonic()
+    tool = tools.get(name)
+    try:
+        if tool is None:
+            raise LookupError(f"unknown tool {name!r}")
+        output, is_error = await tool(**(args if isinstance(args, dict) else {})), False
+    except Exception as exc:  # the model sees the failure as the tool's result
+        output, is_error = f"{type(exc).__name__}: {exc}", True
+    return output, is_error, int((time.monotonic() - started) * 1000)
+
+
+# ---- the chat endpoint --------------------------------------------------------
+
+
+async def relay_turns(
+    client: httpx.AsyncClient,
+    provider_url: str,
+    messages: List[Dict[str, Any]],
+    relay: ssefold.Relay,
+    tools: Dict[str, Tool],
+) -> AsyncIterator[bytes]:
+    """The browser bytes of the whole agent loop."""
+    for _ in range(MAX_TURNS):
+        stream = ssefold.AnthropicStream()
+        calls: List[Dict[str, Any]] = []
+        failed: Optional[ssefold.Error] = None
+        request = {"model": "claude-test", "max_tokens": 1024, "stream": True, "messages": messages}
+        async with client.stream("POST", provider_url, json=request) as response:
+            response.raise_for_status()
+            async for chunk in response.aiter_raw():
+                try:
+                    events = stream.feed(chunk)
+                except ssefold.Error as exc:
+                    events, failed = list(getattr(exc, "events", [])), exc
+                for event in events:
+                    out = relay.push(event)
+                    if out:
+                        yield out
+                    # Only the host's own tools (not the provider's server tools).
+                    if (
+                        event.type == "part_end"
+                        and event.kind == "tool_call"
+                        and event.outcome == "complete"
+                        and event.content.get("type") == "tool_use"
+                    ):
+                        calls.append(event.content)
+                if failed:
+                    break
+        if not failed:
+            try:
+                for event in stream.finish():
+                    yield relay.push(event)
+            except ssefold.Error as exc:
+                failed = exc
+                for event in getattr(exc, "events", []):
+                    yield relay.push(event)
+        if failed:
+            if not isinstance(failed, ssefold.ProviderError):  # a provider error was relayed as its event
+                yield relay.error(str(failed))
+            break
+        if not calls:
+            break
+        results = await asyncio.gather(*(run_tool(tools, c["name"], c.get("input")) for c in calls))
+        tool_results = []
+        for call, (output, is_error, ms) in zip(calls, results):
+            yield relay.tool_result(call["id"], output, is_error=is_error, duration_ms=ms)
+            content = output if isinstance(output, str) else json.dumps(output)
+            tool_results.append(
+                {"type": "tool_result", "tool_use_id": call["id"], "content": content, "is_error": is_error}
+            )
+        message = stream.message
+        messages = messages + [
+            {"role": "assistant", "content": message["content"] if message else []},
+            {"role": "user", "content": tool_results},
+        ]
+    yield relay.finish()
+
+
+async def with_keep_alive(relay: ssefold.Relay, source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """``source``'s bytes, plus a keep-alive comment whenever the relay says
+    one is due (checked every ``KEEP_ALIVE_TICK_S`` of silence)."""
+    queue: asyncio.Queue[Optional[bytes]] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for data in source:
+                await queue.put(data)
+        finally:
+            await queue.put(None)
+
+    task = asyncio.ensure_future(pump())
+    try:
+        while True:
+            try:
+                data = await asyncio.wait_for(queue.get(), KEEP_ALIVE_TICK_S)
+            except asyncio.TimeoutError:
+                data = relay.keep_alive(int(time.monotonic() * 1000))
+            if data is None:
+                break
+            if data:
+                yield data
+        await task  # re-raises what the loop raised
+    finally:
+        task.cancel()
+
+
+def chat_app(provider_url: str, tools: Optional[Dict[str, Tool]] = None) -> Starlette:
+    """``POST /api/chat``: the agent loop relayed as the UI message stream."""
+    tools = TOOLS if tools is None else tools
+
+    async def chat(request: Request) -> Response:
+        try:
+            body = await request.json()
+            messages = body.get("messages") or [{"role": "user", "content": "Weather and time in Paris?"}]
+        except (ValueError, AttributeError):
+            return JSONResponse({"error": "expected a JSON object with messages"}, status_code=400)
+        relay = ssefold.Relay("ai-sdk", provider=None)
+
+        async def body_bytes() -> AsyncIterator[bytes]:
+            async with httpx.AsyncClient(timeout=30) as client:
+                async for data in with_keep_alive(relay, relay_turns(client, provider_url, messages, relay, tools)):
+                    yield data
+
+        return StreamingResponse(body_bytes(), headers=dict(relay.headers()))
+
+    return Starlette(routes=[Route("/api/chat", chat, methods=["POST"])])
+
+
+async def main(port: int = 8000) -> None:
+    import uvicorn
+
+    provider = uvicorn.Server(uvicorn.Config(provider_app([p.read_bytes() for p in RECORDED_TURNS]),
+                                             host="127.0.0.1", port=port + 1, log_level="warning"))
+    chat = uvicorn.Server(uvicorn.Config(chat_app(f"http://127.0.0.1:{port + 1}/v1/messages"),
+                                         host="127.0.0.1", port=port))
+    await asyncio.gather(provider.serve(), chat.serve())
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,146 @@
+"""ssefold.Relay: provider bytes and pushed events give the same browser
+bytes; host events, keep-alive, replay, headers and the typed errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+import ssefold
+from conftest import ROOT
+
+FIXTURE = ROOT / "tests" / "fixtures" / "anthropic" / "interleaved_tools.sse"
+
+
+def frames(data: bytes) -> List[Dict[str, Any]]:
+    """The SSE frames of relayed bytes, through ssefold's own decoder:
+    ``{"id", "event", "data"}`` with ``data`` parsed when it is JSON."""
+    out = []
+    for ev in ssefold.SSEDecoder().feed(data):
+        try:
+            payload: Any = json.loads(ev.data)
+        except ValueError:
+            payload = ev.data
+        out.append({"id": ev.id, "event": ev.event, "data": payload})
+    return out
+
+
+def relay_bytes(relay: ssefold.Relay, body: bytes, chunk: int) -> bytes:
+    out = b"".join(relay.feed(body[i : i + chunk]) for i in range(0, len(body), chunk))
+    return out + relay.end_of_input() + relay.finish()
+
+
+def test_feed_in_any_chunking_gives_the_ui_message_stream() -> None:
+    body = FIXTURE.read_bytes()
+    whole = relay_bytes(ssefold.Relay(), body, len(body))
+    for chunk in (1, 9, 100):
+        assert relay_bytes(ssefold.Relay(), body, chunk) == whole
+    got = frames(whole)
+    types = [f["data"]["type"] for f in got if isinstance(f["data"], dict)]
+    assert types[:2] == ["start", "start-step"]
+    assert types.count("tool-input-available") == 4  # two host tools, a server tool, an MCP tool
+    assert types[-2:] == ["finish-step", "finish"]
+    assert got[-1]["data"] == "[DONE]"
+    ids = [int(f["id"]) for f in got if isinstance(f["data"], dict)]
+    assert ids == list(range(1, len(ids) + 1))
+    calls = {f["data"]["toolCallId"]: f["data"]["input"] for f in got if f["data"] != "[DONE]"
+             and f["data"]["type"] == "tool-input-available"}
+    assert set(calls) == {"toolu_A", "toolu_B", "srvtoolu_1", "mcptoolu_1"}
+    assert calls["toolu_A"] == {"city": "Paris", "days": [1, 2]}
+
+
+def test_pushed_stream_events_and_dicts_give_the_bytes_of_feed() -> None:
+    body = FIXTURE.read_bytes()
+    stream = ssefold.Stream()
+    events = stream.feed(body) + stream.finish()
+    for make in (lambda e: e, lambda e: e.to_dict()):
+        relay = ssefold.Relay(provider=None)
+        pushed = b"".join(relay.push(make(e)) for e in events) + relay.finish()
+        assert pushed == relay_bytes(ssefold.Relay(), body, 50)
+
+
+def test_catalog_format_and_host_events() -> None:
+    relay = ssefold.Relay("catalog", provider=None, keep_alive_ms=1000)
+    assert relay.format == "catalog"
+    out = relay.tool_result("call_1", {"temp": 21.5, "ok": True, "tags": ("a", None)}, duration_ms=7)
+    assert out == (
+        b'id: 1\nevent: tool-result\ndata: {"call_id":"call_1","output":{"temp":21.5,"ok":true,"tags":["a",null]},'
+        b'"is_error":false,"duration_ms":7}\n\n'
+    )
+    assert b"event: approval-required" in relay.approval_required("ap1", "call_2", "rm", {"path": "/"})
+    assert b'"message":"line\\nbreak"' in relay.log("info", "line\nbreak")
+    assert b'"recoverable":true' in relay.error("tool failed", recoverable=True)
+    assert b"event: step-completed" in relay.finish_step()
+    assert relay.keep_alive(0) == b""
+    assert relay.keep_alive(999) == b""
+    assert relay.keep_alive(1000) == b": keep-alive\n\n"
+    assert relay.last_event_id == 5
+    assert [f["id"] for f in frames(relay.replay_after("3"))] == ["4", "5"]
+    done = frames(relay.finish(usage={"input_tokens": 3}))
+    assert done[-1]["event"] == "finish" and done[-1]["data"]["usage"] == {"input_tokens": 3}
+    assert relay.is_finished
+    assert ("content-type", "text/event-stream") in relay.headers()
+
+
+def test_headers_of_the_ai_sdk_format() -> None:
+    assert ("x-vercel-ai-ui-message-stream", "v1") in ssefold.Relay().headers()
+    assert all(name != "x-vercel-ai-ui-message-stream" for name, _ in ssefold.Relay("catalog").headers())
+
+
+def test_relay_errors_are_typed() -> None:
+    relay = ssefold.Relay(provider=None, replay_bytes=200)
+    with pytest.raises(ssefold.RelayError) as no_stream:
+        relay.feed(b"data: {}\n\n")
+    assert no_stream.value.kind == "no_stream"
+    with pytest.raises(ssefold.RelayError) as invalid:
+        relay.push({"event": "text_delta", "part": 0})
+    assert invalid.value.kind == "invalid_event" and "text" in str(invalid.value)
+    with pytest.raises(ssefold.RelayError) as unknown:
+        relay.replay_after("7")
+    assert unknown.value.kind == "unknown_event_id" and unknown.value.requested == "7"
+    for _ in range(20):
+        relay.log("info", "a log line")
+    with pytest.raises(ssefold.RelayError) as too_old:
+        relay.replay_after("1")
+    assert too_old.value.kind == "replay_too_old" and too_old.value.oldest > 2
+    assert isinstance(too_old.value, ssefold.Error) and isinstance(too_old.value, ValueError)
+    relay.finish()
+    with pytest.raises(ssefold.RelayError) as finished:
+        relay.log("info", "late")
+    assert finished.value.kind == "finished"
+    assert relay.push({"event": "turn_reset"}) == b""  # ignored after finish, as in the core
+
+
+def test_bad_arguments_raise_python_errors() -> None:
+    with pytest.raises(ValueError):
+        ssefold.Relay("html")
+    with pytest.raises(ValueError):
+        ssefold.Relay(provider="gemini")
+    relay = ssefold.Relay()
+    with pytest.raises(TypeError):
+        relay.tool_result("c", object())
+    with pytest.raises(TypeError):
+        relay.tool_result("c", {1: "x"})
+    with pytest.raises(ValueError):
+        relay.tool_result("c", float("nan"))
+    nested: Any = []
+    for _ in range(200):
+        nested = [nested]
+    with pytest.raises(ValueError):
+        relay.tool_result("c", nested)
+    with pytest.raises(TypeError):
+        relay.feed("text")  # type: ignore[arg-type]
+    assert relay.last_event_id == 0
+
+
+def test_a_failing_provider_stream_is_relayed_and_reported() -> None:
+    relay = ssefold.Relay(provider="anthropic")
+    out = relay.feed(b"event: message_start\ndata: {not json}\n\n")
+    assert [f["data"]["type"] for f in frames(out)][-1] == "error"
+    assert isinstance(relay.stream_error, ssefold.InvalidEventError)
+    truncated = ssefold.Relay()
+    truncated.feed((ROOT / "tests" / "fixtures" / "anthropic" / "truncated.sse").read_bytes())
+    assert b'"type":"error"' in truncated.end_of_input()
+    assert isinstance(truncated.stream_error, ssefold.IncompleteStreamError)

@@ -1,0 +1,231 @@
+// The relay through the C ABI: provider bytes and pushed JSON events give
+// the same browser bytes, host events, replay, keep-alive, headers, and
+// every error path; plus the ssefold.hpp wrapper.
+#include <gtest/gtest.h>
+
+#include "common.hpp"
+#include "ssefold.hpp"
+
+namespace {
+
+std::string Bytes(ssefold_bytes b) { return b.len ? std::string(reinterpret_cast<const char *>(b.ptr), b.len) : ""; }
+
+std::string Fixture() { return read_file(std::string(SSEFOLD_ROOT) + "/tests/fixtures/anthropic/interleaved_tools.sse"); }
+
+std::string RelayLastError(const ssefold_relay *r) {
+  ssefold_str s{nullptr, 0};
+  EXPECT_EQ(ssefold_relay_last_error(r, &s), SSEFOLD_RESULT_OK);
+  return S(s);
+}
+
+struct JsonEvents {
+  std::vector<std::string> json;
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    static_cast<JsonEvents *>(user_data)->json.push_back(S(e->json));
+  }
+};
+
+/// The browser bytes of `body` fed in `chunk`-byte pieces, then finished.
+std::string RelayBytes(const std::string &body, size_t chunk, uint32_t format) {
+  ssefold_relay_config config;
+  EXPECT_EQ(ssefold_relay_config_default(format, &config), SSEFOLD_RESULT_OK);
+  ssefold_relay *r = nullptr;
+  EXPECT_EQ(ssefold_relay_new_with_stream(&config, SSEFOLD_PROVIDER_AUTO, nullptr, &r), SSEFOLD_RESULT_OK);
+  std::string out;
+  ssefold_bytes b{nullptr, 0};
+  ssefold_result status = SSEFOLD_RESULT_PANIC;
+  for (size_t at = 0; at < body.size(); at += chunk) {
+    size_t n = std::min(chunk, body.size() - at);
+    EXPECT_EQ(ssefold_relay_feed(r, B(body) + at, n, &b, &status), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(status, SSEFOLD_RESULT_OK);
+    out += Bytes(b);
+  }
+  EXPECT_EQ(ssefold_relay_end_of_input(r, &b, &status), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(status, SSEFOLD_RESULT_OK);
+  out += Bytes(b);
+  EXPECT_EQ(ssefold_relay_finish(r, ABSENT(), &b), SSEFOLD_RESULT_OK);
+  out += Bytes(b);
+  ssefold_relay_free(r);
+  return out;
+}
+
+}  // namespace
+
+TEST(Relay, ProviderBytesInAnyChunkingGiveTheSameUiMessageStream) {
+  std::string body = Fixture();
+  std::string whole = RelayBytes(body, body.size(), SSEFOLD_RELAY_FORMAT_AI_SDK);
+  EXPECT_NE(whole.find("data: {\"type\":\"start\"}"), std::string::npos) << whole;
+  EXPECT_NE(whole.find("\"type\":\"tool-input-available\""), std::string::npos) << whole;
+  EXPECT_NE(whole.find("\"finishReason\":\"tool-calls\""), std::string::npos) << whole;
+  EXPECT_EQ(whole.substr(whole.size() - 14), "data: [DONE]\n\n");
+  for (size_t chunk : {1, 7, 64}) EXPECT_EQ(RelayBytes(body, chunk, SSEFOLD_RELAY_FORMAT_AI_SDK), whole) << chunk;
+  std::string catalog = RelayBytes(body, 13, SSEFOLD_RELAY_FORMAT_CATALOG);
+  EXPECT_NE(catalog.find("event: tool-call\n"), std::string::npos) << catalog;
+  EXPECT_NE(catalog.find("event: finish\n"), std::string::npos) << catalog;
+}
+
+TEST(Relay, PushedJsonEventsGiveTheBytesOfFeed) {
+  std::string body = Fixture();
+  ssefold_stream *s = nullptr;
+  JsonEvents events;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, nullptr, &s), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_set_callback(s, &JsonEvents::callback, &events, true), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_feed(s, B(body), body.size()), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+  ssefold_stream_free(s);
+  ASSERT_GT(events.json.size(), 5u);
+
+  ssefold_relay *r = nullptr;
+  ASSERT_EQ(ssefold_relay_new(nullptr, &r), SSEFOLD_RESULT_OK);
+  std::string out;
+  ssefold_bytes b{nullptr, 0};
+  for (const std::string &e : events.json) {
+    ASSERT_EQ(ssefold_relay_push_json(r, V(e), &b), SSEFOLD_RESULT_OK) << e << RelayLastError(r);
+    out += Bytes(b);
+  }
+  ASSERT_EQ(ssefold_relay_finish(r, ABSENT(), &b), SSEFOLD_RESULT_OK);
+  out += Bytes(b);
+  EXPECT_EQ(out, RelayBytes(body, body.size(), SSEFOLD_RELAY_FORMAT_AI_SDK));
+  ssefold_result status;
+  EXPECT_EQ(ssefold_relay_feed(r, B(body), 1, &b, &status), SSEFOLD_RESULT_RELAY_NO_STREAM);
+  ssefold_relay_free(r);
+}
+
+TEST(Relay, HostEventsReplayAndKeepAlive) {
+  ssefold_relay_config config;
+  ASSERT_EQ(ssefold_relay_config_default(SSEFOLD_RELAY_FORMAT_CATALOG, &config), SSEFOLD_RESULT_OK);
+  config.keep_alive_ms = 1000;
+  ssefold_relay *r = nullptr;
+  ASSERT_EQ(ssefold_relay_new(&config, &r), SSEFOLD_RESULT_OK);
+  ssefold_bytes b{nullptr, 0};
+  uint64_t ms = 12;
+  ASSERT_EQ(ssefold_relay_tool_result(r, V("call_1"), V("{\"temp\":21}"), false, &ms, &b), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(Bytes(b),
+            "id: 1\nevent: tool-result\ndata: "
+            "{\"call_id\":\"call_1\",\"output\":{\"temp\":21},\"is_error\":false,\"duration_ms\":12}\n\n");
+  ASSERT_EQ(ssefold_relay_approval_required(r, V("ap1"), V("call_2"), V("rm"), V("{\"path\":\"/\"}"), &b),
+            SSEFOLD_RESULT_OK);
+  EXPECT_NE(Bytes(b).find("event: approval-required"), std::string::npos);
+  ASSERT_EQ(ssefold_relay_log(r, V("info"), V("line\nbreak"), &b), SSEFOLD_RESULT_OK);
+  EXPECT_NE(Bytes(b).find("\"message\":\"line\\nbreak\""), std::string::npos) << Bytes(b);
+  ASSERT_EQ(ssefold_relay_error(r, V("tool failed"), true, &b), SSEFOLD_RESULT_OK);
+  EXPECT_NE(Bytes(b).find("\"recoverable\":true"), std::string::npos);
+  ASSERT_EQ(ssefold_relay_finish_step(r, &b), SSEFOLD_RESULT_OK);
+  EXPECT_NE(Bytes(b).find("event: step-completed"), std::string::npos);
+
+  // Keep-alive by the host's clock.
+  ASSERT_EQ(ssefold_relay_keep_alive(r, 0, &b), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(Bytes(b), "");
+  ASSERT_EQ(ssefold_relay_keep_alive(r, 999, &b), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(Bytes(b), "");
+  ASSERT_EQ(ssefold_relay_keep_alive(r, 1000, &b), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(Bytes(b), ": keep-alive\n\n");
+
+  // Replay after event 3: events 4 and 5.
+  uint64_t last = 0;
+  bool finished = true;
+  ASSERT_EQ(ssefold_relay_status(r, &last, &finished), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(last, 5u);
+  EXPECT_FALSE(finished);
+  ASSERT_EQ(ssefold_relay_replay_after(r, V("3"), &b), SSEFOLD_RESULT_OK);
+  std::string replay = Bytes(b);
+  EXPECT_EQ(replay.rfind("id: 4\n", 0), 0u) << replay;
+  EXPECT_NE(replay.find("id: 5\n"), std::string::npos);
+  EXPECT_EQ(ssefold_relay_replay_after(r, V("99"), &b), SSEFOLD_RESULT_RELAY_UNKNOWN_EVENT_ID);
+  EXPECT_NE(RelayLastError(r).find("99"), std::string::npos);
+
+  ASSERT_EQ(ssefold_relay_finish(r, V("{\"input_tokens\":3}"), &b), SSEFOLD_RESULT_OK);
+  EXPECT_NE(Bytes(b).find("\"usage\":{\"input_tokens\":3}"), std::string::npos) << Bytes(b);
+  EXPECT_EQ(ssefold_relay_log(r, V("info"), V("late"), &b), SSEFOLD_RESULT_RELAY_FINISHED);
+  EXPECT_EQ(ssefold_relay_finish(r, ABSENT(), &b), SSEFOLD_RESULT_RELAY_FINISHED);
+  ASSERT_EQ(ssefold_relay_status(r, &last, &finished), SSEFOLD_RESULT_OK);
+  EXPECT_TRUE(finished);
+  ssefold_relay_free(r);
+}
+
+TEST(Relay, ReplayTooOldWhenTheBufferDroppedIt) {
+  ssefold_relay_config config;
+  ASSERT_EQ(ssefold_relay_config_default(SSEFOLD_RELAY_FORMAT_AI_SDK, &config), SSEFOLD_RESULT_OK);
+  config.replay_bytes = 200;
+  ssefold_relay *r = nullptr;
+  ASSERT_EQ(ssefold_relay_new(&config, &r), SSEFOLD_RESULT_OK);
+  ssefold_bytes b{nullptr, 0};
+  for (int i = 0; i < 20; i++) ASSERT_EQ(ssefold_relay_log(r, V("info"), V("a log line"), &b), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_relay_replay_after(r, V("1"), &b), SSEFOLD_RESULT_RELAY_REPLAY_TOO_OLD);
+  EXPECT_NE(RelayLastError(r).find("no longer held"), std::string::npos) << RelayLastError(r);
+  ssefold_relay_free(r);
+}
+
+TEST(Relay, ErrorsAreValues) {
+  ssefold_relay *r = nullptr;
+  ssefold_relay_config config;
+  EXPECT_EQ(ssefold_relay_config_default(7, &config), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  EXPECT_EQ(ssefold_relay_config_default(0, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ASSERT_EQ(ssefold_relay_config_default(0, &config), SSEFOLD_RESULT_OK);
+  config.format = 9;
+  EXPECT_EQ(ssefold_relay_new(&config, &r), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  EXPECT_EQ(ssefold_relay_new(nullptr, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_relay_new_with_stream(nullptr, 42, nullptr, &r), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  ssefold_bytes b{nullptr, 0};
+  EXPECT_EQ(ssefold_relay_log(nullptr, V("a"), V("b"), &b), SSEFOLD_RESULT_NULL_PARAMETER);
+  ASSERT_EQ(ssefold_relay_new(nullptr, &r), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_relay_log(r, V("a"), V("b"), nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_relay_push_json(r, V("{not json"), &b), SSEFOLD_RESULT_RELAY_INVALID_EVENT);
+  EXPECT_EQ(ssefold_relay_push_json(r, V("{\"event\":\"text_delta\"}"), &b), SSEFOLD_RESULT_RELAY_INVALID_EVENT);
+  EXPECT_NE(RelayLastError(r).find("part"), std::string::npos) << RelayLastError(r);
+  EXPECT_EQ(ssefold_relay_tool_result(r, V("c"), V("[1,"), false, nullptr, &b), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  const char bad_utf8[] = "\xff\xfe";
+  EXPECT_EQ(ssefold_relay_log(r, V("info"), ssefold_str{bad_utf8, 2}, &b), SSEFOLD_RESULT_INVALID_UTF8_ARGUMENT);
+  EXPECT_EQ(ssefold_relay_replay_after(r, V("1"), &b), SSEFOLD_RESULT_RELAY_UNKNOWN_EVENT_ID);
+  size_t n = 0;
+  ASSERT_EQ(ssefold_relay_header_count(r, &n), SSEFOLD_RESULT_OK);
+  ssefold_str name, value;
+  EXPECT_EQ(ssefold_relay_header(r, n, &name, &value), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  for (uint32_t code = 700; code <= 704; code++) EXPECT_STRNE(ssefold_result_str(code), "unknown ssefold_result");
+  ssefold_relay_free(r);
+  ssefold_relay_free(nullptr);
+}
+
+TEST(Relay, TheStreamFailureIsRelayedAndReported) {
+  ssefold_relay *r = nullptr;
+  ASSERT_EQ(ssefold_relay_new_with_stream(nullptr, SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &r), SSEFOLD_RESULT_OK);
+  std::string body = "event: message_start\ndata: {not json}\n\n";
+  ssefold_bytes b{nullptr, 0};
+  ssefold_result status = SSEFOLD_RESULT_OK;
+  ASSERT_EQ(ssefold_relay_feed(r, B(body), body.size(), &b, &status), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(status, SSEFOLD_RESULT_STREAM_INVALID_JSON);
+  EXPECT_NE(Bytes(b).find("\"type\":\"error\""), std::string::npos) << Bytes(b);
+  ssefold_relay_free(r);
+}
+
+TEST(Relay, CppWrapper) {
+  std::string body = Fixture();
+  ssefold::Relay relay(nullptr, SSEFOLD_PROVIDER_AUTO);
+  std::string out;
+  for (size_t at = 0; at < body.size(); at += 100) {
+    ssefold::Relayed r = relay.feed(std::string_view(body).substr(at, 100));
+    EXPECT_EQ(r.stream_status, SSEFOLD_RESULT_OK);
+    out += r.bytes;
+  }
+  out += relay.end_of_input().bytes;
+  out += relay.tool_result("toolu_A", "{\"ok\":true}", false, 5);
+  out += relay.finish();
+  EXPECT_TRUE(relay.is_finished());
+  EXPECT_NE(out.find("\"type\":\"tool-output-available\""), std::string::npos);
+  bool has_ui_header = false;
+  for (auto [name, value] : relay.headers())
+    has_ui_header |= name == "x-vercel-ai-ui-message-stream" && value == "v1";
+  EXPECT_TRUE(has_ui_header);
+  try {
+    relay.log("info", "late");
+    FAIL() << "expected ssefold::Error";
+  } catch (const ssefold::Error &e) {
+    EXPECT_EQ(e.code(), SSEFOLD_RESULT_RELAY_FINISHED);
+    EXPECT_NE(std::string(e.what()).find("finished"), std::string::npos);
+  }
+  ssefold::Relay pushed;
+  EXPECT_THROW(pushed.push_json("[]"), ssefold::Error);
+  EXPECT_EQ(pushed.keep_alive(0), "");
+  ssefold::Relay moved = std::move(pushed);
+  EXPECT_EQ(moved.last_event_id(), 0u);
+}
