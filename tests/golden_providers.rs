@@ -61,3 +61,8 @@ fn openai_chat_golden() {
 fn openai_responses_golden() {
     assert!(check_dir("openai_responses", Provider::OpenAIResponses) >= 5);
 }
+
+#[test]
+fn gemini_golden() {
+    assert!(check_dir("gemini", Provider::Gemini) >= 10);
+}

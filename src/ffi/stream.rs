@@ -29,6 +29,8 @@ pub enum ssefold_provider {
     OpenaiChat = 2,
     /// OpenAI Responses API.
     OpenaiResponses = 3,
+    /// Google Gemini API and Vertex AI.
+    Gemini = 4,
 }
 
 /// Limits of a stream. Start from `ssefold_stream_config_default`.
@@ -414,6 +416,7 @@ pub unsafe extern "C" fn ssefold_stream_new(
             1 => Provider::Anthropic,
             2 => Provider::OpenAIChat,
             3 => Provider::OpenAIResponses,
+            4 => Provider::Gemini,
             _ => return ssefold_result::InvalidArgument,
         };
         // SAFETY: NULL or readable by contract.
@@ -561,6 +564,7 @@ pub unsafe extern "C" fn ssefold_stream_status(
             Provider::Anthropic => ssefold_provider::Anthropic,
             Provider::OpenAIChat => ssefold_provider::OpenaiChat,
             Provider::OpenAIResponses => ssefold_provider::OpenaiResponses,
+            Provider::Gemini => ssefold_provider::Gemini,
         };
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(provider, p) };

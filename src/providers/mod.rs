@@ -139,6 +139,7 @@
 pub mod anthropic;
 mod args;
 pub mod events;
+pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 mod turn;
@@ -161,18 +162,22 @@ pub enum Provider {
     OpenAIChat,
     /// OpenAI Responses API.
     OpenAIResponses,
+    /// Google Gemini API and Vertex AI (`streamGenerateContent?alt=sse`).
+    Gemini,
     /// Detected from the first event.
     Auto,
 }
 
 impl Provider {
-    /// The wire name: `anthropic`, `openai_chat`, `openai_responses`, `auto`.
+    /// The wire name: `anthropic`, `openai_chat`, `openai_responses`,
+    /// `gemini`, `auto`.
     pub fn name(self) -> &'static str {
         DIALECTS.iter().find(|d| d.provider == self).map_or("auto", |d| d.name)
     }
 
     /// Parses a wire name or CLI spelling (`openai-chat` = `openai_chat`;
-    /// `openai` and `chat` = `openai_chat`, `responses` = `openai_responses`).
+    /// `openai` and `chat` = `openai_chat`, `responses` = `openai_responses`,
+    /// `vertex` and `google` = `gemini`).
     pub fn from_name(name: &str) -> Option<Provider> {
         let name = name.replace('-', "_");
         if name == "auto" {
@@ -326,6 +331,20 @@ pub(crate) fn without_lone_surrogates(event: &Event<'_>) -> Option<(String, usiz
     view::replace_lone_surrogates(event.data())
 }
 
+/// Appends already decoded text to an open part (`text_delta`), within
+/// `max_text_bytes`.
+pub(crate) fn append_str(turn: &mut Turn, part: u32, text: &str, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    if !text.bytes().any(|b| b == b'\\' || b < 0x20) {
+        return turn.append_text(part, &view::JsonStr::plain(text), sink);
+    }
+    // Re-escaped, for the turn's one append path (rare: escapes in text).
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    match view::JsonStr::from_raw(&quoted) {
+        Some(s) => turn.append_text(part, &s, sink),
+        None => Ok(()),
+    }
+}
+
 /// The JSON error of a typed parse.
 pub(crate) fn json_error(event: &Event<'_>, e: serde_json::Error) -> StreamError {
     StreamError::InvalidJson { event_type: event.event().to_owned(), message: e.to_string() }
@@ -341,7 +360,8 @@ const _: fn() = || {
 /// Every dialect, in detection order (the first whose `detects` accepts a
 /// stream's first event folds it). Adding a dialect: its file (a [`Dialect`]
 /// and its `DIALECT` info), a [`Provider`] variant, and one entry here.
-const DIALECTS: [&DialectInfo; 3] = [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT];
+const DIALECTS: [&DialectInfo; 4] =
+    [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT, &gemini::DIALECT];
 
 /// The dialect of a [`Provider`] (none for [`Provider::Auto`]).
 fn make_dialect(p: Provider) -> Option<Box<dyn Dialect>> {
@@ -649,6 +669,15 @@ impl Stream {
             return Err(StreamError::Incomplete { expected: "any event" });
         };
         if self.turn.is_terminated() {
+            return Ok(());
+        }
+        if d.end_of_body(&mut self.turn, sink) {
+            // A dialect without a terminal event (Gemini): the end of the
+            // body after its final chunk ends the turn.
+            self.turn.close_open(d, sink);
+            self.turn.state = TurnState::Done;
+            let reason = d.on_turn_end(&self.turn, sink);
+            sink(&StreamEvent::TurnEnd { stop_reason: reason.as_deref() });
             return Ok(());
         }
         self.turn.close_open(d, sink);
