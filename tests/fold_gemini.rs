@@ -41,7 +41,7 @@ fn names_and_detection() {
         json!({"promptFeedback": {"blockReason": "OTHER"}}),
         json!({"modelVersion": "gemini-2.5-pro"}),
     ] {
-        let run = run_all(Provider::Auto, &sse(&[first.clone()]));
+        let run = run_all(Provider::Auto, &sse(std::slice::from_ref(&first)));
         assert_eq!(run.detected, "gemini", "{first}");
     }
 }
@@ -80,7 +80,10 @@ fn signature_on_the_final_empty_part_lands_on_the_text_before_it() {
     ]);
     assert_eq!(parts(&run), &json!([{"text": "Hello", "thoughtSignature": "c2ln"}]));
     let meta = named(&run, "part_metadata");
-    assert_eq!((meta[0]["part"].clone(), meta[0]["key"].clone(), meta[0]["value"].clone()), (json!(0), json!("signature"), json!("c2ln")));
+    assert_eq!(
+        (meta[0]["part"].clone(), meta[0]["key"].clone(), meta[0]["value"].clone()),
+        (json!(0), json!("signature"), json!("c2ln"))
+    );
 }
 
 #[test]
@@ -202,7 +205,10 @@ fn every_candidate_needs_its_finish_reason() {
 fn block_reason_is_a_typed_error_with_the_feedback_folded() {
     let run = fold(&[json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT", "blockReasonMessage": "no"}})]);
     let err = &named(&run, "error")[0];
-    assert_eq!((err["error_type"].as_str(), err["message"].as_str()), (Some("prompt_blocked"), Some("PROHIBITED_CONTENT: no")));
+    assert_eq!(
+        (err["error_type"].as_str(), err["message"].as_str()),
+        (Some("prompt_blocked"), Some("PROHIBITED_CONTENT: no"))
+    );
     assert_eq!(run.message["promptFeedback"]["blockReason"], "PROHIBITED_CONTENT");
 }
 

@@ -17,7 +17,7 @@ fn check_dir(dialect: &str, provider: Provider) -> usize {
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sse"))
+        .filter(|p| p.extension().is_some_and(|e| e == "sse" || e == "ndjson"))
         .collect();
     files.sort();
     for sse in &files {
@@ -65,4 +65,9 @@ fn openai_responses_golden() {
 #[test]
 fn gemini_golden() {
     assert!(check_dir("gemini", Provider::Gemini) >= 10);
+}
+
+#[test]
+fn ollama_golden() {
+    assert!(check_dir("ollama", Provider::Ollama) >= 5);
 }

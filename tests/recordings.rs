@@ -192,7 +192,10 @@ fn gemini_recordings_end_at_their_finish_reason() {
             assert!(run.error.as_deref().is_some_and(|e| e.starts_with("Provider")), "{file}: {:?}", run.error);
             continue;
         }
-        let finished = chunks.iter().flat_map(|c| c["candidates"].as_array().cloned().unwrap_or_default()).any(|c| c.get("finishReason").is_some());
+        let finished = chunks
+            .iter()
+            .flat_map(|c| c["candidates"].as_array().cloned().unwrap_or_default())
+            .any(|c| c.get("finishReason").is_some());
         if !finished {
             continue;
         }

@@ -31,6 +31,8 @@ pub enum ssefold_provider {
     OpenaiResponses = 3,
     /// Google Gemini API and Vertex AI.
     Gemini = 4,
+    /// Ollama's native chat API (newline-delimited JSON).
+    Ollama = 5,
 }
 
 /// Limits of a stream. Start from `ssefold_stream_config_default`.
@@ -417,6 +419,7 @@ pub unsafe extern "C" fn ssefold_stream_new(
             2 => Provider::OpenAIChat,
             3 => Provider::OpenAIResponses,
             4 => Provider::Gemini,
+            5 => Provider::Ollama,
             _ => return ssefold_result::InvalidArgument,
         };
         // SAFETY: NULL or readable by contract.
@@ -565,6 +568,7 @@ pub unsafe extern "C" fn ssefold_stream_status(
             Provider::OpenAIChat => ssefold_provider::OpenaiChat,
             Provider::OpenAIResponses => ssefold_provider::OpenaiResponses,
             Provider::Gemini => ssefold_provider::Gemini,
+            Provider::Ollama => ssefold_provider::Ollama,
         };
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(provider, p) };

@@ -87,9 +87,9 @@ pub(crate) const DIALECT: DialectInfo = DialectInfo {
     name: "gemini",
     aliases: &["vertex", "google"],
     detects: |_, value| {
-        value
-            .and_then(Value::as_object)
-            .is_some_and(|o| ["candidates", "usageMetadata", "promptFeedback", "modelVersion"].iter().any(|k| o.contains_key(*k)))
+        value.and_then(Value::as_object).is_some_and(|o| {
+            ["candidates", "usageMetadata", "promptFeedback", "modelVersion"].iter().any(|k| o.contains_key(*k))
+        })
     },
     make: || Box::<GeminiFold>::default(),
 };
@@ -266,8 +266,9 @@ impl Dialect for GeminiFold {
     }
 
     fn end_of_body(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
-        let done =
-            turn.state == TurnState::Streaming && !self.candidates.is_empty() && self.candidates.iter().all(|c| c.finished);
+        let done = turn.state == TurnState::Streaming
+            && !self.candidates.is_empty()
+            && self.candidates.iter().all(|c| c.finished);
         if done {
             for c in 0..self.candidates.len() {
                 self.close_text(turn, c, sink);

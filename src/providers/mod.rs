@@ -34,12 +34,20 @@
 //! * [`Provider::OpenAIChat`] — Chat Completions (and OpenAI-compatible
 //!   providers); see [`openai_chat`].
 //! * [`Provider::OpenAIResponses`] — Responses API; see [`openai_responses`].
+//! * [`Provider::Gemini`] — Google Gemini API and Vertex AI; see [`gemini`].
+//! * [`Provider::Ollama`] — Ollama's native `/api/chat`, newline-delimited
+//!   JSON; see [`ollama`].
 //! * [`Provider::Auto`] — detected from the first event that carries data:
 //!   Anthropic when its type is one of the Messages event types, Responses
 //!   when it starts with `response.` (an `error` event: Responses when it
 //!   has a `sequence_number`, its error a `code` or `param`, or is flat;
 //!   else Anthropic), Chat for `chat.completion.chunk`
-//!   objects (or any object with `choices`). A `[DONE]` before any event is
+//!   objects (or any object with `choices`), Gemini for an object with
+//!   `candidates`, `usageMetadata`, `promptFeedback` or `modelVersion`. A
+//!   body whose first non-blank byte is `{` is not SSE but newline-delimited
+//!   JSON: Ollama's (each line is one event; a line longer than
+//!   `sse.max_line_len` is [`StreamError::LimitExceeded`] `max_line_len`).
+//!   A `[DONE]` before any event is
 //!   a stray terminal (warning `terminal_before_start`): it names no dialect,
 //!   detection waits for the next event. A first event that fits none is
 //!   [`StreamError::UnknownDialect`].
@@ -140,6 +148,8 @@ pub mod anthropic;
 mod args;
 pub mod events;
 pub mod gemini;
+mod ndjson;
+pub mod ollama;
 pub mod openai_chat;
 pub mod openai_responses;
 mod turn;
@@ -164,13 +174,15 @@ pub enum Provider {
     OpenAIResponses,
     /// Google Gemini API and Vertex AI (`streamGenerateContent?alt=sse`).
     Gemini,
+    /// Ollama's native `/api/chat` (newline-delimited JSON, not SSE).
+    Ollama,
     /// Detected from the first event.
     Auto,
 }
 
 impl Provider {
     /// The wire name: `anthropic`, `openai_chat`, `openai_responses`,
-    /// `gemini`, `auto`.
+    /// `gemini`, `ollama`, `auto`.
     pub fn name(self) -> &'static str {
         DIALECTS.iter().find(|d| d.provider == self).map_or("auto", |d| d.name)
     }
@@ -254,7 +266,7 @@ pub enum StreamError {
     #[error("limit exceeded: {limit} ({max})")]
     LimitExceeded {
         /// Which limit (`max_parts`, `max_tool_args_bytes`, `max_text_bytes`, `max_choices`,
-        /// `max_memory_bytes`).
+        /// `max_memory_bytes`, `max_line_len` of a newline-delimited JSON body).
         limit: &'static str,
         /// Its value.
         max: usize,
@@ -360,8 +372,8 @@ const _: fn() = || {
 /// Every dialect, in detection order (the first whose `detects` accepts a
 /// stream's first event folds it). Adding a dialect: its file (a [`Dialect`]
 /// and its `DIALECT` info), a [`Provider`] variant, and one entry here.
-const DIALECTS: [&DialectInfo; 4] =
-    [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT, &gemini::DIALECT];
+const DIALECTS: [&DialectInfo; 5] =
+    [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT, &gemini::DIALECT, &ollama::DIALECT];
 
 /// The dialect of a [`Provider`] (none for [`Provider::Auto`]).
 fn make_dialect(p: Provider) -> Option<Box<dyn Dialect>> {
@@ -387,6 +399,30 @@ pub struct Stream {
     /// resume.
     resuming: bool,
     aborted: bool,
+    /// How the body is framed into events.
+    framing: Framing,
+}
+
+/// How a [`Stream`]'s bytes become events.
+#[derive(Debug)]
+enum Framing {
+    /// [`Provider::Auto`] before the first non-blank byte: `{` means
+    /// newline-delimited JSON, anything else SSE.
+    Undecided,
+    /// Server-Sent Events.
+    Sse,
+    /// One JSON document per line (Ollama).
+    Lines(ndjson::Lines),
+}
+
+impl Framing {
+    fn of(provider: Provider) -> Framing {
+        match provider {
+            Provider::Auto => Framing::Undecided,
+            Provider::Ollama => Framing::Lines(ndjson::Lines::default()),
+            _ => Framing::Sse,
+        }
+    }
 }
 
 impl Stream {
@@ -405,6 +441,7 @@ impl Stream {
             closed: false,
             resuming: false,
             aborted: false,
+            framing: Framing::of(provider),
         }
     }
 
@@ -420,7 +457,30 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
-        let Stream { decoder, turn, dialect, closed, provider, resuming, .. } = self;
+        if matches!(self.framing, Framing::Undecided) {
+            match chunk.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+                Some(b'{') => self.framing = Framing::Lines(ndjson::Lines::default()),
+                Some(_) => self.framing = Framing::Sse,
+                // Blank so far: the same to both framings (the SSE decoder takes it).
+                None => {}
+            }
+        }
+        let Stream { decoder, turn, dialect, closed, provider, resuming, framing, .. } = self;
+        if let Framing::Lines(lines) = framing {
+            let sink: &mut Sink<'_> = &mut on_event;
+            let r = lines.feed(chunk, decoder.config().max_line_len, &mut |line| {
+                let e = Event::new("line", line, None, None);
+                if *resuming {
+                    *resuming = false;
+                    Self::restart_or_resume(*provider, dialect, turn, &e, sink);
+                }
+                Self::dispatch_line(dialect, turn, &e, sink)
+            });
+            if r.is_err() {
+                *closed = true;
+            }
+            return r;
+        }
         let mut events = decoder.feed(chunk);
         while let Some(r) = events.next_event() {
             let result = match r {
@@ -500,6 +560,9 @@ impl Stream {
             return Err(StreamError::Closed);
         }
         self.decoder.finish();
+        if let Framing::Lines(lines) = &mut self.framing {
+            lines.reset();
+        }
         self.resuming = true;
         if let Some(d) = self.dialect.as_deref_mut() {
             d.on_reconnect();
@@ -559,6 +622,20 @@ impl Stream {
     /// Whether [`abort`](Self::abort) ended the turn.
     pub fn is_aborted(&self) -> bool {
         self.aborted
+    }
+
+    /// One line of a newline-delimited JSON body: Ollama's, the one dialect
+    /// framed this way.
+    fn dispatch_line(
+        dialect: &mut Option<Box<dyn Dialect>>,
+        turn: &mut Turn,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        if dialect.is_none() {
+            *dialect = make_dialect(Provider::Ollama);
+        }
+        Self::dispatch(dialect, turn, event, sink)
     }
 
     /// One SSE event through the turn state machine: detection, the
@@ -642,9 +719,14 @@ impl Stream {
             return Err(StreamError::Closed);
         }
         self.closed = true;
-        let eos = self.decoder.finish();
+        let unterminated = match &mut self.framing {
+            Framing::Lines(lines) => {
+                lines.finish().map(|data| crate::sse::OwnedEvent { event: "line".into(), data, id: None, retry: None })
+            }
+            _ => self.decoder.finish().unterminated,
+        };
         let sink: &mut Sink<'_> = &mut on_event;
-        if let Some(ev) = eos.unterminated {
+        if let Some(ev) = unterminated {
             let complete =
                 ev.data.trim() == "[DONE]" || serde_json::from_str::<serde::de::IgnoredAny>(&ev.data).is_ok();
             if complete {
@@ -656,7 +738,11 @@ impl Stream {
                         ev.event
                     ),
                 );
-                Self::dispatch(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
+                if matches!(self.framing, Framing::Lines(_)) {
+                    Self::dispatch_line(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
+                } else {
+                    Self::dispatch(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
+                }
             } else {
                 warn(
                     sink,
@@ -701,6 +787,10 @@ impl Stream {
     pub fn memory_footprint(&self) -> usize {
         core::mem::size_of::<Self>() - core::mem::size_of::<Decoder>()
             + self.decoder.memory_footprint()
+            + match &self.framing {
+                Framing::Lines(lines) => lines.footprint(),
+                _ => 0,
+            }
             + self.turn.footprint()
             + self.dialect.as_ref().map_or(0, |d| d.footprint())
     }
