@@ -43,6 +43,8 @@ __all__ = [
     "AnthropicStream",
     "OpenAIChatStream",
     "OpenAIResponsesStream",
+    "GeminiStream",
+    "OllamaStream",
 ]
 
 _Bytes = Union[bytes, bytearray, memoryview]
@@ -389,7 +391,7 @@ class UiState:
     @property
     def is_ended(self) -> bool: ...
 
-_Provider = Literal["anthropic", "openai_chat", "openai_responses", "auto"]
+_Provider = Literal["anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "auto"]
 
 @disjoint_base
 class Stream:
@@ -460,3 +462,9 @@ class OpenAIChatStream(_Dialect): ...
 
 @final
 class OpenAIResponsesStream(_Dialect): ...
+
+@final
+class GeminiStream(_Dialect): ...
+
+@final
+class OllamaStream(_Dialect): ...

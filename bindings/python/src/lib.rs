@@ -93,5 +93,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<providers::AnthropicStream>()?;
     m.add_class::<providers::OpenAIChatStream>()?;
     m.add_class::<providers::OpenAIResponsesStream>()?;
+    m.add_class::<providers::GeminiStream>()?;
+    m.add_class::<providers::OllamaStream>()?;
     Ok(())
 }
