@@ -65,7 +65,9 @@
 //! error inside the stream ([`StreamError::Provider`], announced by an
 //! `error` event first), an undetectable dialect, and, from `finish`, a
 //! stream that ended before its terminal event ([`StreamError::Incomplete`];
-//! parts still open are committed first with outcome `incomplete`).
+//! parts still open are committed first with outcome `incomplete`; Gemini
+//! has no terminal event: its body must end after every candidate's
+//! `finishReason`).
 //!
 //! **Warnings** (a `warning` event; folding goes on; the offending event is
 //! ignored unless said otherwise), by code:
@@ -102,6 +104,8 @@
 //!   `stream_options.include_usage`) replaces the usage.
 //! * OpenAI Responses: a lifecycle event's `response.usage` (the running
 //!   usage of `response.in_progress`), then the terminal event's, replaces.
+//! * Gemini: a chunk's `usageMetadata` replaces (announced when it changed).
+//! * Ollama: the counts of the `done: true` line are the usage.
 //!
 //! Each change is announced by a `usage` event carrying the merged object.
 //!
