@@ -155,7 +155,7 @@ impl Dialect for GeminiFold {
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let v = parse_value(event, sink)?;
-        let Value::Object(chunk) = v else {
+        let Value::Object(mut chunk) = v else {
             self.start(turn, sink);
             warn(sink, "invalid_event", "chunk that is not a JSON object; ignored");
             return Ok(Flow::Continue);
@@ -165,23 +165,29 @@ impl Dialect for GeminiFold {
             return Ok(Flow::Fail(provider_error(e, turn.output_emitted())));
         }
         let first = turn.state == TurnState::Idle;
+        let blocked = chunk.get("promptFeedback").and_then(|f| {
+            let reason = f.get("blockReason").and_then(Value::as_str)?;
+            Some(match f.get("blockReasonMessage").and_then(Value::as_str) {
+                Some(d) => format!("{reason}: {d}"),
+                None => reason.to_owned(),
+            })
+        });
+        let cands = chunk.shift_remove("candidates");
         let mut usage_changed = false;
-        for (k, val) in &chunk {
-            if k == "candidates" || val.is_null() {
-                continue;
-            }
+        // The chunk is ours: its members move into the fold, never copied.
+        for (k, val) in chunk.into_iter().filter(|(_, v)| !v.is_null()) {
             if k == "usageMetadata" {
-                usage_changed = self.message.get(k) != Some(val);
+                usage_changed = self.message.get(&k) != Some(&val);
             }
-            self.message.insert(k.clone(), val.clone());
+            self.message.insert(k, val);
         }
         if first {
             self.start(turn, sink);
         }
-        match chunk.get("candidates") {
+        match cands {
             None | Some(Value::Null) => {}
             Some(Value::Array(cands)) => {
-                for (pos, c) in cands.iter().enumerate() {
+                for (pos, c) in cands.into_iter().enumerate() {
                     match c {
                         Value::Object(c) => self.on_candidate(turn, pos, c, sink)?,
                         _ => warn(sink, "invalid_event", "candidate that is not an object; ignored"),
@@ -195,12 +201,7 @@ impl Dialect for GeminiFold {
                 sink(&StreamEvent::Usage { usage: u });
             }
         }
-        if let Some(reason) = chunk.get("promptFeedback").and_then(|p| p.get("blockReason")).and_then(Value::as_str) {
-            let detail = chunk["promptFeedback"].get("blockReasonMessage").and_then(Value::as_str);
-            let message = match detail {
-                Some(d) => format!("{reason}: {d}"),
-                None => reason.to_owned(),
-            };
+        if let Some(message) = blocked {
             let error = ProviderError {
                 error_type: "prompt_blocked".into(),
                 message,
@@ -324,7 +325,7 @@ impl GeminiFold {
         &mut self,
         turn: &mut Turn,
         pos: usize,
-        c: &Map<String, Value>,
+        mut c: Map<String, Value>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let index = match c.get("index") {
@@ -338,13 +339,13 @@ impl GeminiFold {
             },
         };
         let at = self.candidate(turn, index)?;
-        match c.get("content") {
+        match c.shift_remove("content") {
             None | Some(Value::Null) => {}
-            Some(Value::Object(content)) => {
-                if let Some(role) = content.get("role").filter(|r| !r.is_null()) {
-                    self.candidates[at].role = Some(role.clone());
+            Some(Value::Object(mut content)) => {
+                if let Some(role) = content.shift_remove("role").filter(|r| !r.is_null()) {
+                    self.candidates[at].role = Some(role);
                 }
-                match content.get("parts") {
+                match content.shift_remove("parts") {
                     None | Some(Value::Null) => {}
                     Some(Value::Array(parts)) => {
                         for p in parts {
@@ -360,17 +361,21 @@ impl GeminiFold {
             Some(_) => warn(sink, "invalid_event", "candidate content that is not an object; ignored"),
         }
         let cand = &mut self.candidates[at];
-        for (k, val) in c.iter().filter(|(k, v)| k.as_str() != "content" && !v.is_null()) {
-            match (k.as_str(), cand.fields.get_mut(k), val) {
-                ("citationMetadata", Some(Value::Object(old)), Value::Object(new)) => merge_citations(old, new),
-                _ => {
-                    cand.fields.insert(k.clone(), val.clone());
+        let mut finish = false;
+        for (k, val) in c.into_iter().filter(|(_, v)| !v.is_null()) {
+            finish |= k == "finishReason" && val.is_string();
+            match (k.as_str(), cand.fields.get_mut(&k), val) {
+                ("citationMetadata", Some(Value::Object(old)), Value::Object(new)) => merge_citations(old, &new),
+                (_, _, val) => {
+                    cand.fields.insert(k, val);
                 }
             }
         }
-        if let Some(reason) = c.get("finishReason").and_then(Value::as_str) {
+        if finish {
             cand.finished = true;
-            sink(&StreamEvent::StopReason { choice: choice(index), reason });
+            if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
+                sink(&StreamEvent::StopReason { choice: choice(index), reason });
+            }
         }
         Ok(())
     }
@@ -387,7 +392,7 @@ impl GeminiFold {
         &mut self,
         turn: &mut Turn,
         at: usize,
-        p: &Map<String, Value>,
+        mut p: Map<String, Value>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let signature = p.get("thoughtSignature").and_then(Value::as_str);
@@ -396,6 +401,10 @@ impl GeminiFold {
         let only_text = p.keys().all(|k| matches!(k.as_str(), "text" | "thought" | "thoughtSignature"));
         if is_text && only_text {
             let thought = p.get("thought").and_then(Value::as_bool) == Some(true);
+            let signature = match p.shift_remove("thoughtSignature") {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            };
             let text = p.get("text").and_then(Value::as_str).unwrap_or("");
             let cand = &self.candidates[at];
             let merge = cand.open.filter(|&s| {
@@ -416,19 +425,20 @@ impl GeminiFold {
             append_str(turn, part, text, sink)?;
             if let Some(sig) = signature {
                 turn.check_text(sig.len())?;
-                self.candidates[at].slots[slot].signature = Some(sig.to_owned());
-                sink(&StreamEvent::PartMetadata { part, key: "signature", value: &Value::String(sig.to_owned()) });
+                let value = Value::String(sig);
+                sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
+                let Value::String(sig) = value else { unreachable!() };
+                self.candidates[at].slots[slot].signature = Some(sig);
             }
             return Ok(());
         }
         self.close_text(turn, at, sink);
-        let whole = Value::Object(p.clone());
         let call = p.get("functionCall").and_then(Value::as_object).filter(|f| {
             !f.contains_key("partialArgs") && !f.get("willContinue").is_some_and(|w| w == &Value::Bool(true))
         });
         let ty = p.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature")).map_or("", String::as_str);
         let kind = if call.is_some() { PartKind::ToolCall } else { PartKind::Other };
-        let slot = self.open_slot(turn, at, kind, ty, None, Some(whole.clone()), sink)?;
+        let slot = self.open_slot(turn, at, kind, ty, None, None, sink)?;
         let part = self.candidates[at].slots[slot].part;
         if let Some(call) = call {
             for key in ["id", "name"] {
@@ -441,9 +451,10 @@ impl GeminiFold {
                 turn.push_args(part, text.as_str(), sink)?;
             }
         }
-        if let Some(sig) = signature {
-            sink(&StreamEvent::PartMetadata { part, key: "signature", value: &Value::String(sig.to_owned()) });
+        if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
+            sink(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
         }
+        self.candidates[at].slots[slot].whole = Some(Value::Object(p));
         turn.commit(self, part, false, sink);
         if let Some(args) = turn.parts[part as usize].args.as_mut() {
             args.release();

@@ -108,31 +108,37 @@ impl Dialect for OllamaFold {
             };
             return Ok(Flow::Fail(error));
         }
-        for (k, val) in line.iter().filter(|(_, v)| !v.is_null()) {
+        let done = line.get("done") == Some(&Value::Bool(true));
+        let mut message = None;
+        // The line is ours: its members move into the fold, never copied.
+        for (k, val) in line.into_iter().filter(|(_, v)| !v.is_null()) {
             if k != "message" {
-                self.top.insert(k.clone(), val.clone());
-            } else if !self.top.contains_key("message") {
-                // Its place among the top-level members (built at read time).
-                self.top.insert("message".into(), Value::Null);
+                self.top.insert(k, val);
+            } else {
+                if !self.top.contains_key("message") {
+                    // Its place among the top-level members (built at read time).
+                    self.top.insert(k, Value::Null);
+                }
+                message = Some(val);
             }
         }
         self.start(turn, sink);
-        match line.get("message") {
-            None | Some(Value::Null) => {}
+        match &message {
+            None => {}
             Some(Value::Object(m)) => self.on_message(turn, m, sink)?,
             Some(_) => warn(sink, "invalid_event", "message that is not an object; ignored"),
         }
-        if line.get("done") != Some(&Value::Bool(true)) {
+        if !done {
             return Ok(Flow::Continue);
         }
         for id in [self.thinking, self.content].into_iter().flatten() {
             turn.commit(self, id, false, sink);
         }
-        if let Some(reason) = line.get("done_reason").and_then(Value::as_str) {
+        if let Some(reason) = self.top.get("done_reason").and_then(Value::as_str) {
             sink(&StreamEvent::StopReason { choice: 0, reason });
         }
         let usage: Map<String, Value> =
-            COUNTS.iter().filter_map(|k| line.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
+            COUNTS.iter().filter_map(|k| self.top.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
         if !usage.is_empty() {
             sink(&StreamEvent::Usage { usage: &Value::Object(usage) });
         }
