@@ -52,8 +52,7 @@
 //! received a `finishReason` is the normal end of the turn (the open text
 //! parts committed `complete`, then `turn_end` with candidate 0's reason);
 //! without one it is [`StreamError::Incomplete`] (expected `finishReason`),
-//! open parts committed `incomplete`. A chunk after that (none can follow
-//! the end of the body) cannot occur.
+//! open parts committed `incomplete`.
 //!
 //! A chunk `{"error": {"code", "message", "status"}}` is a provider error
 //! (`error_type` the `status`, else the `code`). A `promptFeedback` with a
@@ -63,6 +62,9 @@
 //!
 //! # Deliberate differences and what is left open
 //!
+//! * With [`Provider::Auto`], a body whose first chunk is an `{"error": …}`
+//!   is taken by the OpenAI Chat dialect (the same shape); give
+//!   [`Provider::Gemini`] to have it typed as above.
 //! * The `google-genai` SDKs have no stream accumulator: the fold follows
 //!   the shapes the non-streaming endpoint returns, not an SDK's code.
 //! * Vertex's streamed function-call arguments (`functionCall.partialArgs`
