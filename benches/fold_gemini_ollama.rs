@@ -21,11 +21,12 @@ fn fold(provider: Provider, turns: &[Vec<u8>]) -> usize {
     for turn in turns {
         let mut stream = Stream::new(provider);
         for chunk in turn.chunks(4096) {
-            stream.feed(chunk, |e| {
-                black_box(e);
-                events += 1;
-            })
-            .unwrap();
+            stream
+                .feed(chunk, |e| {
+                    black_box(e);
+                    events += 1;
+                })
+                .unwrap();
         }
         stream.finish(|_| events += 1).unwrap();
         black_box(stream.message());
@@ -34,7 +35,10 @@ fn fold(provider: Provider, turns: &[Vec<u8>]) -> usize {
 }
 
 fn baseline(payloads: &[String]) -> usize {
-    payloads.iter().map(|p| black_box(serde_json::from_str::<Value>(p).unwrap()).as_object().map_or(0, |o| o.len())).sum()
+    payloads
+        .iter()
+        .map(|p| black_box(serde_json::from_str::<Value>(p).unwrap()).as_object().map_or(0, |o| o.len()))
+        .sum()
 }
 
 fn gemini_turns() -> Vec<Vec<u8>> {
@@ -70,7 +74,8 @@ fn ollama_turn() -> Vec<u8> {
         serde_json::json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2, 3]}}}]}),
         false,
     );
-    let mut last: Value = serde_json::from_str(&line(serde_json::json!({"role": "assistant", "content": ""}), true)).unwrap();
+    let mut last: Value =
+        serde_json::from_str(&line(serde_json::json!({"role": "assistant", "content": ""}), true)).unwrap();
     last["done_reason"] = "stop".into();
     last["eval_count"] = 1001.into();
     out += &(last.to_string() + "\n");
