@@ -72,6 +72,7 @@ def test_recording_folds_to_a_generate_content_response(path: pathlib.Path) -> N
     stream.feed(path.read_bytes())
     stream.finish()
     message = stream.message
+    assert message is not None
     for outer, inner in NEWER_THAN_THE_SDK:
         message.get(outer, {}).pop(inner, None)
     response = types.GenerateContentResponse.model_validate(message)
