@@ -509,6 +509,14 @@ enum ssefold_provider
    * OpenAI Responses API.
    */
   SSEFOLD_PROVIDER_OPENAI_RESPONSES = 3,
+  /**
+   * Google Gemini API and Vertex AI.
+   */
+  SSEFOLD_PROVIDER_GEMINI = 4,
+  /**
+   * Ollama's native chat API (newline-delimited JSON).
+   */
+  SSEFOLD_PROVIDER_OLLAMA = 5,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

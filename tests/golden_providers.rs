@@ -17,7 +17,7 @@ fn check_dir(dialect: &str, provider: Provider) -> usize {
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sse"))
+        .filter(|p| p.extension().is_some_and(|e| e == "sse" || e == "ndjson"))
         .collect();
     files.sort();
     for sse in &files {
@@ -60,4 +60,14 @@ fn openai_chat_golden() {
 #[test]
 fn openai_responses_golden() {
     assert!(check_dir("openai_responses", Provider::OpenAIResponses) >= 5);
+}
+
+#[test]
+fn gemini_golden() {
+    assert!(check_dir("gemini", Provider::Gemini) >= 10);
+}
+
+#[test]
+fn ollama_golden() {
+    assert!(check_dir("ollama", Provider::Ollama) >= 5);
 }

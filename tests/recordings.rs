@@ -37,6 +37,7 @@ fn dialect(name: &str) -> Provider {
         "anthropic" => Provider::Anthropic,
         "openai_chat" => Provider::OpenAIChat,
         "openai_responses" => Provider::OpenAIResponses,
+        "gemini" => Provider::Gemini,
         other => panic!("unknown dialect {other}"),
     }
 }
@@ -74,7 +75,7 @@ fn manifest_and_files_agree() {
         assert!(lic.is_file(), "{file}: no license copy {}", lic.display());
     }
     let mut on_disk = Vec::new();
-    for d in ["anthropic", "openai_chat", "openai_responses"] {
+    for d in ["anthropic", "openai_chat", "openai_responses", "gemini"] {
         if root().join(d).is_dir() {
             walk(&root().join(d), &mut on_disk);
         }
@@ -168,4 +169,50 @@ fn every_recording_is_chunking_invariant_and_detected() {
     assert!(new.is_empty(), "{} recordings fail (not in KNOWN_FAILURES): {new:#?}", new.len());
     assert!(fixed.is_empty(), "KNOWN_FAILURES entries that now pass (remove them): {fixed:?}");
     eprintln!("{} recordings checked, {} known failures", m.len(), failures.len());
+}
+
+/// Gemini has no terminal event: a recording whose chunks carry a
+/// `finishReason` ends normally at the end of its body, its folded
+/// candidates hold every part the chunks sent, and the text parts' texts
+/// are the concatenation of the chunks' texts.
+#[test]
+fn gemini_recordings_end_at_their_finish_reason() {
+    let mut checked = 0;
+    for e in manifest().iter().filter(|e| e["dialect"] == "gemini") {
+        let file = e["file"].as_str().unwrap();
+        let bytes = std::fs::read(root().join(file)).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let chunks: Vec<Value> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .collect();
+        let run = run_with(Provider::Gemini, &bytes, &mut || usize::MAX);
+        if chunks.iter().any(|c| c.get("error").is_some()) {
+            assert!(run.error.as_deref().is_some_and(|e| e.starts_with("Provider")), "{file}: {:?}", run.error);
+            continue;
+        }
+        let finished = chunks
+            .iter()
+            .flat_map(|c| c["candidates"].as_array().cloned().unwrap_or_default())
+            .any(|c| c.get("finishReason").is_some());
+        if !finished {
+            continue;
+        }
+        assert_eq!(run.error, None, "{file}");
+        let sent: String = chunks
+            .iter()
+            .flat_map(|c| c["candidates"][0]["content"]["parts"].as_array().cloned().unwrap_or_default())
+            .filter_map(|p| p["text"].as_str().map(str::to_owned))
+            .collect();
+        let folded: String = run.message["candidates"][0]["content"]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect();
+        assert_eq!(folded, sent, "{file}");
+        checked += 1;
+    }
+    assert!(checked >= 50, "{checked}");
 }

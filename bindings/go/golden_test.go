@@ -16,6 +16,8 @@ var dialects = map[string]Provider{
 	"anthropic":        Anthropic,
 	"openai_chat":      OpenAIChat,
 	"openai_responses": OpenAIResponses,
+	"gemini":           Gemini,
+	"ollama":           Ollama,
 }
 
 func jsonEqual(t *testing.T, a, b []byte) bool {
@@ -66,12 +68,14 @@ func foldChunks(t *testing.T, p Provider, body []byte, sizes func() int) ([]json
 
 func TestGoldenFixtures(t *testing.T) {
 	files, _ := filepath.Glob("../../tests/fixtures/*/*.sse")
+	lines, _ := filepath.Glob("../../tests/fixtures/*/*.ndjson")
+	files = append(files, lines...)
 	if len(files) < 20 {
 		t.Fatalf("fixtures not found: %d", len(files))
 	}
 	for _, f := range files {
 		dialect := filepath.Base(filepath.Dir(f))
-		name := strings.TrimSuffix(f, ".sse")
+		name := strings.TrimSuffix(f, filepath.Ext(f))
 		t.Run(dialect+"/"+filepath.Base(name), func(t *testing.T) {
 			body, _ := os.ReadFile(f)
 			wantMsg, err := os.ReadFile(name + ".json")

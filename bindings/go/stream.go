@@ -26,6 +26,10 @@ const (
 	OpenAIChat Provider = 2
 	// OpenAIResponses is the OpenAI Responses API.
 	OpenAIResponses Provider = 3
+	// Gemini is the Google Gemini API and Vertex AI.
+	Gemini Provider = 4
+	// Ollama is Ollama's native chat API (newline-delimited JSON).
+	Ollama Provider = 5
 )
 
 // String is the provider's name.
@@ -39,6 +43,10 @@ func (p Provider) String() string {
 		return "openai_chat"
 	case OpenAIResponses:
 		return "openai_responses"
+	case Gemini:
+		return "gemini"
+	case Ollama:
+		return "ollama"
 	}
 	return "unknown"
 }

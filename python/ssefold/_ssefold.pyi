@@ -52,6 +52,8 @@ __all__ = [
     "Finished",
     "Relay",
     "RelayError",
+    "GeminiStream",
+    "OllamaStream",
 ]
 
 _Bytes = Union[bytes, bytearray, memoryview]
@@ -499,7 +501,7 @@ class UiState:
     @property
     def is_ended(self) -> bool: ...
 
-_Provider = Literal["anthropic", "openai_chat", "openai_responses", "auto"]
+_Provider = Literal["anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "auto"]
 
 _U = TypeVar("_U", bound=Optional[UiState], covariant=True, default=Optional[UiState])
 
@@ -877,3 +879,8 @@ class Relay:
     def is_finished(self) -> bool: ...
     @property
     def stream_error(self) -> Optional[Error]: ...
+@final
+class GeminiStream(_Dialect): ...
+
+@final
+class OllamaStream(_Dialect): ...

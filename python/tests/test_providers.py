@@ -19,6 +19,8 @@ CLASSES = {
     "anthropic": ssefold.AnthropicStream,
     "openai_chat": ssefold.OpenAIChatStream,
     "openai_responses": ssefold.OpenAIResponsesStream,
+    "gemini": ssefold.GeminiStream,
+    "ollama": ssefold.OllamaStream,
 }
 # The Debug form of the core's StreamError (last line of each .jsonl) -> the
 # Python exception.
@@ -33,7 +35,7 @@ ERRORS: List[Tuple[str, Type[ssefold.Error]]] = [
 
 
 def golden_files() -> List[pathlib.Path]:
-    return sorted(FIXTURES.glob("*/*.sse"))
+    return sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
 
 
 def wire(event: ssefold.StreamEvent) -> dict:
@@ -147,7 +149,7 @@ def test_auto_detects_and_unknown_provider_is_refused() -> None:
     s = ssefold.Stream()
     assert s.provider == "auto" and s.message is None
     with pytest.raises(ValueError):
-        ssefold.Stream("gemini")
+        ssefold.Stream("bedrock")
     with pytest.raises(ssefold.UnknownDialectError):
         s.feed(b'data: {"hello": 1}\n\n')
 

@@ -29,6 +29,10 @@ pub enum ssefold_provider {
     OpenaiChat = 2,
     /// OpenAI Responses API.
     OpenaiResponses = 3,
+    /// Google Gemini API and Vertex AI.
+    Gemini = 4,
+    /// Ollama's native chat API (newline-delimited JSON).
+    Ollama = 5,
 }
 
 /// Limits of a stream. Start from `ssefold_stream_config_default`.
@@ -376,6 +380,8 @@ pub(super) fn provider_from_c(provider: u32) -> Option<Provider> {
         1 => Some(Provider::Anthropic),
         2 => Some(Provider::OpenAIChat),
         3 => Some(Provider::OpenAIResponses),
+        4 => Some(Provider::Gemini),
+        5 => Some(Provider::Ollama),
         _ => None,
     }
 }
@@ -573,6 +579,8 @@ pub unsafe extern "C" fn ssefold_stream_status(
             Provider::Anthropic => ssefold_provider::Anthropic,
             Provider::OpenAIChat => ssefold_provider::OpenaiChat,
             Provider::OpenAIResponses => ssefold_provider::OpenaiResponses,
+            Provider::Gemini => ssefold_provider::Gemini,
+            Provider::Ollama => ssefold_provider::Ollama,
         };
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(provider, p) };

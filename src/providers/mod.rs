@@ -34,12 +34,20 @@
 //! * [`Provider::OpenAIChat`] — Chat Completions (and OpenAI-compatible
 //!   providers); see [`openai_chat`].
 //! * [`Provider::OpenAIResponses`] — Responses API; see [`openai_responses`].
+//! * [`Provider::Gemini`] — Google Gemini API and Vertex AI; see [`gemini`].
+//! * [`Provider::Ollama`] — Ollama's native `/api/chat`, newline-delimited
+//!   JSON; see [`ollama`].
 //! * [`Provider::Auto`] — detected from the first event that carries data:
 //!   Anthropic when its type is one of the Messages event types, Responses
 //!   when it starts with `response.` (an `error` event: Responses when it
 //!   has a `sequence_number`, its error a `code` or `param`, or is flat;
 //!   else Anthropic), Chat for `chat.completion.chunk`
-//!   objects (or any object with `choices`). A `[DONE]` before any event is
+//!   objects (or any object with `choices`), Gemini for an object with
+//!   `candidates`, `usageMetadata`, `promptFeedback` or `modelVersion`. A
+//!   body whose first non-blank byte is `{` is not SSE but newline-delimited
+//!   JSON: Ollama's (each line is one event; a line longer than
+//!   `sse.max_line_len` is [`StreamError::LimitExceeded`] `max_line_len`).
+//!   A `[DONE]` before any event is
 //!   a stray terminal (warning `terminal_before_start`): it names no dialect,
 //!   detection waits for the next event. A first event that fits none is
 //!   [`StreamError::UnknownDialect`].
@@ -65,7 +73,9 @@
 //! error inside the stream ([`StreamError::Provider`], announced by an
 //! `error` event first), an undetectable dialect, and, from `finish`, a
 //! stream that ended before its terminal event ([`StreamError::Incomplete`];
-//! parts still open are committed first with outcome `incomplete`).
+//! parts still open are committed first with outcome `incomplete`; Gemini
+//! has no terminal event: its body must end after every candidate's
+//! `finishReason`).
 //!
 //! **Warnings** (a `warning` event; folding goes on; the offending event is
 //! ignored unless said otherwise), by code:
@@ -102,6 +112,8 @@
 //!   `stream_options.include_usage`) replaces the usage.
 //! * OpenAI Responses: a lifecycle event's `response.usage` (the running
 //!   usage of `response.in_progress`), then the terminal event's, replaces.
+//! * Gemini: a chunk's `usageMetadata` replaces (announced when it changed).
+//! * Ollama: the counts of the `done: true` line are the usage.
 //!
 //! Each change is announced by a `usage` event carrying the merged object.
 //!
@@ -148,6 +160,9 @@ pub mod anthropic;
 mod args;
 pub mod bedrock;
 pub mod events;
+pub mod gemini;
+mod ndjson;
+pub mod ollama;
 pub mod openai_chat;
 pub mod openai_responses;
 mod turn;
@@ -171,18 +186,24 @@ pub enum Provider {
     OpenAIChat,
     /// OpenAI Responses API.
     OpenAIResponses,
+    /// Google Gemini API and Vertex AI (`streamGenerateContent?alt=sse`).
+    Gemini,
+    /// Ollama's native `/api/chat` (newline-delimited JSON, not SSE).
+    Ollama,
     /// Detected from the first event.
     Auto,
 }
 
 impl Provider {
-    /// The wire name: `anthropic`, `openai_chat`, `openai_responses`, `auto`.
+    /// The wire name: `anthropic`, `openai_chat`, `openai_responses`,
+    /// `gemini`, `ollama`, `auto`.
     pub fn name(self) -> &'static str {
         DIALECTS.iter().find(|d| d.provider == self).map_or("auto", |d| d.name)
     }
 
     /// Parses a wire name or CLI spelling (`openai-chat` = `openai_chat`;
-    /// `openai` and `chat` = `openai_chat`, `responses` = `openai_responses`).
+    /// `openai` and `chat` = `openai_chat`, `responses` = `openai_responses`,
+    /// `vertex` and `google` = `gemini`).
     pub fn from_name(name: &str) -> Option<Provider> {
         let name = name.replace('-', "_");
         if name == "auto" {
@@ -256,6 +277,9 @@ pub enum StreamLimit {
     MaxChoices,
     /// [`StreamConfig::max_memory_bytes`].
     MaxMemoryBytes,
+    /// The SSE decoder's `max_line_len` (`StreamConfig::sse`), which also
+    /// bounds a line of a newline-delimited JSON body.
+    MaxLineLen,
 }
 
 impl StreamLimit {
@@ -267,6 +291,7 @@ impl StreamLimit {
             StreamLimit::MaxTextBytes => "max_text_bytes",
             StreamLimit::MaxChoices => "max_choices",
             StreamLimit::MaxMemoryBytes => "max_memory_bytes",
+            StreamLimit::MaxLineLen => "max_line_len",
         }
     }
 }
@@ -382,6 +407,20 @@ pub(crate) fn without_lone_surrogates(event: &Event<'_>) -> Option<(String, usiz
     view::replace_lone_surrogates(event.data())
 }
 
+/// Appends already decoded text to an open part (`text_delta`), within
+/// `max_text_bytes`.
+pub(crate) fn append_str(turn: &mut Turn, part: u32, text: &str, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    if !text.bytes().any(|b| b == b'\\' || b < 0x20) {
+        return turn.append_text(part, &view::JsonStr::plain(text), sink);
+    }
+    // Re-escaped, for the turn's one append path (rare: escapes in text).
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    match view::JsonStr::from_raw(&quoted) {
+        Some(s) => turn.append_text(part, &s, sink),
+        None => Ok(()),
+    }
+}
+
 /// The JSON error of a typed parse.
 pub(crate) fn json_error(event: &Event<'_>, e: serde_json::Error) -> StreamError {
     StreamError::InvalidJson { event_type: event.event().to_owned(), message: e.to_string() }
@@ -397,7 +436,8 @@ const _: fn() = || {
 /// Every dialect, in detection order (the first whose `detects` accepts a
 /// stream's first event folds it). Adding a dialect: its file (a [`Dialect`]
 /// and its `DIALECT` info), a [`Provider`] variant, and one entry here.
-const DIALECTS: [&DialectInfo; 3] = [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT];
+const DIALECTS: [&DialectInfo; 5] =
+    [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT, &gemini::DIALECT, &ollama::DIALECT];
 
 /// The dialect of a [`Provider`] (none for [`Provider::Auto`]).
 fn make_dialect(p: Provider) -> Option<Box<dyn Dialect>> {
@@ -423,6 +463,30 @@ pub struct Stream {
     /// resume.
     resuming: bool,
     aborted: bool,
+    /// How the body is framed into events.
+    framing: Framing,
+}
+
+/// How a [`Stream`]'s bytes become events.
+#[derive(Debug)]
+enum Framing {
+    /// [`Provider::Auto`] before the first non-blank byte: `{` means
+    /// newline-delimited JSON, anything else SSE.
+    Undecided,
+    /// Server-Sent Events.
+    Sse,
+    /// One JSON document per line (Ollama).
+    Lines(ndjson::Lines),
+}
+
+impl Framing {
+    fn of(provider: Provider) -> Framing {
+        match provider {
+            Provider::Auto => Framing::Undecided,
+            Provider::Ollama => Framing::Lines(ndjson::Lines::default()),
+            _ => Framing::Sse,
+        }
+    }
 }
 
 impl Stream {
@@ -441,6 +505,7 @@ impl Stream {
             closed: false,
             resuming: false,
             aborted: false,
+            framing: Framing::of(provider),
         }
     }
 
@@ -456,7 +521,30 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
-        let Stream { decoder, turn, dialect, closed, provider, resuming, .. } = self;
+        if matches!(self.framing, Framing::Undecided) {
+            match chunk.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+                Some(b'{') => self.framing = Framing::Lines(ndjson::Lines::default()),
+                Some(_) => self.framing = Framing::Sse,
+                // Blank so far: the same to both framings (the SSE decoder takes it).
+                None => {}
+            }
+        }
+        let Stream { decoder, turn, dialect, closed, provider, resuming, framing, .. } = self;
+        if let Framing::Lines(lines) = framing {
+            let sink: &mut Sink<'_> = &mut on_event;
+            let r = lines.feed(chunk, decoder.config().max_line_len, &mut |line| {
+                let e = Event::new("line", line, None, None);
+                if *resuming {
+                    *resuming = false;
+                    Self::restart_or_resume(*provider, dialect, turn, &e, sink);
+                }
+                Self::dispatch_line(dialect, turn, &e, sink)
+            });
+            if r.is_err() {
+                *closed = true;
+            }
+            return r;
+        }
         let mut events = decoder.feed(chunk);
         while let Some(r) = events.next_event() {
             let result = match r {
@@ -536,6 +624,9 @@ impl Stream {
             return Err(StreamError::Closed);
         }
         self.decoder.finish();
+        if let Framing::Lines(lines) = &mut self.framing {
+            lines.reset();
+        }
         self.resuming = true;
         if let Some(d) = self.dialect.as_deref_mut() {
             d.on_reconnect();
@@ -595,6 +686,20 @@ impl Stream {
     /// Whether [`abort`](Self::abort) ended the turn.
     pub fn is_aborted(&self) -> bool {
         self.aborted
+    }
+
+    /// One line of a newline-delimited JSON body: Ollama's, the one dialect
+    /// framed this way.
+    fn dispatch_line(
+        dialect: &mut Option<Box<dyn Dialect>>,
+        turn: &mut Turn,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        if dialect.is_none() {
+            *dialect = make_dialect(Provider::Ollama);
+        }
+        Self::dispatch(dialect, turn, event, sink)
     }
 
     /// One SSE event through the turn state machine: detection, the
@@ -683,9 +788,14 @@ impl Stream {
             return Err(StreamError::Closed);
         }
         self.closed = true;
-        let eos = self.decoder.finish();
+        let unterminated = match &mut self.framing {
+            Framing::Lines(lines) => {
+                lines.finish().map(|data| crate::sse::OwnedEvent { event: "line".into(), data, id: None, retry: None })
+            }
+            _ => self.decoder.finish().unterminated,
+        };
         let sink: &mut Sink<'_> = &mut on_event;
-        if let Some(ev) = eos.unterminated {
+        if let Some(ev) = unterminated {
             let complete =
                 ev.data.trim() == "[DONE]" || serde_json::from_str::<serde::de::IgnoredAny>(&ev.data).is_ok();
             if complete {
@@ -697,7 +807,11 @@ impl Stream {
                         ev.event
                     ),
                 );
-                Self::dispatch(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
+                if matches!(self.framing, Framing::Lines(_)) {
+                    Self::dispatch_line(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
+                } else {
+                    Self::dispatch(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
+                }
             } else {
                 warn(
                     sink,
@@ -710,6 +824,15 @@ impl Stream {
             return Err(StreamError::Incomplete { expected: "any event" });
         };
         if self.turn.is_terminated() {
+            return Ok(());
+        }
+        if d.end_of_body(&mut self.turn, sink) {
+            // A dialect without a terminal event (Gemini): the end of the
+            // body after its final chunk ends the turn.
+            self.turn.close_open(d, sink);
+            self.turn.state = TurnState::Done;
+            let reason = d.on_turn_end(&self.turn, sink);
+            sink(&StreamEvent::TurnEnd { stop_reason: reason.as_deref() });
             return Ok(());
         }
         self.turn.close_open(d, sink);
@@ -733,6 +856,10 @@ impl Stream {
     pub fn memory_footprint(&self) -> usize {
         core::mem::size_of::<Self>() - core::mem::size_of::<Decoder>()
             + self.decoder.memory_footprint()
+            + match &self.framing {
+                Framing::Lines(lines) => lines.footprint(),
+                _ => 0,
+            }
             + self.turn.footprint()
             + self.dialect.as_ref().map_or(0, |d| d.footprint())
     }

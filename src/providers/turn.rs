@@ -144,6 +144,14 @@ pub(crate) trait Dialect: core::fmt::Debug + Send + Sync {
     /// final usage), and the stop reason `turn_end` carries.
     fn on_turn_end(&mut self, turn: &Turn, sink: &mut Sink<'_>) -> Option<String>;
 
+    /// The body ended before a terminal event: whether that is the normal
+    /// end of this dialect's turn (Gemini, which has no terminal event: its
+    /// final chunk came). When it is, the dialect commits what it considers
+    /// finished first; the driver then ends the turn as on [`Flow::End`].
+    fn end_of_body(&mut self, _turn: &mut Turn, _sink: &mut Sink<'_>) -> bool {
+        false
+    }
+
     /// The warning for an event after the terminal one.
     fn after_terminal(&self, event: &Event<'_>) -> String {
         format!("{} after the terminal event; ignored", event.event())

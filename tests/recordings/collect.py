@@ -233,6 +233,7 @@ def httprr_bodies(data):
 RE_ANTH = re.compile(rb'(^|\n)event: ?message_start|"type" ?: ?"message_start"')
 RE_RESP = re.compile(rb'"type" ?: ?"response\.(created|in_progress|output_item|output_text|completed|failed|incomplete|queued)')
 RE_CHAT = re.compile(rb'"object" ?: ?"chat\.completion\.chunk"')
+RE_GEMINI = re.compile(rb'(^|\n)data: ?\{"candidates" ?: ?\[')
 RE_DATA = re.compile(rb"(^|\n)data:")
 
 
@@ -245,6 +246,8 @@ def classify(raw):
         return "openai_responses"
     if RE_CHAT.search(raw):
         return "openai_chat"
+    if RE_GEMINI.search(raw):
+        return "gemini"
     return None
 
 
@@ -320,7 +323,7 @@ def provider_of(uri, path, raw, dialect):
     for key in ["azure", "groq", "openrouter", "deepseek", "mistral", "together", "fireworks", "ollama", "xai", "gemini", "anthropic", "openai"]:
         if key in p:
             return key
-    return {"anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai"}[dialect]
+    return {"anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai", "gemini": "gemini"}[dialect]
 
 
 # ---------------------------------------------------------------- coverage
@@ -438,6 +441,19 @@ def covers(raw, dialect):
             c.append("finish_" + f)
         if b"data: [DONE]" not in t and b"data:[DONE]" not in t:
             c.append("no_done")
+    elif dialect == "gemini":
+        parts = [p for o in objs for c in (o.get("candidates") or []) if isinstance(c, dict)
+                 for p in ((c.get("content") or {}).get("parts") or []) if isinstance(p, dict)]
+        for key, name in [("functionCall", "function_call"), ("executableCode", "code_execution"),
+                          ("inlineData", "inline_data"), ("thoughtSignature", "thought_signature")]:
+            if any(key in p for p in parts):
+                c.append(name)
+        if any(p.get("thought") for p in parts):
+            c.append("thought")
+        if any("finishReason" in c2 for o in objs for c2 in (o.get("candidates") or []) if isinstance(c2, dict)):
+            c.append("finish_reason")
+        if any("groundingMetadata" in c2 for o in objs for c2 in (o.get("candidates") or []) if isinstance(c2, dict)):
+            c.append("grounding")
     else:
         types = [o.get("type") for o in objs]
         items = []
@@ -563,6 +579,8 @@ def classify_chunks(text):
         return "openai_responses"
     if any(o.get("object") == "chat.completion.chunk" for o in objs):
         return "openai_chat"
+    if all("candidates" in o or "usageMetadata" in o for o in objs) and any("candidates" in o for o in objs):
+        return "gemini"
     return None
 
 
@@ -880,7 +898,8 @@ def write_readme(out, manifest, sources, skipped):
     w("     wrapped here as `data: <line>\\n\\n` (chat, responses) or `event: <type>\\ndata: <line>\\n\\n` (Anthropic),")
     w("     with no `[DONE]`; their `extraction` says so.")
     w("3. A body is kept when it has `data:` lines and its content is one of the dialects: `message_start` (Anthropic),")
-    w("   a `\"type\":\"response.…\"` event (Responses), or `chat.completion.chunk` (Chat). Bodies over 2 MB, byte-identical")
+    w("   a `\"type\":\"response.…\"` event (Responses), `chat.completion.chunk` (Chat), or a `data: {\"candidates\": [`")
+    w("   line / chunk objects with `candidates` (Gemini). Bodies over 2 MB, byte-identical")
     w("   duplicates (also of `tests/peer-fixtures/`), error pages and non-SSE bodies are skipped. Blobs the snapshot")
     w("   does not hold (large files) are skipped.")
     w("4. `provider` is taken from the recorded request URI's host, else from the fixture's package/file name.")
@@ -909,12 +928,12 @@ def write_readme(out, manifest, sources, skipped):
     w("")
     w("## Streams per provider")
     w("")
-    w("| provider | anthropic | openai_chat | openai_responses | total |")
-    w("| --- | --- | --- | --- | --- |")
+    w("| provider | anthropic | openai_chat | openai_responses | gemini | total |")
+    w("| --- | --- | --- | --- | --- | --- |")
     pc = collections.Counter((e["provider"], e["dialect"]) for e in manifest)
     provs = collections.Counter(e["provider"] for e in manifest)
     for pname, n in provs.most_common():
-        w(f"| {pname} | {pc[(pname, 'anthropic')]} | {pc[(pname, 'openai_chat')]} | {pc[(pname, 'openai_responses')]} | {n} |")
+        w(f"| {pname} | {pc[(pname, 'anthropic')]} | {pc[(pname, 'openai_chat')]} | {pc[(pname, 'openai_responses')]} | {pc[(pname, 'gemini')]} | {n} |")
     w("")
     w("## Coverage of the requested shapes")
     w("")

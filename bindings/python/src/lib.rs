@@ -86,5 +86,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<providers::OpenAIResponsesStream>()?;
     tools::register(m)?;
     relay::register(m)?;
+    m.add_class::<providers::GeminiStream>()?;
+    m.add_class::<providers::OllamaStream>()?;
     Ok(())
 }

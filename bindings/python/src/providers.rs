@@ -594,8 +594,8 @@ impl Stream {
         value_to_py(py, &self.inner.message())
     }
 
-    /// The dialect: `anthropic`, `openai_chat`, `openai_responses` (or
-    /// `auto` until detected).
+    /// The dialect: `anthropic`, `openai_chat`, `openai_responses`,
+    /// `gemini`, `ollama` (or `auto` until detected).
     #[getter]
     fn provider(&self) -> &'static str {
         self.inner.provider().name()
@@ -742,3 +742,5 @@ macro_rules! dialect {
 dialect!(AnthropicStream, Provider::Anthropic, "An Anthropic Messages API stream.");
 dialect!(OpenAIChatStream, Provider::OpenAIChat, "An OpenAI Chat Completions stream (and compatible APIs).");
 dialect!(OpenAIResponsesStream, Provider::OpenAIResponses, "An OpenAI Responses API stream.");
+dialect!(GeminiStream, Provider::Gemini, "A Google Gemini API / Vertex AI stream.");
+dialect!(OllamaStream, Provider::Ollama, "An Ollama native chat API stream (newline-delimited JSON).");

@@ -1,0 +1,530 @@
+//! Google Gemini (`models/*:streamGenerateContent?alt=sse`) and Vertex AI
+//! streaming.
+//!
+//! The body is SSE with `data:` lines only: no `event:` names and no
+//! `[DONE]`. Every event's data is a whole `GenerateContentResponse` chunk:
+//! `candidates[]` (`content{role, parts[]}`, `finishReason`, `index`,
+//! `safetyRatings`, `citationMetadata`, `groundingMetadata`, …),
+//! `usageMetadata`, `modelVersion`, `responseId`, `promptFeedback`; Vertex
+//! adds `createTime` and `usageMetadata.trafficType`.
+//!
+//! # Parts
+//!
+//! Candidates are folded by `index` (absent: the candidate's position in the
+//! chunk), each one a choice, and listed in `index` order. Each chunk's parts are appended to the
+//! candidate's parts:
+//!
+//! | part | part kind | `provider_type` | folded |
+//! | --- | --- | --- | --- |
+//! | `text` | `text` | `text` | consecutive text parts merged into one |
+//! | `text` with `thought: true` | `reasoning` | `thought` | consecutive thought parts merged into one |
+//! | `functionCall` (whole `args`) | `tool_call` | `functionCall` | committed at once: a ready tool call (`part_metadata` `id` when given, `name`; its `args` as one `tool_args_delta` and its path events) |
+//! | anything else (`executableCode`, `codeExecutionResult`, `inlineData`, `fileData`, `functionResponse`, Vertex's streamed `functionCall.partialArgs`, unknown) | `other` | the part's first member | committed at once, kept whole |
+//!
+//! A text part is "merged" only when it holds nothing but `text`,
+//! `thought` and `thoughtSignature`. A part that carries a `thoughtSignature`
+//! is merged into the open part of its kind unless that part already has
+//! one (two signatures are never merged into one part, as Google's guidance
+//! on thought signatures requires); an empty text part carrying only the
+//! signature (the last chunk of a thinking answer) thus puts its signature on
+//! the text before it. The signature is announced as `part_metadata` key
+//! `signature` on the part that holds it in the folded response, and the
+//! next request must send it back on that part. Text parts stay open until
+//! another kind of part arrives or the body ends.
+//!
+//! # The folded response
+//!
+//! The non-streaming endpoint's `GenerateContentResponse`: `candidates`
+//! (each `content: {parts, role}` and every other member the chunks
+//! carried: a non-null value replaces the earlier one, except
+//! `citationMetadata`, whose lists — `citations` on Vertex,
+//! `citationSources` on the Gemini API — are appended across chunks, an
+//! entry already present skipped), then every top-level member of the
+//! chunks (`usageMetadata`, `modelVersion`, `responseId`, `createTime`,
+//! `promptFeedback`, …), a non-null value replacing. **Usage rule**: a
+//! chunk's `usageMetadata` replaces the usage whole (the counts are running
+//! totals; the last chunk's are the response's); a `usage` event when it
+//! changed.
+//!
+//! # End of the turn, errors
+//!
+//! There is no terminal event. The end of the body after every candidate
+//! received a `finishReason` is the normal end of the turn (the open text
+//! parts committed `complete`, then `turn_end` with candidate 0's reason);
+//! without one it is [`StreamError::Incomplete`] (expected `finishReason`),
+//! open parts committed `incomplete`.
+//!
+//! A chunk `{"error": {"code", "message", "status"}}` is a provider error
+//! (`error_type` the `status`, else the `code`). A `promptFeedback` with a
+//! `blockReason` (the prompt was blocked: no candidates) is a provider error
+//! of type `prompt_blocked` whose message is the reason (and
+//! `blockReasonMessage` when given); the `promptFeedback` is folded first.
+//!
+//! # Deliberate differences and what is left open
+//!
+//! * With [`Provider::Auto`], a body whose first chunk is an `{"error": …}`
+//!   is taken by the OpenAI Chat dialect (the same shape); give
+//!   [`Provider::Gemini`] to have it typed as above.
+//! * The `google-genai` SDKs have no stream accumulator: the fold follows
+//!   the shapes the non-streaming endpoint returns, not an SDK's code.
+//! * Vertex's streamed function-call arguments (`functionCall.partialArgs`
+//!   with JSON paths, `willContinue`) are not assembled into one call: each
+//!   such part is kept whole as an `other` part (never a ready tool call).
+//! * A chunk's `candidates` that is not a list, a candidate or part that is
+//!   not an object: `invalid_event` warning, the rest of the chunk applied.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
+use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
+use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
+use crate::sse::Event;
+
+/// The Gemini dialect: a first event whose data is a JSON object with
+/// `candidates`, `usageMetadata`, `promptFeedback` or `modelVersion`.
+pub(crate) const DIALECT: DialectInfo = DialectInfo {
+    provider: Provider::Gemini,
+    name: "gemini",
+    aliases: &["vertex", "google"],
+    detects: |_, value| {
+        value.and_then(Value::as_object).is_some_and(|o| {
+            ["candidates", "usageMetadata", "promptFeedback", "modelVersion"].iter().any(|k| o.contains_key(*k))
+        })
+    },
+    make: || Box::<GeminiFold>::default(),
+};
+
+/// One part of a candidate, the Gemini side (its text lives in the turn's
+/// [`Part`]).
+#[derive(Debug)]
+struct Slot {
+    part: u32,
+    /// A merged text part: `Some(thought)`; any other part: `None`.
+    text: Option<bool>,
+    signature: Option<String>,
+    /// A part kept whole (not a text part): its JSON as received.
+    whole: Option<Value>,
+}
+
+impl Slot {
+    fn to_json(&self, part: &Part) -> Value {
+        if let Some(v) = &self.whole {
+            return v.clone();
+        }
+        let mut m = Map::new();
+        m.insert("text".into(), Value::String(part.text.clone()));
+        if self.text == Some(true) {
+            m.insert("thought".into(), Value::Bool(true));
+        }
+        if let Some(sig) = &self.signature {
+            m.insert("thoughtSignature".into(), Value::String(sig.clone()));
+        }
+        Value::Object(m)
+    }
+}
+
+/// One candidate (a choice).
+#[derive(Debug)]
+struct Candidate {
+    index: u64,
+    role: Option<Value>,
+    /// Every member but `content`, as folded.
+    fields: Map<String, Value>,
+    slots: Vec<Slot>,
+    /// The slot of the open text part.
+    open: Option<usize>,
+    finished: bool,
+}
+
+/// The Gemini fold.
+#[derive(Debug, Default)]
+pub(crate) struct GeminiFold {
+    /// Top-level members (`candidates` first, as a placeholder).
+    message: Map<String, Value>,
+    candidates: Vec<Candidate>,
+}
+
+impl Dialect for GeminiFold {
+    fn provider(&self) -> Provider {
+        Provider::Gemini
+    }
+
+    fn terminal(&self) -> &'static str {
+        "finishReason"
+    }
+
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        let v = parse_value(event, sink)?;
+        let Value::Object(mut chunk) = v else {
+            self.start(turn, sink);
+            warn(sink, WarningCode::InvalidEvent, "chunk that is not a JSON object; ignored");
+            return Ok(Flow::Continue);
+        };
+        if let Some(e) = chunk.get("error") {
+            self.start(turn, sink);
+            return Ok(Flow::Fail(provider_error(e, turn.output_emitted())));
+        }
+        let first = turn.state == TurnState::Idle;
+        let blocked = chunk.get("promptFeedback").and_then(|f| {
+            let reason = f.get("blockReason").and_then(Value::as_str)?;
+            Some(match f.get("blockReasonMessage").and_then(Value::as_str) {
+                Some(d) => format!("{reason}: {d}"),
+                None => reason.to_owned(),
+            })
+        });
+        let cands = chunk.shift_remove("candidates");
+        let mut usage_changed = false;
+        // The chunk is ours: its members move into the fold, never copied.
+        for (k, val) in chunk.into_iter().filter(|(_, v)| !v.is_null()) {
+            if k == "usageMetadata" {
+                usage_changed = self.message.get(&k) != Some(&val);
+            }
+            self.message.insert(k, val);
+        }
+        if first {
+            self.start(turn, sink);
+        }
+        match cands {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(cands)) => {
+                for (pos, c) in cands.into_iter().enumerate() {
+                    match c {
+                        Value::Object(c) => self.on_candidate(turn, pos, c, sink)?,
+                        _ => warn(sink, WarningCode::InvalidEvent, "candidate that is not an object; ignored"),
+                    }
+                }
+            }
+            Some(_) => warn(sink, WarningCode::InvalidEvent, "candidates that is not a list; ignored"),
+        }
+        if usage_changed {
+            if let Some(u) = self.message.get("usageMetadata") {
+                sink(&StreamEvent::Usage { usage: u });
+            }
+        }
+        if let Some(message) = blocked {
+            let error = ProviderError {
+                error_type: "prompt_blocked".into(),
+                message,
+                request_id: None,
+                output_emitted: turn.output_emitted(),
+            };
+            return Ok(Flow::Fail(error));
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
+        let part = &parts[id as usize];
+        let slot = &self.candidates[part.at as usize].slots[part.sub as usize];
+        Cow::Owned(slot.to_json(part))
+    }
+
+    /// The folded `GenerateContentResponse`.
+    fn message(&self, turn: &Turn) -> Value {
+        if self.message.is_empty() {
+            return Value::Null;
+        }
+        let mut m = self.message.clone();
+        let mut order: Vec<&Candidate> = self.candidates.iter().collect();
+        order.sort_by_key(|c| c.index);
+        let cands = order
+            .into_iter()
+            .map(|c| {
+                let parts = c.slots.iter().map(|s| s.to_json(&turn.parts[s.part as usize])).collect();
+                let mut content = Map::new();
+                content.insert("parts".into(), Value::Array(parts));
+                if let Some(role) = &c.role {
+                    content.insert("role".into(), role.clone());
+                }
+                let mut out = Map::new();
+                out.insert("content".into(), Value::Object(content));
+                out.extend(c.fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                Value::Object(out)
+            })
+            .collect();
+        m.insert("candidates".into(), Value::Array(cands));
+        Value::Object(m)
+    }
+
+    fn footprint(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self
+                .candidates
+                .iter()
+                .map(|c| {
+                    core::mem::size_of::<Candidate>()
+                        + c.slots
+                            .iter()
+                            .map(|s| core::mem::size_of::<Slot>() + s.signature.as_ref().map_or(0, String::capacity))
+                            .sum::<usize>()
+                })
+                .sum::<usize>()
+    }
+
+    fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {
+        let c = self.candidates.iter().find(|c| c.index == 0).or(self.candidates.first())?;
+        c.fields.get("finishReason").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    fn end_of_body(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
+        let done = turn.state == TurnState::Streaming
+            && !self.candidates.is_empty()
+            && self.candidates.iter().all(|c| c.finished);
+        if done {
+            for c in 0..self.candidates.len() {
+                self.close_text(turn, c, sink);
+            }
+        }
+        done
+    }
+
+    fn is_restart(&self, _ty: &str, _id: Option<&str>) -> bool {
+        // A new connection to `streamGenerateContent` answers from the start.
+        true
+    }
+
+    fn start_implicitly(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
+        self.start(turn, sink);
+    }
+}
+
+impl GeminiFold {
+    /// Starts the turn (on its first chunk): `message_start`.
+    fn start(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
+        if !turn.begin() {
+            return;
+        }
+        let mut m = Map::new();
+        m.insert("candidates".into(), Value::Array(Vec::new()));
+        m.extend(std::mem::take(&mut self.message));
+        self.message = m;
+        let snapshot = self.message(turn);
+        sink(&StreamEvent::MessageStart { provider: "gemini", message: &snapshot });
+    }
+
+    /// The position of the candidate of `index`, added when new.
+    fn candidate(&mut self, turn: &Turn, index: u64) -> Result<usize, StreamError> {
+        if let Some(p) = self.candidates.iter().position(|c| c.index == index) {
+            return Ok(p);
+        }
+        if self.candidates.len() >= turn.config.max_choices {
+            return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxChoices, max: turn.config.max_choices });
+        }
+        self.candidates.push(Candidate {
+            index,
+            role: None,
+            fields: Map::new(),
+            slots: Vec::new(),
+            open: None,
+            finished: false,
+        });
+        Ok(self.candidates.len() - 1)
+    }
+
+    fn on_candidate(
+        &mut self,
+        turn: &mut Turn,
+        pos: usize,
+        mut c: Map<String, Value>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let index = match c.get("index") {
+            None | Some(Value::Null) => pos as u64,
+            Some(i) => match i.as_u64() {
+                Some(i) => i,
+                None => {
+                    warn(
+                        sink,
+                        WarningCode::InvalidEvent,
+                        "candidate index that is not a non-negative integer; ignored",
+                    );
+                    return Ok(());
+                }
+            },
+        };
+        let at = self.candidate(turn, index)?;
+        match c.shift_remove("content") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(mut content)) => {
+                if let Some(role) = content.shift_remove("role").filter(|r| !r.is_null()) {
+                    self.candidates[at].role = Some(role);
+                }
+                match content.shift_remove("parts") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(parts)) => {
+                        for p in parts {
+                            match p {
+                                Value::Object(p) => self.on_part(turn, at, p, sink)?,
+                                _ => warn(sink, WarningCode::InvalidEvent, "part that is not an object; ignored"),
+                            }
+                        }
+                    }
+                    Some(_) => warn(sink, WarningCode::InvalidEvent, "content.parts that is not a list; ignored"),
+                }
+            }
+            Some(_) => warn(sink, WarningCode::InvalidEvent, "candidate content that is not an object; ignored"),
+        }
+        let cand = &mut self.candidates[at];
+        let mut finish = false;
+        for (k, val) in c.into_iter().filter(|(_, v)| !v.is_null()) {
+            finish |= k == "finishReason" && val.is_string();
+            match (k.as_str(), cand.fields.get_mut(&k), val) {
+                ("citationMetadata", Some(Value::Object(old)), Value::Object(new)) => merge_citations(old, &new),
+                (_, _, val) => {
+                    cand.fields.insert(k, val);
+                }
+            }
+        }
+        if finish {
+            cand.finished = true;
+            if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
+                sink(&StreamEvent::StopReason { choice: choice(index), reason });
+            }
+        }
+        Ok(())
+    }
+
+    /// Commits the candidate's open text part (complete).
+    fn close_text(&mut self, turn: &mut Turn, at: usize, sink: &mut Sink<'_>) {
+        if let Some(slot) = self.candidates[at].open.take() {
+            let part = self.candidates[at].slots[slot].part;
+            turn.commit(self, part, false, sink);
+        }
+    }
+
+    fn on_part(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        mut p: Map<String, Value>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let signature = p.get("thoughtSignature").and_then(Value::as_str);
+        let is_text = p.get("text").is_some_and(Value::is_string)
+            || (signature.is_some() && p.keys().all(|k| k == "thoughtSignature" || k == "thought"));
+        let only_text = p.keys().all(|k| matches!(k.as_str(), "text" | "thought" | "thoughtSignature"));
+        if is_text && only_text {
+            let thought = p.get("thought").and_then(Value::as_bool) == Some(true);
+            let signature = match p.shift_remove("thoughtSignature") {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            };
+            let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+            let cand = &self.candidates[at];
+            let merge = cand.open.filter(|&s| {
+                let slot = &cand.slots[s];
+                slot.text == Some(thought) && !(slot.signature.is_some() && signature.is_some())
+            });
+            let slot = match merge {
+                Some(s) => s,
+                None => {
+                    self.close_text(turn, at, sink);
+                    let (kind, ty) = if thought { (PartKind::Reasoning, "thought") } else { (PartKind::Text, "text") };
+                    let s = self.open_slot(turn, at, kind, ty, Some(thought), None, sink)?;
+                    self.candidates[at].open = Some(s);
+                    s
+                }
+            };
+            let part = self.candidates[at].slots[slot].part;
+            append_str(turn, part, text, sink)?;
+            if let Some(sig) = signature {
+                turn.check_text(sig.len())?;
+                let value = Value::String(sig);
+                sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
+                let Value::String(sig) = value else { unreachable!() };
+                self.candidates[at].slots[slot].signature = Some(sig);
+            }
+            return Ok(());
+        }
+        self.close_text(turn, at, sink);
+        let call = p.get("functionCall").and_then(Value::as_object).filter(|f| {
+            !f.contains_key("partialArgs") && !f.get("willContinue").is_some_and(|w| w == &Value::Bool(true))
+        });
+        let ty = p.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature")).map_or("", String::as_str);
+        let kind = if call.is_some() { PartKind::ToolCall } else { PartKind::Other };
+        let slot = self.open_slot(turn, at, kind, ty, None, None, sink)?;
+        let part = self.candidates[at].slots[slot].part;
+        if let Some(call) = call {
+            for key in ["id", "name"] {
+                if let Some(val) = call.get(key) {
+                    sink(&StreamEvent::PartMetadata { part, key, value: val });
+                }
+            }
+            if let Some(args) = call.get("args").filter(|a| !a.is_null()) {
+                let text = serde_json::to_string(args).unwrap_or_default();
+                turn.push_args(part, text.as_str(), sink)?;
+            }
+        }
+        if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
+            sink(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
+        }
+        self.candidates[at].slots[slot].whole = Some(Value::Object(p));
+        turn.commit(self, part, false, sink);
+        if let Some(args) = turn.parts[part as usize].args.as_mut() {
+            args.release();
+        }
+        Ok(())
+    }
+
+    /// Opens a part of candidate `at` and its slot; returns the slot.
+    #[allow(clippy::too_many_arguments)]
+    fn open_slot(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        kind: PartKind,
+        ty: &str,
+        text: Option<bool>,
+        whole: Option<Value>,
+        sink: &mut Sink<'_>,
+    ) -> Result<usize, StreamError> {
+        let cand = &self.candidates[at];
+        let sub = cand.slots.len();
+        let part = turn.open_part(kind, (at as u32, sub as u32), choice(cand.index), sub as u64, ty, sink)?;
+        self.candidates[at].slots.push(Slot { part, text, signature: None, whole });
+        Ok(sub)
+    }
+}
+
+fn choice(index: u64) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
+}
+
+/// Appends `new`'s lists to `old`'s (an entry already present skipped);
+/// other members replace.
+fn merge_citations(old: &mut Map<String, Value>, new: &Map<String, Value>) {
+    for (k, v) in new {
+        match (old.get_mut(k), v) {
+            (Some(Value::Array(list)), Value::Array(more)) => {
+                for item in more {
+                    if !list.contains(item) {
+                        list.push(item.clone());
+                    }
+                }
+            }
+            _ => {
+                old.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// The typed error of `{"error": {"code", "message", "status"}}` (or a
+/// plain string).
+fn provider_error(e: &Value, output_emitted: bool) -> ProviderError {
+    let (error_type, message) = match e {
+        Value::String(s) => (String::new(), s.clone()),
+        _ => {
+            let status = e.get("status").and_then(Value::as_str).map(str::to_owned);
+            let code = e.get("code").filter(|c| !c.is_null()).map(|c| match c {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+            let message = e.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+            (status.or(code).unwrap_or_default(), message)
+        }
+    };
+    ProviderError { error_type, message, request_id: None, output_emitted }
+}

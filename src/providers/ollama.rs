@@ -1,0 +1,281 @@
+//! Ollama's native chat API (`POST /api/chat`, `stream: true`).
+//!
+//! The body is newline-delimited JSON, not SSE: one object per line (the
+//! [`Stream`](super::Stream) driver frames it, see [`super`]). Each line:
+//! `{"model", "created_at", "message": {"role", "content", "thinking"?,
+//! "tool_calls"?, "images"?}, "done": false}`; the last one has `"done":
+//! true`, `done_reason` and the counts (`total_duration`, `load_duration`,
+//! `prompt_eval_count`, `prompt_eval_duration`, `eval_count`,
+//! `eval_duration`). An error is a line `{"error": "…"}`.
+//!
+//! | member | part kind | `provider_type` | folded |
+//! | --- | --- | --- | --- |
+//! | `message.thinking` | `reasoning` | `thinking` | concatenated (one part) |
+//! | `message.content` | `text` | `content` | concatenated (one part) |
+//! | each of `message.tool_calls` | `tool_call` | `function` | sent whole: committed at once, a ready tool call when its `function.arguments` is an object (or a string holding complete JSON); `part_metadata` `id` (when given) and `name`, the arguments as one `tool_args_delta` and its path events |
+//!
+//! The thinking and content parts open on their first non-empty fragment
+//! and are committed (`complete`) at the `done: true` line.
+//!
+//! The folded message is the non-streaming `/api/chat` response: every
+//! top-level member of the lines (a non-null value replacing the earlier
+//! one: `created_at` and `model` of the last line, `done`, `done_reason` and
+//! the counts of the final one), and `message` with `role`, `content` (the
+//! concatenation, `""` when none came), `thinking` (when any line carried
+//! it), `tool_calls` (every call, in order, as sent; when any came) and any
+//! other member of `message` (latest non-null value).
+//!
+//! **Usage rule**: the final line's counts are the usage: a `usage` event
+//! with an object of the count members it carries (`prompt_eval_count`,
+//! `eval_count`, the durations).
+//!
+//! The terminal line is the one with `"done": true` (`turn_end` with its
+//! `done_reason`); the body ending before it is
+//! [`StreamError::Incomplete`]. `{"error": …}` is a provider error
+//! (`error_type` empty; the message is the string, or the object's
+//! `message`). A line that is not an object: `invalid_event` warning,
+//! ignored; a member of the wrong type (`content: 5`, `tool_calls` not a
+//! list): `invalid_event`, the rest of the line applied.
+//!
+//! Not covered: `/api/generate` (`response` instead of `message`): its
+//! lines fold by the top-level rule only.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
+use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
+use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
+use crate::sse::Event;
+
+/// The Ollama dialect. It is never detected from an SSE event: a body whose
+/// first non-blank byte is `{` (newline-delimited JSON) is Ollama's.
+pub(crate) const DIALECT: DialectInfo = DialectInfo {
+    provider: Provider::Ollama,
+    name: "ollama",
+    aliases: &[],
+    detects: |_, _| false,
+    make: || Box::<OllamaFold>::default(),
+};
+
+/// The count members of the final line that make the usage.
+const COUNTS: [&str; 6] =
+    ["total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count", "eval_duration"];
+
+/// The Ollama fold.
+#[derive(Debug, Default)]
+pub(crate) struct OllamaFold {
+    /// Top-level members (`message` is built at read time).
+    top: Map<String, Value>,
+    /// `message` members other than content, thinking, tool_calls.
+    message: Map<String, Value>,
+    thinking_seen: bool,
+    /// Parts: thinking, content (turn part ids).
+    thinking: Option<u32>,
+    content: Option<u32>,
+    /// Tool calls as sent, with their parts.
+    calls: Vec<(u32, Value)>,
+}
+
+impl Dialect for OllamaFold {
+    fn provider(&self) -> Provider {
+        Provider::Ollama
+    }
+
+    fn terminal(&self) -> &'static str {
+        "done: true"
+    }
+
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        let v = parse_value(event, sink)?;
+        let Value::Object(line) = v else {
+            self.start(turn, sink);
+            warn(sink, WarningCode::InvalidEvent, "line that is not a JSON object; ignored");
+            return Ok(Flow::Continue);
+        };
+        if let Some(e) = line.get("error").filter(|e| !e.is_null()) {
+            self.start(turn, sink);
+            let message = match e {
+                Value::String(s) => s.clone(),
+                other => other.get("message").and_then(Value::as_str).map_or_else(|| other.to_string(), str::to_owned),
+            };
+            let error = ProviderError {
+                error_type: String::new(),
+                message,
+                request_id: None,
+                output_emitted: turn.output_emitted(),
+            };
+            return Ok(Flow::Fail(error));
+        }
+        let done = line.get("done") == Some(&Value::Bool(true));
+        let mut message = None;
+        // The line is ours: its members move into the fold, never copied.
+        for (k, val) in line.into_iter().filter(|(_, v)| !v.is_null()) {
+            if k != "message" {
+                self.top.insert(k, val);
+            } else {
+                if !self.top.contains_key("message") {
+                    // Its place among the top-level members (built at read time).
+                    self.top.insert(k, Value::Null);
+                }
+                message = Some(val);
+            }
+        }
+        self.start(turn, sink);
+        match &message {
+            None => {}
+            Some(Value::Object(m)) => self.on_message(turn, m, sink)?,
+            Some(_) => warn(sink, WarningCode::InvalidEvent, "message that is not an object; ignored"),
+        }
+        if !done {
+            return Ok(Flow::Continue);
+        }
+        for id in [self.thinking, self.content].into_iter().flatten() {
+            turn.commit(self, id, false, sink);
+        }
+        if let Some(reason) = self.top.get("done_reason").and_then(Value::as_str) {
+            sink(&StreamEvent::StopReason { choice: 0, reason });
+        }
+        let usage: Map<String, Value> =
+            COUNTS.iter().filter_map(|k| self.top.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
+        if !usage.is_empty() {
+            sink(&StreamEvent::Usage { usage: &Value::Object(usage) });
+        }
+        Ok(Flow::End)
+    }
+
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
+        let part = &parts[id as usize];
+        match part.kind {
+            PartKind::ToolCall => Cow::Borrowed(&self.calls[part.at as usize].1),
+            _ => Cow::Owned(Value::String(part.text.clone())),
+        }
+    }
+
+    /// The folded `/api/chat` response.
+    fn message(&self, turn: &Turn) -> Value {
+        if self.top.is_empty() {
+            return Value::Null;
+        }
+        let text = |p: Option<u32>| Value::String(p.map_or_else(String::new, |p| turn.parts[p as usize].text.clone()));
+        let mut m = Map::new();
+        m.insert("role".into(), Value::from("assistant"));
+        m.extend(self.message.iter().map(|(k, v)| (k.clone(), v.clone())));
+        m.insert("content".into(), text(self.content));
+        if self.thinking_seen {
+            m.insert("thinking".into(), text(self.thinking));
+        }
+        if !self.calls.is_empty() {
+            m.insert("tool_calls".into(), Value::Array(self.calls.iter().map(|(_, c)| c.clone()).collect()));
+        }
+        let mut top = self.top.clone();
+        top.insert("message".into(), Value::Object(m));
+        Value::Object(top)
+    }
+
+    fn footprint(&self) -> usize {
+        core::mem::size_of::<Self>() + self.calls.capacity() * core::mem::size_of::<(u32, Value)>()
+    }
+
+    fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {
+        self.top.get("done_reason").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    fn after_terminal(&self, _event: &Event<'_>) -> String {
+        "line after the done line; ignored".to_owned()
+    }
+
+    fn is_restart(&self, _ty: &str, _id: Option<&str>) -> bool {
+        // A new connection to `/api/chat` answers from the start.
+        true
+    }
+
+    fn start_implicitly(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
+        self.start(turn, sink);
+    }
+}
+
+impl OllamaFold {
+    fn start(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
+        if turn.begin() {
+            let snapshot = self.message(turn);
+            sink(&StreamEvent::MessageStart { provider: "ollama", message: &snapshot });
+        }
+    }
+
+    fn on_message(&mut self, turn: &mut Turn, m: &Map<String, Value>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        for (k, val) in m {
+            match (k.as_str(), val) {
+                (_, Value::Null) => {}
+                ("thinking", Value::String(s)) => {
+                    self.thinking_seen = true;
+                    if !s.is_empty() {
+                        let id = match self.thinking {
+                            Some(id) => id,
+                            None => *self.thinking.insert(turn.open_part(
+                                PartKind::Reasoning,
+                                (0, 0),
+                                0,
+                                0,
+                                "thinking",
+                                sink,
+                            )?),
+                        };
+                        append_str(turn, id, s, sink)?;
+                    }
+                }
+                ("content", Value::String(s)) => {
+                    if !s.is_empty() {
+                        let id = match self.content {
+                            Some(id) => id,
+                            None => {
+                                *self.content.insert(turn.open_part(PartKind::Text, (0, 0), 0, 0, "content", sink)?)
+                            }
+                        };
+                        append_str(turn, id, s, sink)?;
+                    }
+                }
+                ("tool_calls", Value::Array(calls)) => {
+                    for call in calls {
+                        self.on_call(turn, call, sink)?;
+                    }
+                }
+                ("thinking" | "content" | "tool_calls", _) => {
+                    warn(sink, WarningCode::InvalidEvent, &format!("message.{k} of unexpected type; ignored"));
+                }
+                _ => {
+                    self.message.insert(k.clone(), val.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One whole tool call: opened, its arguments pushed, committed.
+    fn on_call(&mut self, turn: &mut Turn, call: &Value, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        let Some(f) = call.get("function").and_then(Value::as_object) else {
+            warn(sink, WarningCode::InvalidEvent, "tool call without a function object; ignored");
+            return Ok(());
+        };
+        let index = f.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len() as u64);
+        let part = turn.open_part(PartKind::ToolCall, (self.calls.len() as u32, 0), 0, index, "function", sink)?;
+        self.calls.push((part, call.clone()));
+        if let Some(id) = call.get("id").filter(|i| !i.is_null()) {
+            sink(&StreamEvent::PartMetadata { part, key: "id", value: id });
+        }
+        if let Some(name) = f.get("name") {
+            sink(&StreamEvent::PartMetadata { part, key: "name", value: name });
+        }
+        match f.get("arguments") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => turn.push_args(part, s.as_str(), sink)?,
+            Some(args) => turn.push_args(part, serde_json::to_string(args).unwrap_or_default().as_str(), sink)?,
+        }
+        turn.commit(self, part, false, sink);
+        if let Some(args) = turn.parts[part as usize].args.as_mut() {
+            args.release();
+        }
+        Ok(())
+    }
+}
