@@ -506,31 +506,6 @@ class ToolScheduler {
   ToolScheduler &operator=(ToolScheduler &&o) noexcept {
     if (this != &o) {
       ssefold_tool_scheduler_free(handle_);
-/// The browser bytes of a relay call, or its provider stream's failure.
-struct Relayed {
-  std::string bytes;             ///< Send these to the browser.
-  ssefold_result stream_status;  ///< OK, or the stream's failure (an `error` event is in `bytes`).
-};
-
-/// Normalized events (or provider bytes) in, the browser's SSE bytes out.
-/// Each call returns an owning copy of the bytes to send now.
-class Relay {
- public:
-  /// A relay of pushed events (`config` NULL: the AI SDK defaults).
-  explicit Relay(const ssefold_relay_config *config = nullptr) {
-    if (ssefold_result rc = ssefold_relay_new(config, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
-  }
-  /// A relay that folds `provider` bytes itself (`feed`).
-  Relay(const ssefold_relay_config *config, ssefold_provider provider,
-        const ssefold_stream_config *stream_config = nullptr) {
-    ssefold_result rc = ssefold_relay_new_with_stream(config, provider, stream_config, &handle_);
-    if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
-  }
-  ~Relay() { ssefold_relay_free(handle_); }
-  Relay(Relay &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  Relay &operator=(Relay &&o) noexcept {
-    if (this != &o) {
-      ssefold_relay_free(handle_);
       handle_ = std::exchange(o.handle_, nullptr);
     }
     return *this;
@@ -628,6 +603,45 @@ class Relay {
       out.push_back(Result{std::string(view(r[i].call_id)), std::string(view(r[i].name)),
                            std::string(view(r[i].output)), r[i].is_error, r[i].kind});
     return out;
+  }
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_tool_scheduler_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_tool_scheduler *handle_ = nullptr;
+};
+
+/// The browser bytes of a relay call, or its provider stream's failure.
+struct Relayed {
+  std::string bytes;             ///< Send these to the browser.
+  ssefold_result stream_status;  ///< OK, or the stream's failure (an `error` event is in `bytes`).
+};
+
+/// Normalized events (or provider bytes) in, the browser's SSE bytes out.
+/// Each call returns an owning copy of the bytes to send now.
+class Relay {
+ public:
+  /// A relay of pushed events (`config` NULL: the AI SDK defaults).
+  explicit Relay(const ssefold_relay_config *config = nullptr) {
+    if (ssefold_result rc = ssefold_relay_new(config, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  /// A relay that folds `provider` bytes itself (`feed`).
+  Relay(const ssefold_relay_config *config, ssefold_provider provider,
+        const ssefold_stream_config *stream_config = nullptr) {
+    ssefold_result rc = ssefold_relay_new_with_stream(config, provider, stream_config, &handle_);
+    if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  }
+  ~Relay() { ssefold_relay_free(handle_); }
+  Relay(Relay &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  Relay &operator=(Relay &&o) noexcept {
+    if (this != &o) {
+      ssefold_relay_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+    }
+    return *this;
+  }
   Relay(const Relay &) = delete;
   Relay &operator=(const Relay &) = delete;
 
@@ -730,10 +744,6 @@ class Relay {
   void check(ssefold_result rc) const {
     if (rc == SSEFOLD_RESULT_OK) return;
     ssefold_str s{nullptr, 0};
-    ssefold_tool_scheduler_last_error(handle_, &s);
-    throw Error(rc, std::string(view(s)));
-  }
-  ssefold_tool_scheduler *handle_ = nullptr;
     ssefold_relay_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }

@@ -166,7 +166,7 @@ func TestReadmeGoBlocksWithPkgConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc := strings.NewReplacer("@PREFIX@", root, "@LIBDIR@", libdir, "@INCLUDEDIR@", filepath.Join(root, "include"),
-		"@VERSION@", Version(), "@NATIVE_LIBS@", "").Replace(string(tmpl))
+		"@VERSION@", Version(), "@NATIVE_LIBS@", "", "@RPATH_FLAGS@", "-Wl,-rpath,${libdir}").Replace(string(tmpl))
 	pcdir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(pcdir, "ssefold.pc"), []byte(pc), 0o644); err != nil {
 		t.Fatal(err)
