@@ -364,6 +364,14 @@ func (t *Turn) drive(body io.Reader, provider Provider, o TurnOptions) {
 		if _, _, settled := sched.Status(); streamDone && settled {
 			break
 		}
+		// A cancelled ctx wins over what is waiting in the inbox: a tool that
+		// returned because its (derived) context was cancelled gets the
+		// aborted result, not its context error as a result of its own.
+		if t.ctx.Err() != nil && !t.result.Aborted {
+			abort(t.ctx.Err().Error())
+			streamDone = true
+			continue
+		}
 		var m message
 		select {
 		case m = <-t.inbox:

@@ -752,7 +752,7 @@ _SchedulerErrorKind = Literal[
     "unsupported_provider",
 ]
 
-class SchedulerError(Error):
+class SchedulerError(Error, ValueError):
     """Misuse of a ToolScheduler; the call changed nothing."""
 
     kind: _SchedulerErrorKind
@@ -838,7 +838,7 @@ class OpenAIResponsesStream(_Dialect): ...
 
 _RelayErrorKind = Literal["finished", "no_stream", "replay_too_old", "unknown_event_id", "invalid_event", "other"]
 
-class RelayError(Error):
+class RelayError(Error, ValueError):
     """A relay call that cannot be served; ``.kind`` says why."""
 
     kind: _RelayErrorKind

@@ -62,7 +62,8 @@ fn invalid(message: impl Into<String>) -> RelayError {
 
 impl Relay {
     /// As [`Relay::push`], for an event in its JSON form
-    /// ([`StreamEvent::to_json`]: `{"event": name, …}`), the form the
+    /// ([`StreamEvent::to_json`]: `{"event": name, …}`, or the name under
+    /// `type`), the form the
     /// bindings hand over. Every member the relay reads is checked;
     /// `tool_args_path`, `warning` and `unknown` events are accepted and
     /// give no bytes (the relay shows none of them). Ignored (no bytes)
@@ -76,7 +77,13 @@ impl Relay {
         let map = event.as_object().ok_or_else(|| invalid("an event must be a JSON object"))?;
         let f = Fields(map);
         let provider_error;
-        let e = match f.str("event")? {
+        // The name: `event` (the core's JSON form), or `type` (Python's
+        // `to_dict()` carries the event's name as `type` too).
+        let name = match f.opt_str("event")? {
+            Some(name) => name,
+            None => f.str("type")?,
+        };
+        let e = match name {
             "message_start" => {
                 let provider = f.opt_str("provider")?.and_then(Provider::from_name).unwrap_or(Provider::Auto);
                 StreamEvent::MessageStart { provider: provider.name(), message: f.value("message") }

@@ -25,8 +25,8 @@
 //!     ├── UnknownDialectError + ValueError (provider="auto" could not tell)
 //!     ├── DialectMismatchError + ValueError (the first event is another dialect's; .expected, .detected)
 //!     ├── StreamClosedError + ValueError (fed after an error or after finish)
-//!     ├── SchedulerError             (misuse of a ToolScheduler; .kind)
-//!     └── RelayError                 (a relay call that cannot be served; .kind)
+//!     ├── SchedulerError + ValueError (misuse of a ToolScheduler; .kind)
+//!     └── RelayError + ValueError     (a relay call that cannot be served; .kind)
 //! ```
 //!
 //! The classes are built once per interpreter (`type(name, bases, ...)`:
@@ -174,7 +174,7 @@ const SPECS: [Spec; 18] = [
     Spec {
         name: "SchedulerError",
         parent: Some(Exc::Error),
-        value_error: false,
+        value_error: true,
         doc: "Misuse of a ToolScheduler (.kind: unknown_call_id, duplicate_call_id, already_finished, not_started, \
               add_after_discard, too_many_calls, unfinished, discarded, unsupported_provider); the call changed \
               nothing.",
@@ -182,7 +182,7 @@ const SPECS: [Spec; 18] = [
     Spec {
         name: "RelayError",
         parent: Some(Exc::Error),
-        value_error: false,
+        value_error: true,
         doc: "A relay call that cannot be served (.kind: finished | no_stream | replay_too_old | unknown_event_id | \
               invalid_event).",
     },
