@@ -834,7 +834,6 @@ class ToolScheduler:
     @property
     def is_discarded(self) -> bool: ...
     def __len__(self) -> int: ...
-class OpenAIResponsesStream(_Dialect): ...
 
 _RelayErrorKind = Literal["finished", "no_stream", "replay_too_old", "unknown_event_id", "invalid_event", "other"]
 
@@ -880,7 +879,103 @@ class Relay:
     @property
     def stream_error(self) -> Optional[Error]: ...
 @final
-class GeminiStream(_Dialect): ...
+class GeminiStream(_Dialect[_U]):
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[False] = False,
+    ) -> GeminiStream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> GeminiStream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> GeminiStream[Optional[UiState]]: ...
 
 @final
-class OllamaStream(_Dialect): ...
+class OllamaStream(_Dialect[_U]):
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[False] = False,
+    ) -> OllamaStream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> OllamaStream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> OllamaStream[Optional[UiState]]: ...
