@@ -124,7 +124,7 @@ c-test: header-check
 	cmake -S tests/c -B $(C_TEST_DIR)/build -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	    -DCMAKE_PREFIX_PATH=$(abspath $(C_TEST_DIR)/prefix) -DSSEFOLD_ROOT=$(CURDIR)
 	cmake --build $(C_TEST_DIR)/build
-	ctest --test-dir $(C_TEST_DIR)/build --output-on-failure
+	ctest --test-dir $(C_TEST_DIR)/build --output-on-failure --parallel 2
 
 c-bench:
 	tests/c/bench.sh
