@@ -1,6 +1,8 @@
 package ssefold
 
 import (
+	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,10 +156,18 @@ func TestReadmeGoBlocksWithPkgConfig(t *testing.T) {
 	if _, err := os.Stat(built); err != nil {
 		t.Fatalf("make capi first: %v", err)
 	}
-	libdir := t.TempDir()
+	// A fixed directory, not a temporary one: Go's build cache keeps the
+	// package's link flags (the -L and RPATH pkg-config gives) between
+	// runs, so they must point to a directory that is still there.
+	libdir := filepath.Join(root, "target", "go-readme-pkgconfig")
+	if err := os.MkdirAll(libdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	major, _, _ := strings.Cut(Version(), ".")
 	for _, name := range []string{"libssefold.so", "libssefold.so." + major} {
-		if err := os.Symlink(built, filepath.Join(libdir, name)); err != nil {
+		link := filepath.Join(libdir, name)
+		_ = os.Remove(link)
+		if err := os.Symlink(built, link); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -172,7 +182,13 @@ func TestReadmeGoBlocksWithPkgConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := readmeModule(t)
-	env := []string{"PKG_CONFIG_PATH=" + pcdir, "LD_LIBRARY_PATH=" + libdir}
+	// Go's build cache does not key a cgo package on what pkg-config says:
+	// a define naming this library directory keeps an entry built against
+	// another directory (an earlier checkout or run) from being reused.
+	h := fnv.New32a()
+	h.Write([]byte(libdir))
+	env := []string{"PKG_CONFIG_PATH=" + pcdir, "LD_LIBRARY_PATH=" + libdir,
+		fmt.Sprintf("CGO_CFLAGS=-O2 -g -DSSEFOLD_README_LIBDIR=0x%08x", h.Sum32())}
 	goIn(t, dir, env, "build", "-tags", "ssefold_pkgconfig", "-o", "readme", ".")
 	cmd := exec.Command(filepath.Join(dir, "readme"), readmeFixture(t))
 	cmd.Env = append(os.Environ(), env...)
