@@ -52,6 +52,20 @@ struct Call {
     result: Option<(String, bool, ToolResultKind)>,
 }
 
+impl Call {
+    /// The call's result as handed back, once it has one.
+    fn to_result(&self) -> Option<ToolResult> {
+        let (output, is_error, kind) = self.result.as_ref()?;
+        Some(ToolResult {
+            call_id: self.id.clone(),
+            name: self.name.clone(),
+            output: output.clone(),
+            is_error: *is_error,
+            kind: *kind,
+        })
+    }
+}
+
 /// What happened to the turn as a whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum TurnState {
@@ -351,15 +365,8 @@ impl ToolScheduler {
         if self.state == TurnState::Discarded {
             return out;
         }
-        while let Some(call) = self.calls.get(self.released) {
-            let Some((output, is_error, kind)) = &call.result else { break };
-            out.push(ToolResult {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                output: output.clone(),
-                is_error: *is_error,
-                kind: *kind,
-            });
+        while let Some(result) = self.calls.get(self.released).and_then(Call::to_result) {
+            out.push(result);
             self.released += 1;
         }
         out
@@ -457,16 +464,7 @@ impl ToolScheduler {
         }
         self.calls
             .iter()
-            .map(|call| match &call.result {
-                Some((output, is_error, kind)) => Ok(ToolResult {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    output: output.clone(),
-                    is_error: *is_error,
-                    kind: *kind,
-                }),
-                None => Err(SchedulerError::Unfinished(call.id.clone())),
-            })
+            .map(|call| call.to_result().ok_or_else(|| SchedulerError::Unfinished(call.id.clone())))
             .collect()
     }
 }
