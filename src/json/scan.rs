@@ -30,6 +30,37 @@ pub(crate) fn ascii_plain_prefix(bytes: &[u8]) -> usize {
     bytes.len()
 }
 
+/// Index of the first byte of `bytes` that ends a JSON string's plain run: `"`, `\\` or a control
+/// character (< 0x20), or its length. Other bytes (UTF-8 included) pass. Eight bytes at a time
+/// (SWAR): in a `has_zero`-style mask a false positive can only sit above a true one, so the
+/// lowest set bit marks the first such byte exactly.
+#[inline]
+pub(crate) fn json_plain_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let special = |w: u64| {
+        // < 0x20: bits 5, 6 and 7 all clear.
+        has_zero(w & 0xE0E0_E0E0_E0E0_E0E0) | has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64))
+    };
+    let mut words = bytes.chunks_exact(8);
+    let mut j = 0;
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let m = special(w);
+        if m != 0 {
+            return j + (m.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    let tail = words.remainder();
+    // The short tail padded with a special byte.
+    let mut word = [b'"'; 8];
+    word[..tail.len()].copy_from_slice(tail);
+    let m = special(u64::from_le_bytes(word));
+    (j + (m.trailing_zeros() / 8) as usize).min(bytes.len())
+}
+
 /// Index of the first `"` or `\` in `bytes` (or its length). Short inputs (the typical
 /// streamed fragment) are scanned directly, which beats the setup cost of a vectorized search.
 #[inline]
@@ -75,6 +106,18 @@ mod tests {
                     find_quote_or_backslash(&bytes),
                     bytes.iter().position(|&b| b == b'"' || b == b'\\').unwrap_or(20)
                 );
+            }
+        }
+        for special in 0..=255u8 {
+            for len in 0..20 {
+                for at in 0..=len {
+                    let mut bytes = vec![0xC3u8; len];
+                    if at < len {
+                        bytes[at] = special;
+                    }
+                    let naive = bytes.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').unwrap_or(len);
+                    assert_eq!(json_plain_prefix(&bytes), naive, "byte {special:#x} at {at} of {len}");
+                }
             }
         }
         let long = vec![b'x'; 100];

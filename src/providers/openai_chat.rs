@@ -128,7 +128,7 @@ use super::StreamLimit;
 use super::{
     check_lone, json_error, value_lenient, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
 };
-use crate::json::scan::escape_char;
+use crate::json::scan::{escape_char, json_plain_prefix};
 use crate::sse::Event;
 
 // ---------------------------------------------------------------------------
@@ -867,7 +867,7 @@ impl Dialect for ChatFold {
         }
         let mut quick = ChunkView::default();
         let slow;
-        let chunk = match quick_chunk(data, &mut quick) {
+        let chunk = match quick_chunk(data, &self.top_text, &mut quick) {
             Some(()) => &quick,
             None => {
                 if let Some((fixed, n)) = without_lone_surrogates(event) {
@@ -1411,9 +1411,21 @@ struct ContentPartView<'a> {
 /// serde_json, giving exactly the view serde_json would give. Anything else
 /// (whitespace, escaped keys, other members or shapes) is `None` and goes
 /// through serde_json.
-fn quick_chunk<'a>(data: &'a str, chunk: &mut ChunkView<'a>) -> Option<()> {
+///
+/// `known` is the last applied [`ChunkView::top_text`]: a chunk that starts
+/// with those exact bytes (every chunk of a stream, as providers send them)
+/// is read from its `choices` on; its members before `choices` are not
+/// parsed again, and are left out of `top` (they were applied with that
+/// prefix). A member after `choices` then restarts the read from the start,
+/// so that `top` holds every member whenever `top_text` is empty.
+fn quick_chunk<'a>(data: &'a str, known: &str, chunk: &mut ChunkView<'a>) -> Option<()> {
+    let skip = !known.is_empty() && data.len() > known.len() && data.as_bytes().starts_with(known.as_bytes());
     let mut q = Quick { s: data, at: 0 };
-    q.eat(b'{')?;
+    if skip {
+        q.at = known.len();
+    } else {
+        q.eat(b'{')?;
+    }
     let mut after_choices = false;
     loop {
         let at = q.at;
@@ -1439,6 +1451,10 @@ fn quick_chunk<'a>(data: &'a str, chunk: &mut ChunkView<'a>) -> Option<()> {
             "usage" | "error" => q.null()?,
             "obfuscation" => {
                 q.string()?;
+            }
+            _ if skip => {
+                *chunk = ChunkView::default();
+                return quick_chunk(data, "", chunk);
             }
             _ => {
                 let v = q.scalar()?;
@@ -1493,13 +1509,9 @@ impl<'a> Quick<'a> {
             return None;
         }
         let start = self.at + 1;
-        let mut i = start;
-        loop {
-            match *b.get(i)? {
-                b'"' => break,
-                b'\\' | 0..=0x1f => return None,
-                _ => i += 1,
-            }
+        let i = start + json_plain_prefix(b.get(start..)?);
+        if b.get(i) != Some(&b'"') {
+            return None;
         }
         self.at = i + 1;
         self.s.get(start..i)
@@ -1525,6 +1537,7 @@ impl<'a> Quick<'a> {
         }
         let mut i = self.at + 1;
         loop {
+            i += json_plain_prefix(b.get(i..)?);
             match *b.get(i)? {
                 b'"' => break,
                 b'\\' => match *b.get(i + 1)? {
@@ -1539,8 +1552,7 @@ impl<'a> Quick<'a> {
                         i += 2;
                     }
                 },
-                0..=0x1f => return None,
-                _ => i += 1,
+                _ => return None,
             }
         }
         let v = JsonStr::from_raw(self.s.get(self.at..=i)?)?;
@@ -1717,7 +1729,7 @@ mod tests {
 
     fn quick_view(doc: &str) -> Option<ChunkView<'_>> {
         let mut c = ChunkView::default();
-        quick_chunk(doc, &mut c).map(|()| c)
+        quick_chunk(doc, "", &mut c).map(|()| c)
     }
 
     fn serde_view(doc: &str) -> Option<ChunkView<'_>> {
@@ -1767,7 +1779,24 @@ mod tests {
             }
         }
         let mut quick = 0;
+        let mut known = String::new();
+        let mut skipped = 0;
         for doc in &docs {
+            // Read again with the prefix of the last chunk read as known:
+            // the same view, without the members of a matching prefix.
+            let mut again = ChunkView::default();
+            let read = quick_chunk(doc, &known, &mut again);
+            assert_eq!(read.is_some(), quick_view(doc).is_some(), "{doc}");
+            if let Some(mut full) = quick_view(doc) {
+                if !known.is_empty() && doc.starts_with(&known) && !again.top_text.is_empty() {
+                    assert_eq!(again.top_text, known);
+                    skipped += 1;
+                    full.top = Members::default();
+                    full.object = None;
+                }
+                assert_eq!(again, full, "{doc} after {known}");
+                known = full.top_text.to_owned();
+            }
             if let Some(mut q) = quick_view(doc) {
                 quick += 1;
                 assert!(q.top_text.is_empty() || doc.starts_with(q.top_text));
@@ -1776,6 +1805,7 @@ mod tests {
             }
         }
         assert!(quick > docs.len() / 10, "{quick} of {}", docs.len());
+        assert!(skipped > quick / 4, "{skipped} of {quick}");
     }
 
     #[test]
