@@ -13,7 +13,7 @@ use std::ops::Deref;
 use serde::de::{Deserialize, Deserializer, Visitor};
 use serde_json::value::RawValue;
 
-use crate::json::scan::escape_char;
+use crate::json::scan::{escape_char, json_plain_prefix};
 
 /// A JSON string borrowed from the payload when it has no escapes, owned
 /// otherwise. Unlike a bare `Cow<str>` (which serde borrows only as a direct
@@ -190,14 +190,11 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
     let mut escaped = false;
     let mut unicode = false;
     loop {
-        let seg = b.get(i..)?;
-        let n = memchr::memchr2(b'"', b'\\', seg)?;
-        if seg[..n].iter().any(|&c| c < 0x20) {
-            return None;
-        }
-        i += n;
-        if b[i] == b'"' {
-            break;
+        i += json_plain_prefix(b.get(i..)?);
+        match *b.get(i)? {
+            b'"' => break,
+            b'\\' => {}
+            _ => return None,
         }
         escaped = true;
         match *b.get(i + 1)? {
