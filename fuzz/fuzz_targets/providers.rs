@@ -2,8 +2,9 @@
 //! same normalized events, folded message and result for every chunking of
 //! the same bytes.
 //!
-//! Input layout: byte 0 picks the dialect (Anthropic, OpenAI Chat, OpenAI
-//! Responses, auto) and small or default limits, byte 1 the chunk-size cycle
+//! Input layout: byte 0 picks the dialect (bits 0–1: Anthropic, OpenAI
+//! Chat, OpenAI Responses, auto; with bit 3 set: Gemini, Ollama, Gemini,
+//! Ollama) and small or default limits (bit 2), byte 1 the chunk-size cycle
 //! seed, the rest is the stream.
 #![no_main]
 
@@ -36,8 +37,17 @@ fuzz_target!(|data: &[u8]| {
     if data.len() < 2 {
         return;
     }
-    let provider =
-        [Provider::Anthropic, Provider::OpenAIChat, Provider::OpenAIResponses, Provider::Auto][(data[0] & 3) as usize];
+    let dialects = [
+        Provider::Anthropic,
+        Provider::OpenAIChat,
+        Provider::OpenAIResponses,
+        Provider::Auto,
+        Provider::Gemini,
+        Provider::Ollama,
+        Provider::Gemini,
+        Provider::Ollama,
+    ];
+    let provider = dialects[((data[0] & 3) | (data[0] >> 1 & 4)) as usize];
     let mut config = StreamConfig::default();
     if data[0] & 4 != 0 {
         config.max_parts = 3;
