@@ -195,7 +195,9 @@ mod tests {
         let joined = padded.concat();
         assert_eq!(decode_in(&[&joined[..3], &joined[3..9], &joined[9..]]).unwrap(), b"abcdef");
         assert_eq!(decode_in(&["YW", "Jj"]).unwrap(), b"abc");
-        assert_eq!(decode_in(&["YWJ"]).unwrap(), b"ab");
+        assert_eq!(decode_in(&["YWI"]).unwrap(), b"ab");
+        // Non-zero trailing bits are not canonical base64.
+        assert!(decode_in(&["YWJ"]).is_err());
         // URL-safe alphabet and line breaks.
         assert_eq!(decode_in(&["-_8=\r\n"]).unwrap(), [0xfb, 0xff]);
     }
