@@ -42,6 +42,13 @@
 //!   members. Only the typed members (role, content, refusal, reasoning,
 //!   tool calls) take the fast path; this merge costs nothing unless such a
 //!   member appears.
+//! * `audio` is also the choice's `media` part (`provider_type` `audio`,
+//!   MIME type `audio/pcm`: the audio models stream `pcm16` only, and the
+//!   chunks do not name the format): its base64 `data` fragments as
+//!   `media_delta`s of the decoded bytes (split anywhere; a fragment padded
+//!   on its own is fine), its `transcript` fragments as `text_delta`s;
+//!   committed with the choice's other parts, its content the merged
+//!   `audio` object. The folded `audio` stays the SDK's merge.
 //! * **Top-level members** (and a choice's members other than `delta`,
 //!   `logprobs`, `finish_reason`, e.g. Azure's `content_filter_results`,
 //!   vLLM's `stop_reason`) are taken from the first chunk that carries them
