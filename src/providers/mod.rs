@@ -227,7 +227,8 @@ pub struct StreamConfig {
     pub max_parts: usize,
     /// Most bytes of one tool call's raw arguments. Default 16 MiB.
     pub max_tool_args_bytes: usize,
-    /// Most bytes of text in one part. Default 64 MiB.
+    /// Most bytes of text in one part (a media part: of its base64 text).
+    /// Default 64 MiB.
     pub max_text_bytes: usize,
     /// Most choices (OpenAI `n`). Default 128.
     pub max_choices: usize,
