@@ -215,3 +215,34 @@ fn the_ui_holds_media_bytes_within_its_budget() {
         );
     }
 }
+
+/// The recorded image-generation streams (vercel/ai fixtures, Apache-2.0;
+/// see tests/recordings/README.md). Each partial image is one media part
+/// of its `output_format`'s MIME type. Azure's is a whole 1×1 PNG: its
+/// bytes are the PNG. OpenAI's recorder cut the base64 short with a `...`
+/// inside: an `invalid_base64` warning, no bytes of that piece (never a
+/// prefix of an image), the event's text kept as recorded.
+#[test]
+fn recorded_partial_images() {
+    for (name, mime, whole) in [
+        ("openai__responses__openai-image-generation-tool.1", "image/webp", false),
+        ("azure__azure-image-generation-tool.1", "image/png", true),
+    ] {
+        let path = format!("{}/tests/recordings/openai_responses/vercel-ai/{name}.sse", env!("CARGO_MANIFEST_DIR"));
+        let run = run_all(Provider::OpenAIResponses, &std::fs::read(path).unwrap());
+        let starts: Vec<&Value> = named(&run, "part_start").into_iter().filter(|e| e["kind"] == "media").collect();
+        assert_eq!(starts.len(), 1, "{name}");
+        let part = starts[0]["part"].as_u64().unwrap();
+        let end = named(&run, "part_end").into_iter().find(|e| e["part"] == part).unwrap();
+        let text = end["content"]["partial_image_b64"].as_str().unwrap();
+        let (bytes, mimes) = media(&run, part);
+        assert_eq!(warnings(&run).contains(&"invalid_base64".to_owned()), !whole, "{name}");
+        if whole {
+            assert_eq!(mimes, [mime], "{name}");
+            assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+            assert_eq!(bytes, STANDARD.decode(text).unwrap());
+        } else {
+            assert!(bytes.is_empty() && text.contains("..."), "{name}");
+        }
+    }
+}
