@@ -476,6 +476,11 @@ enum ssefold_stream_event_kind
    * discard the partial turn (what follows rebuilds it).
    */
   SSEFOLD_STREAM_EVENT_KIND_TURN_RESET = 13,
+  /**
+   * `media_delta`: bytes appended to a media part (`data`, decoded from
+   * the provider's base64; its `mime_type`).
+   */
+  SSEFOLD_STREAM_EVENT_KIND_MEDIA_DELTA = 14,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1129,6 +1134,16 @@ typedef struct ssefold_stream_event {
    * `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
    */
   struct ssefold_stream_path_event path_event;
+  /**
+   * `MEDIA_DELTA`: the media's MIME type (`audio/pcm`, `image/png`, …);
+   * absent otherwise.
+   */
+  struct ssefold_str mime_type;
+  /**
+   * `MEDIA_DELTA`: the bytes appended to the media part, decoded from
+   * the provider's base64 (empty otherwise).
+   */
+  struct ssefold_bytes data;
 } ssefold_stream_event;
 
 /**

@@ -16,6 +16,10 @@
 //! * tool calls in progress: id, name, the raw argument text so far and the
 //!   best-effort arguments value (partial strings included), and whether the
 //!   call is **ready** (only when its arguments are complete, valid JSON);
+//! * media parts (audio, images): their MIME type, the bytes received and
+//!   the bytes themselves, held up to a budget shared by every media part
+//!   of the turn (default `max_memory_bytes`' default, 128 MiB; beyond it a
+//!   part keeps counting but stops holding, and says it is `truncated`);
 //! * tool progress by tool call id, as reported by the host while it runs
 //!   the tools ([`UiState::set_tool_progress`]);
 //! * token usage so far, the stop reason, a provider error, and whether the
@@ -100,6 +104,20 @@ impl ToolCallState {
     }
 }
 
+/// A media part's bytes as they stream.
+#[derive(Debug, Default)]
+pub struct MediaState {
+    /// The MIME type (from the first `media_delta`).
+    pub mime_type: String,
+    /// Bytes received (all of them, held or not).
+    pub received: u64,
+    /// The bytes held: all received, unless `truncated`.
+    pub data: Vec<u8>,
+    /// Whether the budget stopped holding bytes of this part (`data` is a
+    /// prefix of what was received).
+    pub truncated: bool,
+}
+
 /// One part of the answer.
 #[derive(Debug)]
 pub struct UiPart {
@@ -115,6 +133,8 @@ pub struct UiPart {
     pub segments: Vec<TextSegment>,
     /// For tool calls: the call's state.
     pub tool_call: Option<ToolCallState>,
+    /// For media parts: the bytes so far.
+    pub media: Option<MediaState>,
     /// Where it stands.
     pub status: PartStatus,
     /// The complete part, once committed.
@@ -144,6 +164,10 @@ pub struct UiState {
     ended: bool,
     aborted: bool,
     tool_progress: Map<String, Value>,
+    /// Most media bytes held over every part.
+    media_budget: usize,
+    /// Media bytes held now.
+    media_held: usize,
 }
 
 impl Default for UiState {
@@ -153,9 +177,18 @@ impl Default for UiState {
 }
 
 impl UiState {
-    /// An empty state, `connecting`.
+    /// An empty state, `connecting`, holding up to the default
+    /// `max_memory_bytes` (128 MiB) of media bytes.
     pub fn new() -> Self {
+        UiState::with_media_budget(crate::providers::StreamConfig::default().max_memory_bytes)
+    }
+
+    /// An empty state, `connecting`, holding up to `max_bytes` media bytes
+    /// over every part (a stream's bindings pass its `max_memory_bytes`).
+    pub fn with_media_budget(max_bytes: usize) -> Self {
         UiState {
+            media_budget: max_bytes,
+            media_held: 0,
             connection: ConnectionState::Connecting,
             parts: Vec::new(),
             usage: None,
@@ -242,6 +275,7 @@ impl UiState {
                     choice,
                     segments: Vec::new(),
                     tool_call,
+                    media: (kind == PartKind::Media).then(MediaState::default),
                     status: PartStatus::Streaming,
                     content: None,
                 });
@@ -252,6 +286,19 @@ impl UiState {
                         Some(last) if last.at_ms == now_ms => last.text.push_str(text),
                         _ => p.segments.push(TextSegment { text: text.to_owned(), at_ms: now_ms }),
                     }
+                }
+            }
+            StreamEvent::MediaDelta { part, mime_type, data } => {
+                let room = self.media_budget.saturating_sub(self.media_held);
+                if let Some(m) = self.part_mut(part).and_then(|p| p.media.as_mut()) {
+                    if m.mime_type.is_empty() {
+                        m.mime_type = mime_type.to_owned();
+                    }
+                    m.received += data.len() as u64;
+                    let keep = if m.truncated { 0 } else { data.len().min(room) };
+                    m.data.extend_from_slice(&data[..keep]);
+                    m.truncated |= keep < data.len();
+                    self.media_held += keep;
                 }
             }
             StreamEvent::ToolArgsDelta { part, json } => {
@@ -296,6 +343,7 @@ impl UiState {
             }
             StreamEvent::TurnReset => {
                 self.parts.clear();
+                self.media_held = 0;
                 self.usage = None;
                 self.stop_reason = None;
                 self.error = None;
@@ -328,8 +376,10 @@ impl UiState {
     /// The snapshot as JSON (the form the bindings hand out):
     /// `{connection, parts: [{part, kind, provider_type, choice, status,
     /// text, segments: [{text, at_ms}], tool_call?: {id, name,
-    /// raw_arguments, arguments, ready}, content}], tool_progress, usage,
-    /// stop_reason, error, ended, aborted}`.
+    /// raw_arguments, arguments, ready}, media?: {mime_type, bytes,
+    /// held_bytes, truncated}, content}], tool_progress, usage, stop_reason,
+    /// error, ended, aborted}`. A media part's bytes are not in the JSON
+    /// (they came in the `media_delta` events; [`UiPart::media`] holds them).
     pub fn to_json(&self) -> Value {
         let parts: Vec<Value> = self
             .parts
@@ -355,6 +405,17 @@ impl UiState {
                             "raw_arguments": call.raw_arguments,
                             "arguments": call.arguments(),
                             "ready": p.is_ready_tool_call(),
+                        }),
+                    );
+                }
+                if let Some(media) = &p.media {
+                    m.insert(
+                        "media".into(),
+                        json!({
+                            "mime_type": media.mime_type,
+                            "bytes": media.received,
+                            "held_bytes": media.data.len(),
+                            "truncated": media.truncated,
                         }),
                     );
                 }

@@ -147,12 +147,121 @@ fn other_parts_are_kept_whole_and_close_the_text() {
 }
 
 #[test]
-fn vertex_partial_args_are_never_a_ready_call() {
+fn vertex_partial_args_cut_by_the_end_of_the_body_are_never_a_ready_call() {
     let run = fold(&[chunk(
         json!([{"functionCall": {"name": "f", "partialArgs": [{"jsonPath": "$.a", "numberValue": 1}], "willContinue": true}}]),
         Some("STOP"),
     )]);
-    assert_eq!(named(&run, "part_end")[0]["kind"], "other");
+    let end = named(&run, "part_end")[0];
+    assert_eq!((&end["kind"], &end["outcome"]), (&json!("tool_call"), &json!("incomplete")));
+    assert_eq!(warnings(&run), ["part_not_ended"]);
+    assert_eq!(parts(&run)[0], json!({"functionCall": {"name": "f", "args": {"a": 1}}}));
+}
+
+/// The recorded Vertex streams (vercel/ai fixtures, Apache-2.0; see
+/// tests/recordings/README.md).
+fn recording(name: &str) -> Run {
+    let path = format!("{}/tests/recordings/gemini/vercel-ai/{name}.sse", env!("CARGO_MANIFEST_DIR"));
+    run_all(Provider::Gemini, &std::fs::read(path).unwrap())
+}
+
+/// The ready calls of a run: `(name, args)` from their `part_end`s.
+fn ready_calls(run: &Run) -> Vec<(String, Value)> {
+    named(run, "part_end")
+        .into_iter()
+        .filter(|e| e["kind"] == "tool_call" && e["outcome"] == "complete")
+        .map(|e| {
+            let fc = &e["content"]["functionCall"];
+            (fc["name"].as_str().unwrap().to_owned(), fc["args"].clone())
+        })
+        .collect()
+}
+
+#[test]
+fn recorded_vertex_partial_args_fold_to_the_whole_call() {
+    let run = recording("google__google-vertex-stream-tool-call-arguments-nested.1");
+    assert!(warnings(&run).is_empty(), "{:?}", warnings(&run));
+    let calls = ready_calls(&run);
+    assert_eq!(calls.len(), 1);
+    let (name, args) = &calls[0];
+    assert_eq!(name, "cookRecipe");
+    let recipe = &args["recipe"];
+    assert_eq!(recipe["name"], "Lasagna");
+    assert_eq!(recipe["ingredients"].as_array().unwrap().len(), 10);
+    assert_eq!(recipe["ingredients"][0], json!({"amount": "16 oz", "name": "Lasagna noodles"}));
+    assert_eq!(recipe["steps"][1], "Cook lasagna noodles according to package directions, drain and set aside.");
+    assert_eq!(recipe["steps"].as_array().unwrap().len(), 10);
+    // The folded part is the non-streaming one: one part, `args` whole, the signature kept.
+    let part = &parts(&run)[0];
+    assert_eq!(part["functionCall"]["args"], *args);
+    assert!(part["thoughtSignature"].is_string());
+    assert!(part["functionCall"].get("willContinue").is_none() && part["functionCall"].get("partialArgs").is_none());
+    assert_eq!(parts(&run).as_array().unwrap().len(), 1);
+    // The path events rebuild the same object (depth + last segment).
+    let paths = named(&run, "tool_args_path");
+    assert!(paths
+        .iter()
+        .any(|p| p["path_event"] == json!({"type": "value_complete", "depth": 4, "key": "amount", "value": "16 oz"})));
+    let raw: String = named(&run, "tool_args_delta").iter().map(|e| e["json"].as_str().unwrap()).collect();
+    assert_eq!(serde_json::from_str::<Value>(&raw).unwrap(), *args);
+}
+
+#[test]
+fn recorded_vertex_calls_end_at_an_empty_function_call_or_without_will_continue() {
+    let run = recording("google__google-stream-tool-call-arguments");
+    assert_eq!(
+        ready_calls(&run),
+        [
+            ("getWeather".to_owned(), json!({"location": "Boston"})),
+            ("getWeather".to_owned(), json!({"location": "San Francisco"}))
+        ]
+    );
+    let run = recording("google__google-stream-no-args-tool-call");
+    let calls = ready_calls(&run);
+    assert_eq!(calls.len(), 4);
+    assert_eq!(calls[0].0, "read_theme");
+    assert_eq!(calls[3], ("read_screen".to_owned(), json!({"id": "C"})));
+    // The last call's final `partialArgs` has no `willContinue`: complete there.
+    let run = recording("google__google-stream-tool-call-array-arguments-missing-terminal-function-call");
+    let calls = ready_calls(&run);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        calls[0].1["operations"][1],
+        json!({"action": "add", "description": "Ripe yellow banana", "itemid": "banana_001", "price": 0.3})
+    );
+    assert!(warnings(&run).is_empty());
+}
+
+#[test]
+fn vertex_bad_paths_are_warnings_and_the_call_stays_valid() {
+    let run = fold(&[
+        chunk(json!([{"functionCall": {"name": "f", "willContinue": true}}]), None),
+        chunk(
+            json!([{"functionCall": {"partialArgs": [
+                {"jsonPath": "$.a[0]", "numberValue": 1},
+                {"jsonPath": "$.a[5]", "numberValue": 2},
+                {"jsonPath": "$..x", "numberValue": 3},
+                {"jsonPath": "$.a", "stringValue": "again"},
+                {"jsonPath": 7, "numberValue": 4},
+                {"jsonPath": "$.b"},
+            ], "willContinue": true}}]),
+            None,
+        ),
+        chunk(json!([{"functionCall": {"partialArgs": "nope"}}]), Some("STOP")),
+    ]);
+    assert_eq!(warnings(&run), ["invalid_event"; 6]);
+    assert_eq!(ready_calls(&run), [("f".to_owned(), json!({"a": [1]}))]);
+}
+
+#[test]
+fn a_new_named_call_cuts_a_streaming_one() {
+    let run = fold(&[
+        chunk(json!([{"functionCall": {"name": "f", "willContinue": true}}]), None),
+        chunk(json!([{"functionCall": {"name": "g", "args": {"x": 1}}}]), Some("STOP")),
+    ]);
+    assert_eq!(warnings(&run), ["part_not_ended"]);
+    assert_eq!(ready_calls(&run), [("g".to_owned(), json!({"x": 1}))]);
+    assert_eq!(parts(&run)[0], json!({"functionCall": {"name": "f", "args": {}}}));
 }
 
 #[test]

@@ -54,6 +54,12 @@ func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 	if e.Kind == KindToolArgsPath {
 		e.PathEvent = s.pathEvent(e.Part, &ev.path_event)
 	}
+	if e.Kind == KindMediaDelta {
+		e.MimeType = s.name(ev.mime_type)
+		if ev.data.ptr != nil && ev.data.len > 0 {
+			e.Data = C.GoBytes(unsafe.Pointer(ev.data.ptr), C.int(ev.data.len))
+		}
+	}
 	s.events = append(s.events, e)
 }
 

@@ -70,6 +70,7 @@ const (
 	KindWarning       EventKind = 11
 	KindUnknown       EventKind = 12
 	KindTurnReset     EventKind = 13
+	KindMediaDelta    EventKind = 14
 )
 
 // StreamEvent is one normalized event (copied into Go memory).
@@ -92,6 +93,12 @@ type StreamEvent struct {
 	// PathEvent is the typed path event of a KindToolArgsPath event (nil
 	// otherwise), O(1) whatever the depth.
 	PathEvent *StreamPathEvent
+	// MimeType is a KindMediaDelta event's MIME type ("audio/pcm",
+	// "image/png", …).
+	MimeType string
+	// Data is a KindMediaDelta event's bytes, appended to the media part
+	// (decoded from the provider's base64).
+	Data []byte
 }
 
 // StreamPathEvent is a path event of a tool call's arguments: the depth and

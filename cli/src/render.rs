@@ -296,6 +296,8 @@ impl Renderer {
                     PartKind::Reasoning => Some(("2", "[thinking] ".to_owned())),
                     PartKind::Refusal => Some(("31", "[refusal] ".to_owned())),
                     PartKind::Other => Some(("2", format!("[{provider_type}]\n"))),
+                    // The bytes are not shown; an audio transcript follows as text.
+                    PartKind::Media => Some(("2", format!("[{provider_type}] "))),
                     _ => None,
                 };
                 if let Some((code, label)) = label {

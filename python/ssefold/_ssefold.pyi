@@ -382,6 +382,7 @@ _StreamEventType = Literal[
     "message_start",
     "part_start",
     "text_delta",
+    "media_delta",
     "tool_args_delta",
     "tool_args_path",
     "part_metadata",
@@ -395,7 +396,7 @@ _StreamEventType = Literal[
     "unknown",
 ]
 
-_PartKind = Literal["text", "reasoning", "tool_call", "refusal", "other"]
+_PartKind = Literal["text", "reasoning", "tool_call", "refusal", "media", "other"]
 
 @final
 class StreamEvent:
@@ -414,7 +415,7 @@ class StreamEvent:
         ``warning``: the message text (a str)."""
     @property
     def part(self) -> int:
-        """``part_*``, ``text_delta``, ``tool_args_*``: the part id."""
+        """``part_*``, ``text_delta``, ``media_delta``, ``tool_args_*``: the part id."""
     @property
     def kind(self) -> _PartKind:
         """``part_start``, ``part_end``: the part's kind."""
@@ -429,7 +430,7 @@ class StreamEvent:
         """``part_start``, ``unknown``: the provider's type name."""
     @property
     def text(self) -> str:
-        """``text_delta``: the text appended."""
+        """``text_delta``: the text appended (a ``media`` part's: its transcript)."""
     @property
     def json(self) -> str:
         """``tool_args_delta``: a raw fragment of the arguments."""
@@ -479,8 +480,12 @@ class StreamEvent:
     def scope(self) -> Literal["event", "delta"]:
         """``unknown``: an unknown event or delta."""
     @property
-    def data(self) -> str:
-        """``unknown``: its data."""
+    def data(self) -> Union[str, bytes]:
+        """``unknown``: its data (a str); ``media_delta``: the decoded bytes
+        appended to the media part (a bytes object)."""
+    @property
+    def mime_type(self) -> str:
+        """``media_delta``: the media's MIME type (``audio/pcm``, ``image/png``, …)."""
     def to_dict(self) -> dict[str, Any]: ...
     def fields(self) -> list[str]: ...
     def __eq__(self, other: object, /) -> bool: ...

@@ -4,6 +4,7 @@ through the Python objects in every chunking: the same normalized events
 
 from __future__ import annotations
 
+import base64
 import json
 import pathlib
 import random
@@ -39,8 +40,11 @@ def golden_files() -> List[pathlib.Path]:
 
 
 def wire(event: ssefold.StreamEvent) -> dict:
-    """The event's wire form (the golden JSON lines name the type ``event``)."""
+    """The event's wire form (the golden JSON lines name the type ``event``;
+    a ``media_delta``'s bytes are base64 there)."""
     d = event.to_dict()
+    if d["type"] == "media_delta":
+        d["data"] = base64.b64encode(d["data"]).decode()
     return {"event": d.pop("type"), **d}
 
 
@@ -232,3 +236,22 @@ def test_stream_type_parameter_is_the_ui_type() -> None:
     assert ssefold.AnthropicStream[None] is ssefold.AnthropicStream
     assert isinstance(ssefold.AnthropicStream(ui=True).ui, ssefold.UiState)
     assert ssefold.AnthropicStream().ui is None
+
+
+def test_media_delta_carries_bytes_and_its_mime_type() -> None:
+    audio = bytes(range(256)) * 3
+    b64 = base64.b64encode(audio).decode()
+    body = b""
+    for i in range(0, len(b64), 7):  # cut anywhere, not at multiples of 4
+        chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                 "choices": [{"index": 0, "delta": {"audio": {"data": b64[i : i + 7]}}, "finish_reason": None}]}
+        body += b"data: " + json.dumps(chunk).encode() + b"\n\n"
+    body += b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    stream = ssefold.OpenAIChatStream()
+    events = stream.feed(body) + stream.finish()
+    media = [e for e in events if e.type == "media_delta"]
+    assert all(isinstance(e.data, bytes) and e.mime_type == "audio/pcm" and e.part == 0 for e in media)
+    assert b"".join(e.data for e in media) == audio
+    start = next(e for e in events if e.type == "part_start")
+    assert start.kind == "media"
+    assert stream.message["choices"][0]["message"]["audio"]["data"] == b64

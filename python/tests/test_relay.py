@@ -61,6 +61,17 @@ def test_pushed_stream_events_and_dicts_give_the_bytes_of_feed() -> None:
         assert pushed == relay_bytes(ssefold.Relay(), body, 50)
 
 
+def test_media_events_relay_like_feed() -> None:
+    body = (FIXTURE.parent.parent / "openai_chat" / "audio_stream.sse").read_bytes()
+    stream = ssefold.Stream()
+    events = stream.feed(body) + stream.finish()
+    assert any(e.type == "media_delta" for e in events)
+    for make in (lambda e: e, lambda e: e.to_dict()):
+        relay = ssefold.Relay(provider=None)
+        pushed = b"".join(relay.push(make(e)) for e in events) + relay.finish()
+        assert pushed == relay_bytes(ssefold.Relay(), body, 50)
+
+
 def test_catalog_format_and_host_events() -> None:
     relay = ssefold.Relay("catalog", provider=None, keep_alive_ms=1000)
     assert relay.format == "catalog"

@@ -9,7 +9,7 @@ use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::json::{ssefold_container_kind, ssefold_path_event_kind, ssefold_path_segment};
 use super::reconnect::{cursor_view, ssefold_resume_cursor};
 use super::result::ssefold_result;
-use super::slice::{bytes_from_raw, ssefold_str};
+use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str};
 use super::sse::{ssefold_sse_decoder_config, ssefold_utf8_mode};
 use crate::json::{ContainerKind, PathEvent, PathSegment};
 use crate::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
@@ -92,6 +92,9 @@ pub enum ssefold_stream_event_kind {
     /// `turn_reset`: after a reconnection the server restarted the answer;
     /// discard the partial turn (what follows rebuilds it).
     TurnReset = 13,
+    /// `media_delta`: bytes appended to a media part (`data`, decoded from
+    /// the provider's base64; its `mime_type`).
+    MediaDelta = 14,
 }
 
 /// One normalized event, as passed to the callback. Every view is valid
@@ -121,6 +124,12 @@ pub struct ssefold_stream_event {
     pub json: ssefold_str,
     /// `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
     pub path_event: ssefold_stream_path_event,
+    /// `MEDIA_DELTA`: the media's MIME type (`audio/pcm`, `image/png`, …);
+    /// absent otherwise.
+    pub mime_type: ssefold_str,
+    /// `MEDIA_DELTA`: the bytes appended to the media part, decoded from
+    /// the provider's base64 (empty otherwise).
+    pub data: ssefold_bytes,
 }
 
 /// A tool call's argument path event inside a `TOOL_ARGS_PATH` stream
@@ -294,7 +303,13 @@ fn write_json(value: &Value, out: &mut String) {
 
 fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
     use ssefold_stream_event_kind as K;
+    let (mut data, mut mime_type) = (ssefold_bytes::new(&[]), ssefold_str::ABSENT);
     let (kind, part, text) = match *e {
+        StreamEvent::MediaDelta { part, mime_type: m, data: d } => {
+            data = ssefold_bytes::new(d);
+            mime_type = ssefold_str::new(m);
+            (K::MediaDelta, Some(part), None)
+        }
         StreamEvent::MessageStart { .. } => (K::MessageStart, None, None),
         StreamEvent::PartStart { part, .. } => (K::PartStart, Some(part), None),
         StreamEvent::TextDelta { part, text } => (K::TextDelta, Some(part), Some(text)),
@@ -317,6 +332,8 @@ fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
         text: ssefold_str::from_option(text),
         json: ssefold_str::ABSENT,
         path_event: ssefold_stream_path_event::NONE,
+        mime_type,
+        data,
     }
 }
 

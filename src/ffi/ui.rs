@@ -34,7 +34,8 @@ fn ui_of(s: &mut StreamState) -> Result<&mut UiState, Failure> {
 #[no_mangle]
 pub unsafe extern "C" fn ssefold_stream_enable_ui(stream: *mut ssefold_stream) -> ssefold_result {
     let body = |s: &mut StreamState| {
-        s.ui.get_or_insert_with(UiState::new);
+        let budget = s.stream.config().max_memory_bytes;
+        s.ui.get_or_insert_with(|| UiState::with_media_budget(budget));
         Ok(ssefold_result::Ok)
     };
     // SAFETY: `stream` is NULL or a live handle (contract).

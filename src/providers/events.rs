@@ -8,8 +8,9 @@
 //! | wire name | fields (JSON) | meaning |
 //! | --- | --- | --- |
 //! | `message_start` | `provider`, `message` | the turn began; `message` is the folded message skeleton so far |
-//! | `part_start` | `part`, `kind`, `choice`, `index`, `provider_type` | a part (text, reasoning, tool call, refusal, other block) opened; `part` is a stable id (0, 1, 2… in stream order) |
-//! | `text_delta` | `part`, `text` | text appended to a `text`, `reasoning` or `refusal` part; the concatenation of a part's `text_delta`s equals its folded text |
+//! | `part_start` | `part`, `kind`, `choice`, `index`, `provider_type` | a part (text, reasoning, tool call, refusal, media, other block) opened; `part` is a stable id (0, 1, 2… in stream order) |
+//! | `text_delta` | `part`, `text` | text appended to a `text`, `reasoning` or `refusal` part (or a `media` part's transcript); the concatenation of a part's `text_delta`s equals its folded text |
+//! | `media_delta` | `part`, `mime_type`, `data` | bytes appended to a `media` part (audio, an image), decoded from the provider's base64; `data` is base64 in the JSON form (raw bytes in the typed event and the bindings); the concatenation of a part's `media_delta`s is its media's bytes |
 //! | `tool_args_delta` | `part`, `json` | a raw fragment of a tool call's arguments (JSON text); the concatenation equals the raw arguments |
 //! | `tool_args_path` | `part`, `path_event` | an incremental partial-JSON path event of the arguments, in order: `{"type", "depth", "key" \| "index", …}` (see below) |
 //! | `part_metadata` | `part`, `key`, `value` | metadata set on a part: `id`, `name` (tool calls), `signature`, `citation`, or a dialect-specific delta folded into a non-text block (e.g. `compaction_delta`) |
@@ -42,7 +43,7 @@ use serde_json::{Map, Value};
 use crate::json::PathEvent;
 
 /// The kind of a part. Wire names: `text`, `reasoning`, `tool_call`,
-/// `refusal`, `other`.
+/// `refusal`, `media`, `other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum PartKind {
@@ -56,6 +57,10 @@ pub enum PartKind {
     ToolCall,
     /// An OpenAI refusal.
     Refusal,
+    /// Bytes the provider sends as base64 (OpenAI Chat `audio`, Responses
+    /// partial images and audio, Gemini `inlineData`): `media_delta`s carry
+    /// them decoded, with the MIME type; `text_delta`s, an audio transcript.
+    Media,
     /// Any other block or item, passed through whole (e.g.
     /// `web_search_tool_result`, `compaction`, unknown types).
     Other,
@@ -69,6 +74,7 @@ impl PartKind {
             PartKind::Reasoning => "reasoning",
             PartKind::ToolCall => "tool_call",
             PartKind::Refusal => "refusal",
+            PartKind::Media => "media",
             PartKind::Other => "other",
         }
     }
@@ -148,11 +154,13 @@ pub enum WarningCode {
     UnnamedToolCall,
     /// `terminal_before_start`: a terminal event before the answer started: ignored.
     TerminalBeforeStart,
+    /// `invalid_base64`: a media part's base64 text is not valid base64: its `media_delta`s stop there; the text stays in the message.
+    InvalidBase64,
 }
 
 impl WarningCode {
     /// Every code, in the order of the table in [`super`].
-    pub fn all() -> [WarningCode; 18] {
+    pub fn all() -> [WarningCode; 19] {
         [
             WarningCode::UnterminatedFinalEvent,
             WarningCode::TruncatedFinalEvent,
@@ -172,6 +180,7 @@ impl WarningCode {
             WarningCode::LoneSurrogate,
             WarningCode::UnnamedToolCall,
             WarningCode::TerminalBeforeStart,
+            WarningCode::InvalidBase64,
         ]
     }
 
@@ -196,6 +205,7 @@ impl WarningCode {
             WarningCode::LoneSurrogate => "lone_surrogate",
             WarningCode::UnnamedToolCall => "unnamed_tool_call",
             WarningCode::TerminalBeforeStart => "terminal_before_start",
+            WarningCode::InvalidBase64 => "invalid_base64",
         }
     }
 
@@ -256,6 +266,15 @@ pub enum StreamEvent<'a> {
         part: u32,
         /// The appended text.
         text: &'a str,
+    },
+    /// Bytes appended to a `media` part, decoded from base64.
+    MediaDelta {
+        /// The part.
+        part: u32,
+        /// The media's MIME type (`audio/pcm`, `image/png`, …).
+        mime_type: &'a str,
+        /// The decoded bytes (never empty).
+        data: &'a [u8],
     },
     /// A raw fragment of a tool call's JSON arguments.
     ToolArgsDelta {
@@ -341,6 +360,7 @@ impl StreamEvent<'_> {
             StreamEvent::MessageStart { .. } => "message_start",
             StreamEvent::PartStart { .. } => "part_start",
             StreamEvent::TextDelta { .. } => "text_delta",
+            StreamEvent::MediaDelta { .. } => "media_delta",
             StreamEvent::ToolArgsDelta { .. } => "tool_args_delta",
             StreamEvent::ToolArgsPath { .. } => "tool_args_path",
             StreamEvent::PartMetadata { .. } => "part_metadata",
@@ -378,6 +398,12 @@ impl StreamEvent<'_> {
             StreamEvent::TextDelta { part, text } => {
                 put("part", part.into());
                 put("text", text.into());
+            }
+            StreamEvent::MediaDelta { part, mime_type, data } => {
+                use base64::Engine;
+                put("part", part.into());
+                put("mime_type", mime_type.into());
+                put("data", base64::engine::general_purpose::STANDARD.encode(data).into());
             }
             StreamEvent::ToolArgsDelta { part, json } => {
                 put("part", part.into());

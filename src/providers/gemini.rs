@@ -19,7 +19,9 @@
 //! | `text` | `text` | `text` | consecutive text parts merged into one |
 //! | `text` with `thought: true` | `reasoning` | `thought` | consecutive thought parts merged into one |
 //! | `functionCall` (whole `args`) | `tool_call` | `functionCall` | committed at once: a ready tool call (`part_metadata` `id` when given, `name`; its `args` as one `tool_args_delta` and its path events) |
-//! | anything else (`executableCode`, `codeExecutionResult`, `inlineData`, `fileData`, `functionResponse`, Vertex's streamed `functionCall.partialArgs`, unknown) | `other` | the part's first member | committed at once, kept whole |
+//! | `inlineData` (`mimeType`, base64 `data`) | `media` | `inlineData` | committed at once: its bytes as `media_delta`s (MIME type `mimeType`; `application/octet-stream` when absent); kept whole (base64) in the response |
+//! | Vertex's streamed `functionCall` (`willContinue: true` or `partialArgs`) | `tool_call` | `functionCall` | open until a `functionCall` without `willContinue: true`; its arguments as `tool_args_delta`s and `tool_args_path`s (see below); ready then if they are valid |
+//! | anything else (`executableCode`, `codeExecutionResult`, `fileData`, `functionResponse`, unknown) | `other` | the part's first member | committed at once, kept whole |
 //!
 //! A text part is "merged" only when it holds nothing but `text`,
 //! `thought` and `thoughtSignature`. A part that carries a `thoughtSignature`
@@ -31,6 +33,25 @@
 //! `signature` on the part that holds it in the folded response, and the
 //! next request must send it back on that part. Text parts stay open until
 //! another kind of part arrives or the body ends.
+//!
+//! # Vertex's streamed function-call arguments
+//!
+//! A call starts with `functionCall: {name, willContinue: true}` (or a first
+//! `partialArgs`); the next parts' `functionCall`s (no `name`) carry
+//! `partialArgs: [{jsonPath, stringValue | numberValue | boolValue |
+//! nullValue, willContinue}]`, and the first one without `willContinue:
+//! true` (often `functionCall: {}`) completes the call. The arguments are
+//! written back as the JSON text of one object, in order (a string whose
+//! argument has `willContinue: true` continues in the next argument at the
+//! same path), and go through the arguments parser like every dialect's:
+//! `tool_args_delta` (that text) and `tool_args_path` events (depth and last
+//! segment). The folded part is the non-streaming one: `functionCall:
+//! {name, args}` (with `id` when given) and the first part's
+//! `thoughtSignature`. A path that cannot be written in order (malformed,
+//! the root, a member already written or closed, an array index other than
+//! the next one) is a warning `invalid_event`, that argument skipped.
+//! Another part (or a new call with a `name`) while a call streams: the
+//! call is committed `incomplete` (warning `part_not_ended`), never ready.
 //!
 //! # The folded response
 //!
@@ -67,9 +88,6 @@
 //!   [`Provider::Gemini`] to have it typed as above.
 //! * The `google-genai` SDKs have no stream accumulator: the fold follows
 //!   the shapes the non-streaming endpoint returns, not an SDK's code.
-//! * Vertex's streamed function-call arguments (`functionCall.partialArgs`
-//!   with JSON paths, `willContinue`) are not assembled into one call: each
-//!   such part is kept whole as an `other` part (never a ready tool call).
 //! * A chunk's `candidates` that is not a list, a candidate or part that is
 //!   not an object: `invalid_event` warning, the rest of the chunk applied.
 
@@ -78,8 +96,10 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
-use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
+use super::json_path_args::ArgsWriter;
+use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
+use crate::json::PartialStrings;
 use crate::sse::Event;
 
 /// The Gemini dialect: a first event whose data is a JSON object with
@@ -104,12 +124,21 @@ struct Slot {
     /// A merged text part: `Some(thought)`; any other part: `None`.
     text: Option<bool>,
     signature: Option<String>,
-    /// A part kept whole (not a text part): its JSON as received.
+    /// A part kept whole (not a text part): its JSON as received (a
+    /// streamed call: without `partialArgs` and `willContinue`; its `args`
+    /// set at commit).
     whole: Option<Value>,
+    /// A Vertex function call whose arguments stream (`partialArgs`).
+    streamed: Option<Box<ArgsWriter>>,
 }
 
 impl Slot {
     fn to_json(&self, part: &Part) -> Value {
+        if let (Some(v), Some(_)) = (&self.whole, &self.streamed) {
+            // Still streaming: the arguments so far.
+            let args = part.args.as_ref().and_then(|a| a.partial_value(PartialStrings::Drop));
+            return with_args(v.clone(), args.unwrap_or_else(|| Value::Object(Map::new())));
+        }
         if let Some(v) = &self.whole {
             return v.clone();
         }
@@ -135,6 +164,8 @@ struct Candidate {
     slots: Vec<Slot>,
     /// The slot of the open text part.
     open: Option<usize>,
+    /// The slot of the function call whose arguments stream.
+    streaming: Option<usize>,
     finished: bool,
 }
 
@@ -216,8 +247,18 @@ impl Dialect for GeminiFold {
     }
 
     fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
-        let part = &parts[id as usize];
-        let slot = &self.candidates[part.at as usize].slots[part.sub as usize];
+        let part = &mut parts[id as usize];
+        let slot = &mut self.candidates[part.at as usize].slots[part.sub as usize];
+        if slot.streamed.take().is_some() {
+            // A streamed call is committed: its `args` as the non-streaming
+            // response carries them (complete, or what came of them).
+            let args = part.args.as_deref_mut().and_then(|a| match part.outcome {
+                Outcome::Complete => a.take_value(),
+                _ => a.partial_value(PartialStrings::Drop),
+            });
+            let whole = slot.whole.take().unwrap_or(Value::Null);
+            slot.whole = Some(with_args(whole, args.unwrap_or_else(|| Value::Object(Map::new()))));
+        }
         Cow::Owned(slot.to_json(part))
     }
 
@@ -257,7 +298,11 @@ impl Dialect for GeminiFold {
                     core::mem::size_of::<Candidate>()
                         + c.slots
                             .iter()
-                            .map(|s| core::mem::size_of::<Slot>() + s.signature.as_ref().map_or(0, String::capacity))
+                            .map(|s| {
+                                core::mem::size_of::<Slot>()
+                                    + s.signature.as_ref().map_or(0, String::capacity)
+                                    + s.streamed.as_ref().map_or(0, |w| w.footprint())
+                            })
                             .sum::<usize>()
                 })
                 .sum::<usize>()
@@ -275,6 +320,7 @@ impl Dialect for GeminiFold {
         if done {
             for c in 0..self.candidates.len() {
                 self.close_text(turn, c, sink);
+                self.cut_call(turn, c, sink);
             }
         }
         done
@@ -318,6 +364,7 @@ impl GeminiFold {
             fields: Map::new(),
             slots: Vec::new(),
             open: None,
+            streaming: None,
             finished: false,
         });
         Ok(self.candidates.len() - 1)
@@ -401,6 +448,21 @@ impl GeminiFold {
         mut p: Map<String, Value>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
+        let fc = p.get("functionCall").and_then(Value::as_object);
+        if let Some(slot) = self.candidates[at].streaming {
+            // A call streams: a `functionCall` without a name continues it;
+            // anything else means it never completed.
+            match fc {
+                Some(fc) if !fc.contains_key("name") => return self.continue_call(turn, at, slot, fc, sink),
+                _ => self.cut_call(turn, at, sink),
+            }
+        }
+        if let Some(fc) =
+            fc.filter(|f| f.contains_key("partialArgs") || f.get("willContinue") == Some(&Value::Bool(true)))
+        {
+            let fc = fc.clone();
+            return self.start_call(turn, at, p, &fc, sink);
+        }
         let signature = p.get("thoughtSignature").and_then(Value::as_str);
         let is_text = p.get("text").is_some_and(Value::is_string)
             || (signature.is_some() && p.keys().all(|k| k == "thoughtSignature" || k == "thought"));
@@ -443,9 +505,21 @@ impl GeminiFold {
             !f.contains_key("partialArgs") && !f.get("willContinue").is_some_and(|w| w == &Value::Bool(true))
         });
         let ty = p.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature")).map_or("", String::as_str);
-        let kind = if call.is_some() { PartKind::ToolCall } else { PartKind::Other };
+        let media = p.get("inlineData").and_then(Value::as_object).and_then(|d| {
+            let data = d.get("data").and_then(Value::as_str)?;
+            Some((d.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream"), data))
+        });
+        let kind = match (&call, media) {
+            (Some(_), _) => PartKind::ToolCall,
+            (None, Some(_)) => PartKind::Media,
+            _ => PartKind::Other,
+        };
         let slot = self.open_slot(turn, at, kind, ty, None, None, sink)?;
         let part = self.candidates[at].slots[slot].part;
+        if let Some((mime_type, data)) = media {
+            turn.set_media(part, mime_type);
+            turn.append_base64(part, data, sink)?;
+        }
         if let Some(call) = call {
             for key in ["id", "name"] {
                 if let Some(val) = call.get(key) {
@@ -468,6 +542,100 @@ impl GeminiFold {
         Ok(())
     }
 
+    /// A Vertex function call whose arguments stream: a `tool_call` part
+    /// (`id`, `name` and `signature` metadata as a whole call's), kept open
+    /// until a `functionCall` without `willContinue: true`.
+    fn start_call(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        mut p: Map<String, Value>,
+        fc: &Map<String, Value>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        self.close_text(turn, at, sink);
+        let slot = self.open_slot(turn, at, PartKind::ToolCall, "functionCall", None, None, sink)?;
+        let part = self.candidates[at].slots[slot].part;
+        for key in ["id", "name"] {
+            if let Some(val) = fc.get(key) {
+                sink(&StreamEvent::PartMetadata { part, key, value: val });
+            }
+        }
+        if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
+            sink(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
+        }
+        if let Some(Value::Object(base)) = p.get_mut("functionCall") {
+            base.shift_remove("partialArgs");
+            base.shift_remove("willContinue");
+            base.shift_remove("args");
+        }
+        let s = &mut self.candidates[at].slots[slot];
+        s.whole = Some(Value::Object(p));
+        s.streamed = Some(Box::default());
+        self.candidates[at].streaming = Some(slot);
+        self.continue_call(turn, at, slot, fc, sink)
+    }
+
+    /// Applies a `functionCall`'s `partialArgs` to the streaming call (the
+    /// arguments' JSON text, through the arguments parser); without
+    /// `willContinue: true` the call is complete: committed.
+    fn continue_call(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        slot: usize,
+        fc: &Map<String, Value>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let part = self.candidates[at].slots[slot].part;
+        let mut text = String::new();
+        let Some(writer) = self.candidates[at].slots[slot].streamed.as_deref_mut() else { return Ok(()) };
+        match fc.get("partialArgs") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(args)) => {
+                for arg in args {
+                    match writer.push(arg, &mut text) {
+                        Ok(()) if text.is_empty() => {}
+                        Ok(()) => {
+                            turn.push_args(part, text.as_str(), sink)?;
+                            text.clear();
+                        }
+                        Err(e) => {
+                            let msg = format!("functionCall.partialArgs: {}; skipped", e.0);
+                            warn(sink, WarningCode::InvalidEvent, &msg);
+                        }
+                    }
+                }
+            }
+            Some(_) => warn(sink, WarningCode::InvalidEvent, "functionCall.partialArgs that is not a list; ignored"),
+        }
+        let done = fc.get("willContinue") != Some(&Value::Bool(true));
+        if done {
+            writer.finish(&mut text);
+            if !text.is_empty() {
+                turn.push_args(part, text.as_str(), sink)?;
+            }
+        }
+        if done {
+            self.candidates[at].streaming = None;
+            turn.commit(self, part, false, sink);
+            if let Some(args) = turn.parts[part as usize].args.as_mut() {
+                args.release();
+            }
+        }
+        Ok(())
+    }
+
+    /// Another part arrived while a call's arguments streamed: the call
+    /// never completed (committed `incomplete`, warning `part_not_ended`).
+    fn cut_call(&mut self, turn: &mut Turn, at: usize, sink: &mut Sink<'_>) {
+        let Some(slot) = self.candidates[at].streaming.take() else { return };
+        let part = self.candidates[at].slots[slot].part;
+        let msg = format!("function call (part {part}) still streaming (willContinue) when another part came; committed as incomplete");
+        warn(sink, WarningCode::PartNotEnded, &msg);
+        turn.commit(self, part, true, sink);
+    }
+
     /// Opens a part of candidate `at` and its slot; returns the slot.
     #[allow(clippy::too_many_arguments)]
     fn open_slot(
@@ -483,9 +651,17 @@ impl GeminiFold {
         let cand = &self.candidates[at];
         let sub = cand.slots.len();
         let part = turn.open_part(kind, (at as u32, sub as u32), choice(cand.index), sub as u64, ty, sink)?;
-        self.candidates[at].slots.push(Slot { part, text, signature: None, whole });
+        self.candidates[at].slots.push(Slot { part, text, signature: None, whole, streamed: None });
         Ok(sub)
     }
+}
+
+/// The part `whole` with `functionCall.args` set.
+fn with_args(mut whole: Value, args: Value) -> Value {
+    if let Some(Value::Object(fc)) = whole.get_mut("functionCall") {
+        fc.insert("args".into(), args);
+    }
+    whole
 }
 
 fn choice(index: u64) -> u32 {

@@ -101,6 +101,7 @@
 //! | `unnamed_tool_call` | a tool call committed ready with neither id nor name (its folded name is `""`) |
 //! | `lone_surrogate` | a `\uD800`-`\uDFFF` escape not part of a surrogate pair (RFC 8259's grammar allows it; JavaScript and Python accept it; serde_json does not): read as U+FFFD, wherever it is in the event (delta text, tool-argument fragment, any other member); the event is applied |
 //! | `terminal_before_start` | a terminal event (`message_stop`, `[DONE]`) before the answer started (before any event that starts or fills it): a stray one, not the end; ignored, and folding goes on. Responses: a `response.completed` / `response.incomplete` whose `response` holds an `output` array is a whole answer in one event and is folded as such (warning `event_before_start`); without one it is ignored with this warning |
+//! | `invalid_base64` | a media part's base64 text holds a character outside the alphabet, misplaced padding or a lone final character: its `media_delta`s stop there (later bytes could not be aligned); its text stays in the folded message as received |
 //!
 //! # Usage rules
 //!
@@ -161,6 +162,8 @@ mod args;
 pub mod bedrock;
 pub mod events;
 pub mod gemini;
+mod json_path_args;
+mod media;
 mod ndjson;
 pub mod ollama;
 pub mod openai_chat;
@@ -224,7 +227,8 @@ pub struct StreamConfig {
     pub max_parts: usize,
     /// Most bytes of one tool call's raw arguments. Default 16 MiB.
     pub max_tool_args_bytes: usize,
-    /// Most bytes of text in one part. Default 64 MiB.
+    /// Most bytes of text in one part (a media part: of its base64 text).
+    /// Default 64 MiB.
     pub max_text_bytes: usize,
     /// Most choices (OpenAI `n`). Default 128.
     pub max_choices: usize,
@@ -507,6 +511,11 @@ impl Stream {
             aborted: false,
             framing: Framing::of(provider),
         }
+    }
+
+    /// The limits the stream was made with.
+    pub fn config(&self) -> &StreamConfig {
+        &self.turn.config
     }
 
     /// The dialect: the one given, or the one detected ([`Provider::Auto`]

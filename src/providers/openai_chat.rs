@@ -42,6 +42,13 @@
 //!   members. Only the typed members (role, content, refusal, reasoning,
 //!   tool calls) take the fast path; this merge costs nothing unless such a
 //!   member appears.
+//! * `audio` is also the choice's `media` part (`provider_type` `audio`,
+//!   MIME type `audio/pcm`: the audio models stream `pcm16` only, and the
+//!   chunks do not name the format): its base64 `data` fragments as
+//!   `media_delta`s of the decoded bytes (split anywhere; a fragment padded
+//!   on its own is fine), its `transcript` fragments as `text_delta`s;
+//!   committed with the choice's other parts, its content the merged
+//!   `audio` object. The folded `audio` stays the SDK's merge.
 //! * **Top-level members** (and a choice's members other than `delta`,
 //!   `logprobs`, `finish_reason`, e.g. Azure's `content_filter_results`,
 //!   vLLM's `stop_reason`) are taken from the first chunk that carries them
@@ -122,6 +129,7 @@ use serde_json::{Map, Value};
 use super::args::ToolArgs;
 use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent};
+use super::media;
 use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{Few, JsonStr, JsonText, Str};
 use super::StreamLimit;
@@ -701,6 +709,8 @@ const SUB_REFUSAL: u32 = 2;
 const SUB_FUNCTION: u32 = 3;
 /// Tool call `n` of the choice is sub `SUB_CALLS + n`.
 const SUB_CALLS: u32 = 4;
+/// The `audio` media part.
+const SUB_AUDIO: u32 = u32::MAX;
 
 /// The reasoning field of content parts of type `thinking` (Mistral).
 const THINKING: &str = "thinking";
@@ -711,6 +721,8 @@ struct Choice {
     role: Option<String>,
     text: Option<u32>,
     refusal: Option<u32>,
+    /// The `audio` media part.
+    audio: Option<u32>,
     reasoning: Option<(&'static str, u32)>,
     calls: Vec<Call>,
     /// The deprecated `function_call` (a call without id or type).
@@ -781,7 +793,7 @@ impl Choice {
 
     /// The part ids of the choice still open, in the order they opened.
     fn open_parts(&self, parts: &[Part]) -> Vec<u32> {
-        let mut ids: Vec<u32> = [self.reasoning.map(|r| r.1), self.text, self.refusal]
+        let mut ids: Vec<u32> = [self.reasoning.map(|r| r.1), self.text, self.refusal, self.audio]
             .into_iter()
             .flatten()
             .chain(self.function_call.iter().map(|c| c.part))
@@ -940,6 +952,7 @@ impl Dialect for ChatFold {
             SUB_TEXT => text_part_json(PartKind::Text, &part.text),
             SUB_REFUSAL => text_part_json(PartKind::Refusal, &part.text),
             SUB_FUNCTION => choice.function_call.as_ref().map_or(Value::Null, |f| Value::Object(f.function_json(part))),
+            SUB_AUDIO => choice.delta_extra.get("audio").cloned().unwrap_or(Value::Null),
             n => choice.calls[(n - SUB_CALLS) as usize].to_json(part),
         })
     }
@@ -1145,8 +1158,45 @@ impl ChatFold {
                 }
             }
         }
-        if !d.extra.is_empty() {
-            merge_members(&mut self.choices[pos].delta_extra, &d.extra, sink);
+        for (k, raw) in &d.extra {
+            let Ok(v) = value_lenient(raw, k, sink) else { continue };
+            if &**k == "audio" {
+                self.on_audio(turn, pos, &v, sink)?;
+            }
+            merge(&mut self.choices[pos].delta_extra, k, v);
+        }
+        Ok(())
+    }
+
+    /// A delta's `audio`: its base64 `data` as the bytes of the choice's
+    /// media part (`audio/pcm`: streamed audio is `pcm16`), its
+    /// `transcript` as the part's text. The folded `audio` is the generic
+    /// merge, as the SDK's.
+    fn on_audio(&mut self, turn: &mut Turn, pos: usize, audio: &Value, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        let data = audio.get("data").and_then(Value::as_str);
+        let transcript = audio.get("transcript").and_then(Value::as_str);
+        if data.is_none() && transcript.is_none() {
+            return Ok(());
+        }
+        let choice = &mut self.choices[pos];
+        let id = match choice.audio {
+            Some(id) => id,
+            None => {
+                let mime = media::audio_mime("pcm16");
+                let id = turn.open_media((pos as u32, SUB_AUDIO), choice.index, 0, "audio", &mime, sink)?;
+                *choice.audio.insert(id)
+            }
+        };
+        if !turn.parts[id as usize].is_open() {
+            let msg = format!("choice {}: audio after the choice finished; kept in the message only", choice.index);
+            warn(sink, WarningCode::PartAlreadyEnded, &msg);
+            return Ok(());
+        }
+        if let Some(data) = data {
+            turn.append_base64(id, data, sink)?;
+        }
+        if let Some(t) = transcript {
+            super::append_str(turn, id, t, sink)?;
         }
         Ok(())
     }

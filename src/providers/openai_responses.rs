@@ -32,9 +32,22 @@
 //! `complete`, whose content is the item with its `input`). A shell call's
 //! commands stream the same way, one `other` sub-part per command (the
 //! item's part gets `id` metadata: its `call_id`). A shell call output's
-//! `response.shell_call_output_content.*` and the audio events are carried
-//! through as `unknown`: their item is whole at `response.output_item.done`
-//! (the SDK folds none of these deltas either).
+//! `response.shell_call_output_content.*` events are carried through as
+//! `unknown`: their item is whole at `response.output_item.done` (the SDK
+//! folds none of these deltas either).
+//!
+//! **Media** (the folded `Response` is unchanged by them, as the SDK's):
+//! each `response.image_generation_call.partial_image` is a `media` part
+//! (`provider_type` `image_generation_call.partial_image`; MIME type from
+//! `output_format`, default `image/png`; `part_metadata` `item_id` and
+//! `partial_image_index`) holding that whole partial image, committed at
+//! once (content: the event without `type` and `sequence_number`); the
+//! final image is the item's `result`. The response audio —
+//! `response.audio.delta` (base64) and `response.audio.transcript.delta` —
+//! is one `media` part (`provider_type` `audio`, `audio/pcm`: streamed
+//! audio is `pcm16`), its transcript as its text, committed when
+//! `response.audio.done` and `response.audio.transcript.done` (of the
+//! streams that started) have arrived (content: `{"data", "transcript"}`).
 //!
 //! `response.*.done` events for text and arguments carry the full text
 //! again: not re-emitted. `response.output_item.done` replaces the folded
@@ -152,9 +165,10 @@ use serde_json::{Map, Value};
 
 use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent};
+use super::media;
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
-use super::{check_lone, parse_value, warn, Provider, Sink, StreamError};
+use super::{append_str, check_lone, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
 /// The members of an event the hot path reads, borrowed and unchecked: a
@@ -437,6 +451,10 @@ pub(crate) struct ResponsesFold {
     replay_floor: Option<u128>,
     /// The terminal event's stop reason.
     stop_reason: Option<String>,
+    /// Media parts (partial images, the response audio).
+    media: Vec<MediaSlot>,
+    /// The response audio's part.
+    audio: Option<u32>,
 }
 
 impl Dialect for ResponsesFold {
@@ -624,6 +642,19 @@ impl Dialect for ResponsesFold {
                     output_emitted: turn.output_emitted(),
                 }));
             }
+            "response.image_generation_call.partial_image" => {
+                let v = parse_value(event, sink)?;
+                self.ensure_started(turn, ty, sink);
+                self.on_partial_image(turn, ty, v, sink)?;
+            }
+            "response.audio.delta"
+            | "response.audio.transcript.delta"
+            | "response.audio.done"
+            | "response.audio.transcript.done" => {
+                let v = parse_value(event, sink)?;
+                self.ensure_started(turn, ty, sink);
+                self.on_audio(turn, ty, &v, sink)?;
+            }
             other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
         }
         Ok(Flow::Continue)
@@ -631,6 +662,9 @@ impl Dialect for ResponsesFold {
 
     fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
         let part = &parts[id as usize];
+        if part.at == MEDIA_AT {
+            return Cow::Owned(self.media_content(part));
+        }
         let item = &self.items[part.at as usize];
         Cow::Owned(match part.sub {
             0 => item.to_json(parts),
@@ -688,7 +722,129 @@ impl Dialect for ResponsesFold {
     }
 }
 
+/// [`Part::at`] of a media part (not an item's): its [`Part::sub`] is its
+/// position in [`ResponsesFold::media`].
+const MEDIA_AT: u32 = u32::MAX;
+
+/// A media part of the response (a partial image, or the response audio):
+/// what its `part_end` content is built from.
+#[derive(Debug)]
+enum MediaSlot {
+    /// The `partial_image` event as received (released once committed).
+    PartialImage(Value),
+    /// The response audio: its base64 text so far, and which of its two
+    /// streams (audio, transcript) started and finished.
+    Audio { data: String, data_started: bool, data_done: bool, transcript_started: bool, transcript_done: bool },
+}
+
 impl ResponsesFold {
+    /// The content of a media part: a partial image's event (without
+    /// `type` and `sequence_number`), or the response audio as
+    /// `{"data", "transcript"}`.
+    fn media_content(&self, part: &Part) -> Value {
+        match self.media.get(part.sub as usize) {
+            Some(MediaSlot::PartialImage(v)) => {
+                let mut v = v.clone();
+                if let Some(m) = v.as_object_mut() {
+                    m.shift_remove("type");
+                    m.shift_remove("sequence_number");
+                }
+                v
+            }
+            Some(MediaSlot::Audio { data, .. }) => {
+                serde_json::json!({"data": data, "transcript": part.text})
+            }
+            None => Value::Null,
+        }
+    }
+
+    /// `response.image_generation_call.partial_image`: one `media` part per
+    /// partial image (each is a whole image), committed at once; its MIME
+    /// type from `output_format` (default `png`).
+    fn on_partial_image(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        v: Value,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let Some(b64) = v.get("partial_image_b64").and_then(Value::as_str) else {
+            warn(sink, WarningCode::InvalidEvent, &format!("{ty} without a string partial_image_b64; ignored"));
+            return Ok(());
+        };
+        let mime = media::image_mime(v.get("output_format").and_then(Value::as_str).unwrap_or("png"));
+        let index = v.get("output_index").and_then(Value::as_u64).unwrap_or(0);
+        let sub = self.media.len() as u32;
+        let id = turn.open_media((MEDIA_AT, sub), 0, index, "image_generation_call.partial_image", &mime, sink)?;
+        for key in ["item_id", "partial_image_index"] {
+            if let Some(val) = v.get(key).filter(|x| !x.is_null()) {
+                sink(&StreamEvent::PartMetadata { part: id, key, value: val });
+            }
+        }
+        let b64 = b64.to_owned();
+        self.media.push(MediaSlot::PartialImage(v));
+        turn.append_base64(id, &b64, sink)?;
+        turn.commit(self, id, false, sink);
+        self.media[sub as usize] = MediaSlot::PartialImage(Value::Null);
+        Ok(())
+    }
+
+    /// The response audio (`response.audio.delta` base64 bytes,
+    /// `response.audio.transcript.delta` text): one `media` part
+    /// (`audio/pcm`), committed once each of its started streams is done.
+    fn on_audio(&mut self, turn: &mut Turn, ty: &str, v: &Value, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        let delta = v.get("delta").and_then(Value::as_str);
+        let is_delta = ty.ends_with(".delta");
+        if is_delta && delta.is_none() {
+            warn(sink, WarningCode::InvalidEvent, &format!("{ty} without a string delta; ignored"));
+            return Ok(());
+        }
+        let id = match self.audio {
+            Some(id) => id,
+            None if !is_delta => return Ok(()),
+            None => {
+                let sub = self.media.len() as u32;
+                let mime = media::audio_mime("pcm16");
+                let id = turn.open_media((MEDIA_AT, sub), 0, 0, "audio", &mime, sink)?;
+                self.media.push(MediaSlot::Audio {
+                    data: String::new(),
+                    data_started: false,
+                    data_done: false,
+                    transcript_started: false,
+                    transcript_done: false,
+                });
+                *self.audio.insert(id)
+            }
+        };
+        if !turn.parts[id as usize].is_open() {
+            warn(sink, WarningCode::PartAlreadyEnded, &format!("{ty} after the audio part was committed; ignored"));
+            return Ok(());
+        }
+        let sub = turn.parts[id as usize].sub as usize;
+        let Some(MediaSlot::Audio { data, data_started, data_done, transcript_started, transcript_done }) =
+            self.media.get_mut(sub)
+        else {
+            return Ok(());
+        };
+        match (ty, delta) {
+            ("response.audio.delta", Some(d)) => {
+                *data_started = true;
+                data.push_str(d);
+                turn.append_base64(id, d, sink)?;
+            }
+            ("response.audio.transcript.delta", Some(d)) => {
+                *transcript_started = true;
+                append_str(turn, id, d, sink)?;
+            }
+            ("response.audio.done", _) => *data_done = true,
+            _ => *transcript_done = true,
+        }
+        if (*data_done || !*data_started) && (*transcript_done || !*transcript_started) && !is_delta {
+            turn.commit(self, id, false, sink);
+        }
+        Ok(())
+    }
+
     fn item_pos(&self, output_index: u64) -> Option<usize> {
         self.items.iter().rposition(|i| i.output_index == output_index)
     }

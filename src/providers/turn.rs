@@ -14,7 +14,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
-use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent};
+use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent, WarningCode};
+use super::media::Base64Stream;
 use super::view::{Fragment, JsonStr};
 use super::StreamLimit;
 use super::{Provider, Sink, StreamConfig, StreamError};
@@ -65,6 +66,18 @@ pub(crate) struct Part {
     pub(crate) args: Option<Box<ToolArgs>>,
     /// How the arguments ended, at commit.
     pub(crate) args_end: Option<ArgsEnd>,
+    /// A media part's decoder and MIME type (boxed: most parts have none).
+    pub(crate) media: Option<Box<Media>>,
+}
+
+/// The media side of a `media` part: its MIME type, its base64 decoder, and
+/// how much base64 text the dialect's fold holds for it.
+#[derive(Debug, Default)]
+pub(crate) struct Media {
+    pub(crate) mime_type: String,
+    decoder: Base64Stream,
+    /// Bytes of base64 text received (the fold keeps that text).
+    text_len: usize,
 }
 
 impl Part {
@@ -282,6 +295,7 @@ impl Turn {
             text: String::new(),
             args: (kind == PartKind::ToolCall).then(|| Box::new(ToolArgs::new())),
             args_end: None,
+            media: None,
         });
         sink(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type });
         Ok(id)
@@ -304,6 +318,72 @@ impl Turn {
             sink(&StreamEvent::TextDelta { part: id, text: &part.text[start..] });
         }
         self.check_budget(added)
+    }
+
+    /// Opens a `media` part of the given MIME type (`part_start`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn open_media(
+        &mut self,
+        (at, sub): (u32, u32),
+        choice: u32,
+        index: u64,
+        provider_type: &str,
+        mime_type: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
+        let id = self.open_part(PartKind::Media, (at, sub), choice, index, provider_type, sink)?;
+        self.set_media(id, mime_type);
+        Ok(id)
+    }
+
+    /// Makes part `id` (opened with kind `media`) take base64 text of the
+    /// given MIME type.
+    pub(crate) fn set_media(&mut self, id: u32, mime_type: &str) {
+        self.parts[id as usize].media = Some(Box::new(Media { mime_type: mime_type.to_owned(), ..Media::default() }));
+    }
+
+    /// Appends a piece of a media part's base64 text: its decoded bytes as
+    /// a `media_delta` (an unfinished quantum waits for the next piece).
+    /// Invalid base64: warning `invalid_base64`, and no bytes from there on.
+    /// The text counts against `max_text_bytes` and the memory budget (the
+    /// fold keeps it).
+    pub(crate) fn append_base64(&mut self, id: u32, text: &str, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        let Some(media) = self.parts[id as usize].media.as_deref_mut() else { return Ok(()) };
+        let len = media.text_len + text.len();
+        if len > self.config.max_text_bytes {
+            return Err(StreamError::LimitExceeded {
+                limit: StreamLimit::MaxTextBytes,
+                max: self.config.max_text_bytes,
+            });
+        }
+        media.text_len = len;
+        let failed = media.decoder.failed();
+        let r = media.decoder.push(text);
+        Self::deliver_media(id, &media.mime_type, failed, r, sink);
+        self.check_budget(text.len())
+    }
+
+    /// Emits a media part's decoded bytes, or the `invalid_base64` warning
+    /// (once per part).
+    fn deliver_media(
+        id: u32,
+        mime_type: &str,
+        failed: bool,
+        r: Result<&[u8], super::media::InvalidBase64>,
+        sink: &mut Sink<'_>,
+    ) {
+        match r {
+            Ok([]) => {}
+            Ok(data) => sink(&StreamEvent::MediaDelta { part: id, mime_type, data }),
+            Err(_) if failed => {}
+            Err(e) => {
+                let msg = format!(
+                    "part {id}: invalid base64 at character {}: {}; no more bytes of this part (its text is kept in the message)",
+                    e.offset, e.reason
+                );
+                sink(&StreamEvent::Warning { code: WarningCode::InvalidBase64, message: &msg });
+            }
+        }
     }
 
     /// Sets a part's initial text (a block that starts with text), emitting
@@ -354,6 +434,12 @@ impl Turn {
         if !part.is_open() {
             return;
         }
+        if let Some(media) = part.media.as_deref_mut() {
+            let failed = media.decoder.failed();
+            let r = media.decoder.finish();
+            Self::deliver_media(id, &media.mime_type, failed, r, sink);
+        }
+        let part = &mut self.parts[id as usize];
         let end = part.args.as_deref_mut().map(ToolArgs::finish);
         part.outcome = match &end {
             _ if cut => Outcome::Incomplete,
@@ -378,7 +464,14 @@ impl Turn {
     pub(crate) fn footprint(&self) -> usize {
         self.parts
             .iter()
-            .map(|p| core::mem::size_of::<Part>() + p.text.capacity() + p.args.as_deref().map_or(0, ToolArgs::capacity))
+            .map(|p| {
+                core::mem::size_of::<Part>()
+                    + p.text.capacity()
+                    + p.args.as_deref().map_or(0, ToolArgs::capacity)
+                    + p.media.as_deref().map_or(0, |m| {
+                        core::mem::size_of::<Media>() + m.mime_type.capacity() + m.text_len + m.decoder.capacity()
+                    })
+            })
             .sum()
     }
 }

@@ -50,6 +50,7 @@ impl<'a> Fields<'a> {
             "reasoning" => Ok(PartKind::Reasoning),
             "tool_call" => Ok(PartKind::ToolCall),
             "refusal" => Ok(PartKind::Refusal),
+            "media" => Ok(PartKind::Media),
             "other" => Ok(PartKind::Other),
             other => Err(invalid(format!("unknown part kind {other:?}"))),
         }
@@ -65,8 +66,9 @@ impl Relay {
     /// ([`StreamEvent::to_json`]: `{"event": name, …}`, or the name under
     /// `type`), the form the
     /// bindings hand over. Every member the relay reads is checked;
-    /// `tool_args_path`, `warning` and `unknown` events are accepted and
-    /// give no bytes (the relay shows none of them). Ignored (no bytes)
+    /// `tool_args_path`, `media_delta`, `warning` and `unknown` events are
+    /// accepted and give no bytes (the relay shows none of them; nor does it
+    /// show media parts). Ignored (no bytes)
     /// after [`Relay::finish`], as `push`.
     ///
     /// # Errors
@@ -127,7 +129,7 @@ impl Relay {
                 };
                 StreamEvent::Error { error: &provider_error }
             }
-            "tool_args_path" | "warning" | "unknown" => {
+            "tool_args_path" | "media_delta" | "warning" | "unknown" => {
                 self.writer.out.clear();
                 return Ok(&self.writer.out);
             }
@@ -162,6 +164,27 @@ mod tests {
             stream.feed(&body, &mut on_event).unwrap();
             stream.finish(&mut on_event).unwrap();
             assert!(direct.len() > 1000, "{format:?}");
+            assert_eq!(String::from_utf8(via_json).unwrap(), String::from_utf8(direct).unwrap());
+        }
+    }
+
+    /// A stream with media parts (audio with a transcript) relays through
+    /// the JSON form as through the events.
+    #[test]
+    fn media_events_relay_like_the_events() {
+        let body =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openai_chat/audio_stream.sse")).unwrap();
+        for format in [RelayFormat::AiSdk, RelayFormat::Catalog] {
+            let (mut direct, mut via_json) = (Vec::new(), Vec::new());
+            let mut a = Relay::new(RelayConfig::new(format));
+            let mut b = Relay::new(RelayConfig::new(format));
+            let mut on_event = |e: &StreamEvent<'_>| {
+                direct.extend_from_slice(a.push(e));
+                via_json.extend_from_slice(b.push_json(&e.to_json()).unwrap());
+            };
+            let mut stream = Stream::new(Provider::OpenAIChat);
+            stream.feed(&body, &mut on_event).unwrap();
+            stream.finish(&mut on_event).unwrap();
             assert_eq!(String::from_utf8(via_json).unwrap(), String::from_utf8(direct).unwrap());
         }
     }

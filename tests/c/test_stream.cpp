@@ -167,6 +167,44 @@ TEST(Stream, TextDeltasStatusAndErrors) {
   }
 }
 
+TEST(Stream, MediaDeltaBytesAndMimeType) {
+  // The base64 text "AAECAwQF/w==" (bytes 00 01 02 03 04 05 ff) cut at
+  // places that are not multiples of 4.
+  std::string body;
+  for (const char *piece : {"AAE", "CAwQ", "F/w=="}) {
+    body += std::string("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",") +
+            "\"choices\":[{\"index\":0,\"delta\":{\"audio\":{\"data\":\"" + piece + "\"}},\"finish_reason\":null}]}\n\n";
+  }
+  body += "data: [DONE]\n\n";
+  struct Media {
+    std::string bytes, mime;
+    int others_with_data = 0;
+    static void callback(void *user_data, const ssefold_stream_event *e) {
+      auto *m = static_cast<Media *>(user_data);
+      if (e->kind != SSEFOLD_STREAM_EVENT_KIND_MEDIA_DELTA) {
+        m->others_with_data += e->data.len != 0 || e->mime_type.ptr != nullptr;
+        return;
+      }
+      m->bytes.append(reinterpret_cast<const char *>(e->data.ptr), e->data.len);
+      m->mime = S(e->mime_type);
+      EXPECT_EQ(S(e->name), "media_delta");
+      EXPECT_EQ(e->part, 0u);
+    }
+  } media;
+  ssefold_stream *s = nullptr;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_OPENAI_CHAT, nullptr, &s), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_set_callback(s, &Media::callback, &media, false), SSEFOLD_RESULT_OK);
+  for (size_t at = 0; at < body.size(); at += 5) {
+    size_t n = std::min<size_t>(5, body.size() - at);
+    ASSERT_EQ(ssefold_stream_feed(s, B(body) + at, n), SSEFOLD_RESULT_OK);
+  }
+  ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(media.bytes, std::string("\x00\x01\x02\x03\x04\x05\xff", 7));
+  EXPECT_EQ(media.mime, "audio/pcm");
+  EXPECT_EQ(media.others_with_data, 0);
+  ssefold_stream_free(s);
+}
+
 TEST(Stream, ArgumentErrors) {
   ssefold_stream_config cfg;
   ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);

@@ -44,8 +44,9 @@ impl StreamEvent {
 #[pymethods]
 impl StreamEvent {
     /// The wire name: `message_start`, `part_start`, `text_delta`,
-    /// `tool_args_delta`, `tool_args_path`, `part_metadata`, `part_end`,
-    /// `usage`, `stop_reason`, `turn_end`, `error`, `warning`, `unknown`.
+    /// `media_delta`, `tool_args_delta`, `tool_args_path`, `part_metadata`,
+    /// `part_end`, `usage`, `stop_reason`, `turn_end`, `error`, `warning`,
+    /// `unknown`.
     #[getter]
     fn r#type(&self, py: Python<'_>) -> Py<PyString> {
         self.type_.clone_ref(py)
@@ -150,9 +151,15 @@ impl StreamEvent {
     fn scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.field(py, "scope")
     }
+    /// `unknown`: the event's JSON text; `media_delta`: the decoded bytes
+    /// (`bytes`).
     #[getter]
     fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.field(py, "data")
+    }
+    #[getter]
+    fn mime_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.field(py, "mime_type")
     }
 
     /// The fields as a dict: `{"type": type, ...fields}` (`"type"` as in
@@ -215,6 +222,12 @@ impl EventBuilder {
                     fields.set_item(intern!(py, "json"), PyString::new(py, &held.text[json]))?;
                     "tool_args_delta"
                 }
+                HeldEvent::Media { part, mime_type, data } => {
+                    fields.set_item(intern!(py, "part"), part)?;
+                    fields.set_item(intern!(py, "mime_type"), PyString::new(py, &held.text[mime_type]))?;
+                    fields.set_item(intern!(py, "data"), pyo3::types::PyBytes::new(py, &held.bytes[data]))?;
+                    "media_delta"
+                }
                 HeldEvent::Path { part, event } => {
                     fields.set_item(intern!(py, "part"), part)?;
                     let pe = PathEvent::from_held(py, event)?;
@@ -257,6 +270,13 @@ enum HeldEvent {
         part: u32,
         event: HeldPath,
     },
+    /// A `media_delta`: its MIME type in the text buffer, its bytes in the
+    /// bytes buffer.
+    Media {
+        part: u32,
+        mime_type: std::ops::Range<usize>,
+        data: std::ops::Range<usize>,
+    },
     /// A `part_end`, its fields built as Python objects during the step
     /// (the GIL taken back for it): its content, which holds a whole tool
     /// call's arguments, is then converted once, never copied into Rust.
@@ -292,6 +312,8 @@ fn part_end_fields(py: Python<'_>, e: &CoreEvent<'_>) -> PyResult<Py<PyDict>> {
 struct Held {
     events: Vec<HeldEvent>,
     text: String,
+    /// The bytes of the step's `media_delta`s.
+    bytes: Vec<u8>,
     /// Each tool call's current path (shared nodes: a path event costs O(1)).
     paths: HashMap<u32, PathCache>,
 }
@@ -313,6 +335,11 @@ impl Held {
         let held = match *e {
             CoreEvent::TextDelta { part, text: t } => HeldEvent::Text { part, text: text(t) },
             CoreEvent::ToolArgsDelta { part, json } => HeldEvent::Args { part, json: text(json) },
+            CoreEvent::MediaDelta { part, mime_type, data } => {
+                let start = self.bytes.len();
+                self.bytes.extend_from_slice(data);
+                HeldEvent::Media { part, mime_type: text(mime_type), data: start..self.bytes.len() }
+            }
             CoreEvent::ToolArgsPath { part, event } => {
                 HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.entry(part).or_default()) }
             }
@@ -327,9 +354,13 @@ impl Held {
     fn clear(&mut self) {
         self.events.clear();
         self.text.clear();
+        self.bytes.clear();
         // A huge step does not pin its memory for the stream's life.
         if self.text.capacity() > 4 << 20 {
             self.text = String::new();
+        }
+        if self.bytes.capacity() > 4 << 20 {
+            self.bytes = Vec::new();
         }
         if self.events.capacity() > 1 << 16 {
             self.events = Vec::new();
@@ -386,10 +417,10 @@ fn stream_config(
 impl Stream {
     fn with_provider(provider: Provider, config: StreamConfig, ui: bool) -> Self {
         Stream {
+            ui: ui.then(|| CoreUiState::with_media_budget(config.max_memory_bytes)),
             inner: CoreStream::with_config(provider, config),
             builder: EventBuilder::default(),
             held: Held::default(),
-            ui: ui.then(CoreUiState::new),
         }
     }
 

@@ -70,6 +70,11 @@ fn py_to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::String(s.to_cow()?.into_owned()));
     }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        // Bytes (a `media_delta`'s data) are base64 in the JSON form.
+        let text = obj.py().import("base64")?.call_method1("b64encode", (b,))?;
+        return Ok(Value::String(String::from_utf8_lossy(text.cast::<PyBytes>()?.as_bytes()).into_owned()));
+    }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::new();
         for (k, v) in d.iter() {
