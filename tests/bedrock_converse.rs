@@ -50,7 +50,10 @@ fn full() -> Vec<(&'static str, Value)> {
         ),
         delta(1, json!({"text": "it is sunny. Checking Paris."})),
         stop(1),
-        ("contentBlockStart", json!({"contentBlockIndex": 2, "start": {"toolUse": {"toolUseId": "tooluse_abc", "name": "get_weather"}}})),
+        (
+            "contentBlockStart",
+            json!({"contentBlockIndex": 2, "start": {"toolUse": {"toolUseId": "tooluse_abc", "name": "get_weather"}}}),
+        ),
         delta(2, json!({"toolUse": {"input": "{\"city\": \"Pa"}})),
         delta(2, json!({"toolUse": {"input": "ris\", \"days\": [1, 2]}"}})),
         stop(2),
@@ -171,7 +174,10 @@ fn server_tool_result_and_image_blocks_are_kept_as_other_parts() {
         Provider::BedrockConverse,
         &body(&[
             ("messageStart", json!({"role": "assistant"})),
-            ("contentBlockStart", json!({"contentBlockIndex": 0, "start": {"toolResult": {"toolUseId": "t1", "status": "success"}}})),
+            (
+                "contentBlockStart",
+                json!({"contentBlockIndex": 0, "start": {"toolResult": {"toolUseId": "t1", "status": "success"}}}),
+            ),
             delta(0, json!({"toolResult": [{"text": "42"}]})),
             delta(0, json!({"toolResult": [{"json": {"a": 1}}]})),
             stop(0),
@@ -199,7 +205,10 @@ fn a_tool_call_is_ready_only_with_complete_json_input() {
     let events = |input: &str| {
         vec![
             ("messageStart", json!({"role": "assistant"})),
-            ("contentBlockStart", json!({"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "t", "name": "f"}}})),
+            (
+                "contentBlockStart",
+                json!({"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "t", "name": "f"}}}),
+            ),
             delta(0, json!({"toolUse": {"input": input}})),
             stop(0),
             ("messageStop", json!({"stopReason": "tool_use"})),
@@ -272,7 +281,10 @@ fn bad_input_warns_and_keeps_the_payload() {
     bytes.extend(converse_event("futureEvent", &json!({"x": 1})));
     // Wrong shapes: quoted in the warning.
     bytes.extend(converse_event("contentBlockDelta", &json!({"contentBlockIndex": 0, "delta": "oops"})));
-    bytes.extend(converse_event("contentBlockDelta", &json!({"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{}"}}})));
+    bytes.extend(converse_event(
+        "contentBlockDelta",
+        &json!({"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{}"}}}),
+    ));
     bytes.extend(es_message(&[(":event-type", "contentBlockDelta"), (":message-type", "event")], b"not json"));
     bytes.extend(converse_event("contentBlockStop", &json!({"contentBlockIndex": 7})));
     bytes.extend(es_message(&[(":message-type", "event")], b"{}"));
@@ -287,7 +299,10 @@ fn bad_input_warns_and_keeps_the_payload() {
     assert!(texts[0].contains(r#""delta":"oops""#), "{}", texts[0]);
     assert!(texts[2].contains("not json"), "{}", texts[2]);
     let unknown = named(&run, "unknown")[0];
-    assert_eq!((unknown["provider_type"].as_str(), unknown["data"].as_str()), (Some("futureEvent"), Some(r#"{"x":1}"#)));
+    assert_eq!(
+        (unknown["provider_type"].as_str(), unknown["data"].as_str()),
+        (Some("futureEvent"), Some(r#"{"x":1}"#))
+    );
     // The answer is folded as without the bad messages.
     assert_eq!(run.message, run_all(Provider::BedrockConverse, &body(&full())).message);
 }
@@ -309,7 +324,10 @@ fn a_crc_mismatch_is_fatal_after_the_messages_before_it() {
 fn the_wrong_bedrock_api_is_a_dialect_mismatch() {
     let mut s = Stream::new(Provider::Bedrock);
     let r = s.feed(&body(&full()), |_| {});
-    assert_eq!(r, Err(StreamError::DialectMismatch { expected: Provider::Bedrock, detected: Provider::BedrockConverse }));
+    assert_eq!(
+        r,
+        Err(StreamError::DialectMismatch { expected: Provider::Bedrock, detected: Provider::BedrockConverse })
+    );
 }
 
 /// The stream split in two at every byte folds like the whole one.
@@ -331,9 +349,7 @@ fn truncation_at_every_byte() {
     let bytes = body(&full());
     let whole = run_with(Provider::BedrockConverse, &bytes, &mut || usize::MAX);
     let stop_at = body(&full()[..14]).len();
-    let text = |r: &Run| -> String {
-        named(r, "text_delta").iter().map(|e| e["text"].as_str().unwrap()).collect()
-    };
+    let text = |r: &Run| -> String { named(r, "text_delta").iter().map(|e| e["text"].as_str().unwrap()).collect() };
     let full_text = text(&whole);
     for n in 0..bytes.len() {
         let run = run_with(Provider::Auto, &bytes[..n], &mut || usize::MAX);

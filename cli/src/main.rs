@@ -149,7 +149,12 @@ enum ProviderArg {
     /// Ollama's native chat API (newline-delimited JSON)
     Ollama,
     /// Amazon Bedrock InvokeModelWithResponseStream, Anthropic models (AWS event stream)
-    #[value(alias = "bedrock_invoke", alias = "bedrock-invoke", alias = "bedrock_anthropic", alias = "bedrock-anthropic")]
+    #[value(
+        alias = "bedrock_invoke",
+        alias = "bedrock-invoke",
+        alias = "bedrock_anthropic",
+        alias = "bedrock-anthropic"
+    )]
     Bedrock,
     /// Amazon Bedrock ConverseStream (AWS event stream)
     #[value(alias = "bedrock_converse", alias = "converse")]

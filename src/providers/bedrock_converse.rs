@@ -104,11 +104,23 @@ pub(crate) const DIALECT: DialectInfo = DialectInfo {
 /// What a content block is.
 #[derive(Debug)]
 enum Kind {
-    Text { citations: Vec<Value> },
-    Reasoning { signature: Option<String>, redacted: Vec<u8>, has_text: bool },
-    ToolUse { start: Map<String, Value>, input: Option<Value> },
+    Text {
+        citations: Vec<Value>,
+    },
+    Reasoning {
+        signature: Option<String>,
+        redacted: Vec<u8>,
+        has_text: bool,
+    },
+    ToolUse {
+        start: Map<String, Value>,
+        input: Option<Value>,
+    },
     /// A `toolResult` or `image` block: its start member name and object.
-    Other { name: String, body: Map<String, Value> },
+    Other {
+        name: String,
+        body: Map<String, Value>,
+    },
 }
 
 /// One content block, the Converse side.
@@ -330,9 +342,8 @@ impl Block {
             }
             Kind::ToolUse { start, input } => {
                 let mut m = start.clone();
-                let input = input.clone().or_else(|| {
-                    part.args.as_deref().and_then(|a| a.partial_value(PartialStrings::Drop))
-                });
+                let input =
+                    input.clone().or_else(|| part.args.as_deref().and_then(|a| a.partial_value(PartialStrings::Drop)));
                 m.insert("input".into(), input.unwrap_or_else(|| Value::Object(Map::new())));
                 serde_json::json!({ "toolUse": Value::Object(m) })
             }
@@ -422,8 +433,14 @@ impl ConverseFold {
             return Ok(());
         };
         if name == "toolUse" {
-            let part =
-                self.open(turn, index, Kind::ToolUse { start: body.clone(), input: None }, PartKind::ToolCall, name, sink)?;
+            let part = self.open(
+                turn,
+                index,
+                Kind::ToolUse { start: body.clone(), input: None },
+                PartKind::ToolCall,
+                name,
+                sink,
+            )?;
             if let Some(id) = body.get("toolUseId") {
                 sink(&StreamEvent::PartMetadata { part, key: "id", value: id });
             }
@@ -481,7 +498,11 @@ impl ConverseFold {
         let block = self.blocks.get_mut(&index).expect("opened above");
         let part = block.part;
         if !turn.parts[part as usize].is_open() {
-            warn(sink, WarningCode::PartAlreadyEnded, &format!("{dty} delta for block {index}, already stopped; ignored"));
+            warn(
+                sink,
+                WarningCode::PartAlreadyEnded,
+                &format!("{dty} delta for block {index}, already stopped; ignored"),
+            );
             return Ok(());
         }
         match (dty.as_str(), &mut block.kind, body) {

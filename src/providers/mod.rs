@@ -37,6 +37,10 @@
 //! * [`Provider::Gemini`] — Google Gemini API and Vertex AI; see [`gemini`].
 //! * [`Provider::Ollama`] — Ollama's native `/api/chat`, newline-delimited
 //!   JSON; see [`ollama`].
+//! * [`Provider::Bedrock`] — Amazon Bedrock `InvokeModelWithResponseStream`
+//!   with an Anthropic model, AWS event-stream framed; see [`bedrock`].
+//! * [`Provider::BedrockConverse`] — Amazon Bedrock `ConverseStream`, AWS
+//!   event-stream framed; see [`bedrock_converse`].
 //! * [`Provider::Auto`] — detected from the first event that carries data:
 //!   Anthropic when its type is one of the Messages event types, Responses
 //!   when it starts with `response.` (an `error` event: Responses when it
@@ -47,6 +51,10 @@
 //!   body whose first non-blank byte is `{` is not SSE but newline-delimited
 //!   JSON: Ollama's (each line is one event; a line longer than
 //!   `sse.max_line_len` is [`StreamError::LimitExceeded`] `max_line_len`).
+//!   A body whose first byte is 0x00 (an event-stream prelude) is AWS
+//!   event-stream framed: Bedrock's; its first event decides, `chunk`
+//!   [`Provider::Bedrock`], anything else [`Provider::BedrockConverse`]
+//!   (a broken frame is [`StreamError::EventStream`]).
 //!   A `[DONE]` before any event is
 //!   a stray terminal (warning `terminal_before_start`): it names no dialect,
 //!   detection waits for the next event. A first event that fits none is
