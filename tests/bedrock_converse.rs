@@ -299,10 +299,8 @@ fn bad_input_warns_and_keeps_the_payload() {
     assert!(texts[0].contains(r#""delta":"oops""#), "{}", texts[0]);
     assert!(texts[2].contains("not json"), "{}", texts[2]);
     let unknown = named(&run, "unknown")[0];
-    assert_eq!(
-        (unknown["provider_type"].as_str(), unknown["data"].as_str()),
-        (Some("futureEvent"), Some(r#"{"x":1}"#))
-    );
+    assert_eq!(unknown["provider_type"], "futureEvent");
+    assert!(unknown["data"].as_str().unwrap().starts_with(r#"{"x":1,"#), "{unknown}");
     // The answer is folded as without the bad messages.
     assert_eq!(run.message, run_all(Provider::BedrockConverse, &body(&full())).message);
 }

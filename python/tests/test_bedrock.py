@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import struct
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,7 +36,8 @@ def frame(headers: dict[str, str], payload: bytes) -> bytes:
 
 def event(event_type: str, payload: dict[str, Any]) -> bytes:
     headers = {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}
-    return frame(headers, json.dumps(payload).encode())
+    # Bedrock pads every event with a member `p` of random length.
+    return frame(headers, json.dumps({**payload, "p": "abcdefgh"}).encode())
 
 
 def exception(exception_type: str, message: str) -> bytes:
@@ -110,15 +112,25 @@ def converse_output_shape() -> Any:
     return model.operation_model("Converse").output_shape
 
 
-def check(shape: Any, value: Any, path: str, *, complete: bool) -> None:
-    """``value`` is a valid JSON form of botocore ``shape``."""
+# What the recorded servers send that the pinned botocore model (1.44.5)
+# does not know yet: passed through by the fold as sent, set aside here.
+NEWER_MEMBERS = {("TokenUsage", "serverToolUsage")}
+NEWER_ENUM_VALUES = {("ToolUseBlock", "type", "tool_use")}
+
+
+def check(shape: Any, value: Any, path: str, *, complete: bool, parent: str = "") -> None:
+    """``value`` is a valid JSON form of botocore ``shape``. Required
+    members are checked in what the fold builds, not inside ``trace``
+    (copied from the stream as sent: recorded guardrail traces omit some)."""
     kind = shape.type_name
+    if path.endswith(".trace"):
+        complete = False
     if kind == "structure" and shape.metadata.get("document"):
         json.dumps(value)
         return
     if kind == "structure":
         assert isinstance(value, dict), f"{path}: {value!r} is not an object"
-        unknown = set(value) - set(shape.members)
+        unknown = set(value) - set(shape.members) - {m for n, m in NEWER_MEMBERS if n == shape.name}
         assert not unknown, f"{path}: members {unknown} not in {shape.name}"
         if shape.metadata.get("union"):
             assert len(value) == 1, f"{path}: union {shape.name} with {list(value)}"
@@ -126,7 +138,8 @@ def check(shape: Any, value: Any, path: str, *, complete: bool) -> None:
             missing = set(shape.required_members) - set(value)
             assert not missing, f"{path}: {shape.name} lacks {missing}"
         for k, v in value.items():
-            check(shape.members[k], v, f"{path}.{k}", complete=complete)
+            if k in shape.members:
+                check(shape.members[k], v, f"{path}.{k}", complete=complete, parent=shape.name)
     elif kind == "list":
         assert isinstance(value, list), f"{path}: not a list"
         for i, v in enumerate(value):
@@ -137,7 +150,8 @@ def check(shape: Any, value: Any, path: str, *, complete: bool) -> None:
             check(shape.value, v, f"{path}[{k!r}]", complete=complete)
     elif kind == "string":
         assert isinstance(value, str), f"{path}: {value!r} is not a string"
-        if shape.enum:
+        newer = (parent, path.rsplit(".", 1)[-1], value) in NEWER_ENUM_VALUES
+        if shape.enum and not newer:
             assert value in shape.enum, f"{path}: {value!r} not in {shape.enum}"
     elif kind in ("integer", "long"):
         assert isinstance(value, int) and not isinstance(value, bool), f"{path}: {value!r} is not an integer"
@@ -183,6 +197,39 @@ def test_every_fold_validates_against_botocores_converse_output(name: str) -> No
     auto.finish()
     assert auto.provider == "bedrock_converse"
     assert auto.message == message
+
+
+RECORDINGS = Path(__file__).resolve().parents[2] / "tests" / "recordings"
+
+
+def recordings(dialect: str) -> list[str]:
+    manifest = json.loads((RECORDINGS / "manifest.json").read_text())
+    return [e["file"] for e in manifest if e["dialect"] == dialect]
+
+
+@pytest.mark.parametrize("file", recordings("bedrock_converse"))
+def test_every_recorded_converse_stream_validates_against_botocore(file: str) -> None:
+    """Real ConverseStream bodies from other projects' VCR cassettes (see
+    tests/recordings/README.md): each folds without error and its fold is
+    a valid Converse response (whole when its `metadata` came)."""
+    events, message, error = fold((RECORDINGS / file).read_bytes())
+    assert error is None, error
+    assert [e.code for e in events if e.type == "warning"] == []
+    check(converse_output_shape(), message, file, complete="usage" in message)
+    texts = "".join(e.text for e in events if e.type == "text_delta")
+    blocks = message["output"]["message"]["content"]
+    folded = "".join(
+        b.get("text", "") + b.get("reasoningContent", {}).get("reasoningText", {}).get("text", "") for b in blocks
+    )
+    assert texts == folded
+
+
+@pytest.mark.parametrize("file", recordings("bedrock"))
+def test_every_recorded_invoke_model_stream_folds(file: str) -> None:
+    events, message, error = fold((RECORDINGS / file).read_bytes(), 0, ssefold.BedrockStream)
+    assert error is None, error
+    assert message["type"] == "message" and message["role"] == "assistant"
+    assert "amazon-bedrock-invocationMetrics" in message
 
 
 def test_the_checker_refuses_what_botocore_would_not_accept() -> None:

@@ -48,6 +48,9 @@
 //!   deltas' items appended to its `content`, an `image` delta's members
 //!   set on it.
 //!
+//! Every event payload carries a padding member `p` (random length,
+//! against length side channels): never folded.
+//!
 //! **Usage rule**: `metadata.usage` replaces the usage (one `metadata`
 //! event per stream, after `messageStop`).
 //!
@@ -100,6 +103,9 @@ pub(crate) const DIALECT: DialectInfo = DialectInfo {
     },
     make: || Box::<ConverseFold>::default(),
 };
+
+/// The padding member of every event payload.
+const PADDING: &str = "p";
 
 /// What a content block is.
 #[derive(Debug)]
@@ -367,10 +373,12 @@ impl ConverseFold {
         true
     }
 
-    /// Merges `messageStop` / `metadata` members into the top level.
+    /// Merges `messageStop` / `metadata` members into the top level (not
+    /// `p`: the random-length padding Bedrock adds to every event against
+    /// length side channels, which is no member of the response).
     fn merge(&mut self, value: Map<String, Value>) {
         for (k, v) in value {
-            if !v.is_null() {
+            if !v.is_null() && k != PADDING {
                 self.top.insert(k, v);
             }
         }

@@ -138,8 +138,13 @@ pub fn es_message(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
 }
 
 /// A `ConverseStream` event message: `:event-type` `event_type`, the JSON
-/// payload.
+/// payload with Bedrock's padding member `p` added (as every recorded
+/// event has it).
 pub fn converse_event(event_type: &str, payload: &Value) -> Vec<u8> {
+    let mut payload = payload.clone();
+    if let Value::Object(m) = &mut payload {
+        m.insert("p".into(), Value::from("abcdefghijk"));
+    }
     es_message(
         &[(":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")],
         payload.to_string().as_bytes(),
