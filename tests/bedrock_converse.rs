@@ -371,3 +371,19 @@ fn reconnection_restarts_on_message_start() {
     assert!(events.iter().any(|e| e["event"] == "turn_reset"));
     assert_eq!(s.message(), run_all(Provider::BedrockConverse, &body(&full())).message);
 }
+
+#[test]
+fn content_before_message_start_starts_the_turn_implicitly() {
+    let mut events = full();
+    let start = events.remove(0);
+    events.insert(1, start);
+    let run = run_all(Provider::BedrockConverse, &body(&events));
+    assert_eq!(run.error, None);
+    assert_eq!(warnings(&run), ["event_before_start"]);
+    assert_eq!(run.message, run_all(Provider::BedrockConverse, &body(&full())).message);
+    let mut twice = full();
+    twice.insert(1, ("messageStart", json!({"role": "user"})));
+    let run = run_all(Provider::BedrockConverse, &body(&twice));
+    assert_eq!(warnings(&run), ["duplicate_start"]);
+    assert_eq!(run.message["output"]["message"]["role"], "assistant");
+}

@@ -67,6 +67,8 @@
 //! shape (no `contentBlockIndex`, a `delta` that is not an object): an
 //! `invalid_event` warning quoting the payload, the event ignored. An event
 //! type this fold does not know: an `unknown` event carrying the payload.
+//! A content event before `messageStart`: `event_before_start`, the turn
+//! started implicitly (a later `messageStart` still gives the role).
 //! A delta for a block index never started with a kind that needs a start,
 //! or of a kind that does not fit its block: `delta_type_mismatch`; a stop
 //! for an unknown index: `unknown_part_index`.
@@ -149,6 +151,8 @@ pub(crate) struct ConverseFold {
     /// `messageStop` and `metadata`.
     top: Map<String, Value>,
     stopped: bool,
+    /// `messageStart` was seen.
+    started: bool,
 }
 
 impl Dialect for ConverseFold {
@@ -176,22 +180,27 @@ impl Dialect for ConverseFold {
         }
         match ty {
             "messageStart" => {
-                if !self.start(turn, sink) {
+                if self.started {
                     warn(sink, WarningCode::DuplicateStart, "second messageStart; ignored");
-                } else if let Some(role) = value.get("role") {
-                    self.role = Some(role.clone());
+                } else {
+                    // (After an implicit start, the turn is already on.)
+                    self.start(turn, sink);
+                    self.started = true;
+                    if let Some(role) = value.get("role") {
+                        self.role = Some(role.clone());
+                    }
                 }
             }
             "contentBlockStart" => {
-                self.start(turn, sink);
+                self.start_content(turn, "contentBlockStart", sink);
                 self.on_block_start(turn, &value, event.data(), sink)?;
             }
             "contentBlockDelta" => {
-                self.start(turn, sink);
+                self.start_content(turn, "contentBlockDelta", sink);
                 self.on_delta(turn, &value, event.data(), sink)?;
             }
             "contentBlockStop" => {
-                self.start(turn, sink);
+                self.start_content(turn, "contentBlockStop", sink);
                 let Some(index) = value.get("contentBlockIndex").and_then(Value::as_u64) else {
                     invalid(sink, ty, "no contentBlockIndex", event.data());
                     return Ok(Flow::Continue);
@@ -371,6 +380,15 @@ impl ConverseFold {
         let snapshot = serde_json::json!({ "output": { "message": { "role": "assistant", "content": [] } } });
         sink(&StreamEvent::MessageStart { provider: "bedrock_converse", message: &snapshot });
         true
+    }
+
+    /// Starts the turn for a content event; before `messageStart`, with an
+    /// `event_before_start` warning.
+    fn start_content(&mut self, turn: &mut Turn, event: &str, sink: &mut Sink<'_>) {
+        if turn.state == TurnState::Idle {
+            warn(sink, WarningCode::EventBeforeStart, &format!("{event} before messageStart; started implicitly"));
+        }
+        self.start(turn, sink);
     }
 
     /// Merges `messageStop` / `metadata` members into the top level (not
