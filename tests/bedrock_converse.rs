@@ -387,3 +387,77 @@ fn content_before_message_start_starts_the_turn_implicitly() {
     assert_eq!(warnings(&run), ["duplicate_start"]);
     assert_eq!(run.message["output"]["message"]["role"], "assistant");
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A JSON value of the shapes ConverseStream events hold, right and
+    /// wrong: indices, deltas of every kind, starts, stray types.
+    fn payload() -> impl Strategy<Value = Value> {
+        let index = prop_oneof![Just(json!(0)), Just(json!(1)), Just(json!(3)), Just(json!(-1)), Just(json!("0"))];
+        let text = prop_oneof![Just("a"), Just("é\\\""), Just(""), Just("{\"k\": [1,"), Just("\"x\"}")];
+        let delta = (text.clone(), 0..8u8).prop_map(|(t, k)| match k {
+            0 => json!({"text": t}),
+            1 => json!({"toolUse": {"input": t}}),
+            2 => json!({"reasoningContent": {"text": t}}),
+            3 => json!({"reasoningContent": {"signature": t}}),
+            4 => json!({"reasoningContent": {"redactedContent": "AAEC"}}),
+            5 => json!({"citation": {"title": t}}),
+            6 => json!({"toolResult": [{"text": t}]}),
+            _ => json!(t),
+        });
+        let start = prop_oneof![
+            Just(json!({"toolUse": {"toolUseId": "t", "name": "f"}})),
+            Just(json!({"toolResult": {"toolUseId": "t"}})),
+            Just(json!({"image": {"format": "png"}})),
+            Just(json!({})),
+            Just(json!(5)),
+        ];
+        (index, delta, start, 0..6u8).prop_map(|(i, d, s, k)| match k {
+            0 => json!({"contentBlockIndex": i, "delta": d}),
+            1 => json!({"contentBlockIndex": i, "start": s}),
+            2 => json!({"contentBlockIndex": i}),
+            3 => json!({"stopReason": "end_turn"}),
+            4 => json!({"usage": {"inputTokens": 1}, "metrics": {"latencyMs": 2}}),
+            _ => json!({"role": "assistant"}),
+        })
+    }
+
+    fn event_type() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            Just("messageStart"),
+            Just("contentBlockStart"),
+            Just("contentBlockDelta"),
+            Just("contentBlockStop"),
+            Just("messageStop"),
+            Just("metadata"),
+            Just("other"),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Any sequence of right or wrong events: no panic, and the same
+        /// events and fold in every chunking.
+        #[test]
+        fn any_event_sequence_folds_the_same_in_any_chunking(
+            events in proptest::collection::vec((event_type(), payload()), 0..12),
+            exception in proptest::option::of(Just(())),
+        ) {
+            let mut bytes: Vec<u8> = events.iter().flat_map(|(t, p)| converse_event(t, p)).collect();
+            if exception.is_some() {
+                bytes.extend(converse_exception("throttlingException", "x"));
+            }
+            let run = run_all(Provider::BedrockConverse, &bytes);
+            let answered = events.iter().any(|(t, _)| *t != "other") || exception.is_some();
+            prop_assert_eq!(named(&run, "message_start").len(), usize::from(answered));
+            if exception.is_some() {
+                // An error, unless the turn had ended (then: data_after_terminal).
+                let ended = !named(&run, "turn_end").is_empty();
+                prop_assert_eq!(run.error.is_some(), !ended, "{:?}", run.events);
+            }
+        }
+    }
+}
