@@ -411,9 +411,6 @@ impl ConverseFold {
         provider_type: &str,
         sink: &mut Sink<'_>,
     ) -> Result<u32, StreamError> {
-        if turn.parts.len() >= turn.config.max_parts {
-            return Err(turn.parts_limit());
-        }
         let expected = self.blocks.keys().next_back().map_or(0, |last| last + 1);
         if index != expected {
             warn(
@@ -521,7 +518,7 @@ impl ConverseFold {
                 }
             }
         }
-        let block = self.blocks.get_mut(&index).expect("opened above");
+        let Some(block) = self.blocks.get_mut(&index) else { return Ok(()) };
         let part = block.part;
         if !turn.parts[part as usize].is_open() {
             warn(
@@ -555,9 +552,7 @@ impl ConverseFold {
                         ("redactedContent", Value::String(s)) => {
                             match base64::engine::general_purpose::STANDARD.decode(s) {
                                 Ok(bytes) => {
-                                    if redacted.len() + bytes.len() > turn.config.max_text_bytes {
-                                        return Err(turn.check_text(usize::MAX).unwrap_err());
-                                    }
+                                    turn.check_text(redacted.len() + bytes.len())?;
                                     redacted.extend_from_slice(&bytes);
                                     sink(&StreamEvent::PartMetadata { part, key: "redacted_content", value: v });
                                 }
