@@ -253,10 +253,8 @@ impl Dialect for ConverseFold {
                     return Ok(Flow::End);
                 }
             }
-            other => {
-                self.start(turn, sink);
-                sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() });
-            }
+            // (Carried through; it does not start the turn.)
+            other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
         }
         Ok(Flow::Continue)
     }
