@@ -152,6 +152,11 @@ enum ssefold_result
    */
   SSEFOLD_RESULT_STREAM_DIALECT_MISMATCH = 507,
   /**
+   * Provider stream: the AWS event-stream framing (Bedrock) is broken (a
+   * CRC mismatch, bad lengths or headers, a message over the limits).
+   */
+  SSEFOLD_RESULT_STREAM_EVENT_STREAM = 508,
+  /**
    * Tool scheduler: no call has this id.
    */
   SSEFOLD_RESULT_TOOL_UNKNOWN_CALL_ID = 600,
@@ -522,6 +527,15 @@ enum ssefold_provider
    * Ollama's native chat API (newline-delimited JSON).
    */
   SSEFOLD_PROVIDER_OLLAMA = 5,
+  /**
+   * Amazon Bedrock `InvokeModelWithResponseStream`, Anthropic models
+   * (AWS event-stream framing).
+   */
+  SSEFOLD_PROVIDER_BEDROCK = 6,
+  /**
+   * Amazon Bedrock `ConverseStream` (AWS event-stream framing).
+   */
+  SSEFOLD_PROVIDER_BEDROCK_CONVERSE = 7,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use base64::Engine;
 use serde_json::{json, Value};
-use ssefold::providers::bedrock::{BedrockError, BedrockStream};
-use ssefold::providers::{Provider, Stream, StreamEvent};
+use ssefold::providers::bedrock::INVOCATION_METRICS;
+use ssefold::providers::{Provider, Stream, StreamError, StreamEvent};
 use ssefold::reconnect::is_retryable_error_type;
 use ssefold::sse::Decoder;
 
@@ -90,16 +90,30 @@ fn fold_sse(sse: &[u8]) -> Option<(Vec<Value>, Value)> {
     Some((events, stream.message()))
 }
 
+/// The Bedrock fold's events (`message_start` renamed `anthropic`), its
+/// message without the invocation metrics, and those.
 fn fold_bedrock(body: &[u8], chunk: usize) -> (Vec<Value>, Value, Option<Value>) {
-    let mut stream = BedrockStream::new();
-    let mut events = Vec::new();
-    for piece in body.chunks(chunk.max(1)) {
-        if stream.feed(piece, |e: &StreamEvent<'_>| events.push(e.to_json())).is_err() {
-            break;
+    for provider in [Provider::Bedrock, Provider::Auto] {
+        let mut stream = Stream::new(provider);
+        let mut events = Vec::new();
+        for piece in body.chunks(chunk.max(1)) {
+            if stream.feed(piece, |e: &StreamEvent<'_>| events.push(e.to_json())).is_err() {
+                break;
+            }
+        }
+        let _ = stream.finish(|e: &StreamEvent<'_>| events.push(e.to_json()));
+        assert_eq!(stream.provider(), Provider::Bedrock);
+        for e in events.iter_mut().filter(|e| e["event"] == "message_start") {
+            assert_eq!(e["provider"], "bedrock");
+            e["provider"] = "anthropic".into();
+        }
+        let mut message = stream.message();
+        let metrics = message.as_object_mut().and_then(|m| m.shift_remove(INVOCATION_METRICS));
+        if provider == Provider::Auto {
+            return (events, message, metrics);
         }
     }
-    let _ = stream.finish(|e: &StreamEvent<'_>| events.push(e.to_json()));
-    (events, stream.message(), stream.invocation_metrics().cloned())
+    unreachable!()
 }
 
 #[test]
@@ -154,21 +168,29 @@ fn an_exception_message_is_a_typed_retryable_provider_error() {
 }
 
 #[test]
-fn broken_framing_and_bad_chunks_are_typed_errors() {
+fn broken_framing_is_a_typed_error_and_bad_chunks_are_warnings() {
     let mut body = chunk(r#"{"type":"ping"}"#);
     let n = body.len();
     body[n - 1] ^= 0xff;
-    let mut stream = BedrockStream::new();
-    assert!(matches!(stream.feed(&body, |_| {}), Err(BedrockError::Framing(_))));
+    let mut stream = Stream::new(Provider::Bedrock);
+    assert!(matches!(stream.feed(&body, |_| {}), Err(StreamError::EventStream(_))));
+    assert_eq!(stream.feed(b"", |_| {}), Err(StreamError::Closed));
 
     let bad = message(&[(":event-type", "chunk"), (":message-type", "event")], br#"{"bytes":"%%%"}"#);
-    let mut stream = BedrockStream::new();
-    assert!(matches!(stream.feed(&bad, |_| {}), Err(BedrockError::BadChunk(m)) if m.contains("base64")));
+    let mut stream = Stream::new(Provider::Bedrock);
+    let mut events = Vec::new();
+    stream.feed(&bad, |e: &StreamEvent<'_>| events.push(e.to_json())).unwrap();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["code"], "invalid_event");
+    let text = events[0]["message"].as_str().unwrap();
+    assert!(text.contains("base64") && text.contains("%%%"), "the payload is quoted: {text}");
 
     // A cut body: the unfinished message is reported, the turn is incomplete.
     let whole = chunk(r#"{"type":"ping"}"#);
-    let mut stream = BedrockStream::new();
+    let mut stream = Stream::new(Provider::Bedrock);
     stream.feed(&whole[..whole.len() - 2], |_| {}).unwrap();
-    assert_eq!(stream.pending_bytes(), whole.len() - 2);
-    assert!(matches!(stream.finish(|_| {}), Err(BedrockError::Stream(_))), "no answer: incomplete");
+    let mut events = Vec::new();
+    let r = stream.finish(|e: &StreamEvent<'_>| events.push(e.to_json()));
+    assert!(matches!(r, Err(StreamError::Incomplete { .. })), "no answer: incomplete: {r:?}");
+    assert_eq!(events[0]["code"], "truncated_final_event");
 }

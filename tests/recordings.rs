@@ -38,6 +38,8 @@ fn dialect(name: &str) -> Provider {
         "openai_chat" => Provider::OpenAIChat,
         "openai_responses" => Provider::OpenAIResponses,
         "gemini" => Provider::Gemini,
+        "bedrock" => Provider::Bedrock,
+        "bedrock_converse" => Provider::BedrockConverse,
         other => panic!("unknown dialect {other}"),
     }
 }

@@ -45,6 +45,9 @@ const (
 	// ResultStreamDialectMismatch: given one dialect, the first event is
 	// another's (the message names it; ProviderAuto detects it).
 	ResultStreamDialectMismatch Result = 507
+	// ResultStreamEventStream: the AWS event-stream framing (Bedrock) is
+	// broken: a CRC mismatch, bad lengths or headers.
+	ResultStreamEventStream Result = 508
 )
 
 // String is the library's description of the code.
@@ -74,7 +77,8 @@ var (
 	ErrIncomplete = errors.New("ssefold: incomplete")
 	// ErrLimit: a configured limit was exceeded.
 	ErrLimit = errors.New("ssefold: limit exceeded")
-	// ErrInvalidInput: the input was malformed (not JSON, bad UTF-8, unknown dialect).
+	// ErrInvalidInput: the input was malformed (not JSON, bad UTF-8, unknown
+	// dialect, broken event-stream framing).
 	ErrInvalidInput = errors.New("ssefold: invalid input")
 	// ErrClosed: the handle was closed (Go side) or the stream is closed.
 	ErrClosed = errors.New("ssefold: closed")
@@ -123,7 +127,7 @@ func (e *Error) Is(target error) bool {
 	case ErrInvalidInput:
 		switch e.Code {
 		case ResultSSEInvalidUTF8, ResultJSONInvalid, ResultStreamInvalidJSON,
-			ResultStreamUnknownDialect, ResultStreamDialectMismatch:
+			ResultStreamUnknownDialect, ResultStreamDialectMismatch, ResultStreamEventStream:
 			return true
 		}
 	case ErrDialectMismatch:

@@ -30,6 +30,12 @@ const (
 	Gemini Provider = 4
 	// Ollama is Ollama's native chat API (newline-delimited JSON).
 	Ollama Provider = 5
+	// Bedrock is Amazon Bedrock InvokeModelWithResponseStream with an
+	// Anthropic model (AWS event-stream framing; the Anthropic fold).
+	Bedrock Provider = 6
+	// BedrockConverse is Amazon Bedrock ConverseStream (AWS event-stream
+	// framing; the Converse response fold).
+	BedrockConverse Provider = 7
 )
 
 // String is the provider's name.
@@ -47,6 +53,10 @@ func (p Provider) String() string {
 		return "gemini"
 	case Ollama:
 		return "ollama"
+	case Bedrock:
+		return "bedrock"
+	case BedrockConverse:
+		return "bedrock_converse"
 	}
 	return "unknown"
 }

@@ -143,6 +143,22 @@ enum ProviderArg {
     /// OpenAI Responses
     #[value(alias = "openai_responses", alias = "responses")]
     OpenaiResponses,
+    /// Google Gemini API and Vertex AI
+    #[value(alias = "vertex", alias = "google")]
+    Gemini,
+    /// Ollama's native chat API (newline-delimited JSON)
+    Ollama,
+    /// Amazon Bedrock InvokeModelWithResponseStream, Anthropic models (AWS event stream)
+    #[value(
+        alias = "bedrock_invoke",
+        alias = "bedrock-invoke",
+        alias = "bedrock_anthropic",
+        alias = "bedrock-anthropic"
+    )]
+    Bedrock,
+    /// Amazon Bedrock ConverseStream (AWS event stream)
+    #[value(alias = "bedrock_converse", alias = "converse")]
+    BedrockConverse,
 }
 
 impl From<ProviderArg> for Provider {
@@ -152,6 +168,10 @@ impl From<ProviderArg> for Provider {
             ProviderArg::Anthropic => Provider::Anthropic,
             ProviderArg::OpenaiChat => Provider::OpenAIChat,
             ProviderArg::OpenaiResponses => Provider::OpenAIResponses,
+            ProviderArg::Gemini => Provider::Gemini,
+            ProviderArg::Ollama => Provider::Ollama,
+            ProviderArg::Bedrock => Provider::Bedrock,
+            ProviderArg::BedrockConverse => Provider::BedrockConverse,
         }
     }
 }

@@ -141,3 +141,18 @@ fn exit_statuses() {
     assert_eq!(code, 0);
     assert!(err.contains("unterminated_final_event"), "{err}");
 }
+
+#[test]
+fn bedrock_event_stream_bodies_fold_by_name_and_by_detection() {
+    let file = "tests/recordings/bedrock_converse/pydantic-ai/models__test_bedrock__test_bedrock_model_thinking_part_stream.bin";
+    let (code, out, err) = fold(&["--no-render", "--provider", "bedrock-converse", file]);
+    assert_eq!(code, 0, "{err}");
+    let m: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert!(m["output"]["message"]["content"][0]["reasoningContent"]["reasoningText"]["signature"].is_string(), "{m}");
+    assert!(m["usage"]["totalTokens"].is_u64(), "{m}");
+    let (code, auto_out, _) = fold(&["--no-render", file]);
+    assert_eq!((code, auto_out), (0, out));
+    let (code, out, err) = fold(&["--no-render", "--provider", "bedrock", file]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("the stream is bedrock_converse, not bedrock"), "{err}");
+}

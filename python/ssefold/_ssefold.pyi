@@ -54,6 +54,9 @@ __all__ = [
     "RelayError",
     "GeminiStream",
     "OllamaStream",
+    "BedrockStream",
+    "BedrockConverseStream",
+    "EventStreamError",
 ]
 
 _Bytes = Union[bytes, bytearray, memoryview]
@@ -77,6 +80,9 @@ class IdTooLongError(DecodeError):
 
 class InvalidUtf8Error(DecodeError):
     field: str
+
+class EventStreamError(DecodeError):
+    reason: str
 
 class EncodeError(Error, ValueError):
     field: str
@@ -407,7 +413,7 @@ class StreamEvent:
     @property
     def type(self) -> _StreamEventType: ...
     @property
-    def provider(self) -> Literal["anthropic", "openai_chat", "openai_responses"]:
+    def provider(self) -> _Provider:
         """``message_start``: the dialect."""
     @property
     def message(self) -> Any:
@@ -506,7 +512,9 @@ class UiState:
     @property
     def is_ended(self) -> bool: ...
 
-_Provider = Literal["anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "auto"]
+_Provider = Literal[
+    "anthropic", "openai_chat", "openai_responses", "gemini", "ollama", "bedrock", "bedrock_converse", "auto"
+]
 
 _U = TypeVar("_U", bound=Optional[UiState], covariant=True, default=Optional[UiState])
 
@@ -984,3 +992,105 @@ class OllamaStream(_Dialect[_U]):
         max_memory_bytes: int = 134217728,
         ui: bool,
     ) -> OllamaStream[Optional[UiState]]: ...
+
+@final
+class BedrockStream(_Dialect[_U]):
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[False] = False,
+    ) -> BedrockStream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> BedrockStream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> BedrockStream[Optional[UiState]]: ...
+
+@final
+class BedrockConverseStream(_Dialect[_U]):
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[False] = False,
+    ) -> BedrockConverseStream[None]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: Literal[True],
+    ) -> BedrockConverseStream[UiState]: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        ui: bool,
+    ) -> BedrockConverseStream[Optional[UiState]]: ...

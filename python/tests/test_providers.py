@@ -153,7 +153,7 @@ def test_auto_detects_and_unknown_provider_is_refused() -> None:
     s = ssefold.Stream()
     assert s.provider == "auto" and s.message is None
     with pytest.raises(ValueError):
-        ssefold.Stream("bedrock")
+        ssefold.Stream("cohere")
     with pytest.raises(ssefold.UnknownDialectError):
         s.feed(b'data: {"hello": 1}\n\n')
 

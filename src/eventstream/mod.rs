@@ -100,5 +100,20 @@ pub enum EventStreamError {
     Failed,
 }
 
+impl EventStreamError {
+    /// The offset of the message at fault (`None` for [`EventStreamError::Failed`]).
+    pub fn offset(&self) -> Option<u64> {
+        match *self {
+            EventStreamError::PreludeCrcMismatch { offset, .. }
+            | EventStreamError::MessageCrcMismatch { offset, .. }
+            | EventStreamError::BadLength { offset, .. }
+            | EventStreamError::MessageTooLarge { offset, .. }
+            | EventStreamError::HeadersTooLarge { offset, .. }
+            | EventStreamError::BadHeader { offset, .. } => Some(offset),
+            EventStreamError::Failed => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -82,6 +82,9 @@ pub enum ssefold_result {
     /// Provider stream: given one dialect, the first event is another's
     /// (the message names the dialect seen; `AUTO` detects it).
     StreamDialectMismatch = 507,
+    /// Provider stream: the AWS event-stream framing (Bedrock) is broken (a
+    /// CRC mismatch, bad lengths or headers, a message over the limits).
+    StreamEventStream = 508,
     /// Tool scheduler: no call has this id.
     ToolUnknownCallId = 600,
     /// Tool scheduler: a call with this id was already added.
@@ -115,7 +118,7 @@ pub enum ssefold_result {
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 40] = [
+    pub(crate) const ALL: [ssefold_result; 41] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -142,6 +145,7 @@ impl ssefold_result {
         ssefold_result::StreamClosed,
         ssefold_result::StreamRetryableProviderError,
         ssefold_result::StreamDialectMismatch,
+        ssefold_result::StreamEventStream,
         ssefold_result::ToolUnknownCallId,
         ssefold_result::ToolDuplicateCallId,
         ssefold_result::ToolAlreadyFinished,
@@ -194,6 +198,7 @@ impl ssefold_result {
                 "the provider reported a retryable error (rate limit, overload, server error) in the stream\0"
             }
             ssefold_result::StreamDialectMismatch => "the stream is another provider dialect than the one given\0",
+            ssefold_result::StreamEventStream => "the AWS event-stream framing is broken\0",
             ssefold_result::ToolUnknownCallId => "no tool call has this id\0",
             ssefold_result::ToolDuplicateCallId => "a tool call with this id was already added\0",
             ssefold_result::ToolAlreadyFinished => "the tool call already finished\0",

@@ -33,6 +33,11 @@ pub enum ssefold_provider {
     Gemini = 4,
     /// Ollama's native chat API (newline-delimited JSON).
     Ollama = 5,
+    /// Amazon Bedrock `InvokeModelWithResponseStream`, Anthropic models
+    /// (AWS event-stream framing).
+    Bedrock = 6,
+    /// Amazon Bedrock `ConverseStream` (AWS event-stream framing).
+    BedrockConverse = 7,
 }
 
 /// Limits of a stream. Start from `ssefold_stream_config_default`.
@@ -279,6 +284,7 @@ impl Castable for ssefold_stream {
 pub(super) fn failure(e: &StreamError) -> Failure {
     let code = match e {
         StreamError::Sse(d) => ssefold_result::from(d),
+        StreamError::EventStream(_) => ssefold_result::StreamEventStream,
         StreamError::InvalidJson { .. } => ssefold_result::StreamInvalidJson,
         StreamError::LimitExceeded { .. } => ssefold_result::StreamLimitExceeded,
         StreamError::Provider(p) if crate::reconnect::is_retryable_error_type(&p.error_type) => {
@@ -399,6 +405,8 @@ pub(super) fn provider_from_c(provider: u32) -> Option<Provider> {
         3 => Some(Provider::OpenAIResponses),
         4 => Some(Provider::Gemini),
         5 => Some(Provider::Ollama),
+        6 => Some(Provider::Bedrock),
+        7 => Some(Provider::BedrockConverse),
         _ => None,
     }
 }
@@ -598,6 +606,8 @@ pub unsafe extern "C" fn ssefold_stream_status(
             Provider::OpenAIResponses => ssefold_provider::OpenaiResponses,
             Provider::Gemini => ssefold_provider::Gemini,
             Provider::Ollama => ssefold_provider::Ollama,
+            Provider::Bedrock => ssefold_provider::Bedrock,
+            Provider::BedrockConverse => ssefold_provider::BedrockConverse,
         };
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(provider, p) };

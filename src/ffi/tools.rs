@@ -11,7 +11,6 @@
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::result::ssefold_result;
 use super::slice::ssefold_str;
-use crate::providers::Provider;
 use crate::tools::{
     tool_results, SchedulerConfig, SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolResultKind,
     ToolScheduler,
@@ -584,12 +583,8 @@ pub unsafe extern "C" fn ssefold_tool_scheduler_tool_results(
 ) -> ssefold_result {
     let body = |s: &mut SchedulerState| {
         check_not_null!(out);
-        let provider = match provider {
-            0 => Provider::Auto,
-            1 => Provider::Anthropic,
-            2 => Provider::OpenAIChat,
-            3 => Provider::OpenAIResponses,
-            n => return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown provider {n}"))),
+        let Some(provider) = super::stream::provider_from_c(provider) else {
+            return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown provider {provider}")));
         };
         let all = s.scheduler.all_results().map_err(|e| failure(&e))?;
         s.text = tool_results(provider, &all).map_err(|e| failure(&e))?.to_string();

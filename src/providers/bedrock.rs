@@ -1,172 +1,260 @@
-//! Amazon Bedrock's `InvokeModelWithResponseStream` for Anthropic models:
-//! the AWS event-stream framing ([`crate::eventstream`]) around the Anthropic
-//! Messages events.
+//! Amazon Bedrock's `InvokeModelWithResponseStream` for Anthropic models
+//! ([`Provider::Bedrock`]), and the AWS event-stream framing every Bedrock
+//! dialect arrives in ([`crate::eventstream`]; the
+//! [`Stream`](super::Stream) driver decodes it and hands each message here).
 //!
 //! Each `chunk` message's payload is `{"bytes": "<base64>"}`, the base64 of
-//! one Anthropic event's JSON; [`BedrockStream`] decodes it and feeds it to
-//! the Anthropic fold, so the events and the folded message are exactly the
-//! Anthropic dialect's. The last event (`message_stop`) carries Bedrock's
-//! `amazon-bedrock-invocationMetrics` (token counts, latencies):
-//! [`BedrockStream::invocation_metrics`]. An `exception` message
-//! (`throttlingException`, `modelStreamErrorException`, …) becomes the
-//! stream's typed provider error (`error` event, error type = the exception
-//! type; [`crate::reconnect::is_retryable_error_type`] knows which are worth
-//! a retry).
+//! one Anthropic event's JSON: it goes through the Anthropic fold, so the
+//! events and the folded message are exactly the Anthropic dialect's (the
+//! `message_start` event names the provider `bedrock`). The last event
+//! (`message_stop`) carries Bedrock's `amazon-bedrock-invocationMetrics`
+//! (`inputTokenCount`, `outputTokenCount`, `invocationLatency`,
+//! `firstByteLatency`): the folded message keeps them under that key, the
+//! one member the Anthropic `Message` does not have.
+//!
+//! # Event-stream messages
+//!
+//! | `:message-type` | what the dialect sees |
+//! | --- | --- |
+//! | `event`, `chunk` | the decoded Anthropic event, named by its `type` |
+//! | `event`, any other `:event-type` | the payload (UTF-8 JSON), named by the event type ([`super::bedrock_converse`]'s events) |
+//! | `exception` / `error` | an `error` event `{"type": "error", "error": {"type", "message"}}`: a provider error typed by `:exception-type` (`:error-code` for `error`), its message the payload's `message` (`:error-message`); [`crate::reconnect::is_retryable_error_type`] knows which are worth a retry |
+//!
+//! Recoverable bad input is a warning, the message ignored: a `chunk`
+//! payload that is not `{"bytes": base64 of UTF-8 JSON}`, a payload that is
+//! not UTF-8, a message without `:event-type`, an unknown `:message-type`
+//! (`invalid_event`, quoting the payload). A broken frame (CRC mismatch, bad
+//! lengths or headers) is fatal: [`StreamError::EventStream`].
+
+use std::borrow::Cow;
 
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
-use crate::eventstream::{Decoder as FrameDecoder, EndOfStream, EventStreamError, Message};
+use super::anthropic::{self, AnthropicFold};
+use super::events::{StreamEvent, WarningCode};
+use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
+use super::{warn, Provider, Sink, StreamError};
+use crate::eventstream::{Decoder as FrameDecoder, Message};
 use crate::sse::Event;
 
-/// A failure of a [`BedrockStream`].
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BedrockError {
-    /// The event-stream framing is broken (fatal).
-    #[error("event stream: {0}")]
-    Framing(#[from] EventStreamError),
-    /// A `chunk` message that is not `{"bytes": base64 of JSON}`.
-    #[error("bad chunk: {0}")]
-    BadChunk(String),
-    /// The Anthropic fold refused an event or the stream was closed.
-    #[error(transparent)]
-    Stream(#[from] StreamError),
-}
+/// The `InvokeModelWithResponseStream` (Anthropic) dialect. Its events are
+/// Anthropic's, so over SSE auto-detection picks [`Provider::Anthropic`]
+/// first; an event-stream body whose first event is a `chunk` is this
+/// dialect's.
+pub(crate) const DIALECT: DialectInfo = DialectInfo {
+    provider: Provider::Bedrock,
+    name: "bedrock",
+    aliases: &["bedrock_invoke", "bedrock_anthropic"],
+    detects: anthropic::DIALECT.detects,
+    make: || Box::<BedrockFold>::default(),
+};
 
-/// An `InvokeModelWithResponseStream` body of an Anthropic model, folded.
-#[derive(Debug)]
-pub struct BedrockStream {
-    frames: FrameDecoder,
-    stream: Stream,
-    /// The decoded base64 of the current chunk (reused).
-    json: Vec<u8>,
+/// The member of the last event that carries Bedrock's invocation metrics.
+pub const INVOCATION_METRICS: &str = "amazon-bedrock-invocationMetrics";
+
+/// The Anthropic fold plus Bedrock's invocation metrics.
+#[derive(Debug, Default)]
+pub(crate) struct BedrockFold {
+    inner: AnthropicFold,
     metrics: Option<Value>,
 }
 
-impl Default for BedrockStream {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl BedrockStream {
-    /// A stream with the default [`StreamConfig`].
-    pub fn new() -> Self {
-        Self::with_config(StreamConfig::default())
+impl Dialect for BedrockFold {
+    fn provider(&self) -> Provider {
+        Provider::Bedrock
     }
 
-    /// A stream with `config` (its limits apply to the decoded events).
-    pub fn with_config(config: StreamConfig) -> Self {
-        BedrockStream {
-            frames: FrameDecoder::new(),
-            stream: Stream::with_config(Provider::Anthropic, config),
-            json: Vec::new(),
-            metrics: None,
-        }
+    fn terminal(&self) -> &'static str {
+        self.inner.terminal()
     }
 
-    /// Feeds bytes of the HTTP body (`application/vnd.amazon.eventstream`),
-    /// calling `on_event` for each normalized event.
-    pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&StreamEvent<'_>)) -> Result<(), BedrockError> {
-        let BedrockStream { frames, stream, json, metrics } = self;
-        let mut failure: Option<BedrockError> = None;
-        frames.feed(chunk, |message| {
-            if failure.is_none() {
-                if let Err(e) = relay_message(&message, stream, json, metrics, &mut on_event) {
-                    failure = Some(e);
-                }
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        if event.event() == "message_stop" {
+            #[derive(serde::Deserialize)]
+            struct Stop {
+                #[serde(rename = "amazon-bedrock-invocationMetrics", default)]
+                metrics: Option<Value>,
             }
-        })?;
-        failure.map_or(Ok(()), Err)
+            if let Ok(Stop { metrics: Some(m) }) = serde_json::from_str::<Stop>(event.data()) {
+                self.metrics = Some(m);
+            }
+        }
+        self.inner.on_event(turn, event, &mut |e: &StreamEvent<'_>| relabeled(sink, e))
     }
 
-    /// The end of the body: bytes of an unfinished message are reported
-    /// (`discarded_bytes`), and the fold ends (an answer without
-    /// `message_stop` is incomplete, as for the SSE stream).
-    pub fn finish(&mut self, on_event: impl FnMut(&StreamEvent<'_>)) -> Result<EndOfStream, BedrockError> {
-        let end = self.frames.finish();
-        self.stream.finish(on_event)?;
-        Ok(end)
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
+        self.inner.part_content(parts, id)
     }
 
-    /// The folded message: the Anthropic Messages response.
-    pub fn message(&self) -> Value {
-        self.stream.message()
+    /// The Anthropic `Message`, with `amazon-bedrock-invocationMetrics`
+    /// once the last event brought them.
+    fn message(&self, turn: &Turn) -> Value {
+        let mut m = self.inner.message(turn);
+        if let (Value::Object(o), Some(metrics)) = (&mut m, &self.metrics) {
+            o.insert(INVOCATION_METRICS.into(), metrics.clone());
+        }
+        m
     }
 
-    /// Bytes of an event-stream message not complete yet.
-    pub fn pending_bytes(&self) -> usize {
-        self.frames.buffered()
+    fn footprint(&self) -> usize {
+        self.inner.footprint()
     }
 
-    /// The `amazon-bedrock-invocationMetrics` of the last event, once seen.
-    pub fn invocation_metrics(&self) -> Option<&Value> {
-        self.metrics.as_ref()
+    fn on_turn_end(&mut self, turn: &Turn, sink: &mut Sink<'_>) -> Option<String> {
+        self.inner.on_turn_end(turn, &mut |e: &StreamEvent<'_>| relabeled(sink, e))
     }
 
-    /// The underlying Anthropic stream.
-    pub fn stream(&self) -> &Stream {
-        &self.stream
+    fn after_terminal(&self, event: &Event<'_>) -> String {
+        self.inner.after_terminal(event)
+    }
+
+    fn is_restart(&self, ty: &str, id: Option<&str>) -> bool {
+        self.inner.is_restart(ty, id)
+    }
+
+    fn start_implicitly(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
+        self.inner.start_implicitly(turn, &mut |e: &StreamEvent<'_>| relabeled(sink, e));
     }
 }
 
-/// One event-stream message into the fold.
-fn relay_message(
-    message: &Message<'_>,
-    stream: &mut Stream,
-    json: &mut Vec<u8>,
-    metrics: &mut Option<Value>,
-    on_event: &mut impl FnMut(&StreamEvent<'_>),
-) -> Result<(), BedrockError> {
-    match message.message_type().unwrap_or("event") {
+/// Passes `e` on, a `message_start` naming the provider `bedrock`.
+fn relabeled(sink: &mut Sink<'_>, e: &StreamEvent<'_>) {
+    match *e {
+        StreamEvent::MessageStart { message, .. } => sink(&StreamEvent::MessageStart { provider: "bedrock", message }),
+        _ => sink(e),
+    }
+}
+
+/// The event-stream side of a [`Stream`](super::Stream): the frame decoder
+/// and the buffer a `chunk`'s base64 is decoded into (reused).
+#[derive(Debug, Default)]
+pub(crate) struct Frames {
+    pub(crate) decoder: FrameDecoder,
+    pub(crate) json: Vec<u8>,
+}
+
+impl Frames {
+    /// Bytes held: a message split across chunks and the decode buffer.
+    pub(crate) fn footprint(&self) -> usize {
+        self.decoder.buffered() + self.json.capacity()
+    }
+}
+
+/// What one event-stream message is to the fold.
+pub(crate) enum Framed<'a> {
+    /// An event: its name and JSON data; `chunk`: it came base64-wrapped in
+    /// a `chunk` message (`InvokeModelWithResponseStream`).
+    Event { event: Event<'a>, chunk: bool },
+    /// An exception: the `error` event's JSON data.
+    Error(String),
+    /// Nothing to fold (a warning was emitted).
+    Skip,
+}
+
+/// Reads one event-stream message (see the module docs).
+pub(crate) fn frame_event<'a>(message: &Message<'a>, json: &'a mut Vec<u8>, sink: &mut Sink<'_>) -> Framed<'a> {
+    let payload = || String::from_utf8_lossy(message.payload);
+    let mtype = message.message_type().unwrap_or("event");
+    match mtype {
         "exception" | "error" => {
             let error_type = message
                 .exception_type()
                 .or_else(|| message.headers.get(":error-code").and_then(|v| v.as_str()))
                 .unwrap_or("unknown_exception");
-            let text: Value = serde_json::from_slice(message.payload).unwrap_or(Value::Null);
-            let detail = text
+            let body: Value = serde_json::from_slice(message.payload).unwrap_or(Value::Null);
+            let detail = body
                 .get("message")
-                .or_else(|| text.get("Message"))
+                .or_else(|| body.get("Message"))
                 .and_then(Value::as_str)
-                .map(str::to_owned)
-                .or_else(|| message.headers.get(":error-message").and_then(|v| v.as_str()).map(str::to_owned))
+                .or_else(|| message.headers.get(":error-message").and_then(|v| v.as_str()))
                 .unwrap_or_default();
-            let data = json!({"type": "error", "error": {"type": error_type, "message": detail}}).to_string();
-            stream.feed_sse(&Event::new("error", &data, None, None), on_event)?;
-            Ok(())
+            Framed::Error(json!({"type": "error", "error": {"type": error_type, "message": detail}}).to_string())
         }
-        _ if message.event_type() == Some("chunk") => {
-            #[derive(serde::Deserialize)]
-            struct Chunk<'a> {
-                #[serde(borrow)]
-                bytes: &'a str,
+        "event" => {
+            let Some(ty) = message.event_type() else {
+                invalid(sink, "event-stream message without :event-type", &payload());
+                return Framed::Skip;
+            };
+            if ty == "chunk" {
+                return match decode_chunk(message.payload, json) {
+                    Ok((name, data)) => Framed::Event { event: Event::new(name, data, None, None), chunk: true },
+                    Err(why) => {
+                        invalid(sink, &format!("chunk: {why}"), &payload());
+                        Framed::Skip
+                    }
+                };
             }
-            let chunk: Chunk<'_> =
-                serde_json::from_slice(message.payload).map_err(|e| BedrockError::BadChunk(e.to_string()))?;
-            json.clear();
-            base64::engine::general_purpose::STANDARD
-                .decode_vec(chunk.bytes, json)
-                .map_err(|e| BedrockError::BadChunk(format!("bytes is not base64: {e}")))?;
-            let text = std::str::from_utf8(json).map_err(|_| BedrockError::BadChunk("bytes is not UTF-8".into()))?;
-            #[derive(serde::Deserialize)]
-            struct Head<'a> {
-                #[serde(rename = "type", borrow)]
-                ty: &'a str,
-                #[serde(rename = "amazon-bedrock-invocationMetrics", default)]
-                metrics: Option<Value>,
+            match std::str::from_utf8(message.payload) {
+                Ok(data) => Framed::Event { event: Event::new(ty, data, None, None), chunk: false },
+                Err(_) => {
+                    invalid(sink, &format!("{ty}: payload is not UTF-8"), &payload());
+                    Framed::Skip
+                }
             }
-            let head: Head<'_> = serde_json::from_str(text)
-                .map_err(|e| BedrockError::BadChunk(format!("not an Anthropic event: {e}")))?;
-            if head.metrics.is_some() {
-                *metrics = head.metrics;
-            }
-            stream.feed_sse(&Event::new(head.ty, text, None, None), on_event)?;
-            Ok(())
         }
-        // Other events (initial-response, …) carry nothing to fold.
-        _ => Ok(()),
+        other => {
+            invalid(sink, &format!("unknown :message-type {other:?}"), &payload());
+            Framed::Skip
+        }
+    }
+}
+
+/// A `chunk` payload's Anthropic event: its `type` and its JSON text.
+fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &'a str), String> {
+    #[derive(serde::Deserialize)]
+    struct Chunk<'a> {
+        #[serde(borrow)]
+        bytes: &'a str,
+    }
+    let chunk: Chunk<'_> = serde_json::from_slice(payload).map_err(|e| format!("not {{\"bytes\": base64}}: {e}"))?;
+    json.clear();
+    base64::engine::general_purpose::STANDARD
+        .decode_vec(chunk.bytes, json)
+        .map_err(|e| format!("bytes is not base64: {e}"))?;
+    let json: &'a Vec<u8> = json;
+    let text = std::str::from_utf8(json).map_err(|_| "bytes is not UTF-8".to_owned())?;
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", borrow)]
+        ty: Cow<'a, str>,
+    }
+    let head: Head<'_> = serde_json::from_str(text).map_err(|e| format!("not an Anthropic event: {e}"))?;
+    // The type names the event: a borrowed name (no escapes), else its
+    // owner is the text itself, which only holds escaped names of unknown
+    // events: those are named `chunk`.
+    let name = match head.ty {
+        Cow::Borrowed(s) => s,
+        Cow::Owned(_) => "chunk",
+    };
+    Ok((name, text))
+}
+
+/// Most bytes of a payload quoted in a warning.
+const QUOTE_MAX: usize = 512;
+
+/// The `invalid_event` warning quoting the payload (cut to
+/// [`QUOTE_MAX`] bytes).
+fn invalid(sink: &mut Sink<'_>, why: &str, payload: &str) {
+    let mut end = payload.len().min(QUOTE_MAX);
+    while !payload.is_char_boundary(end) {
+        end -= 1;
+    }
+    warn(sink, WarningCode::InvalidEvent, &format!("{why}; ignored: {}", &payload[..end]));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_decodes_to_the_anthropic_event() {
+        let mut buf = Vec::new();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(r#"{"type":"ping"}"#);
+        let payload = format!(r#"{{"bytes":"{b64}"}}"#);
+        let (name, text) = decode_chunk(payload.as_bytes(), &mut buf).unwrap();
+        assert_eq!((name, text), ("ping", r#"{"type":"ping"}"#));
+        assert!(decode_chunk(b"{\"bytes\":\"!!\"}", &mut buf).unwrap_err().contains("base64"));
+        assert!(decode_chunk(b"[]", &mut buf).is_err());
     }
 }

@@ -37,6 +37,10 @@
 //! * [`Provider::Gemini`] — Google Gemini API and Vertex AI; see [`gemini`].
 //! * [`Provider::Ollama`] — Ollama's native `/api/chat`, newline-delimited
 //!   JSON; see [`ollama`].
+//! * [`Provider::Bedrock`] — Amazon Bedrock `InvokeModelWithResponseStream`
+//!   with an Anthropic model, AWS event-stream framed; see [`bedrock`].
+//! * [`Provider::BedrockConverse`] — Amazon Bedrock `ConverseStream`, AWS
+//!   event-stream framed; see [`bedrock_converse`].
 //! * [`Provider::Auto`] — detected from the first event that carries data:
 //!   Anthropic when its type is one of the Messages event types, Responses
 //!   when it starts with `response.` (an `error` event: Responses when it
@@ -47,6 +51,10 @@
 //!   body whose first non-blank byte is `{` is not SSE but newline-delimited
 //!   JSON: Ollama's (each line is one event; a line longer than
 //!   `sse.max_line_len` is [`StreamError::LimitExceeded`] `max_line_len`).
+//!   A body whose first byte is 0x00 (an event-stream prelude) is AWS
+//!   event-stream framed: Bedrock's; its first event decides, `chunk`
+//!   [`Provider::Bedrock`], anything else [`Provider::BedrockConverse`]
+//!   (a broken frame is [`StreamError::EventStream`]).
 //!   A `[DONE]` before any event is
 //!   a stray terminal (warning `terminal_before_start`): it names no dialect,
 //!   detection waits for the next event. A first event that fits none is
@@ -160,6 +168,7 @@
 pub mod anthropic;
 mod args;
 pub mod bedrock;
+pub mod bedrock_converse;
 pub mod events;
 pub mod gemini;
 mod json_path_args;
@@ -173,6 +182,7 @@ mod view;
 
 use serde_json::Value;
 
+use crate::eventstream::EventStreamError;
 use crate::reconnect::ResumeCursor;
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
 use turn::{Dialect, DialectInfo, Flow, Turn, TurnState};
@@ -193,20 +203,26 @@ pub enum Provider {
     Gemini,
     /// Ollama's native `/api/chat` (newline-delimited JSON, not SSE).
     Ollama,
+    /// Amazon Bedrock `InvokeModelWithResponseStream` with an Anthropic
+    /// model (AWS event-stream framing; the Anthropic fold).
+    Bedrock,
+    /// Amazon Bedrock `ConverseStream` (AWS event-stream framing).
+    BedrockConverse,
     /// Detected from the first event.
     Auto,
 }
 
 impl Provider {
     /// The wire name: `anthropic`, `openai_chat`, `openai_responses`,
-    /// `gemini`, `ollama`, `auto`.
+    /// `gemini`, `ollama`, `bedrock`, `bedrock_converse`, `auto`.
     pub fn name(self) -> &'static str {
         DIALECTS.iter().find(|d| d.provider == self).map_or("auto", |d| d.name)
     }
 
     /// Parses a wire name or CLI spelling (`openai-chat` = `openai_chat`;
     /// `openai` and `chat` = `openai_chat`, `responses` = `openai_responses`,
-    /// `vertex` and `google` = `gemini`).
+    /// `vertex` and `google` = `gemini`, `bedrock-invoke` and
+    /// `bedrock-anthropic` = `bedrock`, `converse` = `bedrock_converse`).
     pub fn from_name(name: &str) -> Option<Provider> {
         let name = name.replace('-', "_");
         if name == "auto" {
@@ -314,6 +330,10 @@ pub enum StreamError {
     /// The SSE layer refused the bytes.
     #[error("SSE: {0}")]
     Sse(#[from] DecodeError),
+    /// The AWS event-stream framing (Bedrock) is broken: a CRC mismatch,
+    /// bad lengths or headers, a message over the limits.
+    #[error("event stream: {0}")]
+    EventStream(#[from] EventStreamError),
     /// An event's data was not JSON.
     #[error("event {event_type:?}: data is not JSON: {message}")]
     InvalidJson {
@@ -440,8 +460,15 @@ const _: fn() = || {
 /// Every dialect, in detection order (the first whose `detects` accepts a
 /// stream's first event folds it). Adding a dialect: its file (a [`Dialect`]
 /// and its `DIALECT` info), a [`Provider`] variant, and one entry here.
-const DIALECTS: [&DialectInfo; 5] =
-    [&openai_responses::DIALECT, &anthropic::DIALECT, &openai_chat::DIALECT, &gemini::DIALECT, &ollama::DIALECT];
+const DIALECTS: [&DialectInfo; 7] = [
+    &openai_responses::DIALECT,
+    &anthropic::DIALECT,
+    &openai_chat::DIALECT,
+    &gemini::DIALECT,
+    &ollama::DIALECT,
+    &bedrock::DIALECT,
+    &bedrock_converse::DIALECT,
+];
 
 /// The dialect of a [`Provider`] (none for [`Provider::Auto`]).
 fn make_dialect(p: Provider) -> Option<Box<dyn Dialect>> {
@@ -481,6 +508,8 @@ enum Framing {
     Sse,
     /// One JSON document per line (Ollama).
     Lines(ndjson::Lines),
+    /// AWS event-stream messages (Bedrock).
+    EventStream(Box<bedrock::Frames>),
 }
 
 impl Framing {
@@ -488,6 +517,7 @@ impl Framing {
         match provider {
             Provider::Auto => Framing::Undecided,
             Provider::Ollama => Framing::Lines(ndjson::Lines::default()),
+            Provider::Bedrock | Provider::BedrockConverse => Framing::EventStream(Box::default()),
             _ => Framing::Sse,
         }
     }
@@ -533,12 +563,33 @@ impl Stream {
         if matches!(self.framing, Framing::Undecided) {
             match chunk.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
                 Some(b'{') => self.framing = Framing::Lines(ndjson::Lines::default()),
+                // An event-stream prelude: a message shorter than 16 MiB.
+                Some(0) => self.framing = Framing::EventStream(Box::default()),
                 Some(_) => self.framing = Framing::Sse,
                 // Blank so far: the same to both framings (the SSE decoder takes it).
                 None => {}
             }
         }
         let Stream { decoder, turn, dialect, closed, provider, resuming, framing, .. } = self;
+        if let Framing::EventStream(frames) = framing {
+            let bedrock::Frames { decoder: frames, json } = &mut **frames;
+            let sink: &mut Sink<'_> = &mut on_event;
+            let mut failure = None;
+            let r = frames.feed(chunk, |message| {
+                if failure.is_none() {
+                    let r = Self::dispatch_frame(*provider, dialect, turn, resuming, &message, json, sink);
+                    failure = r.err();
+                }
+            });
+            let r = match (failure, r) {
+                (Some(e), _) => Err(e),
+                (None, r) => r.map_err(StreamError::EventStream),
+            };
+            if r.is_err() {
+                *closed = true;
+            }
+            return r;
+        }
         if let Framing::Lines(lines) = framing {
             let sink: &mut Sink<'_> = &mut on_event;
             let r = lines.feed(chunk, decoder.config().max_line_len, &mut |line| {
@@ -633,8 +684,12 @@ impl Stream {
             return Err(StreamError::Closed);
         }
         self.decoder.finish();
-        if let Framing::Lines(lines) = &mut self.framing {
-            lines.reset();
+        match &mut self.framing {
+            Framing::Lines(lines) => lines.reset(),
+            Framing::EventStream(frames) => {
+                frames.decoder.finish();
+            }
+            _ => {}
         }
         self.resuming = true;
         if let Some(d) = self.dialect.as_deref_mut() {
@@ -695,6 +750,45 @@ impl Stream {
     /// Whether [`abort`](Self::abort) ended the turn.
     pub fn is_aborted(&self) -> bool {
         self.aborted
+    }
+
+    /// One AWS event-stream message: detection (`chunk`: Bedrock
+    /// InvokeModel, anything else: ConverseStream), the restart-or-resume
+    /// decision after a reconnection, then the dialect.
+    fn dispatch_frame(
+        provider: Provider,
+        dialect: &mut Option<Box<dyn Dialect>>,
+        turn: &mut Turn,
+        resuming: &mut bool,
+        message: &crate::eventstream::Message<'_>,
+        json: &mut Vec<u8>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let error;
+        let (event, chunk) = match bedrock::frame_event(message, json, sink) {
+            bedrock::Framed::Skip => return Ok(()),
+            bedrock::Framed::Error(data) => {
+                error = data;
+                (Event::new("error", &error, None, None), None)
+            }
+            bedrock::Framed::Event { event, chunk } => (event, Some(chunk)),
+        };
+        let seen = if chunk == Some(true) { Provider::Bedrock } else { Provider::BedrockConverse };
+        match dialect {
+            None => *dialect = make_dialect(seen),
+            Some(d) if turn.state == TurnState::Idle && chunk.is_some() && d.provider() != seen => {
+                let expected = d.provider();
+                if matches!(expected, Provider::Bedrock | Provider::BedrockConverse) {
+                    return Err(StreamError::DialectMismatch { expected, detected: seen });
+                }
+            }
+            Some(_) => {}
+        }
+        if *resuming {
+            *resuming = false;
+            Self::restart_or_resume(provider, dialect, turn, &event, sink);
+        }
+        Self::dispatch(dialect, turn, &event, sink)
     }
 
     /// One line of a newline-delimited JSON body: Ollama's, the one dialect
@@ -797,13 +891,21 @@ impl Stream {
             return Err(StreamError::Closed);
         }
         self.closed = true;
+        let sink: &mut Sink<'_> = &mut on_event;
         let unterminated = match &mut self.framing {
             Framing::Lines(lines) => {
                 lines.finish().map(|data| crate::sse::OwnedEvent { event: "line".into(), data, id: None, retry: None })
             }
+            Framing::EventStream(frames) => {
+                let end = frames.decoder.finish();
+                if end.discarded_bytes > 0 {
+                    let msg = format!("{} bytes of an unfinished event-stream message; discarded", end.discarded_bytes);
+                    warn(sink, WarningCode::TruncatedFinalEvent, &msg);
+                }
+                None
+            }
             _ => self.decoder.finish().unterminated,
         };
-        let sink: &mut Sink<'_> = &mut on_event;
         if let Some(ev) = unterminated {
             let complete =
                 ev.data.trim() == "[DONE]" || serde_json::from_str::<serde::de::IgnoredAny>(&ev.data).is_ok();
@@ -867,6 +969,7 @@ impl Stream {
             + self.decoder.memory_footprint()
             + match &self.framing {
                 Framing::Lines(lines) => lines.footprint(),
+                Framing::EventStream(frames) => frames.footprint(),
                 _ => 0,
             }
             + self.turn.footprint()

@@ -223,13 +223,17 @@ impl SchedulerError {
 
 /// The results shaped for the next request of `provider`, in the order given:
 ///
-/// - Anthropic Messages: one user message, `{"role": "user", "content":
+/// - Anthropic Messages (and Bedrock `InvokeModel`, whose body is
+///   Anthropic's): one user message, `{"role": "user", "content":
 ///   [{"type": "tool_result", "tool_use_id", "content", "is_error"?}…]}`
 ///   (`is_error: true` only on error results, as the API documents);
 /// - OpenAI Chat: an array of `{"role": "tool", "tool_call_id", "content"}`
 ///   messages;
 /// - OpenAI Responses: an array of `{"type": "function_call_output",
-///   "call_id", "output"}` input items.
+///   "call_id", "output"}` input items;
+/// - Bedrock Converse: one user message, `{"role": "user", "content":
+///   [{"toolResult": {"toolUseId", "content": [{"text"}], "status"?}}…]}`
+///   (`status: "error"` only on error results).
 ///
 /// The OpenAI APIs have no error flag: an error result's text is sent as
 /// `Error: TEXT` (unless it already starts with `Error`), so the model can
@@ -243,7 +247,7 @@ pub fn tool_results(provider: Provider, results: &[ToolResult]) -> Result<Value,
         }
     };
     match provider {
-        Provider::Anthropic => {
+        Provider::Anthropic | Provider::Bedrock => {
             let content: Vec<Value> = results
                 .iter()
                 .map(|r| {
@@ -268,6 +272,19 @@ pub fn tool_results(provider: Provider, results: &[ToolResult]) -> Result<Value,
                 .map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": openai_text(r)}))
                 .collect(),
         )),
+        Provider::BedrockConverse => {
+            let content: Vec<Value> = results
+                .iter()
+                .map(|r| {
+                    let mut result = json!({"toolUseId": r.call_id, "content": [{"text": r.output}]});
+                    if r.is_error {
+                        result["status"] = Value::from("error");
+                    }
+                    json!({ "toolResult": result })
+                })
+                .collect();
+            Ok(json!({"role": "user", "content": content}))
+        }
         other => Err(SchedulerError::UnsupportedProvider(other.name())),
     }
 }

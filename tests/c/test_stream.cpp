@@ -1,6 +1,7 @@
 // Provider streams through the C ABI: the golden fixtures of
 // tests/fixtures/<dialect>/ (expected events and folded message) in several
 // chunkings, plus every function and error path.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -240,4 +241,51 @@ TEST(Stream, ArgumentErrors) {
   EXPECT_EQ(ssefold_stream_last_error(s, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
   ssefold_stream_free(s);
   ssefold_stream_free(nullptr);
+}
+
+// Amazon Bedrock bodies (AWS event stream, recorded): the same fold given
+// the provider or detected, in any chunking; a broken frame is typed.
+TEST(Stream, BedrockEventStreamBodies) {
+  struct Case {
+    const char *file;
+    ssefold_provider provider;
+    const char *member;
+  } cases[] = {
+      {"bedrock_converse/pydantic-ai/models__test_bedrock__test_bedrock_model_thinking_part_stream.bin",
+       SSEFOLD_PROVIDER_BEDROCK_CONVERSE, "\"reasoningContent\""},
+      {"bedrock/openllmetry/opentelemetry-instrumentation-bedrock__tests__traces__test_anthropic__test_anthropic_3_"
+       "completion_streaming.bin",
+       SSEFOLD_PROVIDER_BEDROCK, "\"amazon-bedrock-invocationMetrics\""},
+  };
+  for (const Case &c : cases) {
+    std::string body = read_file(std::string(SSEFOLD_ROOT) + "/tests/recordings/" + c.file);
+    std::string first;
+    for (uint32_t given : {static_cast<uint32_t>(SSEFOLD_PROVIDER_AUTO), static_cast<uint32_t>(c.provider)}) {
+      for (size_t chunk : {size_t{1}, size_t{7}, body.size()}) {
+        ssefold_stream *s = nullptr;
+        ASSERT_EQ(ssefold_stream_new(given, nullptr, &s), SSEFOLD_RESULT_OK);
+        for (size_t at = 0; at < body.size(); at += chunk) {
+          ASSERT_EQ(ssefold_stream_feed(s, B(body) + at, std::min(chunk, body.size() - at)), SSEFOLD_RESULT_OK);
+        }
+        ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK) << c.file;
+        ssefold_provider p;
+        bool done = false;
+        ASSERT_EQ(ssefold_stream_status(s, &p, &done), SSEFOLD_RESULT_OK);
+        EXPECT_EQ(p, c.provider);
+        EXPECT_TRUE(done);
+        ssefold_str m;
+        ASSERT_EQ(ssefold_stream_message_json(s, &m), SSEFOLD_RESULT_OK);
+        std::string message = S(m);
+        EXPECT_NE(message.find(c.member), std::string::npos) << message;
+        if (first.empty()) first = message;
+        EXPECT_EQ(message, first) << c.file << " chunk " << chunk;
+        ssefold_stream_free(s);
+      }
+    }
+    body[20] ^= 1;
+    ssefold_stream *s = nullptr;
+    ASSERT_EQ(ssefold_stream_new(c.provider, nullptr, &s), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(ssefold_stream_feed(s, B(body), body.size()), SSEFOLD_RESULT_STREAM_EVENT_STREAM);
+    ssefold_stream_free(s);
+  }
 }

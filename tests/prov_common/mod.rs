@@ -102,3 +102,59 @@ pub fn named<'a>(run: &'a Run, name: &str) -> Vec<&'a Value> {
 pub fn warnings(run: &Run) -> Vec<String> {
     named(run, "warning").iter().map(|w| w["code"].as_str().unwrap().to_owned()).collect()
 }
+
+/// One AWS event-stream message with string headers, built from the
+/// format's definition (CRC-32 computed bit by bit, independent of the
+/// library's).
+pub fn es_message(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+    let mut h = Vec::new();
+    for (name, value) in headers {
+        h.push(name.len() as u8);
+        h.extend_from_slice(name.as_bytes());
+        h.push(7);
+        h.extend_from_slice(&(value.len() as u16).to_be_bytes());
+        h.extend_from_slice(value.as_bytes());
+    }
+    let total = (12 + h.len() + payload.len() + 4) as u32;
+    let mut m = total.to_be_bytes().to_vec();
+    m.extend_from_slice(&(h.len() as u32).to_be_bytes());
+    let crc = crc32(&m);
+    m.extend_from_slice(&crc.to_be_bytes());
+    m.extend_from_slice(&h);
+    m.extend_from_slice(payload);
+    let crc = crc32(&m);
+    m.extend_from_slice(&crc.to_be_bytes());
+    m
+}
+
+/// A `ConverseStream` event message: `:event-type` `event_type`, the JSON
+/// payload with Bedrock's padding member `p` added (as every recorded
+/// event has it).
+pub fn converse_event(event_type: &str, payload: &Value) -> Vec<u8> {
+    let mut payload = payload.clone();
+    if let Value::Object(m) = &mut payload {
+        m.insert("p".into(), Value::from("abcdefghijk"));
+    }
+    es_message(
+        &[(":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")],
+        payload.to_string().as_bytes(),
+    )
+}
+
+/// A `ConverseStream` exception message.
+pub fn converse_exception(exception_type: &str, message: &str) -> Vec<u8> {
+    es_message(
+        &[(":exception-type", exception_type), (":content-type", "application/json"), (":message-type", "exception")],
+        serde_json::json!({ "message": message }).to_string().as_bytes(),
+    )
+}

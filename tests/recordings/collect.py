@@ -21,6 +21,7 @@ import json
 import os
 import re
 import subprocess
+import struct
 import sys
 import zlib
 
@@ -237,7 +238,60 @@ RE_GEMINI = re.compile(rb'(^|\n)data: ?\{"candidates" ?: ?\[')
 RE_DATA = re.compile(rb"(^|\n)data:")
 
 
+def eventstream_messages(raw):
+    """(headers, payload) of each AWS event-stream message of ``raw``, or
+    None when it is not a whole event stream (prelude and message CRCs
+    checked)."""
+    out = []
+    pos = 0
+    while pos < len(raw):
+        if len(raw) - pos < 16:
+            return None
+        total, hlen, pcrc = struct.unpack("!III", raw[pos:pos + 12])
+        if zlib.crc32(raw[pos:pos + 8]) != pcrc or total < 16 or hlen > total - 16 or pos + total > len(raw):
+            return None
+        msg = raw[pos:pos + total]
+        if zlib.crc32(msg[:-4]) != struct.unpack("!I", msg[-4:])[0]:
+            return None
+        headers, h = {}, msg[12:12 + hlen]
+        i = 0
+        while i < len(h):
+            n = h[i]
+            name = h[i + 1:i + 1 + n].decode("utf-8", "replace")
+            kind = h[i + 1 + n]
+            i += 2 + n
+            if kind == 7 or kind == 6:
+                ln = struct.unpack("!H", h[i:i + 2])[0]
+                headers[name] = h[i + 2:i + 2 + ln].decode("utf-8", "replace")
+                i += 2 + ln
+            else:
+                i += {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}.get(kind, len(h))
+        out.append((headers, msg[12 + hlen:-4]))
+        pos += total
+    return out or None
+
+
+def classify_eventstream(raw):
+    """``bedrock`` (InvokeModelWithResponseStream of an Anthropic model),
+    ``bedrock_converse`` (ConverseStream), or None."""
+    msgs = eventstream_messages(raw)
+    if not msgs:
+        return None
+    events = [h.get(":event-type") for h, _ in msgs if h.get(":message-type", "event") == "event"]
+    if events and events[0] == "chunk":
+        try:
+            first = json.loads(base64.b64decode(json.loads(msgs[0][1])["bytes"]))
+        except Exception:
+            return None
+        return "bedrock" if isinstance(first, dict) and first.get("type") == "message_start" else None
+    if "messageStart" in events or "contentBlockDelta" in events:
+        return "bedrock_converse"
+    return None
+
+
 def classify(raw):
+    if raw[:1] == b"\x00":
+        return classify_eventstream(raw)
     if not RE_DATA.search(raw):
         return None
     if RE_ANTH.search(raw):
@@ -278,6 +332,7 @@ HOSTS = [
     ("api.moonshot", "moonshot"),
     ("dashscope", "alibaba"),
     ("api.perplexity.ai", "perplexity"),
+    ("bedrock-runtime", "bedrock"),
     ("localhost:11434", "ollama"),
     ("127.0.0.1:11434", "ollama"),
     ("ollama", "ollama"),
@@ -343,7 +398,38 @@ def data_jsons(raw):
     return out
 
 
+def eventstream_covers(raw):
+    """What an event-stream body holds: the exception types, and the
+    block and delta kinds (ConverseStream) or Anthropic block types of its
+    decoded chunks (InvokeModel)."""
+    c = set()
+    for headers, payload in eventstream_messages(raw) or []:
+        if headers.get(":message-type") == "exception":
+            c.add(headers.get(":exception-type", "exception"))
+            continue
+        try:
+            p = json.loads(payload)
+            if headers.get(":event-type") == "chunk":
+                p = json.loads(base64.b64decode(p["bytes"]))
+                kind = (p.get("content_block") or {}).get("type")
+                if kind and kind != "text":
+                    c.add(kind)
+                continue
+        except Exception:
+            continue
+        for part in ("start", "delta"):
+            for k, v in (p.get(part) or {}).items():
+                sub = part == "delta" and k == "reasoningContent" and isinstance(v, dict) and v
+                c.add(f"{k}.{next(iter(v))}" if sub else k)
+        if "trace" in p:
+            c.add("trace")
+    c.discard("text")
+    return sorted(c)
+
+
 def covers(raw, dialect):
+    if dialect in ("bedrock", "bedrock_converse"):
+        return eventstream_covers(raw)
     c = []
     t = raw
     objs = data_jsons(raw)
@@ -707,10 +793,11 @@ def main():
                 name = slugify(base.replace("/", "__"))
                 if n_in_file > 1 and idx is not None:
                     name += f"__i{idx}"
-                rel = f"{d}/{slug}/{name}.sse"
+                ext = "bin" if d in ("bedrock", "bedrock_converse") else "sse"
+                rel = f"{d}/{slug}/{name}.{ext}"
                 k = 2
                 while rel in names:
-                    rel = f"{d}/{slug}/{name}_{k}.sse"
+                    rel = f"{d}/{slug}/{name}_{k}.{ext}"
                     k += 1
                 names.add(rel)
                 dest = os.path.join(args.out, rel)
@@ -856,13 +943,14 @@ def write_readme(out, manifest, sources, skipped):
     w("# Recorded provider streams from other projects' test suites")
     w("")
     w("Real Server-Sent-Event bodies of the Anthropic Messages, OpenAI Chat Completions and OpenAI Responses APIs")
-    w("(and of OpenAI-compatible servers), taken from the recorded HTTP traffic that public projects keep with their")
+    w("(and of OpenAI-compatible servers), Gemini, and Amazon Bedrock's AWS event-stream bodies (`InvokeModelWithResponseStream`")
+    w("of Anthropic models: `bedrock`; `ConverseStream`: `bedrock_converse`), taken from the recorded HTTP traffic that public projects keep with their")
     w("tests (VCR cassettes, HAR files, httprr traces, inline-snapshot recordings, raw fixture files). They are test")
     w("data only: `tests/recordings.rs` feeds every one through `ssefold::providers` whole, in 1-byte chunks and in")
     w("random chunkings, and checks only that nothing panics, that `auto` detects the manifest's dialect and that")
     w("events, folded message and ending do not depend on the chunking. No code was copied from these projects.")
     w("")
-    w("Layout: `<dialect>/<source-slug>/<name>.sse`; `manifest.json` has one object per file (source repository,")
+    w("Layout: `<dialect>/<source-slug>/<name>.sse` (`.bin` for the binary event-stream bodies); `manifest.json` has one object per file (source repository,")
     w("path, commit, license, how it was extracted, whether it is a live recording, request URI when the recording")
     w("has one, what it covers); `licenses/<owner>__<name>.LICENSE` is the license file of each source repository.")
     w("This file is generated by `collect.py` (do not edit by hand).")
@@ -900,7 +988,10 @@ def write_readme(out, manifest, sources, skipped):
     w("3. A body is kept when it has `data:` lines and its content is one of the dialects: `message_start` (Anthropic),")
     w("   a `\"type\":\"response.…\"` event (Responses), `chat.completion.chunk` (Chat), or a `data: {\"candidates\": [`")
     w("   line / chunk objects with `candidates` (Gemini). Bodies over 2 MB, byte-identical")
-    w("   duplicates (also of `tests/peer-fixtures/`), error pages and non-SSE bodies are skipped. Blobs the snapshot")
+    w("   duplicates (also of `tests/peer-fixtures/`), error pages and non-SSE bodies are skipped. A body that is a whole AWS")
+    w("   event stream (every prelude and message CRC checked) is kept when its first event is a `chunk` holding an Anthropic")
+    w("   `message_start` (`bedrock`; Titan, Nova, Llama InvokeModel bodies are not) or it has `messageStart` /")
+    w("   `contentBlockDelta` events (`bedrock_converse`); their `covers` lists block, delta and exception kinds. Blobs the snapshot")
     w("   does not hold (large files) are skipped.")
     w("4. `provider` is taken from the recorded request URI's host, else from the fixture's package/file name.")
     w("5. `covers` is computed from the content (see `covers()` in collect.py).")

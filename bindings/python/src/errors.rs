@@ -17,7 +17,8 @@
 //!     │   ├── LineTooLongError       (.limit)
 //!     │   ├── EventTooLargeError     (.limit)
 //!     │   ├── IdTooLongError         (.limit)
-//!     │   └── InvalidUtf8Error       (.field)
+//!     │   ├── InvalidUtf8Error       (.field)
+//!     │   └── EventStreamError       (broken AWS event-stream framing, Bedrock: .reason)
 //!     ├── EncodeError + ValueError   (.field)
 //!     ├── PartialJSONError + ValueError (.kind: incomplete | invalid | depth_limit | size_limit, .offset)
 //!     ├── InvalidEventError + ValueError (an event's data is not JSON; .event_type)
@@ -56,6 +57,7 @@ pub enum Exc {
     EventTooLargeError,
     IdTooLongError,
     InvalidUtf8Error,
+    EventStreamError,
     EncodeError,
     PartialJSONError,
     InvalidEventError,
@@ -76,7 +78,7 @@ struct Spec {
     doc: &'static str,
 }
 
-const SPECS: [Spec; 18] = [
+const SPECS: [Spec; 19] = [
     Spec { name: "Error", parent: None, value_error: false, doc: "Base class of every error raised by ssefold." },
     Spec {
         name: "ProviderError",
@@ -128,6 +130,13 @@ const SPECS: [Spec; 18] = [
         parent: Some(Exc::DecodeError),
         value_error: false,
         doc: "Invalid UTF-8 in an SSE field under `utf8=\"strict\"`.",
+    },
+    Spec {
+        name: "EventStreamError",
+        parent: Some(Exc::DecodeError),
+        value_error: false,
+        doc: "The AWS event-stream framing of a Bedrock body is broken: a CRC mismatch, bad lengths or headers, a \
+              message over the limits (.reason).",
     },
     Spec {
         name: "EncodeError",
@@ -308,6 +317,10 @@ impl ToPyErr for StreamError {
         let msg = self.to_string();
         match self {
             StreamError::Sse(e) => e.to_py_err(py),
+            StreamError::EventStream(e) => {
+                let err = with_attr(py, new_err(py, Exc::EventStreamError, msg), "reason", e.to_string().as_str());
+                with_attr(py, err, "offset", e.offset())
+            }
             StreamError::InvalidJson { event_type, message } => {
                 let err = with_attr(py, new_err(py, Exc::InvalidEventError, msg), "event_type", event_type);
                 with_attr(py, err, "reason", message)

@@ -88,5 +88,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     relay::register(m)?;
     m.add_class::<providers::GeminiStream>()?;
     m.add_class::<providers::OllamaStream>()?;
+    m.add_class::<providers::BedrockStream>()?;
+    m.add_class::<providers::BedrockConverseStream>()?;
     Ok(())
 }

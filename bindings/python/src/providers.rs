@@ -626,7 +626,8 @@ impl Stream {
     }
 
     /// The dialect: `anthropic`, `openai_chat`, `openai_responses`,
-    /// `gemini`, `ollama` (or `auto` until detected).
+    /// `gemini`, `ollama`, `bedrock`, `bedrock_converse` (or `auto` until
+    /// detected).
     #[getter]
     fn provider(&self) -> &'static str {
         self.inner.provider().name()
@@ -775,3 +776,9 @@ dialect!(OpenAIChatStream, Provider::OpenAIChat, "An OpenAI Chat Completions str
 dialect!(OpenAIResponsesStream, Provider::OpenAIResponses, "An OpenAI Responses API stream.");
 dialect!(GeminiStream, Provider::Gemini, "A Google Gemini API / Vertex AI stream.");
 dialect!(OllamaStream, Provider::Ollama, "An Ollama native chat API stream (newline-delimited JSON).");
+dialect!(
+    BedrockStream,
+    Provider::Bedrock,
+    "An Amazon Bedrock InvokeModelWithResponseStream body of an Anthropic model (AWS event stream)."
+);
+dialect!(BedrockConverseStream, Provider::BedrockConverse, "An Amazon Bedrock ConverseStream body (AWS event stream).");

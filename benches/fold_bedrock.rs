@@ -1,0 +1,118 @@
+//! The Bedrock folds next to the AWS event-stream decoder plus
+//! `serde_json::from_slice::<Value>` on every payload of the same bodies:
+//! `bedrock_converse` on the real ConverseStream recordings of
+//! `tests/recordings/bedrock_converse/`, `bedrock` on the real
+//! InvokeModelWithResponseStream (Anthropic) recordings of
+//! `tests/recordings/bedrock/` (the baseline then also decodes each
+//! `chunk`'s base64 and parses the Anthropic event inside), each repeated to
+//! `SSEFOLD_BENCH_MB` (default 8) MiB. Each turn is fed in 4 KiB chunks to a
+//! fresh stream, finished, and its message built. Fold and baseline
+//! alternate for 11 rounds; the best of each is kept.
+//!
+//! `cargo bench --bench fold_bedrock`
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use base64::Engine;
+use serde_json::Value;
+use ssefold::eventstream::Decoder;
+use ssefold::providers::{Provider, Stream};
+
+fn fold(provider: Provider, turns: &[Vec<u8>]) -> usize {
+    let mut events = 0usize;
+    for turn in turns {
+        let mut stream = Stream::new(provider);
+        for chunk in turn.chunks(4096) {
+            stream
+                .feed(chunk, |e| {
+                    black_box(e);
+                    events += 1;
+                })
+                .unwrap();
+        }
+        stream.finish(|_| events += 1).unwrap();
+        black_box(stream.message());
+    }
+    events
+}
+
+/// The framing and one `Value` per payload (and per decoded `chunk`).
+fn baseline(turns: &[Vec<u8>]) -> usize {
+    let mut n = 0;
+    let mut buf = Vec::new();
+    for turn in turns {
+        let mut d = Decoder::new();
+        for chunk in turn.chunks(4096) {
+            d.feed(chunk, |m| {
+                let v: Value = serde_json::from_slice(m.payload).unwrap();
+                if let Some(b) = v.get("bytes").and_then(Value::as_str) {
+                    buf.clear();
+                    base64::engine::general_purpose::STANDARD.decode_vec(b, &mut buf).unwrap();
+                    n += black_box(serde_json::from_slice::<Value>(&buf).unwrap()).as_object().map_or(0, |o| o.len());
+                }
+                n += black_box(v).as_object().map_or(0, |o| o.len());
+            })
+            .unwrap();
+        }
+    }
+    n
+}
+
+fn turns(dir: &str, provider: Provider) -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings").join(dir);
+    let mut out = Vec::new();
+    for source in std::fs::read_dir(dir).unwrap() {
+        for f in std::fs::read_dir(source.unwrap().path()).unwrap() {
+            let bytes = std::fs::read(f.unwrap().path()).unwrap();
+            let mut s = Stream::new(provider);
+            if s.feed(&bytes, |_| {}).is_ok() && s.finish(|_| {}).is_ok() {
+                out.push(bytes);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn main() {
+    let mb: usize = std::env::var("SSEFOLD_BENCH_MB").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
+    let target = mb << 20;
+    let repeat = |one: Vec<Vec<u8>>| {
+        let size: usize = one.iter().map(Vec::len).sum();
+        let n = target.div_ceil(size.max(1));
+        one.iter().cloned().cycle().take(one.len() * n).collect::<Vec<_>>()
+    };
+    let sets = [
+        (
+            "bedrock_converse_recordings",
+            Provider::BedrockConverse,
+            repeat(turns("bedrock_converse", Provider::BedrockConverse)),
+        ),
+        ("bedrock_invoke_recordings", Provider::Bedrock, repeat(turns("bedrock", Provider::Bedrock))),
+    ];
+    println!("| body | bytes | turns | fold | event-stream + serde_json `Value` per payload | fold / baseline |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (name, provider, turns) in &sets {
+        let bytes: usize = turns.iter().map(Vec::len).sum();
+        let (mut best_fold, mut best_base) = (f64::MAX, f64::MAX);
+        for _ in 0..11 {
+            let t = Instant::now();
+            black_box(fold(*provider, turns));
+            best_fold = best_fold.min(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            black_box(baseline(turns));
+            best_base = best_base.min(t.elapsed().as_secs_f64());
+        }
+        let mib = |s: f64| bytes as f64 / s / (1 << 20) as f64;
+        println!(
+            "| {name} | {:.1} MB | {} | {:.0} MiB/s | {:.0} MiB/s | **{:.2}×** |",
+            bytes as f64 / 1e6,
+            turns.len(),
+            mib(best_fold),
+            mib(best_base),
+            best_base / best_fold
+        );
+    }
+}

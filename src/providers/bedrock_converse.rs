@@ -1,0 +1,634 @@
+//! Amazon Bedrock `ConverseStream`: the model-independent Bedrock chat API.
+//!
+//! The body is AWS event-stream framed ([`crate::eventstream`]; the
+//! [`Stream`](super::Stream) driver decodes it, see [`super`]): every message's
+//! `:event-type` header names the event and its payload is that event's JSON:
+//!
+//! | event | payload | normalized |
+//! | --- | --- | --- |
+//! | `messageStart` | `{role}` | `message_start` |
+//! | `contentBlockStart` | `{start: {toolUse: {toolUseId, name, type?}}, contentBlockIndex}` (also `start.toolResult`, `start.image`) | `part_start` (`tool_call`, `toolUse`; `part_metadata` `id` and `name`), or an `other` part named by the start member |
+//! | `contentBlockDelta` | `{delta: {text}, contentBlockIndex}` | a `text` part (`text`) opens on its first delta; `text_delta` |
+//! | | `{delta: {toolUse: {input}}}` | `tool_args_delta` and its path events |
+//! | | `{delta: {reasoningContent: {text} \| {signature} \| {redactedContent}}}` | a `reasoning` part (`reasoningContent`): `text_delta`; `part_metadata` `signature` / `redacted_content` (base64) |
+//! | | `{delta: {citation: {title, source, sourceContent, location}}}` | `part_metadata` `citation` on the text part |
+//! | | `{delta: {toolResult: [..]}}`, `{delta: {image: {..}}}` | folded into the `other` part |
+//! | `contentBlockStop` | `{contentBlockIndex}` | `part_end` (a tool call is ready when its input is complete JSON) |
+//! | `messageStop` | `{stopReason, additionalModelResponseFields?}` | `stop_reason` |
+//! | `metadata` | `{usage, metrics, trace?, performanceConfig?, serviceTier?}` | `usage` (the object as sent), then `turn_end` |
+//!
+//! Exception messages (`:message-type` `exception`; `throttlingException`,
+//! `modelStreamErrorException`, `internalServerException`,
+//! `serviceUnavailableException`, `validationException`, …) are provider
+//! errors whose `error_type` is the exception type and `message` the
+//! payload's `message`; [`crate::reconnect::is_retryable_error_type`] says
+//! which are worth a retry (throttling, internal, service unavailable, model
+//! stream error, model timeout; not validation).
+//!
+//! # The folded response
+//!
+//! The `Converse` (non-streaming) response: `output.message` with `role`
+//! and `content` (the blocks in `contentBlockIndex` order), then
+//! `stopReason`, `usage`, `metrics` and every other member of `messageStop`
+//! and `metadata` (`additionalModelResponseFields`, `trace`,
+//! `performanceConfig`, `serviceTier`; a later value replaces). Blocks:
+//!
+//! * text: `{"text"}`; a text block that received `citation` deltas is
+//!   `{"citationsContent": {"content": [{"text"}], "citations": [..]}}`
+//!   (each delta one `Citation`, its members as sent);
+//! * reasoning: `{"reasoningContent": {"reasoningText": {"text",
+//!   "signature"?}}}`, or `{"reasoningContent": {"redactedContent"}}` for a
+//!   block of redacted deltas only. A blob is base64 text, as in the REST
+//!   JSON wire form: the decoded bytes of every delta concatenated, encoded
+//!   again;
+//! * tool use: `{"toolUse": {"toolUseId", "name", "type"?, "input"}}`, the
+//!   input parsed from the fragments (`{}` when none came; cut off or
+//!   invalid: the value so far, else `{}`);
+//! * `toolResult` / `image` starts: the start object, with the `toolResult`
+//!   deltas' items appended to its `content`, an `image` delta's members
+//!   set on it.
+//!
+//! Every event payload carries a padding member `p` (random length,
+//! against length side channels): never folded.
+//!
+//! **Usage rule**: `metadata.usage` replaces the usage (one `metadata`
+//! event per stream, after `messageStop`).
+//!
+//! # End of the turn
+//!
+//! `metadata` after `messageStop` ends the turn (`turn_end` with the stop
+//! reason). The body ending right after `messageStop` (no `metadata`) is a
+//! normal end too; ending before `messageStop` is
+//! [`StreamError::Incomplete`] (expected `messageStop`).
+//!
+//! # Bad input
+//!
+//! A payload that is not JSON, or not an object, or an event of the wrong
+//! shape (no `contentBlockIndex`, a `delta` that is not an object): an
+//! `invalid_event` warning quoting the payload, the event ignored. An event
+//! type this fold does not know: an `unknown` event carrying the payload.
+//! A content event before `messageStart`: `event_before_start`, the turn
+//! started implicitly (a later `messageStart` still gives the role).
+//! A delta for a block index never started with a kind that needs a start,
+//! or of a kind that does not fit its block: `delta_type_mismatch`; a stop
+//! for an unknown index: `unknown_part_index`.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use base64::Engine;
+use serde_json::{Map, Value};
+
+use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
+use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
+use super::{append_str, value_lenient, warn, Provider, Sink, StreamError};
+use crate::json::PartialStrings;
+use crate::sse::Event;
+
+use super::args::ArgsEnd;
+
+/// The ConverseStream dialect. Detected from an event-stream body whose
+/// first event is not `chunk`; over SSE, from a first payload of a Converse
+/// event's shape (`contentBlockIndex`, `stopReason`, `usage` with `metrics`,
+/// or a lone `role`).
+pub(crate) const DIALECT: DialectInfo = DialectInfo {
+    provider: Provider::BedrockConverse,
+    name: "bedrock_converse",
+    aliases: &["converse"],
+    detects: |_, value| {
+        value.and_then(Value::as_object).is_some_and(|o| {
+            o.contains_key("contentBlockIndex")
+                || o.contains_key("stopReason")
+                || (o.contains_key("usage") && o.contains_key("metrics"))
+                || (o.len() == 1 && o.get("role").is_some_and(Value::is_string))
+        })
+    },
+    make: || Box::<ConverseFold>::default(),
+};
+
+/// The padding member of every event payload.
+const PADDING: &str = "p";
+
+/// What a content block is.
+#[derive(Debug)]
+enum Kind {
+    Text {
+        citations: Vec<Value>,
+    },
+    Reasoning {
+        signature: Option<String>,
+        redacted: Vec<u8>,
+        has_text: bool,
+    },
+    ToolUse {
+        start: Map<String, Value>,
+        input: Option<Value>,
+    },
+    /// A `toolResult` or `image` block: its start member name and object.
+    Other {
+        name: String,
+        body: Map<String, Value>,
+    },
+}
+
+/// One content block, the Converse side.
+#[derive(Debug)]
+struct Block {
+    part: u32,
+    kind: Kind,
+}
+
+/// The ConverseStream fold.
+#[derive(Debug, Default)]
+pub(crate) struct ConverseFold {
+    role: Option<Value>,
+    /// `contentBlockIndex` → block.
+    blocks: BTreeMap<u64, Block>,
+    /// The `contentBlockIndex` of each block in the order they opened (a
+    /// part's `at`).
+    order: Vec<u64>,
+    /// `stopReason`, `usage`, `metrics` and the other members of
+    /// `messageStop` and `metadata`.
+    top: Map<String, Value>,
+    stopped: bool,
+    /// `messageStart` was seen.
+    started: bool,
+}
+
+impl Dialect for ConverseFold {
+    fn provider(&self) -> Provider {
+        Provider::BedrockConverse
+    }
+
+    fn terminal(&self) -> &'static str {
+        "messageStop"
+    }
+
+    fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        let ty = event.event();
+        let value = match value_lenient(event.data(), ty, sink) {
+            Ok(Value::Object(o)) => o,
+            _ => {
+                self.start(turn, sink);
+                invalid(sink, ty, "payload is not a JSON object", event.data());
+                return Ok(Flow::Continue);
+            }
+        };
+        if ty == "error" {
+            self.start(turn, sink);
+            return Ok(Flow::Fail(provider_error(&value, turn.output_emitted())));
+        }
+        match ty {
+            "messageStart" => {
+                if self.started {
+                    warn(sink, WarningCode::DuplicateStart, "second messageStart; ignored");
+                } else {
+                    // (After an implicit start, the turn is already on.)
+                    self.start(turn, sink);
+                    self.started = true;
+                    if let Some(role) = value.get("role") {
+                        self.role = Some(role.clone());
+                    }
+                }
+            }
+            "contentBlockStart" => {
+                self.start_content(turn, "contentBlockStart", sink);
+                self.on_block_start(turn, &value, event.data(), sink)?;
+            }
+            "contentBlockDelta" => {
+                self.start_content(turn, "contentBlockDelta", sink);
+                self.on_delta(turn, &value, event.data(), sink)?;
+            }
+            "contentBlockStop" => {
+                self.start_content(turn, "contentBlockStop", sink);
+                let Some(index) = value.get("contentBlockIndex").and_then(Value::as_u64) else {
+                    invalid(sink, ty, "no contentBlockIndex", event.data());
+                    return Ok(Flow::Continue);
+                };
+                match self.blocks.get(&index) {
+                    None => warn(
+                        sink,
+                        WarningCode::UnknownPartIndex,
+                        &format!("contentBlockStop for block {index}, never started; ignored"),
+                    ),
+                    Some(b) if !turn.parts[b.part as usize].is_open() => warn(
+                        sink,
+                        WarningCode::PartAlreadyEnded,
+                        &format!("contentBlockStop for block {index}, already stopped; ignored"),
+                    ),
+                    Some(b) => {
+                        let part = b.part;
+                        turn.commit(self, part, false, sink);
+                        if let Some(args) = turn.parts[part as usize].args.as_mut() {
+                            args.release();
+                        }
+                    }
+                }
+            }
+            "messageStop" => {
+                if turn.state == TurnState::Idle {
+                    warn(sink, WarningCode::TerminalBeforeStart, "messageStop before any content; ignored");
+                    return Ok(Flow::Continue);
+                }
+                for (index, b) in &self.blocks {
+                    if turn.parts[b.part as usize].is_open() {
+                        let msg = format!("block {index} still open at messageStop; committed as incomplete");
+                        warn(sink, WarningCode::PartNotEnded, &msg);
+                    }
+                }
+                self.stopped = true;
+                self.merge(value);
+                if let Some(reason) = self.top.get("stopReason").and_then(Value::as_str) {
+                    sink(&StreamEvent::StopReason { choice: 0, reason });
+                }
+            }
+            "metadata" => {
+                self.start(turn, sink);
+                let usage = value.get("usage").cloned();
+                self.merge(value);
+                if let Some(usage) = usage.filter(Value::is_object) {
+                    sink(&StreamEvent::Usage { usage: &usage });
+                }
+                if self.stopped {
+                    return Ok(Flow::End);
+                }
+            }
+            // (Carried through; it does not start the turn.)
+            other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
+        let part = &mut parts[id as usize];
+        let Some(block) = self.order.get(part.at as usize).and_then(|i| self.blocks.get_mut(i)) else {
+            return Cow::Owned(Value::Null);
+        };
+        if let Kind::ToolUse { input, .. } = &mut block.kind {
+            let value = match (&part.outcome, &part.args_end) {
+                (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_deref_mut().and_then(|a| a.take_value()),
+                (_, Some(ArgsEnd::Empty)) | (_, None) => None,
+                _ => part.args.as_deref().and_then(|a| a.partial_value(PartialStrings::Drop)),
+            };
+            *input = Some(value.unwrap_or_else(|| Value::Object(Map::new())));
+        }
+        Cow::Owned(block.to_json(part))
+    }
+
+    /// The folded `Converse` response.
+    fn message(&self, turn: &Turn) -> Value {
+        if turn.state == TurnState::Idle && self.top.is_empty() && self.blocks.is_empty() {
+            return Value::Null;
+        }
+        let content: Vec<Value> = self.blocks.values().map(|b| b.to_json(&turn.parts[b.part as usize])).collect();
+        let mut message = Map::new();
+        message.insert("role".into(), self.role.clone().unwrap_or_else(|| Value::from("assistant")));
+        message.insert("content".into(), Value::Array(content));
+        let mut out = Map::new();
+        out.insert("output".into(), serde_json::json!({ "message": Value::Object(message) }));
+        for key in ["stopReason", "usage", "metrics"] {
+            if let Some(v) = self.top.get(key) {
+                out.insert(key.into(), v.clone());
+            }
+        }
+        for (k, v) in &self.top {
+            if !out.contains_key(k) {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        Value::Object(out)
+    }
+
+    fn footprint(&self) -> usize {
+        core::mem::size_of::<Self>()
+            + self.blocks.len() * (core::mem::size_of::<Block>() + 16)
+            + self.order.capacity() * 8
+            + self
+                .blocks
+                .values()
+                .map(|b| match &b.kind {
+                    Kind::Reasoning { redacted, signature, .. } => {
+                        redacted.capacity() + signature.as_ref().map_or(0, String::capacity)
+                    }
+                    _ => 0,
+                })
+                .sum::<usize>()
+    }
+
+    fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {
+        self.top.get("stopReason").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    fn end_of_body(&mut self, _turn: &mut Turn, _sink: &mut Sink<'_>) -> bool {
+        // `metadata` may be missing after `messageStop`: the answer is whole.
+        self.stopped
+    }
+
+    fn is_restart(&self, ty: &str, _id: Option<&str>) -> bool {
+        ty == "messageStart"
+    }
+
+    fn start_implicitly(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
+        self.start(turn, sink);
+    }
+}
+
+impl Block {
+    fn to_json(&self, part: &Part) -> Value {
+        let text = || Value::String(part.text.clone());
+        match &self.kind {
+            Kind::Text { citations } if citations.is_empty() => serde_json::json!({ "text": text() }),
+            Kind::Text { citations } => serde_json::json!({
+                "citationsContent": { "content": [{ "text": text() }], "citations": citations }
+            }),
+            Kind::Reasoning { signature, redacted, has_text } => {
+                if !*has_text && signature.is_none() && !redacted.is_empty() {
+                    let b64 = base64::engine::general_purpose::STANDARD.encode(redacted);
+                    return serde_json::json!({ "reasoningContent": { "redactedContent": b64 } });
+                }
+                let mut r = Map::new();
+                r.insert("text".into(), text());
+                if let Some(sig) = signature {
+                    r.insert("signature".into(), Value::String(sig.clone()));
+                }
+                serde_json::json!({ "reasoningContent": { "reasoningText": Value::Object(r) } })
+            }
+            Kind::ToolUse { start, input } => {
+                let mut m = start.clone();
+                let input =
+                    input.clone().or_else(|| part.args.as_deref().and_then(|a| a.partial_value(PartialStrings::Drop)));
+                m.insert("input".into(), input.unwrap_or_else(|| Value::Object(Map::new())));
+                serde_json::json!({ "toolUse": Value::Object(m) })
+            }
+            Kind::Other { name, body } => {
+                let mut m = Map::new();
+                m.insert(name.clone(), Value::Object(body.clone()));
+                Value::Object(m)
+            }
+        }
+    }
+}
+
+impl ConverseFold {
+    /// Starts the turn (`message_start`) if it was idle; whether it was.
+    fn start(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
+        if !turn.begin() {
+            return false;
+        }
+        let snapshot = serde_json::json!({ "output": { "message": { "role": "assistant", "content": [] } } });
+        sink(&StreamEvent::MessageStart { provider: "bedrock_converse", message: &snapshot });
+        true
+    }
+
+    /// Starts the turn for a content event; before `messageStart`, with an
+    /// `event_before_start` warning.
+    fn start_content(&mut self, turn: &mut Turn, event: &str, sink: &mut Sink<'_>) {
+        if turn.state == TurnState::Idle {
+            warn(sink, WarningCode::EventBeforeStart, &format!("{event} before messageStart; started implicitly"));
+        }
+        self.start(turn, sink);
+    }
+
+    /// Merges `messageStop` / `metadata` members into the top level (not
+    /// `p`: the random-length padding Bedrock adds to every event against
+    /// length side channels, which is no member of the response).
+    fn merge(&mut self, value: Map<String, Value>) {
+        for (k, v) in value {
+            if !v.is_null() && k != PADDING {
+                self.top.insert(k, v);
+            }
+        }
+    }
+
+    fn open(
+        &mut self,
+        turn: &mut Turn,
+        index: u64,
+        kind: Kind,
+        part_kind: PartKind,
+        provider_type: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
+        let expected = self.blocks.keys().next_back().map_or(0, |last| last + 1);
+        if index != expected {
+            warn(
+                sink,
+                WarningCode::UnexpectedPartIndex,
+                &format!("block {index} started, expected {expected}; folded by index"),
+            );
+        }
+        let at = self.order.len() as u32;
+        let part = turn.open_part(part_kind, (at, 0), 0, index, provider_type, sink)?;
+        self.order.push(index);
+        self.blocks.insert(index, Block { part, kind });
+        Ok(part)
+    }
+
+    fn on_block_start(
+        &mut self,
+        turn: &mut Turn,
+        value: &Map<String, Value>,
+        raw: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let index = value.get("contentBlockIndex").and_then(Value::as_u64);
+        let start = value.get("start").and_then(Value::as_object);
+        let (Some(index), Some(start)) = (index, start) else {
+            invalid(sink, "contentBlockStart", "no contentBlockIndex or start object", raw);
+            return Ok(());
+        };
+        if self.blocks.contains_key(&index) {
+            warn(
+                sink,
+                WarningCode::DuplicatePartIndex,
+                &format!("contentBlockStart for block {index}, already started; ignored"),
+            );
+            return Ok(());
+        }
+        let Some((name, body)) = start.iter().next() else {
+            invalid(sink, "contentBlockStart", "empty start", raw);
+            return Ok(());
+        };
+        let Some(body) = body.as_object() else {
+            invalid(sink, "contentBlockStart", "start member is not an object", raw);
+            return Ok(());
+        };
+        if name == "toolUse" {
+            let part = self.open(
+                turn,
+                index,
+                Kind::ToolUse { start: body.clone(), input: None },
+                PartKind::ToolCall,
+                name,
+                sink,
+            )?;
+            if let Some(id) = body.get("toolUseId") {
+                sink(&StreamEvent::PartMetadata { part, key: "id", value: id });
+            }
+            if let Some(n) = body.get("name") {
+                sink(&StreamEvent::PartMetadata { part, key: "name", value: n });
+            }
+        } else {
+            let kind = Kind::Other { name: name.clone(), body: body.clone() };
+            self.open(turn, index, kind, PartKind::Other, name, sink)?;
+        }
+        Ok(())
+    }
+
+    fn on_delta(
+        &mut self,
+        turn: &mut Turn,
+        value: &Map<String, Value>,
+        raw: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let index = value.get("contentBlockIndex").and_then(Value::as_u64);
+        let delta = value.get("delta").and_then(Value::as_object);
+        let (Some(index), Some(delta)) = (index, delta) else {
+            invalid(sink, "contentBlockDelta", "no contentBlockIndex or delta object", raw);
+            return Ok(());
+        };
+        let Some((dty, body)) = delta.iter().next() else {
+            invalid(sink, "contentBlockDelta", "empty delta", raw);
+            return Ok(());
+        };
+        // A text or reasoning block opens on its first delta.
+        if !self.blocks.contains_key(&index) {
+            match dty.as_str() {
+                "text" | "citation" => {
+                    self.open(turn, index, Kind::Text { citations: Vec::new() }, PartKind::Text, "text", sink)?;
+                }
+                "reasoningContent" => {
+                    let kind = Kind::Reasoning { signature: None, redacted: Vec::new(), has_text: false };
+                    self.open(turn, index, kind, PartKind::Reasoning, dty, sink)?;
+                }
+                "toolUse" | "toolResult" | "image" => {
+                    warn(
+                        sink,
+                        WarningCode::UnknownPartIndex,
+                        &format!("{dty} delta for block {index}, never started; ignored"),
+                    );
+                    return Ok(());
+                }
+                _ => {
+                    sink(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw });
+                    return Ok(());
+                }
+            }
+        }
+        let Some(block) = self.blocks.get_mut(&index) else { return Ok(()) };
+        let part = block.part;
+        if !turn.parts[part as usize].is_open() {
+            warn(
+                sink,
+                WarningCode::PartAlreadyEnded,
+                &format!("{dty} delta for block {index}, already stopped; ignored"),
+            );
+            return Ok(());
+        }
+        match (dty.as_str(), &mut block.kind, body) {
+            ("text", Kind::Text { .. }, Value::String(s)) => append_str(turn, part, s, sink)?,
+            ("citation", Kind::Text { citations }, Value::Object(_)) => {
+                citations.push(body.clone());
+                sink(&StreamEvent::PartMetadata { part, key: "citation", value: body });
+            }
+            ("toolUse", Kind::ToolUse { .. }, Value::Object(o)) => match o.get("input") {
+                Some(Value::String(s)) => turn.push_args(part, s.as_str(), sink)?,
+                _ => invalid(sink, "contentBlockDelta", "toolUse delta without a string input", raw),
+            },
+            ("reasoningContent", Kind::Reasoning { signature, redacted, has_text }, Value::Object(o)) => {
+                for (k, v) in o {
+                    match (k.as_str(), v) {
+                        ("text", Value::String(s)) => {
+                            *has_text = true;
+                            append_str(turn, part, s, sink)?;
+                        }
+                        ("signature", Value::String(s)) => {
+                            signature.get_or_insert_with(String::new).push_str(s);
+                            sink(&StreamEvent::PartMetadata { part, key: "signature", value: v });
+                        }
+                        ("redactedContent", Value::String(s)) => {
+                            match base64::engine::general_purpose::STANDARD.decode(s) {
+                                Ok(bytes) => {
+                                    turn.check_text(redacted.len() + bytes.len())?;
+                                    redacted.extend_from_slice(&bytes);
+                                    sink(&StreamEvent::PartMetadata { part, key: "redacted_content", value: v });
+                                }
+                                Err(_) => invalid(sink, "contentBlockDelta", "redactedContent is not base64", raw),
+                            }
+                        }
+                        _ => invalid(sink, "contentBlockDelta", &format!("reasoningContent.{k} unexpected"), raw),
+                    }
+                }
+            }
+            ("toolResult", Kind::Other { name, body: b }, Value::Array(items)) if name == "toolResult" => {
+                let content = b.entry("content").or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(c) = content {
+                    c.extend(items.iter().cloned());
+                }
+            }
+            ("image", Kind::Other { name, body: b }, Value::Object(o)) if name == "image" => {
+                b.extend(o.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            ("text" | "citation" | "toolUse" | "reasoningContent" | "toolResult" | "image", _, _) => warn(
+                sink,
+                WarningCode::DeltaTypeMismatch,
+                &format!("{dty} delta does not fit block {index} (or has the wrong shape); ignored: {}", quote(raw)),
+            ),
+            _ => sink(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw }),
+        }
+        Ok(())
+    }
+}
+
+/// Most bytes of a payload quoted in a warning.
+const QUOTE_MAX: usize = 512;
+
+/// The payload, cut to [`QUOTE_MAX`] bytes on a character boundary.
+fn quote(raw: &str) -> &str {
+    if raw.len() <= QUOTE_MAX {
+        return raw;
+    }
+    let mut end = QUOTE_MAX;
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    &raw[..end]
+}
+
+/// The `invalid_event` warning, quoting the payload.
+fn invalid(sink: &mut Sink<'_>, event: &str, why: &str, raw: &str) {
+    warn(sink, WarningCode::InvalidEvent, &format!("{event}: {why}; ignored: {}", quote(raw)));
+}
+
+/// The provider error of an exception message (as the driver passes it:
+/// `{"type": "error", "error": {"type", "message"}}`).
+fn provider_error(v: &Map<String, Value>, output_emitted: bool) -> ProviderError {
+    let e = v.get("error");
+    let s = |k: &str| e.and_then(|e| e.get(k)).and_then(Value::as_str).unwrap_or("").to_owned();
+    ProviderError { error_type: s("type"), message: s("message"), request_id: None, output_emitted }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_cuts_on_a_char_boundary() {
+        let s = "é".repeat(QUOTE_MAX);
+        let q = quote(&s);
+        assert!(q.len() <= QUOTE_MAX && q.len() >= QUOTE_MAX - 1);
+        assert!(s.starts_with(q));
+        assert_eq!(quote("abc"), "abc");
+    }
+
+    #[test]
+    fn detects_converse_payloads_only() {
+        let d = |s: &str| (DIALECT.detects)(s, serde_json::from_str::<Value>(s).ok().as_ref());
+        assert!(d(r#"{"role":"assistant"}"#));
+        assert!(d(r#"{"contentBlockIndex":0,"delta":{"text":"a"}}"#));
+        assert!(d(r#"{"stopReason":"end_turn"}"#));
+        assert!(!d(r#"{"role":"assistant","content":"x"}"#));
+        assert!(!d(r#"{"type":"message_start"}"#));
+    }
+}
