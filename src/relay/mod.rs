@@ -132,6 +132,10 @@ struct PartState {
     opened: bool,
     /// Argument text received before the call's id and name were known.
     pending_args: String,
+    /// A tool the provider runs itself (Anthropic `server_tool_use`,
+    /// `mcp_tool_use`; Responses `mcp_call`): its result comes in the
+    /// stream, not from the host.
+    provider_executed: bool,
 }
 
 /// The output of [`Relay::feed`].
@@ -162,6 +166,9 @@ struct Writer {
     /// The id of the last event written (0: none yet).
     last_id: u64,
     parts: Vec<PartState>,
+    /// Provider-executed calls shown to the UI whose result block has not
+    /// come yet (Anthropic: the result is a later block of the message).
+    server_calls: Vec<String>,
     started: bool,
     step_open: bool,
     steps: u32,
@@ -345,7 +352,6 @@ impl Relay {
     /// failed, a retry follows); otherwise the turn is over.
     pub fn error(&mut self, message: &str, recoverable: bool) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
-        w.ensure_started();
         w.error_frame(message, recoverable);
         Ok(&self.writer.out)
     }
@@ -366,7 +372,7 @@ impl Relay {
     /// Nothing can be sent afterwards.
     pub fn finish(&mut self, usage: Option<&Value>) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
-        w.ensure_started();
+        w.ensure_message_started();
         w.close_step();
         if let Some(usage) = usage {
             w.usage = Some(usage.clone());
@@ -473,6 +479,7 @@ impl Writer {
             replay: ReplayBuffer::new(config.replay_bytes),
             last_id: 0,
             parts: Vec::new(),
+            server_calls: Vec::new(),
             started: false,
             step_open: false,
             steps: 0,
@@ -528,6 +535,15 @@ impl Writer {
         fill(&mut o);
         o.end();
         self.commit(id);
+    }
+
+    /// `start` (once), AI SDK only: what `finish` and `error` need, which
+    /// belong to no step (a step opened for them would stay empty).
+    fn ensure_message_started(&mut self) {
+        if self.config.format == RelayFormat::AiSdk && !self.started {
+            self.started = true;
+            self.ai("start", |_| {});
+        }
     }
 
     /// `start` (once) and `start-step` (when no step is open), AI SDK only.
@@ -622,11 +638,50 @@ impl Writer {
         self.ai("tool-input-error", |o| {
             o.str("toolCallId", &call_id).str("toolName", &name).str("input", input);
             o.str("errorText", error);
+            if state.provider_executed {
+                o.value("providerExecuted", &true);
+            }
         });
     }
 
+    /// A whole part that is a provider-executed tool's call and result (a
+    /// Responses `web_search_call`, …) or the result of a call shown
+    /// before (Anthropic `web_search_tool_result`, `mcp_tool_result`, …):
+    /// the tool part, in state `output-available` (or `output-error`).
+    fn ai_server_part(&mut self, content: &Value) {
+        if let Some(call) = server_item(content) {
+            self.ensure_started();
+            self.ai("tool-input-start", |o| {
+                o.str("toolCallId", call.id).str("toolName", call.name).value("providerExecuted", &true);
+            });
+            self.ai("tool-input-available", |o| {
+                o.str("toolCallId", call.id).str("toolName", call.name).value("input", &call.input);
+                o.value("providerExecuted", &true);
+            });
+            let result = ServerResult { call_id: call.id, output: content, error: call.error };
+            self.ai_server_output(call.id, &result);
+        } else if let Some(result) = server_result(content) {
+            // Only for a call the UI knows: a result for another is refused
+            // by the UI message stream reader.
+            let Some(known) = self.server_calls.iter().position(|id| id == result.call_id) else { return };
+            self.server_calls.swap_remove(known);
+            self.ai_server_output(result.call_id, &result);
+        }
+    }
+
+    fn ai_server_output(&mut self, call_id: &str, result: &ServerResult<'_>) {
+        match &result.error {
+            Some(error) => self.ai("tool-output-error", |o| {
+                o.str("toolCallId", call_id).str("errorText", error).value("providerExecuted", &true);
+            }),
+            None => self.ai("tool-output-available", |o| {
+                o.str("toolCallId", call_id).value("output", result.output).value("providerExecuted", &true);
+            }),
+        }
+    }
+
     fn error_frame(&mut self, message: &str, recoverable: bool) {
-        self.ensure_started();
+        self.ensure_message_started();
         match self.config.format {
             RelayFormat::AiSdk => self.ai("error", |o| {
                 o.str("errorText", message);
@@ -660,10 +715,14 @@ impl Writer {
     fn ai_event(&mut self, event: &StreamEvent<'_>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
-            StreamEvent::PartStart { part, kind, .. } => {
+            StreamEvent::PartStart { part, kind, provider_type, .. } => {
                 self.ensure_started();
                 let state = self.part(part);
-                *state = PartState { kind: Some(kind), ..PartState::default() };
+                *state = PartState {
+                    kind: Some(kind),
+                    provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
+                    ..PartState::default()
+                };
                 if matches!(kind, PartKind::Text | PartKind::Refusal | PartKind::Reasoning) {
                     state.opened = true;
                     let chunk = if kind == PartKind::Reasoning { "reasoning-start" } else { "text-start" };
@@ -717,7 +776,17 @@ impl Writer {
                         let input = tool_input(content);
                         self.ai("tool-input-available", |o| {
                             o.str("toolCallId", &call_id).str("toolName", &name).value("input", &input);
+                            if state.provider_executed {
+                                o.value("providerExecuted", &true);
+                            }
                         });
+                        if state.provider_executed {
+                            match server_result(content) {
+                                // A Responses `mcp_call` item carries its own output.
+                                Some(result) => self.ai_server_output(&call_id, &result),
+                                None => self.server_calls.push(call_id),
+                            }
+                        }
                     }
                     PartOutcome::InvalidArguments { error, raw } => {
                         self.fail_tool(part, raw, &format!("invalid arguments: {error}"))
@@ -726,6 +795,7 @@ impl Writer {
                         self.fail_tool(part, "", "the stream ended before the arguments were complete")
                     }
                 },
+                PartKind::Other => self.ai_server_part(content),
                 _ => {}
             },
             StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
@@ -766,8 +836,12 @@ impl Writer {
         let call_id = state.call_id.get_or_insert_with(|| format!("call-{part}")).clone();
         let name = state.name.clone().unwrap_or_default();
         let pending = std::mem::take(&mut state.pending_args);
+        let provider_executed = state.provider_executed;
         self.ai("tool-input-start", |o| {
             o.str("toolCallId", &call_id).str("toolName", &name);
+            if provider_executed {
+                o.value("providerExecuted", &true);
+            }
         });
         if !pending.is_empty() {
             self.ai("tool-input-delta", |o| {
@@ -790,8 +864,12 @@ impl Writer {
     fn catalog_event(&mut self, event: &StreamEvent<'_>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
-            StreamEvent::PartStart { part, kind, .. } => {
-                *self.part(part) = PartState { kind: Some(kind), ..PartState::default() };
+            StreamEvent::PartStart { part, kind, provider_type, .. } => {
+                *self.part(part) = PartState {
+                    kind: Some(kind),
+                    provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
+                    ..PartState::default()
+                };
             }
             StreamEvent::TextDelta { part, text } => {
                 let Some(kind) = self.parts.get(part as usize).and_then(|p| p.kind).filter(|k| is_text(*k)) else {
@@ -819,13 +897,31 @@ impl Writer {
                         let input = tool_input(content);
                         self.catalog("tool-call", |o| {
                             o.str("call_id", &call_id).str("name", &name).value("input", &input);
+                            if state.provider_executed {
+                                o.value("provider_executed", &true);
+                            }
                         });
+                        if let Some(result) = server_result(content).filter(|_| state.provider_executed) {
+                            self.catalog_server_result(&call_id, &result);
+                        }
                     }
                     PartOutcome::InvalidArguments { error, .. } => {
                         let message = format!("tool call {name} ({call_id}): invalid arguments: {error}");
                         self.error_frame(&message, true);
                     }
                     PartOutcome::Incomplete => {}
+                }
+            }
+            StreamEvent::PartEnd { kind: PartKind::Other, content, .. } => {
+                if let Some(call) = server_item(content) {
+                    self.catalog("tool-call", |o| {
+                        o.str("call_id", call.id).str("name", call.name).value("input", &call.input);
+                        o.value("provider_executed", &true);
+                    });
+                    let result = ServerResult { call_id: call.id, output: content, error: call.error };
+                    self.catalog_server_result(call.id, &result);
+                } else if let Some(result) = server_result(content) {
+                    self.catalog_server_result(result.call_id, &result);
                 }
             }
             StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
@@ -840,6 +936,99 @@ impl Writer {
             _ => {}
         }
     }
+
+    /// `tool-result` of a tool the provider ran (no duration: the
+    /// provider does not say).
+    fn catalog_server_result(&mut self, call_id: &str, result: &ServerResult<'_>) {
+        let output = match &result.error {
+            Some(error) => Value::String(error.clone()),
+            None => result.output.clone(),
+        };
+        self.catalog("tool-result", |o| {
+            o.str("call_id", call_id).value("output", &output).value("is_error", &result.error.is_some());
+            o.value("duration_ms", &None::<u64>).value("provider_executed", &true);
+        });
+    }
+}
+
+/// Whether a tool-call part of this provider type is run by the provider:
+/// Anthropic `server_tool_use` (web search, code execution, …) and
+/// `mcp_tool_use`, OpenAI Responses `mcp_call`.
+fn provider_executed_call(provider_type: &str) -> bool {
+    matches!(provider_type, "server_tool_use" | "mcp_tool_use" | "mcp_call")
+}
+
+/// The result of a provider-executed tool.
+struct ServerResult<'a> {
+    call_id: &'a str,
+    output: &'a Value,
+    /// The error text, when the tool failed.
+    error: Option<String>,
+}
+
+/// The result a folded part carries for a provider-executed call: an
+/// Anthropic `*_tool_result` / `mcp_tool_result` block (`tool_use_id`,
+/// `content`; an error when `is_error` or the content's type ends in
+/// `_error`), or a Responses `mcp_call` item (`output`, `error`).
+fn server_result(content: &Value) -> Option<ServerResult<'_>> {
+    let kind = content.get("type")?.as_str()?;
+    if kind == "mcp_call" {
+        let error = content.get("error").filter(|e| !e.is_null()).map(error_text);
+        return Some(ServerResult { call_id: "", output: content.get("output").unwrap_or(&Value::Null), error });
+    }
+    if !kind.ends_with("_tool_result") {
+        return None;
+    }
+    let call_id = content.get("tool_use_id")?.as_str()?;
+    let output = content.get("content").unwrap_or(&Value::Null);
+    let failed = content.get("is_error") == Some(&Value::Bool(true))
+        || output.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("_error"));
+    let error = failed.then(|| match output.get("error_code").and_then(Value::as_str) {
+        Some(code) => code.to_owned(),
+        None => error_text(output),
+    });
+    Some(ServerResult { call_id, output, error })
+}
+
+fn error_text(error: &Value) -> String {
+    match error {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A provider-executed tool call that streams as one whole item.
+struct ServerItem<'a> {
+    id: &'a str,
+    name: &'static str,
+    input: Value,
+    error: Option<String>,
+}
+
+/// A Responses item the provider ran (`web_search_call`,
+/// `file_search_call`, `code_interpreter_call`, `image_generation_call`, a
+/// `tool_search_call` with `execution: server`): its id, the tool's name,
+/// the input as the item states it (the search action, the code, the
+/// queries), and an error when its status is `failed`. Its output is the
+/// item itself.
+fn server_item(content: &Value) -> Option<ServerItem<'_>> {
+    let pick = |keys: &[&str]| {
+        Value::Object(keys.iter().filter_map(|k| Some(((*k).to_owned(), content.get(*k)?.clone()))).collect())
+    };
+    let (name, input) = match content.get("type")?.as_str()? {
+        "web_search_call" => ("web_search", content.get("action").cloned().unwrap_or_else(|| pick(&[]))),
+        "file_search_call" => ("file_search", pick(&["queries"])),
+        "code_interpreter_call" => ("code_interpreter", pick(&["code", "container_id"])),
+        "image_generation_call" => ("image_generation", pick(&[])),
+        "tool_search_call" if content.get("execution").and_then(Value::as_str) == Some("server") => {
+            ("tool_search", content.get("arguments").cloned().unwrap_or_else(|| pick(&[])))
+        }
+        _ => return None,
+    };
+    let id = content.get("id")?.as_str()?;
+    let failed = content.get("status").and_then(Value::as_str) == Some("failed");
+    let error = failed.then(|| format!("{name} failed"));
+    Some(ServerItem { id, name, input, error })
 }
 
 /// A [`UiId`] written out.
