@@ -67,6 +67,16 @@ test("cases were generated", () => {
   assert.ok(cases.length >= 60, `only ${cases.length} cases in ${dir}`);
 });
 
+test("cases with provider-executed tools rebuild them finished", () => {
+  // Recordings and peer fixtures with web search, MCP and code execution.
+  let finished = 0;
+  for (const file of cases) {
+    const expected = JSON.parse(readFileSync(join(dir, file.replace(/\.ai-sdk\.sse$/, ".expected.json")), "utf8"));
+    finished += expected.tools.filter((t) => t.providerExecuted && t.state === "output-available").length;
+  }
+  assert.ok(finished >= 40, `only ${finished} provider-executed tools with their output`);
+});
+
 for (const file of cases) {
   const name = file.replace(/\.ai-sdk\.sse$/, "");
   test(`ai rebuilds the folded parts: ${name}`, async () => {
@@ -88,6 +98,10 @@ for (const file of cases) {
           state: p.state,
         };
         if (p.state === "output-available") Object.assign(tool, { input: p.input, output: p.output });
+        if (p.state === "input-available") tool.input = p.input;
+        // Tools the provider ran (web search, MCP, code execution) say so,
+        // and carry the provider's output: nothing waits on the host.
+        if (p.providerExecuted) tool.providerExecuted = true;
         return tool;
       });
     // A tool part appears when its call's id and name are known (a chat
