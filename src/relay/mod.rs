@@ -132,6 +132,8 @@ struct PartState {
     opened: bool,
     /// Argument text received before the call's id and name were known.
     pending_args: String,
+    /// A text part's UI id, written once at its start.
+    ui_id: UiIdText,
     /// A tool the provider runs itself (Anthropic `server_tool_use`,
     /// `mcp_tool_use`; Responses `mcp_call`): its result comes in the
     /// stream, not from the host.
@@ -159,9 +161,7 @@ pub struct Relay {
 #[derive(Debug)]
 struct Writer {
     config: RelayConfig,
-    out: Vec<u8>,
-    /// Where the frame being written starts in `out`.
-    frame_start: usize,
+    /// The frames kept for replay, then the current call's output.
     replay: ReplayBuffer,
     /// The id of the last event written (0: none yet).
     last_id: u64,
@@ -172,8 +172,10 @@ struct Writer {
     started: bool,
     step_open: bool,
     steps: u32,
-    stop_reason: Option<String>,
-    usage: Option<Value>,
+    /// The provider's stop reason (reused: no allocation per turn).
+    stop_reason: String,
+    /// The usage as JSON text (reused; empty: none yet).
+    usage: Vec<u8>,
     finished: bool,
     /// The provider turn of the open step has ended.
     turn_ended: bool,
@@ -237,13 +239,13 @@ impl Relay {
         if writer.finished {
             return Err(RelayError::Finished);
         }
-        writer.out.clear();
+        writer.replay.begin_call();
         let result = stream.feed(chunk, |event| writer.event(event));
         let error = result.err();
         if let Some(error) = &error {
             writer.error_frame(&error.to_string(), false);
         }
-        Ok(Relayed { bytes: &writer.out, error })
+        Ok(Relayed { bytes: writer.replay.output(), error })
     }
 
     /// The end of the provider's body: the stream's last events.
@@ -253,23 +255,23 @@ impl Relay {
         if writer.finished {
             return Err(RelayError::Finished);
         }
-        writer.out.clear();
+        writer.replay.begin_call();
         let error = stream.finish(|event| writer.event(event)).err();
         if let Some(error) = &error {
             writer.error_frame(&error.to_string(), false);
         }
-        Ok(Relayed { bytes: &writer.out, error })
+        Ok(Relayed { bytes: writer.replay.output(), error })
     }
 
     /// The bytes for one normalized event (often none: warnings, path
     /// events and metadata are not relayed). Ignored after `finish`.
     pub fn push(&mut self, event: &StreamEvent<'_>) -> &[u8] {
         let writer = &mut self.writer;
-        writer.out.clear();
+        writer.replay.begin_call();
         if !writer.finished {
             writer.event(event);
         }
-        &writer.out
+        writer.replay.output()
     }
 
     /// A tool's result (`tool-output-available` / `tool-output-error`;
@@ -301,7 +303,7 @@ impl Relay {
                 o.value("duration_ms", &duration_ms);
             }),
         }
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// A tool call waits for the user's approval (human in the loop):
@@ -326,7 +328,7 @@ impl Relay {
                 o.str("approval_id", approval_id).str("call_id", call_id).str("name", name).value("input", input);
             }),
         }
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// A log line for the UI (`data-log`, transient: not part of the
@@ -345,7 +347,7 @@ impl Relay {
                 o.str("level", level).str("message", message);
             }),
         }
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// An error for the UI. `recoverable`: the agent goes on (a tool
@@ -353,7 +355,7 @@ impl Relay {
     pub fn error(&mut self, message: &str, recoverable: bool) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
         w.error_frame(message, recoverable);
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// Closes the current step, if one is open (`finish-step`; catalog
@@ -362,7 +364,7 @@ impl Relay {
     pub fn finish_step(&mut self) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
         w.close_step();
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// The end of the answer: closes the open step, then `finish` (with the
@@ -375,26 +377,28 @@ impl Relay {
         w.ensure_message_started();
         w.close_step();
         if let Some(usage) = usage {
-            w.usage = Some(usage.clone());
+            w.set_usage(usage);
         }
-        let (steps, stop_reason, usage) = (w.steps, w.stop_reason.clone(), w.usage.clone());
+        let (steps, stop_reason, usage) = (w.steps, std::mem::take(&mut w.stop_reason), std::mem::take(&mut w.usage));
         match w.config.format {
             RelayFormat::AiSdk => {
-                let metadata = serde_json::json!({"usage": usage, "steps": steps});
                 w.ai("finish", |o| {
-                    if let Some(reason) = stop_reason.as_deref() {
-                        o.str("finishReason", finish_reason(reason));
+                    if !stop_reason.is_empty() {
+                        o.constant("finishReason", finish_reason(&stop_reason));
                     }
-                    o.value("messageMetadata", &metadata);
+                    o.object("messageMetadata", |m| {
+                        m.raw("usage", json_or_null(&usage)).value("steps", &steps);
+                    });
                 });
-                w.out.extend_from_slice(b"data: [DONE]\n\n");
+                w.replay.tail().extend_from_slice(DONE);
             }
             RelayFormat::Catalog => w.catalog("finish", |o| {
-                o.value("stop_reason", &stop_reason).value("usage", &usage).value("steps", &steps);
+                o.value("stop_reason", &(!stop_reason.is_empty()).then_some(&stop_reason));
+                o.raw("usage", json_or_null(&usage)).value("steps", &steps);
             }),
         }
         w.finished = true;
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// A keep-alive comment (`: keep-alive`) when nothing was sent for
@@ -403,21 +407,20 @@ impl Relay {
     /// id and are not replayed.
     pub fn keep_alive(&mut self, now_ms: u64) -> &[u8] {
         let w = &mut self.writer;
-        w.out.clear();
         if w.finished {
-            return &w.out;
+            return b"";
         }
         if w.active || w.last_activity_ms.is_none() {
             w.active = false;
             w.last_activity_ms = Some(now_ms);
-            return &w.out;
+            return b"";
         }
         let last = w.last_activity_ms.unwrap_or(now_ms);
         if now_ms.saturating_sub(last) >= w.config.keep_alive_ms {
-            w.out.extend_from_slice(b": keep-alive\n\n");
             w.last_activity_ms = Some(now_ms);
+            return b": keep-alive\n\n";
         }
-        &w.out
+        b""
     }
 
     /// The frames sent after event `last_event_id` (the browser's
@@ -426,15 +429,12 @@ impl Relay {
         let w = &mut self.writer;
         let newest = (w.last_id > 0).then_some(w.last_id);
         let id: u64 = last_event_id.trim().parse().map_err(|_| RelayError::UnknownEventId(last_event_id.to_owned()))?;
+        let done = w.finished && w.config.format == RelayFormat::AiSdk;
         match w.replay.after(id, newest) {
-            Ok(bytes) => {
-                w.out.clear();
-                w.out.extend_from_slice(bytes);
-                if w.finished && w.config.format == RelayFormat::AiSdk {
-                    w.out.extend_from_slice(b"data: [DONE]\n\n");
-                }
-                Ok(&w.out)
-            }
+            // After the last frame: only the `[DONE]` that followed it.
+            Ok([]) if done => Ok(DONE),
+            // The frames, and the `[DONE]` written after the last one.
+            Ok(bytes) => Ok(bytes),
             Err(Gap::TooOld { oldest }) => {
                 Err(RelayError::ReplayTooOld { requested: last_event_id.to_owned(), oldest })
             }
@@ -450,6 +450,22 @@ impl Relay {
     /// Whether [`Relay::finish`] was called.
     pub fn is_finished(&self) -> bool {
         self.writer.finished
+    }
+}
+
+/// The output buffer's first capacity: most answers fit without the
+/// buffer growing (and copying itself) again and again.
+const INITIAL_CAPACITY: usize = 32 << 10;
+
+/// The end of the UI message stream.
+const DONE: &[u8] = b"data: [DONE]\n\n";
+
+/// JSON text kept as bytes, or `null` when there is none.
+fn json_or_null(json: &[u8]) -> &[u8] {
+    if json.is_empty() {
+        b"null"
+    } else {
+        json
     }
 }
 
@@ -474,17 +490,15 @@ impl Writer {
     fn new(config: RelayConfig) -> Self {
         Writer {
             config,
-            out: Vec::new(),
-            frame_start: 0,
-            replay: ReplayBuffer::new(config.replay_bytes),
+            replay: ReplayBuffer::with_capacity(config.replay_bytes, INITIAL_CAPACITY),
             last_id: 0,
             parts: Vec::new(),
             server_calls: Vec::new(),
             started: false,
             step_open: false,
             steps: 0,
-            stop_reason: None,
-            usage: None,
+            stop_reason: String::new(),
+            usage: Vec::new(),
             finished: false,
             turn_ended: false,
             active: false,
@@ -497,44 +511,42 @@ impl Writer {
         if self.finished {
             return Err(RelayError::Finished);
         }
-        self.out.clear();
+        self.replay.begin_call();
         Ok(self)
     }
 
-    /// The next event id; the frame for it is written at the end of `out`.
-    fn next_id(&mut self) -> u64 {
-        self.frame_start = self.out.len();
-        self.last_id += 1;
-        self.last_id
+    /// The usage, kept as JSON text in a reused buffer.
+    fn set_usage(&mut self, usage: &Value) {
+        self.usage.clear();
+        if serde_json::to_writer(&mut self.usage, usage).is_err() {
+            self.usage.clear();
+        }
     }
 
-    /// Ends the frame written since `next_id` (event `id`) and keeps a copy
-    /// in the replay buffer.
-    fn commit(&mut self, id: u64) {
-        end_frame(&mut self.out);
-        self.replay.push(id, &self.out[self.frame_start..]);
-        self.active = true;
-    }
-
-    /// A frame of the AI SDK format: `{"type": TYPE, …}` written by `fill`.
+    /// A frame of the AI SDK format: `{"type": TYPE, …}` written by `fill`,
+    /// straight into the output (which is the replay buffer).
     fn ai(&mut self, chunk_type: &'static str, fill: impl FnOnce(&mut JsonObject<'_>)) {
-        let id = self.next_id();
-        begin_frame(&mut self.out, id, None);
-        let mut o = JsonObject::new(&mut self.out);
+        self.last_id += 1;
+        let buf = self.replay.frame(self.last_id);
+        begin_frame(buf, self.last_id, None);
+        let mut o = JsonObject::new(buf);
         o.constant("type", chunk_type);
         fill(&mut o);
         o.end();
-        self.commit(id);
+        end_frame(buf);
+        self.active = true;
     }
 
     /// A frame of the catalog format: event `name`, data written by `fill`.
     fn catalog(&mut self, name: &str, fill: impl FnOnce(&mut JsonObject<'_>)) {
-        let id = self.next_id();
-        begin_frame(&mut self.out, id, Some(name));
-        let mut o = JsonObject::new(&mut self.out);
+        self.last_id += 1;
+        let buf = self.replay.frame(self.last_id);
+        begin_frame(buf, self.last_id, Some(name));
+        let mut o = JsonObject::new(buf);
         fill(&mut o);
         o.end();
-        self.commit(id);
+        end_frame(buf);
+        self.active = true;
     }
 
     /// `start` (once), AI SDK only: what `finish` and `error` need, which
@@ -574,7 +586,7 @@ impl Writer {
         }
         self.turn_ended = false;
         self.parts.clear();
-        self.stop_reason = None;
+        self.stop_reason.clear();
         self.ensure_started();
     }
 
@@ -583,7 +595,8 @@ impl Writer {
     /// `finish`) or the next turn begins.
     fn end_turn(&mut self, stop_reason: Option<&str>) {
         if let Some(reason) = stop_reason {
-            self.stop_reason = Some(reason.to_owned());
+            self.stop_reason.clear();
+            self.stop_reason.push_str(reason);
         }
         if self.config.format == RelayFormat::AiSdk {
             self.close_parts();
@@ -604,10 +617,14 @@ impl Writer {
             RelayFormat::Catalog => {
                 if self.step_open {
                     self.step_open = false;
-                    let (steps, stop_reason, usage) = (self.steps, self.stop_reason.clone(), self.usage.clone());
+                    let (stop_reason, usage) = (std::mem::take(&mut self.stop_reason), std::mem::take(&mut self.usage));
+                    let steps = self.steps;
                     self.catalog("step-completed", |o| {
-                        o.value("step", &steps).value("stop_reason", &stop_reason).value("usage", &usage);
+                        o.value("step", &steps)
+                            .value("stop_reason", &(!stop_reason.is_empty()).then_some(&stop_reason));
+                        o.raw("usage", json_or_null(&usage));
                     });
+                    (self.stop_reason, self.usage) = (stop_reason, usage);
                 }
             }
         }
@@ -700,11 +717,6 @@ impl Writer {
         &mut self.parts[index]
     }
 
-    /// The UI id of a text/reasoning part: unique across steps.
-    fn ui_id(&self, part: u32) -> UiId {
-        UiId { step: self.steps, part }
-    }
-
     fn event(&mut self, event: &StreamEvent<'_>) {
         match self.config.format {
             RelayFormat::AiSdk => self.ai_event(event),
@@ -725,10 +737,11 @@ impl Writer {
                 };
                 if matches!(kind, PartKind::Text | PartKind::Refusal | PartKind::Reasoning) {
                     state.opened = true;
+                    let ui = UiIdText::new(self.steps, part);
+                    self.parts[part as usize].ui_id = ui;
                     let chunk = if kind == PartKind::Reasoning { "reasoning-start" } else { "text-start" };
-                    let ui = self.ui_id(part);
                     self.ai(chunk, |o| {
-                        o.ascii("id", &ui.text());
+                        o.ascii("id", &ui);
                     });
                 }
             }
@@ -736,10 +749,10 @@ impl Writer {
                 let Some(state) = self.parts.get(part as usize).filter(|p| p.opened) else { return };
                 let Some(kind) = state.kind.filter(|k| is_text(*k)) else { return };
                 let chunk = if kind == PartKind::Reasoning { "reasoning-delta" } else { "text-delta" };
-                let ui = self.ui_id(part);
-                self.ai(chunk, |o| {
-                    o.ascii("id", &ui.text()).str("delta", text);
-                });
+                let ui = state.ui_id;
+                self.last_id += 1;
+                frame::ai_delta_frame(self.replay.frame(self.last_id), self.last_id, chunk, &ui, text);
+                self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
                 let Some(text) = value.as_str() else { return };
@@ -798,15 +811,18 @@ impl Writer {
                 PartKind::Other => self.ai_server_part(content),
                 _ => {}
             },
-            StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
-            StreamEvent::Usage { usage } => self.usage = Some(usage.clone()),
+            StreamEvent::StopReason { choice: 0, reason } => {
+                self.stop_reason.clear();
+                self.stop_reason.push_str(reason);
+            }
+            StreamEvent::Usage { usage } => self.set_usage(usage),
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
             StreamEvent::TurnReset => {
                 // The answer starts over: close what was shown as its own
                 // step and tell a UI that can drop it (useChat keeps it).
                 self.close_step();
                 self.ai("data-turn-reset", |o| {
-                    o.raw("data", "{}").value("transient", &true);
+                    o.raw("data", b"{}").value("transient", &true);
                 });
             }
             StreamEvent::Error { error } => {
@@ -855,9 +871,9 @@ impl Writer {
         let state = &mut self.parts[part as usize];
         state.opened = false;
         let chunk = if state.kind == Some(PartKind::Reasoning) { "reasoning-end" } else { "text-end" };
-        let ui = self.ui_id(part);
+        let ui = state.ui_id;
         self.ai(chunk, |o| {
-            o.ascii("id", &ui.text());
+            o.ascii("id", &ui);
         });
     }
 
@@ -875,9 +891,9 @@ impl Writer {
                 let Some(kind) = self.parts.get(part as usize).and_then(|p| p.kind).filter(|k| is_text(*k)) else {
                     return;
                 };
-                self.catalog("text-delta", |o| {
-                    o.value("part", &part).str("kind", kind.name()).str("text", text);
-                });
+                self.last_id += 1;
+                frame::catalog_delta_frame(self.replay.frame(self.last_id), self.last_id, part, kind.name(), text);
+                self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
                 let Some(text) = value.as_str() else { return };
@@ -924,8 +940,11 @@ impl Writer {
                     self.catalog_server_result(result.call_id, &result);
                 }
             }
-            StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
-            StreamEvent::Usage { usage } => self.usage = Some(usage.clone()),
+            StreamEvent::StopReason { choice: 0, reason } => {
+                self.stop_reason.clear();
+                self.stop_reason.push_str(reason);
+            }
+            StreamEvent::Usage { usage } => self.set_usage(usage),
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
             StreamEvent::Error { error } => {
                 let (message, error_type) = (error.message.clone(), error.error_type.clone());
@@ -1031,44 +1050,33 @@ fn server_item(content: &Value) -> Option<ServerItem<'_>> {
     Some(ServerItem { id, name, input, error })
 }
 
-/// A [`UiId`] written out.
+/// A text part's UI id, `s{step}-p{part}` (unique in the UI message),
+/// written out on the stack.
+#[derive(Debug, Clone, Copy, Default)]
 struct UiIdText {
     bytes: [u8; 24],
-    len: usize,
+    len: u8,
+}
+
+impl UiIdText {
+    fn new(step: u32, part: u32) -> Self {
+        let mut bytes = [0u8; 24];
+        let mut len = 0;
+        for piece in
+            [&b"s"[..], itoa::Buffer::new().format(step).as_bytes(), b"-p", itoa::Buffer::new().format(part).as_bytes()]
+        {
+            bytes[len..len + piece.len()].copy_from_slice(piece);
+            len += piece.len();
+        }
+        // At most 1 + 10 + 2 + 10 bytes.
+        UiIdText { bytes, len: len as u8 }
+    }
 }
 
 impl std::ops::Deref for UiIdText {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-/// A text part's UI id, `s{step}-p{part}` (unique in the UI message).
-#[derive(Debug, Clone, Copy)]
-struct UiId {
-    step: u32,
-    part: u32,
-}
-
-impl UiId {
-    /// The id's text, on the stack.
-    fn text(&self) -> UiIdText {
-        let mut bytes = [0u8; 24];
-        let len = self.write(&mut bytes);
-        UiIdText { bytes, len }
-    }
-
-    /// Writes `s{step}-p{part}` into `out`; returns its length (at most 23).
-    fn write(&self, out: &mut [u8; 24]) -> usize {
-        let mut len = 0;
-        out[len] = b's';
-        len += 1;
-        len += frame::write_decimal(u64::from(self.step), &mut out[len..]);
-        out[len..len + 2].copy_from_slice(b"-p");
-        len += 2;
-        len += frame::write_decimal(u64::from(self.part), &mut out[len..]);
-        len
+        &self.bytes[..usize::from(self.len)]
     }
 }
 
