@@ -91,12 +91,14 @@ impl<'b> JsonObject<'b> {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Whether a byte of `word` needs escaping in a JSON string: a control
-/// character (below 0x20), `"` or `\` (exact: no false positives).
-fn word_needs_escape(word: u64) -> bool {
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
-    below_space || has_zero(word ^ (ONES * u64::from(b'"'))) || has_zero(word ^ (ONES * u64::from(b'\\')))
+/// The bytes of `word` (little-endian) that need escaping in a JSON
+/// string, a control character (below 0x20), `"` or `\\`, flagged by their
+/// high bit. Exact up to the first flagged byte (a borrow only carries
+/// upwards), so `trailing_zeros / 8` is the first such byte.
+fn escape_mask(word: u64) -> u64 {
+    let zero_bytes = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    below_space | zero_bytes(word ^ (ONES * u64::from(b'"'))) | zero_bytes(word ^ (ONES * u64::from(b'\\')))
 }
 
 fn byte_needs_escape(b: u8) -> bool {
@@ -104,9 +106,9 @@ fn byte_needs_escape(b: u8) -> bool {
 }
 
 /// Writes `value` as a JSON string, escaped exactly as serde_json escapes
-/// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as
-/// `\u00XX`, everything else as it is). Runs of plain text, the common
-/// case, are found eight bytes at a time and copied whole.
+/// (`\"`, `\\\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as
+/// `\u00XX`, everything else as it is). The next byte to escape is found
+/// eight bytes at a time, and the plain text before it copied as one run.
 pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = value.as_bytes();
@@ -115,16 +117,24 @@ pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
     let mut copied = 0;
     let mut i = 0;
     loop {
-        while let Some(word) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-            if word_needs_escape(word) {
-                break;
+        // The next byte to escape, or the end.
+        loop {
+            match bytes.get(i..i + 8) {
+                Some(word) => {
+                    let mask = escape_mask(u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
+                    if mask != 0 {
+                        i += (mask.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    i += 8;
+                }
+                None => {
+                    while i < bytes.len() && !byte_needs_escape(bytes[i]) {
+                        i += 1;
+                    }
+                    break;
+                }
             }
-            i += 8;
-        }
-        // The escape is in the next eight bytes (or fewer bytes are left).
-        while i < bytes.len() && !byte_needs_escape(bytes[i]) {
-            i += 1;
         }
         let Some(&b) = bytes.get(i) else { break };
         buf.extend_from_slice(&bytes[copied..i]);

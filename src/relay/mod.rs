@@ -788,7 +788,8 @@ impl Writer {
                         let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
                         let input = tool_input(content);
                         self.ai("tool-input-available", |o| {
-                            o.str("toolCallId", &call_id).str("toolName", &name).value("input", &input);
+                            o.str("toolCallId", &call_id).str("toolName", &name);
+                            input.write(o, "input");
                             if state.provider_executed {
                                 o.value("providerExecuted", &true);
                             }
@@ -912,7 +913,8 @@ impl Writer {
                     PartOutcome::Complete => {
                         let input = tool_input(content);
                         self.catalog("tool-call", |o| {
-                            o.str("call_id", &call_id).str("name", &name).value("input", &input);
+                            o.str("call_id", &call_id).str("name", &name);
+                            input.write(o, "input");
                             if state.provider_executed {
                                 o.value("provider_executed", &true);
                             }
@@ -1083,20 +1085,49 @@ impl std::ops::Deref for UiIdText {
 /// A ready tool call's input as a value: the folded part's `input`
 /// (Anthropic) or its `arguments` JSON text parsed (OpenAI chat
 /// `function.arguments`, Responses `arguments`); `null` when neither is there.
-fn tool_input(content: &Value) -> Value {
+fn tool_input(content: &Value) -> ToolInput<'_> {
     if let Some(input) = content.get("input") {
-        return input.clone();
+        return ToolInput::Value(input);
     }
     for holder in [Some(content), content.get("function")].into_iter().flatten() {
         match holder.get("arguments") {
             Some(Value::String(text)) => {
-                return serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+                // Valid JSON on one line is copied as it is (no value built).
+                let one_line = memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none();
+                if one_line && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+                    return ToolInput::Json(text);
+                }
+                return match serde_json::from_str(text) {
+                    Ok(value) => ToolInput::Owned(value),
+                    Err(_) => ToolInput::Text(text),
+                };
             }
-            Some(other) => return other.clone(),
+            Some(other) => return ToolInput::Value(other),
             None => {}
         }
     }
-    Value::Null
+    ToolInput::Value(&Value::Null)
+}
+
+/// A tool call's input, borrowed from the folded part when it can be.
+enum ToolInput<'a> {
+    Value(&'a Value),
+    /// Valid JSON text without line breaks.
+    Json(&'a str),
+    /// Arguments that are not JSON: shown as a string.
+    Text(&'a str),
+    Owned(Value),
+}
+
+impl ToolInput<'_> {
+    fn write(&self, o: &mut JsonObject<'_>, key: &str) {
+        match self {
+            ToolInput::Value(value) => o.value(key, *value),
+            ToolInput::Json(json) => o.raw(key, json.as_bytes()),
+            ToolInput::Text(text) => o.str(key, text),
+            ToolInput::Owned(value) => o.value(key, value),
+        };
+    }
 }
 
 #[cfg(test)]
