@@ -12,10 +12,15 @@
 //!   arguments), `tool-output-available` / `tool-output-error`,
 //!   `tool-approval-request`, `data-log`, `finish-step`, `finish`, `error`,
 //!   then `data: [DONE]`; response headers in [`Relay::headers`] (with
-//!   `x-vercel-ai-ui-message-stream: v1`).
+//!   `x-vercel-ai-ui-message-stream: v1`). Tools the provider runs itself
+//!   (Anthropic `server_tool_use` / `mcp_tool_use` and their `*_tool_result`
+//!   blocks, Responses `web_search_call`, `mcp_call`, …) are tool parts with
+//!   `providerExecuted: true` and the provider's output.
 //! - [`RelayFormat::Catalog`]: named events for an agent backend's own UI
 //!   (the table in the README): `text-delta`, `tool-call`, `tool-result`,
-//!   `approval-required`, `step-completed`, `log`, `finish`, `error`.
+//!   `approval-required`, `step-completed`, `log`, `finish`, `error`
+//!   (`tool-call` and `tool-result` with `provider_executed: true` for the
+//!   provider's own tools).
 //!
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
@@ -75,8 +80,9 @@ pub struct RelayConfig {
     pub format: RelayFormat,
     /// Bytes of recent frames kept for [`Relay::replay_after`] (default
     /// [`RelayConfig::DEFAULT_REPLAY_BYTES`]; 0 keeps none). The buffer
-    /// holding them never exceeds twice this (dropped frames are cut away
-    /// in bulk, so that each byte is moved at most once).
+    /// holding them (and the output of the current call, written after
+    /// them) never exceeds twice this plus that output (dropped frames are
+    /// cut away in bulk, so that each byte is moved at most once).
     pub replay_bytes: usize,
     /// A keep-alive comment is due after this long without output (default
     /// 15 s, below the idle timeouts of common proxies).
@@ -371,7 +377,8 @@ impl Relay {
     /// finish reason and `messageMetadata: {usage, steps}`) and
     /// `data: [DONE]`; catalog `finish` with `stop_reason`, `usage` and
     /// `steps`. `usage` replaces the usage folded from the stream when given.
-    /// Nothing can be sent afterwards.
+    /// No step is opened for it (after [`Relay::finish_step`], or before any
+    /// provider turn, no empty step appears). Nothing can be sent afterwards.
     pub fn finish(&mut self, usage: Option<&Value>) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
         w.ensure_message_started();
