@@ -8,7 +8,7 @@
 //!
 //! For each stream NAME: `NAME.ai-sdk.sse` (the AI SDK UI message stream:
 //! the provider stream relayed, then a tool result for every ready tool
-//! call, then the finish) and `NAME.expected.json`: the text and reasoning
+//! call, then the step closed and the finish) and `NAME.expected.json`: the text and reasoning
 //! parts (text per part = the concatenation of its `text_delta`s, which the
 //! fold tests prove equal to the folded message's text) and the tool calls
 //! in the order they started: ready ones (id, name, input, the output the
@@ -247,6 +247,9 @@ fn main() {
             browser.extend_from_slice(relay.tool_result(&call_id, &output, false, Some(5)).expect("not finished"));
             tool["output"] = output;
         }
+        // The host closes the step after its tools ran, then finishes: no
+        // empty step may follow.
+        browser.extend_from_slice(relay.finish_step().expect("not finished"));
         browser.extend_from_slice(relay.finish(None).expect("not finished"));
         let texts: Vec<Value> = texts.into_iter().map(|(_, kind, text)| json!({"type": kind, "text": text})).collect();
         let expected = json!({"source": path.strip_prefix(&root).unwrap(), "texts": texts, "tools": tools});

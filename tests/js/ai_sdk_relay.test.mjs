@@ -85,6 +85,15 @@ for (const file of cases) {
     const { message, errors } = await withServer(body, rebuild);
     assert.ok(message, "a UI message was rebuilt");
     assert.equal(message.role, "assistant");
+    // The finish after the host's finish_step opens no step: no step-start
+    // part is left without content after it (only a stream that shows
+    // nothing at all, e.g. a provider error, has a step with no parts).
+    const kinds = message.parts.map((p) => p.type);
+    kinds.forEach((kind, i) => {
+      if (kind !== "step-start") return;
+      if (i + 1 === kinds.length) assert.equal(i, 0, `empty last step: ${kinds}`);
+      else assert.notEqual(kinds[i + 1], "step-start", `empty step: ${kinds}`);
+    });
     const texts = message.parts
       .filter((p) => p.type === "text" || p.type === "reasoning")
       .map((p) => ({ type: p.type, text: p.text }));
