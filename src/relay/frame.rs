@@ -185,6 +185,21 @@ pub(crate) fn ai_delta_frame(buf: &mut Vec<u8>, id: u64, chunk_type: &'static st
     buf.extend_from_slice(b"}\n\n");
 }
 
+/// A whole `tool-input-delta` frame of the AI SDK format:
+/// `{"type":"tool-input-delta","toolCallId":ID,"inputTextDelta":TEXT}`, as
+/// [`JsonObject`] writes it; `call_id_json` is the id already written as a
+/// JSON string.
+pub(crate) fn ai_args_delta_frame(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8], text: &str) {
+    buf.reserve(text.len() + call_id_json.len() + 80);
+    buf.extend_from_slice(b"id: ");
+    buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    buf.extend_from_slice(b"\ndata: {\"type\":\"tool-input-delta\",\"toolCallId\":");
+    buf.extend_from_slice(call_id_json);
+    buf.extend_from_slice(b",\"inputTextDelta\":");
+    write_json_str(buf, text);
+    buf.extend_from_slice(b"}\n\n");
+}
+
 /// A whole `text-delta` frame of the catalog format:
 /// `{"part":N,"kind":KIND,"text":TEXT}`, as [`JsonObject`] writes it.
 pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, part: u32, kind: &'static str, text: &str) {

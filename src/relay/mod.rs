@@ -140,6 +140,9 @@ struct PartState {
     pending_args: String,
     /// A text part's UI id, written once at its start.
     ui_id: UiIdText,
+    /// An open tool call's id as a JSON string, escaped once for all its
+    /// argument deltas.
+    call_id_json: Vec<u8>,
     /// A tool the provider runs itself (Anthropic `server_tool_use`,
     /// `mcp_tool_use`; Responses `mcp_call`): its result comes in the
     /// stream, not from the host.
@@ -776,11 +779,10 @@ impl Writer {
                     self.part(part).pending_args.push_str(json);
                     return;
                 }
-                let Some(call_id) = self.parts[part as usize].call_id.take() else { return };
-                self.ai("tool-input-delta", |o| {
-                    o.str("toolCallId", &call_id).str("inputTextDelta", json);
-                });
-                self.parts[part as usize].call_id = Some(call_id);
+                let call_id = &self.parts[part as usize].call_id_json;
+                self.last_id += 1;
+                frame::ai_args_delta_frame(self.replay.frame(self.last_id), self.last_id, call_id, json);
+                self.active = true;
             }
             StreamEvent::PartEnd { part, kind, outcome, content } => match kind {
                 PartKind::Text | PartKind::Refusal | PartKind::Reasoning
@@ -858,6 +860,8 @@ impl Writer {
         }
         state.opened = true;
         let call_id = state.call_id.get_or_insert_with(|| format!("call-{part}")).clone();
+        state.call_id_json.clear();
+        frame::write_json_str(&mut state.call_id_json, &call_id);
         let name = state.name.clone().unwrap_or_default();
         let pending = std::mem::take(&mut state.pending_args);
         let provider_executed = state.provider_executed;
