@@ -64,6 +64,14 @@ impl<'b> JsonObject<'b> {
         self
     }
 
+    /// A member with a JSON value, written as serde_json writes it
+    /// (compact, members in order) with this module's string escape.
+    pub(crate) fn json(&mut self, key: &str, value: &serde_json::Value) -> &mut Self {
+        self.key(key);
+        write_json_value(self.buf, value);
+        self
+    }
+
     /// A member with any serializable value (a number, a bool, a `Value`).
     pub(crate) fn value<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> &mut Self {
         self.key(key);
@@ -155,6 +163,45 @@ pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
     buf.push(b'"');
 }
 
+/// Writes `value` as compact JSON, byte for byte as `serde_json::to_writer`
+/// does (strings through [`write_json_str`]).
+pub(crate) fn write_json_value(buf: &mut Vec<u8>, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Null => buf.extend_from_slice(b"null"),
+        Value::Bool(true) => buf.extend_from_slice(b"true"),
+        Value::Bool(false) => buf.extend_from_slice(b"false"),
+        Value::Number(n) => {
+            if serde_json::to_writer(&mut *buf, n).is_err() {
+                buf.extend_from_slice(b"null");
+            }
+        }
+        Value::String(text) => write_json_str(buf, text),
+        Value::Array(items) => {
+            buf.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                write_json_value(buf, item);
+            }
+            buf.push(b']');
+        }
+        Value::Object(members) => {
+            buf.push(b'{');
+            for (i, (key, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                write_json_str(buf, key);
+                buf.push(b':');
+                write_json_value(buf, item);
+            }
+            buf.push(b'}');
+        }
+    }
+}
+
 /// Writes the head of a frame: `id: N\n`, `event: NAME\n` when given, then
 /// `data: `. The caller writes the JSON and calls [`end_frame`].
 pub(crate) fn begin_frame(buf: &mut Vec<u8>, id: u64, event: Option<&str>) {
@@ -242,6 +289,14 @@ mod tests {
         ] {
             assert_eq!(escaped(value), serde_json::to_string(value).unwrap(), "{value:?}");
         }
+    }
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them() {
+        let value = serde_json::json!({"a": [1, -2.5, 1e300, null, true, false, "x\"y\n"], "é\u{1}": {}, "": [], "n": {"k": 18446744073709551615u64}});
+        let mut buf = Vec::new();
+        super::write_json_value(&mut buf, &value);
+        assert_eq!(String::from_utf8(buf).unwrap(), serde_json::to_string(&value).unwrap());
     }
 
     proptest! {

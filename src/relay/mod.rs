@@ -1133,10 +1133,10 @@ enum ToolInput<'a> {
 impl ToolInput<'_> {
     fn write(&self, o: &mut JsonObject<'_>, key: &str) {
         match self {
-            ToolInput::Value(value) => o.value(key, *value),
+            ToolInput::Value(value) => o.json(key, value),
             ToolInput::Json(json) => o.raw(key, json.as_bytes()),
             ToolInput::Text(text) => o.str(key, text),
-            ToolInput::Owned(value) => o.value(key, value),
+            ToolInput::Owned(value) => o.json(key, value),
         };
     }
 }
