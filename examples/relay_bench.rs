@@ -2,7 +2,7 @@
 //! on the fold corpora, and its heap allocations per delta.
 //!
 //! ```text
-//! cargo run --release --example relay_bench [MB]      (default 8 MB per corpus)
+//! cargo run --release --example relay_bench [MB]      (default 32 MB per corpus)
 //! valgrind --tool=callgrind --callgrind-out-file=cg.out \
 //!   target/release/examples/relay_bench once CORPUS [MB]
 //! callgrind_annotate --inclusive=yes cg.out | grep relay_bench::
@@ -15,8 +15,8 @@
 //!
 //! Interleaved pass: best of 9 alternating rounds of (fold only) and (fold +
 //! relay, each format), in this thread's CPU time (`/proc/thread-self/schedstat`,
-//! wall time when unavailable), every turn a fresh stream fed in 4 KiB
-//! chunks. Allocations: a counting global allocator over one long text turn
+//! wall time when unavailable; it moved in steps of about 4 ms here, hence 32 MB per
+//! corpus), every turn a fresh stream fed in 4 KiB chunks. Allocations: a counting global allocator over one long text turn
 //! relayed after a warm-up turn (steady state), divided by its deltas.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -163,7 +163,7 @@ fn main() {
         black_box(relay_catalog(provider, &turns));
         return;
     }
-    let mb: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(8);
+    let mb: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(32);
     let corpora = [
         ("anthropic_text", Provider::Anthropic, corpus::anthropic_text(mb << 20)),
         ("anthropic_tool_use", Provider::Anthropic, corpus::anthropic_tool_use(mb << 20)),
