@@ -14,10 +14,12 @@
 //! load.
 //!
 //! Interleaved pass: best of 9 alternating rounds of (fold only) and (fold +
-//! relay, each format), in this thread's CPU time (`/proc/thread-self/schedstat`,
-//! wall time when unavailable; it moved in steps of about 4 ms here, hence 32 MB per
-//! corpus), every turn a fresh stream fed in 4 KiB chunks. Allocations: a counting global allocator over one long text turn
-//! relayed after a warm-up turn (steady state), divided by its deltas.
+//! relay, each format), in this thread's CPU time
+//! (`/proc/thread-self/schedstat`, wall time when unavailable; it moved in
+//! steps of about 4 ms here, hence 32 MB per corpus), every turn a fresh
+//! stream fed in 4 KiB chunks. Allocations: a counting global allocator over
+//! one long text turn relayed after a warm-up turn (steady state), divided
+//! by its deltas.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
