@@ -2,14 +2,24 @@
 //! on the fold corpora, and its heap allocations per delta.
 //!
 //! ```text
-//! cargo run --release --example relay_bench [MB]      (default 8 MB per corpus)
+//! cargo run --release --example relay_bench [MB]      (default 32 MB per corpus)
+//! valgrind --tool=callgrind --callgrind-out-file=cg.out \
+//!   target/release/examples/relay_bench once CORPUS [MB]
+//! callgrind_annotate --inclusive=yes cg.out | grep relay_bench::
 //! ```
 //!
+//! `once CORPUS`: fold only, relay ai-sdk and relay catalog run once each
+//! on one corpus (`fold_only`, `relay_ai_sdk`, `relay_catalog`, never
+//! inlined), for instruction counts that do not depend on the machine's
+//! load.
+//!
 //! Interleaved pass: best of 9 alternating rounds of (fold only) and (fold +
-//! relay, each format), in this thread's CPU time (`/proc/thread-self/schedstat`,
-//! wall time when unavailable), every turn a fresh stream fed in 4 KiB
-//! chunks. Allocations: a counting global allocator over one long text turn
-//! relayed after a warm-up turn (steady state), divided by its deltas.
+//! relay, each format), in this thread's CPU time
+//! (`/proc/thread-self/schedstat`, wall time when unavailable; it moved in
+//! steps of about 4 ms here, hence 32 MB per corpus), every turn a fresh
+//! stream fed in 4 KiB chunks. Allocations: a counting global allocator over
+//! one long text turn relayed after a warm-up turn (steady state), divided
+//! by its deltas.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -57,6 +67,7 @@ fn timed(f: impl FnOnce()) -> f64 {
     }
 }
 
+#[inline(never)]
 fn fold_only(provider: Provider, turns: &[&[u8]]) -> usize {
     let mut events = 0;
     for turn in turns {
@@ -87,6 +98,16 @@ fn relayed(provider: Provider, format: RelayFormat, turns: &[&[u8]]) -> usize {
         black_box(relay.stream().map(Stream::message));
     }
     bytes
+}
+
+#[inline(never)]
+fn relay_ai_sdk(provider: Provider, turns: &[&[u8]]) -> usize {
+    relayed(provider, RelayFormat::AiSdk, turns)
+}
+
+#[inline(never)]
+fn relay_catalog(provider: Provider, turns: &[&[u8]]) -> usize {
+    relayed(provider, RelayFormat::Catalog, turns)
 }
 
 /// Allocations per text delta of a relay in steady state.
@@ -129,7 +150,22 @@ fn allocations_per_delta(format: RelayFormat) -> f64 {
 }
 
 fn main() {
-    let mb: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(8);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("once") {
+        let mb: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+        let (provider, corpus) = match args.get(1).map(String::as_str) {
+            Some("anthropic_text") => (Provider::Anthropic, corpus::anthropic_text(mb << 20)),
+            Some("anthropic_tool_use") => (Provider::Anthropic, corpus::anthropic_tool_use(mb << 20)),
+            Some("openai_chat_parallel_tools") => (Provider::OpenAIChat, corpus::openai_chat_parallel_tools(mb << 20)),
+            other => panic!("unknown corpus {other:?}"),
+        };
+        let turns = corpus::turns(&corpus);
+        black_box(fold_only(provider, &turns));
+        black_box(relay_ai_sdk(provider, &turns));
+        black_box(relay_catalog(provider, &turns));
+        return;
+    }
+    let mb: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(32);
     let corpora = [
         ("anthropic_text", Provider::Anthropic, corpus::anthropic_text(mb << 20)),
         ("anthropic_tool_use", Provider::Anthropic, corpus::anthropic_tool_use(mb << 20)),
@@ -145,10 +181,10 @@ fn main() {
                 black_box(fold_only(*provider, &turns));
             }));
             ai = ai.min(timed(|| {
-                black_box(relayed(*provider, RelayFormat::AiSdk, &turns));
+                black_box(relay_ai_sdk(*provider, &turns));
             }));
             catalog = catalog.min(timed(|| {
-                black_box(relayed(*provider, RelayFormat::Catalog, &turns));
+                black_box(relay_catalog(*provider, &turns));
             }));
         }
         let mib = corpus.len() as f64 / (1 << 20) as f64;

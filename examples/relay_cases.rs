@@ -8,12 +8,18 @@
 //!
 //! For each stream NAME: `NAME.ai-sdk.sse` (the AI SDK UI message stream:
 //! the provider stream relayed, then a tool result for every ready tool
-//! call, then the finish) and `NAME.expected.json`: the text and reasoning
+//! call, then the step closed and the finish) and `NAME.expected.json`: the text and reasoning
 //! parts (text per part = the concatenation of its `text_delta`s, which the
 //! fold tests prove equal to the folded message's text) and the tool calls
 //! in the order they started: ready ones (id, name, input, the output the
 //! host sent) in state `output-available`, the others (invalid or cut
-//! arguments) in state `output-error`.
+//! arguments) in state `output-error`. Tools the provider ran (Anthropic
+//! `server_tool_use` / `mcp_tool_use` with their `*_tool_result` block,
+//! Responses `web_search_call`, `mcp_call`, …) get no host result: their
+//! output is the one in the stream, with `providerExecuted: true`.
+//!
+//! Streams: the fixtures, the peer fixtures, and the recordings
+//! (`tests/recordings`) that hold provider-executed tools.
 
 use std::path::{Path, PathBuf};
 
@@ -41,8 +47,65 @@ fn streams(root: &Path) -> Vec<PathBuf> {
             }
         }
     }
+    // Recordings with provider-executed tools.
+    const SERVER_TOOLS: [&str; 8] = [
+        "\"server_tool_use\"",
+        "\"mcp_tool_use\"",
+        "\"web_search_call\"",
+        "\"mcp_call\"",
+        "\"code_interpreter_call\"",
+        "\"file_search_call\"",
+        "\"image_generation_call\"",
+        "\"tool_search_call\"",
+    ];
+    let mut pending = vec![root.join("recordings")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("recordings dir") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "sse") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                if SERVER_TOOLS.iter().any(|t| text.contains(t)) {
+                    files.push(path);
+                }
+            }
+        }
+    }
     files.sort();
     files
+}
+
+/// The tool part a provider-executed tool leaves in the UI message, from
+/// the folded part: a Responses item the provider ran whole (its id, the
+/// tool's name, the input the item states, the item as output).
+fn server_item(item: &Value) -> Option<Value> {
+    let pick = |keys: &[&str]| -> Value {
+        keys.iter()
+            .filter_map(|k| Some(((*k).to_owned(), item.get(*k)?.clone())))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    let (name, input) = match item["type"].as_str()? {
+        "web_search_call" => ("web_search", item.get("action").cloned().unwrap_or_else(|| json!({}))),
+        "file_search_call" => ("file_search", pick(&["queries"])),
+        "code_interpreter_call" => ("code_interpreter", pick(&["code", "container_id"])),
+        "image_generation_call" => ("image_generation", json!({})),
+        "tool_search_call" if item["execution"] == "server" => {
+            ("tool_search", item.get("arguments").cloned().unwrap_or_else(|| json!({})))
+        }
+        _ => return None,
+    };
+    let id = item["id"].as_str()?;
+    let mut tool = json!({"toolCallId": id, "toolName": name, "providerExecuted": true});
+    if item["status"] == "failed" {
+        tool["state"] = json!("output-error");
+    } else {
+        tool["state"] = json!("output-available");
+        tool["input"] = input;
+        tool["output"] = item.clone();
+    }
+    Some(tool)
 }
 
 fn main() {
@@ -58,6 +121,7 @@ fn main() {
         let mut texts: Vec<(u32, &'static str, String)> = Vec::new();
         let mut tools: Vec<Value> = Vec::new();
         let mut ids: std::collections::HashMap<u32, (Option<String>, Option<String>)> = Default::default();
+        let mut provider_executed: std::collections::HashSet<u32> = Default::default();
         let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
         let mut browser = Vec::new();
         let mut stream = Stream::new(Provider::Auto);
@@ -88,16 +152,51 @@ fn main() {
                             _ => {}
                         }
                     }
-                    StreamEvent::PartStart { part, kind: PartKind::ToolCall, .. } => {
+                    StreamEvent::PartStart { part, kind: PartKind::ToolCall, provider_type, .. } => {
                         // A tool part appears in the UI in the order calls start;
                         // until it ends, it is one that never became ready.
                         tools.push(json!({"part": part, "state": "output-error"}));
+                        if matches!(provider_type, "server_tool_use" | "mcp_tool_use" | "mcp_call") {
+                            provider_executed.insert(part);
+                            if let Some(tool) = tools.last_mut() {
+                                tool["providerExecuted"] = json!(true);
+                            }
+                        } else {
+                            provider_executed.remove(&part);
+                        }
+                    }
+                    StreamEvent::PartEnd { kind: PartKind::Other, content, .. } => {
+                        if let Some(tool) = server_item(content) {
+                            tools.push(tool);
+                        }
+                        // An Anthropic result block: the output of the call it names.
+                        let kind = content["type"].as_str().unwrap_or_default();
+                        let call = content["tool_use_id"].as_str();
+                        let shown = tools
+                            .iter_mut()
+                            .find(|t| t["toolCallId"].as_str() == call && t["providerExecuted"] == true);
+                        if let (true, Some(tool)) = (kind.ends_with("_tool_result"), shown) {
+                            let output = &content["content"];
+                            let failed = content["is_error"] == true
+                                || output["type"].as_str().is_some_and(|t| t.ends_with("_error"));
+                            if failed {
+                                tool["state"] = json!("output-error");
+                                tool.as_object_mut().expect("object").remove("input");
+                            } else {
+                                tool["state"] = json!("output-available");
+                                tool["output"] = output.clone();
+                            }
+                        }
                     }
                     StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
                         let (id, name) = ids.remove(&part).unwrap_or_default();
                         let id = id.unwrap_or_else(|| format!("call-{part}"));
                         let Some(tool) = tools.iter_mut().rev().find(|t| t["part"] == part) else { return };
                         *tool = json!({"part": part, "toolCallId": id, "toolName": name.unwrap_or_default(), "state": "output-error"});
+                        let server = provider_executed.contains(&part);
+                        if server {
+                            tool["providerExecuted"] = json!(true);
+                        }
                         if outcome == PartOutcome::Complete {
                             let input = content.get("input").cloned().unwrap_or_else(|| {
                                 match content.get("arguments").or_else(|| content.pointer("/function/arguments")) {
@@ -108,6 +207,19 @@ fn main() {
                             });
                             tool["input"] = input;
                             tool["state"] = json!("output-available");
+                            if server {
+                                // The provider's result: an `mcp_call` item's own
+                                // output, or a later result block (until then, the
+                                // call waits for it).
+                                match (content["type"].as_str(), content.get("error").filter(|e| !e.is_null())) {
+                                    (Some("mcp_call"), None) => tool["output"] = content["output"].clone(),
+                                    (Some("mcp_call"), Some(_)) => {
+                                        tool["state"] = json!("output-error");
+                                        tool.as_object_mut().expect("object").remove("input");
+                                    }
+                                    _ => tool["state"] = json!("input-available"),
+                                }
+                            }
                         }
                     }
                     _ => {}
@@ -127,7 +239,7 @@ fn main() {
                 tool["toolName"] = json!(name.unwrap_or_default());
             }
             tool.as_object_mut().expect("object").remove("part");
-            if tool["state"] != "output-available" {
+            if tool["state"] != "output-available" || tool["providerExecuted"] == true {
                 continue;
             }
             let output = json!({"ok": tool["toolCallId"]});
@@ -135,6 +247,9 @@ fn main() {
             browser.extend_from_slice(relay.tool_result(&call_id, &output, false, Some(5)).expect("not finished"));
             tool["output"] = output;
         }
+        // The host closes the step after its tools ran, then finishes: no
+        // empty step may follow.
+        browser.extend_from_slice(relay.finish_step().expect("not finished"));
         browser.extend_from_slice(relay.finish(None).expect("not finished"));
         let texts: Vec<Value> = texts.into_iter().map(|(_, kind, text)| json!({"type": kind, "text": text})).collect();
         let expected = json!({"source": path.strip_prefix(&root).unwrap(), "texts": texts, "tools": tools});

@@ -92,6 +92,24 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
                 UiPart::Tool { id: if id.is_empty() { format!("call-{part}") } else { id }, name, input },
             ));
         }
+        // A Responses item the provider ran whole: a tool part too.
+        StreamEvent::PartEnd { part, kind: PartKind::Other, content, .. } => {
+            let pick = |keys: &[&str]| -> Value {
+                keys.iter()
+                    .filter_map(|k| Some(((*k).to_owned(), content.get(*k)?.clone())))
+                    .collect::<serde_json::Map<_, _>>()
+                    .into()
+            };
+            let (name, input) = match content["type"].as_str() {
+                Some("web_search_call") => ("web_search", content.get("action").cloned().unwrap_or_else(|| pick(&[]))),
+                Some("file_search_call") => ("file_search", pick(&["queries"])),
+                Some("code_interpreter_call") => ("code_interpreter", pick(&["code", "container_id"])),
+                Some("image_generation_call") => ("image_generation", pick(&[])),
+                _ => return,
+            };
+            let id = content["id"].as_str().unwrap_or_default().to_owned();
+            parts.push((part, UiPart::Tool { id, name: name.to_owned(), input }));
+        }
         _ => {}
     };
     let _ = stream.feed(bytes, &mut on_event);

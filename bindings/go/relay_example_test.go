@@ -11,25 +11,29 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	ssefold "github.com/ssefold/ssefold/bindings/go"
 )
 
-// toolCall is a ready Anthropic tool_use block.
-type toolCall struct {
-	Type  string          `json:"type"`
-	ID    string          `json:"id"`
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
+// outcome is what a tool gave, for the browser.
+type outcome struct {
+	output   any
+	isError  bool
+	duration time.Duration
 }
 
-// chatHandler is a chat endpoint for a web page: it calls the provider,
-// relays its stream to the browser as the AI SDK UI message stream, runs
-// the ready tool calls concurrently between turns, and sends their results
-// (in the order the calls became ready) to the browser and back to the
-// model until it stops asking for tools.
+// chatHandler is a chat endpoint for a web page: it calls the provider and
+// runs the turn with ssefold.RunTurn (the tool scheduler: each tool starts as
+// soon as its arguments are complete, while the answer still streams;
+// results come back in call order), relays the stream to the browser as the
+// AI SDK UI message stream, sends each tool's result to the browser as it
+// finishes and all of them back to the model, until it stops asking for
+// tools. Tools the provider runs itself (web search) are relayed with their
+// results, not run here.
 type chatHandler struct {
 	providerURL string
 	tools       map[string]func(json.RawMessage) (any, error)
@@ -56,132 +60,112 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	messages := []any{map[string]any{"role": "user", "content": "Weather and time in Paris?"}}
 	for turn := 0; turn < 8; turn++ {
-		calls, message, err := h.turn(r.Context(), relay, messages, send)
+		result, err := h.turn(r.Context(), relay, messages, send)
 		if err != nil {
 			if !errors.Is(err, ssefold.ErrProviderError) { // a provider error was relayed as its event
 				send(relay.ErrorEvent(err.Error(), false))
 			}
 			break
 		}
-		if len(calls) == 0 {
+		if len(result.Results) == 0 || result.Aborted {
 			break
-		}
-		results := make([]map[string]any, len(calls))
-		var wg sync.WaitGroup
-		for i, call := range calls {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				output, isError := any(nil), false
-				if tool, ok := h.tools[call.Name]; !ok {
-					output, isError = "unknown tool "+call.Name, true
-				} else if out, err := tool(call.Input); err != nil {
-					output, isError = err.Error(), true
-				} else {
-					output = out
-				}
-				results[i] = map[string]any{"output": output, "is_error": isError}
-			}()
-		}
-		wg.Wait()
-		var toolResults []any
-		for i, call := range calls {
-			send(relay.ToolResult(call.ID, results[i]["output"], results[i]["is_error"].(bool), -1))
-			content, _ := json.Marshal(results[i]["output"])
-			toolResults = append(toolResults, map[string]any{"type": "tool_result", "tool_use_id": call.ID,
-				"content": string(content), "is_error": results[i]["is_error"]})
 		}
 		var folded struct {
 			Content json.RawMessage `json:"content"`
 		}
-		json.Unmarshal(message, &folded)
+		json.Unmarshal(result.Message, &folded)
 		messages = append(messages, map[string]any{"role": "assistant", "content": folded.Content},
-			map[string]any{"role": "user", "content": toolResults})
+			result.ToolResults)
 	}
 	send(relay.Finish(nil))
 }
 
-// turn relays one provider response and returns its ready host tool calls
-// and the folded message.
+// turn runs one provider response with the tool scheduler, relaying its
+// events and each tool result as it comes.
 func (h *chatHandler) turn(ctx context.Context, relay *ssefold.Relay, messages []any,
-	send func([]byte, error)) ([]toolCall, json.RawMessage, error) {
+	send func([]byte, error)) (ssefold.TurnResult, error) {
 	body, _ := json.Marshal(map[string]any{"model": "claude-test", "max_tokens": 1024, "stream": true, "messages": messages})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.providerURL, bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, err
+		return ssefold.TurnResult{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, nil, err
+		return ssefold.TurnResult{}, err
 	}
 	defer resp.Body.Close()
-	stream, err := ssefold.NewStream(ssefold.Anthropic, &ssefold.StreamOptions{EventJSON: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer stream.Close()
-	var calls []toolCall
-	push := func(events []ssefold.StreamEvent) {
-		for _, ev := range events {
-			send(relay.Push(ev))
-			if ev.Name != "part_end" {
-				continue
-			}
-			var end struct {
-				Kind, Outcome string
-				Content       toolCall
-			}
-			// Only the host's own tools (not the provider's server tools).
-			if json.Unmarshal(ev.JSON, &end) == nil && end.Kind == "tool_call" && end.Outcome == "complete" &&
-				end.Content.Type == "tool_use" {
-				calls = append(calls, end.Content)
-			}
-		}
-	}
-	buf := make([]byte, 4096)
-	for {
-		n, readErr := resp.Body.Read(buf)
-		if n > 0 {
-			events, err := stream.Feed(buf[:n])
-			push(events)
+	var mu sync.Mutex
+	outcomes := map[string]outcome{}
+	tools := map[string]ssefold.Tool{}
+	for name, fn := range h.tools {
+		tools[name] = ssefold.Tool{Fn: func(_ context.Context, call ssefold.ToolCall) (string, error) {
+			started := time.Now()
+			output, err := fn(call.Input)
+			o := outcome{output: output, duration: time.Since(started)}
 			if err != nil {
-				return nil, nil, err
+				o.output, o.isError = err.Error(), true
+			}
+			mu.Lock()
+			outcomes[call.ID] = o
+			mu.Unlock()
+			if err != nil {
+				return "", err
+			}
+			text, err := json.Marshal(output)
+			return string(text), err
+		}}
+	}
+	turn := ssefold.RunTurn(ctx, resp.Body, ssefold.Anthropic, tools, nil)
+	var neverRan []string // unknown tools, invalid arguments: the scheduler's own results
+	for ev := range turn.Events() {
+		switch {
+		case ev.Stream != nil:
+			send(relay.Push(*ev.Stream))
+		case ev.Tool.Name == "tool_execution_finished":
+			mu.Lock()
+			o, ran := outcomes[ev.Tool.CallID]
+			mu.Unlock()
+			if ran {
+				send(relay.ToolResult(ev.Tool.CallID, o.output, o.isError, o.duration))
+			} else {
+				neverRan = append(neverRan, ev.Tool.CallID)
 			}
 		}
-		if readErr == io.EOF {
-			break
-		}
-		if readErr != nil {
-			return nil, nil, readErr
+	}
+	result, err := turn.Wait()
+	for _, r := range result.Results {
+		if slices.Contains(neverRan, r.CallID) {
+			send(relay.ToolResult(r.CallID, r.Output, r.IsError, -1))
 		}
 	}
-	events, err := stream.Finish()
-	push(events)
-	if err != nil {
-		return nil, nil, err
-	}
-	message, err := stream.Message()
-	return calls, message, err
+	return result, err
 }
 
 // fakeProvider answers the n-th request with the n-th recorded body, in
-// small flushed chunks.
-func fakeProvider(bodies [][]byte) (*httptest.Server, *[][]byte) {
+// small flushed chunks paced like a model's; firstEnded is closed when the
+// first body was sent whole.
+func fakeProvider(bodies [][]byte) (srv *httptest.Server, requests *[][]byte, firstEnded chan struct{}) {
 	var mu sync.Mutex
-	var requests [][]byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var reqs [][]byte
+	firstEnded = make(chan struct{})
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, _ := io.ReadAll(r.Body)
 		mu.Lock()
-		requests = append(requests, req)
-		body := bodies[min(len(requests), len(bodies))-1]
+		reqs = append(reqs, req)
+		n := len(reqs)
+		body := bodies[min(n, len(bodies))-1]
 		mu.Unlock()
 		w.Header().Set("content-type", "text/event-stream")
 		for at := 0; at < len(body); at += 97 {
 			w.Write(body[at:min(at+97, len(body))])
 			w.(http.Flusher).Flush()
+			time.Sleep(3 * time.Millisecond)
+		}
+		if n == 1 {
+			close(firstEnded)
 		}
 	}))
-	return srv, &requests
+	return srv, &reqs, firstEnded
 }
 
 // The relay behind an http.Handler, provider and browser on loopback.
@@ -194,10 +178,18 @@ func Example_relayHandler() {
 		}
 		bodies = append(bodies, b)
 	}
-	provider, requests := fakeProvider(bodies)
+	provider, requests, firstEnded := fakeProvider(bodies)
 	defer provider.Close()
+	startedEarly := make(chan bool, 1)
 	chat := httptest.NewServer(&chatHandler{providerURL: provider.URL, tools: map[string]func(json.RawMessage) (any, error){
 		"get_weather": func(in json.RawMessage) (any, error) {
+			// The scheduler starts the tool while the answer still streams.
+			select {
+			case <-firstEnded:
+				startedEarly <- false
+			default:
+				startedEarly <- true
+			}
 			var args struct{ City string }
 			json.Unmarshal(in, &args)
 			return map[string]any{"city": args.City, "temp_c": 21}, nil
@@ -214,6 +206,7 @@ func Example_relayHandler() {
 	defer resp.Body.Close()
 	fmt.Println(resp.Header.Get("x-vercel-ai-ui-message-stream"))
 	steps := 0
+	var results []string // as they finish: printed sorted
 	scanner := bufio.NewScanner(resp.Body)
 	for scanner.Scan() {
 		data, ok := strings.CutPrefix(scanner.Text(), "data: ")
@@ -231,19 +224,41 @@ func Example_relayHandler() {
 			steps++
 		case "tool-output-available":
 			output, _ := json.Marshal(chunk["output"])
-			fmt.Println(chunk["toolCallId"], "->", string(output))
+			if chunk["providerExecuted"] == true {
+				output = []byte("(run by the provider)")
+			}
+			results = append(results, fmt.Sprint(chunk["toolCallId"], " -> ", string(output)))
 		case "tool-output-error":
-			fmt.Println(chunk["toolCallId"], "failed:", chunk["errorText"])
+			results = append(results, fmt.Sprint(chunk["toolCallId"], " failed: ", chunk["errorText"]))
 		case "finish":
+			slices.Sort(results)
+			fmt.Println(strings.Join(results, "\n"))
 			fmt.Println("steps:", steps, "finish:", chunk["finishReason"])
 		}
 	}
 	fmt.Println("provider requests:", len(*requests))
+	fmt.Println("get_weather started while the answer streamed:", <-startedEarly)
+	var second struct {
+		Messages []struct {
+			Content []struct {
+				ToolUseID string `json:"tool_use_id"`
+			}
+		}
+	}
+	json.Unmarshal((*requests)[1], &second)
+	var order []string
+	for _, c := range second.Messages[len(second.Messages)-1].Content {
+		order = append(order, c.ToolUseID)
+	}
+	fmt.Println("results sent back in call order:", order)
 	// Output:
 	// v1
-	// toolu_B failed: clock unavailable
+	// srvtoolu_1 -> (run by the provider)
 	// toolu_A -> {"city":"Paris","temp_c":21}
+	// toolu_B failed: clock unavailable
 	// steps: 2 finish: stop
 	// [DONE]
 	// provider requests: 2
+	// get_weather started while the answer streamed: true
+	// results sent back in call order: [toolu_B toolu_A]
 }

@@ -182,6 +182,11 @@ func (t *Turn) read(body io.Reader, size int, stop <-chan struct{}) {
 	}
 }
 
+// providerExecuted holds the tool calls the provider runs itself:
+// Anthropic server tools (web search, code execution, ...) and MCP calls,
+// OpenAI Responses MCP calls.
+var providerExecuted = map[string]bool{"server_tool_use": true, "mcp_tool_use": true, "mcp_call": true}
+
 // readyCall is a tool call whose part ended: its id, name and arguments.
 type readyCall struct {
 	id, name, args string
@@ -196,6 +201,7 @@ func toolCallOf(raw json.RawMessage) (readyCall, bool) {
 		Outcome string `json:"outcome"`
 		Raw     string `json:"raw"`
 		Content struct {
+			Type     string          `json:"type"`
 			ID       string          `json:"id"`
 			CallID   string          `json:"call_id"`
 			Name     string          `json:"name"`
@@ -211,6 +217,9 @@ func toolCallOf(raw json.RawMessage) (readyCall, bool) {
 		return readyCall{}, false
 	}
 	c := ev.Content
+	if providerExecuted[c.Type] {
+		return readyCall{}, false // the provider runs it; its result is in the stream
+	}
 	var call readyCall
 	switch {
 	case c.Function != nil: // OpenAI Chat

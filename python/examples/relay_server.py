@@ -8,11 +8,15 @@ Two Starlette apps, each served by uvicorn on loopback:
   answers each ``POST /v1/messages`` with the next recorded SSE body (the
   repository's fixtures), in small chunks, and keeps the requests it got.
 - ``chat_app(provider_url, tools)``: ``POST /api/chat`` with ``{"messages":
-  [...]}`` calls the provider, folds its stream (``ssefold.Stream``), pushes
-  every event through the relay to the browser, runs the ready tool calls
-  concurrently (plain asyncio), sends their results to the browser and back
-  to the model, and loops until the model stops asking for tools. Idle gaps
-  get keep-alive comments by the relay's clock rule.
+  [...]}`` calls the provider and runs the turn with ``ssefold.run_turn``
+  (the tool scheduler: each tool starts as soon as its arguments are
+  complete, while the answer still streams; results come back in call
+  order), pushes every stream event through the relay to the browser, sends
+  each tool's result to the browser as it finishes (with its duration) and
+  all of them back to the model, and loops until the model stops asking for
+  tools. Tools the provider runs itself (web search) are relayed with their
+  results, not run here. Idle gaps get keep-alive comments by the relay's
+  clock rule.
 
 Run ``python python/examples/relay_server.py`` and read the stream with
 ``curl -N -X POST http://127.0.0.1:8000/api/chat -d '{"messages": []}'``.
@@ -21,7 +25,6 @@ Run ``python python/examples/relay_server.py`` and read the stream with
 from __future__ import annotations
 
 import asyncio
-import json
 import pathlib
 import time
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple
@@ -46,11 +49,13 @@ KEEP_ALIVE_TICK_S = 1.0
 # ---- the fake provider ------------------------------------------------------
 
 
-def provider_app(bodies: List[bytes], chunk: int = 97) -> Starlette:
+def provider_app(bodies: List[bytes], chunk: int = 97, delay_s: float = 0.0) -> Starlette:
     """Answers the n-th request with ``bodies[n]`` (the last one again after
-    that), ``chunk`` bytes at a time. ``app.state.requests`` keeps the JSON
-    bodies received."""
+    that), ``chunk`` bytes at a time, ``delay_s`` apart. ``app.state.requests``
+    keeps the JSON bodies received, ``app.state.ended`` when each body's last
+    byte was sent (``time.monotonic()``)."""
     requests: List[Dict[str, Any]] = []
+    ended: List[float] = []
 
     async def messages(request: Request) -> Response:
         requests.append(await request.json())
@@ -59,12 +64,14 @@ def provider_app(bodies: List[bytes], chunk: int = 97) -> Starlette:
         async def chunks() -> AsyncIterator[bytes]:
             for i in range(0, len(body), chunk):
                 yield body[i : i + chunk]
-                await asyncio.sleep(0)
+                await asyncio.sleep(delay_s)
+            ended.append(time.monotonic())
 
         return StreamingResponse(chunks(), media_type="text/event-stream")
 
     app = Starlette(routes=[Route("/v1/messages", messages, methods=["POST"])])
     app.state.requests = requests
+    app.state.ended = ended
     return app
 
 
@@ -84,17 +91,26 @@ async def get_time(tz: str) -> Dict[str, Any]:
 TOOLS: Dict[str, Tool] = {"get_weather": get_weather, "get_time": get_time}
 
 
-async def run_tool(tools: Dict[str, Tool], name: str, args: Any) -> Tuple[Any, bool, int]:
-    """(output, is_error, duration_ms) of one call; a failure is an output."""
-    started = time.monotonic()
-    tool = tools.get(name)
-    try:
-        if tool is None:
-            raise LookupError(f"unknown tool {name!r}")
-        output, is_error = await tool(**(args if isinstance(args, dict) else {})), False
-    except Exception as exc:  # the model sees the failure as the tool's result
-        output, is_error = f"{type(exc).__name__}: {exc}", True
-    return output, is_error, int((time.monotonic() - started) * 1000)
+Outcome = Tuple[Any, bool, int]
+
+
+def scheduled(fn: Tool, outcomes: Dict[str, Outcome]) -> ssefold.Tool[Any]:
+    """``fn`` (keyword arguments: the call's input) as a tool for
+    ``ssefold.run_turn``; its output, failure and duration in milliseconds
+    are kept in ``outcomes`` by call id, for the browser."""
+
+    async def run(call: ssefold.ToolCall) -> Any:
+        started = time.monotonic()
+        try:
+            output = await fn(**(call.input if isinstance(call.input, dict) else {}))
+        except Exception as exc:  # the model sees the failure as the tool's result
+            text = f"{type(exc).__name__}: {exc}"
+            outcomes[call.id] = (text, True, int((time.monotonic() - started) * 1000))
+            raise RuntimeError(text) from exc
+        outcomes[call.id] = (output, False, int((time.monotonic() - started) * 1000))
+        return output
+
+    return ssefold.Tool(run)
 
 
 # ---- the chat endpoint --------------------------------------------------------
@@ -109,57 +125,43 @@ async def relay_turns(
 ) -> AsyncIterator[bytes]:
     """The browser bytes of the whole agent loop."""
     for _ in range(MAX_TURNS):
-        stream = ssefold.AnthropicStream()
-        calls: List[Dict[str, Any]] = []
-        failed: Optional[ssefold.Error] = None
+        outcomes: Dict[str, Outcome] = {}
+        never_ran: List[str] = []  # unknown tools, invalid arguments: the scheduler's own results
         request = {"model": "claude-test", "max_tokens": 1024, "stream": True, "messages": messages}
         async with client.stream("POST", provider_url, json=request) as response:
             response.raise_for_status()
-            async for chunk in response.aiter_raw():
-                try:
-                    events = stream.feed(chunk)
-                except ssefold.Error as exc:
-                    events, failed = list(getattr(exc, "events", [])), exc
-                for event in events:
+            turn = ssefold.run_turn(
+                response.aiter_raw(), {name: scheduled(fn, outcomes) for name, fn in tools.items()}, provider="anthropic"
+            )
+            try:
+                async for event in turn:
+                    if isinstance(event, ssefold.ToolExecutionEvent):
+                        if event.type == "tool_execution_finished":
+                            if event.call_id in outcomes:
+                                output, is_error, ms = outcomes.pop(event.call_id)
+                                yield relay.tool_result(event.call_id, output, is_error=is_error, duration_ms=ms)
+                            else:
+                                never_ran.append(event.call_id)
+                        continue
                     out = relay.push(event)
                     if out:
                         yield out
-                    # Only the host's own tools (not the provider's server tools).
-                    if (
-                        event.type == "part_end"
-                        and event.kind == "tool_call"
-                        and event.outcome == "complete"
-                        and event.content.get("type") == "tool_use"
-                    ):
-                        calls.append(event.content)
-                if failed:
-                    break
-        if not failed:
-            try:
-                for event in stream.finish():
-                    yield relay.push(event)
+                result = await turn
             except ssefold.Error as exc:
-                failed = exc
                 for event in getattr(exc, "events", []):
                     yield relay.push(event)
-        if failed:
-            if not isinstance(failed, ssefold.ProviderError):  # a provider error was relayed as its event
-                yield relay.error(str(failed))
+                if not isinstance(exc, ssefold.ProviderError):  # a provider error was relayed as its event
+                    yield relay.error(str(exc))
+                break
+        for r in result.results:
+            if r.call_id in never_ran:
+                yield relay.tool_result(r.call_id, r.output, is_error=r.is_error)
+        if not result.results or result.aborted:
             break
-        if not calls:
-            break
-        results = await asyncio.gather(*(run_tool(tools, c["name"], c.get("input")) for c in calls))
-        tool_results = []
-        for call, (output, is_error, ms) in zip(calls, results):
-            yield relay.tool_result(call["id"], output, is_error=is_error, duration_ms=ms)
-            content = output if isinstance(output, str) else json.dumps(output)
-            tool_results.append(
-                {"type": "tool_result", "tool_use_id": call["id"], "content": content, "is_error": is_error}
-            )
-        message = stream.message
+        message = result.message
         messages = messages + [
             {"role": "assistant", "content": message["content"] if message else []},
-            {"role": "user", "content": tool_results},
+            result.tool_results,
         ]
     yield relay.finish()
 

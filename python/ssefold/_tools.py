@@ -111,6 +111,11 @@ AsyncToolFn = Callable[[ToolCall], Awaitable[Any]]
 SyncToolFn = Callable[[ToolCall], Any]
 
 
+# Tool calls the provider runs itself: Anthropic server tools (web search,
+# code execution, ...) and MCP calls, OpenAI Responses MCP calls.
+_PROVIDER_EXECUTED = frozenset({"server_tool_use", "mcp_tool_use", "mcp_call"})
+
+
 def _ready_call(event: StreamEvent) -> Optional[Tuple[str, str, str, bool]]:
     """``(call_id, name, arguments JSON, complete)`` of a tool call's
     ``part_end``, in any of the three dialects' shapes."""
@@ -119,6 +124,8 @@ def _ready_call(event: StreamEvent) -> Optional[Tuple[str, str, str, bool]]:
     content = event.content
     if not isinstance(content, dict):
         return None
+    if content.get("type") in _PROVIDER_EXECUTED:
+        return None  # the provider runs it; its result is in the stream
     if "function" in content:  # OpenAI Chat
         function = content["function"] or {}
         call_id, name, args = content.get("id"), function.get("name"), function.get("arguments")

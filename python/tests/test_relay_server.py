@@ -53,11 +53,29 @@ class Served:
         assert not self.thread.is_alive()
 
 
+# When each tool started (time.monotonic()), by tool name.
+TOOL_STARTS: Dict[str, float] = {}
+
+
+def timed_tools() -> Dict[str, Any]:
+    def timed(name: str, fn: Any) -> Any:
+        async def run(**kwargs: Any) -> Any:
+            TOOL_STARTS[name] = time.monotonic()
+            return await fn(**kwargs)
+
+        return run
+
+    return {name: timed(name, fn) for name, fn in relay_server.TOOLS.items()}
+
+
 @pytest.fixture
 def servers() -> Iterator[Dict[str, Served]]:
     bodies = [p.read_bytes() for p in relay_server.RECORDED_TURNS]
-    provider = Served(relay_server.provider_app(bodies))
-    chat = Served(relay_server.chat_app(provider.url("/v1/messages")))
+    # Paced like a model: the tools' arguments are complete well before the
+    # end of the first answer, so a scheduler starts them while it streams.
+    provider = Served(relay_server.provider_app(bodies, delay_s=0.01))
+    TOOL_STARTS.clear()
+    chat = Served(relay_server.chat_app(provider.url("/v1/messages"), timed_tools()))
     try:
         yield {"provider": provider, "chat": chat}
     finally:
@@ -94,7 +112,11 @@ def test_the_agent_loop_is_relayed_as_the_ui_message_stream(servers: Dict[str, S
     inputs = {c["toolCallId"]: c["input"] for c in chunks if c["type"] == "tool-input-available"}
     assert inputs["toolu_A"] == {"city": "Paris", "days": [1, 2]}
     assert inputs["toolu_B"] == {"tz": "Europe/Paris"}
-    outputs = {c["toolCallId"]: c["output"] for c in chunks if c["type"] == "tool-output-available"}
+    outputs = {
+        c["toolCallId"]: c["output"]
+        for c in chunks
+        if c["type"] == "tool-output-available" and not c.get("providerExecuted")
+    }
     assert outputs == {
         "toolu_A": {"city": "Paris", "forecast": [{"day": 1, "temp_c": 19}, {"day": 2, "temp_c": 20}]},
         "toolu_B": {"tz": "Europe/Paris", "time": "12:00"},
@@ -105,13 +127,30 @@ def test_the_agent_loop_is_relayed_as_the_ui_message_stream(servers: Dict[str, S
     text = "".join(c["delta"] for c in chunks[second:] if c["type"] == "text-delta")
     assert text
     assert chunks[-1]["finishReason"] == "stop"
+    # The tool scheduler ran them: both started while the first answer was
+    # still streaming (not after it), and the results went back in call order.
+    state = servers["provider"].server.config.app.state
+    assert set(TOOL_STARTS) == {"get_weather", "get_time"}
+    assert max(TOOL_STARTS.values()) < state.ended[0], (TOOL_STARTS, state.ended)
     # The model got the tool results back, in its own format.
-    requests = servers["provider"].server.config.app.state.requests
+    requests = state.requests
     assert len(requests) == 2
     results = requests[1]["messages"][-1]["content"]
-    assert {r["tool_use_id"] for r in results} == {"toolu_A", "toolu_B"}
-    assert all(r["type"] == "tool_result" and not r["is_error"] for r in results)
+    # Call order: the order their arguments were complete (this fixture's
+    # blocks interleave, and toolu_B's ends first), whichever finished first.
+    ready = [c["toolCallId"] for c in chunks if c["type"] == "tool-input-available" and not c.get("providerExecuted")]
+    assert ready == ["toolu_B", "toolu_A"]
+    assert [r["tool_use_id"] for r in results] == ready
+    assert all(r["type"] == "tool_result" and not r.get("is_error") for r in results)
     assert requests[1]["messages"][-2]["role"] == "assistant"
+    # The provider's own web search is relayed with its result, not run here.
+    server = [c for c in chunks if c.get("toolCallId") == "srvtoolu_1"]
+    assert [c["type"] for c in server if c["type"] != "tool-input-delta"] == [
+        "tool-input-start",
+        "tool-input-available",
+        "tool-output-available",
+    ]
+    assert all(c["providerExecuted"] for c in server if c["type"] != "tool-input-delta")
 
 
 def test_a_failing_tool_is_a_tool_error_not_a_broken_stream() -> None:
@@ -127,10 +166,10 @@ def test_a_failing_tool_is_a_tool_error_not_a_broken_stream() -> None:
         chat.stop()
         provider.stop()
     errors = {p["toolCallId"]: p["errorText"] for p in payloads if isinstance(p, dict) and p["type"] == "tool-output-error"}
-    assert errors == {
-        "toolu_A": "LookupError: unknown tool 'get_weather'",
-        "toolu_B": "RuntimeError: weather service down",
-    }
+    assert errors["toolu_B"] == "RuntimeError: weather service down"
+    # An unknown tool never runs: the scheduler's own error result.
+    assert "get_weather" in errors["toolu_A"], errors
+    assert set(errors) == {"toolu_A", "toolu_B"}
     assert payloads[-1] == "[DONE]"
 
 

@@ -360,3 +360,11 @@ def test_sync_stream_error_is_raised_by_iteration_and_by_result() -> None:
         list(turn)
     with pytest.raises(ssefold.IncompleteStreamError):
         turn.result()
+
+
+def test_tools_the_provider_runs_are_not_run_by_the_host() -> None:
+    # A web search (server_tool_use) and an MCP call (mcp_tool_use) beside
+    # two client calls: only the client calls get results.
+    body = (ROOT / "tests" / "fixtures" / "anthropic" / "interleaved_tools.sse").read_bytes()
+    result = ssefold.run_turn_sync(iter([body]), {"get_time": lambda call: "12:00"}).result()
+    assert sorted(r.call_id for r in result.results) == ["toolu_A", "toolu_B"]

@@ -1,7 +1,8 @@
 //! Writing one SSE frame into a reused buffer: `id:`, optional `event:`, one
 //! `data:` line of JSON, blank line. JSON text never holds a raw CR or LF
-//! (serde_json escapes control characters), so no text a model or a tool
-//! produced can end a line, start a field or inject an event.
+//! (strings are escaped here as serde_json escapes them: every control
+//! character), so no text a model or a tool produced can end a line, start
+//! a field or inject an event.
 
 use serde::Serialize;
 
@@ -19,11 +20,8 @@ impl<'b> JsonObject<'b> {
     }
 
     fn key(&mut self, key: &str) {
-        if !self.first {
-            self.buf.push(b',');
-        }
+        self.buf.extend_from_slice(if self.first { b"\"" } else { b",\"" });
         self.first = false;
-        self.buf.push(b'"');
         self.buf.extend_from_slice(key.as_bytes());
         self.buf.extend_from_slice(b"\":");
     }
@@ -31,8 +29,16 @@ impl<'b> JsonObject<'b> {
     /// A member with a string value (escaped).
     pub(crate) fn str(&mut self, key: &str, value: &str) -> &mut Self {
         self.key(key);
-        // Writing a &str into a Vec<u8> cannot fail.
-        let _ = serde_json::to_writer(&mut *self.buf, value);
+        write_json_str(self.buf, value);
+        self
+    }
+
+    /// A member whose value is an object written by `fill`.
+    pub(crate) fn object(&mut self, key: &str, fill: impl FnOnce(&mut JsonObject<'_>)) -> &mut Self {
+        self.key(key);
+        let mut inner = JsonObject::new(self.buf);
+        fill(&mut inner);
+        inner.end();
         self
     }
 
@@ -58,6 +64,14 @@ impl<'b> JsonObject<'b> {
         self
     }
 
+    /// A member with a JSON value, written as serde_json writes it
+    /// (compact, members in order) with this module's string escape.
+    pub(crate) fn json(&mut self, key: &str, value: &serde_json::Value) -> &mut Self {
+        self.key(key);
+        write_json_value(self.buf, value);
+        self
+    }
+
     /// A member with any serializable value (a number, a bool, a `Value`).
     pub(crate) fn value<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> &mut Self {
         self.key(key);
@@ -69,9 +83,9 @@ impl<'b> JsonObject<'b> {
 
     /// A member whose value is JSON text known to be valid (arguments that
     /// the fold validated), copied as it is.
-    pub(crate) fn raw(&mut self, key: &str, json: &str) -> &mut Self {
+    pub(crate) fn raw(&mut self, key: &str, json: &[u8]) -> &mut Self {
         self.key(key);
-        self.buf.extend_from_slice(json.as_bytes());
+        self.buf.extend_from_slice(json);
         self
     }
 
@@ -81,13 +95,118 @@ impl<'b> JsonObject<'b> {
     }
 }
 
+/// Bytes with each of these set: the words of the escape scan.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes of `word` (little-endian) that need escaping in a JSON
+/// string, a control character (below 0x20), `"` or `\\`, flagged by their
+/// high bit. Exact up to the first flagged byte (a borrow only carries
+/// upwards), so `trailing_zeros / 8` is the first such byte.
+fn escape_mask(word: u64) -> u64 {
+    let zero_bytes = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    below_space | zero_bytes(word ^ (ONES * u64::from(b'"'))) | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+}
+
+fn byte_needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Writes `value` as a JSON string, escaped exactly as serde_json escapes
+/// (`\"`, `\\\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as
+/// `\u00XX`, everything else as it is). The next byte to escape is found
+/// eight bytes at a time, and the plain text before it copied as one run.
+pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = value.as_bytes();
+    buf.reserve(bytes.len() + 2);
+    buf.push(b'"');
+    let mut copied = 0;
+    let mut i = 0;
+    loop {
+        // The next byte to escape, or the end.
+        loop {
+            match bytes.get(i..i + 8) {
+                Some(word) => {
+                    let mask = escape_mask(u64::from_le_bytes(word.try_into().unwrap_or([0; 8])));
+                    if mask != 0 {
+                        i += (mask.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    i += 8;
+                }
+                None => {
+                    while i < bytes.len() && !byte_needs_escape(bytes[i]) {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+        }
+        let Some(&b) = bytes.get(i) else { break };
+        buf.extend_from_slice(&bytes[copied..i]);
+        match b {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            0x0c => buf.extend_from_slice(b"\\f"),
+            _ => buf.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]),
+        }
+        i += 1;
+        copied = i;
+    }
+    buf.extend_from_slice(&bytes[copied..]);
+    buf.push(b'"');
+}
+
+/// Writes `value` as compact JSON, byte for byte as `serde_json::to_writer`
+/// does (strings through [`write_json_str`]).
+pub(crate) fn write_json_value(buf: &mut Vec<u8>, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Null => buf.extend_from_slice(b"null"),
+        Value::Bool(true) => buf.extend_from_slice(b"true"),
+        Value::Bool(false) => buf.extend_from_slice(b"false"),
+        Value::Number(n) => {
+            if serde_json::to_writer(&mut *buf, n).is_err() {
+                buf.extend_from_slice(b"null");
+            }
+        }
+        Value::String(text) => write_json_str(buf, text),
+        Value::Array(items) => {
+            buf.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                write_json_value(buf, item);
+            }
+            buf.push(b']');
+        }
+        Value::Object(members) => {
+            buf.push(b'{');
+            for (i, (key, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                write_json_str(buf, key);
+                buf.push(b':');
+                write_json_value(buf, item);
+            }
+            buf.push(b'}');
+        }
+    }
+}
+
 /// Writes the head of a frame: `id: N\n`, `event: NAME\n` when given, then
 /// `data: `. The caller writes the JSON and calls [`end_frame`].
 pub(crate) fn begin_frame(buf: &mut Vec<u8>, id: u64, event: Option<&str>) {
-    let mut digits = [0u8; 20];
-    let len = write_decimal(id, &mut digits);
     buf.extend_from_slice(b"id: ");
-    buf.extend_from_slice(&digits[..len]);
+    buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
     buf.push(b'\n');
     if let Some(event) = event {
         buf.extend_from_slice(b"event: ");
@@ -97,37 +216,93 @@ pub(crate) fn begin_frame(buf: &mut Vec<u8>, id: u64, event: Option<&str>) {
     buf.extend_from_slice(b"data: ");
 }
 
+/// A whole text delta frame of the AI SDK format, the relay's most
+/// frequent: `{"type":TYPE,"id":ID,"delta":TEXT}`, as [`JsonObject`] writes
+/// it, in a few copies.
+pub(crate) fn ai_delta_frame(buf: &mut Vec<u8>, id: u64, chunk_type: &'static str, ui_id: &[u8], text: &str) {
+    buf.reserve(text.len() + 64);
+    buf.extend_from_slice(b"id: ");
+    buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    buf.extend_from_slice(b"\ndata: {\"type\":\"");
+    buf.extend_from_slice(chunk_type.as_bytes());
+    buf.extend_from_slice(b"\",\"id\":\"");
+    buf.extend_from_slice(ui_id);
+    buf.extend_from_slice(b"\",\"delta\":");
+    write_json_str(buf, text);
+    buf.extend_from_slice(b"}\n\n");
+}
+
+/// A whole `tool-input-delta` frame of the AI SDK format:
+/// `{"type":"tool-input-delta","toolCallId":ID,"inputTextDelta":TEXT}`, as
+/// [`JsonObject`] writes it; `call_id_json` is the id already written as a
+/// JSON string.
+pub(crate) fn ai_args_delta_frame(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8], text: &str) {
+    buf.reserve(text.len() + call_id_json.len() + 80);
+    buf.extend_from_slice(b"id: ");
+    buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    buf.extend_from_slice(b"\ndata: {\"type\":\"tool-input-delta\",\"toolCallId\":");
+    buf.extend_from_slice(call_id_json);
+    buf.extend_from_slice(b",\"inputTextDelta\":");
+    write_json_str(buf, text);
+    buf.extend_from_slice(b"}\n\n");
+}
+
+/// A whole `text-delta` frame of the catalog format:
+/// `{"part":N,"kind":KIND,"text":TEXT}`, as [`JsonObject`] writes it.
+pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, part: u32, kind: &'static str, text: &str) {
+    buf.reserve(text.len() + 64);
+    buf.extend_from_slice(b"id: ");
+    buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    buf.extend_from_slice(b"\nevent: text-delta\ndata: {\"part\":");
+    buf.extend_from_slice(itoa::Buffer::new().format(part).as_bytes());
+    buf.extend_from_slice(b",\"kind\":\"");
+    buf.extend_from_slice(kind.as_bytes());
+    buf.extend_from_slice(b"\",\"text\":");
+    write_json_str(buf, text);
+    buf.extend_from_slice(b"}\n\n");
+}
+
 /// Ends a frame's data line and the event.
 pub(crate) fn end_frame(buf: &mut Vec<u8>) {
     buf.extend_from_slice(b"\n\n");
 }
 
-/// Writes `n` in decimal at the start of `out` (room for 20 digits);
-/// returns the number of digits.
-pub(crate) fn write_decimal(mut n: u64, out: &mut [u8]) -> usize {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let len = digits.len() - i;
-    out[..len].copy_from_slice(&digits[i..]);
-    len
-}
-
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    fn escaped(value: &str) -> String {
+        let mut buf = Vec::new();
+        super::write_json_str(&mut buf, value);
+        String::from_utf8(buf).unwrap()
+    }
+
     #[test]
-    fn decimals() {
-        let mut out = [0u8; 20];
-        for n in [0u64, 7, 10, 99, 12345, u64::MAX] {
-            let len = super::write_decimal(n, &mut out);
-            assert_eq!(std::str::from_utf8(&out[..len]).unwrap(), n.to_string());
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        for value in [
+            "",
+            "plain",
+            "a\"b\\c",
+            "line\n\ndata: x\r\nid: 9",
+            "\u{0}\u{1f}\u{7f}\u{8}\u{c}\t",
+            "é—😀 \"twelve bytes\" ok",
+        ] {
+            assert_eq!(escaped(value), serde_json::to_string(value).unwrap(), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them() {
+        let value = serde_json::json!({"a": [1, -2.5, 1e300, null, true, false, "x\"y\n"], "é\u{1}": {}, "": [], "n": {"k": 18446744073709551615u64}});
+        let mut buf = Vec::new();
+        super::write_json_value(&mut buf, &value);
+        assert_eq!(String::from_utf8(buf).unwrap(), serde_json::to_string(&value).unwrap());
+    }
+
+    proptest! {
+        #[test]
+        fn any_string_is_escaped_as_serde_json_escapes_it(value in "(\\PC|[\"\\\\\u{0}-\u{1f}]){0,40}") {
+            prop_assert_eq!(escaped(&value), serde_json::to_string(&value).unwrap());
         }
     }
 }

@@ -12,10 +12,15 @@
 //!   arguments), `tool-output-available` / `tool-output-error`,
 //!   `tool-approval-request`, `data-log`, `finish-step`, `finish`, `error`,
 //!   then `data: [DONE]`; response headers in [`Relay::headers`] (with
-//!   `x-vercel-ai-ui-message-stream: v1`).
+//!   `x-vercel-ai-ui-message-stream: v1`). Tools the provider runs itself
+//!   (Anthropic `server_tool_use` / `mcp_tool_use` and their `*_tool_result`
+//!   blocks, Responses `web_search_call`, `mcp_call`, …) are tool parts with
+//!   `providerExecuted: true` and the provider's output.
 //! - [`RelayFormat::Catalog`]: named events for an agent backend's own UI
 //!   (the table in the README): `text-delta`, `tool-call`, `tool-result`,
-//!   `approval-required`, `step-completed`, `log`, `finish`, `error`.
+//!   `approval-required`, `step-completed`, `log`, `finish`, `error`
+//!   (`tool-call` and `tool-result` with `provider_executed: true` for the
+//!   provider's own tools).
 //!
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
@@ -75,8 +80,9 @@ pub struct RelayConfig {
     pub format: RelayFormat,
     /// Bytes of recent frames kept for [`Relay::replay_after`] (default
     /// [`RelayConfig::DEFAULT_REPLAY_BYTES`]; 0 keeps none). The buffer
-    /// holding them never exceeds twice this (dropped frames are cut away
-    /// in bulk, so that each byte is moved at most once).
+    /// holding them (and the output of the current call, written after
+    /// them) never exceeds twice this plus that output (dropped frames are
+    /// cut away in bulk, so that each byte is moved at most once).
     pub replay_bytes: usize,
     /// A keep-alive comment is due after this long without output (default
     /// 15 s, below the idle timeouts of common proxies).
@@ -132,6 +138,15 @@ struct PartState {
     opened: bool,
     /// Argument text received before the call's id and name were known.
     pending_args: String,
+    /// A text part's UI id, written once at its start.
+    ui_id: UiIdText,
+    /// An open tool call's id as a JSON string, escaped once for all its
+    /// argument deltas.
+    call_id_json: Vec<u8>,
+    /// A tool the provider runs itself (Anthropic `server_tool_use`,
+    /// `mcp_tool_use`; Responses `mcp_call`): its result comes in the
+    /// stream, not from the host.
+    provider_executed: bool,
 }
 
 /// The output of [`Relay::feed`].
@@ -155,18 +170,21 @@ pub struct Relay {
 #[derive(Debug)]
 struct Writer {
     config: RelayConfig,
-    out: Vec<u8>,
-    /// Where the frame being written starts in `out`.
-    frame_start: usize,
+    /// The frames kept for replay, then the current call's output.
     replay: ReplayBuffer,
     /// The id of the last event written (0: none yet).
     last_id: u64,
     parts: Vec<PartState>,
+    /// Provider-executed calls shown to the UI whose result block has not
+    /// come yet (Anthropic: the result is a later block of the message).
+    server_calls: Vec<String>,
     started: bool,
     step_open: bool,
     steps: u32,
-    stop_reason: Option<String>,
-    usage: Option<Value>,
+    /// The provider's stop reason (reused: no allocation per turn).
+    stop_reason: String,
+    /// The usage as JSON text (reused; empty: none yet).
+    usage: Vec<u8>,
     finished: bool,
     /// The provider turn of the open step has ended.
     turn_ended: bool,
@@ -230,13 +248,13 @@ impl Relay {
         if writer.finished {
             return Err(RelayError::Finished);
         }
-        writer.out.clear();
+        writer.replay.begin_call();
         let result = stream.feed(chunk, |event| writer.event(event));
         let error = result.err();
         if let Some(error) = &error {
             writer.error_frame(&error.to_string(), false);
         }
-        Ok(Relayed { bytes: &writer.out, error })
+        Ok(Relayed { bytes: writer.replay.output(), error })
     }
 
     /// The end of the provider's body: the stream's last events.
@@ -246,23 +264,23 @@ impl Relay {
         if writer.finished {
             return Err(RelayError::Finished);
         }
-        writer.out.clear();
+        writer.replay.begin_call();
         let error = stream.finish(|event| writer.event(event)).err();
         if let Some(error) = &error {
             writer.error_frame(&error.to_string(), false);
         }
-        Ok(Relayed { bytes: &writer.out, error })
+        Ok(Relayed { bytes: writer.replay.output(), error })
     }
 
     /// The bytes for one normalized event (often none: warnings, path
     /// events and metadata are not relayed). Ignored after `finish`.
     pub fn push(&mut self, event: &StreamEvent<'_>) -> &[u8] {
         let writer = &mut self.writer;
-        writer.out.clear();
+        writer.replay.begin_call();
         if !writer.finished {
             writer.event(event);
         }
-        &writer.out
+        writer.replay.output()
     }
 
     /// A tool's result (`tool-output-available` / `tool-output-error`;
@@ -294,7 +312,7 @@ impl Relay {
                 o.value("duration_ms", &duration_ms);
             }),
         }
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// A tool call waits for the user's approval (human in the loop):
@@ -319,7 +337,7 @@ impl Relay {
                 o.str("approval_id", approval_id).str("call_id", call_id).str("name", name).value("input", input);
             }),
         }
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// A log line for the UI (`data-log`, transient: not part of the
@@ -338,16 +356,15 @@ impl Relay {
                 o.str("level", level).str("message", message);
             }),
         }
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// An error for the UI. `recoverable`: the agent goes on (a tool
     /// failed, a retry follows); otherwise the turn is over.
     pub fn error(&mut self, message: &str, recoverable: bool) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
-        w.ensure_started();
         w.error_frame(message, recoverable);
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// Closes the current step, if one is open (`finish-step`; catalog
@@ -356,39 +373,42 @@ impl Relay {
     pub fn finish_step(&mut self) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
         w.close_step();
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// The end of the answer: closes the open step, then `finish` (with the
     /// finish reason and `messageMetadata: {usage, steps}`) and
     /// `data: [DONE]`; catalog `finish` with `stop_reason`, `usage` and
     /// `steps`. `usage` replaces the usage folded from the stream when given.
-    /// Nothing can be sent afterwards.
+    /// No step is opened for it (after [`Relay::finish_step`], or before any
+    /// provider turn, no empty step appears). Nothing can be sent afterwards.
     pub fn finish(&mut self, usage: Option<&Value>) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
-        w.ensure_started();
+        w.ensure_message_started();
         w.close_step();
         if let Some(usage) = usage {
-            w.usage = Some(usage.clone());
+            w.set_usage(usage);
         }
-        let (steps, stop_reason, usage) = (w.steps, w.stop_reason.clone(), w.usage.clone());
+        let (steps, stop_reason, usage) = (w.steps, std::mem::take(&mut w.stop_reason), std::mem::take(&mut w.usage));
         match w.config.format {
             RelayFormat::AiSdk => {
-                let metadata = serde_json::json!({"usage": usage, "steps": steps});
                 w.ai("finish", |o| {
-                    if let Some(reason) = stop_reason.as_deref() {
-                        o.str("finishReason", finish_reason(reason));
+                    if !stop_reason.is_empty() {
+                        o.constant("finishReason", finish_reason(&stop_reason));
                     }
-                    o.value("messageMetadata", &metadata);
+                    o.object("messageMetadata", |m| {
+                        m.raw("usage", json_or_null(&usage)).value("steps", &steps);
+                    });
                 });
-                w.out.extend_from_slice(b"data: [DONE]\n\n");
+                w.replay.tail().extend_from_slice(DONE);
             }
             RelayFormat::Catalog => w.catalog("finish", |o| {
-                o.value("stop_reason", &stop_reason).value("usage", &usage).value("steps", &steps);
+                o.value("stop_reason", &(!stop_reason.is_empty()).then_some(&stop_reason));
+                o.raw("usage", json_or_null(&usage)).value("steps", &steps);
             }),
         }
         w.finished = true;
-        Ok(&self.writer.out)
+        Ok(self.writer.replay.output())
     }
 
     /// A keep-alive comment (`: keep-alive`) when nothing was sent for
@@ -397,21 +417,20 @@ impl Relay {
     /// id and are not replayed.
     pub fn keep_alive(&mut self, now_ms: u64) -> &[u8] {
         let w = &mut self.writer;
-        w.out.clear();
         if w.finished {
-            return &w.out;
+            return b"";
         }
         if w.active || w.last_activity_ms.is_none() {
             w.active = false;
             w.last_activity_ms = Some(now_ms);
-            return &w.out;
+            return b"";
         }
         let last = w.last_activity_ms.unwrap_or(now_ms);
         if now_ms.saturating_sub(last) >= w.config.keep_alive_ms {
-            w.out.extend_from_slice(b": keep-alive\n\n");
             w.last_activity_ms = Some(now_ms);
+            return b": keep-alive\n\n";
         }
-        &w.out
+        b""
     }
 
     /// The frames sent after event `last_event_id` (the browser's
@@ -420,15 +439,12 @@ impl Relay {
         let w = &mut self.writer;
         let newest = (w.last_id > 0).then_some(w.last_id);
         let id: u64 = last_event_id.trim().parse().map_err(|_| RelayError::UnknownEventId(last_event_id.to_owned()))?;
+        let done = w.finished && w.config.format == RelayFormat::AiSdk;
         match w.replay.after(id, newest) {
-            Ok(bytes) => {
-                w.out.clear();
-                w.out.extend_from_slice(bytes);
-                if w.finished && w.config.format == RelayFormat::AiSdk {
-                    w.out.extend_from_slice(b"data: [DONE]\n\n");
-                }
-                Ok(&w.out)
-            }
+            // After the last frame: only the `[DONE]` that followed it.
+            Ok([]) if done => Ok(DONE),
+            // The frames, and the `[DONE]` written after the last one.
+            Ok(bytes) => Ok(bytes),
             Err(Gap::TooOld { oldest }) => {
                 Err(RelayError::ReplayTooOld { requested: last_event_id.to_owned(), oldest })
             }
@@ -444,6 +460,22 @@ impl Relay {
     /// Whether [`Relay::finish`] was called.
     pub fn is_finished(&self) -> bool {
         self.writer.finished
+    }
+}
+
+/// The output buffer's first capacity: most answers fit without the
+/// buffer growing (and copying itself) again and again.
+const INITIAL_CAPACITY: usize = 32 << 10;
+
+/// The end of the UI message stream.
+const DONE: &[u8] = b"data: [DONE]\n\n";
+
+/// JSON text kept as bytes, or `null` when there is none.
+fn json_or_null(json: &[u8]) -> &[u8] {
+    if json.is_empty() {
+        b"null"
+    } else {
+        json
     }
 }
 
@@ -468,16 +500,15 @@ impl Writer {
     fn new(config: RelayConfig) -> Self {
         Writer {
             config,
-            out: Vec::new(),
-            frame_start: 0,
-            replay: ReplayBuffer::new(config.replay_bytes),
+            replay: ReplayBuffer::with_capacity(config.replay_bytes, INITIAL_CAPACITY),
             last_id: 0,
             parts: Vec::new(),
+            server_calls: Vec::new(),
             started: false,
             step_open: false,
             steps: 0,
-            stop_reason: None,
-            usage: None,
+            stop_reason: String::new(),
+            usage: Vec::new(),
             finished: false,
             turn_ended: false,
             active: false,
@@ -490,44 +521,51 @@ impl Writer {
         if self.finished {
             return Err(RelayError::Finished);
         }
-        self.out.clear();
+        self.replay.begin_call();
         Ok(self)
     }
 
-    /// The next event id; the frame for it is written at the end of `out`.
-    fn next_id(&mut self) -> u64 {
-        self.frame_start = self.out.len();
-        self.last_id += 1;
-        self.last_id
+    /// The usage, kept as JSON text in a reused buffer.
+    fn set_usage(&mut self, usage: &Value) {
+        self.usage.clear();
+        if serde_json::to_writer(&mut self.usage, usage).is_err() {
+            self.usage.clear();
+        }
     }
 
-    /// Ends the frame written since `next_id` (event `id`) and keeps a copy
-    /// in the replay buffer.
-    fn commit(&mut self, id: u64) {
-        end_frame(&mut self.out);
-        self.replay.push(id, &self.out[self.frame_start..]);
-        self.active = true;
-    }
-
-    /// A frame of the AI SDK format: `{"type": TYPE, …}` written by `fill`.
+    /// A frame of the AI SDK format: `{"type": TYPE, …}` written by `fill`,
+    /// straight into the output (which is the replay buffer).
     fn ai(&mut self, chunk_type: &'static str, fill: impl FnOnce(&mut JsonObject<'_>)) {
-        let id = self.next_id();
-        begin_frame(&mut self.out, id, None);
-        let mut o = JsonObject::new(&mut self.out);
+        self.last_id += 1;
+        let buf = self.replay.frame(self.last_id);
+        begin_frame(buf, self.last_id, None);
+        let mut o = JsonObject::new(buf);
         o.constant("type", chunk_type);
         fill(&mut o);
         o.end();
-        self.commit(id);
+        end_frame(buf);
+        self.active = true;
     }
 
     /// A frame of the catalog format: event `name`, data written by `fill`.
     fn catalog(&mut self, name: &str, fill: impl FnOnce(&mut JsonObject<'_>)) {
-        let id = self.next_id();
-        begin_frame(&mut self.out, id, Some(name));
-        let mut o = JsonObject::new(&mut self.out);
+        self.last_id += 1;
+        let buf = self.replay.frame(self.last_id);
+        begin_frame(buf, self.last_id, Some(name));
+        let mut o = JsonObject::new(buf);
         fill(&mut o);
         o.end();
-        self.commit(id);
+        end_frame(buf);
+        self.active = true;
+    }
+
+    /// `start` (once), AI SDK only: what `finish` and `error` need, which
+    /// belong to no step (a step opened for them would stay empty).
+    fn ensure_message_started(&mut self) {
+        if self.config.format == RelayFormat::AiSdk && !self.started {
+            self.started = true;
+            self.ai("start", |_| {});
+        }
     }
 
     /// `start` (once) and `start-step` (when no step is open), AI SDK only.
@@ -558,7 +596,7 @@ impl Writer {
         }
         self.turn_ended = false;
         self.parts.clear();
-        self.stop_reason = None;
+        self.stop_reason.clear();
         self.ensure_started();
     }
 
@@ -567,7 +605,8 @@ impl Writer {
     /// `finish`) or the next turn begins.
     fn end_turn(&mut self, stop_reason: Option<&str>) {
         if let Some(reason) = stop_reason {
-            self.stop_reason = Some(reason.to_owned());
+            self.stop_reason.clear();
+            self.stop_reason.push_str(reason);
         }
         if self.config.format == RelayFormat::AiSdk {
             self.close_parts();
@@ -588,10 +627,14 @@ impl Writer {
             RelayFormat::Catalog => {
                 if self.step_open {
                     self.step_open = false;
-                    let (steps, stop_reason, usage) = (self.steps, self.stop_reason.clone(), self.usage.clone());
+                    let (stop_reason, usage) = (std::mem::take(&mut self.stop_reason), std::mem::take(&mut self.usage));
+                    let steps = self.steps;
                     self.catalog("step-completed", |o| {
-                        o.value("step", &steps).value("stop_reason", &stop_reason).value("usage", &usage);
+                        o.value("step", &steps)
+                            .value("stop_reason", &(!stop_reason.is_empty()).then_some(&stop_reason));
+                        o.raw("usage", json_or_null(&usage));
                     });
+                    (self.stop_reason, self.usage) = (stop_reason, usage);
                 }
             }
         }
@@ -622,11 +665,50 @@ impl Writer {
         self.ai("tool-input-error", |o| {
             o.str("toolCallId", &call_id).str("toolName", &name).str("input", input);
             o.str("errorText", error);
+            if state.provider_executed {
+                o.value("providerExecuted", &true);
+            }
         });
     }
 
+    /// A whole part that is a provider-executed tool's call and result (a
+    /// Responses `web_search_call`, …) or the result of a call shown
+    /// before (Anthropic `web_search_tool_result`, `mcp_tool_result`, …):
+    /// the tool part, in state `output-available` (or `output-error`).
+    fn ai_server_part(&mut self, content: &Value) {
+        if let Some(call) = server_item(content) {
+            self.ensure_started();
+            self.ai("tool-input-start", |o| {
+                o.str("toolCallId", call.id).str("toolName", call.name).value("providerExecuted", &true);
+            });
+            self.ai("tool-input-available", |o| {
+                o.str("toolCallId", call.id).str("toolName", call.name).value("input", &call.input);
+                o.value("providerExecuted", &true);
+            });
+            let result = ServerResult { call_id: call.id, output: content, error: call.error };
+            self.ai_server_output(call.id, &result);
+        } else if let Some(result) = server_result(content) {
+            // Only for a call the UI knows: a result for another is refused
+            // by the UI message stream reader.
+            let Some(known) = self.server_calls.iter().position(|id| id == result.call_id) else { return };
+            self.server_calls.swap_remove(known);
+            self.ai_server_output(result.call_id, &result);
+        }
+    }
+
+    fn ai_server_output(&mut self, call_id: &str, result: &ServerResult<'_>) {
+        match &result.error {
+            Some(error) => self.ai("tool-output-error", |o| {
+                o.str("toolCallId", call_id).str("errorText", error).value("providerExecuted", &true);
+            }),
+            None => self.ai("tool-output-available", |o| {
+                o.str("toolCallId", call_id).value("output", result.output).value("providerExecuted", &true);
+            }),
+        }
+    }
+
     fn error_frame(&mut self, message: &str, recoverable: bool) {
-        self.ensure_started();
+        self.ensure_message_started();
         match self.config.format {
             RelayFormat::AiSdk => self.ai("error", |o| {
                 o.str("errorText", message);
@@ -645,11 +727,6 @@ impl Writer {
         &mut self.parts[index]
     }
 
-    /// The UI id of a text/reasoning part: unique across steps.
-    fn ui_id(&self, part: u32) -> UiId {
-        UiId { step: self.steps, part }
-    }
-
     fn event(&mut self, event: &StreamEvent<'_>) {
         match self.config.format {
             RelayFormat::AiSdk => self.ai_event(event),
@@ -660,16 +737,21 @@ impl Writer {
     fn ai_event(&mut self, event: &StreamEvent<'_>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
-            StreamEvent::PartStart { part, kind, .. } => {
+            StreamEvent::PartStart { part, kind, provider_type, .. } => {
                 self.ensure_started();
                 let state = self.part(part);
-                *state = PartState { kind: Some(kind), ..PartState::default() };
+                *state = PartState {
+                    kind: Some(kind),
+                    provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
+                    ..PartState::default()
+                };
                 if matches!(kind, PartKind::Text | PartKind::Refusal | PartKind::Reasoning) {
                     state.opened = true;
+                    let ui = UiIdText::new(self.steps, part);
+                    self.parts[part as usize].ui_id = ui;
                     let chunk = if kind == PartKind::Reasoning { "reasoning-start" } else { "text-start" };
-                    let ui = self.ui_id(part);
                     self.ai(chunk, |o| {
-                        o.ascii("id", &ui.text());
+                        o.ascii("id", &ui);
                     });
                 }
             }
@@ -677,10 +759,10 @@ impl Writer {
                 let Some(state) = self.parts.get(part as usize).filter(|p| p.opened) else { return };
                 let Some(kind) = state.kind.filter(|k| is_text(*k)) else { return };
                 let chunk = if kind == PartKind::Reasoning { "reasoning-delta" } else { "text-delta" };
-                let ui = self.ui_id(part);
-                self.ai(chunk, |o| {
-                    o.ascii("id", &ui.text()).str("delta", text);
-                });
+                let ui = state.ui_id;
+                self.last_id += 1;
+                frame::ai_delta_frame(self.replay.frame(self.last_id), self.last_id, chunk, &ui, text);
+                self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
                 let Some(text) = value.as_str() else { return };
@@ -697,11 +779,10 @@ impl Writer {
                     self.part(part).pending_args.push_str(json);
                     return;
                 }
-                let Some(call_id) = self.parts[part as usize].call_id.take() else { return };
-                self.ai("tool-input-delta", |o| {
-                    o.str("toolCallId", &call_id).str("inputTextDelta", json);
-                });
-                self.parts[part as usize].call_id = Some(call_id);
+                let call_id = &self.parts[part as usize].call_id_json;
+                self.last_id += 1;
+                frame::ai_args_delta_frame(self.replay.frame(self.last_id), self.last_id, call_id, json);
+                self.active = true;
             }
             StreamEvent::PartEnd { part, kind, outcome, content } => match kind {
                 PartKind::Text | PartKind::Refusal | PartKind::Reasoning
@@ -716,8 +797,19 @@ impl Writer {
                         let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
                         let input = tool_input(content);
                         self.ai("tool-input-available", |o| {
-                            o.str("toolCallId", &call_id).str("toolName", &name).value("input", &input);
+                            o.str("toolCallId", &call_id).str("toolName", &name);
+                            input.write(o, "input");
+                            if state.provider_executed {
+                                o.value("providerExecuted", &true);
+                            }
                         });
+                        if state.provider_executed {
+                            match server_result(content) {
+                                // A Responses `mcp_call` item carries its own output.
+                                Some(result) => self.ai_server_output(&call_id, &result),
+                                None => self.server_calls.push(call_id),
+                            }
+                        }
                     }
                     PartOutcome::InvalidArguments { error, raw } => {
                         self.fail_tool(part, raw, &format!("invalid arguments: {error}"))
@@ -726,17 +818,21 @@ impl Writer {
                         self.fail_tool(part, "", "the stream ended before the arguments were complete")
                     }
                 },
+                PartKind::Other => self.ai_server_part(content),
                 _ => {}
             },
-            StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
-            StreamEvent::Usage { usage } => self.usage = Some(usage.clone()),
+            StreamEvent::StopReason { choice: 0, reason } => {
+                self.stop_reason.clear();
+                self.stop_reason.push_str(reason);
+            }
+            StreamEvent::Usage { usage } => self.set_usage(usage),
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
             StreamEvent::TurnReset => {
                 // The answer starts over: close what was shown as its own
                 // step and tell a UI that can drop it (useChat keeps it).
                 self.close_step();
                 self.ai("data-turn-reset", |o| {
-                    o.raw("data", "{}").value("transient", &true);
+                    o.raw("data", b"{}").value("transient", &true);
                 });
             }
             StreamEvent::Error { error } => {
@@ -764,10 +860,16 @@ impl Writer {
         }
         state.opened = true;
         let call_id = state.call_id.get_or_insert_with(|| format!("call-{part}")).clone();
+        state.call_id_json.clear();
+        frame::write_json_str(&mut state.call_id_json, &call_id);
         let name = state.name.clone().unwrap_or_default();
         let pending = std::mem::take(&mut state.pending_args);
+        let provider_executed = state.provider_executed;
         self.ai("tool-input-start", |o| {
             o.str("toolCallId", &call_id).str("toolName", &name);
+            if provider_executed {
+                o.value("providerExecuted", &true);
+            }
         });
         if !pending.is_empty() {
             self.ai("tool-input-delta", |o| {
@@ -781,25 +883,29 @@ impl Writer {
         let state = &mut self.parts[part as usize];
         state.opened = false;
         let chunk = if state.kind == Some(PartKind::Reasoning) { "reasoning-end" } else { "text-end" };
-        let ui = self.ui_id(part);
+        let ui = state.ui_id;
         self.ai(chunk, |o| {
-            o.ascii("id", &ui.text());
+            o.ascii("id", &ui);
         });
     }
 
     fn catalog_event(&mut self, event: &StreamEvent<'_>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
-            StreamEvent::PartStart { part, kind, .. } => {
-                *self.part(part) = PartState { kind: Some(kind), ..PartState::default() };
+            StreamEvent::PartStart { part, kind, provider_type, .. } => {
+                *self.part(part) = PartState {
+                    kind: Some(kind),
+                    provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
+                    ..PartState::default()
+                };
             }
             StreamEvent::TextDelta { part, text } => {
                 let Some(kind) = self.parts.get(part as usize).and_then(|p| p.kind).filter(|k| is_text(*k)) else {
                     return;
                 };
-                self.catalog("text-delta", |o| {
-                    o.value("part", &part).str("kind", kind.name()).str("text", text);
-                });
+                self.last_id += 1;
+                frame::catalog_delta_frame(self.replay.frame(self.last_id), self.last_id, part, kind.name(), text);
+                self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
                 let Some(text) = value.as_str() else { return };
@@ -818,8 +924,15 @@ impl Writer {
                     PartOutcome::Complete => {
                         let input = tool_input(content);
                         self.catalog("tool-call", |o| {
-                            o.str("call_id", &call_id).str("name", &name).value("input", &input);
+                            o.str("call_id", &call_id).str("name", &name);
+                            input.write(o, "input");
+                            if state.provider_executed {
+                                o.value("provider_executed", &true);
+                            }
                         });
+                        if let Some(result) = server_result(content).filter(|_| state.provider_executed) {
+                            self.catalog_server_result(&call_id, &result);
+                        }
                     }
                     PartOutcome::InvalidArguments { error, .. } => {
                         let message = format!("tool call {name} ({call_id}): invalid arguments: {error}");
@@ -828,8 +941,23 @@ impl Writer {
                     PartOutcome::Incomplete => {}
                 }
             }
-            StreamEvent::StopReason { choice: 0, reason } => self.stop_reason = Some(reason.to_owned()),
-            StreamEvent::Usage { usage } => self.usage = Some(usage.clone()),
+            StreamEvent::PartEnd { kind: PartKind::Other, content, .. } => {
+                if let Some(call) = server_item(content) {
+                    self.catalog("tool-call", |o| {
+                        o.str("call_id", call.id).str("name", call.name).value("input", &call.input);
+                        o.value("provider_executed", &true);
+                    });
+                    let result = ServerResult { call_id: call.id, output: content, error: call.error };
+                    self.catalog_server_result(call.id, &result);
+                } else if let Some(result) = server_result(content) {
+                    self.catalog_server_result(result.call_id, &result);
+                }
+            }
+            StreamEvent::StopReason { choice: 0, reason } => {
+                self.stop_reason.clear();
+                self.stop_reason.push_str(reason);
+            }
+            StreamEvent::Usage { usage } => self.set_usage(usage),
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
             StreamEvent::Error { error } => {
                 let (message, error_type) = (error.message.clone(), error.error_type.clone());
@@ -840,66 +968,177 @@ impl Writer {
             _ => {}
         }
     }
+
+    /// `tool-result` of a tool the provider ran (no duration: the
+    /// provider does not say).
+    fn catalog_server_result(&mut self, call_id: &str, result: &ServerResult<'_>) {
+        let output = match &result.error {
+            Some(error) => Value::String(error.clone()),
+            None => result.output.clone(),
+        };
+        self.catalog("tool-result", |o| {
+            o.str("call_id", call_id).value("output", &output).value("is_error", &result.error.is_some());
+            o.value("duration_ms", &None::<u64>).value("provider_executed", &true);
+        });
+    }
 }
 
-/// A [`UiId`] written out.
+/// Whether a tool-call part of this provider type is run by the provider:
+/// Anthropic `server_tool_use` (web search, code execution, …) and
+/// `mcp_tool_use`, OpenAI Responses `mcp_call`.
+fn provider_executed_call(provider_type: &str) -> bool {
+    matches!(provider_type, "server_tool_use" | "mcp_tool_use" | "mcp_call")
+}
+
+/// The result of a provider-executed tool.
+struct ServerResult<'a> {
+    call_id: &'a str,
+    output: &'a Value,
+    /// The error text, when the tool failed.
+    error: Option<String>,
+}
+
+/// The result a folded part carries for a provider-executed call: an
+/// Anthropic `*_tool_result` / `mcp_tool_result` block (`tool_use_id`,
+/// `content`; an error when `is_error` or the content's type ends in
+/// `_error`), or a Responses `mcp_call` item (`output`, `error`).
+fn server_result(content: &Value) -> Option<ServerResult<'_>> {
+    let kind = content.get("type")?.as_str()?;
+    if kind == "mcp_call" {
+        let error = content.get("error").filter(|e| !e.is_null()).map(error_text);
+        return Some(ServerResult { call_id: "", output: content.get("output").unwrap_or(&Value::Null), error });
+    }
+    if !kind.ends_with("_tool_result") {
+        return None;
+    }
+    let call_id = content.get("tool_use_id")?.as_str()?;
+    let output = content.get("content").unwrap_or(&Value::Null);
+    let failed = content.get("is_error") == Some(&Value::Bool(true))
+        || output.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("_error"));
+    let error = failed.then(|| match output.get("error_code").and_then(Value::as_str) {
+        Some(code) => code.to_owned(),
+        None => error_text(output),
+    });
+    Some(ServerResult { call_id, output, error })
+}
+
+fn error_text(error: &Value) -> String {
+    match error {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A provider-executed tool call that streams as one whole item.
+struct ServerItem<'a> {
+    id: &'a str,
+    name: &'static str,
+    input: Value,
+    error: Option<String>,
+}
+
+/// A Responses item the provider ran (`web_search_call`,
+/// `file_search_call`, `code_interpreter_call`, `image_generation_call`, a
+/// `tool_search_call` with `execution: server`): its id, the tool's name,
+/// the input as the item states it (the search action, the code, the
+/// queries), and an error when its status is `failed`. Its output is the
+/// item itself.
+fn server_item(content: &Value) -> Option<ServerItem<'_>> {
+    let pick = |keys: &[&str]| {
+        Value::Object(keys.iter().filter_map(|k| Some(((*k).to_owned(), content.get(*k)?.clone()))).collect())
+    };
+    let (name, input) = match content.get("type")?.as_str()? {
+        "web_search_call" => ("web_search", content.get("action").cloned().unwrap_or_else(|| pick(&[]))),
+        "file_search_call" => ("file_search", pick(&["queries"])),
+        "code_interpreter_call" => ("code_interpreter", pick(&["code", "container_id"])),
+        "image_generation_call" => ("image_generation", pick(&[])),
+        "tool_search_call" if content.get("execution").and_then(Value::as_str) == Some("server") => {
+            ("tool_search", content.get("arguments").cloned().unwrap_or_else(|| pick(&[])))
+        }
+        _ => return None,
+    };
+    let id = content.get("id")?.as_str()?;
+    let failed = content.get("status").and_then(Value::as_str) == Some("failed");
+    let error = failed.then(|| format!("{name} failed"));
+    Some(ServerItem { id, name, input, error })
+}
+
+/// A text part's UI id, `s{step}-p{part}` (unique in the UI message),
+/// written out on the stack.
+#[derive(Debug, Clone, Copy, Default)]
 struct UiIdText {
     bytes: [u8; 24],
-    len: usize,
+    len: u8,
+}
+
+impl UiIdText {
+    fn new(step: u32, part: u32) -> Self {
+        let mut bytes = [0u8; 24];
+        let mut len = 0;
+        for piece in
+            [&b"s"[..], itoa::Buffer::new().format(step).as_bytes(), b"-p", itoa::Buffer::new().format(part).as_bytes()]
+        {
+            bytes[len..len + piece.len()].copy_from_slice(piece);
+            len += piece.len();
+        }
+        // At most 1 + 10 + 2 + 10 bytes.
+        UiIdText { bytes, len: len as u8 }
+    }
 }
 
 impl std::ops::Deref for UiIdText {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-/// A text part's UI id, `s{step}-p{part}` (unique in the UI message).
-#[derive(Debug, Clone, Copy)]
-struct UiId {
-    step: u32,
-    part: u32,
-}
-
-impl UiId {
-    /// The id's text, on the stack.
-    fn text(&self) -> UiIdText {
-        let mut bytes = [0u8; 24];
-        let len = self.write(&mut bytes);
-        UiIdText { bytes, len }
-    }
-
-    /// Writes `s{step}-p{part}` into `out`; returns its length (at most 23).
-    fn write(&self, out: &mut [u8; 24]) -> usize {
-        let mut len = 0;
-        out[len] = b's';
-        len += 1;
-        len += frame::write_decimal(u64::from(self.step), &mut out[len..]);
-        out[len..len + 2].copy_from_slice(b"-p");
-        len += 2;
-        len += frame::write_decimal(u64::from(self.part), &mut out[len..]);
-        len
+        &self.bytes[..usize::from(self.len)]
     }
 }
 
 /// A ready tool call's input as a value: the folded part's `input`
 /// (Anthropic) or its `arguments` JSON text parsed (OpenAI chat
 /// `function.arguments`, Responses `arguments`); `null` when neither is there.
-fn tool_input(content: &Value) -> Value {
+fn tool_input(content: &Value) -> ToolInput<'_> {
     if let Some(input) = content.get("input") {
-        return input.clone();
+        return ToolInput::Value(input);
     }
     for holder in [Some(content), content.get("function")].into_iter().flatten() {
         match holder.get("arguments") {
             Some(Value::String(text)) => {
-                return serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+                // Valid JSON on one line is copied as it is (no value built).
+                let one_line = memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none();
+                if one_line && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+                    return ToolInput::Json(text);
+                }
+                return match serde_json::from_str(text) {
+                    Ok(value) => ToolInput::Owned(value),
+                    Err(_) => ToolInput::Text(text),
+                };
             }
-            Some(other) => return other.clone(),
+            Some(other) => return ToolInput::Value(other),
             None => {}
         }
     }
-    Value::Null
+    ToolInput::Value(&Value::Null)
+}
+
+/// A tool call's input, borrowed from the folded part when it can be.
+enum ToolInput<'a> {
+    Value(&'a Value),
+    /// Valid JSON text without line breaks.
+    Json(&'a str),
+    /// Arguments that are not JSON: shown as a string.
+    Text(&'a str),
+    Owned(Value),
+}
+
+impl ToolInput<'_> {
+    fn write(&self, o: &mut JsonObject<'_>, key: &str) {
+        match self {
+            ToolInput::Value(value) => o.json(key, value),
+            ToolInput::Json(json) => o.raw(key, json.as_bytes()),
+            ToolInput::Text(text) => o.str(key, text),
+            ToolInput::Owned(value) => o.json(key, value),
+        };
+    }
 }
 
 #[cfg(test)]

@@ -1,18 +1,24 @@
-//! The bounded replay buffer: the last frames sent, by event id, so that a
-//! browser reconnecting with `Last-Event-ID` gets what it missed.
+//! The relay's one byte buffer: the frames of the current call (what the
+//! host sends now) are written straight after the last frames sent (what a
+//! browser reconnecting with `Last-Event-ID` gets again), so a frame is
+//! written once and never copied for the replay.
 
 use std::collections::VecDeque;
 
-/// Frames kept by id, at most `limit` bytes in all.
+/// Frames kept by id, at most `limit` bytes of them once the current
+/// call's output is sent, followed by the current call's output.
 ///
-/// Frames are appended to one buffer; dropping the oldest only advances
-/// `start`, and the dead prefix is cut away once it is as large as the
-/// limit, so each byte is moved at most once: O(1) amortized per frame.
+/// Dropping the oldest frames only advances `start`; the dead prefix is cut
+/// away once it is as large as the limit, so each byte is moved at most
+/// once: O(1) amortized per frame. The buffer never holds more than twice
+/// the limit plus one call's output.
 #[derive(Debug)]
 pub(crate) struct ReplayBuffer {
     bytes: Vec<u8>,
     /// Bytes before `start` are dropped frames.
     start: usize,
+    /// Where the current call's output begins.
+    call_start: usize,
     /// (event id, offset of its frame in `bytes`), oldest first.
     frames: VecDeque<(u64, usize)>,
     limit: usize,
@@ -28,27 +34,26 @@ pub(crate) enum Gap {
 }
 
 impl ReplayBuffer {
+    #[cfg(test)]
     pub(crate) fn new(limit: usize) -> Self {
-        ReplayBuffer { bytes: Vec::new(), start: 0, frames: VecDeque::new(), limit }
+        Self::with_capacity(limit, 0)
     }
 
-    /// Keeps `frame` as event `id` (ids increase), dropping the oldest frames
-    /// beyond the limit. A frame larger than the whole limit is not kept.
-    pub(crate) fn push(&mut self, id: u64, frame: &[u8]) {
-        if self.limit == 0 {
-            return;
-        }
-        if frame.len() > self.limit {
-            self.bytes.clear();
-            self.start = 0;
-            self.frames.clear();
-            return;
-        }
-        while self.len() + frame.len() > self.limit {
+    /// Room for `capacity` bytes before the buffer first grows.
+    pub(crate) fn with_capacity(limit: usize, capacity: usize) -> Self {
+        let bytes = Vec::with_capacity(capacity);
+        ReplayBuffer { bytes, start: 0, call_start: 0, frames: VecDeque::with_capacity(capacity / 64), limit }
+    }
+
+    /// Starts a call's output (empty): the frames beyond the limit are
+    /// dropped, oldest first (a frame larger than the whole limit is not
+    /// kept).
+    pub(crate) fn begin_call(&mut self) {
+        while self.len() > self.limit {
             self.frames.pop_front();
             self.start = self.frames.front().map_or(self.bytes.len(), |&(_, offset)| offset);
         }
-        if self.start >= self.limit {
+        if self.start > 0 && self.start >= self.limit {
             let cut = self.start;
             self.bytes.drain(..cut);
             for frame in &mut self.frames {
@@ -56,25 +61,46 @@ impl ReplayBuffer {
             }
             self.start = 0;
         }
-        self.frames.push_back((id, self.bytes.len()));
-        self.bytes.extend_from_slice(frame);
+        self.call_start = self.bytes.len();
     }
 
-    /// The frames after event `id` (empty when `id` is the newest).
-    /// `newest` is the last id sent (None before the first).
-    pub(crate) fn after(&self, id: u64, newest: Option<u64>) -> Result<&[u8], Gap> {
+    /// Starts frame `id` (ids increase) at the end of the output; the
+    /// caller writes it whole into the buffer returned.
+    pub(crate) fn frame(&mut self, id: u64) -> &mut Vec<u8> {
+        self.frames.push_back((id, self.bytes.len()));
+        &mut self.bytes
+    }
+
+    /// The end of the output, for bytes that are part of no frame of their
+    /// own (the AI SDK's `[DONE]` after the last frame: replayed with it).
+    pub(crate) fn tail(&mut self) -> &mut Vec<u8> {
+        &mut self.bytes
+    }
+
+    /// The current call's output.
+    pub(crate) fn output(&self) -> &[u8] {
+        &self.bytes[self.call_start..]
+    }
+
+    /// The frames after event `id` (empty when `id` is the newest), and
+    /// what follows them. `newest` is the last id sent (None before the
+    /// first). Starts a call (its output stays empty).
+    pub(crate) fn after(&mut self, id: u64, newest: Option<u64>) -> Result<&[u8], Gap> {
+        self.begin_call();
         let Some(newest) = newest.filter(|&n| id <= n) else { return Err(Gap::Unknown) };
         if id == newest {
             return Ok(&[]);
         }
         let oldest = self.frames.front().map(|&(first, _)| first);
-        match self.frames.iter().position(|&(frame_id, _)| frame_id == id + 1) {
-            Some(i) => Ok(&self.bytes[self.frames[i].1..]),
-            None => Err(Gap::TooOld { oldest }),
+        // Ids are consecutive: the frame after `id` is found by arithmetic.
+        let index = oldest.and_then(|first| (id + 1).checked_sub(first)).and_then(|i| usize::try_from(i).ok());
+        match index.and_then(|i| self.frames.get(i)) {
+            Some(&(frame_id, offset)) if frame_id == id + 1 => Ok(&self.bytes[offset..]),
+            _ => Err(Gap::TooOld { oldest }),
         }
     }
 
-    /// Bytes of the frames kept.
+    /// Bytes of the frames kept (with the current call's output).
     pub(crate) fn len(&self) -> usize {
         self.bytes.len() - self.start
     }
@@ -84,34 +110,49 @@ impl ReplayBuffer {
 mod tests {
     use super::*;
 
+    fn call(r: &mut ReplayBuffer, frames: &[(u64, &[u8])]) -> Vec<u8> {
+        r.begin_call();
+        for (id, frame) in frames {
+            r.frame(*id).extend_from_slice(frame);
+        }
+        r.output().to_vec()
+    }
+
     #[test]
     fn keeps_the_newest_frames_within_the_limit() {
         let mut r = ReplayBuffer::new(10);
-        r.push(1, b"aaaa");
-        r.push(2, b"bbbb");
+        assert_eq!(call(&mut r, &[(1, b"aaaa"), (2, b"bbbb")]), b"aaaabbbb");
         assert_eq!(r.after(0, Some(2)), Ok(&b"aaaabbbb"[..]));
-        r.push(3, b"cccc");
-        assert_eq!(r.len(), 8);
+        assert_eq!(call(&mut r, &[(3, b"cccc")]), b"cccc");
         assert_eq!(r.after(1, Some(3)), Ok(&b"bbbbcccc"[..]));
+        assert_eq!(r.len(), 8);
         assert_eq!(r.after(0, Some(3)), Err(Gap::TooOld { oldest: Some(2) }));
         assert_eq!(r.after(3, Some(3)), Ok(&b""[..]));
         assert_eq!(r.after(4, Some(3)), Err(Gap::Unknown));
         // Many frames: the window slides, compaction keeps offsets right,
-        // and the memory held stays under twice the limit.
+        // and the memory held stays under twice the limit plus one output.
         let mut r = ReplayBuffer::new(64);
         for id in 1..=1000u64 {
             let frame = format!("frame {id}\n");
-            r.push(id, frame.as_bytes());
-            assert!(r.len() <= 64 && r.bytes.len() <= 128);
+            assert_eq!(call(&mut r, &[(id, frame.as_bytes())]), frame.as_bytes());
+            assert!(r.bytes.len() <= 128 + frame.len());
             if id > 2 {
                 let tail = r.after(id - 2, Some(id)).unwrap();
                 assert_eq!(tail, format!("frame {}\nframe {id}\n", id - 1).as_bytes());
+                assert!(r.len() <= 64);
             }
         }
+        // A frame over the limit is sent, not kept.
         let mut r = ReplayBuffer::new(10);
-        r.push(3, b"cccc");
-        r.push(4, b"a frame over the limit");
-        assert_eq!(r.len(), 0);
+        call(&mut r, &[(3, b"cccc")]);
+        assert_eq!(call(&mut r, &[(4, b"a frame over the limit")]), b"a frame over the limit");
         assert_eq!(r.after(3, Some(4)), Err(Gap::TooOld { oldest: None }));
+        assert_eq!(r.len(), 0);
+        // No replay at all: the buffer holds one call's output.
+        let mut r = ReplayBuffer::new(0);
+        assert_eq!(call(&mut r, &[(1, b"ab"), (2, b"cd")]), b"abcd");
+        assert_eq!(call(&mut r, &[(3, b"ef")]), b"ef");
+        assert_eq!(r.bytes.len(), 2);
+        assert_eq!(r.after(1, Some(3)), Err(Gap::TooOld { oldest: None }));
     }
 }

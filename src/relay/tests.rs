@@ -190,7 +190,7 @@ fn keep_alives_follow_the_hosts_clock() {
 fn nothing_is_sent_after_finish() {
     let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
     let finish = relay.finish(Some(&json!({"output_tokens": 1}))).unwrap().to_vec();
-    assert_eq!(chunk_types(&finish), ["start", "start-step", "finish-step", "finish", "[DONE]"]);
+    assert_eq!(chunk_types(&finish), ["start", "finish", "[DONE]"], "no step was open: none is made");
     assert_eq!(relay.log("info", "late"), Err(RelayError::Finished));
     assert_eq!(relay.finish(None), Err(RelayError::Finished));
     assert_eq!(relay.push(&StreamEvent::TurnReset), b"");
@@ -210,4 +210,108 @@ fn a_provider_error_and_a_broken_stream_become_error_chunks() {
     let last: Value = serde_json::from_str(&events.last().unwrap().2).unwrap();
     assert_eq!(last["type"], "error");
     assert!(last["errorText"].as_str().unwrap().contains("not JSON"), "{last}");
+}
+
+#[test]
+fn finish_after_finish_step_opens_no_empty_step() {
+    for format in [RelayFormat::AiSdk, RelayFormat::Catalog] {
+        let (mut relay, mut out) = relay_all(format, ANTHROPIC, ANTHROPIC.len());
+        out.extend_from_slice(relay.tool_result("toolu_1", &json!(18), false, Some(3)).unwrap());
+        out.extend_from_slice(relay.finish_step().unwrap());
+        out.extend_from_slice(relay.error("late warning", true).unwrap());
+        out.extend_from_slice(relay.finish(None).unwrap());
+        let events = browser_events(&out);
+        if format == RelayFormat::AiSdk {
+            let types = chunk_types(&out);
+            assert_eq!(types.iter().filter(|t| *t == "start-step").count(), 1, "{types:?}");
+            assert_eq!(types.iter().filter(|t| *t == "finish-step").count(), 1, "{types:?}");
+            assert_eq!(types[types.len() - 4..], ["finish-step", "error", "finish", "[DONE]"]);
+        } else {
+            let names: Vec<&str> = events.iter().map(|e| e.1.as_str()).collect();
+            assert_eq!(names.iter().filter(|n| **n == "step-completed").count(), 1, "{names:?}");
+            let finish: Value = serde_json::from_str(&events.last().unwrap().2).unwrap();
+            assert_eq!(finish["steps"], 1);
+        }
+    }
+}
+
+/// The peer fixture with an Anthropic web search (`server_tool_use`, then
+/// its `web_search_tool_result`), a client tool call, and a result for a
+/// server call never shown.
+const SERVER_TOOLS: &str =
+    include_str!("../../tests/peer-fixtures/anthropic-sdk-python/server_tool_result_response.txt");
+
+#[test]
+fn provider_executed_tools_are_relayed_with_their_results() {
+    let (mut relay, mut out) = relay_all(RelayFormat::AiSdk, SERVER_TOOLS, 61);
+    out.extend_from_slice(relay.finish(None).unwrap());
+    let chunks: Vec<Value> =
+        browser_events(&out).iter().filter(|e| e.2 != "[DONE]").map(|e| serde_json::from_str(&e.2).unwrap()).collect();
+    let of = |id: &str| -> Vec<&Value> { chunks.iter().filter(|c| c["toolCallId"] == id).collect() };
+    let web: Vec<&str> = of("svu_web_001").iter().map(|c| c["type"].as_str().unwrap()).collect();
+    assert_eq!(web, ["tool-input-start", "tool-input-available", "tool-output-available"]);
+    assert!(of("svu_web_001").iter().all(|c| c["providerExecuted"] == true));
+    assert_eq!(of("svu_web_001")[2]["output"][0]["url"], "https://example.com");
+    // The client call is the host's to run: not provider-executed, no output.
+    let client = of("tu_client_001");
+    assert_eq!(client.last().unwrap()["type"], "tool-input-available");
+    assert!(client.iter().all(|c| c.get("providerExecuted").is_none()));
+    // A result for a call the UI never saw would be refused by the reader.
+    assert!(of("svu_code_001").is_empty());
+
+    let (mut relay, mut out) = relay_all(RelayFormat::Catalog, SERVER_TOOLS, SERVER_TOOLS.len());
+    out.extend_from_slice(relay.finish(None).unwrap());
+    let events = browser_events(&out);
+    let results: Vec<Value> =
+        events.iter().filter(|e| e.1 == "tool-result").map(|e| serde_json::from_str(&e.2).unwrap()).collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["call_id"], "svu_web_001");
+    assert_eq!(results[1]["output"]["stdout"], "hello");
+    assert!(results.iter().all(|r| r["provider_executed"] == true && r["is_error"] == false));
+}
+
+#[test]
+fn responses_server_items_and_mcp_calls_become_finished_tool_parts() {
+    let item = |item: Value| {
+        format!(
+            "event: response.output_item.added\ndata: {}\n\nevent: response.output_item.done\ndata: {}\n\n",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item})
+        )
+    };
+    let search = json!({"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "q"}});
+    let mcp = json!({"type": "mcp_call", "id": "mcp_1", "name": "roll", "server_label": "dice", "arguments": "{\"n\":2}", "output": "4", "error": null});
+    let body = [
+        "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\",\"output\":[]}}\n\n".to_owned(),
+        item(search),
+        item(mcp).replace("\"output_index\":0", "\"output_index\":1"),
+        "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r\",\"status\":\"completed\"}}\n\n".to_owned(),
+    ]
+    .concat();
+    let (mut relay, mut out) = relay_all(RelayFormat::AiSdk, &body, body.len());
+    out.extend_from_slice(relay.finish(None).unwrap());
+    let chunks: Vec<Value> =
+        browser_events(&out).iter().filter(|e| e.2 != "[DONE]").map(|e| serde_json::from_str(&e.2).unwrap()).collect();
+    let tools: Vec<&Value> = chunks.iter().filter(|c| c.get("toolCallId").is_some()).collect();
+    let summary: Vec<(&str, &str)> =
+        tools.iter().map(|c| (c["type"].as_str().unwrap(), c["toolCallId"].as_str().unwrap())).collect();
+    assert_eq!(
+        summary,
+        [
+            ("tool-input-start", "ws_1"),
+            ("tool-input-available", "ws_1"),
+            ("tool-output-available", "ws_1"),
+            ("tool-input-start", "mcp_1"),
+            ("tool-input-delta", "mcp_1"),
+            ("tool-input-available", "mcp_1"),
+            ("tool-output-available", "mcp_1"),
+        ]
+    );
+    // Deltas carry no such flag in the protocol; every other chunk does.
+    assert!(tools.iter().all(|c| c["providerExecuted"] == true || c["type"] == "tool-input-delta"), "{tools:?}");
+    assert_eq!(tools[1]["input"], json!({"type": "search", "query": "q"}));
+    assert_eq!(tools[1]["toolName"], "web_search");
+    assert_eq!(tools[2]["output"]["status"], "completed");
+    assert_eq!(tools[5]["input"], json!({"n": 2}));
+    assert_eq!(tools[6]["output"], "4");
 }

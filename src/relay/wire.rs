@@ -130,8 +130,8 @@ impl Relay {
                 StreamEvent::Error { error: &provider_error }
             }
             "tool_args_path" | "media_delta" | "warning" | "unknown" => {
-                self.writer.out.clear();
-                return Ok(&self.writer.out);
+                self.writer.replay.begin_call();
+                return Ok(self.writer.replay.output());
             }
             other => return Err(invalid(format!("unknown event {other:?}"))),
         };

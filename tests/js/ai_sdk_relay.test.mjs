@@ -67,6 +67,16 @@ test("cases were generated", () => {
   assert.ok(cases.length >= 60, `only ${cases.length} cases in ${dir}`);
 });
 
+test("cases with provider-executed tools rebuild them finished", () => {
+  // Recordings and peer fixtures with web search, MCP and code execution.
+  let finished = 0;
+  for (const file of cases) {
+    const expected = JSON.parse(readFileSync(join(dir, file.replace(/\.ai-sdk\.sse$/, ".expected.json")), "utf8"));
+    finished += expected.tools.filter((t) => t.providerExecuted && t.state === "output-available").length;
+  }
+  assert.ok(finished >= 40, `only ${finished} provider-executed tools with their output`);
+});
+
 for (const file of cases) {
   const name = file.replace(/\.ai-sdk\.sse$/, "");
   test(`ai rebuilds the folded parts: ${name}`, async () => {
@@ -75,6 +85,15 @@ for (const file of cases) {
     const { message, errors } = await withServer(body, rebuild);
     assert.ok(message, "a UI message was rebuilt");
     assert.equal(message.role, "assistant");
+    // The finish after the host's finish_step opens no step: no step-start
+    // part is left without content after it (only a stream that shows
+    // nothing at all, e.g. a provider error, has a step with no parts).
+    const kinds = message.parts.map((p) => p.type);
+    kinds.forEach((kind, i) => {
+      if (kind !== "step-start") return;
+      if (i + 1 === kinds.length) assert.equal(i, 0, `empty last step: ${kinds}`);
+      else assert.notEqual(kinds[i + 1], "step-start", `empty step: ${kinds}`);
+    });
     const texts = message.parts
       .filter((p) => p.type === "text" || p.type === "reasoning")
       .map((p) => ({ type: p.type, text: p.text }));
@@ -88,6 +107,10 @@ for (const file of cases) {
           state: p.state,
         };
         if (p.state === "output-available") Object.assign(tool, { input: p.input, output: p.output });
+        if (p.state === "input-available") tool.input = p.input;
+        // Tools the provider ran (web search, MCP, code execution) say so,
+        // and carry the provider's output: nothing waits on the host.
+        if (p.providerExecuted) tool.providerExecuted = true;
         return tool;
       });
     // A tool part appears when its call's id and name are known (a chat
