@@ -78,7 +78,9 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
+use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, value_of, RawCache, RawObject};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
+use super::view::{Few, JsonStr, Str};
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
 use crate::sse::Event;
 
@@ -136,6 +138,8 @@ struct Candidate {
     /// The slot of the open text part.
     open: Option<usize>,
     finished: bool,
+    /// The raw members last applied to `fields` by the fast path.
+    raw: RawCache,
 }
 
 /// The Gemini fold.
@@ -144,6 +148,76 @@ pub(crate) struct GeminiFold {
     /// Top-level members (`candidates` first, as a placeholder).
     message: Map<String, Value>,
     candidates: Vec<Candidate>,
+    /// The raw top-level members last applied to `message` by the fast path.
+    top_raw: RawCache,
+}
+
+/// A text part the fast path folds: `text` and an optional `thought`,
+/// nothing else (a signature, a call: the slow path).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickPart<'a> {
+    #[serde(borrow)]
+    text: JsonStr<'a>,
+    #[serde(default)]
+    thought: Option<bool>,
+}
+
+/// A candidate's `content` on the fast path.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickContent<'a> {
+    #[serde(borrow, default)]
+    parts: Option<Few<QuickPart<'a>>>,
+    #[serde(borrow, default)]
+    role: Option<Str<'a>>,
+}
+
+/// A chunk the fast path folds: an object without `error`,
+/// `promptFeedback` or `null` members, with at most one candidate, whose
+/// `index` (if any) is a non-negative integer and whose parts are all text.
+struct QuickChunk<'a> {
+    top: RawObject<'a>,
+    /// The candidate, its content and index.
+    candidate: Option<(RawObject<'a>, Option<QuickContent<'a>>, u64)>,
+}
+
+impl<'a> QuickChunk<'a> {
+    /// The chunk's view, `None` for the slow path.
+    fn parse(data: &'a str) -> Option<Self> {
+        if !quick_allowed() || may_hold_lone_surrogate(data) {
+            return None;
+        }
+        let top: RawObject<'_> = serde_json::from_str(data).ok()?;
+        if top.get("error").is_some() || top.get("promptFeedback").is_some() {
+            return None;
+        }
+        let candidate = match top.get("candidates") {
+            None => None,
+            Some(raw) => {
+                let mut cands: Few<RawObject<'_>> = serde_json::from_str(raw).ok()?;
+                if cands.iter().nth(1).is_some() {
+                    return None;
+                }
+                match cands.first_mut().map(std::mem::take) {
+                    None => None,
+                    Some(c) => {
+                        let content = match c.get("content") {
+                            None => None,
+                            Some(raw) => Some(serde_json::from_str::<QuickContent<'_>>(raw).ok()?),
+                        };
+                        let index = match c.get("index") {
+                            None => 0,
+                            Some(raw) => raw.parse::<u64>().ok()?,
+                        };
+                        Some((c, content, index))
+                    }
+                }
+            }
+        };
+        quick_taken();
+        Some(QuickChunk { top, candidate })
+    }
 }
 
 impl Dialect for GeminiFold {
@@ -156,6 +230,14 @@ impl Dialect for GeminiFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        if let Some(chunk) = QuickChunk::parse(event.data()) {
+            return self.on_quick_chunk(turn, chunk, sink);
+        }
+        // The slow path writes the members itself.
+        self.top_raw.clear();
+        for c in &mut self.candidates {
+            c.raw.clear();
+        }
         let v = parse_value(event, sink)?;
         let Value::Object(mut chunk) = v else {
             self.start(turn, sink);
@@ -319,6 +401,7 @@ impl GeminiFold {
             slots: Vec::new(),
             open: None,
             finished: false,
+            raw: RawCache::default(),
         });
         Ok(self.candidates.len() - 1)
     }
@@ -412,21 +495,7 @@ impl GeminiFold {
                 _ => None,
             };
             let text = p.get("text").and_then(Value::as_str).unwrap_or("");
-            let cand = &self.candidates[at];
-            let merge = cand.open.filter(|&s| {
-                let slot = &cand.slots[s];
-                slot.text == Some(thought) && !(slot.signature.is_some() && signature.is_some())
-            });
-            let slot = match merge {
-                Some(s) => s,
-                None => {
-                    self.close_text(turn, at, sink);
-                    let (kind, ty) = if thought { (PartKind::Reasoning, "thought") } else { (PartKind::Text, "text") };
-                    let s = self.open_slot(turn, at, kind, ty, Some(thought), None, sink)?;
-                    self.candidates[at].open = Some(s);
-                    s
-                }
-            };
+            let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
             let part = self.candidates[at].slots[slot].part;
             append_str(turn, part, text, sink)?;
             if let Some(sig) = signature {
@@ -466,6 +535,97 @@ impl GeminiFold {
             args.release();
         }
         Ok(())
+    }
+
+    /// The slot a text part goes to: the open text part of its kind unless
+    /// both it and the new one carry a signature, else a new one.
+    fn text_slot(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        thought: bool,
+        signed: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<usize, StreamError> {
+        let cand = &self.candidates[at];
+        let merge = cand.open.filter(|&s| {
+            let slot = &cand.slots[s];
+            slot.text == Some(thought) && !(slot.signature.is_some() && signed)
+        });
+        if let Some(s) = merge {
+            return Ok(s);
+        }
+        self.close_text(turn, at, sink);
+        let (kind, ty) = if thought { (PartKind::Reasoning, "thought") } else { (PartKind::Text, "text") };
+        let s = self.open_slot(turn, at, kind, ty, Some(thought), None, sink)?;
+        self.candidates[at].open = Some(s);
+        Ok(s)
+    }
+
+    /// A chunk of the fast path: what the slow path does with its `Value`,
+    /// from the raw members (unchanged ones skipped, strings written in
+    /// place).
+    fn on_quick_chunk(&mut self, turn: &mut Turn, chunk: QuickChunk<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        let first = turn.state == TurnState::Idle;
+        let mut usage_changed = false;
+        for (k, raw) in chunk.top.iter() {
+            if k == "candidates" || self.top_raw.unchanged(k, raw) {
+                continue;
+            }
+            if k == "usageMetadata" {
+                let usage = value_of(raw);
+                usage_changed = self.message.get(k) != Some(&usage);
+                self.message.insert(k.to_owned(), usage);
+            } else {
+                set_raw(&mut self.message, k, raw);
+            }
+        }
+        if first {
+            self.start(turn, sink);
+        }
+        if let Some((c, content, index)) = chunk.candidate {
+            let at = self.candidate(turn, index)?;
+            if let Some(content) = content {
+                if let Some(role) = content.role {
+                    if !matches!(&self.candidates[at].role, Some(Value::String(r)) if *r == *role) {
+                        self.candidates[at].role = Some(Value::String(role.into_owned()));
+                    }
+                }
+                for p in content.parts.iter().flat_map(Few::iter) {
+                    let slot = self.text_slot(turn, at, p.thought == Some(true), false, sink)?;
+                    turn.append_text(self.candidates[at].slots[slot].part, &p.text, sink)?;
+                }
+            }
+            let cand = &mut self.candidates[at];
+            let mut finish = false;
+            for (k, raw) in c.iter().filter(|(k, _)| *k != "content") {
+                finish |= k == "finishReason" && raw.starts_with('"');
+                if cand.raw.unchanged(k, raw) {
+                    continue;
+                }
+                match (k, cand.fields.get_mut(k)) {
+                    ("citationMetadata", Some(Value::Object(old))) => match value_of(raw) {
+                        Value::Object(new) => merge_citations(old, &new),
+                        other => {
+                            cand.fields.insert(k.to_owned(), other);
+                        }
+                    },
+                    _ => set_raw(&mut cand.fields, k, raw),
+                }
+            }
+            if finish {
+                cand.finished = true;
+                if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
+                    sink(&StreamEvent::StopReason { choice: choice(index), reason });
+                }
+            }
+        }
+        if usage_changed {
+            if let Some(u) = self.message.get("usageMetadata") {
+                sink(&StreamEvent::Usage { usage: u });
+            }
+        }
+        Ok(Flow::Continue)
     }
 
     /// Opens a part of candidate `at` and its slot; returns the slot.

@@ -165,6 +165,7 @@ mod ndjson;
 pub mod ollama;
 pub mod openai_chat;
 pub mod openai_responses;
+mod raw;
 mod turn;
 mod view;
 
