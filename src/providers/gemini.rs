@@ -78,7 +78,10 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
-use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, value_of, RawCache, RawObject};
+use super::raw::{
+    may_hold_lone_surrogate, plain_string, quick_allowed, quick_taken, set_raw, value_of, Nested, Object, RawCache,
+    RawObject,
+};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::{Few, JsonStr, Str};
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
@@ -152,15 +155,39 @@ pub(crate) struct GeminiFold {
     top_raw: RawCache,
 }
 
-/// A text part the fast path folds: `text` and an optional `thought`,
-/// nothing else (a signature, a call: the slow path).
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuickPart<'a> {
-    #[serde(borrow)]
-    text: JsonStr<'a>,
-    #[serde(default)]
-    thought: Option<bool>,
+/// A part on the fast path.
+enum PartView<'a> {
+    /// A text part (`text`, `thought`, `thoughtSignature` and nothing
+    /// else, with a text or a signature).
+    Text { text: Option<JsonStr<'a>>, thought: bool, signature: Option<&'a str> },
+    /// Any other part: handed to the slow path's part handler as a map.
+    Other,
+}
+
+/// What the fast path makes of a part, `None` when it leaves the chunk to
+/// the slow path (a text part member of an unexpected type or escaped).
+fn part_view<'a>(p: &RawObject<'a>) -> Option<PartView<'a>> {
+    if !p.iter().all(|(k, _)| matches!(k, "text" | "thought" | "thoughtSignature")) {
+        return Some(PartView::Other);
+    }
+    let text = match p.get("text") {
+        Some(raw) => Some(JsonStr::from_raw(raw)?),
+        None => None,
+    };
+    let thought = match p.get("thought") {
+        None => false,
+        Some("true") => true,
+        Some("false") => false,
+        Some(_) => return None,
+    };
+    let signature = match p.get("thoughtSignature") {
+        Some(raw) => Some(plain_string(raw)?),
+        None => None,
+    };
+    if text.is_none() && signature.is_none() {
+        return Some(PartView::Other);
+    }
+    Some(PartView::Text { text, thought, signature })
 }
 
 /// A candidate's `content` on the fast path.
@@ -168,18 +195,44 @@ struct QuickPart<'a> {
 #[serde(deny_unknown_fields)]
 struct QuickContent<'a> {
     #[serde(borrow, default)]
-    parts: Option<Few<QuickPart<'a>>>,
+    parts: Option<Few<RawObject<'a>>>,
     #[serde(borrow, default)]
     role: Option<Str<'a>>,
 }
 
 /// A chunk the fast path folds: an object without `error`,
 /// `promptFeedback` or `null` members, with at most one candidate, whose
-/// `index` (if any) is a non-negative integer and whose parts are all text.
+/// `index` (if any) is a non-negative integer.
 struct QuickChunk<'a> {
     top: RawObject<'a>,
     /// The candidate, its content and index.
     candidate: Option<(RawObject<'a>, Option<QuickContent<'a>>, u64)>,
+}
+
+/// `candidates`, read in the same pass as the chunk.
+struct CandidatesView<'a>(Few<Object<'a, ContentView<'a>>>);
+
+/// A candidate's `content`, read in the same pass as the candidate.
+struct ContentView<'a>(QuickContent<'a>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for CandidatesView<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <Few<Object<'de, ContentView<'de>>> as serde::Deserialize>::deserialize(d).map(CandidatesView)
+    }
+}
+
+impl<'de> Nested<'de> for CandidatesView<'de> {
+    const KEY: &'static str = "candidates";
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for ContentView<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <QuickContent<'de> as serde::Deserialize>::deserialize(d).map(ContentView)
+    }
+}
+
+impl<'de> Nested<'de> for ContentView<'de> {
+    const KEY: &'static str = "content";
 }
 
 impl<'a> QuickChunk<'a> {
@@ -188,29 +241,29 @@ impl<'a> QuickChunk<'a> {
         if !quick_allowed() || may_hold_lone_surrogate(data) {
             return None;
         }
-        let top: RawObject<'_> = serde_json::from_str(data).ok()?;
+        let chunk: Object<'_, CandidatesView<'_>> = serde_json::from_str(data).ok()?;
+        let top = chunk.members;
         if top.get("error").is_some() || top.get("promptFeedback").is_some() {
             return None;
         }
-        let candidate = match top.get("candidates") {
+        let candidate = match chunk.nested {
             None => None,
-            Some(raw) => {
-                let mut cands: Few<RawObject<'_>> = serde_json::from_str(raw).ok()?;
+            Some(CandidatesView(mut cands)) => {
                 if cands.iter().nth(1).is_some() {
                     return None;
                 }
-                match cands.first_mut().map(std::mem::take) {
+                match cands.first_mut() {
                     None => None,
                     Some(c) => {
-                        let content = match c.get("content") {
-                            None => None,
-                            Some(raw) => Some(serde_json::from_str::<QuickContent<'_>>(raw).ok()?),
-                        };
-                        let index = match c.get("index") {
+                        let content = c.nested.take().map(|c| c.0);
+                        for p in content.iter().flat_map(|c| c.parts.iter().flat_map(Few::iter)) {
+                            part_view(p)?;
+                        }
+                        let index = match c.members.get("index") {
                             None => 0,
                             Some(raw) => raw.parse::<u64>().ok()?,
                         };
-                        Some((c, content, index))
+                        Some((std::mem::take(&mut c.members), content, index))
                     }
                 }
             }
@@ -499,11 +552,7 @@ impl GeminiFold {
             let part = self.candidates[at].slots[slot].part;
             append_str(turn, part, text, sink)?;
             if let Some(sig) = signature {
-                turn.check_text(sig.len())?;
-                let value = Value::String(sig);
-                sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
-                let Value::String(sig) = value else { unreachable!() };
-                self.candidates[at].slots[slot].signature = Some(sig);
+                self.sign(turn, at, slot, sig, sink)?;
             }
             return Ok(());
         }
@@ -534,6 +583,18 @@ impl GeminiFold {
         if let Some(args) = turn.parts[part as usize].args.as_mut() {
             args.release();
         }
+        Ok(())
+    }
+
+    /// Puts a thought signature on a text slot (`part_metadata`
+    /// `signature`).
+    fn sign(&mut self, turn: &mut Turn, at: usize, slot: usize, sig: String, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        turn.check_text(sig.len())?;
+        let part = self.candidates[at].slots[slot].part;
+        let value = Value::String(sig);
+        sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
+        let Value::String(sig) = value else { return Ok(()) };
+        self.candidates[at].slots[slot].signature = Some(sig);
         Ok(())
     }
 
@@ -592,8 +653,23 @@ impl GeminiFold {
                     }
                 }
                 for p in content.parts.iter().flat_map(Few::iter) {
-                    let slot = self.text_slot(turn, at, p.thought == Some(true), false, sink)?;
-                    turn.append_text(self.candidates[at].slots[slot].part, &p.text, sink)?;
+                    match part_view(p) {
+                        Some(PartView::Text { text, thought, signature }) => {
+                            let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
+                            let part = self.candidates[at].slots[slot].part;
+                            if let Some(text) = text {
+                                turn.append_text(part, &text, sink)?;
+                            }
+                            if let Some(sig) = signature {
+                                self.sign(turn, at, slot, sig.to_owned(), sink)?;
+                            }
+                        }
+                        Some(PartView::Other) => {
+                            let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
+                            self.on_part(turn, at, p, sink)?;
+                        }
+                        None => {}
+                    }
                 }
             }
             let cand = &mut self.candidates[at];

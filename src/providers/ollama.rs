@@ -45,7 +45,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
-use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, RawCache, RawObject};
+use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, Nested, Object, RawCache, RawObject};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
@@ -91,32 +91,39 @@ struct QuickLine<'a> {
     message: Option<RawObject<'a>>,
 }
 
+/// `message`, read in the same pass as the line.
+struct MessageView<'a>(RawObject<'a>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for MessageView<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <RawObject<'de> as serde::Deserialize>::deserialize(d).map(MessageView)
+    }
+}
+
+impl<'de> Nested<'de> for MessageView<'de> {
+    const KEY: &'static str = "message";
+}
+
 impl<'a> QuickLine<'a> {
     /// The line's view, `None` for the slow path.
     fn parse(data: &'a str) -> Option<Self> {
         if !quick_allowed() || may_hold_lone_surrogate(data) {
             return None;
         }
-        let top: RawObject<'_> = serde_json::from_str(data).ok()?;
-        if top.get("error").is_some() {
+        let line: Object<'_, MessageView<'_>> = serde_json::from_str(data).ok()?;
+        if line.members.get("error").is_some() {
             return None;
         }
-        let message = match top.get("message") {
-            None => None,
-            Some(raw) => {
-                let m: RawObject<'_> = serde_json::from_str(raw).ok()?;
-                for (k, raw) in m.iter() {
-                    match k {
-                        "tool_calls" => return None,
-                        "content" | "thinking" if JsonStr::from_raw(raw).is_none() => return None,
-                        _ => {}
-                    }
-                }
-                Some(m)
+        let message = line.nested.map(|m| m.0);
+        for (k, raw) in message.iter().flat_map(RawObject::iter) {
+            match k {
+                "tool_calls" => return None,
+                "content" | "thinking" if JsonStr::from_raw(raw).is_none() => return None,
+                _ => {}
             }
-        };
+        }
         quick_taken();
-        Some(QuickLine { top, message })
+        Some(QuickLine { top: line.members, message })
     }
 }
 

@@ -77,6 +77,52 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
     }
 }
 
+/// A value read in the same pass as the object holding it, under key
+/// [`Nested::KEY`] (see [`Object`]).
+pub(crate) trait Nested<'de>: Deserialize<'de> {
+    /// The member's key.
+    const KEY: &'static str;
+}
+
+/// An object read in one pass: its members raw, except member `T::KEY`,
+/// deserialized as `T` (its place kept among the members, with empty raw
+/// text). Declines what [`RawObject`] declines.
+pub(crate) struct Object<'a, T> {
+    /// Every member in order (`T::KEY` with empty text).
+    pub(crate) members: RawObject<'a>,
+    /// Member `T::KEY`, when present.
+    pub(crate) nested: Option<T>,
+}
+
+impl<'de: 'a, 'a, T: Nested<'de>> Deserialize<'de> for Object<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Nested<'de>> Visitor<'de> for V<T> {
+            type Value = Object<'de, T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object without null members or repeated keys")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Object<'de, T>, M::Error> {
+                use serde::de::Error;
+                let mut out = Object { members: RawObject::default(), nested: None };
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    let raw = if &*key == T::KEY {
+                        out.nested = Some(map.next_value::<T>()?);
+                        ""
+                    } else {
+                        map.next_value::<&'de RawValue>()?.get()
+                    };
+                    if raw == "null" || !out.members.push(key, raw) {
+                        return Err(M::Error::custom("left to the slow path"));
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
 #[cfg(test)]
 thread_local! {
     /// Test switch: every payload takes the slow path.
