@@ -1,6 +1,8 @@
 //! What the fold benchmarks (`benches/fold.rs`, `benches/fold_gemini_ollama.rs`)
 //! and `examples/relay_bench.rs` share: the one "fold every turn" loop and
-//! the CPU-time clock. Included by path (`#[path = …] mod support;`), so each
+//! the CPU-time clock; and the event-stream decoding loop of
+//! `benches/eventstream.rs` and `examples/eventstream_bench.rs` with its
+//! memcpy baseline. Included by path (`#[path = …] mod support;`), so each
 //! target compiles only what it uses.
 
 #![allow(dead_code)]
@@ -34,6 +36,37 @@ pub fn fold_turns<T: AsRef<[u8]>>(provider: Provider, turns: &[T]) -> (usize, us
         folded += message.as_object().map_or(0, |m| m.len());
     }
     (events, folded)
+}
+
+/// Decodes an AWS event stream fed in [`CHUNK`]-byte chunks as a consumer
+/// would (each message's `:event-type` looked up); returns the message count
+/// and the payload bytes.
+pub fn decode_eventstream(body: &[u8]) -> (usize, usize) {
+    let mut decoder = ssefold::eventstream::Decoder::new();
+    let (mut messages, mut payload) = (0usize, 0usize);
+    for chunk in body.chunks(CHUNK) {
+        decoder
+            .feed(chunk, |m| {
+                black_box(m.event_type());
+                messages += 1;
+                payload += m.payload.len();
+            })
+            .unwrap();
+    }
+    assert_eq!(decoder.finish().discarded_bytes, 0);
+    (messages, payload)
+}
+
+/// The baseline: the same bytes copied in [`CHUNK`]-byte chunks into a
+/// reused buffer (what any decoder at least reads).
+pub fn memcpy_chunks(body: &[u8], buf: &mut Vec<u8>) -> usize {
+    let mut n = 0;
+    for chunk in body.chunks(CHUNK) {
+        buf.clear();
+        buf.extend_from_slice(black_box(chunk));
+        n += black_box(&buf).len();
+    }
+    n
 }
 
 /// This thread's CPU time from `/proc/thread-self/schedstat` (so that being
@@ -75,6 +108,29 @@ impl Clock {
             "wall time"
         }
     }
+}
+
+/// How many calls of `f` take about 0.2 s of wall time (at least one): the
+/// thread CPU clock advances in scheduler ticks of a few milliseconds, so a
+/// timed sample of a fast operation repeats it this many times.
+pub fn reps_for(mut f: impl FnMut()) -> usize {
+    let t = std::time::Instant::now();
+    f();
+    (0.2 / t.elapsed().as_secs_f64().max(1e-9)).ceil().clamp(1.0, 1e6) as usize
+}
+
+/// The best time of one call of `f` over `rounds` samples of `reps` calls
+/// each, on the [`Clock`].
+pub fn best_secs(rounds: usize, reps: usize, mut f: impl FnMut()) -> f64 {
+    let mut best = f64::MAX;
+    for _ in 0..rounds {
+        let clock = Clock::start();
+        for _ in 0..reps {
+            f();
+        }
+        best = best.min(clock.secs() / reps as f64);
+    }
+    best
 }
 
 /// The seconds `f` takes on the [`Clock`].
