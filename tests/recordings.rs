@@ -240,9 +240,7 @@ fn ollama_recordings_fold_to_their_lines() {
             continue;
         };
         assert_eq!(run.error, None, "{file}");
-        let joined = |key: &str| -> String {
-            lines.iter().filter_map(|l| l["message"][key].as_str()).collect()
-        };
+        let joined = |key: &str| -> String { lines.iter().filter_map(|l| l["message"][key].as_str()).collect() };
         assert_eq!(run.message["message"]["content"], joined("content"), "{file}");
         if lines.iter().any(|l| l["message"].get("thinking").is_some()) {
             assert_eq!(run.message["message"]["thinking"], joined("thinking"), "{file}");

@@ -144,9 +144,11 @@ fn is_utf8(bytes: &[u8]) -> bool {
     bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
 }
 
-/// The parts of one header off the front of `bytes`: (name, value type,
-/// value bytes, rest); no UTF-8 check.
-fn split_header(bytes: &[u8]) -> Result<(&[u8], u8, &[u8], &[u8]), &'static str> {
+/// One header's parts: (name, value type, value bytes, the bytes after it).
+type HeaderParts<'a> = (&'a [u8], u8, &'a [u8], &'a [u8]);
+
+/// The parts of one header off the front of `bytes`; no UTF-8 check.
+fn split_header(bytes: &[u8]) -> Result<HeaderParts<'_>, &'static str> {
     let ([name_len], rest) = be::<1>(bytes)?;
     if name_len == 0 {
         return Err("an empty header name");
@@ -176,7 +178,9 @@ fn split_header(bytes: &[u8]) -> Result<(&[u8], u8, &[u8], &[u8]), &'static str>
 fn header_value(kind: u8, value: &[u8]) -> Result<HeaderValue<'_>, &'static str> {
     let sized = |n: usize| -> Result<[u8; 8], &'static str> {
         let mut out = [0; 8];
-        out.get_mut(8 - n..).ok_or("a header value of the wrong size")?.copy_from_slice(value.get(..n).ok_or("a header value of the wrong size")?);
+        out.get_mut(8 - n..)
+            .ok_or("a header value of the wrong size")?
+            .copy_from_slice(value.get(..n).ok_or("a header value of the wrong size")?);
         Ok(out)
     };
     Ok(match kind {

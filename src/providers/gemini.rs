@@ -588,7 +588,14 @@ impl GeminiFold {
 
     /// Puts a thought signature on a text slot (`part_metadata`
     /// `signature`).
-    fn sign(&mut self, turn: &mut Turn, at: usize, slot: usize, sig: String, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+    fn sign(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        slot: usize,
+        sig: String,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
         turn.check_text(sig.len())?;
         let part = self.candidates[at].slots[slot].part;
         let value = Value::String(sig);
@@ -626,7 +633,12 @@ impl GeminiFold {
     /// A chunk of the fast path: what the slow path does with its `Value`,
     /// from the raw members (unchanged ones skipped, strings written in
     /// place).
-    fn on_quick_chunk(&mut self, turn: &mut Turn, chunk: QuickChunk<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+    fn on_quick_chunk(
+        &mut self,
+        turn: &mut Turn,
+        chunk: QuickChunk<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Flow, StreamError> {
         let first = turn.state == TurnState::Idle;
         let mut usage_changed = false;
         for (k, raw) in chunk.top.iter() {

@@ -946,7 +946,8 @@ impl<'de> serde::Deserialize<'de> for ShallowObject {
             fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<ShallowObject, M::Error> {
                 let mut out = Map::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    let value = if key == "error" { map.next_value::<Value>()? } else { map.next_value::<Shallow>()?.0 };
+                    let value =
+                        if key == "error" { map.next_value::<Value>()? } else { map.next_value::<Shallow>()?.0 };
                     out.insert(key, value);
                 }
                 Ok(ShallowObject(out))

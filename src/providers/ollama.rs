@@ -263,7 +263,12 @@ impl OllamaFold {
     /// A line of the fast path: what the slow path does with its `Value`,
     /// from the raw members (unchanged ones skipped, strings written in
     /// place).
-    fn on_quick_line(&mut self, turn: &mut Turn, line: &QuickLine<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+    fn on_quick_line(
+        &mut self,
+        turn: &mut Turn,
+        line: &QuickLine<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Flow, StreamError> {
         for (k, raw) in line.top.iter() {
             if k == "message" {
                 if !self.top.contains_key("message") {

@@ -46,7 +46,8 @@ pub fn bedrock_converse(target_bytes: usize) -> Vec<u8> {
         }
         let reason = if tool { "tool_use" } else { "end_turn" };
         message(&mut out, "messageStop", &with_padding(&mut rng, &format!(r#"{{"stopReason":"{reason}""#), 100));
-        let metadata = r#"{"usage":{"inputTokens":1200,"outputTokens":310,"totalTokens":1510},"metrics":{"latencyMs":2150}"#;
+        let metadata =
+            r#"{"usage":{"inputTokens":1200,"outputTokens":310,"totalTokens":1510},"metrics":{"latencyMs":2150}"#;
         message(&mut out, "metadata", &with_padding(&mut rng, metadata, 0));
     }
     out
@@ -65,7 +66,8 @@ fn with_padding(rng: &mut Rng, head: &str, size: usize) -> String {
 /// the payload, the message CRC).
 fn message(out: &mut Vec<u8>, event_type: &str, payload: &str) {
     let mut headers = Vec::new();
-    for (name, value) in [(":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")]
+    for (name, value) in
+        [(":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")]
     {
         headers.push(name.len() as u8);
         headers.extend_from_slice(name.as_bytes());
@@ -116,7 +118,8 @@ mod tests {
         let large = sizes.iter().filter(|&&n| n >= 1 << 10).count();
         assert!(small * 10 > sizes.len() * 8, "{small} of {}", sizes.len());
         assert!(large > 10, "{large}");
-        let want = ["contentBlockDelta", "contentBlockStart", "contentBlockStop", "messageStart", "messageStop", "metadata"];
+        let want =
+            ["contentBlockDelta", "contentBlockStart", "contentBlockStop", "messageStart", "messageStop", "metadata"];
         assert_eq!(types.iter().map(String::as_str).collect::<Vec<_>>(), want);
     }
 }
