@@ -385,11 +385,13 @@ impl Dialect for GeminiFold {
 
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
+            + self.top_raw.footprint()
             + self
                 .candidates
                 .iter()
                 .map(|c| {
                     core::mem::size_of::<Candidate>()
+                        + c.raw.footprint()
                         + c.slots
                             .iter()
                             .map(|s| core::mem::size_of::<Slot>() + s.signature.as_ref().map_or(0, String::capacity))
