@@ -1,6 +1,6 @@
 //! Provider folding: bytes → folded message on the ~20 MB shared
 //! synthetic corpora ([`ssefold_corpus`]; each turn is one stream, fed in
-//! 4 KiB chunks), next to `serde_json::from_slice::<Value>` on every data
+//! 4 KiB chunks, [`support::fold_turns`]), next to `serde_json::from_slice::<Value>` on every data
 //! payload of the same corpus.
 //!
 //! `cargo bench --bench fold` (set `SSEFOLD_BENCH_MB` to change the corpus size).
@@ -10,36 +10,18 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use ssefold::providers::{Provider, Stream};
+use ssefold::providers::Provider;
 use ssefold_corpus as corpus;
+
+#[path = "support/mod.rs"]
+mod support;
+use support::{fold_turns as fold, Clock};
 
 /// Splits a multi-turn corpus into its turns (one HTTP response each):
 /// before every `event: message_start` (Anthropic), after every
 /// `data: [DONE]` (OpenAI).
 fn payloads(corpus: &str) -> Vec<&str> {
     corpus.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| *d != "[DONE]").collect()
-}
-
-/// Folds every turn (a fresh stream each, fed in 4 KiB chunks, finished,
-/// its message built); returns the normalized event count and the messages' total size.
-fn fold(provider: Provider, turns: &[&[u8]]) -> (usize, usize) {
-    let mut events = 0usize;
-    let mut folded = 0usize;
-    for turn in turns {
-        let mut stream = Stream::new(provider);
-        for chunk in turn.chunks(4096) {
-            stream
-                .feed(chunk, |e| {
-                    black_box(e);
-                    events += 1;
-                })
-                .unwrap();
-        }
-        stream.finish(|_| events += 1).unwrap();
-        let message = black_box(stream.message());
-        folded += message.as_object().map_or(0, |m| m.len());
-    }
-    (events, folded)
 }
 
 fn bench(c: &mut Criterion) {
@@ -100,37 +82,6 @@ fn bench(c: &mut Criterion) {
             mb / best_serde,
             best_serde / best_fold
         );
-    }
-}
-
-/// This thread's CPU time from `/proc/thread-self/schedstat`, else wall time.
-enum Clock {
-    Cpu(u64),
-    Wall(std::time::Instant),
-}
-
-impl Clock {
-    fn cpu_ns() -> Option<u64> {
-        std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
-    }
-    fn start() -> Clock {
-        match Self::cpu_ns() {
-            Some(ns) => Clock::Cpu(ns),
-            None => Clock::Wall(std::time::Instant::now()),
-        }
-    }
-    fn secs(&self) -> f64 {
-        match self {
-            Clock::Cpu(start) => Self::cpu_ns().unwrap_or(*start).saturating_sub(*start) as f64 / 1e9,
-            Clock::Wall(t) => t.elapsed().as_secs_f64(),
-        }
-    }
-    fn kind() -> &'static str {
-        if Self::cpu_ns().is_some() {
-            "thread CPU time"
-        } else {
-            "wall time"
-        }
     }
 }
 

@@ -5,36 +5,34 @@
 //! tokens, a thinking prefix, a tool call, the `done` line), repeated to
 //! `SSEFOLD_BENCH_MB` (default 8) MiB. Each turn is fed in 4 KiB chunks to a
 //! fresh stream, finished, and its message built. Fold and baseline
-//! alternate for 11 rounds; the best of each is kept.
+//! alternate for `SSEFOLD_BENCH_ROUNDS` (default 11) rounds; the best of
+//! each, in this thread's CPU time, is kept.
 //!
-//! `cargo bench --bench fold_gemini_ollama`
+//! `cargo bench --bench fold_gemini_ollama`; instruction counts:
+//! `SSEFOLD_BENCH_MB=2 SSEFOLD_BENCH_ROUNDS=1 valgrind --tool=callgrind
+//! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*serde_pass*'`);
+//! `SSEFOLD_BENCH_BODY=gemini` (or `ollama`) runs one body only.
 
 use std::hint::black_box;
 use std::path::Path;
-use std::time::Instant;
 
 use serde_json::Value;
 use ssefold::providers::{Provider, Stream};
 
-fn fold(provider: Provider, turns: &[Vec<u8>]) -> usize {
-    let mut events = 0usize;
-    for turn in turns {
-        let mut stream = Stream::new(provider);
-        for chunk in turn.chunks(4096) {
-            stream
-                .feed(chunk, |e| {
-                    black_box(e);
-                    events += 1;
-                })
-                .unwrap();
-        }
-        stream.finish(|_| events += 1).unwrap();
-        black_box(stream.message());
-    }
-    events
+#[path = "support/mod.rs"]
+mod support;
+use support::Clock;
+
+/// The fold of every turn ([`support::fold_turns`]); its own symbol for
+/// callgrind's `--toggle-collect`.
+#[inline(never)]
+fn fold_pass(provider: Provider, turns: &[Vec<u8>]) -> usize {
+    support::fold_turns(provider, turns).0
 }
 
-fn baseline(payloads: &[String]) -> usize {
+/// `serde_json::Value` of every payload; its own symbol for callgrind.
+#[inline(never)]
+fn serde_pass(payloads: &[String]) -> usize {
     payloads
         .iter()
         .map(|p| black_box(serde_json::from_str::<Value>(p).unwrap()).as_object().map_or(0, |o| o.len()))
@@ -97,6 +95,7 @@ fn payloads(turns: &[Vec<u8>], sse: bool) -> Vec<String> {
 fn main() {
     let mb: usize = std::env::var("SSEFOLD_BENCH_MB").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
     let target = mb << 20;
+    let rounds: usize = std::env::var("SSEFOLD_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(11);
     let repeat = |one: Vec<Vec<u8>>| {
         let size: usize = one.iter().map(Vec::len).sum();
         let n = target.div_ceil(size.max(1));
@@ -106,19 +105,21 @@ fn main() {
         ("gemini_recordings", Provider::Gemini, repeat(gemini_turns()), true),
         ("ollama_chat", Provider::Ollama, repeat(vec![ollama_turn()]), false),
     ];
+    println!("{} rounds, best of each, {}:", rounds, Clock::kind());
     println!("| body | bytes | turns | payloads | fold | serde_json `Value` per payload | fold / serde |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
-    for (name, provider, turns, sse) in &sets {
+    let only = std::env::var("SSEFOLD_BENCH_BODY").unwrap_or_default();
+    for (name, provider, turns, sse) in sets.iter().filter(|s| s.0.contains(only.as_str())) {
         let bytes: usize = turns.iter().map(Vec::len).sum();
         let p = payloads(turns, *sse);
         let (mut best_fold, mut best_serde) = (f64::MAX, f64::MAX);
-        for _ in 0..11 {
-            let t = Instant::now();
-            black_box(fold(*provider, turns));
-            best_fold = best_fold.min(t.elapsed().as_secs_f64());
-            let t = Instant::now();
-            black_box(baseline(&p));
-            best_serde = best_serde.min(t.elapsed().as_secs_f64());
+        for _ in 0..rounds {
+            let t = Clock::start();
+            black_box(fold_pass(*provider, turns));
+            best_fold = best_fold.min(t.secs());
+            let t = Clock::start();
+            black_box(serde_pass(&p));
+            best_serde = best_serde.min(t.secs());
         }
         let mib = |s: f64| bytes as f64 / s / (1 << 20) as f64;
         println!(

@@ -29,6 +29,10 @@ use ssefold::providers::{Provider, Stream, StreamEvent};
 use ssefold::relay::{Relay, RelayConfig, RelayFormat};
 use ssefold_corpus as corpus;
 
+#[path = "../benches/support/mod.rs"]
+mod support;
+use support::{fold_turns, timed};
+
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -54,43 +58,17 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn cpu_now() -> Option<u64> {
-    std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
-}
-
-fn timed(f: impl FnOnce()) -> f64 {
-    let (cpu, wall) = (cpu_now(), std::time::Instant::now());
-    f();
-    match (cpu, cpu_now()) {
-        (Some(a), Some(b)) => (b - a) as f64 / 1e9,
-        _ => wall.elapsed().as_secs_f64(),
-    }
-}
-
+/// Folding alone, named for callgrind's `--toggle-collect`.
 #[inline(never)]
 fn fold_only(provider: Provider, turns: &[&[u8]]) -> usize {
-    let mut events = 0;
-    for turn in turns {
-        let mut stream = Stream::new(provider);
-        for chunk in turn.chunks(4096) {
-            stream
-                .feed(chunk, |e| {
-                    black_box(e);
-                    events += 1;
-                })
-                .unwrap();
-        }
-        stream.finish(|_| events += 1).unwrap();
-        black_box(stream.message());
-    }
-    events
+    fold_turns(provider, turns).0
 }
 
 fn relayed(provider: Provider, format: RelayFormat, turns: &[&[u8]]) -> usize {
     let mut bytes = 0;
     for turn in turns {
         let mut relay = Relay::with_stream(RelayConfig::new(format), Stream::new(provider));
-        for chunk in turn.chunks(4096) {
+        for chunk in turn.chunks(support::CHUNK) {
             bytes += black_box(relay.feed(chunk).unwrap().bytes).len();
         }
         bytes += relay.end_of_input().unwrap().bytes.len();

@@ -21,6 +21,8 @@ sse = small(tests.glob("**/*.sse"))
 bodies = [p.read_bytes() for p in sse]
 gemini = [p.read_bytes() for p in sse if "gemini" in p.parts]
 ollama = [p.read_bytes() for p in small(tests.glob("**/*.ndjson"))]
+bedrock = [p.read_bytes() for p in small(tests.glob("recordings/bedrock/**/*.bin"))]
+converse = [p.read_bytes() for p in small(tests.glob("recordings/bedrock_converse/**/*.bin"))]
 anthropic = [p.read_bytes() for p in sse if b"event: message_start" in p.read_bytes()[:4096]]
 hostile = [
     b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
@@ -60,7 +62,9 @@ seeds = {
     + [(bytes([d, 0]), body) for body in gemini for d in (8, 12)]
     + [(bytes([d, 0]), body) for body in ollama for d in (3, 9, 13)],
     "sse_decode": [(bytes([c, 1, 2, 3, 4]), body) for body in bodies + hostile for c in (0, 1, 2)],
-    "eventstream": [(bytes([f, 0]), bedrock_records(body)) for body in anthropic for f in (1, 3, 7)],
+    "eventstream": [(bytes([f, 0]), bedrock_records(body)) for body in anthropic for f in (1, 3, 7, 19)]
+    + [(bytes([f, 0]), body) for body in bedrock for f in (0, 2, 18)]
+    + [(bytes([f, 0]), body) for body in converse for f in (0, 10, 18)],
 }
 for target, pairs in seeds.items():
     out = root / "fuzz" / "corpus" / target

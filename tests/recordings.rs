@@ -40,6 +40,7 @@ fn dialect(name: &str) -> Provider {
         "gemini" => Provider::Gemini,
         "bedrock" => Provider::Bedrock,
         "bedrock_converse" => Provider::BedrockConverse,
+        "ollama" => Provider::Ollama,
         other => panic!("unknown dialect {other}"),
     }
 }
@@ -217,4 +218,40 @@ fn gemini_recordings_end_at_their_finish_reason() {
         checked += 1;
     }
     assert!(checked >= 50, "{checked}");
+}
+
+/// Ollama's `/api/chat` ends at its `done: true` line: a recording that has
+/// one ends normally, its folded `message.content` and `message.thinking`
+/// are the concatenation of the lines' fragments, and its top-level members
+/// are the last line's; one that has none is incomplete.
+#[test]
+fn ollama_recordings_fold_to_their_lines() {
+    let mut checked = 0;
+    for e in manifest().iter().filter(|e| e["dialect"] == "ollama") {
+        let file = e["file"].as_str().unwrap();
+        let bytes = std::fs::read(root().join(file)).unwrap();
+        let lines: Vec<Value> =
+            String::from_utf8_lossy(&bytes).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let run = run_with(Provider::Ollama, &bytes, &mut || usize::MAX);
+        if lines.iter().any(|l| l.get("error").is_some()) {
+            assert!(run.error.as_deref().is_some_and(|e| e.starts_with("Provider")), "{file}: {:?}", run.error);
+            continue;
+        }
+        let Some(last) = lines.iter().rfind(|l| l["done"] == true) else {
+            assert!(run.error.as_deref().is_some_and(|e| e.starts_with("Incomplete")), "{file}: {:?}", run.error);
+            continue;
+        };
+        assert_eq!(run.error, None, "{file}");
+        let joined = |key: &str| -> String { lines.iter().filter_map(|l| l["message"][key].as_str()).collect() };
+        assert_eq!(run.message["message"]["content"], joined("content"), "{file}");
+        if lines.iter().any(|l| l["message"].get("thinking").is_some()) {
+            assert_eq!(run.message["message"]["thinking"], joined("thinking"), "{file}");
+        }
+        for (k, v) in last.as_object().unwrap().iter().filter(|(k, v)| *k != "message" && !v.is_null()) {
+            assert_eq!(&run.message[k], v, "{file}: {k}");
+        }
+        assert_eq!(run.events.iter().filter(|e| e["event"] == "turn_end").count(), 1, "{file}");
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked}");
 }

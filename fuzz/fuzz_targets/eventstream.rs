@@ -1,19 +1,19 @@
 //! Fuzz target `eventstream`: the AWS event-stream decoder, and the Bedrock
-//! stream on top of it, never panic and give the same messages (events,
+//! dialects on top of it, never panic and give the same messages (events,
 //! folded message, result) for every chunking of the same bytes.
 //!
 //! Input layout: byte 0 holds flags — bit 0: the rest is a list of records
 //! `[headers length: u8][headers][payload length: u16 LE][payload]`, each
 //! framed with correct lengths and CRCs (so the fuzzer gets past the CRCs to
 //! the headers and payloads; a trailing partial record is appended raw);
-//! bit 1: fold through `BedrockStream` instead of listing the messages;
+//! bit 1: fold through a `Stream` instead of listing the messages, bits 3–4
+//! picking its dialect (Bedrock InvokeModel, ConverseStream, auto, auto);
 //! bit 2: small limits. Byte 1 seeds the chunk-size cycle.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use ssefold::eventstream::{Decoder, DecoderLimits};
-use ssefold::providers::bedrock::BedrockStream;
-use ssefold::providers::StreamConfig;
+use ssefold::providers::{Provider, Stream, StreamConfig};
 
 /// One message framed with correct lengths and CRCs around `headers` (taken
 /// as the raw headers section, valid or not) and `payload`.
@@ -72,8 +72,12 @@ fn decode(limits: DecoderLimits, chunks: &[&[u8]]) -> (Vec<String>, String) {
 }
 
 /// Every normalized event, the folded message and the result.
-fn fold(config: &StreamConfig, chunks: &[&[u8]]) -> (Vec<serde_json::Value>, serde_json::Value, String) {
-    let mut stream = BedrockStream::with_config(config.clone());
+fn fold(
+    provider: Provider,
+    config: &StreamConfig,
+    chunks: &[&[u8]],
+) -> (Vec<serde_json::Value>, serde_json::Value, String) {
+    let mut stream = Stream::with_config(provider, config.clone());
     let mut events = Vec::new();
     for c in chunks {
         if let Err(e) = stream.feed(c, |e| events.push(e.to_json())) {
@@ -107,7 +111,9 @@ fuzz_target!(|data: &[u8]| {
             config.max_tool_args_bytes = 64;
             config.max_text_bytes = 64;
         }
-        assert_eq!(fold(&config, &[&body]), fold(&config, &chunks));
+        let provider = [Provider::Bedrock, Provider::BedrockConverse, Provider::Auto, Provider::Auto]
+            [(flags >> 3 & 3) as usize];
+        assert_eq!(fold(provider, &config, &[&body]), fold(provider, &config, &chunks));
     } else {
         let limits = if small {
             DecoderLimits { max_message_len: 256, max_headers_len: 64 }

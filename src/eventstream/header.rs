@@ -80,15 +80,32 @@ impl<'a> Headers<'a> {
         let headers = Headers { bytes };
         let mut rest = bytes;
         while !rest.is_empty() {
-            let (_, _, tail) = next_header(rest).map_err(|reason| EventStreamError::BadHeader { offset, reason })?;
+            let bad = |reason| EventStreamError::BadHeader { offset, reason };
+            let (name, kind, value, tail) = split_header(rest).map_err(bad)?;
+            if !is_utf8(name) {
+                return Err(bad("a header name that is not UTF-8"));
+            }
+            if kind == 7 && !is_utf8(value) {
+                return Err(bad("a string header that is not UTF-8"));
+            }
             rest = tail;
         }
         Ok(headers)
     }
 
-    /// The first header named `name`.
+    /// The first header named `name` (names compared as bytes: only the
+    /// value found is converted).
     pub fn get(&self, name: &str) -> Option<HeaderValue<'a>> {
-        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+        let mut rest = self.bytes;
+        while !rest.is_empty() {
+            // Validated by `parse`.
+            let (n, kind, value, tail) = split_header(rest).ok()?;
+            if n == name.as_bytes() {
+                return header_value(kind, value).ok();
+            }
+            rest = tail;
+        }
+        None
     }
 
     /// The headers in order.
@@ -121,52 +138,69 @@ fn be<const N: usize>(bytes: &[u8]) -> Result<([u8; N], &[u8]), &'static str> {
     Ok((out, tail))
 }
 
-/// One header off the front of `bytes`: (name, value, rest).
-fn next_header(bytes: &[u8]) -> Result<(&str, HeaderValue<'_>, &[u8]), &'static str> {
+/// Whether `bytes` is UTF-8 (ASCII, the usual header, checked without the
+/// general validator's setup).
+fn is_utf8(bytes: &[u8]) -> bool {
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
+}
+
+/// One header's parts: (name, value type, value bytes, the bytes after it).
+type HeaderParts<'a> = (&'a [u8], u8, &'a [u8], &'a [u8]);
+
+/// The parts of one header off the front of `bytes`; no UTF-8 check.
+fn split_header(bytes: &[u8]) -> Result<HeaderParts<'_>, &'static str> {
     let ([name_len], rest) = be::<1>(bytes)?;
     if name_len == 0 {
         return Err("an empty header name");
     }
     let (name, rest) = take(rest, name_len as usize)?;
-    let name = std::str::from_utf8(name).map_err(|_| "a header name that is not UTF-8")?;
     let ([kind], rest) = be::<1>(rest)?;
-    let (value, rest) = match kind {
-        0 => (HeaderValue::Bool(true), rest),
-        1 => (HeaderValue::Bool(false), rest),
-        2 => {
-            let (v, r) = be::<1>(rest)?;
-            (HeaderValue::Byte(i8::from_be_bytes(v)), r)
-        }
-        3 => {
-            let (v, r) = be::<2>(rest)?;
-            (HeaderValue::Short(i16::from_be_bytes(v)), r)
-        }
-        4 => {
-            let (v, r) = be::<4>(rest)?;
-            (HeaderValue::Int(i32::from_be_bytes(v)), r)
-        }
-        5 => {
-            let (v, r) = be::<8>(rest)?;
-            (HeaderValue::Long(i64::from_be_bytes(v)), r)
-        }
+    let size = match kind {
+        0 | 1 => 0,
+        2 => 1,
+        3 => 2,
+        4 => 4,
+        5 | 8 => 8,
+        9 => 16,
         6 | 7 => {
-            let (len, r) = be::<2>(rest)?;
+            let (len, _) = be::<2>(rest)?;
+            let (_, r) = take(rest, 2)?;
             let (value, r) = take(r, u16::from_be_bytes(len) as usize)?;
-            if kind == 6 {
-                (HeaderValue::Bytes(value), r)
-            } else {
-                (HeaderValue::String(std::str::from_utf8(value).map_err(|_| "a string header that is not UTF-8")?), r)
-            }
-        }
-        8 => {
-            let (v, r) = be::<8>(rest)?;
-            (HeaderValue::Timestamp(i64::from_be_bytes(v)), r)
-        }
-        9 => {
-            let (value, r) = take(rest, 16)?;
-            (HeaderValue::Uuid(value.try_into().map_err(|_| "a UUID header of the wrong size")?), r)
+            return Ok((name, kind, value, r));
         }
         _ => return Err("a header value type above 9"),
     };
-    Ok((name, value, rest))
+    let (value, r) = take(rest, size)?;
+    Ok((name, kind, value, r))
+}
+
+/// The typed value of a header's value bytes (sized by [`split_header`]).
+fn header_value(kind: u8, value: &[u8]) -> Result<HeaderValue<'_>, &'static str> {
+    let sized = |n: usize| -> Result<[u8; 8], &'static str> {
+        let mut out = [0; 8];
+        out.get_mut(8 - n..)
+            .ok_or("a header value of the wrong size")?
+            .copy_from_slice(value.get(..n).ok_or("a header value of the wrong size")?);
+        Ok(out)
+    };
+    Ok(match kind {
+        0 => HeaderValue::Bool(true),
+        1 => HeaderValue::Bool(false),
+        2 => HeaderValue::Byte(i64::from_be_bytes(sized(1)?) as i8),
+        3 => HeaderValue::Short(i64::from_be_bytes(sized(2)?) as i16),
+        4 => HeaderValue::Int(i64::from_be_bytes(sized(4)?) as i32),
+        5 => HeaderValue::Long(i64::from_be_bytes(sized(8)?)),
+        6 => HeaderValue::Bytes(value),
+        7 => HeaderValue::String(std::str::from_utf8(value).map_err(|_| "a string header that is not UTF-8")?),
+        8 => HeaderValue::Timestamp(i64::from_be_bytes(sized(8)?)),
+        9 => HeaderValue::Uuid(value.try_into().map_err(|_| "a UUID header of the wrong size")?),
+        _ => return Err("a header value type above 9"),
+    })
+}
+
+/// One header off the front of `bytes`: (name, value, rest).
+fn next_header(bytes: &[u8]) -> Result<(&str, HeaderValue<'_>, &[u8]), &'static str> {
+    let (name, kind, value, rest) = split_header(bytes)?;
+    let name = std::str::from_utf8(name).map_err(|_| "a header name that is not UTF-8")?;
+    Ok((name, header_value(kind, value)?, rest))
 }

@@ -97,7 +97,12 @@ use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
 use super::json_path_args::ArgsWriter;
+use super::raw::{
+    may_hold_lone_surrogate, plain_string, quick_allowed, quick_taken, set_raw, value_of, Nested, Object, RawCache,
+    RawObject,
+};
 use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
+use super::view::{Few, JsonStr, Str};
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
 use crate::json::PartialStrings;
 use crate::sse::Event;
@@ -167,6 +172,8 @@ struct Candidate {
     /// The slot of the function call whose arguments stream.
     streaming: Option<usize>,
     finished: bool,
+    /// The raw members last applied to `fields` by the fast path.
+    raw: RawCache,
 }
 
 /// The Gemini fold.
@@ -175,6 +182,126 @@ pub(crate) struct GeminiFold {
     /// Top-level members (`candidates` first, as a placeholder).
     message: Map<String, Value>,
     candidates: Vec<Candidate>,
+    /// The raw top-level members last applied to `message` by the fast path.
+    top_raw: RawCache,
+}
+
+/// A part on the fast path.
+enum PartView<'a> {
+    /// A text part (`text`, `thought`, `thoughtSignature` and nothing
+    /// else, with a text or a signature).
+    Text { text: Option<JsonStr<'a>>, thought: bool, signature: Option<&'a str> },
+    /// Any other part: handed to the slow path's part handler as a map.
+    Other,
+}
+
+/// What the fast path makes of a part, `None` when it leaves the chunk to
+/// the slow path (a text part member of an unexpected type or escaped).
+fn part_view<'a>(p: &RawObject<'a>) -> Option<PartView<'a>> {
+    if !p.iter().all(|(k, _)| matches!(k, "text" | "thought" | "thoughtSignature")) {
+        return Some(PartView::Other);
+    }
+    let text = match p.get("text") {
+        Some(raw) => Some(JsonStr::from_raw(raw)?),
+        None => None,
+    };
+    let thought = match p.get("thought") {
+        None => false,
+        Some("true") => true,
+        Some("false") => false,
+        Some(_) => return None,
+    };
+    let signature = match p.get("thoughtSignature") {
+        Some(raw) => Some(plain_string(raw)?),
+        None => None,
+    };
+    if text.is_none() && signature.is_none() {
+        return Some(PartView::Other);
+    }
+    Some(PartView::Text { text, thought, signature })
+}
+
+/// A candidate's `content` on the fast path.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QuickContent<'a> {
+    #[serde(borrow, default)]
+    parts: Option<Few<RawObject<'a>>>,
+    #[serde(borrow, default)]
+    role: Option<Str<'a>>,
+}
+
+/// A chunk the fast path folds: an object without `error`,
+/// `promptFeedback` or `null` members, with at most one candidate, whose
+/// `index` (if any) is a non-negative integer.
+struct QuickChunk<'a> {
+    top: RawObject<'a>,
+    /// The candidate, its content and index.
+    candidate: Option<(RawObject<'a>, Option<QuickContent<'a>>, u64)>,
+}
+
+/// `candidates`, read in the same pass as the chunk.
+struct CandidatesView<'a>(Few<Object<'a, ContentView<'a>>>);
+
+/// A candidate's `content`, read in the same pass as the candidate.
+struct ContentView<'a>(QuickContent<'a>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for CandidatesView<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <Few<Object<'de, ContentView<'de>>> as serde::Deserialize>::deserialize(d).map(CandidatesView)
+    }
+}
+
+impl<'de> Nested<'de> for CandidatesView<'de> {
+    const KEY: &'static str = "candidates";
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for ContentView<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <QuickContent<'de> as serde::Deserialize>::deserialize(d).map(ContentView)
+    }
+}
+
+impl<'de> Nested<'de> for ContentView<'de> {
+    const KEY: &'static str = "content";
+}
+
+impl<'a> QuickChunk<'a> {
+    /// The chunk's view, `None` for the slow path.
+    fn parse(data: &'a str) -> Option<Self> {
+        if !quick_allowed() || may_hold_lone_surrogate(data) {
+            return None;
+        }
+        let chunk: Object<'_, CandidatesView<'_>> = serde_json::from_str(data).ok()?;
+        let top = chunk.members;
+        if top.get("error").is_some() || top.get("promptFeedback").is_some() {
+            return None;
+        }
+        let candidate = match chunk.nested {
+            None => None,
+            Some(CandidatesView(mut cands)) => {
+                if cands.iter().nth(1).is_some() {
+                    return None;
+                }
+                match cands.first_mut() {
+                    None => None,
+                    Some(c) => {
+                        let content = c.nested.take().map(|c| c.0);
+                        for p in content.iter().flat_map(|c| c.parts.iter().flat_map(Few::iter)) {
+                            part_view(p)?;
+                        }
+                        let index = match c.members.get("index") {
+                            None => 0,
+                            Some(raw) => raw.parse::<u64>().ok()?,
+                        };
+                        Some((std::mem::take(&mut c.members), content, index))
+                    }
+                }
+            }
+        };
+        quick_taken();
+        Some(QuickChunk { top, candidate })
+    }
 }
 
 impl Dialect for GeminiFold {
@@ -187,6 +314,14 @@ impl Dialect for GeminiFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        if let Some(chunk) = QuickChunk::parse(event.data()) {
+            return self.on_quick_chunk(turn, chunk, sink);
+        }
+        // The slow path writes the members itself.
+        self.top_raw.clear();
+        for c in &mut self.candidates {
+            c.raw.clear();
+        }
         let v = parse_value(event, sink)?;
         let Value::Object(mut chunk) = v else {
             self.start(turn, sink);
@@ -291,11 +426,13 @@ impl Dialect for GeminiFold {
 
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
+            + self.top_raw.footprint()
             + self
                 .candidates
                 .iter()
                 .map(|c| {
                     core::mem::size_of::<Candidate>()
+                        + c.raw.footprint()
                         + c.slots
                             .iter()
                             .map(|s| {
@@ -366,6 +503,7 @@ impl GeminiFold {
             open: None,
             streaming: None,
             finished: false,
+            raw: RawCache::default(),
         });
         Ok(self.candidates.len() - 1)
     }
@@ -474,29 +612,11 @@ impl GeminiFold {
                 _ => None,
             };
             let text = p.get("text").and_then(Value::as_str).unwrap_or("");
-            let cand = &self.candidates[at];
-            let merge = cand.open.filter(|&s| {
-                let slot = &cand.slots[s];
-                slot.text == Some(thought) && !(slot.signature.is_some() && signature.is_some())
-            });
-            let slot = match merge {
-                Some(s) => s,
-                None => {
-                    self.close_text(turn, at, sink);
-                    let (kind, ty) = if thought { (PartKind::Reasoning, "thought") } else { (PartKind::Text, "text") };
-                    let s = self.open_slot(turn, at, kind, ty, Some(thought), None, sink)?;
-                    self.candidates[at].open = Some(s);
-                    s
-                }
-            };
+            let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
             let part = self.candidates[at].slots[slot].part;
             append_str(turn, part, text, sink)?;
             if let Some(sig) = signature {
-                turn.check_text(sig.len())?;
-                let value = Value::String(sig);
-                sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
-                let Value::String(sig) = value else { unreachable!() };
-                self.candidates[at].slots[slot].signature = Some(sig);
+                self.sign(turn, at, slot, sig, sink)?;
             }
             return Ok(());
         }
@@ -634,6 +754,139 @@ impl GeminiFold {
         let msg = format!("function call (part {part}) still streaming (willContinue) when another part came; committed as incomplete");
         warn(sink, WarningCode::PartNotEnded, &msg);
         turn.commit(self, part, true, sink);
+    }
+
+    /// Puts a thought signature on a text slot (`part_metadata`
+    /// `signature`).
+    fn sign(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        slot: usize,
+        sig: String,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        turn.check_text(sig.len())?;
+        let part = self.candidates[at].slots[slot].part;
+        let value = Value::String(sig);
+        sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
+        let Value::String(sig) = value else { return Ok(()) };
+        self.candidates[at].slots[slot].signature = Some(sig);
+        Ok(())
+    }
+
+    /// The slot a text part goes to: the open text part of its kind unless
+    /// both it and the new one carry a signature, else a new one.
+    fn text_slot(
+        &mut self,
+        turn: &mut Turn,
+        at: usize,
+        thought: bool,
+        signed: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<usize, StreamError> {
+        let cand = &self.candidates[at];
+        let merge = cand.open.filter(|&s| {
+            let slot = &cand.slots[s];
+            slot.text == Some(thought) && !(slot.signature.is_some() && signed)
+        });
+        if let Some(s) = merge {
+            return Ok(s);
+        }
+        self.close_text(turn, at, sink);
+        let (kind, ty) = if thought { (PartKind::Reasoning, "thought") } else { (PartKind::Text, "text") };
+        let s = self.open_slot(turn, at, kind, ty, Some(thought), None, sink)?;
+        self.candidates[at].open = Some(s);
+        Ok(s)
+    }
+
+    /// A chunk of the fast path: what the slow path does with its `Value`,
+    /// from the raw members (unchanged ones skipped, strings written in
+    /// place).
+    fn on_quick_chunk(
+        &mut self,
+        turn: &mut Turn,
+        chunk: QuickChunk<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Flow, StreamError> {
+        let first = turn.state == TurnState::Idle;
+        let mut usage_changed = false;
+        for (k, raw) in chunk.top.iter() {
+            if k == "candidates" || self.top_raw.unchanged(k, raw) {
+                continue;
+            }
+            if k == "usageMetadata" {
+                let usage = value_of(raw);
+                usage_changed = self.message.get(k) != Some(&usage);
+                self.message.insert(k.to_owned(), usage);
+            } else {
+                set_raw(&mut self.message, k, raw);
+            }
+        }
+        if first {
+            self.start(turn, sink);
+        }
+        if let Some((c, content, index)) = chunk.candidate {
+            let at = self.candidate(turn, index)?;
+            if let Some(content) = content {
+                if let Some(role) = content.role {
+                    if !matches!(&self.candidates[at].role, Some(Value::String(r)) if *r == *role) {
+                        self.candidates[at].role = Some(Value::String(role.into_owned()));
+                    }
+                }
+                for p in content.parts.iter().flat_map(Few::iter) {
+                    match part_view(p) {
+                        Some(PartView::Text { text, thought, signature }) => {
+                            // As on the slow path: a text part ends a call
+                            // whose arguments were still streaming.
+                            self.cut_call(turn, at, sink);
+                            let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
+                            let part = self.candidates[at].slots[slot].part;
+                            if let Some(text) = text {
+                                turn.append_text(part, &text, sink)?;
+                            }
+                            if let Some(sig) = signature {
+                                self.sign(turn, at, slot, sig.to_owned(), sink)?;
+                            }
+                        }
+                        Some(PartView::Other) => {
+                            let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
+                            self.on_part(turn, at, p, sink)?;
+                        }
+                        None => {}
+                    }
+                }
+            }
+            let cand = &mut self.candidates[at];
+            let mut finish = false;
+            for (k, raw) in c.iter().filter(|(k, _)| *k != "content") {
+                finish |= k == "finishReason" && raw.starts_with('"');
+                if cand.raw.unchanged(k, raw) {
+                    continue;
+                }
+                match (k, cand.fields.get_mut(k)) {
+                    ("citationMetadata", Some(Value::Object(old))) => match value_of(raw) {
+                        Value::Object(new) => merge_citations(old, &new),
+                        other => {
+                            cand.fields.insert(k.to_owned(), other);
+                        }
+                    },
+                    _ => set_raw(&mut cand.fields, k, raw),
+                }
+            }
+            if finish {
+                cand.finished = true;
+                if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
+                    sink(&StreamEvent::StopReason { choice: choice(index), reason });
+                }
+            }
+        }
+        if usage_changed {
+            if let Some(u) = self.message.get("usageMetadata") {
+                sink(&StreamEvent::Usage { usage: u });
+            }
+        }
+        Ok(Flow::Continue)
     }
 
     /// Opens a part of candidate `at` and its slot; returns the slot.

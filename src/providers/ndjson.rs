@@ -81,7 +81,11 @@ fn emit(line: &[u8], max: usize, each: &mut dyn FnMut(&str) -> Result<(), Stream
     if line.len() > max {
         return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxLineLen, max });
     }
-    let text = String::from_utf8_lossy(line);
+    // Valid UTF-8 (the usual case) checked in one SIMD pass, borrowed.
+    let text = match simdutf8::basic::from_utf8(line) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(line),
+    };
     if text.trim().is_empty() {
         return Ok(());
     }

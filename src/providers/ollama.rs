@@ -45,7 +45,9 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
+use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, Nested, Object, RawCache, RawObject};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
+use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
@@ -76,6 +78,53 @@ pub(crate) struct OllamaFold {
     content: Option<u32>,
     /// Tool calls as sent, with their parts.
     calls: Vec<(u32, Value)>,
+    /// The raw members last applied to `top` and `message` by the fast path.
+    top_raw: RawCache,
+    message_raw: RawCache,
+}
+
+/// A line the fast path folds: an object without `error` or `null`
+/// members, whose `message` is an object of string `content` / `thinking`
+/// and other members but no `tool_calls`.
+struct QuickLine<'a> {
+    top: RawObject<'a>,
+    message: Option<RawObject<'a>>,
+}
+
+/// `message`, read in the same pass as the line.
+struct MessageView<'a>(RawObject<'a>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for MessageView<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <RawObject<'de> as serde::Deserialize>::deserialize(d).map(MessageView)
+    }
+}
+
+impl<'de> Nested<'de> for MessageView<'de> {
+    const KEY: &'static str = "message";
+}
+
+impl<'a> QuickLine<'a> {
+    /// The line's view, `None` for the slow path.
+    fn parse(data: &'a str) -> Option<Self> {
+        if !quick_allowed() || may_hold_lone_surrogate(data) {
+            return None;
+        }
+        let line: Object<'_, MessageView<'_>> = serde_json::from_str(data).ok()?;
+        if line.members.get("error").is_some() {
+            return None;
+        }
+        let message = line.nested.map(|m| m.0);
+        for (k, raw) in message.iter().flat_map(RawObject::iter) {
+            match k {
+                "tool_calls" => return None,
+                "content" | "thinking" if JsonStr::from_raw(raw).is_none() => return None,
+                _ => {}
+            }
+        }
+        quick_taken();
+        Some(QuickLine { top: line.members, message })
+    }
 }
 
 impl Dialect for OllamaFold {
@@ -88,6 +137,12 @@ impl Dialect for OllamaFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        if let Some(line) = QuickLine::parse(event.data()) {
+            return self.on_quick_line(turn, &line, sink);
+        }
+        // The slow path writes `top` and `message` itself.
+        self.top_raw.clear();
+        self.message_raw.clear();
         let v = parse_value(event, sink)?;
         let Value::Object(line) = v else {
             self.start(turn, sink);
@@ -128,21 +183,7 @@ impl Dialect for OllamaFold {
             Some(Value::Object(m)) => self.on_message(turn, m, sink)?,
             Some(_) => warn(sink, WarningCode::InvalidEvent, "message that is not an object; ignored"),
         }
-        if !done {
-            return Ok(Flow::Continue);
-        }
-        for id in [self.thinking, self.content].into_iter().flatten() {
-            turn.commit(self, id, false, sink);
-        }
-        if let Some(reason) = self.top.get("done_reason").and_then(Value::as_str) {
-            sink(&StreamEvent::StopReason { choice: 0, reason });
-        }
-        let usage: Map<String, Value> =
-            COUNTS.iter().filter_map(|k| self.top.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
-        if !usage.is_empty() {
-            sink(&StreamEvent::Usage { usage: &Value::Object(usage) });
-        }
-        Ok(Flow::End)
+        self.end_line(turn, done, sink)
     }
 
     fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
@@ -175,7 +216,10 @@ impl Dialect for OllamaFold {
     }
 
     fn footprint(&self) -> usize {
-        core::mem::size_of::<Self>() + self.calls.capacity() * core::mem::size_of::<(u32, Value)>()
+        core::mem::size_of::<Self>()
+            + self.calls.capacity() * core::mem::size_of::<(u32, Value)>()
+            + self.top_raw.footprint()
+            + self.message_raw.footprint()
     }
 
     fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {
@@ -197,6 +241,78 @@ impl Dialect for OllamaFold {
 }
 
 impl OllamaFold {
+    /// After a line's members: the end of the turn at `done: true`.
+    fn end_line(&mut self, turn: &mut Turn, done: bool, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        if !done {
+            return Ok(Flow::Continue);
+        }
+        for id in [self.thinking, self.content].into_iter().flatten() {
+            turn.commit(self, id, false, sink);
+        }
+        if let Some(reason) = self.top.get("done_reason").and_then(Value::as_str) {
+            sink(&StreamEvent::StopReason { choice: 0, reason });
+        }
+        let usage: Map<String, Value> =
+            COUNTS.iter().filter_map(|k| self.top.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
+        if !usage.is_empty() {
+            sink(&StreamEvent::Usage { usage: &Value::Object(usage) });
+        }
+        Ok(Flow::End)
+    }
+
+    /// A line of the fast path: what the slow path does with its `Value`,
+    /// from the raw members (unchanged ones skipped, strings written in
+    /// place).
+    fn on_quick_line(
+        &mut self,
+        turn: &mut Turn,
+        line: &QuickLine<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Flow, StreamError> {
+        for (k, raw) in line.top.iter() {
+            if k == "message" {
+                if !self.top.contains_key("message") {
+                    self.top.insert(k.to_owned(), Value::Null);
+                }
+            } else if !self.top_raw.unchanged(k, raw) {
+                set_raw(&mut self.top, k, raw);
+            }
+        }
+        self.start(turn, sink);
+        for (k, raw) in line.message.iter().flat_map(RawObject::iter) {
+            match k {
+                "thinking" | "content" => {
+                    let Some(text) = JsonStr::from_raw(raw) else { continue };
+                    let thinking = k == "thinking";
+                    self.thinking_seen |= thinking;
+                    if !text.is_empty() {
+                        let id = self.text_part(turn, thinking, sink)?;
+                        turn.append_text(id, &text, sink)?;
+                    }
+                }
+                _ => {
+                    if !self.message_raw.unchanged(k, raw) {
+                        set_raw(&mut self.message, k, raw);
+                    }
+                }
+            }
+        }
+        self.end_line(turn, line.top.get("done") == Some("true"), sink)
+    }
+
+    /// The thinking or the content part, opened on first use.
+    fn text_part(&mut self, turn: &mut Turn, thinking: bool, sink: &mut Sink<'_>) -> Result<u32, StreamError> {
+        let (slot, kind, ty) = if thinking {
+            (&mut self.thinking, PartKind::Reasoning, "thinking")
+        } else {
+            (&mut self.content, PartKind::Text, "content")
+        };
+        match *slot {
+            Some(id) => Ok(id),
+            None => Ok(*slot.insert(turn.open_part(kind, (0, 0), 0, 0, ty, sink)?)),
+        }
+    }
+
     fn start(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
         if turn.begin() {
             let snapshot = self.message(turn);
@@ -211,28 +327,13 @@ impl OllamaFold {
                 ("thinking", Value::String(s)) => {
                     self.thinking_seen = true;
                     if !s.is_empty() {
-                        let id = match self.thinking {
-                            Some(id) => id,
-                            None => *self.thinking.insert(turn.open_part(
-                                PartKind::Reasoning,
-                                (0, 0),
-                                0,
-                                0,
-                                "thinking",
-                                sink,
-                            )?),
-                        };
+                        let id = self.text_part(turn, true, sink)?;
                         append_str(turn, id, s, sink)?;
                     }
                 }
                 ("content", Value::String(s)) => {
                     if !s.is_empty() {
-                        let id = match self.content {
-                            Some(id) => id,
-                            None => {
-                                *self.content.insert(turn.open_part(PartKind::Text, (0, 0), 0, 0, "content", sink)?)
-                            }
-                        };
+                        let id = self.text_part(turn, false, sink)?;
                         append_str(turn, id, s, sink)?;
                     }
                 }

@@ -106,6 +106,12 @@ impl<'a> JsonStr<'a> {
         Some(JsonStr { raw, escaped: true, lone })
     }
 
+    /// Whether the decoded string is empty (an escape never decodes to
+    /// nothing).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
     /// Whether the string holds a lone surrogate escape (decoded to U+FFFD).
     pub(crate) fn lone_surrogates(&self) -> bool {
         self.lone

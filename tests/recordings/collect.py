@@ -305,6 +305,27 @@ def classify(raw):
     return None
 
 
+def classify_ndjson(raw):
+    """Ollama's native `/api/chat` stream: newline-delimited JSON objects,
+    at least two (a streamed answer), each with `done`, the ones that are
+    not errors with a `message` object."""
+    try:
+        lines = [json.loads(line) for line in raw.decode("utf-8").split("\n") if line.strip()]
+    except Exception:
+        return None
+    if len(lines) < 2 or not all(isinstance(o, dict) for o in lines):
+        return None
+    answer = [o for o in lines if "error" not in o]
+    if answer and all("done" in o and isinstance(o.get("message"), dict) for o in answer):
+        return "ollama"
+    return None
+
+
+EXTENSION = {"ollama": "ndjson", "bedrock": "bin", "bedrock_converse": "bin"}
+# `"done"` as it appears in a cassette: plain, or escaped in a YAML / JSON string.
+RE_DONE = re.compile(rb'\\?"done\\?"')
+
+
 HOSTS = [
     ("localhost:3000/router/v2/openai", "openai"),
     ("localhost:5002", "unknown-local-server"),
@@ -540,6 +561,8 @@ def covers(raw, dialect):
             c.append("finish_reason")
         if any("groundingMetadata" in c2 for o in objs for c2 in (o.get("candidates") or []) if isinstance(c2, dict)):
             c.append("grounding")
+    elif dialect == "ollama":
+        return ollama_covers(raw)
     else:
         types = [o.get("type") for o in objs]
         items = []
@@ -590,6 +613,27 @@ def covers(raw, dialect):
         c.append("crlf")
     if not (t.endswith(b"\n\n") or t.endswith(b"\r\n\r\n")):
         c.append("no_final_blank_line")
+    return c
+
+
+def ollama_covers(raw):
+    lines = [json.loads(line) for line in raw.decode("utf-8").split("\n") if line.strip()]
+    msgs = [o.get("message") or {} for o in lines]
+    c = []
+    if any(m.get("thinking") for m in msgs):
+        c.append("thinking")
+    if any(m.get("tool_calls") for m in msgs):
+        c.append("tool_calls")
+    if any(m.get("images") for m in msgs):
+        c.append("images")
+    if any("error" in o for o in lines):
+        c.append("error_line")
+    reasons = sorted({str(o["done_reason"]) for o in lines if o.get("done_reason")})
+    c.extend(f"done_reason_{r}" for r in reasons)
+    if not any(o.get("done") is True for o in lines):
+        c.append("no_done_line")
+    if not raw.endswith(b"\n"):
+        c.append("no_final_newline")
     return c
 
 
@@ -739,7 +783,9 @@ def main():
                 if d:
                     bodies.append((wrap_chunks(text, d), d, "", "vercel chunks.txt wrapped as SSE", None))
             elif kind in ("vcr", "vcr_json", "har", "httprr"):
-                if kind != "httprr" and not (b"data:" in data or b"!!binary" in data or b"base64" in data or b"gzip" in data):
+                if kind != "httprr" and not (
+                    b"data:" in data or b"!!binary" in data or b"base64" in data or b"gzip" in data or RE_DONE.search(data)
+                ):
                     continue
                 try:
                     if kind == "httprr":
@@ -754,7 +800,7 @@ def main():
                 multi = []
                 try:
                     for i, uri, raw in it:
-                        d = classify(raw)
+                        d = classify(raw) or classify_ndjson(raw)
                         if d:
                             what = {"har": "HAR entry", "httprr": "httprr trace response body"}.get(kind, "VCR cassette body")
                             if "__inline_snapshot__" in path:
@@ -764,7 +810,7 @@ def main():
                     pass
                 bodies.extend(multi)
             else:
-                d = classify(data)
+                d = classify(data) or classify_ndjson(data)
                 if d:
                     bodies.append((data, d, "", "raw file", None))
                 elif path.endswith((".txt", ".jsonl", ".ndjson")):
@@ -793,7 +839,7 @@ def main():
                 name = slugify(base.replace("/", "__"))
                 if n_in_file > 1 and idx is not None:
                     name += f"__i{idx}"
-                ext = "bin" if d in ("bedrock", "bedrock_converse") else "sse"
+                ext = EXTENSION.get(d, "sse")
                 rel = f"{d}/{slug}/{name}.{ext}"
                 k = 2
                 while rel in names:
@@ -876,7 +922,10 @@ SHAPES = [
     ("DeepSeek `reasoning_content`", lambda e: _has(e, "openai_chat", "reasoning_content", "deepseek")),
     ("`reasoning_content` (any provider)", lambda e: _has(e, "openai_chat", "reasoning_content")),
     ("chat `delta.reasoning` string (Ollama/Groq/OpenRouter style)", lambda e: _has(e, "openai_chat", "reasoning_field")),
-    ("Ollama OpenAI endpoint", lambda e: _has(e, provider="ollama")),
+    ("Ollama OpenAI endpoint", lambda e: _has(e, "openai_chat", provider="ollama")),
+    ("Ollama native `/api/chat` (NDJSON)", lambda e: _has(e, "ollama")),
+    ("Ollama `/api/chat` thinking", lambda e: _has(e, "ollama", "thinking")),
+    ("Ollama `/api/chat` tool calls", lambda e: _has(e, "ollama", "tool_calls")),
     ("llama.cpp `timings`", lambda e: _has(e, "openai_chat", "llama_cpp_timings")),
     ("Gemini OpenAI-compatible endpoint", lambda e: _has(e, "openai_chat", provider="gemini")),
     ("Gemini `extra_content`", lambda e: _has(e, "openai_chat", "extra_content")),
@@ -942,15 +991,16 @@ def write_readme(out, manifest, sources, skipped):
     w = L.append
     w("# Recorded provider streams from other projects' test suites")
     w("")
-    w("Real Server-Sent-Event bodies of the Anthropic Messages, OpenAI Chat Completions and OpenAI Responses APIs")
-    w("(and of OpenAI-compatible servers), Gemini, and Amazon Bedrock's AWS event-stream bodies (`InvokeModelWithResponseStream`")
-    w("of Anthropic models: `bedrock`; `ConverseStream`: `bedrock_converse`), taken from the recorded HTTP traffic that public projects keep with their")
-    w("tests (VCR cassettes, HAR files, httprr traces, inline-snapshot recordings, raw fixture files). They are test")
+    w("Real Server-Sent-Event bodies of the Anthropic Messages, OpenAI Chat Completions, OpenAI Responses and Gemini APIs")
+    w("(and of OpenAI-compatible servers), newline-delimited JSON bodies of Ollama's native `/api/chat`, and Amazon")
+    w("Bedrock's AWS event-stream bodies (`InvokeModelWithResponseStream` of Anthropic models: `bedrock`; `ConverseStream`:")
+    w("`bedrock_converse`), taken from the recorded HTTP traffic that public projects keep with their tests (VCR")
+    w("cassettes, HAR files, httprr traces, inline-snapshot recordings, raw fixture files). They are test")
     w("data only: `tests/recordings.rs` feeds every one through `ssefold::providers` whole, in 1-byte chunks and in")
     w("random chunkings, and checks only that nothing panics, that `auto` detects the manifest's dialect and that")
     w("events, folded message and ending do not depend on the chunking. No code was copied from these projects.")
     w("")
-    w("Layout: `<dialect>/<source-slug>/<name>.sse` (`.bin` for the binary event-stream bodies); `manifest.json` has one object per file (source repository,")
+    w("Layout: `<dialect>/<source-slug>/<name>.sse` (`.ndjson` for Ollama, `.bin` for the binary event-stream bodies); `manifest.json` has one object per file (source repository,")
     w("path, commit, license, how it was extracted, whether it is a live recording, request URI when the recording")
     w("has one, what it covers); `licenses/<owner>__<name>.LICENSE` is the license file of each source repository.")
     w("This file is generated by `collect.py` (do not edit by hand).")
@@ -987,7 +1037,9 @@ def write_readme(out, manifest, sources, skipped):
     w("     with no `[DONE]`; their `extraction` says so.")
     w("3. A body is kept when it has `data:` lines and its content is one of the dialects: `message_start` (Anthropic),")
     w("   a `\"type\":\"response.…\"` event (Responses), `chat.completion.chunk` (Chat), or a `data: {\"candidates\": [`")
-    w("   line / chunk objects with `candidates` (Gemini). Bodies over 2 MB, byte-identical")
+    w("   line / chunk objects with `candidates` (Gemini); or, without `data:` lines, when it is two or more JSON")
+    w("   objects, one per line, each with `done` and (unless it is an `error` line) a `message` object (Ollama's")
+    w("   `/api/chat` with `stream: true`; `/api/generate` bodies, with `response`, are not taken). Bodies over 2 MB, byte-identical")
     w("   duplicates (also of `tests/peer-fixtures/`), error pages and non-SSE bodies are skipped. A body that is a whole AWS")
     w("   event stream (every prelude and message CRC checked) is kept when its first event is a `chunk` holding an Anthropic")
     w("   `message_start` (`bedrock`; Titan, Nova, Llama InvokeModel bodies are not) or it has `messageStart` /")

@@ -45,11 +45,20 @@
 //!   fragments interleaved across indexes), a `finish_reason: "tool_calls"`
 //!   chunk, a usage chunk with `"choices":[]`, then `data: [DONE]` (the only
 //!   data that is not JSON).
+//! * [`bedrock_converse`]: Amazon Bedrock `ConverseStream` turns in the AWS
+//!   event-stream binary framing (not SSE; not cut by [`turns`]): see its
+//!   docs.
 
-/// Names accepted by [`by_name`], in a stable order.
+mod bedrock;
+pub use bedrock::bedrock_converse;
+
+/// Names of the SSE corpora accepted by [`by_name`], in a stable order.
 pub const NAMES: [&str; 4] = ["anthropic-text", "anthropic-tool-use", "openai-chat", "anthropic-tool-stress"];
 
-/// The corpus called `name` (one of [`NAMES`]) of about `target_bytes`
+/// Names of the AWS event-stream corpora accepted by [`by_name`].
+pub const EVENTSTREAM_NAMES: [&str; 1] = ["bedrock-converse"];
+
+/// The corpus called `name` (one of [`NAMES`] or [`EVENTSTREAM_NAMES`]) of about `target_bytes`
 /// bytes, or `None` for an unknown name.
 pub fn by_name(name: &str, target_bytes: usize) -> Option<Vec<u8>> {
     match name {
@@ -57,6 +66,7 @@ pub fn by_name(name: &str, target_bytes: usize) -> Option<Vec<u8>> {
         "anthropic-tool-use" => Some(anthropic_tool_use(target_bytes)),
         "openai-chat" => Some(openai_chat_parallel_tools(target_bytes)),
         "anthropic-tool-stress" => Some(anthropic_tool_stress(target_bytes)),
+        "bedrock-converse" => Some(bedrock_converse(target_bytes)),
         _ => None,
     }
 }

@@ -7,7 +7,10 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = format!("usage: ssefold-corpus NAME BYTES   (NAME one of: {})", ssefold_corpus::NAMES.join(", "));
+    let usage = format!(
+        "usage: ssefold-corpus NAME BYTES   (NAME one of: {})",
+        ssefold_corpus::NAMES.iter().chain(&ssefold_corpus::EVENTSTREAM_NAMES).copied().collect::<Vec<_>>().join(", ")
+    );
     let [name, bytes] = &args[..] else {
         eprintln!("{usage}");
         return ExitCode::from(2);

@@ -1,0 +1,161 @@
+use super::*;
+use crate::providers::{Provider, Stream};
+
+#[test]
+fn raw_object_keeps_order_and_declines_nulls_and_repeats() {
+    let o: RawObject<'_> = serde_json::from_str(r#"{"a": 1, "b": {"c": [2]}, "d\n": "x"}"#).unwrap();
+    assert_eq!(o.iter().collect::<Vec<_>>(), [("a", "1"), ("b", r#"{"c": [2]}"#), ("d\n", r#""x""#)]);
+    assert_eq!(o.get("b"), Some(r#"{"c": [2]}"#));
+    let many = format!("{{{}}}", (0..20).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(","));
+    let o: RawObject<'_> = serde_json::from_str(&many).unwrap();
+    assert_eq!(o.iter().count(), 20);
+    assert_eq!(o.get("k19"), Some("19"));
+    for declined in [r#"{"a": null}"#, r#"{"a": 1, "a": 2}"#, "[1]", "5", r#"{"a": }"#] {
+        assert!(serde_json::from_str::<RawObject<'_>>(declined).is_err(), "{declined}");
+    }
+}
+
+#[test]
+fn surrogate_escapes_are_seen() {
+    for (text, seen) in [
+        (r#"{"a":"\ud83d\ude00"}"#, true),
+        (r#"{"a":"\uD800"}"#, true),
+        (r#"{"a":"\u00e9\u4e2d"}"#, false),
+        (r#"{"a":"\\ud800"}"#, true),
+        (r#"{"a":"plain"}"#, false),
+        (r#"{"a":"\ud"}"#, false),
+    ] {
+        assert_eq!(may_hold_lone_surrogate(text), seen, "{text}");
+    }
+}
+
+#[test]
+fn set_raw_is_insert_of_the_value() {
+    let cases = [
+        (r#""x""#, r#""y""#),
+        (r#""x""#, r#""x""#),
+        (r#""x""#, r#""a\nb""#),
+        ("true", "false"),
+        ("true", r#""s""#),
+        ("1", "2.5"),
+        (r#"{"a":1}"#, r#"{"a":2,"b":[1]}"#),
+        (r#""x""#, "7"),
+    ];
+    for (old, new) in cases {
+        let mut want = Map::new();
+        want.insert("k".into(), value_of(old));
+        want.insert("z".into(), Value::Bool(true));
+        let mut got = want.clone();
+        want.insert("k".into(), value_of(new));
+        set_raw(&mut got, "k", new);
+        assert_eq!(got, want, "{old} -> {new}");
+        assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    }
+    let mut m = Map::new();
+    set_raw(&mut m, "n", r#""v""#);
+    assert_eq!(Value::Object(m), serde_json::json!({"n": "v"}));
+}
+
+#[test]
+fn cache_sees_repeats_only() {
+    let mut c = RawCache::default();
+    assert!(!c.unchanged("a", "1"));
+    assert!(c.unchanged("a", "1"));
+    assert!(!c.unchanged("a", "2"));
+    assert!(!c.unchanged("b", "2"));
+    assert!(c.unchanged("a", "2"));
+    c.clear();
+    assert!(!c.unchanged("a", "2"));
+    assert!(c.footprint() > 0);
+}
+
+/// Events (as JSON), folded message and ending of a body fed whole.
+fn fold(provider: Provider, body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
+    let mut stream = Stream::new(provider);
+    let mut events = Vec::new();
+    let error = stream.feed(body, |e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
+    let end = stream.finish(|e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
+    (events, stream.message(), error.or(end))
+}
+
+/// Every `.sse` / `.ndjson` body under the crate's `dirs`.
+fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut stack: Vec<_> = dirs.iter().map(|d| root.join(d)).collect();
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "sse" || x == "ndjson") {
+                out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// Lines on the edges of what the Gemini fast path takes (each body is a
+/// prefix of this list, so that every line meets the state the ones before
+/// it left).
+const GEMINI_EDGES: [&str; 11] = [
+    r#"{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}],"modelVersion":"m"}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"b\n\"c\"","thought":true}],"role":"model"}}],"modelVersion":"m"}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"é \u00e9"},{"text":"x","thought":false}]},"index":0,"safetyRatings":[{"a":1}]}],"usageMetadata":{"promptTokenCount":1}}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"s","thoughtSignature":"c2ln"}]},"index":0}],"usageMetadata":{"promptTokenCount":1}}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"lone \ud800"}]},"index":0}]}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"n"}],"role":null},"index":0,"citationMetadata":{"citations":[{"u":1}]}}],"modelVersion":null}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"c"}]},"index":0,"citationMetadata":{"citations":[{"u":1},{"u":2}]}}],"modelVersion":"m2"}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"i"}]},"index":1.0}],"modelVersion":"m2"}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"t","thought":"yes"}]},"index":0}]}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"z"}],"role":"model"},"index":0,"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":5},"modelVersion":"m2","responseId":"r"}"#,
+    r#"{"candidates":[{"content":{"parts":[{"text":"after"}]},"finishReason":"STOP","index":0}],"modelVersion":"m2","modelVersion":"m3"}"#,
+];
+
+/// The same for Ollama.
+const OLLAMA_EDGES: [&str; 9] = [
+    r#"{"model":"q","created_at":"t1","message":{"role":"assistant","content":"","thinking":"th"},"done":false}"#,
+    r#"{"model":"q","created_at":"t2","message":{"role":"assistant","content":"a\n\"b\""},"done":false}"#,
+    r#"{"model":"q","created_at":"t\u00e93","message":{"role":"assistant","content":"c","images":["x"]},"done":false}"#,
+    r#"{"model":"q","created_at":"t4","message":{"role":"assistant","content":"lone \udc00"},"done":false}"#,
+    r#"{"model":"q","created_at":null,"message":{"role":"assistant","content":"n"},"done":false}"#,
+    r#"{"model":"q","created_at":"t5","message":{"role":"assistant","content":5},"done":false}"#,
+    r#"{"model":"q","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":false}"#,
+    r#"{"model":"q","created_at":"t6","message":{"content":"x","role":"assistant"},"extra":{"k":[1]},"done":false}"#,
+    r#"{"model":"q","created_at":"t7","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":5,"eval_count":3}"#,
+];
+
+/// The fast paths fold exactly as the `Value` path: every recorded and
+/// fixture body of both dialects, and bodies of edge lines, give the same
+/// events, message and ending with and without them; and they are taken.
+#[test]
+fn fast_paths_fold_as_the_value_path() {
+    let mut cases: Vec<(Provider, String, Vec<u8>)> = Vec::new();
+    for (n, b) in bodies(&["tests/recordings/gemini", "tests/fixtures/gemini"]) {
+        cases.push((Provider::Gemini, n, b));
+    }
+    for (n, b) in bodies(&["tests/recordings/ollama", "tests/fixtures/ollama"]) {
+        cases.push((Provider::Ollama, n, b));
+    }
+    for n in 1..=GEMINI_EDGES.len() {
+        let body: String = GEMINI_EDGES[..n].iter().map(|l| format!("data: {l}\n\n")).collect();
+        cases.push((Provider::Gemini, format!("gemini edges [..{n}]"), body.into_bytes()));
+    }
+    for n in 1..=OLLAMA_EDGES.len() {
+        let body: String = OLLAMA_EDGES[..n].iter().map(|l| format!("{l}\n")).collect();
+        cases.push((Provider::Ollama, format!("ollama edges [..{n}]"), body.into_bytes()));
+    }
+    assert!(cases.len() > 150, "{}", cases.len());
+    QUICK_TAKEN.set(0);
+    for (provider, name, body) in &cases {
+        let fast = fold(*provider, body);
+        SLOW_ONLY.set(true);
+        let slow = fold(*provider, body);
+        SLOW_ONLY.set(false);
+        assert_eq!(fast.2, slow.2, "{name}: ending");
+        assert_eq!(fast.1, slow.1, "{name}: message");
+        assert_eq!(fast.0, slow.0, "{name}: events");
+    }
+    assert!(QUICK_TAKEN.get() > 1000, "fast paths taken {} times", QUICK_TAKEN.get());
+}
