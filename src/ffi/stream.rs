@@ -552,7 +552,11 @@ pub unsafe extern "C" fn ssefold_stream_message_json(
 ) -> ssefold_result {
     let body = |s: &mut StreamState| {
         check_not_null!(out);
-        write_json(&s.stream.message(), &mut s.message);
+        let mut bytes = core::mem::take(&mut s.message).into_bytes();
+        bytes.clear();
+        s.stream.message_view().write_json(&mut bytes);
+        // JSON text is UTF-8.
+        s.message = String::from_utf8(bytes).unwrap_or_default();
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(out, ssefold_str::new(&s.message)) };
         Ok(ssefold_result::Ok)
