@@ -509,9 +509,11 @@ pub unsafe extern "C" fn ssefold_stream_feed(
         // SAFETY: `len` readable bytes by contract (or NULL/0, checked by the helper).
         let chunk = unsafe { bytes_from_raw(bytes, len)? };
         let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
-        stream
-            .feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms))
-            .map_err(|e| failure(&e))?;
+        let before = stream.memory_footprint();
+        let fed =
+            stream.feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms));
+        super::heap::trim_after_release(before, stream.memory_footprint());
+        fed.map_err(|e| failure(&e))?;
         Ok(ssefold_result::Ok)
     };
     // SAFETY: `stream` is NULL or a live handle (contract).
