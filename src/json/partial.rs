@@ -563,18 +563,27 @@ impl PartialJson {
         result
     }
 
-    /// Reports the text decoded since the last `StringAppend` of the current value string.
-    /// A skeleton parser fed the document drops a long string's reported text (see
-    /// [`STRING_TRIM`]).
+    /// At the end of a push: [`report_append`](Self::report_append), then a skeleton parser fed
+    /// the document drops a long string's reported text (see [`STRING_TRIM`]).
     fn flush_append<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) {
+        self.report_append(on_event);
+        if matches!(self.mode, Mode::Str(_))
+            && !self.in_key
+            && self.in_document
+            && self.sbuf.len() >= STRING_TRIM
+            && !self.has_tree()
+        {
+            self.sbuf.clear();
+            self.reported = 0;
+            self.str_trimmed = true;
+        }
+    }
+
+    /// Reports the text decoded since the last `StringAppend` of the current value string.
+    fn report_append<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) {
         if matches!(self.mode, Mode::Str(_)) && !self.in_key && self.sbuf.len() > self.reported {
             on_event(&PathEvent::StringAppend { path: &self.path, text: &self.sbuf[self.reported..] });
             self.reported = self.sbuf.len();
-            if self.in_document && self.sbuf.len() >= STRING_TRIM && !self.has_tree() {
-                self.sbuf.clear();
-                self.reported = 0;
-                self.str_trimmed = true;
-            }
         }
     }
 
@@ -1206,7 +1215,7 @@ impl PartialJson {
             }
             return;
         }
-        self.flush_append(on_event);
+        self.report_append(on_event);
         if self.str_trimmed {
             self.str_trimmed = false;
             self.reported = 0;
@@ -1404,29 +1413,34 @@ mod tests {
             _ => {}
         })
         .unwrap();
-        let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
-        skeleton.set_lossy_surrogates(true);
-        let mut got = (String::new(), Vec::new());
-        let mut most = 0;
-        let mut end = 0;
-        while end < doc.len() {
-            end = (end + 4093).min(doc.len());
-            while !doc.is_char_boundary(end) {
-                end += 1;
+        // Pushes of 4 KiB, of sizes that end a string just past the threshold, and all at once.
+        for step in [4093, STRING_TRIM - 7, STRING_TRIM + 5, doc.len()] {
+            let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
+            skeleton.set_lossy_surrogates(true);
+            let mut got = (String::new(), Vec::new());
+            let mut most = 0;
+            let mut end = 0;
+            while end < doc.len() {
+                end = (end + step).min(doc.len());
+                while !doc.is_char_boundary(end) {
+                    end += 1;
+                }
+                skeleton
+                    .push_document(&doc[..end], |e| match e {
+                        PathEvent::StringAppend { text, .. } => got.0.push_str(text),
+                        PathEvent::ValueComplete { value, .. } if value.is_string() => got.1.push((*value).clone()),
+                        _ => {}
+                    })
+                    .unwrap();
+                most = most.max(skeleton.held_bytes());
             }
-            skeleton
-                .push_document(&doc[..end], |e| match e {
-                    PathEvent::StringAppend { text, .. } => got.0.push_str(text),
-                    PathEvent::ValueComplete { value, .. } if value.is_string() => got.1.push((*value).clone()),
-                    _ => {}
-                })
-                .unwrap();
-            most = most.max(skeleton.held_bytes());
+            skeleton.finish_check().unwrap();
+            assert_eq!(got, expected, "{step}");
+            assert_eq!(skeleton.replaced_surrogates(), tree.replaced_surrogates(), "{step}");
+            if step < STRING_TRIM {
+                assert!(most < 3 * STRING_TRIM, "{step}: {most}");
+            }
         }
-        skeleton.finish_check().unwrap();
-        assert_eq!(got, expected);
-        assert_eq!(skeleton.replaced_surrogates(), tree.replaced_surrogates());
-        assert!(most < 3 * STRING_TRIM, "{most}");
     }
 
     /// closing container's text parsing to the tree's value; it holds O(depth) whatever the size.
