@@ -586,3 +586,80 @@ fn a_lone_surrogate_in_tool_arguments_is_u_fffd_with_a_warning() {
         );
     }
 }
+
+/// An OpenAI Responses turn with one function call whose `args` stream in
+/// `function_call_arguments.delta` fragments of `chunk` bytes, then the done
+/// item and the terminal output, both carrying the arguments again.
+fn responses_tool_stream(args: &str, chunk: usize) -> Vec<u8> {
+    use serde_json::json;
+    let mut out = String::with_capacity(args.len() * 4 + 1024);
+    let mut event = |data: serde_json::Value| {
+        out.push_str("event: ");
+        out.push_str(data["type"].as_str().unwrap());
+        out.push_str("\ndata: ");
+        out.push_str(&data.to_string());
+        out.push_str("\n\n");
+    };
+    let item = |status: &str, arguments: &str| json!({"id": "fc_1", "type": "function_call", "status": status, "arguments": arguments, "call_id": "call_1", "name": "f"});
+    let response = |status: &str, output: serde_json::Value| {
+        json!({"id": "resp_1", "object": "response", "status": status, "model": "m", "output": output,
+            "usage": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}})
+    };
+    event(json!({"type": "response.created", "response": response("in_progress", json!([]))}));
+    event(json!({"type": "response.output_item.added", "output_index": 0, "item": item("in_progress", "")}));
+    let mut rest = args;
+    while !rest.is_empty() {
+        let mut end = chunk.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        event(json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0,
+            "delta": &rest[..end]}));
+        rest = &rest[end..];
+    }
+    event(json!({"type": "response.function_call_arguments.done", "item_id": "fc_1", "output_index": 0,
+        "arguments": args}));
+    event(json!({"type": "response.output_item.done", "output_index": 0, "item": item("completed", args)}));
+    event(json!({"type": "response.completed", "response": response("completed", json!([item("completed", args)]))}));
+    out.into_bytes()
+}
+
+/// A Responses function call's arguments are held once: the streamed text
+/// and its parser are freed when the done item arrives (which carries them),
+/// and the message lent by the stream is the folded message, its JSON the
+/// same text.
+#[test]
+fn responses_arguments_are_held_once_after_the_done_item() {
+    use ssefold::providers::{Stream, StreamEvent};
+    let big_string = format!("{{\"a\":\"{}\"}}", "x".repeat(2 << 20));
+    for (shape, args) in [
+        ("nested", hostile_args("nested", 2 << 20)),
+        ("numbers", hostile_args("numbers", 2 << 20)),
+        ("string", big_string),
+    ] {
+        let input = responses_tool_stream(&args, 4096);
+        let done_at = input.windows(26).position(|w| w == b"response.output_item.done\n").unwrap();
+        let mut s = Stream::new(Provider::OpenAIResponses);
+        s.feed(&input[..done_at], |_| {}).unwrap();
+        let streaming = s.memory_footprint();
+        assert!(streaming > args.len(), "{shape}: {streaming}");
+        let mut ready = 0;
+        s.feed(&input[done_at..], |e| {
+            if let StreamEvent::PartEnd { content, .. } = e {
+                assert_eq!(content["arguments"].as_str(), Some(args.as_str()), "{shape}");
+                ready += 1;
+            }
+        })
+        .unwrap();
+        s.finish(|_| {}).unwrap();
+        assert_eq!(ready, 1, "{shape}");
+        // The SSE buffers of the last big line are released too.
+        assert!(s.memory_footprint() < 1 << 20, "{shape}: {}", s.memory_footprint());
+        let message = s.message();
+        assert_eq!(message["output"][0]["arguments"].as_str(), Some(args.as_str()), "{shape}");
+        assert_eq!(message["output"].as_array().map(Vec::len), Some(1), "{shape}");
+        let view = s.message_view();
+        assert_eq!(serde_json::to_string(&view).unwrap(), message.to_string(), "{shape}");
+        assert_eq!(view.into_value(), message, "{shape}");
+    }
+}

@@ -233,9 +233,9 @@ fn finish(mut r: Renderer, opts: Options, o: Outcome) -> ExitCode {
         let _ = r.note(&format!("ssefold fold: {e}; try --provider auto"));
         return ExitCode::from(exit::FAILURE);
     }
-    let message = o.stream.message();
+    let message = o.stream.message_view();
     let printed = if opts.jsonl {
-        r.stdout_line(&message.to_string())
+        r.stdout_line(&serde_json::to_string(&message).unwrap_or_default())
     } else {
         r.stdout_line(&serde_json::to_string_pretty(&message).unwrap_or_default())
     };

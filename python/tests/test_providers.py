@@ -141,6 +141,28 @@ def test_stream_event_attributes() -> None:
     assert s.message["stop_reason"] == "end_turn"
 
 
+def test_delta_events_are_compact_and_read_like_the_others() -> None:
+    # Deltas keep their text on the Rust side until it is read; read twice,
+    # it is the same str; every view of the event agrees with its wire form.
+    data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
+    events = ssefold.AnthropicStream().feed(data)
+    args = next(e for e in events if e.type == "tool_args_delta")
+    assert args.json is args.json and isinstance(args.json, str)
+    assert args.fields() == ["part", "json"]
+    assert args.to_dict() == {"type": "tool_args_delta", "part": args.part, "json": args.json}
+    assert repr(args) == f"StreamEvent(type='tool_args_delta', part={args.part}, json={args.json!r})"
+    with pytest.raises(AttributeError, match="tool_args_delta"):
+        args.text
+    path = next(e for e in events if e.type == "tool_args_path")
+    assert path.fields() == ["part", "path_event"]
+    with pytest.raises(AttributeError, match="tool_args_path"):
+        path.json
+    text = next(e for e in events if e.type == "text_delta")
+    with pytest.raises(AttributeError, match="text_delta"):
+        text.json
+    assert text != args and text == text
+
+
 def test_tool_args_path_events_carry_path_events() -> None:
     data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
     events = ssefold.AnthropicStream().feed(data)

@@ -87,6 +87,7 @@
 pub mod panic;
 pub mod encoder;
 pub(crate) mod handle;
+pub(crate) mod heap;
 pub mod json;
 pub mod reconnect;
 pub mod relay;

@@ -534,9 +534,11 @@ pub unsafe extern "C" fn ssefold_stream_feed(
         // SAFETY: `len` readable bytes by contract (or NULL/0, checked by the helper).
         let chunk = unsafe { bytes_from_raw(bytes, len)? };
         let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
-        stream
-            .feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms))
-            .map_err(|e| failure(&e))?;
+        let before = stream.memory_footprint();
+        let fed =
+            stream.feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms));
+        super::heap::trim_after_release(before, stream.memory_footprint());
+        fed.map_err(|e| failure(&e))?;
         Ok(ssefold_result::Ok)
     };
     // SAFETY: `stream` is NULL or a live handle (contract).
@@ -577,7 +579,11 @@ pub unsafe extern "C" fn ssefold_stream_message_json(
 ) -> ssefold_result {
     let body = |s: &mut StreamState| {
         check_not_null!(out);
-        write_json(&s.stream.message(), &mut s.message);
+        let mut bytes = core::mem::take(&mut s.message).into_bytes();
+        bytes.clear();
+        s.stream.message_view().write_json(&mut bytes);
+        // JSON text is UTF-8.
+        s.message = String::from_utf8(bytes).unwrap_or_default();
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(out, ssefold_str::new(&s.message)) };
         Ok(ssefold_result::Ok)

@@ -94,6 +94,14 @@ const NULL: &[u8] = b"null";
 /// Strings at least this long are moved into the tree on completion instead of copied.
 const MOVE_STRING_THRESHOLD: usize = 256;
 
+/// A skeleton parser fed the whole document keeps at most this much of a value string's
+/// decoded text (what its `StringAppend` events need); a longer string's value is decoded from
+/// the document when it closes, instead of held twice while it streams.
+const STRING_TRIM: usize = 64 << 10;
+
+/// A string buffer at most this large is kept for the next string; a larger one is freed.
+const REUSE_STRING_MAX: usize = 2 * STRING_TRIM;
+
 /// Result of processing one fragment: `Ok` or the error (already made sticky).
 type Step = Result<(), PartialJsonError>;
 
@@ -143,6 +151,13 @@ pub struct PartialJson {
     in_key: bool,
     /// Length of `sbuf` already reported by `StringAppend`.
     reported: usize,
+    /// Offset of the opening quote of the value string being read.
+    str_start: u64,
+    /// The value string being read was trimmed (see [`STRING_TRIM`]): `sbuf` holds only its
+    /// text not yet reported, its value comes from the document.
+    str_trimmed: bool,
+    /// The push under way is [`push_document`](Self::push_document)'s (offsets index the text).
+    in_document: bool,
     /// Bytes of an incomplete UTF-8 character at the end of the previous fragment.
     utf8: [u8; 4],
     utf8_len: u8,
@@ -202,6 +217,9 @@ impl PartialJson {
             sbuf: String::new(),
             in_key: false,
             reported: 0,
+            str_start: 0,
+            str_trimmed: false,
+            in_document: false,
             utf8: [0; 4],
             utf8_len: 0,
             utf8_offset: 0,
@@ -315,7 +333,10 @@ impl PartialJson {
         on_event: impl FnMut(&PathEvent<'_>),
     ) -> Result<(), PartialJsonError> {
         let from = (self.pushed as usize).min(document.len());
-        self.push_inner(document.as_bytes(), Some(document), from, on_event)
+        self.in_document = true;
+        let result = self.push_inner(document.as_bytes(), Some(document), from, on_event);
+        self.in_document = false;
+        result
     }
 
     /// `push` of `input[from..]`, with `text` the same bytes as `&str` when the caller has them.
@@ -488,6 +509,7 @@ impl PartialJson {
         self.sbuf.clear();
         self.in_key = false;
         self.reported = 0;
+        self.str_trimmed = false;
         self.utf8_len = 0;
         self.nbuf.clear();
         self.error = None;
@@ -541,8 +563,24 @@ impl PartialJson {
         result
     }
 
-    /// Reports the text decoded since the last `StringAppend` of the current value string.
+    /// At the end of a push: [`report_append`](Self::report_append), then a skeleton parser fed
+    /// the document drops a long string's reported text (see [`STRING_TRIM`]).
     fn flush_append<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) {
+        self.report_append(on_event);
+        if matches!(self.mode, Mode::Str(_))
+            && !self.in_key
+            && self.in_document
+            && self.sbuf.len() >= STRING_TRIM
+            && !self.has_tree()
+        {
+            self.sbuf.clear();
+            self.reported = 0;
+            self.str_trimmed = true;
+        }
+    }
+
+    /// Reports the text decoded since the last `StringAppend` of the current value string.
+    fn report_append<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) {
         if matches!(self.mode, Mode::Str(_)) && !self.in_key && self.sbuf.len() > self.reported {
             on_event(&PathEvent::StringAppend { path: &self.path, text: &self.sbuf[self.reported..] });
             self.reported = self.sbuf.len();
@@ -638,6 +676,8 @@ impl PartialJson {
                 self.in_key = false;
                 self.sbuf.clear();
                 self.reported = 0;
+                self.str_start = offset;
+                self.str_trimmed = false;
                 self.mode = Mode::Str(StrState::Normal);
                 Ok(())
             }
@@ -835,8 +875,8 @@ impl PartialJson {
             self.settle();
             on_event(&PathEvent::ValueComplete { path: &self.path, value: &value });
             if let Value::String(mut buffer) = value {
-                // Reuse the string's buffer for the next one.
-                if buffer.capacity() > self.sbuf.capacity() {
+                // Reuse the string's buffer for the next one (unless it is huge).
+                if buffer.capacity() > self.sbuf.capacity() && buffer.capacity() <= REUSE_STRING_MAX {
                     buffer.clear();
                     self.sbuf = buffer;
                 }
@@ -978,7 +1018,12 @@ impl PartialJson {
                         None => {}
                         Some(b'"') => {
                             *i += 1;
-                            self.end_string(on_event);
+                            // A trimmed string's whole text, quotes included.
+                            let whole = match (text, self.str_start.checked_sub(base)) {
+                                (Some(t), Some(start)) if self.str_trimmed => t.get(start as usize..*i),
+                                _ => None,
+                            };
+                            self.end_string(whole, on_event);
                             return Ok(());
                         }
                         Some(_) => {
@@ -1157,8 +1202,9 @@ impl PartialJson {
         }
     }
 
-    /// The closing quote of a key or a value string.
-    fn end_string<F: FnMut(&PathEvent<'_>)>(&mut self, on_event: &mut F) {
+    /// The closing quote of a key or a value string; `whole`: a trimmed value string's JSON
+    /// text in the document.
+    fn end_string<F: FnMut(&PathEvent<'_>)>(&mut self, whole: Option<&str>, on_event: &mut F) {
         if self.in_key {
             self.in_key = false;
             self.mode = Mode::Structural;
@@ -1169,7 +1215,17 @@ impl PartialJson {
             }
             return;
         }
-        self.flush_append(on_event);
+        self.report_append(on_event);
+        if self.str_trimmed {
+            self.str_trimmed = false;
+            self.reported = 0;
+            // Validated as it streamed: the document's text decodes (a lone surrogate as U+FFFD,
+            // counted then). Trimming needs the document, so `whole` is there.
+            debug_assert!(whole.is_some(), "a trimmed string without its document");
+            let value = whole.map_or(Value::Null, value_of_text);
+            self.complete(value, on_event);
+            return;
+        }
         let text = if !self.has_tree() || self.sbuf.len() >= MOVE_STRING_THRESHOLD {
             std::mem::take(&mut self.sbuf)
         } else {
@@ -1340,6 +1396,53 @@ mod tests {
     }
 
     /// The events of a skeleton parser fed a growing document are those of the tree parser, a
+    /// A skeleton parser fed a growing document holds a long string's text only until it is
+    /// reported; the string's value (escapes, a lone surrogate, multi-byte characters split
+    /// between pushes) is still the tree parser's, and so are the appended texts.
+    #[test]
+    fn a_long_string_is_not_held_twice() {
+        let unit = r#"abc \\ \"q\" \u00e9 é 😀 \ud83d \n"#;
+        let body = unit.repeat(8 * STRING_TRIM / unit.len() + 1);
+        let doc = format!(r#"{{"k": ["{body}", "short", "{body}"], "n": 1}}"#);
+        let mut tree = PartialJson::new();
+        tree.set_lossy_surrogates(true);
+        let mut expected = (String::new(), Vec::new());
+        tree.push_str(&doc, |e| match e {
+            PathEvent::StringAppend { text, .. } => expected.0.push_str(text),
+            PathEvent::ValueComplete { value, .. } if value.is_string() => expected.1.push((*value).clone()),
+            _ => {}
+        })
+        .unwrap();
+        // Pushes of 4 KiB, of sizes that end a string just past the threshold, and all at once.
+        for step in [4093, STRING_TRIM - 7, STRING_TRIM + 5, doc.len()] {
+            let mut skeleton = PartialJson::skeleton(PartialJsonLimits::default());
+            skeleton.set_lossy_surrogates(true);
+            let mut got = (String::new(), Vec::new());
+            let mut most = 0;
+            let mut end = 0;
+            while end < doc.len() {
+                end = (end + step).min(doc.len());
+                while !doc.is_char_boundary(end) {
+                    end += 1;
+                }
+                skeleton
+                    .push_document(&doc[..end], |e| match e {
+                        PathEvent::StringAppend { text, .. } => got.0.push_str(text),
+                        PathEvent::ValueComplete { value, .. } if value.is_string() => got.1.push((*value).clone()),
+                        _ => {}
+                    })
+                    .unwrap();
+                most = most.max(skeleton.held_bytes());
+            }
+            skeleton.finish_check().unwrap();
+            assert_eq!(got, expected, "{step}");
+            assert_eq!(skeleton.replaced_surrogates(), tree.replaced_surrogates(), "{step}");
+            if step < STRING_TRIM {
+                assert!(most < 3 * STRING_TRIM, "{step}: {most}");
+            }
+        }
+    }
+
     /// closing container's text parsing to the tree's value; it holds O(depth) whatever the size.
     #[test]
     fn skeleton_events_match_the_tree_parser() {

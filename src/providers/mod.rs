@@ -173,6 +173,7 @@ pub mod events;
 pub mod gemini;
 mod json_path_args;
 mod media;
+mod message;
 mod ndjson;
 pub mod ollama;
 pub mod openai_chat;
@@ -189,6 +190,7 @@ use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
 use turn::{Dialect, DialectInfo, Flow, Turn, TurnState};
 
 pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent, WarningCode};
+pub use message::MessageView;
 
 /// Which provider dialect a [`Stream`] folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -956,6 +958,13 @@ impl Stream {
     /// the dialect is known.
     pub fn message(&self) -> Value {
         self.dialect.as_ref().map_or(Value::Null, |d| d.message(&self.turn))
+    }
+
+    /// The folded message of [`message`](Self::message), lent where the
+    /// dialect holds it as it is (a Responses terminal `output`): its JSON
+    /// or a host's value is then built without a copy of the message first.
+    pub fn message_view(&self) -> MessageView<'_> {
+        self.dialect.as_ref().map_or(MessageView::Owned(Value::Null), |d| d.message_view(&self.turn))
     }
 
     /// Whether the terminal event was seen.

@@ -168,7 +168,7 @@ use super::events::{PartKind, ProviderError, StreamEvent};
 use super::media;
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
-use super::{append_str, check_lone, parse_value, warn, Provider, Sink, StreamError};
+use super::{append_str, check_lone, parse_value, warn, MessageView, Provider, Sink, StreamError};
 use crate::sse::Event;
 
 /// The members of an event the hot path reads, borrowed and unchecked: a
@@ -355,16 +355,20 @@ struct Item {
     part: Option<u32>,
     subs: Vec<SubPart>,
     done: bool,
+    /// The item's final version once done (`output_item.done`, or the
+    /// terminal output's): the part's content and the message lend it.
+    /// `null` before, and again once the terminal output is the fold.
+    final_item: Value,
     /// The member the item's own part streams into ([`streamed_key`]).
     key: Option<&'static str>,
 }
 
 impl Item {
     fn to_json(&self, parts: &[Part]) -> Value {
-        let mut m = self.item.clone();
         if self.done {
-            return Value::Object(m);
+            return self.final_item.clone();
         }
+        let mut m = self.item.clone();
         if let (Some(p), Some(key)) = (self.part, self.key) {
             let p = &parts[p as usize];
             if p.args.is_some() || !p.text.is_empty() || m.get(key).is_some_and(Value::is_string) {
@@ -592,7 +596,7 @@ impl Dialect for ResponsesFold {
             | "response.custom_tool_call_input.done"
             | "response.code_interpreter_call_code.done" => self.ensure_started(turn, ty, sink),
             "response.completed" | "response.incomplete" => {
-                let v = parse_value(event, sink)?;
+                let mut v = parse_value(event, sink)?;
                 if turn.state == TurnState::Idle && !v.pointer("/response/output").is_some_and(Value::is_array) {
                     // A stray terminal event: nothing to end yet. (One whose
                     // `response` holds its `output` is a whole answer: folded.)
@@ -601,8 +605,9 @@ impl Dialect for ResponsesFold {
                 }
                 self.ensure_started(turn, ty, sink);
                 self.merge_response(ty, &v, sink);
-                self.take_final_output(ty, &v, sink);
+                self.take_final_output(ty, &mut v, sink);
                 self.complete_from_final_output(turn, ty == "response.incomplete", sink)?;
+                self.forget_done_items();
                 for item in self.items.iter().filter(|i| !i.done) {
                     let msg =
                         format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
@@ -618,7 +623,7 @@ impl Dialect for ResponsesFold {
                 return Ok(Flow::End);
             }
             "response.failed" | "error" => {
-                let v = parse_value(event, sink)?;
+                let mut v = parse_value(event, sink)?;
                 self.ensure_started(turn, ty, sink);
                 let err = if ty == "error" {
                     // The live API nests the error (`{"type":"error","error":{…}}`);
@@ -629,7 +634,8 @@ impl Dialect for ResponsesFold {
                     }
                 } else {
                     self.merge_response(ty, &v, sink);
-                    self.take_final_output(ty, &v, sink);
+                    self.take_final_output(ty, &mut v, sink);
+                    self.forget_done_items();
                     v.pointer("/response/error").cloned().unwrap_or(Value::Null)
                 };
                 let s = |k: &str| err.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
@@ -666,10 +672,11 @@ impl Dialect for ResponsesFold {
             return Cow::Owned(self.media_content(part));
         }
         let item = &self.items[part.at as usize];
-        Cow::Owned(match part.sub {
-            0 => item.to_json(parts),
-            n => item.subs[(n - 1) as usize].to_json(part),
-        })
+        match part.sub {
+            0 if item.done => Cow::Borrowed(&item.final_item),
+            0 => Cow::Owned(item.to_json(parts)),
+            n => Cow::Owned(item.subs[(n - 1) as usize].to_json(part)),
+        }
     }
 
     /// The folded `Response`.
@@ -688,6 +695,17 @@ impl Dialect for ResponsesFold {
         };
         m.insert("output".into(), Value::Array(output));
         Value::Object(m)
+    }
+
+    /// With the terminal `output`, the message is the response and that
+    /// list, lent as they are held.
+    fn message_view(&self, turn: &Turn) -> MessageView<'_> {
+        match &self.final_output {
+            Some(output) if turn.state != TurnState::Idle => {
+                MessageView::Object { base: &self.response, key: "output", value: output }
+            }
+            _ => MessageView::Owned(self.message(turn)),
+        }
     }
 
     fn footprint(&self) -> usize {
@@ -880,15 +898,31 @@ impl ResponsesFold {
     /// items whose `output_item.done` never came). Absent or `null`: the
     /// streamed items are the fold. An empty list while items were streamed
     /// keeps the streamed items (a deliberate difference from the SDK).
-    fn take_final_output(&mut self, ty: &str, v: &Value, sink: &mut Sink<'_>) {
-        match v.pointer("/response/output") {
-            Some(Value::Array(a)) if !a.is_empty() || self.items.is_empty() => self.final_output = Some(a.clone()),
+    /// Moved out of the event (`v` is done with it).
+    fn take_final_output(&mut self, ty: &str, v: &mut Value, sink: &mut Sink<'_>) {
+        match v.pointer_mut("/response/output") {
+            Some(Value::Array(a)) if !a.is_empty() || self.items.is_empty() => {
+                self.final_output = Some(core::mem::take(a));
+            }
             None | Some(Value::Null | Value::Array(_)) => {}
             Some(_) => warn(
                 sink,
                 WarningCode::InvalidEvent,
                 &format!("{ty}: response.output is not a list; the streamed items kept"),
             ),
+        }
+    }
+
+    /// Once the terminal `output` is the fold, a done item's own copy of
+    /// its final version (its arguments, its texts: as large as the
+    /// output's) is no longer read (every part of a done item is
+    /// committed, and the message is the terminal output): it is dropped.
+    fn forget_done_items(&mut self) {
+        if self.final_output.is_none() {
+            return;
+        }
+        for item in self.items.iter_mut().filter(|i| i.done) {
+            item.final_item = Value::Null;
         }
     }
 
@@ -990,10 +1024,10 @@ impl ResponsesFold {
                 turn.commit(self, p, false, sink);
             }
             let item = &mut self.items[pos];
-            item.item = done;
+            item.final_item = Value::Object(done);
             item.done = true;
             if let Some(part) = item.part {
-                turn.commit(self, part, false, sink);
+                turn.commit_releasing_args(self, part, sink);
             }
         }
         Ok(())
@@ -1195,7 +1229,15 @@ impl ResponsesFold {
         };
         let pos = self.items.len() as u32;
         let key = streamed_key(ity);
-        let mut it = Item { output_index, item: item.clone(), part: None, subs: Vec::new(), done: false, key };
+        let mut it = Item {
+            output_index,
+            item: item.clone(),
+            part: None,
+            subs: Vec::new(),
+            done: false,
+            final_item: Value::Null,
+            key,
+        };
         if let Some(kind) = kind {
             let part = turn.open_part(kind, (pos, 0), 0, output_index, ity, sink)?;
             it.part = Some(part);
@@ -1221,11 +1263,11 @@ impl ResponsesFold {
     }
 
     fn on_item_done(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let mut v = parse_value(event, sink)?;
         self.ensure_started(turn, "response.output_item.done", sink);
-        let (Some(output_index), Some(Value::Object(done))) =
-            (v.get("output_index").and_then(Value::as_u64), v.get("item"))
-        else {
+        let output_index = v.get("output_index").and_then(Value::as_u64);
+        // Moved out of the event, not copied: it is the item's final version.
+        let (Some(output_index), Some(Value::Object(done))) = (output_index, v.get_mut("item").map(Value::take)) else {
             warn(sink, WarningCode::InvalidEvent, "response.output_item.done without output_index or item; ignored");
             return Ok(());
         };
@@ -1239,7 +1281,7 @@ impl ResponsesFold {
             // As the SDK: the later done item is the one folded.
             let msg = format!("item {output_index} done twice; the later item replaces the first");
             warn(sink, WarningCode::PartAlreadyEnded, &msg);
-            item.item = done.clone();
+            item.final_item = Value::Object(done);
             return Ok(());
         }
         // Arguments (input, code) only in the done item (no deltas): take them from there.
@@ -1258,10 +1300,10 @@ impl ResponsesFold {
             turn.commit(self, p, false, sink);
         }
         let item = &mut self.items[pos];
-        item.item = done.clone();
+        item.final_item = Value::Object(done);
         item.done = true;
         if let Some(part) = item.part {
-            turn.commit(self, part, false, sink);
+            turn.commit_releasing_args(self, part, sink);
         }
         Ok(())
     }

@@ -18,7 +18,7 @@ use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent, WarningCo
 use super::media::Base64Stream;
 use super::view::{Fragment, JsonStr};
 use super::StreamLimit;
-use super::{Provider, Sink, StreamConfig, StreamError};
+use super::{MessageView, Provider, Sink, StreamConfig, StreamError};
 use crate::sse::Event;
 
 /// Where a turn stands. The dialect starts it ([`Turn::begin`]); the driver
@@ -149,6 +149,11 @@ pub(crate) trait Dialect: core::fmt::Debug + Send + Sync {
     /// The folded message: the provider's non-streaming response; `null`
     /// before the turn started.
     fn message(&self, turn: &Turn) -> Value;
+
+    /// [`message`](Self::message), lent where the dialect holds it as it is.
+    fn message_view(&self, turn: &Turn) -> MessageView<'_> {
+        MessageView::Owned(self.message(turn))
+    }
 
     /// Heap bytes held by the dialect's own state.
     fn footprint(&self) -> usize;
@@ -430,6 +435,22 @@ impl Turn {
     /// call's arguments decide `complete` or `invalid_arguments`), its JSON
     /// from the dialect, and `part_end`. A part already committed is left.
     pub(crate) fn commit(&mut self, dialect: &mut dyn Dialect, id: u32, cut: bool, sink: &mut Sink<'_>) {
+        self.commit_inner(dialect, id, cut, false, sink);
+    }
+
+    /// [`commit`](Self::commit)s a part whose content the dialect no longer
+    /// builds from its arguments (it has their final version), then frees
+    /// the arguments (raw text, parser): before the content is built when
+    /// they are valid, after `part_end` otherwise (an invalid call's event
+    /// carries its raw text).
+    pub(crate) fn commit_releasing_args(&mut self, dialect: &mut dyn Dialect, id: u32, sink: &mut Sink<'_>) {
+        self.commit_inner(dialect, id, false, true, sink);
+        if let Some(args) = self.parts[id as usize].args.as_deref_mut() {
+            args.release();
+        }
+    }
+
+    fn commit_inner(&mut self, dialect: &mut dyn Dialect, id: u32, cut: bool, release: bool, sink: &mut Sink<'_>) {
         let part = &mut self.parts[id as usize];
         if !part.is_open() {
             return;
@@ -447,6 +468,11 @@ impl Turn {
             _ => Outcome::Complete,
         };
         part.args_end = end;
+        if release && part.outcome == Outcome::Complete {
+            if let Some(args) = part.args.as_deref_mut() {
+                args.release();
+            }
+        }
         let content = dialect.part_content(&mut self.parts, id);
         let part = &self.parts[id as usize];
         sink(&StreamEvent::PartEnd { part: id, kind: part.kind, outcome: part.event_outcome(), content: &content });

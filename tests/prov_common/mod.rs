@@ -40,7 +40,10 @@ pub fn run_with(provider: Provider, bytes: &[u8], sizes: &mut dyn FnMut() -> usi
         }
     }
     check_text_invariant(&events);
-    Run { events, message: stream.message(), error, detected: stream.provider().name() }
+    let message = stream.message();
+    // The lent message is the same message, to the byte of its JSON.
+    assert_eq!(serde_json::to_string(&stream.message_view()).unwrap(), message.to_string());
+    Run { events, message, error, detected: stream.provider().name() }
 }
 
 /// A deterministic pseudo-random chunk-size generator.

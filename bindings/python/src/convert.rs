@@ -74,6 +74,34 @@ impl LastString {
     }
 }
 
+/// The folded message as Python objects (what `value_to_py` gives for
+/// [`MessageView::into_value`]), built from what the stream lends: no Rust
+/// copy of the message first.
+pub fn message_to_py<'py>(py: Python<'py>, view: ssefold::providers::MessageView<'_>) -> PyResult<Bound<'py, PyAny>> {
+    use ssefold::providers::MessageView;
+    match view {
+        MessageView::Owned(value) => value_to_py(py, &value),
+        MessageView::Object { base, key, value } => {
+            let dict = pyo3::types::PyDict::new(py);
+            let list = |py: Python<'py>| -> PyResult<Bound<'py, PyAny>> {
+                let list = pyo3::types::PyList::empty(py);
+                for item in value {
+                    list.append(value_to_py(py, item)?)?;
+                }
+                Ok(list.into_any())
+            };
+            for (k, v) in base {
+                let v = if k == key { list(py)? } else { value_to_py(py, v)? };
+                dict.set_item(PyString::new(py, k), v)?;
+            }
+            if !base.contains_key(key) {
+                dict.set_item(PyString::new(py, key), list(py)?)?;
+            }
+            Ok(dict.into_any())
+        }
+    }
+}
+
 /// A JSON value as Python objects: `dict` (member order kept), `list`,
 /// `str`, `int`, `float`, `bool`, `None`.
 pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {

@@ -3,6 +3,7 @@
 //! `StreamEvent` objects, the folded message as a `dict`.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyAttributeError, PyValueError};
 use pyo3::intern;
@@ -14,7 +15,7 @@ use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
 use ssefold::ui::UiState as CoreUiState;
 
-use crate::convert::{value_to_py, with_bytes, StringCache};
+use crate::convert::{message_to_py, value_to_py, with_bytes, StringCache};
 use crate::errors::{with_events, ToPyErr};
 use crate::partial_json::{HeldPath, PathCache, PathEvent};
 use crate::reconnect::ResumeCursor;
@@ -24,20 +25,81 @@ use crate::sse::ServerSentEvent;
 /// other field of the wire form is an attribute (`.part`, `.text`, …).
 #[pyclass(module = "ssefold", frozen)]
 pub struct StreamEvent {
-    type_: Py<PyString>,
-    fields: Py<PyDict>,
+    repr: Repr,
+}
+
+/// What a `StreamEvent` holds. The frequent deltas are compact: their part
+/// and their text as Rust owns it (copied while the GIL was released), the
+/// `str` built on first access and kept; the rest are a `dict` of fields.
+enum Repr {
+    /// `text_delta` (field `text`) or `tool_args_delta` (field `json`).
+    Delta { args: bool, part: u32, text: Box<str>, py_text: OnceLock<Py<PyString>> },
+    /// `tool_args_path`.
+    Path { part: u32, event: Py<PathEvent> },
+    /// Any other event: its wire name and fields.
+    Fields { type_: Py<PyString>, fields: Py<PyDict> },
 }
 
 impl StreamEvent {
+    fn type_<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        match &self.repr {
+            Repr::Delta { args: false, .. } => intern!(py, "text_delta").clone(),
+            Repr::Delta { args: true, .. } => intern!(py, "tool_args_delta").clone(),
+            Repr::Path { .. } => intern!(py, "tool_args_path").clone(),
+            Repr::Fields { type_, .. } => type_.bind(py).clone(),
+        }
+    }
+
+    /// The fields besides `type`, in wire order.
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>> {
+        Ok(match &self.repr {
+            Repr::Delta { args, part, .. } => {
+                let key = if *args { intern!(py, "json") } else { intern!(py, "text") };
+                vec![
+                    (intern!(py, "part").clone(), part.into_pyobject(py)?.into_any()),
+                    (key.clone(), self.delta_text(py).into_any()),
+                ]
+            }
+            Repr::Path { part, event } => vec![
+                (intern!(py, "part").clone(), part.into_pyobject(py)?.into_any()),
+                (intern!(py, "path_event").clone(), event.bind(py).clone().into_any()),
+            ],
+            Repr::Fields { fields, .. } => {
+                fields.bind(py).iter().map(|(k, v)| Ok((k.cast_into::<PyString>()?, v))).collect::<PyResult<_>>()?
+            }
+        })
+    }
+
+    /// A delta's text as a `str`, built on first access.
+    fn delta_text<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        match &self.repr {
+            Repr::Delta { text, py_text, .. } => {
+                py_text.get_or_init(|| PyString::new(py, text).unbind()).bind(py).clone()
+            }
+            _ => PyString::new(py, ""),
+        }
+    }
+
     /// The field `name`, or `AttributeError` when this event has none.
     fn field<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        match self.fields.bind(py).get_item(name)? {
-            Some(v) => Ok(v),
-            None => Err(PyAttributeError::new_err(format!(
-                "{:?} event has no attribute {name:?}",
-                self.type_.bind(py).to_cow()?
-            ))),
-        }
+        let found = match &self.repr {
+            Repr::Delta { args, part, .. } => match name {
+                "part" => Some(part.into_pyobject(py)?.into_any()),
+                "json" if *args => Some(self.delta_text(py).into_any()),
+                "text" if !*args => Some(self.delta_text(py).into_any()),
+                _ => None,
+            },
+            Repr::Path { part, event } => match name {
+                "part" => Some(part.into_pyobject(py)?.into_any()),
+                "path_event" => Some(event.bind(py).clone().into_any()),
+                _ => None,
+            },
+            Repr::Fields { fields, .. } => fields.bind(py).get_item(name)?,
+        };
+        found.ok_or_else(|| {
+            let ty = self.type_(py);
+            PyAttributeError::new_err(format!("{:?} event has no attribute {name:?}", ty.to_string_lossy()))
+        })
     }
 }
 
@@ -49,7 +111,7 @@ impl StreamEvent {
     /// `unknown`.
     #[getter]
     fn r#type(&self, py: Python<'_>) -> Py<PyString> {
-        self.type_.clone_ref(py)
+        self.type_(py).unbind()
     }
 
     // The fields of the wire form (module table of `ssefold::providers`),
@@ -167,8 +229,8 @@ impl StreamEvent {
     /// `path_event` as a dict too.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item(intern!(py, "type"), self.type_.bind(py))?;
-        for (k, v) in self.fields.bind(py).iter() {
+        d.set_item(intern!(py, "type"), self.type_(py))?;
+        for (k, v) in self.items(py)? {
             match v.cast::<PathEvent>() {
                 Ok(pe) => d.set_item(k, pe.get().to_dict_py(py)?)?,
                 Err(_) => d.set_item(k, v)?,
@@ -179,7 +241,7 @@ impl StreamEvent {
 
     /// The names of the fields besides `type`.
     fn fields(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        self.fields.bind(py).keys().iter().map(|k| k.extract()).collect()
+        self.items(py)?.into_iter().map(|(k, _)| k.extract()).collect()
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>, py: Python<'_>) -> PyResult<bool> {
@@ -190,8 +252,8 @@ impl StreamEvent {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut s = format!("StreamEvent(type={}", self.type_.bind(py).repr()?);
-        for (k, v) in self.fields.bind(py).iter() {
+        let mut s = format!("StreamEvent(type={}", self.type_(py).repr()?);
+        for (k, v) in self.items(py)? {
             s.push_str(&format!(", {k}={}", v.repr()?));
         }
         s.push(')');
@@ -212,27 +274,21 @@ impl EventBuilder {
         for h in held.events.drain(..) {
             let fields = PyDict::new(py);
             let name = match h {
-                HeldEvent::Text { part, text } => {
-                    fields.set_item(intern!(py, "part"), part)?;
-                    fields.set_item(intern!(py, "text"), PyString::new(py, &held.text[text]))?;
-                    "text_delta"
-                }
-                HeldEvent::Args { part, json } => {
-                    fields.set_item(intern!(py, "part"), part)?;
-                    fields.set_item(intern!(py, "json"), PyString::new(py, &held.text[json]))?;
-                    "tool_args_delta"
+                HeldEvent::Delta { args, part, text } => {
+                    let repr = Repr::Delta { args, part, text, py_text: OnceLock::new() };
+                    out.push(Py::new(py, StreamEvent { repr })?);
+                    continue;
                 }
                 HeldEvent::Media { part, mime_type, data } => {
                     fields.set_item(intern!(py, "part"), part)?;
-                    fields.set_item(intern!(py, "mime_type"), PyString::new(py, &held.text[mime_type]))?;
-                    fields.set_item(intern!(py, "data"), pyo3::types::PyBytes::new(py, &held.bytes[data]))?;
+                    fields.set_item(intern!(py, "mime_type"), PyString::new(py, &mime_type))?;
+                    fields.set_item(intern!(py, "data"), pyo3::types::PyBytes::new(py, &data))?;
                     "media_delta"
                 }
                 HeldEvent::Path { part, event } => {
-                    fields.set_item(intern!(py, "part"), part)?;
-                    let pe = PathEvent::from_held(py, event)?;
-                    fields.set_item(intern!(py, "path_event"), Py::new(py, pe)?)?;
-                    "tool_args_path"
+                    let event = Py::new(py, PathEvent::from_held(py, event)?)?;
+                    out.push(Py::new(py, StreamEvent { repr: Repr::Path { part, event } })?);
+                    continue;
                 }
                 HeldEvent::Fields { name, fields: built } => {
                     for (k, v) in built?.bind(py).iter() {
@@ -249,33 +305,32 @@ impl EventBuilder {
                     name
                 }
             };
-            out.push(Py::new(py, StreamEvent { type_: self.names.get(py, name), fields: fields.unbind() })?);
+            let repr = Repr::Fields { type_: self.names.get(py, name), fields: fields.unbind() };
+            out.push(Py::new(py, StreamEvent { repr })?);
         }
         PyList::new(py, out)
     }
 }
 
 /// One normalized event held without the GIL: the frequent deltas with
-/// their text in the batch's shared buffer, the rest in wire form.
+/// their text, the rest in wire form.
 enum HeldEvent {
-    Text {
+    /// A `text_delta` or (`args`) a `tool_args_delta`: the text copied
+    /// without the GIL, moved into the `StreamEvent` as it is.
+    Delta {
+        args: bool,
         part: u32,
-        text: std::ops::Range<usize>,
-    },
-    Args {
-        part: u32,
-        json: std::ops::Range<usize>,
+        text: Box<str>,
     },
     Path {
         part: u32,
         event: HeldPath,
     },
-    /// A `media_delta`: its MIME type in the text buffer, its bytes in the
-    /// bytes buffer.
+    /// A `media_delta`: its MIME type and bytes copied without the GIL.
     Media {
         part: u32,
-        mime_type: std::ops::Range<usize>,
-        data: std::ops::Range<usize>,
+        mime_type: Box<str>,
+        data: Box<[u8]>,
     },
     /// A `part_end`, its fields built as Python objects during the step
     /// (the GIL taken back for it): its content, which holds a whole tool
@@ -311,20 +366,12 @@ fn part_end_fields(py: Python<'_>, e: &CoreEvent<'_>) -> PyResult<Py<PyDict>> {
 #[derive(Default)]
 struct Held {
     events: Vec<HeldEvent>,
-    text: String,
-    /// The bytes of the step's `media_delta`s.
-    bytes: Vec<u8>,
     /// Each tool call's current path (shared nodes: a path event costs O(1)).
     paths: HashMap<u32, PathCache>,
 }
 
 impl Held {
     fn push(&mut self, e: &CoreEvent<'_>) {
-        let mut text = |s: &str| {
-            let start = self.text.len();
-            self.text.push_str(s);
-            start..self.text.len()
-        };
         match *e {
             // A committed call's path stack is done with (a new document
             // starts at its root, so a reused part id rebuilds it anyway).
@@ -333,12 +380,10 @@ impl Held {
             _ => {}
         }
         let held = match *e {
-            CoreEvent::TextDelta { part, text: t } => HeldEvent::Text { part, text: text(t) },
-            CoreEvent::ToolArgsDelta { part, json } => HeldEvent::Args { part, json: text(json) },
+            CoreEvent::TextDelta { part, text } => HeldEvent::Delta { args: false, part, text: text.into() },
+            CoreEvent::ToolArgsDelta { part, json } => HeldEvent::Delta { args: true, part, text: json.into() },
             CoreEvent::MediaDelta { part, mime_type, data } => {
-                let start = self.bytes.len();
-                self.bytes.extend_from_slice(data);
-                HeldEvent::Media { part, mime_type: text(mime_type), data: start..self.bytes.len() }
+                HeldEvent::Media { part, mime_type: mime_type.into(), data: data.into() }
             }
             CoreEvent::ToolArgsPath { part, event } => {
                 HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.entry(part).or_default()) }
@@ -353,15 +398,7 @@ impl Held {
 
     fn clear(&mut self) {
         self.events.clear();
-        self.text.clear();
-        self.bytes.clear();
         // A huge step does not pin its memory for the stream's life.
-        if self.text.capacity() > 4 << 20 {
-            self.text = String::new();
-        }
-        if self.bytes.capacity() > 4 << 20 {
-            self.bytes = Vec::new();
-        }
         if self.events.capacity() > 1 << 16 {
             self.events = Vec::new();
         }
@@ -622,7 +659,7 @@ impl Stream {
     /// is known).
     #[getter]
     fn message<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        value_to_py(py, &self.inner.message())
+        message_to_py(py, self.inner.message_view())
     }
 
     /// The dialect: `anthropic`, `openai_chat`, `openai_responses`,
