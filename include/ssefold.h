@@ -966,6 +966,22 @@ typedef struct ssefold_sse_decoder_config {
 } ssefold_sse_decoder_config;
 
 /**
+ * Limits of the AWS event-stream framing (Bedrock bodies). Over one:
+ * `SSEFOLD_RESULT_STREAM_EVENT_STREAM`.
+ */
+typedef struct ssefold_event_stream_limits {
+  /**
+   * Longest message accepted, in bytes (default 16 MiB, the AWS limit).
+   */
+  uint32_t max_message_len;
+  /**
+   * Longest headers section accepted, in bytes (default 128 KiB, the AWS
+   * limit).
+   */
+  uint32_t max_headers_len;
+} ssefold_event_stream_limits;
+
+/**
  * Limits of a stream. Start from `ssefold_stream_config_default`.
  */
 typedef struct ssefold_stream_config {
@@ -1001,6 +1017,10 @@ typedef struct ssefold_stream_config {
    * everything folded so far kept.
    */
   size_t max_memory_bytes;
+  /**
+   * The AWS event-stream framing's limits (Bedrock).
+   */
+  struct ssefold_event_stream_limits event_stream;
 } ssefold_stream_config;
 
 /**

@@ -462,3 +462,37 @@ mod props {
         }
     }
 }
+
+#[test]
+fn the_event_stream_limits_are_the_configs() {
+    use ssefold::eventstream::{DecoderLimits, EventStreamError};
+    use ssefold::providers::StreamConfig;
+    let big = delta(0, json!({"text": "x".repeat(4096)}));
+    let bytes = body(&[("messageStart", json!({"role": "assistant"})), big]);
+    // The default limits (16 MiB messages) take it.
+    let mut stream = Stream::new(Provider::BedrockConverse);
+    assert_eq!(stream.feed(&bytes, |_| {}), Ok(()));
+    // A 1 KiB message limit refuses the second message, after the first.
+    for provider in [Provider::BedrockConverse, Provider::Auto] {
+        let config = StreamConfig {
+            event_stream: DecoderLimits { max_message_len: 1024, max_headers_len: 1024 },
+            ..StreamConfig::default()
+        };
+        let mut stream = Stream::with_config(provider, config);
+        let mut events = Vec::new();
+        let r = stream.feed(&bytes, |e: &StreamEvent<'_>| events.push(e.to_json()));
+        assert!(
+            matches!(r, Err(StreamError::EventStream(EventStreamError::MessageTooLarge { limit: 1024, .. }))),
+            "{provider:?}: {r:?}"
+        );
+        assert_eq!(events.iter().filter(|e| e["event"] == "message_start").count(), 1, "{events:?}");
+    }
+    // Headers over their limit.
+    let config = StreamConfig {
+        event_stream: DecoderLimits { max_message_len: 1 << 20, max_headers_len: 16 },
+        ..StreamConfig::default()
+    };
+    let mut stream = Stream::with_config(Provider::BedrockConverse, config);
+    let r = stream.feed(&bytes, |_| {});
+    assert!(matches!(r, Err(StreamError::EventStream(EventStreamError::HeadersTooLarge { limit: 16, .. }))), "{r:?}");
+}

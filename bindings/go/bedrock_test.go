@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +92,38 @@ func TestBedrockExceptionsAndBrokenFraming(t *testing.T) {
 	events, _, err = foldChunks(t, Bedrock, converseBody(), func() int { return 1 << 20 })
 	if !errors.Is(err, ErrDialectMismatch) || len(events) != 0 {
 		t.Fatalf("Converse body given to Bedrock: %v %d", err, len(events))
+	}
+}
+
+func TestBedrockEventStreamLimitsAreOptions(t *testing.T) {
+	body := append(converseEvent("messageStart", `{"role":"assistant"}`),
+		converseEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"`+strings.Repeat("x", 4096)+`"}}`)...)
+	for _, tc := range []struct {
+		name   string
+		opts   StreamOptions
+		ok     bool
+		before int // events before the error
+	}{
+		{"defaults", StreamOptions{}, true, 0},
+		// The first message fits, the 4 KiB one does not.
+		{"message limit", StreamOptions{EventStream: EventStreamLimits{MaxMessageLen: 1024}}, false, 1},
+		// Every message's headers are longer.
+		{"headers limit", StreamOptions{EventStream: EventStreamLimits{MaxHeadersLen: 16}}, false, 0},
+	} {
+		s, err := NewStream(BedrockConverse, &tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err := s.Feed(body)
+		var e *Error
+		switch {
+		case tc.ok && err != nil:
+			t.Fatalf("%s: %v", tc.name, err)
+		case !tc.ok && (!errors.As(err, &e) || e.Code != ResultStreamEventStream):
+			t.Fatalf("%s: want an event-stream error, got %v", tc.name, err)
+		case !tc.ok && (len(events) != tc.before || (tc.before == 1 && events[0].Kind != KindMessageStart)):
+			t.Fatalf("%s: the events before the error: %v", tc.name, events)
+		}
+		s.Close()
 	}
 }

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"math"
 	"runtime"
 	"runtime/cgo"
 	"unsafe"
@@ -171,6 +172,20 @@ type StreamOptions struct {
 	// parsed values (estimated). Over it: a *StreamError with code
 	// ResultStreamLimitExceeded, everything folded so far kept.
 	MaxMemoryBytes int
+	// EventStream holds the AWS event-stream framing's limits (Bedrock).
+	EventStream EventStreamLimits
+}
+
+// EventStreamLimits bounds the AWS event-stream framing of Bedrock bodies
+// (C: ssefold_event_stream_limits); zero takes the default. A message over
+// them is a *StreamError with code ResultStreamEventStream.
+type EventStreamLimits struct {
+	// MaxMessageLen is the longest message accepted, in bytes (default
+	// 16 MiB, the AWS limit).
+	MaxMessageLen int
+	// MaxHeadersLen is the longest headers section accepted, in bytes
+	// (default 128 KiB, the AWS limit).
+	MaxHeadersLen int
 }
 
 type streamState struct {
@@ -267,6 +282,12 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	cfg.tool_input_trailing_strings = C.bool(o.ToolInputTrailingStrings)
 	if o.MaxMemoryBytes > 0 {
 		cfg.max_memory_bytes = C.size_t(o.MaxMemoryBytes)
+	}
+	if n := o.EventStream.MaxMessageLen; n > 0 {
+		cfg.event_stream.max_message_len = C.uint32_t(min(n, math.MaxUint32))
+	}
+	if n := o.EventStream.MaxHeadersLen; n > 0 {
+		cfg.event_stream.max_headers_len = C.uint32_t(min(n, math.MaxUint32))
 	}
 	var ptr *C.struct_ssefold_stream
 	maybeGC()

@@ -538,6 +538,8 @@ class Stream(Generic[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> Stream[None]: ...
     @overload
@@ -555,6 +557,8 @@ class Stream(Generic[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> Stream[UiState]: ...
     @overload
@@ -572,6 +576,8 @@ class Stream(Generic[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> Stream[Optional[UiState]]: ...
     def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
@@ -616,6 +622,8 @@ class AnthropicStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> AnthropicStream[None]: ...
     @overload
@@ -632,6 +640,8 @@ class AnthropicStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> AnthropicStream[UiState]: ...
     @overload
@@ -648,6 +658,8 @@ class AnthropicStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> AnthropicStream[Optional[UiState]]: ...
 
@@ -667,6 +679,8 @@ class OpenAIChatStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> OpenAIChatStream[None]: ...
     @overload
@@ -683,6 +697,8 @@ class OpenAIChatStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> OpenAIChatStream[UiState]: ...
     @overload
@@ -699,6 +715,8 @@ class OpenAIChatStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> OpenAIChatStream[Optional[UiState]]: ...
 
@@ -718,6 +736,8 @@ class OpenAIResponsesStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> OpenAIResponsesStream[None]: ...
     @overload
@@ -734,6 +754,8 @@ class OpenAIResponsesStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> OpenAIResponsesStream[UiState]: ...
     @overload
@@ -750,6 +772,8 @@ class OpenAIResponsesStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> OpenAIResponsesStream[Optional[UiState]]: ...
 
@@ -907,6 +931,8 @@ class GeminiStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> GeminiStream[None]: ...
     @overload
@@ -923,6 +949,8 @@ class GeminiStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> GeminiStream[UiState]: ...
     @overload
@@ -939,6 +967,8 @@ class GeminiStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> GeminiStream[Optional[UiState]]: ...
 
@@ -958,6 +988,8 @@ class OllamaStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> OllamaStream[None]: ...
     @overload
@@ -974,6 +1006,8 @@ class OllamaStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> OllamaStream[UiState]: ...
     @overload
@@ -990,6 +1024,8 @@ class OllamaStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> OllamaStream[Optional[UiState]]: ...
 
@@ -1009,6 +1045,8 @@ class BedrockStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> BedrockStream[None]: ...
     @overload
@@ -1025,6 +1063,8 @@ class BedrockStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> BedrockStream[UiState]: ...
     @overload
@@ -1041,6 +1081,8 @@ class BedrockStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> BedrockStream[Optional[UiState]]: ...
 
@@ -1060,6 +1102,8 @@ class BedrockConverseStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[False] = False,
     ) -> BedrockConverseStream[None]: ...
     @overload
@@ -1076,6 +1120,8 @@ class BedrockConverseStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: Literal[True],
     ) -> BedrockConverseStream[UiState]: ...
     @overload
@@ -1092,5 +1138,7 @@ class BedrockConverseStream(_Dialect[_U]):
         max_choices: int = 128,
         tool_input_trailing_strings: bool = False,
         max_memory_bytes: int = 134217728,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> BedrockConverseStream[Optional[UiState]]: ...

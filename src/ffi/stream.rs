@@ -11,6 +11,7 @@ use super::reconnect::{cursor_view, ssefold_resume_cursor};
 use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str};
 use super::sse::{ssefold_sse_decoder_config, ssefold_utf8_mode};
+use crate::eventstream::DecoderLimits;
 use crate::json::{ContainerKind, PathEvent, PathSegment};
 use crate::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
 use crate::reconnect::ResumeCursor;
@@ -62,6 +63,20 @@ pub struct ssefold_stream_config {
     /// `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
     /// everything folded so far kept.
     pub max_memory_bytes: usize,
+    /// The AWS event-stream framing's limits (Bedrock).
+    pub event_stream: ssefold_event_stream_limits,
+}
+
+/// Limits of the AWS event-stream framing (Bedrock bodies). Over one:
+/// `SSEFOLD_RESULT_STREAM_EVENT_STREAM`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_event_stream_limits {
+    /// Longest message accepted, in bytes (default 16 MiB, the AWS limit).
+    pub max_message_len: u32,
+    /// Longest headers section accepted, in bytes (default 128 KiB, the AWS
+    /// limit).
+    pub max_headers_len: u32,
 }
 
 /// The kind of a normalized event (its wire name is in `name`).
@@ -380,6 +395,9 @@ pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, F
     if c.sse.max_line_len == 0 || c.sse.max_event_size == 0 || c.sse.max_id_len == 0 {
         return Err(Failure::new(ssefold_result::InvalidArgument, "SSE limits must be positive"));
     }
+    if c.event_stream.max_message_len == 0 || c.event_stream.max_headers_len == 0 {
+        return Err(Failure::new(ssefold_result::InvalidArgument, "event-stream limits must be positive"));
+    }
     Ok(StreamConfig {
         sse: DecoderConfig {
             max_line_len: c.sse.max_line_len,
@@ -393,6 +411,10 @@ pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, F
         max_choices: c.max_choices,
         tool_input_trailing_strings: c.tool_input_trailing_strings,
         max_memory_bytes: c.max_memory_bytes,
+        event_stream: DecoderLimits {
+            max_message_len: c.event_stream.max_message_len,
+            max_headers_len: c.event_stream.max_headers_len,
+        },
     })
 }
 
@@ -435,6 +457,10 @@ pub unsafe extern "C" fn ssefold_stream_config_default(out: *mut ssefold_stream_
             max_choices: d.max_choices,
             tool_input_trailing_strings: d.tool_input_trailing_strings,
             max_memory_bytes: d.max_memory_bytes,
+            event_stream: ssefold_event_stream_limits {
+                max_message_len: d.event_stream.max_message_len,
+                max_headers_len: d.event_stream.max_headers_len,
+            },
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, c) };

@@ -35,7 +35,7 @@ use super::anthropic::{self, AnthropicFold};
 use super::events::{StreamEvent, WarningCode};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
 use super::{warn, Provider, Sink, StreamError};
-use crate::eventstream::{Decoder as FrameDecoder, Message};
+use crate::eventstream::{Decoder as FrameDecoder, DecoderLimits, Message};
 use crate::sse::Event;
 
 /// The `InvokeModelWithResponseStream` (Anthropic) dialect. Its events are
@@ -135,6 +135,11 @@ pub(crate) struct Frames {
 }
 
 impl Frames {
+    /// Frames decoded within `limits`.
+    pub(crate) fn with_limits(limits: DecoderLimits) -> Self {
+        Frames { decoder: FrameDecoder::with_limits(limits), json: Vec::new() }
+    }
+
     /// Bytes held: a message split across chunks and the decode buffer.
     pub(crate) fn footprint(&self) -> usize {
         self.decoder.buffered() + self.json.capacity()

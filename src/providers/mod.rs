@@ -184,7 +184,7 @@ mod view;
 
 use serde_json::{Map, Value};
 
-use crate::eventstream::EventStreamError;
+use crate::eventstream::{DecoderLimits, EventStreamError};
 use crate::reconnect::ResumeCursor;
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
 use turn::{Dialect, DialectInfo, Flow, Turn, TurnState};
@@ -268,6 +268,11 @@ pub struct StreamConfig {
     /// `[0,0,…]` or `[[[]]]`), where `max_tool_args_bytes` bounds only their
     /// text. Default 128 MiB.
     pub max_memory_bytes: usize,
+    /// The AWS event-stream framing's limits (Bedrock): the longest message
+    /// and headers section accepted (defaults 16 MiB and 128 KiB, the AWS
+    /// limits). Over one: [`StreamError::EventStream`] (`MessageTooLarge`,
+    /// `HeadersTooLarge`).
+    pub event_stream: DecoderLimits,
 }
 
 impl Default for StreamConfig {
@@ -280,6 +285,7 @@ impl Default for StreamConfig {
             max_choices: 128,
             tool_input_trailing_strings: false,
             max_memory_bytes: 128 << 20,
+            event_stream: DecoderLimits::default(),
         }
     }
 }
@@ -516,13 +522,17 @@ enum Framing {
 }
 
 impl Framing {
-    fn of(provider: Provider) -> Framing {
+    fn of(provider: Provider, limits: DecoderLimits) -> Framing {
         match provider {
             Provider::Auto => Framing::Undecided,
             Provider::Ollama => Framing::Lines(ndjson::Lines::default()),
-            Provider::Bedrock | Provider::BedrockConverse => Framing::EventStream(Box::default()),
+            Provider::Bedrock | Provider::BedrockConverse => Framing::event_stream(limits),
             _ => Framing::Sse,
         }
+    }
+
+    fn event_stream(limits: DecoderLimits) -> Framing {
+        Framing::EventStream(Box::new(bedrock::Frames::with_limits(limits)))
     }
 }
 
@@ -537,12 +547,12 @@ impl Stream {
         Stream {
             provider,
             decoder: Decoder::with_config(config.sse.clone()),
+            framing: Framing::of(provider, config.event_stream),
             turn: Turn::new(config),
             dialect: make_dialect(provider),
             closed: false,
             resuming: false,
             aborted: false,
-            framing: Framing::of(provider),
         }
     }
 
@@ -567,7 +577,7 @@ impl Stream {
             match chunk.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
                 Some(b'{') => self.framing = Framing::Lines(ndjson::Lines::default()),
                 // An event-stream prelude: a message shorter than 16 MiB.
-                Some(0) => self.framing = Framing::EventStream(Box::default()),
+                Some(0) => self.framing = Framing::event_stream(self.turn.config.event_stream),
                 Some(_) => self.framing = Framing::Sse,
                 // Blank so far: the same to both framings (the SSE decoder takes it).
                 None => {}

@@ -243,6 +243,30 @@ TEST(Stream, ArgumentErrors) {
   ssefold_stream_free(nullptr);
 }
 
+// The event-stream framing's limits are the config's: a recorded body
+// passes with the defaults and stops at a small message limit, typed.
+TEST(Stream, EventStreamLimitsAreConfigured) {
+  std::string body = read_file(std::string(SSEFOLD_ROOT) +
+                               "/tests/recordings/bedrock_converse/pydantic-ai/"
+                               "models__test_bedrock__test_bedrock_model_thinking_part_stream.bin");
+  ssefold_stream_config cfg;
+  ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(cfg.event_stream.max_message_len, uint32_t{16} << 20);
+  EXPECT_EQ(cfg.event_stream.max_headers_len, uint32_t{128} << 10);
+  cfg.event_stream.max_headers_len = 8;
+  ssefold_stream *s = nullptr;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_BEDROCK_CONVERSE, &cfg, &s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_stream_feed(s, B(body), body.size()), SSEFOLD_RESULT_STREAM_EVENT_STREAM);
+  ssefold_str m;
+  ASSERT_EQ(ssefold_stream_last_error(s, &m), SSEFOLD_RESULT_OK);
+  EXPECT_NE(S(m).find("8"), std::string::npos) << S(m);
+  ssefold_stream_free(s);
+  cfg.event_stream.max_headers_len = 0;
+  s = nullptr;
+  EXPECT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_BEDROCK_CONVERSE, &cfg, &s), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  EXPECT_EQ(s, nullptr);
+}
+
 // Amazon Bedrock bodies (AWS event stream, recorded): the same fold given
 // the provider or detected, in any chunking; a broken frame is typed.
 TEST(Stream, BedrockEventStreamBodies) {

@@ -10,6 +10,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 
+use ssefold::eventstream::DecoderLimits;
 use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
 use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
@@ -439,7 +440,12 @@ fn stream_config(
     max_choices: usize,
     tool_input_trailing_strings: bool,
     max_memory_bytes: usize,
+    event_stream: (u32, u32),
 ) -> PyResult<StreamConfig> {
+    let (max_message_len, max_headers_len) = event_stream;
+    if max_message_len == 0 || max_headers_len == 0 {
+        return Err(PyValueError::new_err("event-stream limits must be positive"));
+    }
     Ok(StreamConfig {
         sse: DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? },
         max_parts,
@@ -448,6 +454,7 @@ fn stream_config(
         max_choices,
         tool_input_trailing_strings,
         max_memory_bytes,
+        event_stream: DecoderLimits { max_message_len, max_headers_len },
     })
 }
 
@@ -520,7 +527,8 @@ impl Stream {
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-        tool_input_trailing_strings = false, max_memory_bytes = 134217728, ui = false
+        tool_input_trailing_strings = false, max_memory_bytes = 134217728,
+        max_event_stream_message_len = 16777216, max_event_stream_headers_len = 131072, ui = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -535,6 +543,8 @@ impl Stream {
         max_choices: usize,
         tool_input_trailing_strings: bool,
         max_memory_bytes: usize,
+        max_event_stream_message_len: u32,
+        max_event_stream_headers_len: u32,
         ui: bool,
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
@@ -550,6 +560,7 @@ impl Stream {
             max_choices,
             tool_input_trailing_strings,
             max_memory_bytes,
+            (max_event_stream_message_len, max_event_stream_headers_len),
         )?;
         Ok(Stream::with_provider(p, config, ui))
     }
@@ -774,7 +785,8 @@ macro_rules! dialect {
             #[pyo3(signature = (
                         *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-                        tool_input_trailing_strings = false, max_memory_bytes = 134217728, ui = false
+                        tool_input_trailing_strings = false, max_memory_bytes = 134217728,
+        max_event_stream_message_len = 16777216, max_event_stream_headers_len = 131072, ui = false
                     ))]
             #[allow(clippy::too_many_arguments)]
             fn new(
@@ -788,6 +800,8 @@ macro_rules! dialect {
                 max_choices: usize,
                 tool_input_trailing_strings: bool,
                 max_memory_bytes: usize,
+                max_event_stream_message_len: u32,
+                max_event_stream_headers_len: u32,
                 ui: bool,
             ) -> PyResult<($name, Stream)> {
                 let config = stream_config(
@@ -801,6 +815,7 @@ macro_rules! dialect {
                     max_choices,
                     tool_input_trailing_strings,
                     max_memory_bytes,
+                    (max_event_stream_message_len, max_event_stream_headers_len),
                 )?;
                 Ok(($name, Stream::with_provider($provider, config, ui)))
             }
