@@ -7,36 +7,22 @@
 //! `chunk`'s base64 and parses the Anthropic event inside), each repeated to
 //! `SSEFOLD_BENCH_MB` (default 8) MiB. Each turn is fed in 4 KiB chunks to a
 //! fresh stream, finished, and its message built. Fold and baseline
-//! alternate for 11 rounds; the best of each is kept.
+//! alternate for 11 rounds; the best of each (this thread's CPU time) is
+//! kept.
 //!
 //! `cargo bench --bench fold_bedrock`
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::hint::black_box;
 use std::path::Path;
-use std::time::Instant;
 
 use base64::Engine;
 use serde_json::Value;
 use ssefold::eventstream::Decoder;
 use ssefold::providers::{Provider, Stream};
-
-fn fold(provider: Provider, turns: &[Vec<u8>]) -> usize {
-    let mut events = 0usize;
-    for turn in turns {
-        let mut stream = Stream::new(provider);
-        for chunk in turn.chunks(4096) {
-            stream
-                .feed(chunk, |e| {
-                    black_box(e);
-                    events += 1;
-                })
-                .unwrap();
-        }
-        stream.finish(|_| events += 1).unwrap();
-        black_box(stream.message());
-    }
-    events
-}
+use support::{fold_turns, timed};
 
 /// The framing and one `Value` per payload (and per decoded `chunk`).
 fn baseline(turns: &[Vec<u8>]) -> usize {
@@ -98,12 +84,12 @@ fn main() {
         let bytes: usize = turns.iter().map(Vec::len).sum();
         let (mut best_fold, mut best_base) = (f64::MAX, f64::MAX);
         for _ in 0..11 {
-            let t = Instant::now();
-            black_box(fold(*provider, turns));
-            best_fold = best_fold.min(t.elapsed().as_secs_f64());
-            let t = Instant::now();
-            black_box(baseline(turns));
-            best_base = best_base.min(t.elapsed().as_secs_f64());
+            best_fold = best_fold.min(timed(|| {
+                black_box(fold_turns(*provider, turns));
+            }));
+            best_base = best_base.min(timed(|| {
+                black_box(baseline(turns));
+            }));
         }
         let mib = |s: f64| bytes as f64 / s / (1 << 20) as f64;
         println!(

@@ -4,48 +4,17 @@
 //! event), folds to the same events and message as the SSE stream, in any
 //! chunking; exceptions are typed provider errors.
 
+mod prov_common;
+
 use std::path::Path;
 
 use base64::Engine;
+use prov_common::es_message as message;
 use serde_json::{json, Value};
 use ssefold::providers::bedrock::INVOCATION_METRICS;
 use ssefold::providers::{Provider, Stream, StreamError, StreamEvent};
 use ssefold::reconnect::is_retryable_error_type;
 use ssefold::sse::Decoder;
-
-/// One event-stream message with string headers.
-fn message(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
-    let mut h = Vec::new();
-    for (name, value) in headers {
-        h.push(name.len() as u8);
-        h.extend_from_slice(name.as_bytes());
-        h.push(7);
-        h.extend_from_slice(&(value.len() as u16).to_be_bytes());
-        h.extend_from_slice(value.as_bytes());
-    }
-    let total = (12 + h.len() + payload.len() + 4) as u32;
-    let mut m = total.to_be_bytes().to_vec();
-    m.extend_from_slice(&(h.len() as u32).to_be_bytes());
-    let crc = crc32(&m);
-    m.extend_from_slice(&crc.to_be_bytes());
-    m.extend_from_slice(&h);
-    m.extend_from_slice(payload);
-    let crc = crc32(&m);
-    m.extend_from_slice(&crc.to_be_bytes());
-    m
-}
-
-/// CRC-32 (IEEE), bitwise: the test's own, independent of the library's.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
-}
 
 fn chunk(event_json: &str) -> Vec<u8> {
     let payload = json!({"bytes": base64::engine::general_purpose::STANDARD.encode(event_json), "p": "abcdefghij"});

@@ -11,9 +11,11 @@
 //! bit 2: small limits. Byte 1 seeds the chunk-size cycle.
 #![no_main]
 
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use ssefold::eventstream::{Decoder, DecoderLimits};
-use ssefold::providers::{Provider, Stream, StreamConfig};
+use ssefold::providers::{Provider, StreamConfig};
 
 /// One message framed with correct lengths and CRCs around `headers` (taken
 /// as the raw headers section, valid or not) and `payload`.
@@ -71,23 +73,6 @@ fn decode(limits: DecoderLimits, chunks: &[&[u8]]) -> (Vec<String>, String) {
     (messages, format!("{:?}", decoder.finish()))
 }
 
-/// Every normalized event, the folded message and the result.
-fn fold(
-    provider: Provider,
-    config: &StreamConfig,
-    chunks: &[&[u8]],
-) -> (Vec<serde_json::Value>, serde_json::Value, String) {
-    let mut stream = Stream::with_config(provider, config.clone());
-    let mut events = Vec::new();
-    for c in chunks {
-        if let Err(e) = stream.feed(c, |e| events.push(e.to_json())) {
-            return (events, stream.message(), format!("{e:?}"));
-        }
-    }
-    let end = stream.finish(|e| events.push(e.to_json()));
-    (events, stream.message(), format!("{end:?}"))
-}
-
 fuzz_target!(|data: &[u8]| {
     if data.len() < 2 {
         return;
@@ -95,14 +80,7 @@ fuzz_target!(|data: &[u8]| {
     let flags = data[0];
     let seed = data[1] as usize;
     let body = if flags & 1 != 0 { framed(&data[2..]) } else { data[2..].to_vec() };
-    let mut chunks = Vec::new();
-    let (mut pos, mut i) = (0, 0);
-    while pos < body.len() {
-        let n = (1 + (seed + i * 7) % 13).min(body.len() - pos);
-        chunks.push(&body[pos..pos + n]);
-        pos += n;
-        i += 1;
-    }
+    let chunks = common::chunked(&body, seed);
     let small = flags & 4 != 0;
     if flags & 2 != 0 {
         let mut config = StreamConfig::default();
@@ -111,15 +89,12 @@ fuzz_target!(|data: &[u8]| {
             config.max_tool_args_bytes = 64;
             config.max_text_bytes = 64;
         }
-        let provider = [Provider::Bedrock, Provider::BedrockConverse, Provider::Auto, Provider::Auto]
-            [(flags >> 3 & 3) as usize];
-        assert_eq!(fold(provider, &config, &[&body]), fold(provider, &config, &chunks));
+        let provider =
+            [Provider::Bedrock, Provider::BedrockConverse, Provider::Auto, Provider::Auto][(flags >> 3 & 3) as usize];
+        assert_eq!(common::fold(provider, &config, &[&body]), common::fold(provider, &config, &chunks));
     } else {
-        let limits = if small {
-            DecoderLimits { max_message_len: 256, max_headers_len: 64 }
-        } else {
-            DecoderLimits::default()
-        };
+        let limits =
+            if small { DecoderLimits { max_message_len: 256, max_headers_len: 64 } } else { DecoderLimits::default() };
         assert_eq!(decode(limits, &[&body]), decode(limits, &chunks));
     }
 });

@@ -8,30 +8,10 @@
 //! seed, the rest is the stream.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use ssefold::providers::{Provider, Stream, StreamConfig};
+mod common;
 
-fn run(
-    provider: Provider,
-    config: &StreamConfig,
-    chunks: &[&[u8]],
-) -> (Vec<serde_json::Value>, serde_json::Value, String) {
-    let mut s = Stream::with_config(provider, config.clone());
-    let mut events = Vec::new();
-    let mut end = String::from("ok");
-    for c in chunks {
-        if let Err(e) = s.feed(c, |e| events.push(e.to_json())) {
-            end = format!("{e:?}");
-            break;
-        }
-    }
-    if end == "ok" {
-        if let Err(e) = s.finish(|e| events.push(e.to_json())) {
-            end = format!("{e:?}");
-        }
-    }
-    (events, s.message(), end)
-}
+use libfuzzer_sys::fuzz_target;
+use ssefold::providers::{Provider, StreamConfig};
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 2 {
@@ -57,14 +37,6 @@ fuzz_target!(|data: &[u8]| {
     }
     let seed = data[1] as usize;
     let body = &data[2..];
-    let whole = run(provider, &config, &[body]);
-    let mut chunks = Vec::new();
-    let (mut pos, mut i) = (0, 0);
-    while pos < body.len() {
-        let n = (1 + (seed + i * 7) % 13).min(body.len() - pos);
-        chunks.push(&body[pos..pos + n]);
-        pos += n;
-        i += 1;
-    }
-    assert_eq!(whole, run(provider, &config, &chunks));
+    let whole = common::fold(provider, &config, &[body]);
+    assert_eq!(whole, common::fold(provider, &config, &common::chunked(body, seed)));
 });
