@@ -1,4 +1,5 @@
-//! Golden fixtures: `tests/fixtures/<dialect>/*.sse` with the expected folded
+//! Golden fixtures: `tests/fixtures/<dialect>/*.sse` (Ollama `*.ndjson`,
+//! Bedrock's AWS event-stream bodies `*.bin`) with the expected folded
 //! message (`.json`) and normalized event log (`.jsonl`, whose last line is
 //! `{"end": "ok"}` or `{"end": "<error>"}`), each checked whole, in 1-byte
 //! and in random chunkings. `SSEFOLD_BLESS=1 cargo test --test
@@ -17,7 +18,7 @@ fn check_dir(dialect: &str, provider: Provider) -> usize {
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sse" || e == "ndjson"))
+        .filter(|p| p.extension().is_some_and(|e| e == "sse" || e == "ndjson" || e == "bin"))
         .collect();
     files.sort();
     for sse in &files {
@@ -70,4 +71,14 @@ fn gemini_golden() {
 #[test]
 fn ollama_golden() {
     assert!(check_dir("ollama", Provider::Ollama) >= 5);
+}
+
+#[test]
+fn bedrock_golden() {
+    assert!(check_dir("bedrock", Provider::Bedrock) >= 2);
+}
+
+#[test]
+fn bedrock_converse_golden() {
+    assert!(check_dir("bedrock_converse", Provider::BedrockConverse) >= 8);
 }

@@ -18,6 +18,8 @@ var dialects = map[string]Provider{
 	"openai_responses": OpenAIResponses,
 	"gemini":           Gemini,
 	"ollama":           Ollama,
+	"bedrock":          Bedrock,
+	"bedrock_converse": BedrockConverse,
 }
 
 func jsonEqual(t *testing.T, a, b []byte) bool {
@@ -69,9 +71,23 @@ func foldChunks(t *testing.T, p Provider, body []byte, sizes func() int) ([]json
 func TestGoldenFixtures(t *testing.T) {
 	files, _ := filepath.Glob("../../tests/fixtures/*/*.sse")
 	lines, _ := filepath.Glob("../../tests/fixtures/*/*.ndjson")
-	files = append(files, lines...)
+	frames, _ := filepath.Glob("../../tests/fixtures/*/*.bin")
+	files = append(append(files, lines...), frames...)
 	if len(files) < 20 {
 		t.Fatalf("fixtures not found: %d", len(files))
+	}
+	perDialect := map[string]int{}
+	for _, f := range files {
+		d := filepath.Base(filepath.Dir(f))
+		if _, ok := dialects[d]; !ok {
+			t.Fatalf("%s: no provider for the directory %s", f, d)
+		}
+		perDialect[d]++
+	}
+	for d := range dialects {
+		if perDialect[d] == 0 {
+			t.Errorf("no fixtures for %s", d)
+		}
 	}
 	for _, f := range files {
 		dialect := filepath.Base(filepath.Dir(f))
@@ -91,6 +107,17 @@ func TestGoldenFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantEvents := lines[:len(lines)-1]
+			// A provider error's type, from the error event before the end.
+			providerError := strings.HasPrefix(end.End, "Provider(")
+			var last struct {
+				Event     string `json:"event"`
+				ErrorType string `json:"error_type"`
+			}
+			if providerError {
+				if err := json.Unmarshal([]byte(wantEvents[len(wantEvents)-1]), &last); err != nil || last.Event != "error" {
+					t.Fatalf("no error event before %s", end.End)
+				}
+			}
 			rng := rand.New(rand.NewSource(int64(len(body))))
 			chunkings := map[string]func() int{
 				"whole":  func() int { return len(body) },
@@ -121,6 +148,9 @@ func TestGoldenFixtures(t *testing.T) {
 						}
 						if strings.HasPrefix(end.End, "Incomplete") != errors.Is(err, ErrIncomplete) {
 							t.Errorf("%s: ErrIncomplete mismatch: %v", end.End, err)
+						}
+						if providerError && IsRetryableErrorType(last.ErrorType) != errors.Is(err, ErrRetryableProviderError) {
+							t.Errorf("%q: ErrRetryableProviderError mismatch: %v", last.ErrorType, err)
 						}
 					}
 					if len(evs) != len(wantEvents) {

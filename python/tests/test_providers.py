@@ -22,6 +22,8 @@ CLASSES = {
     "openai_responses": ssefold.OpenAIResponsesStream,
     "gemini": ssefold.GeminiStream,
     "ollama": ssefold.OllamaStream,
+    "bedrock": ssefold.BedrockStream,
+    "bedrock_converse": ssefold.BedrockConverseStream,
 }
 # The Debug form of the core's StreamError (last line of each .jsonl) -> the
 # Python exception.
@@ -32,11 +34,12 @@ ERRORS: List[Tuple[str, Type[ssefold.Error]]] = [
     ("LimitExceeded", ssefold.LimitExceededError),
     ("UnknownDialect", ssefold.UnknownDialectError),
     ("Sse(", ssefold.DecodeError),
+    ("EventStream(", ssefold.EventStreamError),
 ]
 
 
 def golden_files() -> List[pathlib.Path]:
-    return sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
+    return sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson"), *FIXTURES.glob("*/*.bin")])
 
 
 def wire(event: ssefold.StreamEvent) -> dict:
@@ -73,6 +76,8 @@ def chunkings(data: bytes) -> List[Tuple[str, List[bytes]]]:
 
 def test_golden_fixtures_are_there() -> None:
     assert len(golden_files()) >= 15
+    dialects = {p.parent.name for p in golden_files()}
+    assert set(CLASSES) <= dialects, set(CLASSES) - dialects
 
 
 @pytest.mark.parametrize("path", golden_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -107,6 +112,27 @@ def test_provider_error_has_type_message_and_the_events() -> None:
     with pytest.raises(ssefold.StreamClosedError):
         s.feed(b"data: {}\n\n")
     assert s.message["content"][0]["text"] == "Partial ans"
+
+
+@pytest.mark.parametrize(
+    "name, error_type, retryable, after_output",
+    [
+        ("throttling_mid_stream", "throttlingException", True, True),
+        ("validation_exception", "validationException", False, False),
+    ],
+)
+def test_bedrock_exception_frames_are_provider_errors(
+    name: str, error_type: str, retryable: bool, after_output: bool
+) -> None:
+    data = (FIXTURES / "bedrock_converse" / f"{name}.bin").read_bytes()
+    s = ssefold.BedrockConverseStream()
+    with pytest.raises(ssefold.ProviderError) as info:
+        s.feed(data)
+    err = info.value
+    assert err.type == error_type and err.message
+    assert err.retryable is retryable
+    assert isinstance(err, ssefold.RetryableProviderError) is retryable
+    assert err.output_emitted is after_output
 
 
 def test_truncated_stream_raises_incomplete_on_finish_and_keeps_the_message() -> None:

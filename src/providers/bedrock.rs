@@ -209,16 +209,23 @@ pub(crate) fn frame_event<'a>(message: &Message<'a>, json: &'a mut Vec<u8>, sink
 fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &'a str), String> {
     #[derive(serde::Deserialize)]
     struct Chunk<'a> {
+        // (Borrowed unless the string has JSON escapes.)
         #[serde(borrow)]
-        bytes: &'a str,
+        bytes: Cow<'a, str>,
+    }
+    if !is_object(payload) {
+        return Err("not {\"bytes\": base64}: not a JSON object".to_owned());
     }
     let chunk: Chunk<'_> = serde_json::from_slice(payload).map_err(|e| format!("not {{\"bytes\": base64}}: {e}"))?;
     json.clear();
     base64::engine::general_purpose::STANDARD
-        .decode_vec(chunk.bytes, json)
+        .decode_vec(chunk.bytes.as_bytes(), json)
         .map_err(|e| format!("bytes is not base64: {e}"))?;
     let json: &'a Vec<u8> = json;
     let text = std::str::from_utf8(json).map_err(|_| "bytes is not UTF-8".to_owned())?;
+    if !is_object(json) {
+        return Err("not an Anthropic event: not a JSON object".to_owned());
+    }
     #[derive(serde::Deserialize)]
     struct Head<'a> {
         #[serde(rename = "type", borrow)]
@@ -233,6 +240,13 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
         Cow::Owned(_) => "chunk",
     };
     Ok((name, text))
+}
+
+/// Whether `json` opens a JSON object (after whitespace). serde's derived
+/// struct readers also accept an array of the members in order, which no
+/// Bedrock payload is.
+fn is_object(json: &[u8]) -> bool {
+    json.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 /// Most bytes of a payload quoted in a warning.
@@ -261,5 +275,13 @@ mod tests {
         assert_eq!((name, text), ("ping", r#"{"type":"ping"}"#));
         assert!(decode_chunk(b"{\"bytes\":\"!!\"}", &mut buf).unwrap_err().contains("base64"));
         assert!(decode_chunk(b"[]", &mut buf).is_err());
+        // An array of the members in order is no chunk, and no event inside.
+        assert!(decode_chunk(format!(r#"["{b64}"]"#).as_bytes(), &mut buf).unwrap_err().contains("not a JSON object"));
+        let array = base64::engine::general_purpose::STANDARD.encode(r#"["ping"]"#);
+        let payload = format!(r#"{{"bytes":"{array}"}}"#);
+        assert!(decode_chunk(payload.as_bytes(), &mut buf).unwrap_err().contains("not an Anthropic event"));
+        // A `bytes` string with JSON escapes decodes as its value.
+        let escaped = format!(r#" {{"bytes":"\u00{:x}{}"}}"#, b64.as_bytes()[0], &b64[1..]);
+        assert_eq!(decode_chunk(escaped.as_bytes(), &mut buf).unwrap(), ("ping", r#"{"type":"ping"}"#));
     }
 }

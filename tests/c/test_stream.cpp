@@ -49,6 +49,7 @@ struct Outcome {
   std::vector<std::string> events;
   std::string message;
   bool ok;
+  ssefold_result failure;  // the failing call's result (OK when none failed)
 };
 
 Outcome run(uint32_t provider, const std::string &body, size_t chunk) {
@@ -56,15 +57,15 @@ Outcome run(uint32_t provider, const std::string &body, size_t chunk) {
   Events ev;
   EXPECT_EQ(ssefold_stream_new(provider, nullptr, &s), SSEFOLD_RESULT_OK);
   EXPECT_EQ(ssefold_stream_set_callback(s, &Events::callback, &ev, true), SSEFOLD_RESULT_OK);
-  bool ok = true;
-  for (size_t at = 0; at < body.size() && ok; at += chunk) {
+  ssefold_result r = SSEFOLD_RESULT_OK;
+  for (size_t at = 0; at < body.size() && r == SSEFOLD_RESULT_OK; at += chunk) {
     size_t n = std::min(chunk, body.size() - at);
-    ok = ssefold_stream_feed(s, B(body) + at, n) == SSEFOLD_RESULT_OK;
+    r = ssefold_stream_feed(s, B(body) + at, n);
   }
-  if (ok) ok = ssefold_stream_finish(s) == SSEFOLD_RESULT_OK;
+  if (r == SSEFOLD_RESULT_OK) r = ssefold_stream_finish(s);
   ssefold_str msg{nullptr, 0};
   EXPECT_EQ(ssefold_stream_message_json(s, &msg), SSEFOLD_RESULT_OK);
-  Outcome out{ev.json, S(msg), ok};
+  Outcome out{ev.json, S(msg), r == SSEFOLD_RESULT_OK, r};
   ssefold_stream_free(s);
   return out;
 }
@@ -72,42 +73,73 @@ Outcome run(uint32_t provider, const std::string &body, size_t chunk) {
 }  // namespace
 
 TEST(Stream, GoldenFixturesInEveryChunking) {
-  const std::pair<const char *, uint32_t> dialects[] = {
-      {"anthropic", SSEFOLD_PROVIDER_ANTHROPIC},
-      {"openai_chat", SSEFOLD_PROVIDER_OPENAI_CHAT},
-      {"openai_responses", SSEFOLD_PROVIDER_OPENAI_RESPONSES},
+  // Each dialect directory, its provider and its bodies' file extension.
+  struct Dialect {
+    const char *dir;
+    uint32_t provider;
+    std::string ext;
+    size_t at_least;
   };
-  size_t fixtures = 0;
-  for (const auto &[dialect, provider] : dialects) {
-    std::string dir = std::string(SSEFOLD_ROOT) + "/tests/fixtures/" + dialect;
+  const Dialect dialects[] = {
+      {"anthropic", SSEFOLD_PROVIDER_ANTHROPIC, ".sse", 9},
+      {"openai_chat", SSEFOLD_PROVIDER_OPENAI_CHAT, ".sse", 6},
+      {"openai_responses", SSEFOLD_PROVIDER_OPENAI_RESPONSES, ".sse", 5},
+      {"gemini", SSEFOLD_PROVIDER_GEMINI, ".sse", 10},
+      {"ollama", SSEFOLD_PROVIDER_OLLAMA, ".ndjson", 5},
+      {"bedrock", SSEFOLD_PROVIDER_BEDROCK, ".bin", 2},
+      {"bedrock_converse", SSEFOLD_PROVIDER_BEDROCK_CONVERSE, ".bin", 8},
+  };
+  for (const Dialect &d : dialects) {
+    std::string dir = std::string(SSEFOLD_ROOT) + "/tests/fixtures/" + d.dir;
     DIR *dp = opendir(dir.c_str());
     ASSERT_NE(dp, nullptr) << dir;
     std::vector<std::string> names;
     while (dirent *e = readdir(dp)) {
       std::string n = e->d_name;
-      if (n.size() > 4 && n.substr(n.size() - 4) == ".sse") names.push_back(n.substr(0, n.size() - 4));
+      if (n.size() > d.ext.size() && n.compare(n.size() - d.ext.size(), d.ext.size(), d.ext) == 0) {
+        names.push_back(n.substr(0, n.size() - d.ext.size()));
+      }
     }
     closedir(dp);
     for (const std::string &name : names) {
       std::string base = dir + "/" + name;
-      std::string body = read_file(base + ".sse");
+      std::string body = read_file(base + d.ext);
       std::vector<std::string> want = lines(read_file(base + ".jsonl"));
       ASSERT_FALSE(want.empty());
       bool want_ok = want.back() == "{\"end\":\"ok\"}";
+      // A provider error: its result says whether its type is retryable
+      // (the type read from the error event before the end).
+      ssefold_result want_failure = SSEFOLD_RESULT_OK;
+      if (want.back().rfind("{\"end\":\"Provider(", 0) == 0) {
+        ASSERT_GE(want.size(), 2u) << base;
+        const std::string &error = want[want.size() - 2];
+        const std::string key = "\"error_type\":\"";
+        size_t at = error.find(key);
+        ASSERT_NE(at, std::string::npos) << error;
+        at += key.size();
+        std::string type = error.substr(at, error.find('"', at) - at);
+        bool retryable = false;
+        ASSERT_EQ(ssefold_reconnect_is_retryable_error_type(ssefold_str{type.data(), type.size()}, &retryable),
+                  SSEFOLD_RESULT_OK);
+        want_failure =
+            retryable ? SSEFOLD_RESULT_STREAM_RETRYABLE_PROVIDER_ERROR : SSEFOLD_RESULT_STREAM_PROVIDER_ERROR;
+      }
       want.pop_back();
       std::string want_message = compact(read_file(base + ".json"));
-      for (uint32_t p : {provider, (uint32_t)SSEFOLD_PROVIDER_AUTO}) {
+      for (uint32_t p : {d.provider, (uint32_t)SSEFOLD_PROVIDER_AUTO}) {
         for (size_t chunk : {body.size(), (size_t)1, (size_t)7, (size_t)100}) {
           Outcome got = run(p, body, chunk);
           EXPECT_EQ(got.events, want) << base << " chunk " << chunk;
           EXPECT_EQ(got.message, want_message) << base << " chunk " << chunk;
           EXPECT_EQ(got.ok, want_ok) << base << " chunk " << chunk;
+          if (want_failure != SSEFOLD_RESULT_OK) {
+            EXPECT_EQ(got.failure, want_failure) << base << " chunk " << chunk;
+          }
         }
       }
-      fixtures++;
     }
+    EXPECT_GE(names.size(), d.at_least) << dir;
   }
-  EXPECT_GE(fixtures, 20u);
 }
 
 TEST(Stream, TextDeltasStatusAndErrors) {
