@@ -83,7 +83,11 @@ const (
 	KindMediaDelta    EventKind = 14
 )
 
-// StreamEvent is one normalized event (copied into Go memory).
+// StreamEvent is one normalized event (copied into Go memory). The small
+// texts and path events of the events a call returns share chunks of a few
+// KiB (an event kept keeps its chunks alive); each json.RawMessage has a
+// capacity equal to its length, so appending to one never writes into
+// another.
 type StreamEvent struct {
 	// Kind is what happened.
 	Kind EventKind
