@@ -47,9 +47,9 @@ func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 		e.Part = int(ev.part)
 	}
 	e.Name = s.name(ev.name)
-	e.Text, _ = goString(ev.text)
+	e.Text = s.arena.str(ev.text)
 	if ev.json.ptr != nil {
-		e.JSON = json.RawMessage(goBytes(ev.json))
+		e.JSON = s.arena.raw(ev.json)
 	}
 	if e.Kind == KindToolArgsPath {
 		e.PathEvent = s.pathEvent(e.Part, &ev.path_event)
@@ -60,7 +60,7 @@ func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 			e.Data = C.GoBytes(unsafe.Pointer(ev.data.ptr), C.int(ev.data.len))
 		}
 	}
-	s.events = append(s.events, e)
+	s.add(e)
 }
 
 //export goPathEvent

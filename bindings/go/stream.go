@@ -84,7 +84,11 @@ const (
 	KindMediaDelta    EventKind = 14
 )
 
-// StreamEvent is one normalized event (copied into Go memory).
+// StreamEvent is one normalized event (copied into Go memory). The small
+// texts and path events of the events a call returns share chunks of a few
+// KiB (an event kept keeps its chunks alive); each json.RawMessage has a
+// capacity equal to its length, so appending to one never writes into
+// another.
 type StreamEvent struct {
 	// Kind is what happened.
 	Kind EventKind
@@ -129,7 +133,8 @@ type StreamPathEvent struct {
 	// Value: the completed value as JSON (ValueComplete): a scalar's compact
 	// JSON, a container's text as received.
 	Value json.RawMessage
-	node  *pathNode
+	// parent holds the segments before Last (nil at depth 0 and 1).
+	parent *pathNode
 }
 
 // pathNode is one segment of a path shared between events.
@@ -141,8 +146,12 @@ type pathNode struct {
 // Path is the path from the root (O(Depth), computed on each call).
 func (e *StreamPathEvent) Path() []PathSegment {
 	p := make([]PathSegment, e.Depth)
-	i := e.Depth - 1
-	for n := e.node; n != nil && i >= 0; n = n.parent {
+	if e.Depth == 0 {
+		return p
+	}
+	p[e.Depth-1] = e.Last
+	i := e.Depth - 2
+	for n := e.parent; n != nil && i >= 0; n = n.parent {
 		p[i] = n.seg
 		i--
 	}
@@ -192,45 +201,85 @@ type streamState struct {
 	events   []StreamEvent
 	panicked any
 	names    map[string]string
-	// paths holds each tool call's current path (innermost last).
-	paths map[int][]*pathNode
+	// paths holds each tool call's current path.
+	paths map[int]*pathStack
+	arena eventArena
+	// lastLen is how many events the previous call returned (the next
+	// call's first guess).
+	lastLen int
+}
+
+// pathStack is a tool call's current path: nodes for the segments that are
+// parents of later events, then the last event's segment, made a node only
+// when an event below it comes (a scalar or an empty container costs none).
+type pathStack struct {
+	nodes     []*pathNode // nodes[i] is the segment at depth i+1
+	last      PathSegment
+	lastDepth int
+}
+
+// parent returns the node of the segments before depth d (d >= 1).
+func (st *pathStack) parent(d int) *pathNode {
+	if st.lastDepth == d-1 && len(st.nodes) == d-2 {
+		var up *pathNode
+		if len(st.nodes) > 0 {
+			up = st.nodes[len(st.nodes)-1]
+		}
+		st.nodes = append(st.nodes, &pathNode{parent: up, seg: st.last})
+	}
+	if len(st.nodes) > d-1 {
+		clear(st.nodes[d-1:])
+		st.nodes = st.nodes[:d-1]
+	}
+	if len(st.nodes) == 0 {
+		return nil
+	}
+	return st.nodes[len(st.nodes)-1]
 }
 
 // pathEvent converts a C path event, keeping part's path: the new path is
 // the old one cut to depth-1 segments plus the last one.
 func (s *streamState) pathEvent(part int, p *C.struct_ssefold_stream_path_event) *StreamPathEvent {
-	e := &StreamPathEvent{Kind: PathEventKind(p.kind), Depth: int(p.depth), Container: ContainerKind(p.container),
-		IsContainer: bool(p.is_container)}
-	if p.last.key.ptr != nil {
-		e.Last.Key, _ = goString(p.last.key)
-	} else {
-		e.Last.IsIndex, e.Last.Index = true, int(p.last.index)
-	}
-	if e.Kind == StringAppend {
-		e.Text, _ = goString(p.text)
-	} else if e.Kind == ValueComplete {
-		e.Value = json.RawMessage(goBytes(p.text))
+	e := s.arena.pathEvent()
+	e.Kind, e.Depth, e.Container = PathEventKind(p.kind), int(p.depth), ContainerKind(p.container)
+	e.IsContainer = bool(p.is_container)
+	switch {
+	case e.Kind == StringAppend:
+		e.Text = s.arena.str(p.text)
+	case e.Kind == ValueComplete && e.IsContainer:
+		s.arena.containerValue(part, e, p.text)
+	case e.Kind == ValueComplete:
+		e.Value = s.arena.raw(p.text)
 	}
 	if s.paths == nil {
-		s.paths = map[int][]*pathNode{}
+		s.paths = map[int]*pathStack{}
 	}
-	stack := s.paths[part]
-	if e.Depth == 0 {
-		e.Last = PathSegment{}
-		stack = stack[:0]
+	st := s.paths[part]
+	if st == nil {
+		st = &pathStack{}
+		s.paths[part] = st
+	}
+	if e.Depth > 0 {
+		if p.last.key.ptr != nil {
+			e.Last.Key = s.arena.str(p.last.key)
+		} else {
+			e.Last.IsIndex, e.Last.Index = true, int(p.last.index)
+		}
+		e.parent = st.parent(e.Depth)
 	} else {
-		if len(stack) > e.Depth-1 {
-			stack = stack[:e.Depth-1]
-		}
-		var parent *pathNode
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
-		stack = append(stack, &pathNode{parent: parent, seg: e.Last})
-		e.node = stack[len(stack)-1]
+		clear(st.nodes)
+		st.nodes = st.nodes[:0]
 	}
-	s.paths[part] = stack
+	st.last, st.lastDepth = e.Last, e.Depth
 	return e
+}
+
+// add appends an event, the buffer sized from the previous call's count.
+func (s *streamState) add(e StreamEvent) {
+	if s.events == nil {
+		s.events = make([]StreamEvent, 0, max(8, s.lastLen+s.lastLen/8))
+	}
+	s.events = append(s.events, e)
 }
 
 // name interns the wire names (a handful of distinct values).
@@ -342,11 +391,17 @@ func (s *Stream) repanic() {
 }
 
 func (s *Stream) take() []StreamEvent {
-	if len(s.state.events) == 0 {
+	st := s.state
+	st.arena.returned()
+	out := st.events
+	st.events = nil
+	st.lastLen = len(out)
+	if len(out) == 0 {
 		return nil
 	}
-	out := s.state.events
-	s.state.events = make([]StreamEvent, 0, cap(out))
+	if len(out) < cap(out)/2 {
+		out = append([]StreamEvent(nil), out...)
+	}
 	return out
 }
 
