@@ -727,6 +727,23 @@ impl Writer {
         &mut self.parts[index]
     }
 
+    /// Keeps a tool call's first `id` and `name` metadata (strings); whether
+    /// this one was kept.
+    fn note_call(&mut self, part: u32, key: &str, value: &serde_json::Value) -> bool {
+        let Some(text) = value.as_str() else { return false };
+        let state = self.part(part);
+        let slot = match key {
+            "id" => &mut state.call_id,
+            "name" => &mut state.name,
+            _ => return false,
+        };
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(text.to_owned());
+        true
+    }
+
     fn event(&mut self, event: &StreamEvent<'_>) {
         match self.config.format {
             RelayFormat::AiSdk => self.ai_event(event),
@@ -764,14 +781,7 @@ impl Writer {
                 frame::ai_delta_frame(self.replay.frame(self.last_id), self.last_id, chunk, &ui, text);
                 self.active = true;
             }
-            StreamEvent::PartMetadata { part, key, value } => {
-                let Some(text) = value.as_str() else { return };
-                let state = self.part(part);
-                match key {
-                    "id" if state.call_id.is_none() => state.call_id = Some(text.to_owned()),
-                    "name" if state.name.is_none() => state.name = Some(text.to_owned()),
-                    _ => return,
-                }
+            StreamEvent::PartMetadata { part, key, value } if self.note_call(part, key, value) => {
                 self.maybe_open_tool(part, false);
             }
             StreamEvent::ToolArgsDelta { part, json } => {
@@ -908,13 +918,7 @@ impl Writer {
                 self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
-                let Some(text) = value.as_str() else { return };
-                let state = self.part(part);
-                match key {
-                    "id" if state.call_id.is_none() => state.call_id = Some(text.to_owned()),
-                    "name" if state.name.is_none() => state.name = Some(text.to_owned()),
-                    _ => {}
-                }
+                self.note_call(part, key, value);
             }
             StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
                 let state = std::mem::take(self.part(part));
