@@ -431,12 +431,7 @@ impl ConverseFold {
         raw: &str,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let index = value.get("contentBlockIndex").and_then(Value::as_u64);
-        let start = value.get("start").and_then(Value::as_object);
-        let (Some(index), Some(start)) = (index, start) else {
-            invalid(sink, "contentBlockStart", "no contentBlockIndex or start object", raw);
-            return Ok(());
-        };
+        let Some((index, name, body)) = tagged(value, "contentBlockStart", "start", raw, sink) else { return Ok(()) };
         if self.blocks.contains_key(&index) {
             warn(
                 sink,
@@ -445,10 +440,6 @@ impl ConverseFold {
             );
             return Ok(());
         }
-        let Some((name, body)) = start.iter().next() else {
-            invalid(sink, "contentBlockStart", "empty start", raw);
-            return Ok(());
-        };
         let Some(body) = body.as_object() else {
             invalid(sink, "contentBlockStart", "start member is not an object", raw);
             return Ok(());
@@ -469,7 +460,7 @@ impl ConverseFold {
                 sink(&StreamEvent::PartMetadata { part, key: "name", value: n });
             }
         } else {
-            let kind = Kind::Other { name: name.clone(), body: body.clone() };
+            let kind = Kind::Other { name: name.to_owned(), body: body.clone() };
             self.open(turn, index, kind, PartKind::Other, name, sink)?;
         }
         Ok(())
@@ -482,19 +473,10 @@ impl ConverseFold {
         raw: &str,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let index = value.get("contentBlockIndex").and_then(Value::as_u64);
-        let delta = value.get("delta").and_then(Value::as_object);
-        let (Some(index), Some(delta)) = (index, delta) else {
-            invalid(sink, "contentBlockDelta", "no contentBlockIndex or delta object", raw);
-            return Ok(());
-        };
-        let Some((dty, body)) = delta.iter().next() else {
-            invalid(sink, "contentBlockDelta", "empty delta", raw);
-            return Ok(());
-        };
+        let Some((index, dty, body)) = tagged(value, "contentBlockDelta", "delta", raw, sink) else { return Ok(()) };
         // A text or reasoning block opens on its first delta.
         if !self.blocks.contains_key(&index) {
-            match dty.as_str() {
+            match dty {
                 "text" | "citation" => {
                     self.open(turn, index, Kind::Text { citations: Vec::new() }, PartKind::Text, "text", sink)?;
                 }
@@ -526,7 +508,7 @@ impl ConverseFold {
             );
             return Ok(());
         }
-        match (dty.as_str(), &mut block.kind, body) {
+        match (dty, &mut block.kind, body) {
             ("text", Kind::Text { .. }, Value::String(s)) => append_str(turn, part, s, sink)?,
             ("citation", Kind::Text { citations }, Value::Object(_)) => {
                 citations.push(body.clone());
@@ -597,6 +579,29 @@ fn quote(raw: &str) -> &str {
 }
 
 /// The `invalid_event` warning, quoting the payload.
+/// A block event's `contentBlockIndex` and the one member of its `member`
+/// object (`start`, `delta`): (index, member name, member value); `None`
+/// (an `invalid_event` warning) when the shape is not that.
+fn tagged<'v>(
+    value: &'v Map<String, Value>,
+    event: &str,
+    member: &str,
+    raw: &str,
+    sink: &mut Sink<'_>,
+) -> Option<(u64, &'v str, &'v Value)> {
+    let index = value.get("contentBlockIndex").and_then(Value::as_u64);
+    let object = value.get(member).and_then(Value::as_object);
+    let (Some(index), Some(object)) = (index, object) else {
+        invalid(sink, event, &format!("no contentBlockIndex or {member} object"), raw);
+        return None;
+    };
+    let Some((name, body)) = object.iter().next() else {
+        invalid(sink, event, &format!("empty {member}"), raw);
+        return None;
+    };
+    Some((index, name.as_str(), body))
+}
+
 fn invalid(sink: &mut Sink<'_>, event: &str, why: &str, raw: &str) {
     warn(sink, WarningCode::InvalidEvent, &format!("{event}: {why}; ignored: {}", quote(raw)));
 }
