@@ -264,3 +264,64 @@ fn catalog_relay_carries_every_fixtures_text_and_ready_tool_calls() {
         assert_eq!(relay(RelayFormat::Catalog, &bytes, 1), out, "{}: 1-byte chunking", path.display());
     }
 }
+
+/// Every provider body the tests hold: the fixtures above and the
+/// recordings of other projects (`tests/recordings/`, every dialect).
+fn every_body() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if !path.extension().is_some_and(|e| e == "md" || e == "json" || e == "py") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = fixtures();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings"), &mut files);
+    files
+}
+
+/// The browser's bytes when the host folds and pushes each event itself
+/// (no text as the provider escaped it reaches the relay this way).
+fn relay_pushed(format: RelayFormat, bytes: &[u8]) -> Vec<u8> {
+    let mut relay = Relay::new(RelayConfig::new(format));
+    let mut stream = Stream::new(Provider::Auto);
+    let mut out = Vec::new();
+    let result = stream.feed(bytes, |event| out.extend_from_slice(relay.push(event)));
+    if let Err(error) = result {
+        out.extend_from_slice(relay.error(&error.to_string(), false).unwrap());
+    } else if let Err(error) = stream.finish(|event| out.extend_from_slice(relay.push(event))) {
+        out.extend_from_slice(relay.error(&error.to_string(), false).unwrap());
+    }
+    out.extend_from_slice(relay.finish(None).unwrap());
+    out
+}
+
+/// Relaying provider bytes (where the stream hands the relay each text and
+/// argument delta as the provider escaped it, copied when it is escaped as
+/// the relay escapes) writes exactly the bytes of relaying the same events
+/// pushed one by one (every delta escaped by the relay), on every fixture
+/// and recording, in both formats.
+#[test]
+fn relaying_bytes_equals_relaying_their_events() {
+    let mut checked = 0;
+    for path in every_body() {
+        let bytes = std::fs::read(&path).unwrap();
+        for format in [RelayFormat::AiSdk, RelayFormat::Catalog] {
+            let fed = relay(format, &bytes, usize::MAX);
+            let pushed = relay_pushed(format, &bytes);
+            assert!(
+                fed == pushed,
+                "{} ({}): fed\n{}\npushed\n{}",
+                path.display(),
+                format.name(),
+                String::from_utf8_lossy(&fed),
+                String::from_utf8_lossy(&pushed)
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 1300, "only {checked} bodies found");
+}

@@ -330,7 +330,7 @@ impl Dialect for AnthropicFold {
                 if KNOWN.contains(&ty) {
                     warn(sink, WarningCode::InvalidEvent, &format!("{ty} of unexpected shape; ignored"));
                 } else {
-                    sink(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
+                    sink.event(&StreamEvent::Unknown { scope: "event", provider_type: ty, data: event.data() });
                 }
                 return Ok(Flow::Continue);
             }
@@ -357,7 +357,7 @@ impl Dialect for AnthropicFold {
                 return Ok(Flow::End);
             }
             "error" => return Ok(Flow::Fail(provider_error(&parse_value(event, sink)?, turn.output_emitted()))),
-            other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
+            other => sink.event(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
         }
         Ok(Flow::Continue)
     }
@@ -486,9 +486,9 @@ impl AnthropicFold {
         if !prefilled.is_empty() {
             snapshot["content"] = Value::Array(prefilled.clone());
         }
-        sink(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
+        sink.event(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         if let Some(u) = self.message.get("usage").filter(|u| u.is_object()) {
-            sink(&StreamEvent::Usage { usage: u });
+            sink.event(&StreamEvent::Usage { usage: u });
         }
         for block in prefilled {
             let Value::Object(base) = block else {
@@ -551,7 +551,7 @@ impl AnthropicFold {
         if kind == PartKind::ToolCall {
             for key in ["id", "name"] {
                 if let Some(val) = block.base.get(key) {
-                    sink(&StreamEvent::PartMetadata { part, key, value: val });
+                    sink.event(&StreamEvent::PartMetadata { part, key, value: val });
                 }
             }
         }
@@ -627,7 +627,7 @@ impl AnthropicFold {
             "input_json_delta" => turn.parts[part as usize].kind == PartKind::ToolCall,
             "compaction_delta" => block.compaction.is_some(),
             _ => {
-                sink(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: event.data() });
+                sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: event.data() });
                 return Ok(());
             }
         };
@@ -655,12 +655,12 @@ impl AnthropicFold {
                 let sig = delta.signature.unwrap_or_default().into_owned();
                 let value = Value::String(sig.clone());
                 block.signature = Some(sig);
-                sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
+                sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
             }
             "citations_delta" => {
                 let v = parse_value(event, sink)?;
                 let citation = v.get("delta").and_then(|d| d.get("citation")).cloned().unwrap_or(Value::Null);
-                sink(&StreamEvent::PartMetadata { part, key: "citation", value: &citation });
+                sink.event(&StreamEvent::PartMetadata { part, key: "citation", value: &citation });
                 block.citations.push(citation);
             }
             _ => {
@@ -686,7 +686,7 @@ impl AnthropicFold {
                         block.base.insert(key.into(), Value::Null);
                     }
                 }
-                sink(&StreamEvent::PartMetadata { part, key: "compaction_delta", value: &d });
+                sink.event(&StreamEvent::PartMetadata { part, key: "compaction_delta", value: &d });
             }
         }
         Ok(())
@@ -740,7 +740,7 @@ impl AnthropicFold {
             self.message.insert(k.clone(), val.clone());
         }
         if let Some(reason) = v.get("delta").and_then(|d| d.get("stop_reason")).and_then(Value::as_str) {
-            sink(&StreamEvent::StopReason { choice: 0, reason });
+            sink.event(&StreamEvent::StopReason { choice: 0, reason });
         }
         if let Some(Value::Object(u)) = v.get("usage") {
             let usage = self.message.entry("usage").or_insert_with(|| Value::Object(Map::new()));
@@ -753,7 +753,7 @@ impl AnthropicFold {
                     target.insert(k.clone(), val.clone());
                 }
             }
-            sink(&StreamEvent::Usage { usage });
+            sink.event(&StreamEvent::Usage { usage });
         }
         Ok(())
     }

@@ -22,6 +22,7 @@ use serde_json::Value;
 use super::events::StreamEvent;
 use super::events::WarningCode;
 use super::view::Fragment;
+use super::Sink;
 use crate::json::{PartialJson, PartialJsonLimits, PartialStrings, PathEvent};
 
 /// The estimated size (see [`PartialJson::tree_estimate`]) up to which the
@@ -119,7 +120,7 @@ impl ToolArgs {
         fragment: &(impl Fragment + ?Sized),
         part: u32,
         max_bytes: usize,
-        sink: &mut dyn FnMut(&StreamEvent<'_>),
+        sink: &mut Sink<'_>,
     ) -> Result<(), PushError> {
         if self.raw.is_empty() && self.parser.bytes_pushed() == 0 {
             self.parser = if self.materialized {
@@ -137,17 +138,22 @@ impl ToolArgs {
         if self.raw.len() == start {
             return Ok(());
         }
-        sink(&StreamEvent::ToolArgsDelta { part, json: &self.raw[start..] });
+        let delta = StreamEvent::ToolArgsDelta { part, json: &self.raw[start..] };
+        match fragment.as_escaped() {
+            Some(escaped) => sink.escaped(&delta, escaped),
+            None => sink.event(&delta),
+        }
         if self.parser.error().is_none() {
             let replaced = self.parser.replaced_surrogates();
             // An error is sticky in the parser and reported by `finish`.
-            let _ = self.parser.push_document(&self.raw, |event| sink(&StreamEvent::ToolArgsPath { part, event }));
+            let _ =
+                self.parser.push_document(&self.raw, |event| sink.event(&StreamEvent::ToolArgsPath { part, event }));
             let lone = self.parser.replaced_surrogates() - replaced;
             if lone > 0 {
                 let message = format!(
                     "tool call part {part}: {lone} lone surrogate escape(s) in the arguments decoded to U+FFFD (the raw text keeps them)"
                 );
-                sink(&StreamEvent::Warning { code: WarningCode::LoneSurrogate, message: &message });
+                sink.event(&StreamEvent::Warning { code: WarningCode::LoneSurrogate, message: &message });
             }
         }
         Ok(())
@@ -243,7 +249,7 @@ mod tests {
         args.set_materialized();
         for chunk in doc.as_bytes().chunks(7) {
             let fragment = std::str::from_utf8(chunk).unwrap();
-            args.push(fragment, 0, usize::MAX, &mut |_| {}).unwrap();
+            args.push(fragment, 0, usize::MAX, &mut |_: &StreamEvent<'_>| {}).unwrap();
         }
         args
     }
@@ -261,7 +267,7 @@ mod tests {
             let cut = &doc[..doc.len() - 3];
             let partial = fed(cut).partial_value(PartialStrings::Keep);
             let mut text = ToolArgs::new();
-            text.push(cut, 0, usize::MAX, &mut |_| {}).unwrap();
+            text.push(cut, 0, usize::MAX, &mut |_: &StreamEvent<'_>| {}).unwrap();
             assert_eq!(partial, text.partial_value(PartialStrings::Keep));
             assert!(matches!(args.finish(), ArgsEnd::Valid));
             let expected: Value = serde_json::from_str(doc).unwrap();

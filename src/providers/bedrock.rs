@@ -121,8 +121,10 @@ impl Dialect for BedrockFold {
 /// Passes `e` on, a `message_start` naming the provider `bedrock`.
 fn relabeled(sink: &mut Sink<'_>, e: &StreamEvent<'_>) {
     match *e {
-        StreamEvent::MessageStart { message, .. } => sink(&StreamEvent::MessageStart { provider: "bedrock", message }),
-        _ => sink(e),
+        StreamEvent::MessageStart { message, .. } => {
+            sink.event(&StreamEvent::MessageStart { provider: "bedrock", message })
+        }
+        _ => sink.event(e),
     }
 }
 

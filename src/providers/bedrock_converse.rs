@@ -239,7 +239,7 @@ impl Dialect for ConverseFold {
                 self.stopped = true;
                 self.merge(value);
                 if let Some(reason) = self.top.get("stopReason").and_then(Value::as_str) {
-                    sink(&StreamEvent::StopReason { choice: 0, reason });
+                    sink.event(&StreamEvent::StopReason { choice: 0, reason });
                 }
             }
             "metadata" => {
@@ -247,14 +247,14 @@ impl Dialect for ConverseFold {
                 let usage = value.get("usage").cloned();
                 self.merge(value);
                 if let Some(usage) = usage.filter(Value::is_object) {
-                    sink(&StreamEvent::Usage { usage: &usage });
+                    sink.event(&StreamEvent::Usage { usage: &usage });
                 }
                 if self.stopped {
                     return Ok(Flow::End);
                 }
             }
             // (Carried through; it does not start the turn.)
-            other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
+            other => sink.event(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
         }
         Ok(Flow::Continue)
     }
@@ -376,7 +376,7 @@ impl ConverseFold {
             return false;
         }
         let snapshot = serde_json::json!({ "output": { "message": { "role": "assistant", "content": [] } } });
-        sink(&StreamEvent::MessageStart { provider: "bedrock_converse", message: &snapshot });
+        sink.event(&StreamEvent::MessageStart { provider: "bedrock_converse", message: &snapshot });
         true
     }
 
@@ -454,10 +454,10 @@ impl ConverseFold {
                 sink,
             )?;
             if let Some(id) = body.get("toolUseId") {
-                sink(&StreamEvent::PartMetadata { part, key: "id", value: id });
+                sink.event(&StreamEvent::PartMetadata { part, key: "id", value: id });
             }
             if let Some(n) = body.get("name") {
-                sink(&StreamEvent::PartMetadata { part, key: "name", value: n });
+                sink.event(&StreamEvent::PartMetadata { part, key: "name", value: n });
             }
         } else {
             let kind = Kind::Other { name: name.to_owned(), body: body.clone() };
@@ -493,7 +493,7 @@ impl ConverseFold {
                     return Ok(());
                 }
                 _ => {
-                    sink(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw });
+                    sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw });
                     return Ok(());
                 }
             }
@@ -512,7 +512,7 @@ impl ConverseFold {
             ("text", Kind::Text { .. }, Value::String(s)) => append_str(turn, part, s, sink)?,
             ("citation", Kind::Text { citations }, Value::Object(_)) => {
                 citations.push(body.clone());
-                sink(&StreamEvent::PartMetadata { part, key: "citation", value: body });
+                sink.event(&StreamEvent::PartMetadata { part, key: "citation", value: body });
             }
             ("toolUse", Kind::ToolUse { .. }, Value::Object(o)) => match o.get("input") {
                 Some(Value::String(s)) => turn.push_args(part, s.as_str(), sink)?,
@@ -527,14 +527,14 @@ impl ConverseFold {
                         }
                         ("signature", Value::String(s)) => {
                             signature.get_or_insert_with(String::new).push_str(s);
-                            sink(&StreamEvent::PartMetadata { part, key: "signature", value: v });
+                            sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: v });
                         }
                         ("redactedContent", Value::String(s)) => {
                             match base64::engine::general_purpose::STANDARD.decode(s) {
                                 Ok(bytes) => {
                                     turn.check_text(redacted.len() + bytes.len())?;
                                     redacted.extend_from_slice(&bytes);
-                                    sink(&StreamEvent::PartMetadata { part, key: "redacted_content", value: v });
+                                    sink.event(&StreamEvent::PartMetadata { part, key: "redacted_content", value: v });
                                 }
                                 Err(_) => invalid(sink, "contentBlockDelta", "redactedContent is not base64", raw),
                             }
@@ -557,7 +557,7 @@ impl ConverseFold {
                 WarningCode::DeltaTypeMismatch,
                 &format!("{dty} delta does not fit block {index} (or has the wrong shape); ignored: {}", quote(raw)),
             ),
-            _ => sink(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw }),
+            _ => sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw }),
         }
         Ok(())
     }

@@ -366,7 +366,7 @@ impl Dialect for GeminiFold {
         }
         if usage_changed {
             if let Some(u) = self.message.get("usageMetadata") {
-                sink(&StreamEvent::Usage { usage: u });
+                sink.event(&StreamEvent::Usage { usage: u });
             }
         }
         if let Some(message) = blocked {
@@ -484,7 +484,7 @@ impl GeminiFold {
         m.extend(std::mem::take(&mut self.message));
         self.message = m;
         let snapshot = self.message(turn);
-        sink(&StreamEvent::MessageStart { provider: "gemini", message: &snapshot });
+        sink.event(&StreamEvent::MessageStart { provider: "gemini", message: &snapshot });
     }
 
     /// The position of the candidate of `index`, added when new.
@@ -565,7 +565,7 @@ impl GeminiFold {
         if finish {
             cand.finished = true;
             if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
-                sink(&StreamEvent::StopReason { choice: choice(index), reason });
+                sink.event(&StreamEvent::StopReason { choice: choice(index), reason });
             }
         }
         Ok(())
@@ -643,7 +643,7 @@ impl GeminiFold {
         if let Some(call) = call {
             for key in ["id", "name"] {
                 if let Some(val) = call.get(key) {
-                    sink(&StreamEvent::PartMetadata { part, key, value: val });
+                    sink.event(&StreamEvent::PartMetadata { part, key, value: val });
                 }
             }
             if let Some(args) = call.get("args").filter(|a| !a.is_null()) {
@@ -652,7 +652,7 @@ impl GeminiFold {
             }
         }
         if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
-            sink(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
+            sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
         }
         self.candidates[at].slots[slot].whole = Some(Value::Object(p));
         turn.commit(self, part, false, sink);
@@ -678,11 +678,11 @@ impl GeminiFold {
         let part = self.candidates[at].slots[slot].part;
         for key in ["id", "name"] {
             if let Some(val) = fc.get(key) {
-                sink(&StreamEvent::PartMetadata { part, key, value: val });
+                sink.event(&StreamEvent::PartMetadata { part, key, value: val });
             }
         }
         if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
-            sink(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
+            sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
         }
         if let Some(Value::Object(base)) = p.get_mut("functionCall") {
             base.shift_remove("partialArgs");
@@ -769,7 +769,7 @@ impl GeminiFold {
         turn.check_text(sig.len())?;
         let part = self.candidates[at].slots[slot].part;
         let value = Value::String(sig);
-        sink(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
+        sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: &value });
         let Value::String(sig) = value else { return Ok(()) };
         self.candidates[at].slots[slot].signature = Some(sig);
         Ok(())
@@ -877,13 +877,13 @@ impl GeminiFold {
             if finish {
                 cand.finished = true;
                 if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
-                    sink(&StreamEvent::StopReason { choice: choice(index), reason });
+                    sink.event(&StreamEvent::StopReason { choice: choice(index), reason });
                 }
             }
         }
         if usage_changed {
             if let Some(u) = self.message.get("usageMetadata") {
-                sink(&StreamEvent::Usage { usage: u });
+                sink.event(&StreamEvent::Usage { usage: u });
             }
         }
         Ok(Flow::Continue)

@@ -386,11 +386,34 @@ pub enum StreamError {
 }
 
 /// The sink type the dialects emit to.
-pub(crate) type Sink<'s> = dyn FnMut(&StreamEvent<'_>) + 's;
+pub(crate) type Sink<'s> = dyn EventSink + 's;
+
+/// Where the dialects emit events: any `FnMut(&StreamEvent)`, or a sink
+/// that can use a delta's text as the provider escaped it (the relay).
+pub(crate) trait EventSink {
+    /// Takes one event.
+    fn event(&mut self, event: &StreamEvent<'_>);
+
+    /// Takes a `text_delta` or `tool_args_delta` event together with its
+    /// text as the provider escaped it: the contents of the JSON string it
+    /// sent, without the quotes, escaped exactly as serde_json escapes the
+    /// event's text (only `\"`, `\\\\`, `\b`, `\f`, `\n`, `\r`, `\t`), so that
+    /// a sink writing the text as a JSON string can copy it.
+    fn escaped(&mut self, event: &StreamEvent<'_>, escaped: &str) {
+        let _ = escaped;
+        self.event(event);
+    }
+}
+
+impl<F: FnMut(&StreamEvent<'_>) + ?Sized> EventSink for F {
+    fn event(&mut self, event: &StreamEvent<'_>) {
+        self(event);
+    }
+}
 
 /// Emits a warning.
 pub(crate) fn warn(sink: &mut Sink<'_>, code: WarningCode, message: &str) {
-    sink(&StreamEvent::Warning { code, message });
+    sink.event(&StreamEvent::Warning { code, message });
 }
 
 /// Parses event data as a JSON value, or the typed error. A lone surrogate
@@ -444,7 +467,7 @@ pub(crate) fn without_lone_surrogates(event: &Event<'_>) -> Option<(String, usiz
 /// `max_text_bytes`.
 pub(crate) fn append_str(turn: &mut Turn, part: u32, text: &str, sink: &mut Sink<'_>) -> Result<(), StreamError> {
     if !text.bytes().any(|b| b == b'\\' || b < 0x20) {
-        return turn.append_text(part, &view::JsonStr::plain(text), sink);
+        return turn.append_text(part, &view::JsonStr::decoded(text), sink);
     }
     // Re-escaped, for the turn's one append path (rare: escapes in text).
     let quoted = serde_json::to_string(text).unwrap_or_default();
@@ -570,6 +593,11 @@ impl Stream {
     /// Feeds raw bytes of the HTTP body, calling `on_event` for each
     /// normalized event, in stream order.
     pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&StreamEvent<'_>)) -> Result<(), StreamError> {
+        self.feed_to(chunk, &mut on_event)
+    }
+
+    /// [`feed`](Self::feed) into any [`EventSink`].
+    pub(crate) fn feed_to(&mut self, chunk: &[u8], sink: &mut Sink<'_>) -> Result<(), StreamError> {
         if self.closed {
             return Err(StreamError::Closed);
         }
@@ -586,7 +614,6 @@ impl Stream {
         let Stream { decoder, turn, dialect, closed, provider, resuming, framing, .. } = self;
         if let Framing::EventStream(frames) = framing {
             let bedrock::Frames { decoder: frames, json } = &mut **frames;
-            let sink: &mut Sink<'_> = &mut on_event;
             let mut failure = None;
             let r = frames.feed(chunk, |message| {
                 if failure.is_none() {
@@ -604,7 +631,6 @@ impl Stream {
             return r;
         }
         if let Framing::Lines(lines) = framing {
-            let sink: &mut Sink<'_> = &mut on_event;
             let r = lines.feed(chunk, decoder.config().max_line_len, &mut |line| {
                 let e = Event::new("line", line, None, None);
                 if *resuming {
@@ -624,9 +650,9 @@ impl Stream {
                 Ok(e) => {
                     if *resuming {
                         *resuming = false;
-                        Self::restart_or_resume(*provider, dialect, turn, &e, &mut on_event);
+                        Self::restart_or_resume(*provider, dialect, turn, &e, sink);
                     }
-                    Self::dispatch(dialect, turn, &e, &mut on_event)
+                    Self::dispatch(dialect, turn, &e, sink)
                 }
                 Err(e) => Err(StreamError::Sse(e)),
             };
@@ -679,7 +705,7 @@ impl Stream {
         let head: Option<Head<'_>> = serde_json::from_str(event.data()).ok();
         let ty = head.as_ref().and_then(|h| h.ty.as_deref()).unwrap_or(event.event());
         if d.is_restart(ty, head.as_ref().and_then(|h| h.id.as_deref())) {
-            sink(&StreamEvent::TurnReset);
+            sink.event(&StreamEvent::TurnReset);
             *dialect = make_dialect(provider);
             turn.reset();
         }
@@ -870,7 +896,7 @@ impl Stream {
                 turn.close_open(d.as_mut(), sink);
                 turn.state = TurnState::Done;
                 let reason = d.on_turn_end(turn, sink);
-                sink(&StreamEvent::TurnEnd { stop_reason: reason.as_deref() });
+                sink.event(&StreamEvent::TurnEnd { stop_reason: reason.as_deref() });
                 Ok(())
             }
             Flow::Fail(error) => Self::fail(Some(d.as_mut()), turn, error, sink),
@@ -889,7 +915,7 @@ impl Stream {
             turn.close_open(d, sink);
             turn.state = TurnState::Errored;
         }
-        sink(&StreamEvent::Error { error: &error });
+        sink.event(&StreamEvent::Error { error: &error });
         Err(StreamError::Provider(error))
     }
 
@@ -900,11 +926,15 @@ impl Stream {
     /// open parts are committed as `incomplete` and
     /// [`StreamError::Incomplete`] is returned.
     pub fn finish(&mut self, mut on_event: impl FnMut(&StreamEvent<'_>)) -> Result<(), StreamError> {
+        self.finish_to(&mut on_event)
+    }
+
+    /// [`finish`](Self::finish) into any [`EventSink`].
+    pub(crate) fn finish_to(&mut self, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         if self.closed {
             return Err(StreamError::Closed);
         }
         self.closed = true;
-        let sink: &mut Sink<'_> = &mut on_event;
         let unterminated = match &mut self.framing {
             Framing::Lines(lines) => {
                 lines.finish().map(|data| crate::sse::OwnedEvent { event: "line".into(), data, id: None, retry: None })
@@ -956,7 +986,7 @@ impl Stream {
             self.turn.close_open(d, sink);
             self.turn.state = TurnState::Done;
             let reason = d.on_turn_end(&self.turn, sink);
-            sink(&StreamEvent::TurnEnd { stop_reason: reason.as_deref() });
+            sink.event(&StreamEvent::TurnEnd { stop_reason: reason.as_deref() });
             return Ok(());
         }
         self.turn.close_open(d, sink);

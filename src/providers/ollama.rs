@@ -250,12 +250,12 @@ impl OllamaFold {
             turn.commit(self, id, false, sink);
         }
         if let Some(reason) = self.top.get("done_reason").and_then(Value::as_str) {
-            sink(&StreamEvent::StopReason { choice: 0, reason });
+            sink.event(&StreamEvent::StopReason { choice: 0, reason });
         }
         let usage: Map<String, Value> =
             COUNTS.iter().filter_map(|k| self.top.get(*k).map(|v| ((*k).to_owned(), v.clone()))).collect();
         if !usage.is_empty() {
-            sink(&StreamEvent::Usage { usage: &Value::Object(usage) });
+            sink.event(&StreamEvent::Usage { usage: &Value::Object(usage) });
         }
         Ok(Flow::End)
     }
@@ -316,7 +316,7 @@ impl OllamaFold {
     fn start(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
         if turn.begin() {
             let snapshot = self.message(turn);
-            sink(&StreamEvent::MessageStart { provider: "ollama", message: &snapshot });
+            sink.event(&StreamEvent::MessageStart { provider: "ollama", message: &snapshot });
         }
     }
 
@@ -363,10 +363,10 @@ impl OllamaFold {
         let part = turn.open_part(PartKind::ToolCall, (self.calls.len() as u32, 0), 0, index, "function", sink)?;
         self.calls.push((part, call.clone()));
         if let Some(id) = call.get("id").filter(|i| !i.is_null()) {
-            sink(&StreamEvent::PartMetadata { part, key: "id", value: id });
+            sink.event(&StreamEvent::PartMetadata { part, key: "id", value: id });
         }
         if let Some(name) = f.get("name") {
-            sink(&StreamEvent::PartMetadata { part, key: "name", value: name });
+            sink.event(&StreamEvent::PartMetadata { part, key: "name", value: name });
         }
         match f.get("arguments") {
             None | Some(Value::Null) => {}

@@ -939,7 +939,7 @@ impl Dialect for ChatFold {
         }
         if let Some(u) = chunk.usage.and_then(|u| value_lenient(u, "usage", sink).ok()) {
             let usage = self.usage.insert(u);
-            sink(&StreamEvent::Usage { usage });
+            sink.event(&StreamEvent::Usage { usage });
         }
         Ok(Flow::Continue)
     }
@@ -1005,7 +1005,7 @@ impl ChatFold {
         }
         self.started = true;
         let snapshot = self.message(turn);
-        sink(&StreamEvent::MessageStart { provider: "openai_chat", message: &snapshot });
+        sink.event(&StreamEvent::MessageStart { provider: "openai_chat", message: &snapshot });
     }
 
     fn choice_pos(&mut self, index: u32, turn: &Turn) -> Result<usize, StreamError> {
@@ -1077,7 +1077,7 @@ impl ChatFold {
             for id in choice.open_parts(&turn.parts) {
                 self.commit(turn, id, sink);
             }
-            sink(&StreamEvent::StopReason { choice: ci, reason });
+            sink.event(&StreamEvent::StopReason { choice: ci, reason });
         }
         Ok(())
     }
@@ -1277,7 +1277,7 @@ impl ChatFold {
                 }
                 other => {
                     let ty = other.unwrap_or("");
-                    sink(&StreamEvent::Unknown { scope: "delta", provider_type: ty, data: raw });
+                    sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: ty, data: raw });
                 }
             }
         }
@@ -1320,7 +1320,7 @@ impl ChatFold {
             if call.name != **name {
                 call.name.push_str(name);
                 let v = Value::String(call.name.clone());
-                sink(&StreamEvent::PartMetadata { part, key: "name", value: &v });
+                sink.event(&StreamEvent::PartMetadata { part, key: "name", value: &v });
             }
         }
         merge_members(&mut call.fn_extra, &f.extra, sink);
@@ -1417,14 +1417,14 @@ impl ChatFold {
             if call.id.is_none() {
                 call.id = Some(id.to_string());
                 let v = Value::String(call.id.clone().unwrap_or_default());
-                sink(&StreamEvent::PartMetadata { part, key: "id", value: &v });
+                sink.event(&StreamEvent::PartMetadata { part, key: "id", value: &v });
             }
         }
         if let Some(name) = name {
             if call.name != **name {
                 call.name.push_str(name);
                 let v = Value::String(call.name.clone());
-                sink(&StreamEvent::PartMetadata { part, key: "name", value: &v });
+                sink.event(&StreamEvent::PartMetadata { part, key: "name", value: &v });
             }
         }
         if !tc.extra.is_empty() {

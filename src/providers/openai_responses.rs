@@ -567,7 +567,7 @@ impl Dialect for ResponsesFold {
                 if turn.begin() {
                     self.merge_response(ty, &v, sink);
                     let snapshot = self.message(turn);
-                    sink(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
+                    sink.event(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
                 } else if ty == "response.created" {
                     warn(sink, WarningCode::DuplicateStart, "second response.created; ignored");
                     return Ok(Flow::Continue);
@@ -576,7 +576,7 @@ impl Dialect for ResponsesFold {
                 }
                 // The running usage, where the lifecycle event carries one.
                 if let Some(u) = v.pointer("/response/usage").filter(|u| u.is_object()) {
-                    sink(&StreamEvent::Usage { usage: u });
+                    sink.event(&StreamEvent::Usage { usage: u });
                 }
             }
             "response.output_item.added" => self.on_item_added(turn, event, sink)?,
@@ -661,7 +661,7 @@ impl Dialect for ResponsesFold {
                 self.ensure_started(turn, ty, sink);
                 self.on_audio(turn, ty, &v, sink)?;
             }
-            other => sink(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
+            other => sink.event(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
         }
         Ok(Flow::Continue)
     }
@@ -719,10 +719,10 @@ impl Dialect for ResponsesFold {
 
     fn on_turn_end(&mut self, _turn: &Turn, sink: &mut Sink<'_>) -> Option<String> {
         if let Some(u) = self.response.get("usage").filter(|u| u.is_object()) {
-            sink(&StreamEvent::Usage { usage: u });
+            sink.event(&StreamEvent::Usage { usage: u });
         }
         let reason = self.stop_reason.clone()?;
-        sink(&StreamEvent::StopReason { choice: 0, reason: &reason });
+        sink.event(&StreamEvent::StopReason { choice: 0, reason: &reason });
         Some(reason)
     }
 
@@ -796,7 +796,7 @@ impl ResponsesFold {
         let id = turn.open_media((MEDIA_AT, sub), 0, index, "image_generation_call.partial_image", &mime, sink)?;
         for key in ["item_id", "partial_image_index"] {
             if let Some(val) = v.get(key).filter(|x| !x.is_null()) {
-                sink(&StreamEvent::PartMetadata { part: id, key, value: val });
+                sink.event(&StreamEvent::PartMetadata { part: id, key, value: val });
             }
         }
         let b64 = b64.to_owned();
@@ -1016,7 +1016,7 @@ impl ResponsesFold {
                     let total = turn.parts[p as usize].text.len() + rest.len();
                     turn.check_text(total)?;
                     turn.parts[p as usize].text.push_str(&rest);
-                    sink(&StreamEvent::TextDelta { part: p, text: &rest });
+                    sink.event(&StreamEvent::TextDelta { part: p, text: &rest });
                 }
             }
             let subs: Vec<u32> = self.items[pos].subs.iter().map(|s| s.part).collect();
@@ -1246,7 +1246,7 @@ impl ResponsesFold {
                 for key in [id_key, "name"] {
                     if let Some(val) = item.get(key) {
                         let key = if key == "call_id" { "id" } else { key };
-                        sink(&StreamEvent::PartMetadata { part, key, value: val });
+                        sink.event(&StreamEvent::PartMetadata { part, key, value: val });
                     }
                 }
             }

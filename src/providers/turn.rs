@@ -302,7 +302,7 @@ impl Turn {
             args_end: None,
             media: None,
         });
-        sink(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type });
+        sink.event(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type });
         Ok(id)
     }
 
@@ -320,7 +320,11 @@ impl Turn {
         }
         let added = part.text.len() - start;
         if added > 0 {
-            sink(&StreamEvent::TextDelta { part: id, text: &part.text[start..] });
+            let delta = StreamEvent::TextDelta { part: id, text: &part.text[start..] };
+            match text.as_escaped() {
+                Some(escaped) => sink.escaped(&delta, escaped),
+                None => sink.event(&delta),
+            }
         }
         self.check_budget(added)
     }
@@ -379,14 +383,14 @@ impl Turn {
     ) {
         match r {
             Ok([]) => {}
-            Ok(data) => sink(&StreamEvent::MediaDelta { part: id, mime_type, data }),
+            Ok(data) => sink.event(&StreamEvent::MediaDelta { part: id, mime_type, data }),
             Err(_) if failed => {}
             Err(e) => {
                 let msg = format!(
                     "part {id}: invalid base64 at character {}: {}; no more bytes of this part (its text is kept in the message)",
                     e.offset, e.reason
                 );
-                sink(&StreamEvent::Warning { code: WarningCode::InvalidBase64, message: &msg });
+                sink.event(&StreamEvent::Warning { code: WarningCode::InvalidBase64, message: &msg });
             }
         }
     }
@@ -398,7 +402,7 @@ impl Turn {
         let part = &mut self.parts[id as usize];
         part.text.push_str(text);
         if !text.is_empty() {
-            sink(&StreamEvent::TextDelta { part: id, text: &part.text });
+            sink.event(&StreamEvent::TextDelta { part: id, text: &part.text });
         }
         self.check_budget(text.len())
     }
@@ -475,7 +479,12 @@ impl Turn {
         }
         let content = dialect.part_content(&mut self.parts, id);
         let part = &self.parts[id as usize];
-        sink(&StreamEvent::PartEnd { part: id, kind: part.kind, outcome: part.event_outcome(), content: &content });
+        sink.event(&StreamEvent::PartEnd {
+            part: id,
+            kind: part.kind,
+            outcome: part.event_outcome(),
+            content: &content,
+        });
     }
 
     /// Commits every open part as `incomplete` (the turn ended with it

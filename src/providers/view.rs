@@ -77,6 +77,10 @@ pub(crate) struct JsonStr<'a> {
     /// Whether `raw` holds a `\u` escape of a lone surrogate (decoded to
     /// U+FFFD).
     lone: bool,
+    /// Whether `raw` is the decoded text escaped exactly as serde_json
+    /// escapes it: its only escapes are `\"`, `\\\\`, `\b`, `\f`, `\n`, `\r`
+    /// and `\t` (no `\u`, no `\/`).
+    canonical: bool,
 }
 
 impl<'a> JsonStr<'a> {
@@ -87,23 +91,29 @@ impl<'a> JsonStr<'a> {
         let raw = value.strip_prefix('"')?.strip_suffix('"')?;
         let b = raw.as_bytes();
         let Some(first) = memchr::memchr(b'\\', b) else {
-            return Some(JsonStr { raw, escaped: false, lone: false });
+            return Some(JsonStr { raw, escaped: false, lone: false, canonical: true });
         };
         // Only `\u` escapes can be lone surrogates (serde_json's skip
         // checked the rest): look for one, stepping over each escape.
         let mut at = first;
         let mut lone = false;
+        let mut canonical = true;
         loop {
-            if b.get(at + 1) == Some(&b'u') {
-                lone = unescape(raw, &mut Discard).ok()?;
-                break;
+            match b.get(at + 1) {
+                Some(b'u') => {
+                    lone = unescape(raw, &mut Discard).ok()?;
+                    canonical = false;
+                    break;
+                }
+                Some(b'/') => canonical = false,
+                _ => {}
             }
             match memchr::memchr(b'\\', b.get(at + 2..).unwrap_or_default()) {
                 Some(next) => at += 2 + next,
                 None => break,
             }
         }
-        Some(JsonStr { raw, escaped: true, lone })
+        Some(JsonStr { raw, escaped: true, lone, canonical })
     }
 
     /// Whether the decoded string is empty (an escape never decodes to
@@ -142,10 +152,24 @@ impl<'a> JsonStr<'a> {
     }
 
     /// The string whose text between the quotes is `raw`, which holds no
-    /// backslash and no control character (checked by the caller).
+    /// quote, backslash or control character (checked by the caller).
     pub(crate) fn plain(raw: &'a str) -> Self {
-        debug_assert!(!raw.bytes().any(|b| b == b'\\' || b < 0x20));
-        JsonStr { raw, escaped: false, lone: false }
+        debug_assert!(!raw.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20));
+        JsonStr { raw, escaped: false, lone: false, canonical: true }
+    }
+
+    /// Text already decoded that holds no backslash and no control
+    /// character (checked by the caller): appended as it is, but not JSON
+    /// string contents when it holds a quote (never [`canonical_raw`](Self::canonical_raw)).
+    pub(crate) fn decoded(text: &'a str) -> Self {
+        debug_assert!(!text.bytes().any(|b| b == b'\\' || b < 0x20));
+        JsonStr { raw: text, escaped: false, lone: false, canonical: false }
+    }
+
+    /// `raw`, when it is the decoded text escaped exactly as serde_json
+    /// escapes it.
+    pub(crate) fn canonical_raw(&self) -> Option<&'a str> {
+        self.canonical.then_some(self.raw)
     }
 
     /// The first character of the decoded string after leading whitespace
@@ -195,6 +219,7 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
     let mut i = start;
     let mut escaped = false;
     let mut unicode = false;
+    let mut slash = false;
     loop {
         i += json_plain_prefix(b.get(i..)?);
         match *b.get(i)? {
@@ -211,6 +236,7 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
             }
             e => {
                 escape_char(e)?;
+                slash |= e == b'/';
                 i += 2;
             }
         }
@@ -220,7 +246,7 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
     if unicode && unescape(raw, &mut Discard) != Ok(false) {
         return None;
     }
-    Some((JsonStr { raw, escaped, lone: false }, i + 1))
+    Some((JsonStr { raw, escaped, lone: false, canonical: !unicode && !slash }, i + 1))
 }
 
 /// Tool arguments: a JSON string (borrowed, decoded when appended), or — as
@@ -266,11 +292,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonText<'a> {
 pub(crate) trait Fragment {
     /// Appends the decoded text to `out`.
     fn push_to(&self, out: &mut String);
+
+    /// The text as the provider escaped it (a JSON string's contents), when
+    /// it came as one escaped exactly as serde_json escapes.
+    fn as_escaped(&self) -> Option<&str> {
+        None
+    }
 }
 
 impl Fragment for JsonStr<'_> {
     fn push_to(&self, out: &mut String) {
         JsonStr::push_to(self, out);
+    }
+
+    fn as_escaped(&self) -> Option<&str> {
+        self.canonical_raw()
     }
 }
 
@@ -279,6 +315,13 @@ impl Fragment for JsonText<'_> {
         match self {
             JsonText::Str(s) => s.push_to(out),
             JsonText::Json(j) => out.push_str(j),
+        }
+    }
+
+    fn as_escaped(&self) -> Option<&str> {
+        match self {
+            JsonText::Str(s) => s.canonical_raw(),
+            JsonText::Json(_) => None,
         }
     }
 }
@@ -556,7 +599,10 @@ mod tests {
         assert_eq!(decoded(&t.a.unwrap()), r#"{"x":1}"#);
         assert_eq!(decoded(&t.b.unwrap()), r#"{"y":[1,2]}"#);
         let t: T<'_> = serde_json::from_str(r#"{"a":"plain","b":null}"#).unwrap();
-        assert!(matches!(t.a, Some(JsonText::Str(JsonStr { raw: "plain", escaped: false, lone: false }))));
+        assert!(matches!(
+            t.a,
+            Some(JsonText::Str(JsonStr { raw: "plain", escaped: false, lone: false, canonical: true }))
+        ));
         assert!(t.b.is_none());
         assert!(serde_json::from_str::<T<'_>>(r#"{"a":5}"#).is_err());
         // A lone surrogate: U+FFFD, flagged.

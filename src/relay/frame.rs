@@ -163,6 +163,57 @@ pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
     buf.push(b'"');
 }
 
+/// A delta's text for a frame: the text, or the provider's escape of it
+/// when that is byte for byte what [`write_json_str`] writes (see
+/// `EventSink::escaped`), copied as it is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DeltaText<'a> {
+    /// Text to escape.
+    Text(&'a str),
+    /// The same text, already escaped as [`write_json_str`] escapes.
+    Escaped(&'a str),
+}
+
+impl<'a> DeltaText<'a> {
+    /// `escaped` when given (the provider's escape of `text`, exactly as
+    /// [`write_json_str`] escapes it), else `text`.
+    pub(crate) fn new(text: &'a str, escaped: Option<&'a str>) -> Self {
+        match escaped {
+            Some(escaped) => {
+                debug_assert_eq!(
+                    {
+                        let mut b = Vec::new();
+                        write_json_str(&mut b, text);
+                        b
+                    },
+                    [b"\"", escaped.as_bytes(), b"\""].concat(),
+                    "an escaped delta must be escaped as write_json_str escapes"
+                );
+                DeltaText::Escaped(escaped)
+            }
+            None => DeltaText::Text(text),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            DeltaText::Text(t) | DeltaText::Escaped(t) => t.len(),
+        }
+    }
+
+    /// Writes the JSON string.
+    fn write(&self, buf: &mut Vec<u8>) {
+        match self {
+            DeltaText::Text(text) => write_json_str(buf, text),
+            DeltaText::Escaped(escaped) => {
+                buf.push(b'"');
+                buf.extend_from_slice(escaped.as_bytes());
+                buf.push(b'"');
+            }
+        }
+    }
+}
+
 /// Writes `value` as compact JSON, byte for byte as `serde_json::to_writer`
 /// does (strings through [`write_json_str`]).
 pub(crate) fn write_json_value(buf: &mut Vec<u8>, value: &serde_json::Value) {
@@ -219,7 +270,7 @@ pub(crate) fn begin_frame(buf: &mut Vec<u8>, id: u64, event: Option<&str>) {
 /// A whole text delta frame of the AI SDK format, the relay's most
 /// frequent: `{"type":TYPE,"id":ID,"delta":TEXT}`, as [`JsonObject`] writes
 /// it, in a few copies.
-pub(crate) fn ai_delta_frame(buf: &mut Vec<u8>, id: u64, chunk_type: &'static str, ui_id: &[u8], text: &str) {
+pub(crate) fn ai_delta_frame(buf: &mut Vec<u8>, id: u64, chunk_type: &'static str, ui_id: &[u8], text: DeltaText<'_>) {
     buf.reserve(text.len() + 64);
     buf.extend_from_slice(b"id: ");
     buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
@@ -228,7 +279,7 @@ pub(crate) fn ai_delta_frame(buf: &mut Vec<u8>, id: u64, chunk_type: &'static st
     buf.extend_from_slice(b"\",\"id\":\"");
     buf.extend_from_slice(ui_id);
     buf.extend_from_slice(b"\",\"delta\":");
-    write_json_str(buf, text);
+    text.write(buf);
     buf.extend_from_slice(b"}\n\n");
 }
 
@@ -236,20 +287,20 @@ pub(crate) fn ai_delta_frame(buf: &mut Vec<u8>, id: u64, chunk_type: &'static st
 /// `{"type":"tool-input-delta","toolCallId":ID,"inputTextDelta":TEXT}`, as
 /// [`JsonObject`] writes it; `call_id_json` is the id already written as a
 /// JSON string.
-pub(crate) fn ai_args_delta_frame(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8], text: &str) {
+pub(crate) fn ai_args_delta_frame(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8], text: DeltaText<'_>) {
     buf.reserve(text.len() + call_id_json.len() + 80);
     buf.extend_from_slice(b"id: ");
     buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
     buf.extend_from_slice(b"\ndata: {\"type\":\"tool-input-delta\",\"toolCallId\":");
     buf.extend_from_slice(call_id_json);
     buf.extend_from_slice(b",\"inputTextDelta\":");
-    write_json_str(buf, text);
+    text.write(buf);
     buf.extend_from_slice(b"}\n\n");
 }
 
 /// A whole `text-delta` frame of the catalog format:
 /// `{"part":N,"kind":KIND,"text":TEXT}`, as [`JsonObject`] writes it.
-pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, part: u32, kind: &'static str, text: &str) {
+pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, part: u32, kind: &'static str, text: DeltaText<'_>) {
     buf.reserve(text.len() + 64);
     buf.extend_from_slice(b"id: ");
     buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
@@ -258,7 +309,7 @@ pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, part: u32, kind: &
     buf.extend_from_slice(b",\"kind\":\"");
     buf.extend_from_slice(kind.as_bytes());
     buf.extend_from_slice(b"\",\"text\":");
-    write_json_str(buf, text);
+    text.write(buf);
     buf.extend_from_slice(b"}\n\n");
 }
 

@@ -25,7 +25,11 @@
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
 //! host writes them; the relay never reads a clock ([`Relay::keep_alive`]
-//! takes the host's time) and never buffers beyond its replay bound.
+//! takes the host's time) and never buffers output beyond its replay bound.
+//! Besides its output it holds each open tool call's argument text (as the
+//! browser does), so that the ready call's input is that text copied, not
+//! its folded value encoded again. Text and argument deltas that the
+//! provider escaped exactly as the relay escapes are copied as they came.
 //!
 //! **Resumable.** Every event carries an SSE `id` (1, 2, 3… per relay); the
 //! last [`RelayConfig::replay_bytes`] of frames are kept, and
@@ -39,9 +43,9 @@ mod wire;
 
 use serde_json::Value;
 
-use crate::providers::{PartKind, PartOutcome, Stream, StreamError, StreamEvent};
+use crate::providers::{EventSink, PartKind, PartOutcome, Stream, StreamError, StreamEvent};
 
-use frame::{begin_frame, end_frame, JsonObject};
+use frame::{begin_frame, end_frame, DeltaText, JsonObject};
 use replay::{Gap, ReplayBuffer};
 
 /// The browser protocol a [`Relay`] writes. Wire names: `ai-sdk`, `catalog`.
@@ -136,8 +140,11 @@ struct PartState {
     name: Option<String>,
     /// The `*-start` chunk was written.
     opened: bool,
-    /// Argument text received before the call's id and name were known.
-    pending_args: String,
+    /// A tool call's argument text received so far: held back (ai-sdk)
+    /// until the call's id and name are known, and its input once it is
+    /// ready (copied, not re-encoded from the folded value, when it is one
+    /// line without `\u` escapes).
+    args: String,
     /// A text part's UI id, written once at its start.
     ui_id: UiIdText,
     /// An open tool call's id as a JSON string, escaped once for all its
@@ -249,7 +256,7 @@ impl Relay {
             return Err(RelayError::Finished);
         }
         writer.replay.begin_call();
-        let result = stream.feed(chunk, |event| writer.event(event));
+        let result = stream.feed_to(chunk, writer);
         let error = result.err();
         if let Some(error) = &error {
             writer.error_frame(&error.to_string(), false);
@@ -265,8 +272,9 @@ impl Relay {
             return Err(RelayError::Finished);
         }
         writer.replay.begin_call();
-        let error = stream.finish(|event| writer.event(event)).err();
-        if let Some(error) = &error {
+        let error = stream.finish_to(writer).err();
+        // A stream closed by an earlier error: that error was relayed.
+        if let Some(error) = error.as_ref().filter(|e| !matches!(e, StreamError::Closed)) {
             writer.error_frame(&error.to_string(), false);
         }
         Ok(Relayed { bytes: writer.replay.output(), error })
@@ -278,7 +286,7 @@ impl Relay {
         let writer = &mut self.writer;
         writer.replay.begin_call();
         if !writer.finished {
-            writer.event(event);
+            writer.write_event(event, None);
         }
         writer.replay.output()
     }
@@ -493,6 +501,16 @@ fn finish_reason(stop_reason: &str) -> &'static str {
         "content_filter" | "refusal" => "content-filter",
         "aborted" | "error" => "error",
         _ => "other",
+    }
+}
+
+impl EventSink for Writer {
+    fn event(&mut self, event: &StreamEvent<'_>) {
+        self.write_event(event, None);
+    }
+
+    fn escaped(&mut self, event: &StreamEvent<'_>, escaped: &str) {
+        self.write_event(event, Some(escaped));
     }
 }
 
@@ -744,14 +762,16 @@ impl Writer {
         true
     }
 
-    fn event(&mut self, event: &StreamEvent<'_>) {
+    /// Writes the frames of one event; `escaped`: a delta's text as the
+    /// provider escaped it, when known (see [`EventSink::escaped`]).
+    fn write_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {
         match self.config.format {
-            RelayFormat::AiSdk => self.ai_event(event),
-            RelayFormat::Catalog => self.catalog_event(event),
+            RelayFormat::AiSdk => self.ai_event(event, escaped),
+            RelayFormat::Catalog => self.catalog_event(event, escaped),
         }
     }
 
-    fn ai_event(&mut self, event: &StreamEvent<'_>) {
+    fn ai_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
             StreamEvent::PartStart { part, kind, provider_type, .. } => {
@@ -778,6 +798,7 @@ impl Writer {
                 let chunk = if kind == PartKind::Reasoning { "reasoning-delta" } else { "text-delta" };
                 let ui = state.ui_id;
                 self.last_id += 1;
+                let text = DeltaText::new(text, escaped);
                 frame::ai_delta_frame(self.replay.frame(self.last_id), self.last_id, chunk, &ui, text);
                 self.active = true;
             }
@@ -785,12 +806,17 @@ impl Writer {
                 self.maybe_open_tool(part, false);
             }
             StreamEvent::ToolArgsDelta { part, json } => {
-                if !self.maybe_open_tool(part, false) {
-                    self.part(part).pending_args.push_str(json);
+                let state = self.part(part);
+                let opened = state.opened;
+                state.args.push_str(json);
+                if !opened {
+                    // Opening writes the text held back, this fragment too.
+                    self.maybe_open_tool(part, false);
                     return;
                 }
                 let call_id = &self.parts[part as usize].call_id_json;
                 self.last_id += 1;
+                let json = DeltaText::new(json, escaped);
                 frame::ai_args_delta_frame(self.replay.frame(self.last_id), self.last_id, call_id, json);
                 self.active = true;
             }
@@ -805,7 +831,7 @@ impl Writer {
                         self.maybe_open_tool(part, true);
                         let state = std::mem::take(&mut self.parts[part as usize]);
                         let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
-                        let input = tool_input(content);
+                        let input = tool_input(content, &state.args);
                         self.ai("tool-input-available", |o| {
                             o.str("toolCallId", &call_id).str("toolName", &name);
                             input.write(o, "input");
@@ -873,7 +899,7 @@ impl Writer {
         state.call_id_json.clear();
         frame::write_json_str(&mut state.call_id_json, &call_id);
         let name = state.name.clone().unwrap_or_default();
-        let pending = std::mem::take(&mut state.pending_args);
+        let pending = std::mem::take(&mut state.args);
         let provider_executed = state.provider_executed;
         self.ai("tool-input-start", |o| {
             o.str("toolCallId", &call_id).str("toolName", &name);
@@ -886,6 +912,7 @@ impl Writer {
                 o.str("toolCallId", &call_id).str("inputTextDelta", &pending);
             });
         }
+        self.parts[part as usize].args = pending;
         true
     }
 
@@ -899,7 +926,7 @@ impl Writer {
         });
     }
 
-    fn catalog_event(&mut self, event: &StreamEvent<'_>) {
+    fn catalog_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
             StreamEvent::PartStart { part, kind, provider_type, .. } => {
@@ -914,11 +941,18 @@ impl Writer {
                     return;
                 };
                 self.last_id += 1;
+                let text = DeltaText::new(text, escaped);
                 frame::catalog_delta_frame(self.replay.frame(self.last_id), self.last_id, part, kind.name(), text);
                 self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
                 self.note_call(part, key, value);
+            }
+            StreamEvent::ToolArgsDelta { part, json } => {
+                let state = self.part(part);
+                if state.kind == Some(PartKind::ToolCall) {
+                    state.args.push_str(json);
+                }
             }
             StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
                 let state = std::mem::take(self.part(part));
@@ -926,7 +960,7 @@ impl Writer {
                 let name = state.name.unwrap_or_default();
                 match outcome {
                     PartOutcome::Complete => {
-                        let input = tool_input(content);
+                        let input = tool_input(content, &state.args);
                         self.catalog("tool-call", |o| {
                             o.str("call_id", &call_id).str("name", &name);
                             input.write(o, "input");
@@ -1097,12 +1131,20 @@ impl std::ops::Deref for UiIdText {
     }
 }
 
-/// A ready tool call's input as a value: the folded part's `input`
-/// (Anthropic) or its `arguments` JSON text parsed (OpenAI chat
-/// `function.arguments`, Responses `arguments`); `null` when neither is there.
-fn tool_input(content: &Value) -> ToolInput<'_> {
+/// A ready tool call's input: the folded part's `input` (Anthropic,
+/// Bedrock, …) — as the argument text the call streamed (`args`) when that
+/// text is one line without `\u` escapes (the fold parsed the same bytes
+/// into the value, so it is valid JSON of the same value; a `\u` escape may
+/// be a lone surrogate the value holds as U+FFFD), else the value written —
+/// or its `arguments` JSON text (OpenAI chat `function.arguments`, Responses
+/// `arguments`), parsed when it is not valid JSON on one line; `null` when
+/// neither is there.
+fn tool_input<'a>(content: &'a Value, args: &'a str) -> ToolInput<'a> {
     if let Some(input) = content.get("input") {
-        return ToolInput::Value(input);
+        let usable = !args.trim_ascii().is_empty()
+            && memchr::memchr2(b'\n', b'\r', args.as_bytes()).is_none()
+            && memchr::memmem::find(args.as_bytes(), b"\\u").is_none();
+        return if usable { ToolInput::Json(args) } else { ToolInput::Value(input) };
     }
     for holder in [Some(content), content.get("function")].into_iter().flatten() {
         match holder.get("arguments") {
