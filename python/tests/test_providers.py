@@ -189,6 +189,27 @@ def test_delta_events_are_compact_and_read_like_the_others() -> None:
     assert text != args and text == text
 
 
+def test_a_text_parts_content_is_read_lazily_and_equals_the_folded_part() -> None:
+    # A text part_end's content is converted when first read (a tool call's
+    # during feed()); both equal the part in the folded message.
+    data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
+    s = ssefold.AnthropicStream()
+    events = s.feed(data)
+    ends = [e for e in events if e.type == "part_end"]
+    assert {e.kind for e in ends} >= {"text", "tool_call"}
+    content = s.message["content"]
+    for e in ends:
+        assert e.content is e.content
+        assert e.to_dict() == {"type": "part_end", "part": e.part, "kind": e.kind, "outcome": "complete", "content": e.content}
+        assert e.fields()[-1] == "content"
+        assert e.content in content
+    # Deltas of one feed() share a buffer: each keeps its text after the rest are gone.
+    deltas = [e for e in events if e.type == "text_delta"]
+    last, joined = deltas[-1], "".join(e.text for e in deltas)
+    del events, deltas, ends
+    assert joined.endswith(last.text)
+
+
 def test_tool_args_path_events_carry_path_events() -> None:
     data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
     events = ssefold.AnthropicStream().feed(data)

@@ -109,6 +109,25 @@ def test_server_sent_event_is_a_frozen_hashable_value() -> None:
     assert ssefold.ServerSentEvent(event="").event == "message"
 
 
+def test_event_data_is_read_lazily_and_outlives_later_feeds_and_the_decoder() -> None:
+    # The events of one feed() share one buffer of their data (the str made
+    # on first access); later calls fill new buffers, and an event needs
+    # nothing of its decoder.
+    d = ssefold.SSEDecoder()
+    first = d.feed(b"data: a\xc3\xa9\n\ndata: " + b"x" * 70000 + b"\n\nid: 3\ndata: multi\ndata: line\n\n")
+    second = d.feed(b"data: later\n\ndata: \xf0\x9f\x98\x80\n\n")
+    del d
+    assert [e.data for e in first] == ["a\u00e9", "x" * 70000, "multi\nline"]
+    assert [e.data for e in second] == ["later", "\U0001F600"]
+    assert first[0].data is first[0].data
+    assert first[2] == ssefold.ServerSentEvent("message", "multi\nline", "3", None)
+    assert hash(first[2]) == hash(ssefold.ServerSentEvent("message", "multi\nline", "3", None))
+    # An event kept alone keeps its data.
+    kept = first[1]
+    del first, second
+    assert kept.data == "x" * 70000
+
+
 def test_line_too_long_is_a_typed_error_and_the_decoder_goes_on() -> None:
     d = ssefold.SSEDecoder(max_line_len=16)
     with pytest.raises(ssefold.LineTooLongError) as info:

@@ -1,5 +1,9 @@
 //! Python values <-> Rust values: input bytes and cached strings.
 
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
@@ -134,4 +138,79 @@ pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<
             dict.into_any()
         }
     })
+}
+
+/// Text handed to Python lazily: a range of a buffer shared by the objects
+/// one call made (filled while the GIL was released: one allocation per
+/// call, not one per event), its `str` built on first access and kept. An
+/// object keeps its call's buffer alive (at most about the chunk fed).
+pub struct LazyText {
+    /// The shared buffer and the range of it; `None` for a `str` given.
+    text: Option<(Arc<String>, Range<usize>)>,
+    py_text: OnceLock<Py<PyString>>,
+}
+
+impl LazyText {
+    /// `range` of `buffer`, which must lie on character boundaries.
+    pub fn shared(buffer: &Arc<String>, range: Range<usize>) -> Self {
+        debug_assert!(buffer.get(range.clone()).is_some());
+        LazyText { text: Some((Arc::clone(buffer), range)), py_text: OnceLock::new() }
+    }
+
+    /// A copy of `text`, its `str` made when first asked for.
+    pub fn owned(text: &str) -> Self {
+        let len = text.len();
+        LazyText::shared(&Arc::new(text.to_owned()), 0..len)
+    }
+
+    /// Text that is already a `str`.
+    pub fn string(string: Py<PyString>) -> Self {
+        LazyText { text: None, py_text: OnceLock::from(string) }
+    }
+
+    /// The `str`.
+    pub fn get<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
+        self.py_text
+            .get_or_init(|| match &self.text {
+                Some((buffer, range)) => PyString::new(py, buffer.get(range.clone()).unwrap_or_default()).unbind(),
+                None => PyString::new(py, "").unbind(),
+            })
+            .bind(py)
+    }
+
+    /// The text, without making a `str`.
+    pub fn to_cow<'a>(&'a self, py: Python<'a>) -> PyResult<Cow<'a, str>> {
+        match &self.text {
+            Some((buffer, range)) => Ok(Cow::Borrowed(buffer.get(range.clone()).unwrap_or_default())),
+            None => self.get(py).to_cow(),
+        }
+    }
+}
+
+/// Where the texts of one call are collected without the GIL, then shared
+/// by the objects made from them ([`LazyText`]).
+#[derive(Default)]
+pub struct TextArena {
+    text: String,
+}
+
+impl TextArena {
+    /// Appends `s`; returns its range.
+    pub fn push(&mut self, s: &str) -> Range<usize> {
+        let start = self.text.len();
+        self.text.push_str(s);
+        start..self.text.len()
+    }
+
+    /// Hands the texts over to be shared; the arena starts a new buffer
+    /// as large as they were (the next call's are likely as long).
+    pub fn share(&mut self) -> Arc<String> {
+        let len = self.text.len();
+        Arc::new(std::mem::replace(&mut self.text, String::with_capacity(len)))
+    }
+
+    /// Forgets the texts (keeps the buffer).
+    pub fn clear(&mut self) {
+        self.text.clear();
+    }
 }

@@ -3,6 +3,7 @@
 //! `StreamEvent` objects, the folded message as a `dict`.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyAttributeError, PyValueError};
@@ -11,12 +12,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 use ssefold::eventstream::DecoderLimits;
-use ssefold::providers::{Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
+use ssefold::providers::{PartKind, Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
 use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
 use ssefold::ui::UiState as CoreUiState;
 
-use crate::convert::{message_to_py, value_to_py, with_bytes, StringCache};
+use crate::convert::{message_to_py, value_to_py, with_bytes, LazyText, StringCache, TextArena};
 use crate::errors::{with_events, ToPyErr};
 use crate::partial_json::{HeldPath, PathCache, PathEvent};
 use crate::reconnect::ResumeCursor;
@@ -34,11 +35,30 @@ pub struct StreamEvent {
 /// `str` built on first access and kept; the rest are a `dict` of fields.
 enum Repr {
     /// `text_delta` (field `text`) or `tool_args_delta` (field `json`).
-    Delta { args: bool, part: u32, text: Box<str>, py_text: OnceLock<Py<PyString>> },
+    Delta { args: bool, part: u32, text: LazyText },
     /// `tool_args_path`.
     Path { part: u32, event: Py<PathEvent> },
-    /// Any other event: its wire name and fields.
-    Fields { type_: Py<PyString>, fields: Py<PyDict> },
+    /// Any other event: its wire name and fields; a `part_end`'s `content`
+    /// (the whole part: a long text's every byte) converted when first read.
+    Fields { type_: Py<PyString>, fields: Py<PyDict>, lazy: Option<Box<LazyField>> },
+}
+
+/// A last field kept as JSON (copied while the GIL was released), its
+/// Python value built on first access and kept.
+struct LazyField {
+    key: &'static str,
+    value: serde_json::Value,
+    py_value: OnceLock<Py<PyAny>>,
+}
+
+impl LazyField {
+    fn get<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(v) = self.py_value.get() {
+            return Ok(v.bind(py).clone());
+        }
+        let v = value_to_py(py, &self.value)?;
+        Ok(self.py_value.get_or_init(|| v.unbind()).bind(py).clone())
+    }
 }
 
 impl StreamEvent {
@@ -65,8 +85,16 @@ impl StreamEvent {
                 (intern!(py, "part").clone(), part.into_pyobject(py)?.into_any()),
                 (intern!(py, "path_event").clone(), event.bind(py).clone().into_any()),
             ],
-            Repr::Fields { fields, .. } => {
-                fields.bind(py).iter().map(|(k, v)| Ok((k.cast_into::<PyString>()?, v))).collect::<PyResult<_>>()?
+            Repr::Fields { fields, lazy, .. } => {
+                let mut items = fields
+                    .bind(py)
+                    .iter()
+                    .map(|(k, v)| Ok((k.cast_into::<PyString>()?, v)))
+                    .collect::<PyResult<Vec<_>>>()?;
+                if let Some(lazy) = lazy {
+                    items.push((PyString::intern(py, lazy.key), lazy.get(py)?));
+                }
+                items
             }
         })
     }
@@ -74,9 +102,7 @@ impl StreamEvent {
     /// A delta's text as a `str`, built on first access.
     fn delta_text<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
         match &self.repr {
-            Repr::Delta { text, py_text, .. } => {
-                py_text.get_or_init(|| PyString::new(py, text).unbind()).bind(py).clone()
-            }
+            Repr::Delta { text, .. } => text.get(py).clone(),
             _ => PyString::new(py, ""),
         }
     }
@@ -95,7 +121,10 @@ impl StreamEvent {
                 "path_event" => Some(event.bind(py).clone().into_any()),
                 _ => None,
             },
-            Repr::Fields { fields, .. } => fields.bind(py).get_item(name)?,
+            Repr::Fields { fields, lazy, .. } => match lazy {
+                Some(lazy) if lazy.key == name => Some(lazy.get(py)?),
+                _ => fields.bind(py).get_item(name)?,
+            },
         };
         found.ok_or_else(|| {
             let ty = self.type_(py);
@@ -272,15 +301,18 @@ impl EventBuilder {
     /// The Python events of a batch collected without the GIL.
     fn build_held<'py>(&mut self, py: Python<'py>, held: &mut Held) -> PyResult<Bound<'py, PyList>> {
         let mut out = Vec::with_capacity(held.events.len());
+        let texts = held.texts.share();
         for h in held.events.drain(..) {
-            let fields = PyDict::new(py);
+            let fields;
+            let mut lazy = None;
             let name = match h {
                 HeldEvent::Delta { args, part, text } => {
-                    let repr = Repr::Delta { args, part, text, py_text: OnceLock::new() };
+                    let repr = Repr::Delta { args, part, text: LazyText::shared(&texts, text) };
                     out.push(Py::new(py, StreamEvent { repr })?);
                     continue;
                 }
                 HeldEvent::Media { part, mime_type, data } => {
+                    fields = PyDict::new(py);
                     fields.set_item(intern!(py, "part"), part)?;
                     fields.set_item(intern!(py, "mime_type"), PyString::new(py, &mime_type))?;
                     fields.set_item(intern!(py, "data"), pyo3::types::PyBytes::new(py, &data))?;
@@ -291,13 +323,25 @@ impl EventBuilder {
                     out.push(Py::new(py, StreamEvent { repr: Repr::Path { part, event } })?);
                     continue;
                 }
-                HeldEvent::Fields { name, fields: built } => {
-                    for (k, v) in built?.bind(py).iter() {
-                        fields.set_item(k, v)?;
+                HeldEvent::PartEnd { part, kind, outcome, invalid, content } => {
+                    fields = PyDict::new(py);
+                    fields.set_item(intern!(py, "part"), part)?;
+                    fields.set_item(intern!(py, "kind"), kind)?;
+                    fields.set_item(intern!(py, "outcome"), outcome)?;
+                    if let Some((error, raw)) = invalid {
+                        fields.set_item(intern!(py, "error"), error)?;
+                        fields.set_item(intern!(py, "raw"), raw)?;
                     }
-                    name
+                    match content {
+                        HeldContent::Json(value) => {
+                            lazy = Some(Box::new(LazyField { key: "content", value, py_value: OnceLock::new() }));
+                        }
+                        HeldContent::Converted(value) => fields.set_item(intern!(py, "content"), value?)?,
+                    }
+                    "part_end"
                 }
                 HeldEvent::Other { name, json } => {
+                    fields = PyDict::new(py);
                     if let serde_json::Value::Object(map) = &json {
                         for (k, v) in map.iter().skip(1) {
                             fields.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
@@ -306,7 +350,7 @@ impl EventBuilder {
                     name
                 }
             };
-            let repr = Repr::Fields { type_: self.names.get(py, name), fields: fields.unbind() };
+            let repr = Repr::Fields { type_: self.names.get(py, name), fields: fields.unbind(), lazy };
             out.push(Py::new(py, StreamEvent { repr })?);
         }
         PyList::new(py, out)
@@ -317,11 +361,12 @@ impl EventBuilder {
 /// their text, the rest in wire form.
 enum HeldEvent {
     /// A `text_delta` or (`args`) a `tool_args_delta`: the text copied
-    /// without the GIL, moved into the `StreamEvent` as it is.
+    /// without the GIL into the call's [`TextArena`], shared by the
+    /// `StreamEvent`s made from it.
     Delta {
         args: bool,
         part: u32,
-        text: Box<str>,
+        text: Range<usize>,
     },
     Path {
         part: u32,
@@ -333,12 +378,14 @@ enum HeldEvent {
         mime_type: Box<str>,
         data: Box<[u8]>,
     },
-    /// A `part_end`, its fields built as Python objects during the step
-    /// (the GIL taken back for it): its content, which holds a whole tool
-    /// call's arguments, is then converted once, never copied into Rust.
-    Fields {
-        name: &'static str,
-        fields: PyResult<Py<PyDict>>,
+    /// A `part_end`.
+    PartEnd {
+        part: u32,
+        kind: &'static str,
+        outcome: &'static str,
+        /// `invalid_arguments`: the error and the raw text.
+        invalid: Option<(String, String)>,
+        content: HeldContent,
     },
     Other {
         name: &'static str,
@@ -346,20 +393,13 @@ enum HeldEvent {
     },
 }
 
-/// The fields of a `part_end`, as its wire form has them.
-fn part_end_fields(py: Python<'_>, e: &CoreEvent<'_>) -> PyResult<Py<PyDict>> {
-    let d = PyDict::new(py);
-    if let CoreEvent::PartEnd { part, kind, outcome, content } = *e {
-        d.set_item(intern!(py, "part"), part)?;
-        d.set_item(intern!(py, "kind"), kind.name())?;
-        d.set_item(intern!(py, "outcome"), outcome.name())?;
-        if let ssefold::providers::PartOutcome::InvalidArguments { error, raw } = outcome {
-            d.set_item(intern!(py, "error"), error)?;
-            d.set_item(intern!(py, "raw"), raw)?;
-        }
-        d.set_item(intern!(py, "content"), value_to_py(py, content)?)?;
-    }
-    Ok(d.unbind())
+/// A `part_end`'s `content`: a text part's copied as JSON (its text: one
+/// copy made without the GIL), converted when first read; any other part's
+/// (a tool call's holds its whole arguments, of any shape) converted during
+/// the step with the GIL taken back, never copied into Rust.
+enum HeldContent {
+    Json(serde_json::Value),
+    Converted(PyResult<Py<PyAny>>),
 }
 
 /// The events of one step, owned, collected with the GIL released; reused
@@ -367,6 +407,8 @@ fn part_end_fields(py: Python<'_>, e: &CoreEvent<'_>) -> PyResult<Py<PyDict>> {
 #[derive(Default)]
 struct Held {
     events: Vec<HeldEvent>,
+    /// The deltas' texts.
+    texts: TextArena,
     /// Each tool call's current path (shared nodes: a path event costs O(1)).
     paths: HashMap<u32, PathCache>,
 }
@@ -381,16 +423,29 @@ impl Held {
             _ => {}
         }
         let held = match *e {
-            CoreEvent::TextDelta { part, text } => HeldEvent::Delta { args: false, part, text: text.into() },
-            CoreEvent::ToolArgsDelta { part, json } => HeldEvent::Delta { args: true, part, text: json.into() },
+            CoreEvent::TextDelta { part, text } => HeldEvent::Delta { args: false, part, text: self.texts.push(text) },
+            CoreEvent::ToolArgsDelta { part, json } => {
+                HeldEvent::Delta { args: true, part, text: self.texts.push(json) }
+            }
             CoreEvent::MediaDelta { part, mime_type, data } => {
                 HeldEvent::Media { part, mime_type: mime_type.into(), data: data.into() }
             }
             CoreEvent::ToolArgsPath { part, event } => {
                 HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.entry(part).or_default()) }
             }
-            CoreEvent::PartEnd { .. } => {
-                HeldEvent::Fields { name: e.name(), fields: Python::attach(|py| part_end_fields(py, e)) }
+            CoreEvent::PartEnd { part, kind, outcome, content } => {
+                let invalid = match outcome {
+                    ssefold::providers::PartOutcome::InvalidArguments { error, raw } => {
+                        Some((error.into(), raw.into()))
+                    }
+                    _ => None,
+                };
+                let content = if matches!(kind, PartKind::Text | PartKind::Reasoning | PartKind::Refusal) {
+                    HeldContent::Json(content.clone())
+                } else {
+                    HeldContent::Converted(Python::attach(|py| value_to_py(py, content).map(Bound::unbind)))
+                };
+                HeldEvent::PartEnd { part, kind: kind.name(), outcome: outcome.name(), invalid, content }
             }
             _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
         };
@@ -399,6 +454,7 @@ impl Held {
 
     fn clear(&mut self) {
         self.events.clear();
+        self.texts.clear();
         // A huge step does not pin its memory for the stream's life.
         if self.events.capacity() > 1 << 16 {
             self.events = Vec::new();
@@ -593,7 +649,7 @@ impl Stream {
     ) -> PyResult<Bound<'py, PyList>> {
         let e = event.get();
         let name = e.event.bind(py).to_cow()?;
-        let data = e.data.bind(py).to_cow()?;
+        let data = e.data.to_cow(py)?;
         let id = e.id.as_ref().map(|s| s.bind(py).to_cow()).transpose()?;
         let ev = Event::new(&name, &data, id.as_deref(), e.retry);
         self.run(py, now_ms, |s, sink| s.feed_sse(&ev, sink))

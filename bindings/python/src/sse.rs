@@ -12,27 +12,30 @@ use ssefold::sse::{
     DecodeError as CoreDecodeError, Decoder, DecoderConfig, Encoder, Event, Utf8Mode, DEFAULT_LIMIT, DEFAULT_MAX_ID_LEN,
 };
 
-use crate::convert::{with_bytes, LastString, StringCache};
+use crate::convert::{with_bytes, LastString, LazyText, StringCache, TextArena};
 use crate::errors::{decode_error_with_events, encode_error, ToPyErr};
 
 /// One dispatched Server-Sent Event (immutable).
 // `freelist`: events are made and dropped by the thousand; recycling their
 // memory saved ~10 ns of the ~210 ns an event cost on the openai-chat corpus.
-#[pyclass(module = "ssefold", frozen, get_all, freelist = 256)]
+#[pyclass(module = "ssefold", frozen, freelist = 256)]
 pub struct ServerSentEvent {
     /// The event type, `"message"` when the block had none.
+    #[pyo3(get)]
     pub event: Py<PyString>,
-    /// The data lines joined with `"\n"`.
-    pub data: Py<PyString>,
+    /// The data lines joined with `"\n"`: the `str` built on first access.
+    pub data: LazyText,
     /// The last event ID in force at dispatch (`None` before any `id`).
+    #[pyo3(get)]
     pub id: Option<Py<PyString>>,
     /// The block's own valid `retry` value in milliseconds, if any.
+    #[pyo3(get)]
     pub retry: Option<u64>,
 }
 
 impl ServerSentEvent {
     fn parts<'py>(&self, py: Python<'py>) -> (&Bound<'py, PyString>, &Bound<'py, PyString>) {
-        (self.event.bind(py), self.data.bind(py))
+        (self.event.bind(py), self.data.get(py))
     }
 
     fn id_str(&self, py: Python<'_>) -> PyResult<Option<String>> {
@@ -48,10 +51,16 @@ impl ServerSentEvent {
         let event = if event.is_empty() { "message" } else { event };
         ServerSentEvent {
             event: PyString::new(py, event).unbind(),
-            data: PyString::new(py, data).unbind(),
+            data: LazyText::string(PyString::new(py, data).unbind()),
             id: id.map(|s| PyString::new(py, s).unbind()),
             retry,
         }
+    }
+
+    /// The data lines joined with `"\n"`.
+    #[getter]
+    fn data(&self, py: Python<'_>) -> Py<PyString> {
+        self.data.get(py).clone().unbind()
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -71,7 +80,7 @@ impl ServerSentEvent {
         let other = other.get();
         let equal = self.retry == other.retry
             && self.event.bind(py).as_any().eq(other.event.bind(py))?
-            && self.data.bind(py).as_any().eq(other.data.bind(py))?
+            && self.data.get(py).as_any().eq(other.data.get(py))?
             && self.id_str(py)? == other.id_str(py)?;
         match op {
             CompareOp::Eq => Ok(equal.into_pyobject(py)?.to_owned().into_any().unbind()),
@@ -112,7 +121,7 @@ impl EventBuilder {
     pub fn build(&mut self, py: Python<'_>, e: &Event<'_>) -> PyResult<Py<ServerSentEvent>> {
         let ev = ServerSentEvent {
             event: self.types.get(py, e.event()),
-            data: PyString::new(py, e.data()).unbind(),
+            data: LazyText::owned(e.data()),
             id: e.id().map(|id| self.ids.get(py, id)),
             retry: e.retry(),
         };
@@ -120,45 +129,31 @@ impl EventBuilder {
     }
 
     /// Builds the events of a [`Batch`] decoded with the GIL released.
-    fn build_batch(
-        &mut self,
-        py: Python<'_>,
-        chunk: &[u8],
-        batch: &Batch,
-        out: &mut Vec<Py<ServerSentEvent>>,
-    ) -> PyResult<()> {
+    fn build_batch(&mut self, py: Python<'_>, batch: &mut Batch, out: &mut Vec<Py<ServerSentEvent>>) -> PyResult<()> {
         out.reserve(batch.events.len());
+        if batch.events.is_empty() {
+            return Ok(());
+        }
+        let text = batch.text.share();
         for p in &batch.events {
-            let data = match &p.data {
-                Place::Chunk(r) => &chunk[r.clone()],
-                Place::Copied(r) => &batch.text.as_bytes()[r.clone()],
-            };
-            // SAFETY-free: both came from `&str` slices at char boundaries.
-            let data = core::str::from_utf8(data).unwrap_or_default();
-            let event = self.types.get(py, &batch.text[p.event.clone()]);
+            let event = self.types.get(py, &text[p.event.clone()]);
             if let Some(r) = &p.new_id {
-                let id = r.as_ref().map(|r| PyString::new(py, &batch.text[r.clone()]).unbind());
+                let id = r.as_ref().map(|r| PyString::new(py, &text[r.clone()]).unbind());
                 self.decoded_id = Some((p.id_generation, id));
             }
             let id = self.decoded_id.as_ref().and_then(|(_, id)| id.as_ref().map(|s| s.clone_ref(py)));
-            let ev = ServerSentEvent { event, data: PyString::new(py, data).unbind(), id, retry: p.retry };
+            let ev = ServerSentEvent { event, data: LazyText::shared(&text, p.data.clone()), id, retry: p.retry };
             out.push(Py::new(py, ev)?);
         }
         Ok(())
     }
 }
 
-/// Where a pending event's data lies: in the fed chunk (borrowed there by the
-/// core), or copied into the batch's text.
-enum Place {
-    Chunk(Range<usize>),
-    Copied(Range<usize>),
-}
-
 /// One event decoded with the GIL released, before its Python object exists.
 struct Pending {
     event: Range<usize>,
-    data: Place,
+    /// The data, copied out of the decoder (its `str` is made on access).
+    data: Range<usize>,
     /// `Some` when the id changed (its new value, `None` for absent) since
     /// the last event converted.
     new_id: Option<Option<Range<usize>>>,
@@ -170,7 +165,8 @@ struct Pending {
 /// (kept across calls for its capacity), then turned into Python objects.
 #[derive(Default)]
 struct Batch {
-    text: String,
+    /// Event types, ids and data, shared by the events once built.
+    text: TextArena,
     events: Vec<Pending>,
     errors: Vec<CoreDecodeError>,
 }
@@ -183,28 +179,19 @@ impl Batch {
     }
 
     fn push_text(&mut self, s: &str) -> Range<usize> {
-        let start = self.text.len();
-        self.text.push_str(s);
-        start..self.text.len()
+        self.text.push(s)
     }
 
     /// Decodes `chunk` into the batch. `last_generation` is the id
     /// generation of the last event already converted (`None`: none yet).
     fn decode(&mut self, decoder: &mut Decoder, chunk: &[u8], mut last_generation: Option<u64>) {
         self.clear();
-        let base = chunk.as_ptr() as usize;
         let mut events = decoder.feed(chunk);
         while let Some(item) = events.next_event() {
             match item {
                 Ok(e) => {
                     let event = self.push_text(e.event());
-                    let d = e.data();
-                    let at = (d.as_ptr() as usize).wrapping_sub(base);
-                    let data = if at <= chunk.len() && d.len() <= chunk.len() - at {
-                        Place::Chunk(at..at + d.len())
-                    } else {
-                        Place::Copied(self.push_text(d))
-                    };
+                    let data = self.push_text(e.data());
                     let generation = e.id_generation();
                     let new_id = if last_generation == Some(generation) {
                         None
@@ -304,7 +291,7 @@ impl SSEDecoder {
         let builder = &mut self.builder;
         let built = with_bytes(data, |chunk| {
             py.detach(|| batch.decode(inner, chunk, last_generation));
-            builder.build_batch(py, chunk, &batch, &mut events)
+            builder.build_batch(py, &mut batch, &mut events)
         })?;
         let errors = std::mem::take(&mut batch.errors);
         batch.clear();
