@@ -268,10 +268,19 @@ fn exceptions_are_typed_provider_errors_retryable_or_not() {
         assert!(run.error.as_deref().unwrap().starts_with("Provider("), "{:?}", run.error);
         assert_eq!(named(&run, "part_end")[0]["outcome"], "incomplete");
     }
-    // An exception first, before any event.
-    let run = run_all(Provider::Auto, &converse_exception("validationException", "bad model id"));
-    assert_eq!(run.detected, "bedrock_converse");
-    assert_eq!(named(&run, "error")[0]["output_emitted"], false);
+    // An exception first, before any event: typed, and no dialect picked
+    // (an InvokeModel stream fails alike); with a dialect given, the same.
+    for provider in [Provider::Auto, Provider::Bedrock, Provider::BedrockConverse] {
+        let run = run_all(provider, &converse_exception("validationException", "bad model id"));
+        assert_eq!(run.detected, provider.name(), "{provider:?}");
+        let error = &named(&run, "error")[0];
+        assert_eq!(
+            (&error["error_type"], &error["message"], &error["output_emitted"]),
+            (&json!("validationException"), &json!("bad model id"), &json!(false)),
+            "{provider:?}"
+        );
+        assert!(run.error.as_deref().unwrap().starts_with("Provider("), "{:?}", run.error);
+    }
 }
 
 #[test]

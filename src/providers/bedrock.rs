@@ -32,7 +32,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use super::anthropic::{self, AnthropicFold};
-use super::events::{StreamEvent, WarningCode};
+use super::events::{ProviderError, StreamEvent, WarningCode};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
 use super::{warn, Provider, Sink, StreamError};
 use crate::eventstream::{Decoder as FrameDecoder, DecoderLimits, Message};
@@ -157,6 +157,14 @@ pub(crate) enum Framed<'a> {
     Error(String),
     /// Nothing to fold (a warning was emitted).
     Skip,
+}
+
+/// The provider error of an exception message's `error` event data (as
+/// [`frame_event`] writes it), when no dialect reads it: before any event.
+pub(crate) fn exception_error(data: &str) -> ProviderError {
+    let body: Value = serde_json::from_str(data).unwrap_or(Value::Null);
+    let field = |name: &str| body["error"][name].as_str().unwrap_or_default().to_owned();
+    ProviderError { error_type: field("type"), message: field("message"), request_id: None, output_emitted: false }
 }
 
 /// Reads one event-stream message (see the module docs).

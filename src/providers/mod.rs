@@ -54,7 +54,9 @@
 //!   A body whose first byte is 0x00 (an event-stream prelude) is AWS
 //!   event-stream framed: Bedrock's; its first event decides, `chunk`
 //!   [`Provider::Bedrock`], anything else [`Provider::BedrockConverse`]
-//!   (a broken frame is [`StreamError::EventStream`]).
+//!   (a broken frame is [`StreamError::EventStream`]; an exception before
+//!   any event names no dialect: the typed provider error, the stream
+//!   still [`Provider::Auto`]).
 //!   A `[DONE]` before any event is
 //!   a stray terminal (warning `terminal_before_start`): it names no dialect,
 //!   detection waits for the next event. A first event that fits none is
@@ -806,6 +808,11 @@ impl Stream {
         let error;
         let (event, chunk) = match bedrock::frame_event(message, json, sink) {
             bedrock::Framed::Skip => return Ok(()),
+            // An exception first says nothing of the dialect (InvokeModel and
+            // ConverseStream fail alike): the error, with none picked.
+            bedrock::Framed::Error(data) if dialect.is_none() => {
+                return Self::fail(None, turn, bedrock::exception_error(&data), sink);
+            }
             bedrock::Framed::Error(data) => {
                 error = data;
                 (Event::new("error", &error, None, None), None)
