@@ -58,15 +58,19 @@ fn streams(root: &Path) -> Vec<PathBuf> {
         "\"image_generation_call\"",
         "\"tool_search_call\"",
     ];
+    // Recordings with tool calls of the other dialects (Gemini, Bedrock
+    // ConverseStream).
+    const OTHER_TOOL_CALLS: [&str; 2] = ["\"functionCall\"", "\"toolUse\""];
     let mut pending = vec![root.join("recordings")];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).expect("recordings dir") {
             let path = entry.expect("dir entry").path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "sse") {
-                let text = std::fs::read_to_string(&path).unwrap_or_default();
-                if SERVER_TOOLS.iter().any(|t| text.contains(t)) {
+            } else if path.extension().is_some_and(|e| e == "sse" || e == "bin") {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                let has = |marker: &str| memchr::memmem::find(&bytes, marker.as_bytes()).is_some();
+                if SERVER_TOOLS.iter().chain(&OTHER_TOOL_CALLS).any(|t| has(t)) {
                     files.push(path);
                 }
             }
@@ -198,8 +202,13 @@ fn main() {
                             tool["providerExecuted"] = json!(true);
                         }
                         if outcome == PartOutcome::Complete {
-                            let input = content.get("input").cloned().unwrap_or_else(|| {
+                            let value = ["/input", "/toolUse/input", "/functionCall/args"]
+                                .iter()
+                                .find_map(|at| content.pointer(at))
+                                .cloned();
+                            let input = value.unwrap_or_else(|| {
                                 match content.get("arguments").or_else(|| content.pointer("/function/arguments")) {
+                                    Some(Value::String(s)) if s.trim().is_empty() => json!({}),
                                     Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::Null),
                                     Some(v) => v.clone(),
                                     None => Value::Null,

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent};
 use ssefold::relay::{Relay, RelayConfig, RelayFormat};
 use ssefold::sse::Decoder;
@@ -53,7 +53,9 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
     let mut stream = Stream::new(Provider::Auto);
     let mut parts: Vec<(u32, UiPart)> = Vec::new();
     let mut names: std::collections::HashMap<u32, (String, String)> = Default::default();
+    let mut args: std::collections::HashMap<u32, String> = Default::default();
     let mut on_event = |e: &StreamEvent<'_>| match *e {
+        StreamEvent::ToolArgsDelta { part, json } => args.entry(part).or_default().push_str(json),
         StreamEvent::TurnReset => parts.clear(),
         StreamEvent::PartStart { part, kind: PartKind::Text | PartKind::Refusal, .. } => {
             parts.push((part, UiPart::Text(String::new())))
@@ -76,17 +78,21 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
         }
         StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome: PartOutcome::Complete, content } => {
             let (id, name) = names.remove(&part).unwrap_or_default();
-            let input = match content.get("input") {
-                Some(v) => v.clone(),
-                None => {
-                    let args = content.get("arguments").or_else(|| content.pointer("/function/arguments"));
-                    match args {
-                        Some(Value::String(s)) => serde_json::from_str(s).unwrap(),
-                        Some(v) => v.clone(),
-                        None => Value::Null,
-                    }
+            // What a browser rebuilds from the argument deltas; the folded
+            // part's own form when none streamed (a call given whole).
+            let streamed = args.remove(&part).and_then(|text| serde_json::from_str(&text).ok());
+            let input = streamed.unwrap_or_else(|| {
+                let value = ["/input", "/toolUse/input", "/functionCall/args", "/function/arguments", "/arguments"]
+                    .iter()
+                    .find_map(|at| content.pointer(at));
+                match value {
+                    // Empty arguments: a call without any (complete), `{}`.
+                    Some(Value::String(s)) if content.get("input").is_none() && s.trim().is_empty() => json!({}),
+                    Some(Value::String(s)) if content.get("input").is_none() => serde_json::from_str(s).unwrap(),
+                    Some(v) => v.clone(),
+                    None => Value::Null,
                 }
-            };
+            });
             parts.push((
                 part,
                 UiPart::Tool { id: if id.is_empty() { format!("call-{part}") } else { id }, name, input },
@@ -105,6 +111,9 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
                 Some("file_search_call") => ("file_search", pick(&["queries"])),
                 Some("code_interpreter_call") => ("code_interpreter", pick(&["code", "container_id"])),
                 Some("image_generation_call") => ("image_generation", pick(&[])),
+                Some("tool_search_call") if content["execution"] == "server" => {
+                    ("tool_search", content.get("arguments").cloned().unwrap_or_else(|| pick(&[])))
+                }
                 _ => return,
             };
             let id = content["id"].as_str().unwrap_or_default().to_owned();
@@ -238,6 +247,21 @@ fn ai_sdk_relay_rebuilds_every_fixtures_text_reasoning_and_tool_calls() {
         checked += 1;
     }
     assert!(checked >= 60, "only {checked} fixtures found");
+}
+
+/// Every recording of every dialect (Gemini's `functionCall`, Bedrock's
+/// `toolUse`, Ollama's `tool_calls` too): the browser rebuilds the stream's
+/// text, reasoning and tool calls, inputs included.
+#[test]
+fn ai_sdk_relay_rebuilds_every_recordings_parts() {
+    let mut tools = 0;
+    for path in every_body() {
+        let bytes = std::fs::read(&path).unwrap();
+        let want = expected(&bytes);
+        tools += want.iter().filter(|p| matches!(p, UiPart::Tool { .. })).count();
+        assert_eq!(rebuild_ai_sdk(&relay(RelayFormat::AiSdk, &bytes, usize::MAX)), want, "{}", path.display());
+    }
+    assert!(tools >= 300, "only {tools} tool calls found");
 }
 
 #[test]

@@ -1131,39 +1131,46 @@ impl std::ops::Deref for UiIdText {
     }
 }
 
-/// A ready tool call's input: the folded part's `input` (Anthropic,
-/// Bedrock, …) — as the argument text the call streamed (`args`) when that
-/// text is one line without `\u` escapes (the fold parsed the same bytes
-/// into the value, so it is valid JSON of the same value; a `\u` escape may
-/// be a lone surrogate the value holds as U+FFFD), else the value written —
-/// or its `arguments` JSON text (OpenAI chat `function.arguments`, Responses
-/// `arguments`), parsed when it is not valid JSON on one line; `null` when
-/// neither is there.
+/// A ready tool call's input. When the folded part holds its arguments as
+/// a JSON string (OpenAI chat `function.arguments`, Responses `arguments`):
+/// that text, parsed when it is not valid JSON on one line (`{}` when
+/// empty: a call without arguments). When it holds
+/// them as a value (Anthropic `input`, Bedrock `toolUse.input`, Gemini
+/// `functionCall.args`, Ollama `function.arguments`): the argument text the
+/// call streamed (`args`) when that is one line without `\u` escapes (the
+/// fold parsed the same bytes into the value, so it is valid JSON of the
+/// same value; a `\u` escape may be a lone surrogate the value holds as
+/// U+FFFD), else the value written. `null` when the part has neither.
 fn tool_input<'a>(content: &'a Value, args: &'a str) -> ToolInput<'a> {
-    if let Some(input) = content.get("input") {
-        let usable = !args.trim_ascii().is_empty()
-            && memchr::memchr2(b'\n', b'\r', args.as_bytes()).is_none()
-            && memchr::memmem::find(args.as_bytes(), b"\\u").is_none();
-        return if usable { ToolInput::Json(args) } else { ToolInput::Value(input) };
-    }
-    for holder in [Some(content), content.get("function")].into_iter().flatten() {
-        match holder.get("arguments") {
-            Some(Value::String(text)) => {
-                // Valid JSON on one line is copied as it is (no value built).
-                let one_line = memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none();
-                if one_line && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
-                    return ToolInput::Json(text);
-                }
-                return match serde_json::from_str(text) {
-                    Ok(value) => ToolInput::Owned(value),
-                    Err(_) => ToolInput::Text(text),
-                };
+    let as_value = ["/input", "/toolUse/input", "/functionCall/args"].iter().find_map(|at| content.pointer(at));
+    let value = as_value.or_else(|| ["/arguments", "/function/arguments"].iter().find_map(|at| content.pointer(at)));
+    match value {
+        // No arguments at all (a call of a tool without parameters, which
+        // the fold counts as complete): an empty object, as a UI shows it.
+        Some(Value::String(text)) if as_value.is_none() && text.trim_ascii().is_empty() => ToolInput::Json("{}"),
+        Some(Value::String(text)) if as_value.is_none() => {
+            // Valid JSON on one line is copied as it is (no value built).
+            let one_line = memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none();
+            if one_line && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+                return ToolInput::Json(text);
             }
-            Some(other) => return ToolInput::Value(other),
-            None => {}
+            match serde_json::from_str(text) {
+                Ok(value) => ToolInput::Owned(value),
+                Err(_) => ToolInput::Text(text),
+            }
         }
+        Some(value) => {
+            let usable = !args.trim_ascii().is_empty()
+                && memchr::memchr2(b'\n', b'\r', args.as_bytes()).is_none()
+                && memchr::memmem::find(args.as_bytes(), b"\\u").is_none();
+            if usable {
+                ToolInput::Json(args)
+            } else {
+                ToolInput::Value(value)
+            }
+        }
+        None => ToolInput::Value(&Value::Null),
     }
-    ToolInput::Value(&Value::Null)
 }
 
 /// A tool call's input, borrowed from the folded part when it can be.
