@@ -265,8 +265,8 @@ fn ai_sdk_relay_rebuilds_every_recordings_parts() {
 }
 
 #[test]
-fn catalog_relay_carries_every_fixtures_text_and_ready_tool_calls() {
-    for path in fixtures() {
+fn catalog_relay_carries_the_text_and_ready_tool_calls_of_every_body() {
+    for path in every_body() {
         let bytes = std::fs::read(&path).unwrap();
         let want = expected(&bytes);
         let text: String = want
