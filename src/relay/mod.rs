@@ -1142,13 +1142,22 @@ impl std::ops::Deref for UiIdText {
 /// same value; a `\u` escape may be a lone surrogate the value holds as
 /// U+FFFD), else the value written. `null` when the part has neither.
 fn tool_input<'a>(content: &'a Value, args: &'a str) -> ToolInput<'a> {
-    let as_value = ["/input", "/toolUse/input", "/functionCall/args"].iter().find_map(|at| content.pointer(at));
-    let value = as_value.or_else(|| ["/arguments", "/function/arguments"].iter().find_map(|at| content.pointer(at)));
+    // The commonest shapes first (a lookup each: this runs for every call).
+    let (value, is_text) = match content.get("input") {
+        Some(input) => (Some(input), false),
+        None => match content.get("arguments").or_else(|| content.get("function")?.get("arguments")) {
+            Some(arguments) => (Some(arguments), true),
+            None => {
+                let nested = content.get("toolUse").and_then(|t| t.get("input"));
+                (nested.or_else(|| content.get("functionCall")?.get("args")), false)
+            }
+        },
+    };
     match value {
         // No arguments at all (a call of a tool without parameters, which
         // the fold counts as complete): an empty object, as a UI shows it.
-        Some(Value::String(text)) if as_value.is_none() && text.trim_ascii().is_empty() => ToolInput::Json("{}"),
-        Some(Value::String(text)) if as_value.is_none() => {
+        Some(Value::String(text)) if is_text && text.trim_ascii().is_empty() => ToolInput::Json("{}"),
+        Some(Value::String(text)) if is_text => {
             // Valid JSON on one line is copied as it is (no value built).
             let one_line = memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none();
             if one_line && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
