@@ -264,7 +264,9 @@ impl Relay {
         Ok(Relayed { bytes: writer.replay.output(), error })
     }
 
-    /// The end of the provider's body: the stream's last events.
+    /// The end of the provider's body: the stream's last events. After a
+    /// stream error that [`feed`](Self::feed) already relayed, it writes
+    /// nothing more (`error` is then [`StreamError::Closed`]).
     pub fn end_of_input(&mut self) -> Result<Relayed<'_>, RelayError> {
         let Some(stream) = self.stream.as_mut() else { return Err(RelayError::NoStream) };
         let writer = &mut self.writer;
