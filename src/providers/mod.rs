@@ -399,7 +399,7 @@ pub(crate) trait EventSink {
     /// Takes a `text_delta` or `tool_args_delta` event together with its
     /// text as the provider escaped it: the contents of the JSON string it
     /// sent, without the quotes, escaped exactly as serde_json escapes the
-    /// event's text (only `\"`, `\\\\`, `\b`, `\f`, `\n`, `\r`, `\t`), so that
+    /// event's text (only `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`), so that
     /// a sink writing the text as a JSON string can copy it.
     fn escaped(&mut self, event: &StreamEvent<'_>, escaped: &str) {
         let _ = escaped;

@@ -78,7 +78,7 @@ pub(crate) struct JsonStr<'a> {
     /// U+FFFD).
     lone: bool,
     /// Whether `raw` is the decoded text escaped exactly as serde_json
-    /// escapes it: its only escapes are `\"`, `\\\\`, `\b`, `\f`, `\n`, `\r`
+    /// escapes it: its only escapes are `\"`, `\\`, `\b`, `\f`, `\n`, `\r`
     /// and `\t` (no `\u`, no `\/`).
     canonical: bool,
 }

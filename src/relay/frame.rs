@@ -114,7 +114,7 @@ fn byte_needs_escape(b: u8) -> bool {
 }
 
 /// Writes `value` as a JSON string, escaped exactly as serde_json escapes
-/// (`\"`, `\\\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as
+/// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as
 /// `\u00XX`, everything else as it is). The next byte to escape is found
 /// eight bytes at a time, and the plain text before it copied as one run.
 pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
