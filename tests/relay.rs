@@ -12,6 +12,8 @@ use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent};
 use ssefold::relay::{Relay, RelayConfig, RelayFormat};
 use ssefold::sse::Decoder;
 
+mod prov_common;
+
 fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut files = Vec::new();
@@ -292,18 +294,8 @@ fn catalog_relay_carries_the_text_and_ready_tool_calls_of_every_body() {
 /// Every provider body the tests hold: the fixtures above and the
 /// recordings of other projects (`tests/recordings/`, every dialect).
 fn every_body() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if !path.extension().is_some_and(|e| e == "md" || e == "json" || e == "py") {
-                out.push(path);
-            }
-        }
-    }
     let mut files = fixtures();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings"), &mut files);
+    files.extend(prov_common::recording_files());
     files
 }
 

@@ -1142,7 +1142,6 @@ mod shallow_tests {
     /// shapes built for the nested `error` rule.
     #[test]
     fn detection_sees_the_same_in_the_shallow_view() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings");
         let mut firsts: Vec<String> = [
             r#"{"type":"error","error":{"type":"overloaded_error","message":"x"}}"#,
             r#"{"type":"error","error":{"code":"c","message":"x","param":null},"sequence_number":1}"#,
@@ -1154,22 +1153,14 @@ mod shallow_tests {
         ]
         .map(str::to_owned)
         .to_vec();
-        let mut stack = vec![root];
-        while let Some(dir) = stack.pop() {
-            for e in std::fs::read_dir(&dir).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "sse" || x == "ndjson") {
-                    let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
-                    let first = text
-                        .lines()
-                        .map(|l| l.strip_prefix("data:").unwrap_or(l).trim())
-                        .find(|l| l.starts_with('{'))
-                        .map(str::to_owned);
-                    firsts.extend(first);
-                }
-            }
+        for (_, body) in raw::tests::bodies(&["tests/recordings"]) {
+            let text = String::from_utf8_lossy(&body);
+            let first = text
+                .lines()
+                .map(|l| l.strip_prefix("data:").unwrap_or(l).trim())
+                .find(|l| l.starts_with('{'))
+                .map(str::to_owned);
+            firsts.extend(first);
         }
         assert!(firsts.len() > 1000, "{}", firsts.len());
         for data in &firsts {

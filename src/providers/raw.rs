@@ -239,4 +239,4 @@ pub(crate) fn plain_string(raw: &str) -> Option<&str> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

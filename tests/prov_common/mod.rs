@@ -161,3 +161,11 @@ pub fn converse_exception(exception_type: &str, message: &str) -> Vec<u8> {
         serde_json::json!({ "message": message }).to_string().as_bytes(),
     )
 }
+
+/// Every recorded body of `tests/recordings/` (its manifest's `file`s).
+pub fn recording_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings");
+    let manifest = std::fs::read_to_string(root.join("manifest.json")).expect("manifest.json");
+    let entries: Vec<Value> = serde_json::from_str(&manifest).expect("manifest.json is a list");
+    entries.iter().map(|e| root.join(e["file"].as_str().expect("file"))).collect()
+}

@@ -223,46 +223,6 @@ pub struct SSEDecoder {
     batch: Batch,
 }
 
-impl SSEDecoder {
-    /// Decodes one chunk, passing each event to `on_event`; returns the
-    /// decode errors met (the whole chunk is decoded regardless).
-    pub fn feed_into(
-        &mut self,
-        py: Python<'_>,
-        chunk: &[u8],
-        mut on_event: impl FnMut(Py<ServerSentEvent>, &Event<'_>) -> PyResult<()>,
-    ) -> PyResult<Vec<CoreDecodeError>> {
-        let mut errors = Vec::new();
-        let mut events = self.inner.feed(chunk);
-        while let Some(item) = events.next_event() {
-            match item {
-                Ok(e) => {
-                    let obj = self.builder.build(py, &e)?;
-                    on_event(obj, &e)?;
-                }
-                Err(err) => errors.push(err),
-            }
-        }
-        Ok(errors)
-    }
-
-    /// The core's end of stream, recorded on the object.
-    pub fn finish_inner(&mut self, py: Python<'_>) -> PyResult<()> {
-        let end = self.inner.finish();
-        self.discarded_bytes = end.discarded_bytes;
-        self.unterminated = match end.unterminated {
-            Some(e) => Some(self.builder.build(py, &e.as_event())?),
-            None => None,
-        };
-        Ok(())
-    }
-
-    /// The core decoder.
-    pub fn core(&self) -> &Decoder {
-        &self.inner
-    }
-}
-
 #[pymethods]
 impl SSEDecoder {
     #[new]
@@ -310,7 +270,12 @@ impl SSEDecoder {
     /// Ends the stream. Always `[]`: per the spec an unterminated event is
     /// discarded; see `discarded_bytes` and `unterminated`.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.finish_inner(py)?;
+        let end = self.inner.finish();
+        self.discarded_bytes = end.discarded_bytes;
+        self.unterminated = match end.unterminated {
+            Some(e) => Some(self.builder.build(py, &e.as_event())?),
+            None => None,
+        };
         Ok(PyList::empty(py))
     }
 

@@ -79,7 +79,7 @@ fn fold(provider: Provider, body: &[u8]) -> (Vec<Value>, Value, Option<String>) 
 }
 
 /// Every `.sse` / `.ndjson` body under the crate's `dirs`.
-fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     let mut stack: Vec<_> = dirs.iter().map(|d| root.join(d)).collect();
