@@ -128,7 +128,7 @@ def cpu_timed(fn: Callable[[], None]) -> float:
     return time.thread_time() - start
 
 
-def one_vs_two(data: bytes, chunk: int, repeats: int, fn: Callable[[bytes, int, int], int]) -> float:
+def one_vs_two(data: bytes, chunk: int, repeats: int, fn: Callable[[bytes, int, int], int]) -> "Scaling":
     # One thread is a new thread too, like each of the two: the main thread
     # allocates from glibc's main arena, new threads from their own, which
     # behave differently (a bias of the comparison, not of the library).
@@ -150,7 +150,22 @@ def one_vs_two(data: bytes, chunk: int, repeats: int, fn: Callable[[bytes, int, 
     for _ in range(ROUNDS):
         ones.append(timed(one))
         twos.append(timed(two))
-    return 2 * min(ones) / min(twos)
+    return Scaling(len(data) * repeats, min(ones), min(twos))
+
+
+class Scaling:
+    """One thread's best time for a workload and two threads' for twice it."""
+
+    def __init__(self, nbytes: int, one: float, two: float) -> None:
+        self.nbytes, self.one, self.two = nbytes, one, two
+
+    @property
+    def ratio(self) -> float:
+        return 2 * self.one / self.two
+
+    def throughput(self) -> str:
+        """MB/s of input decoded, by one thread and by two together."""
+        return f"{self.nbytes / self.one / 1e6:.0f} MB/s one, {2 * self.nbytes / self.two / 1e6:.0f} MB/s two"
 
 
 ROUNDS = 9
@@ -194,8 +209,8 @@ def main(argv: List[str]) -> None:
         t_core = min(cpu_timed(lambda: core_only(data, args.chunk, args.repeats)) for _ in range(5))
         share = min(1.0, t_core / t_feed)
         print(
-            f"{name:22} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = {ratio:.2f}x one; "
-            f"core only = {core:.2f}x; the core is {share:.0%} of feed()"
+            f"{name:22} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = {ratio.ratio:.2f}x one "
+            f"({ratio.throughput()}); core only = {core.ratio:.2f}x; the core is {share:.0%} of feed()"
         )
 
     if args.only == "sse":
@@ -216,7 +231,7 @@ def main(argv: List[str]) -> None:
         share = min(1.0, t_core / t_feed)
         print(
             f"Stream {name:26} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = "
-            f"{ratio:.2f}x one; core only = {core:.2f}x; the core is {share:.0%} of feed()"
+            f"{ratio.ratio:.2f}x one ({ratio.throughput()}); core only = {core.ratio:.2f}x; the core is {share:.0%} of feed()"
         )
 
 

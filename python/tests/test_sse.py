@@ -128,6 +128,71 @@ def test_event_data_is_read_lazily_and_outlives_later_feeds_and_the_decoder() ->
     assert kept.data == "x" * 70000
 
 
+def test_recycled_buffers_never_change_an_event_still_held() -> None:
+    # A call's data buffer returns to its thread's pool when the last event
+    # made from it is gone, and later calls (of any decoder or stream on
+    # that thread) write into it: events still held, their str not yet
+    # made, must keep their own text through many such reuses.
+    def body(tag: str, n: int) -> bytes:
+        return b"".join(f"event: t{i % 3}\ndata: {tag}-{i}-{'y' * (i % 50)}\n\n".encode() for i in range(n))
+
+    def expected(tag: str, n: int) -> list:
+        return [(f"t{i % 3}", f"{tag}-{i}-{'y' * (i % 50)}") for i in range(n)]
+
+    held = []
+    for round in range(40):
+        d = ssefold.SSEDecoder()
+        events = d.feed(body(f"r{round}", 200))
+        if round % 4 == 0:
+            held.append((f"r{round}", events))  # kept, data never read yet
+        s = ssefold.Stream("openai_chat")
+        deltas = s.feed(
+            b"".join(
+                b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+                b'"delta":{"content":"' + f"s{round}-{i}".encode() + b'"},"finish_reason":null}]}\n\n'
+                for i in range(50)
+            )
+        )
+        if round % 5 == 0:
+            held.append((f"s{round}", deltas))
+        del d, events, s, deltas
+    for tag, events in held:
+        if tag.startswith("r"):
+            assert [(e.event, e.data) for e in events] == expected(tag, 200)
+        else:
+            texts = [e.text for e in events if e.type == "text_delta"]
+            assert texts == [f"{tag}-{i}" for i in range(50)]
+
+
+def test_events_made_on_one_thread_outlive_reuse_on_another() -> None:
+    # The last reference may be dropped on another thread: the buffer joins
+    # that thread's pool; neither thread's held events change.
+    import threading
+
+    d = ssefold.SSEDecoder()
+    made = d.feed(b"".join(f"data: main-{i}\n\n".encode() for i in range(500)))
+    keep = made[::7]
+    errors = []
+
+    def worker(events: list) -> None:
+        try:
+            del events[:]  # the last references to most of the main thread's events
+            for round in range(30):
+                mine = ssefold.SSEDecoder().feed(b"".join(f"data: w{round}-{i}\n\n".encode() for i in range(300)))
+                assert [e.data for e in mine] == [f"w{round}-{i}" for i in range(300)]
+        except AssertionError as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=worker, args=(made,))
+    del made
+    t.start()
+    t.join()
+    assert not errors
+    for round in range(10):
+        d.feed(b"".join(f"data: again{round}-{i}\n\n".encode() for i in range(300)))
+    assert [e.data for e in keep] == [f"main-{i}" for i in range(0, 500, 7)]
+
+
 def test_line_too_long_is_a_typed_error_and_the_decoder_goes_on() -> None:
     d = ssefold.SSEDecoder(max_line_len=16)
     with pytest.raises(ssefold.LineTooLongError) as info:

@@ -141,18 +141,19 @@ pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<
 }
 
 /// Text handed to Python lazily: a range of a buffer shared by the objects
-/// one call made (filled while the GIL was released: one allocation per
-/// call, not one per event), its `str` built on first access and kept. An
-/// object keeps its call's buffer alive (at most about the chunk fed).
+/// one call made (filled while the GIL was released: one buffer per call,
+/// not one allocation per event), its `str` built on first access and
+/// kept. An object keeps its call's buffer alive (at most about the chunk
+/// fed).
 pub struct LazyText {
     /// The shared buffer and the range of it; `None` for a `str` given.
-    text: Option<(Arc<String>, Range<usize>)>,
+    text: Option<(Arc<SharedText>, Range<usize>)>,
     py_text: OnceLock<Py<PyString>>,
 }
 
 impl LazyText {
     /// `range` of `buffer`, which must lie on character boundaries.
-    pub fn shared(buffer: &Arc<String>, range: Range<usize>) -> Self {
+    pub fn shared(buffer: &Arc<SharedText>, range: Range<usize>) -> Self {
         debug_assert!(buffer.get(range.clone()).is_some());
         LazyText { text: Some((Arc::clone(buffer), range)), py_text: OnceLock::new() }
     }
@@ -160,7 +161,7 @@ impl LazyText {
     /// A copy of `text`, its `str` made when first asked for.
     pub fn owned(text: &str) -> Self {
         let len = text.len();
-        LazyText::shared(&Arc::new(text.to_owned()), 0..len)
+        LazyText::shared(&Arc::new(SharedText(text.to_owned())), 0..len)
     }
 
     /// Text that is already a `str`.
@@ -187,8 +188,85 @@ impl LazyText {
     }
 }
 
+/// The texts of one call, shared by the objects made from them. When the
+/// last of them is dropped, its memory goes back to the dropping thread's
+/// pool of free buffers (see [`TextArena`]) instead of to the allocator.
+pub struct SharedText(String);
+
+impl core::ops::Deref for SharedText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Drop for SharedText {
+    fn drop(&mut self) {
+        FreeBuffers::give_back(std::mem::take(&mut self.0));
+    }
+}
+
+/// How many free buffers a thread keeps for the next calls' texts.
+pub const MAX_FREE_BUFFERS: usize = 4;
+
+/// The largest buffer (capacity, bytes) a thread keeps; a larger one is
+/// returned to the allocator.
+pub const MAX_FREE_BUFFER_BYTES: usize = 4 << 20;
+
+/// A thread's free text buffers (at most [`MAX_FREE_BUFFERS`], each at most
+/// [`MAX_FREE_BUFFER_BYTES`]).
+struct FreeBuffers;
+
+thread_local! {
+    static FREE_BUFFERS: core::cell::RefCell<Vec<String>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+impl FreeBuffers {
+    fn give_back(mut buffer: String) {
+        if buffer.capacity() == 0 || buffer.capacity() > MAX_FREE_BUFFER_BYTES {
+            return;
+        }
+        buffer.clear();
+        // During thread teardown the pool may be gone: the buffer is freed.
+        let _ = FREE_BUFFERS.try_with(|free| {
+            if let Ok(mut free) = free.try_borrow_mut() {
+                if free.len() < MAX_FREE_BUFFERS {
+                    free.push(buffer);
+                } else if let Some(smallest) = free.iter_mut().min_by_key(|b| b.capacity()) {
+                    if smallest.capacity() < buffer.capacity() {
+                        *smallest = buffer;
+                    }
+                }
+            }
+        });
+    }
+
+    /// A free buffer of at least `capacity` bytes if the thread has one,
+    /// else a new one.
+    fn take(capacity: usize) -> String {
+        let reused = FREE_BUFFERS
+            .try_with(|free| {
+                let mut free = free.try_borrow_mut().ok()?;
+                let i = free.iter().position(|b| b.capacity() >= capacity)?;
+                Some(free.swap_remove(i))
+            })
+            .ok()
+            .flatten();
+        reused.unwrap_or_else(|| String::with_capacity(capacity))
+    }
+}
+
 /// Where the texts of one call are collected without the GIL, then shared
 /// by the objects made from them ([`LazyText`]).
+///
+/// Buffers are recycled: one whose objects are all gone returns to the
+/// pool of the thread that dropped the last of them (at most
+/// [`MAX_FREE_BUFFERS`] of at most [`MAX_FREE_BUFFER_BYTES`] each), and the
+/// next call on that thread, of any decoder or stream, writes into it. Fresh
+/// memory costs a page fault per 4 KiB, and growing a buffer copies it:
+/// kernel work that two threads also contend on (before the pool, most of a
+/// two-thread `feed()` on chat-sized events was page faults).
 #[derive(Default)]
 pub struct TextArena {
     text: String,
@@ -197,16 +275,29 @@ pub struct TextArena {
 impl TextArena {
     /// Appends `s`; returns its range.
     pub fn push(&mut self, s: &str) -> Range<usize> {
+        if self.text.capacity() == 0 {
+            self.text = FreeBuffers::take(s.len());
+        }
         let start = self.text.len();
         self.text.push_str(s);
         start..self.text.len()
     }
 
-    /// Hands the texts over to be shared; the arena starts a new buffer
-    /// as large as they were (the next call's are likely as long).
-    pub fn share(&mut self) -> Arc<String> {
+    /// Hands the texts over to be shared; the next call writes into a free
+    /// buffer at least as large as these texts (the next call's are likely
+    /// as long), or a new one.
+    pub fn share(&mut self) -> Arc<SharedText> {
         let len = self.text.len();
-        Arc::new(std::mem::replace(&mut self.text, String::with_capacity(len)))
+        if len == 0 {
+            return Arc::new(SharedText(String::new()));
+        }
+        let shared = std::mem::replace(&mut self.text, FreeBuffers::take(len));
+        Arc::new(SharedText(shared))
+    }
+
+    /// The texts collected so far.
+    pub fn as_str(&self) -> &str {
+        &self.text
     }
 
     /// Forgets the texts (keeps the buffer).

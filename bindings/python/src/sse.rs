@@ -135,14 +135,20 @@ impl EventBuilder {
             return Ok(());
         }
         let text = batch.text.share();
+        // One Python string per distinct type of the batch, not a lookup per event.
+        let types: Vec<Py<PyString>> = batch.types.iter().map(|r| self.types.get(py, &text[r.clone()])).collect();
         for p in &batch.events {
-            let event = self.types.get(py, &text[p.event.clone()]);
             if let Some(r) = &p.new_id {
                 let id = r.as_ref().map(|r| PyString::new(py, &text[r.clone()]).unbind());
                 self.decoded_id = Some((p.id_generation, id));
             }
             let id = self.decoded_id.as_ref().and_then(|(_, id)| id.as_ref().map(|s| s.clone_ref(py)));
-            let ev = ServerSentEvent { event, data: LazyText::shared(&text, p.data.clone()), id, retry: p.retry };
+            let ev = ServerSentEvent {
+                event: types[p.event].clone_ref(py),
+                data: LazyText::shared(&text, p.data.clone()),
+                id,
+                retry: p.retry,
+            };
             out.push(Py::new(py, ev)?);
         }
         Ok(())
@@ -151,7 +157,8 @@ impl EventBuilder {
 
 /// One event decoded with the GIL released, before its Python object exists.
 struct Pending {
-    event: Range<usize>,
+    /// The event type: an index into [`Batch::types`].
+    event: usize,
     /// The data, copied out of the decoder (its `str` is made on access).
     data: Range<usize>,
     /// `Some` when the id changed (its new value, `None` for absent) since
@@ -167,19 +174,41 @@ struct Pending {
 struct Batch {
     /// Event types, ids and data, shared by the events once built.
     text: TextArena,
+    /// The event types of the batch (ranges of `text`): consecutive events
+    /// of one type share an entry, and so do those of a type among the
+    /// last [`Batch::TYPES_SEARCHED`] entries.
+    types: Vec<Range<usize>>,
     events: Vec<Pending>,
     errors: Vec<CoreDecodeError>,
 }
 
 impl Batch {
+    /// How many of the latest types an event's type is compared with
+    /// before it gets an entry of its own (a stream of ever new types
+    /// costs a bounded search per event).
+    const TYPES_SEARCHED: usize = 8;
+
     fn clear(&mut self) {
         self.text.clear();
+        self.types.clear();
         self.events.clear();
         self.errors.clear();
     }
 
     fn push_text(&mut self, s: &str) -> Range<usize> {
         self.text.push(s)
+    }
+
+    /// The entry of [`Batch::types`] for `event_type`, made if new.
+    fn type_index(&mut self, event_type: &str) -> usize {
+        let searched = self.types.len().saturating_sub(Self::TYPES_SEARCHED);
+        let text = self.text.as_str();
+        if let Some(i) = self.types[searched..].iter().rposition(|r| &text[r.clone()] == event_type) {
+            return searched + i;
+        }
+        let range = self.text.push(event_type);
+        self.types.push(range);
+        self.types.len() - 1
     }
 
     /// Decodes `chunk` into the batch. `last_generation` is the id
@@ -190,7 +219,7 @@ impl Batch {
         while let Some(item) = events.next_event() {
             match item {
                 Ok(e) => {
-                    let event = self.push_text(e.event());
+                    let event = self.type_index(e.event());
                     let data = self.push_text(e.data());
                     let generation = e.id_generation();
                     let new_id = if last_generation == Some(generation) {
