@@ -21,15 +21,15 @@ setup:
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) build --no-default-features
+	$(CARGO) check --no-default-features
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --no-default-features
 
-# The library's tests and the command line's (cli/tests, one of them under a
-# pseudo-terminal through python3).
+# The library's tests, the command line's (cli/tests, one of them under a
+# pseudo-terminal through python3) and the corpus generator's, in one build
+# (the PyO3 binding is tested by python-test).
 rust-test:
-	$(CARGO) test
-	$(CARGO) test -p ssefold-corpus
+	$(CARGO) test --workspace --exclude ssefold-python
 
 demo:
 	$(CARGO) run --release -p ssefold-cli -- demo
@@ -65,7 +65,7 @@ CAPI_NATIVE_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # links the unwinder itself (libgcc_s, or libgcc_eh with -static, where
 # -lgcc_s does not exist).
 CAPI_PC_NATIVE_LIBS := $(filter-out -lgcc_s,$(CAPI_NATIVE_LIBS))
-HEADER_TOOL := target/header-tool/release/ssefold-header
+HEADER_TOOL := target/header-tool/debug/ssefold-header
 C_TEST_DIR ?= target/c-test
 
 .PHONY: capi install header header-check header-tool c-test c-bench
@@ -111,7 +111,7 @@ install: capi
 	if [ $$searched = yes ] && [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 header-tool:
-	cd tools/header && $(CARGO) build --release --locked --target-dir ../../target/header-tool
+	cd tools/header && $(CARGO) build --locked --target-dir ../../target/header-tool
 
 header: header-tool
 	$(HEADER_TOOL) .
