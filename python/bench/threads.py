@@ -114,13 +114,13 @@ def long_chat_turn(size: int, delta_bytes: int) -> bytes:
     return chunk * max(1, size // len(chunk)) + end
 
 
-def timed(fn: Callable[[], None]) -> float:
+def timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
 
 
-def cpu_timed(fn: Callable[[], None]) -> float:
+def cpu_timed(fn: Callable[[], object]) -> float:
     """The calling thread's CPU time for `fn` (what a busy machine's other
     processes do not inflate, unlike wall time)."""
     start = time.thread_time()
@@ -128,7 +128,7 @@ def cpu_timed(fn: Callable[[], None]) -> float:
     return time.thread_time() - start
 
 
-def one_vs_two(data: bytes, chunk: int, repeats: int, fn: Callable[[bytes, int, int], int]) -> "Scaling":
+def one_vs_two(data: bytes, chunk: int, repeats: int, fn: Callable[[bytes, int, int], int]) -> Scaling:
     # One thread is a new thread too, like each of the two: the main thread
     # allocates from glibc's main arena, new threads from their own, which
     # behave differently (a bias of the comparison, not of the library).
@@ -200,7 +200,7 @@ def main(argv: List[str]) -> None:
         workloads = []
     work = sse_work(args.read_text)
     for name, data in workloads:
-        ratio = one_vs_two(data, args.chunk, args.repeats, work)
+        scaling = one_vs_two(data, args.chunk, args.repeats, work)
         core = one_vs_two(data, args.chunk, args.repeats, core_only)
         # The core's share of one feed() (CPU time). Not the share run
         # without the GIL: copying the events' data out is done without it
@@ -209,8 +209,8 @@ def main(argv: List[str]) -> None:
         t_core = min(cpu_timed(lambda: core_only(data, args.chunk, args.repeats)) for _ in range(5))
         share = min(1.0, t_core / t_feed)
         print(
-            f"{name:22} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = {ratio.ratio:.2f}x one "
-            f"({ratio.throughput()}); core only = {core.ratio:.2f}x; the core is {share:.0%} of feed()"
+            f"{name:22} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = {scaling.ratio:.2f}x one "
+            f"({scaling.throughput()}); core only = {core.ratio:.2f}x; the core is {share:.0%} of feed()"
         )
 
     if args.only == "sse":
@@ -223,7 +223,7 @@ def main(argv: List[str]) -> None:
     ]
     for name, provider, data in streams:
         fold, core_fold = fold_work(provider, args.read_text), fold_core_only(provider)
-        ratio = one_vs_two(data, args.chunk, args.repeats, fold)
+        scaling = one_vs_two(data, args.chunk, args.repeats, fold)
         core = one_vs_two(data, args.chunk, args.repeats, core_fold)
         # CPU time, best of 5: the share is the robust figure on a busy machine.
         t_feed = min(cpu_timed(lambda: fold(data, args.chunk, args.repeats)) for _ in range(5))
@@ -231,7 +231,7 @@ def main(argv: List[str]) -> None:
         share = min(1.0, t_core / t_feed)
         print(
             f"Stream {name:26} {len(data) / 1e6:4.1f} MB, {args.chunk >> 10} KiB chunks: feed() two threads = "
-            f"{ratio.ratio:.2f}x one ({ratio.throughput()}); core only = {core.ratio:.2f}x; the core is {share:.0%} of feed()"
+            f"{scaling.ratio:.2f}x one ({scaling.throughput()}); core only = {core.ratio:.2f}x; the core is {share:.0%} of feed()"
         )
 
 
