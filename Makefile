@@ -7,10 +7,14 @@ CARGO ?= cargo
 .PHONY: test setup lint rust-test demo install-cli bench js-test
 
 # Everything: Rust lints and tests, the C ABI (header drift, install,
-# C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel, the
-# Go package (vet, race detector, gofmt, and the GC-stress build).
+# C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel (on the
+# machine's CPython and on a free-threaded 3.13t), the Go package (vet, race
+# detector, gofmt, and the GC-stress build). The free-threaded interpreter
+# builds (~2 minutes) beside the Python suite, which leaves a core idle.
 test: setup
-	$(MAKE) lint rust-test c-test python-test go-test go-test-debug js-test
+	$(MAKE) lint rust-test c-test
+	$(MAKE) -j2 --output-sync=recurse python-test free-threaded-python
+	$(MAKE) python-test-free-threaded go-test go-test-debug js-test
 
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
@@ -143,6 +147,7 @@ VENV ?= .venv
 VPY := $(VENV)/bin/python
 
 .PHONY: python-venv python-develop python-test python-lint python-bench sdk-oracle-report
+.PHONY: free-threaded-python python-test-free-threaded
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -163,6 +168,26 @@ python-test: python-develop python-lint
 	$(VPY) -m pytest -W error python/tests
 	$(VPY) -m mypy.stubtest ssefold._ssefold --allowlist python/stubtest-allowlist.txt
 	$(VPY) -m mypy python/ssefold
+
+# The same suite on a free-threaded CPython 3.13 (python3.13t, built once from
+# Debian's source package into target/python3.13t by
+# tools/free-threaded-python.sh): clippy over the free-threaded cfg, the
+# extension built for it (version-specific: free-threaded builds have no
+# stable ABI), and pytest with the test dependencies that install there
+# (python/requirements-free-threaded.txt; the others' tests skip).
+FT_VENV := target/venv-3.13t
+FT_VPY := $(FT_VENV)/bin/python
+
+free-threaded-python:
+	tools/free-threaded-python.sh >/dev/null
+
+python-test-free-threaded: free-threaded-python
+	[ -x $(FT_VPY) ] || target/python3.13t/bin/python3.13t -m venv $(FT_VENV)
+	$(FT_VPY) -m pip install -q --upgrade pip
+	$(FT_VPY) -m pip install -q "maturin>=1.9,<2" -r python/requirements-free-threaded.txt
+	PYO3_PYTHON=$(CURDIR)/$(FT_VPY) $(CARGO) clippy -p ssefold-python --all-targets -- -D warnings
+	VIRTUAL_ENV=$(CURDIR)/$(FT_VENV) $(FT_VENV)/bin/maturin develop -q
+	$(FT_VPY) -m pytest -W error python/tests
 
 # The official SDKs (python/requirements-test.txt) against ssefold's fold on
 # every stream, differences grouped (python/tests/sdk_oracle.py; the pytest

@@ -6,7 +6,9 @@
 #
 #   Debian packages  make cmake ninja-build pkg-config libgtest-dev
 #                    libcurl4-openssl-dev valgrind python3-venv chromium, and nodejs
-#                    npm when Node is missing (apt-get update first)
+#                    npm when Node is missing (apt-get update first); gcc and the
+#                    zlib, OpenSSL and libffi headers for the free-threaded CPython
+#                    that tools/free-threaded-python.sh builds
 #   Rust             rustup components rustfmt and clippy
 #   Go               >= 1.23 on PATH or in /usr/local/go/bin (Debian's golang-go is too old:
 #                    a missing Go is reported, not installed)
@@ -14,7 +16,8 @@
 #                    test dependencies: created by `make python-venv`, not here
 set -euo pipefail
 
-debian_packages=(make cmake ninja-build pkg-config libgtest-dev libcurl4-openssl-dev valgrind python3-venv chromium)
+debian_packages=(make cmake ninja-build pkg-config libgtest-dev libcurl4-openssl-dev valgrind python3-venv chromium
+  gcc libssl-dev zlib1g-dev libffi-dev xz-utils)
 # Node.js >= 18 with npm: the image ships it; Debian's packages otherwise.
 command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 

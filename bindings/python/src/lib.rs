@@ -6,6 +6,8 @@
 
 mod convert;
 mod errors;
+#[cfg(all(Py_GIL_DISABLED, not(Py_3_14)))]
+mod free_threading;
 mod partial_json;
 mod providers;
 mod reconnect;
@@ -90,5 +92,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<providers::OllamaStream>()?;
     m.add_class::<providers::BedrockStream>()?;
     m.add_class::<providers::BedrockConverseStream>()?;
+    #[cfg(all(Py_GIL_DISABLED, not(Py_3_14)))]
+    free_threading::immortalize_classes(m)?;
     Ok(())
 }

@@ -16,9 +16,11 @@ use crate::convert::{with_bytes, LastString, LazyText, StringCache, TextArena};
 use crate::errors::{decode_error_with_events, encode_error, ToPyErr};
 
 /// One dispatched Server-Sent Event (immutable).
-// `freelist`: events are made and dropped by the thousand; recycling their
-// memory saved ~10 ns of the ~210 ns an event cost on the openai-chat corpus.
-#[pyclass(module = "ssefold", frozen, freelist = 256)]
+// No PyO3 `freelist`: its list is one mutex-guarded pool per class, which two
+// threads making and dropping events contend for on a free-threaded build
+// (two threads decoded at 0.63x one with it); on a GIL build it made no
+// measurable difference (BENCHMARKS.md, "Free-threaded CPython").
+#[pyclass(module = "ssefold", frozen)]
 pub struct ServerSentEvent {
     /// The event type, `"message"` when the block had none.
     #[pyo3(get)]

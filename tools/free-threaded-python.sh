@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# A free-threaded CPython (python3.13t, `--disable-gil`) for the Python
+# binding's free-threaded tests and benchmarks, built from Debian trixie's
+# python3.13 source package: Debian bookworm ships no free-threaded
+# interpreter, and Debian's archive is the registry this project's machines
+# reach (apt-get verifies the package against the archive's signed index).
+#
+#   tools/free-threaded-python.sh     prints the interpreter's path, building it
+#                                     first (~3 minutes on 2 cores) if missing
+#
+# Installed under target/python3.13t (SSEFOLD_FT_PREFIX overrides). Needs
+# apt-get, gcc, make and the headers tools/setup.sh installs (zlib, OpenSSL,
+# libffi: pip needs the first two).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix="${SSEFOLD_FT_PREFIX:-$PWD/target/python3.13t}"
+python="$prefix/bin/python3.13t"
+if [ -x "$python" ] && "$python" -c 'import sys; sys.exit(sys._is_gil_enabled())' 2>/dev/null; then
+  echo "$python"
+  exit 0
+fi
+
+say() { printf 'free-threaded-python: %s\n' "$*" >&2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/lists/partial"
+echo "deb-src http://deb.debian.org/debian trixie main" >"$work/sources.list"
+# A private source list and index directory: the machine's apt configuration
+# is not touched. The system keyring still checks the archive's signature.
+apt_options=(
+  -q
+  -o "Dir::Etc::SourceList=$work/sources.list"
+  -o "Dir::Etc::SourceParts=/dev/null"
+  -o "Dir::State::Lists=$work/lists"
+  -o "APT::Sandbox::User=$(id -un)"
+)
+say "fetching Debian trixie's python3.13 source package"
+apt-get "${apt_options[@]}" update >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; exit 1; }
+(cd "$work" && apt-get "${apt_options[@]}" source --download-only python3.13 >>"$work/apt.log" 2>&1) ||
+  { cat "$work/apt.log" >&2; exit 1; }
+tarball="$(ls "$work"/python3.13_*.orig.tar.xz)"
+tar -xJf "$tarball" -C "$work"
+source_dir="$(ls -d "$work"/Python-3.13*)"
+
+say "building $(basename "$source_dir") with --disable-gil into $prefix"
+(
+  cd "$source_dir"
+  # Its own parallel make, not a share of a calling make's job slots.
+  unset MAKEFLAGS MFLAGS MAKELEVEL
+  ./configure -q --disable-gil --disable-test-modules --prefix="$prefix" >"$work/configure.log" 2>&1 ||
+    { cat "$work/configure.log" >&2; exit 1; }
+  make -s -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -50 "$work/make.log" >&2; exit 1; }
+  make -s install >"$work/install.log" 2>&1 || { tail -50 "$work/install.log" >&2; exit 1; }
+)
+"$python" -c 'import sys; sys.exit(sys._is_gil_enabled())' || { say "$python has the GIL enabled"; exit 1; }
+echo "$python"
