@@ -183,7 +183,6 @@ free-threaded-python:
 
 python-test-free-threaded: free-threaded-python
 	[ -x $(FT_VPY) ] || target/python3.13t/bin/python3.13t -m venv $(FT_VENV)
-	$(FT_VPY) -m pip install -q --upgrade pip
 	$(FT_VPY) -m pip install -q "maturin>=1.9,<2" -r python/requirements-free-threaded.txt
 	PYO3_PYTHON=$(CURDIR)/$(FT_VPY) $(CARGO) clippy -p ssefold-python --all-targets -- -D warnings
 	VIRTUAL_ENV=$(CURDIR)/$(FT_VENV) $(FT_VENV)/bin/maturin develop -q
