@@ -6,7 +6,7 @@
 # reach (apt-get verifies the package against the archive's signed index).
 #
 #   tools/free-threaded-python.sh     prints the interpreter's path, building it
-#                                     first (~3 minutes on 2 cores) if missing
+#                                     first (~2 minutes on 2 cores) if missing
 #
 # Installed under target/python3.13t (SSEFOLD_FT_PREFIX overrides). Needs
 # apt-get, gcc, make and the headers tools/setup.sh installs (zlib, OpenSSL,
@@ -25,15 +25,16 @@ say() { printf 'free-threaded-python: %s\n' "$*" >&2; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/lists/partial"
+mkdir -p "$work/lists/partial" "$work/cache"
 echo "deb-src http://deb.debian.org/debian trixie main" >"$work/sources.list"
-# A private source list and index directory: the machine's apt configuration
-# is not touched. The system keyring still checks the archive's signature.
+# A private source list, index and cache: the machine's apt configuration is
+# not touched, and no root is needed. The system keyring still checks the archive's signature.
 apt_options=(
   -q
   -o "Dir::Etc::SourceList=$work/sources.list"
   -o "Dir::Etc::SourceParts=/dev/null"
   -o "Dir::State::Lists=$work/lists"
+  -o "Dir::Cache=$work/cache"
   -o "APT::Sandbox::User=$(id -un)"
 )
 say "fetching Debian trixie's python3.13 source package"
