@@ -171,7 +171,7 @@ python-test: python-develop python-lint
 
 # The same suite on a free-threaded CPython 3.13 (python3.13t, built once from
 # Debian's source package into target/python3.13t by
-# tools/free-threaded-python.sh): clippy over the free-threaded cfg, the
+# tools/free-threaded-python.sh; SSEFOLD_FT_PYTHON=<python3.13t> uses yours): clippy over the free-threaded cfg, the
 # extension built for it (version-specific: free-threaded builds have no
 # stable ABI), and pytest with the test dependencies that install there
 # (python/requirements-free-threaded.txt; the others' tests skip).
@@ -182,7 +182,7 @@ free-threaded-python:
 	tools/free-threaded-python.sh >/dev/null
 
 python-test-free-threaded: free-threaded-python
-	[ -x $(FT_VPY) ] || target/python3.13t/bin/python3.13t -m venv $(FT_VENV)
+	[ -x $(FT_VPY) ] || "$$(tools/free-threaded-python.sh)" -m venv $(FT_VENV)
 	$(FT_VPY) -m pip install -q "maturin>=1.9,<2" -r python/requirements-free-threaded.txt
 	PYO3_PYTHON=$(CURDIR)/$(FT_VPY) $(CARGO) clippy -p ssefold-python --all-targets -- -D warnings
 	VIRTUAL_ENV=$(CURDIR)/$(FT_VENV) $(FT_VENV)/bin/maturin develop -q

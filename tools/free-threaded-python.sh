@@ -10,18 +10,27 @@
 #
 # Installed under target/python3.13t (SSEFOLD_FT_PREFIX overrides). Needs
 # apt-get, gcc, make and the headers tools/setup.sh installs (zlib, OpenSSL,
-# libffi: pip needs the first two).
+# libffi: pip needs the first two). Elsewhere, point SSEFOLD_FT_PYTHON at a
+# free-threaded interpreter you have (3.13t or later): it is used instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+say() { printf 'free-threaded-python: %s\n' "$*" >&2; }
+gil_off() { "$1" -c 'import sys; sys.exit(sys._is_gil_enabled())' 2>/dev/null; }
+
+if [ -n "${SSEFOLD_FT_PYTHON:-}" ]; then
+  gil_off "$SSEFOLD_FT_PYTHON" || { say "SSEFOLD_FT_PYTHON=$SSEFOLD_FT_PYTHON is not a free-threaded CPython"; exit 1; }
+  echo "$SSEFOLD_FT_PYTHON"
+  exit 0
+fi
 prefix="${SSEFOLD_FT_PREFIX:-$PWD/target/python3.13t}"
 python="$prefix/bin/python3.13t"
-if [ -x "$python" ] && "$python" -c 'import sys; sys.exit(sys._is_gil_enabled())' 2>/dev/null; then
+if [ -x "$python" ] && gil_off "$python"; then
   echo "$python"
   exit 0
 fi
-
-say() { printf 'free-threaded-python: %s\n' "$*" >&2; }
+command -v apt-get >/dev/null 2>&1 ||
+  { say "no apt-get to fetch CPython's source with: set SSEFOLD_FT_PYTHON to a free-threaded interpreter"; exit 1; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -55,5 +64,5 @@ say "building $(basename "$source_dir") with --disable-gil into $prefix"
   make -s -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -50 "$work/make.log" >&2; exit 1; }
   make -s install >"$work/install.log" 2>&1 || { tail -50 "$work/install.log" >&2; exit 1; }
 )
-"$python" -c 'import sys; sys.exit(sys._is_gil_enabled())' || { say "$python has the GIL enabled"; exit 1; }
+gil_off "$python" || { say "$python has the GIL enabled"; exit 1; }
 echo "$python"
