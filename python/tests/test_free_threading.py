@@ -20,7 +20,7 @@ import pytest
 
 import ssefold
 import ssefold._ssefold as native
-from conftest import benchmark_corpus
+from conftest import benchmark_corpus, decode
 
 PREFIX = 20000
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
@@ -50,20 +50,19 @@ def test_the_classes_are_immortal_on_3_13t() -> None:
         assert sys.getrefcount(cls) == 2**32 - 1, cls
 
 
+def _pieces(data: bytes, chunk: int) -> List[bytes]:
+    return [data[i : i + chunk] for i in range(0, len(data), chunk)]
+
+
 def _sse_events(data: bytes, chunk: int) -> List[Tuple[str, str, Any]]:
-    d = ssefold.SSEDecoder()
-    out = []
-    for i in range(0, len(data), chunk):
-        out.extend((e.event, e.data, e.id) for e in d.feed(data[i : i + chunk]))
-    d.finish()
-    return out
+    return [(e.event, e.data, e.id) for e in decode(_pieces(data, chunk))[0]]
 
 
 def _stream_events(provider: str, data: bytes, chunk: int) -> List[Tuple[str, Any]]:
     s = ssefold.Stream(provider)
-    out = []
-    for i in range(0, len(data), chunk):
-        out.extend((e.type, e.to_dict()) for e in s.feed(data[i : i + chunk]))
+    out: List[Tuple[str, Any]] = []
+    for piece in _pieces(data, chunk):
+        out.extend((e.type, e.to_dict()) for e in s.feed(piece))
     out.extend((e.type, e.to_dict()) for e in s.finish())
     return out
 
@@ -96,7 +95,7 @@ def test_decoders_on_many_threads_agree_with_one(corpus: str) -> None:
     assert len(expected_prefix) > 10
 
     # Each thread decodes in its own chunking; the events are handed to a
-    # consumer thread, which compares and drops them (the last reference to a
+    # consumer thread, which reads and drops them (the last reference to a
     # call's buffer goes away on a thread that did not make it).
     handoff: "queue.Queue[Tuple[int, List[ssefold.ServerSentEvent]] | None]" = queue.Queue(maxsize=64)
     got: List[List[Tuple[str, str, Any]]] = [[] for _ in chunks]
@@ -113,8 +112,8 @@ def test_decoders_on_many_threads_agree_with_one(corpus: str) -> None:
         size = chunks[i]
         end = PREFIX if size == 1 else len(data)  # byte by byte: a prefix (the rest is the same code)
         d = ssefold.SSEDecoder()
-        for j in range(0, end, size):
-            handoff.put((i, d.feed(data[j : j + size])))
+        for piece in _pieces(data[:end], size):
+            handoff.put((i, d.feed(piece)))
 
     try:
         _run_threads(produce, len(chunks))

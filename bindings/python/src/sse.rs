@@ -19,7 +19,7 @@ use crate::errors::{decode_error_with_events, encode_error, ToPyErr};
 // No PyO3 `freelist`: its list is one mutex-guarded pool per class, which two
 // threads making and dropping events contend for on a free-threaded build
 // (two threads decoded at 0.63x one with it); on a GIL build it made no
-// measurable difference (BENCHMARKS.md, "Free-threaded CPython").
+// measurable difference (BENCHMARKS.md, "Free-threaded CPython 3.13t").
 #[pyclass(module = "ssefold", frozen)]
 pub struct ServerSentEvent {
     /// The event type, `"message"` when the block had none.
