@@ -192,7 +192,7 @@ fn main() {
                             }
                         }
                     }
-                    StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
+                    StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content, .. } => {
                         let (id, name) = ids.remove(&part).unwrap_or_default();
                         let id = id.unwrap_or_else(|| format!("call-{part}"));
                         let Some(tool) = tools.iter_mut().rev().find(|t| t["part"] == part) else { return };

@@ -40,6 +40,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod eventstream;
 // The C ABI is not part of the Rust API: its `#[no_mangle]` functions are
 // exported from the cdylib/staticlib, and the module itself stays private.

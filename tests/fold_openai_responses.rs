@@ -360,7 +360,7 @@ fn mcp_call_arguments_stream_as_a_ready_tool_call() {
 }
 
 #[test]
-fn custom_tool_call_input_streams_as_text_of_an_other_part() {
+fn custom_tool_call_is_a_tool_call_whose_input_is_free_text() {
     let done = json!({"id": "ctc_1", "type": "custom_tool_call", "call_id": "c1", "name": "patch", "input": "a {\nb"});
     let r = run(&[
         created(),
@@ -371,12 +371,21 @@ fn custom_tool_call_input_streams_as_text_of_an_other_part() {
         item_done(4, 0, done.clone()),
         completed(5, None),
     ]);
-    assert_eq!(named(&r, "part_start")[0]["kind"], "other");
-    assert!(named(&r, "tool_args_delta").is_empty(), "free-form input is not JSON arguments");
-    assert_eq!(concat(&r, "text_delta", "text", 0), "a {\nb");
+    let start = named(&r, "part_start")[0];
+    assert_eq!(start["kind"], "tool_call");
+    assert_eq!(start["tool_call"]["input_format"], "text");
+    assert!(named(&r, "tool_args_path").is_empty(), "free-form input is not parsed as JSON");
+    assert!(named(&r, "text_delta").is_empty());
+    assert_eq!(concat(&r, "tool_args_delta", "json", 0), "a {\nb");
     let meta: Vec<_> = named(&r, "part_metadata").iter().map(|e| (e["key"].clone(), e["value"].clone())).collect();
     assert_eq!(meta, [(json!("id"), json!("c1")), (json!("name"), json!("patch"))]);
-    assert_eq!(named(&r, "part_end")[0]["outcome"], "complete");
+    let end = named(&r, "part_end")[0];
+    assert_eq!(end["outcome"], "complete", "ready: the provider finished it, whatever the text");
+    assert_eq!(
+        end["tool_call"],
+        json!({"id": "c1", "id_synthesized": false, "name": "patch", "arguments": "a {\nb", "input_format": "text",
+            "provider_executed": false})
+    );
     assert_eq!(r.message["output"], json!([done]));
 }
 
@@ -440,7 +449,8 @@ fn input_only_in_the_done_item_is_emitted_once() {
         item_done(2, 0, done),
         completed(3, None),
     ]);
-    assert_eq!(concat(&r, "text_delta", "text", 0), "xyz");
+    assert_eq!(concat(&r, "tool_args_delta", "json", 0), "xyz");
+    assert_eq!(named(&r, "part_end")[0]["tool_call"]["arguments"], "xyz");
 }
 
 #[test]

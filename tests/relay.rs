@@ -78,7 +78,7 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
                 _ => {}
             }
         }
-        StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome: PartOutcome::Complete, content } => {
+        StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome: PartOutcome::Complete, content, .. } => {
             let (id, name) = names.remove(&part).unwrap_or_default();
             // What a browser rebuilds from the argument deltas; the folded
             // part's own form when none streamed (a call given whole).

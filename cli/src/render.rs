@@ -600,8 +600,14 @@ mod tests {
     fn a_note_starts_a_line_of_its_own_in_the_render_it_shares() {
         let (out, err) = (Shared::default(), Shared::default());
         let mut r = Renderer::new(Box::new(out.clone()), Box::new(err.clone()), PIPE);
-        let start =
-            StreamEvent::PartStart { part: 0, kind: PartKind::Text, choice: 0, index: 0, provider_type: "text" };
+        let start = StreamEvent::PartStart {
+            part: 0,
+            kind: PartKind::Text,
+            choice: 0,
+            index: 0,
+            provider_type: "text",
+            tool_call: None,
+        };
         r.event(&start).unwrap();
         r.event(&StreamEvent::TextDelta { part: 0, text: "half a" }).unwrap();
         r.note("ssefold fold: warning x: y").unwrap();

@@ -46,7 +46,8 @@ pub struct ssefold_tool_options {
 }
 
 /// Where a result came from (wire names `ran`, `unknown_tool`,
-/// `invalid_input`, `cancelled`, `aborted`, `discarded`).
+/// `invalid_input`, `cancelled`, `aborted`, `discarded`, `incomplete`,
+/// `unnamed`).
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ssefold_tool_result_kind {
@@ -62,6 +63,10 @@ pub enum ssefold_tool_result_kind {
     Aborted = 4,
     /// A streaming fallback threw the turn's tool work away.
     Discarded = 5,
+    /// The call's arguments were cut off; the tool never ran.
+    Incomplete = 6,
+    /// The provider sent the call without a tool name; nothing ran.
+    Unnamed = 7,
 }
 
 /// The result of one tool call; views owned by the scheduler until its next
@@ -79,6 +84,8 @@ pub struct ssefold_tool_result {
     pub is_error: bool,
     /// Where it came from.
     pub kind: ssefold_tool_result_kind,
+    /// Whether `call_id` was synthesized (the provider sent none).
+    pub id_synthesized: bool,
 }
 
 /// The kind of a `tool_execution_*` event.
@@ -163,6 +170,7 @@ impl SchedulerState {
             output: ssefold_str::new(&r.output),
             is_error: r.is_error,
             kind: result_kind(r.kind),
+            id_synthesized: r.id_synthesized,
         }));
         // SAFETY: non-NULL and writable (contract).
         unsafe {
@@ -180,6 +188,8 @@ fn result_kind(kind: ToolResultKind) -> ssefold_tool_result_kind {
         ToolResultKind::Cancelled => ssefold_tool_result_kind::Cancelled,
         ToolResultKind::Aborted => ssefold_tool_result_kind::Aborted,
         ToolResultKind::Discarded => ssefold_tool_result_kind::Discarded,
+        ToolResultKind::Incomplete => ssefold_tool_result_kind::Incomplete,
+        ToolResultKind::Unnamed => ssefold_tool_result_kind::Unnamed,
     }
 }
 

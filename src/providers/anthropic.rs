@@ -123,8 +123,8 @@ use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, ToolArgs};
 use super::events::WarningCode;
-use super::events::{PartKind, ProviderError, StreamEvent};
-use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
+use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
+use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{self, JsonStr, Str};
 use super::{
     check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
@@ -521,7 +521,25 @@ impl AnthropicFold {
             "tool_use" | "server_tool_use" | "mcp_tool_use" => PartKind::ToolCall,
             _ => PartKind::Other,
         };
-        let part = turn.open_part(kind, (self.blocks.len() as u32, 0), 0, index, btype, sink)?;
+        let at = (self.blocks.len() as u32, 0);
+        let part = if kind == PartKind::ToolCall {
+            let text = |k: &str| base.get(k).and_then(Value::as_str);
+            let call = CallInit {
+                id: text("id"),
+                name: text("name"),
+                format: ToolInputFormat::Json,
+                provider_executed: btype != "tool_use",
+            };
+            let part = turn.open_call(at, 0, index, btype, call, sink)?;
+            // A block sent whole (a finished call in `message_start`): its
+            // input is the call's arguments unless fragments follow.
+            if let Some(input) = base.get("input").filter(|i| !matches!(i, Value::Object(o) if o.is_empty())) {
+                turn.set_whole_arguments(part, serde_json::to_string(input).unwrap_or_default());
+            }
+            part
+        } else {
+            turn.open_part(kind, at, 0, index, btype, sink)?
+        };
         if let Some(args) = turn.parts[part as usize].args.as_mut() {
             // The input becomes a value in the message: its size counts in the budget.
             args.set_materialized();
@@ -551,7 +569,7 @@ impl AnthropicFold {
         if kind == PartKind::ToolCall {
             for key in ["id", "name"] {
                 if let Some(val) = block.base.get(key) {
-                    sink.event(&StreamEvent::PartMetadata { part, key, value: val });
+                    turn.call_metadata(part, key, val, sink);
                 }
             }
         }

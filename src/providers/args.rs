@@ -49,6 +49,9 @@ pub(crate) struct ToolArgs {
     /// The memory budget ran out while these arguments streamed: their value
     /// is never built (it is what the budget refused).
     over_budget: bool,
+    /// Free text, not JSON (a Responses custom tool's input): kept and
+    /// announced, never parsed; complete whenever the provider ends it.
+    text: bool,
 }
 
 impl Default for ToolArgs {
@@ -58,6 +61,7 @@ impl Default for ToolArgs {
             parser: PartialJson::skeleton(PartialJsonLimits::default()),
             materialized: false,
             over_budget: false,
+            text: false,
         }
     }
 }
@@ -77,6 +81,12 @@ impl ToolArgs {
     /// A fresh accumulator.
     pub(crate) fn new() -> Self {
         ToolArgs::default()
+    }
+
+    /// Arguments that are free text ([`crate::providers::ToolInputFormat::Text`]):
+    /// `tool_args_delta`s, no path events, no parsing.
+    pub(crate) fn text() -> Self {
+        ToolArgs { text: true, ..ToolArgs::default() }
     }
 
     /// Says that the dialect turns these arguments into a value (see
@@ -122,7 +132,7 @@ impl ToolArgs {
         max_bytes: usize,
         sink: &mut Sink<'_>,
     ) -> Result<(), PushError> {
-        if self.raw.is_empty() && self.parser.bytes_pushed() == 0 {
+        if self.raw.is_empty() && self.parser.bytes_pushed() == 0 && !self.text {
             self.parser = if self.materialized {
                 Self::parser(|limits| PartialJson::skeleton_with_tree(limits, TREE_BUDGET), max_bytes)
             } else {
@@ -143,7 +153,7 @@ impl ToolArgs {
             Some(escaped) => sink.escaped(&delta, escaped),
             None => sink.event(&delta),
         }
-        if self.parser.error().is_none() {
+        if self.parser.error().is_none() && !self.text {
             let replaced = self.parser.replaced_surrogates();
             // An error is sticky in the parser and reported by `finish`.
             let _ =
@@ -179,7 +189,7 @@ impl ToolArgs {
     /// has begun (or after [`release`](Self::release)). From the value built
     /// so far, else parsed from the text: time and memory proportional to it.
     pub(crate) fn partial_value(&self, strings: PartialStrings) -> Option<Value> {
-        if self.raw.is_empty() || self.over_budget {
+        if self.raw.is_empty() || self.over_budget || self.text {
             return None;
         }
         if self.parser.has_tree() {
@@ -192,6 +202,9 @@ impl ToolArgs {
     /// value (exactly what `serde_json` would accept, a lone surrogate escape
     /// aside).
     pub(crate) fn finish(&mut self) -> ArgsEnd {
+        if self.text {
+            return if self.raw.is_empty() { ArgsEnd::Empty } else { ArgsEnd::Valid };
+        }
         if self.raw.trim().is_empty() {
             return ArgsEnd::Empty;
         }
@@ -206,7 +219,7 @@ impl ToolArgs {
     /// arguments are done with: release them next), else parsed from the
     /// text.
     pub(crate) fn take_value(&mut self) -> Option<Value> {
-        if self.over_budget {
+        if self.over_budget || self.text {
             return None;
         }
         if self.parser.has_tree() {
@@ -235,7 +248,7 @@ impl ToolArgs {
 
     /// Whether the arguments so far are one complete, valid JSON value.
     pub(crate) fn is_complete_value(&self) -> bool {
-        self.parser.error().is_none() && self.parser.is_complete()
+        !self.text && self.parser.error().is_none() && self.parser.is_complete()
     }
 }
 

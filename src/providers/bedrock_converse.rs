@@ -79,8 +79,8 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use serde_json::{Map, Value};
 
-use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
-use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
+use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
+use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::{append_str, value_lenient, warn, Provider, Sink, StreamError};
 use crate::json::PartialStrings;
 use crate::sse::Event;
@@ -400,6 +400,7 @@ impl ConverseFold {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn open(
         &mut self,
         turn: &mut Turn,
@@ -407,6 +408,7 @@ impl ConverseFold {
         kind: Kind,
         part_kind: PartKind,
         provider_type: &str,
+        call: Option<CallInit<'_>>,
         sink: &mut Sink<'_>,
     ) -> Result<u32, StreamError> {
         let expected = self.blocks.keys().next_back().map_or(0, |last| last + 1);
@@ -418,7 +420,10 @@ impl ConverseFold {
             );
         }
         let at = self.order.len() as u32;
-        let part = turn.open_part(part_kind, (at, 0), 0, index, provider_type, sink)?;
+        let part = match call {
+            Some(call) => turn.open_call((at, 0), 0, index, provider_type, call, sink)?,
+            None => turn.open_part(part_kind, (at, 0), 0, index, provider_type, sink)?,
+        };
         self.order.push(index);
         self.blocks.insert(index, Block { part, kind });
         Ok(part)
@@ -445,23 +450,24 @@ impl ConverseFold {
             return Ok(());
         };
         if name == "toolUse" {
-            let part = self.open(
-                turn,
-                index,
-                Kind::ToolUse { start: body.clone(), input: None },
-                PartKind::ToolCall,
-                name,
-                sink,
-            )?;
+            let text = |k: &str| body.get(k).and_then(Value::as_str);
+            let call = CallInit {
+                id: text("toolUseId"),
+                name: text("name"),
+                format: ToolInputFormat::Json,
+                provider_executed: false,
+            };
+            let kind = Kind::ToolUse { start: body.clone(), input: None };
+            let part = self.open(turn, index, kind, PartKind::ToolCall, name, Some(call), sink)?;
             if let Some(id) = body.get("toolUseId") {
-                sink.event(&StreamEvent::PartMetadata { part, key: "id", value: id });
+                turn.call_metadata(part, "id", id, sink);
             }
             if let Some(n) = body.get("name") {
-                sink.event(&StreamEvent::PartMetadata { part, key: "name", value: n });
+                turn.call_metadata(part, "name", n, sink);
             }
         } else {
             let kind = Kind::Other { name: name.to_owned(), body: body.clone() };
-            self.open(turn, index, kind, PartKind::Other, name, sink)?;
+            self.open(turn, index, kind, PartKind::Other, name, None, sink)?;
         }
         Ok(())
     }
@@ -478,11 +484,11 @@ impl ConverseFold {
         if !self.blocks.contains_key(&index) {
             match dty {
                 "text" | "citation" => {
-                    self.open(turn, index, Kind::Text { citations: Vec::new() }, PartKind::Text, "text", sink)?;
+                    self.open(turn, index, Kind::Text { citations: Vec::new() }, PartKind::Text, "text", None, sink)?;
                 }
                 "reasoningContent" => {
                     let kind = Kind::Reasoning { signature: None, redacted: Vec::new(), has_text: false };
-                    self.open(turn, index, kind, PartKind::Reasoning, dty, sink)?;
+                    self.open(turn, index, kind, PartKind::Reasoning, dty, None, sink)?;
                 }
                 "toolUse" | "toolResult" | "image" => {
                     warn(

@@ -8,13 +8,13 @@
 //! | wire name | fields (JSON) | meaning |
 //! | --- | --- | --- |
 //! | `message_start` | `provider`, `message` | the turn began; `message` is the folded message skeleton so far |
-//! | `part_start` | `part`, `kind`, `choice`, `index`, `provider_type` | a part (text, reasoning, tool call, refusal, media, other block) opened; `part` is a stable id (0, 1, 2… in stream order) |
+//! | `part_start` | `part`, `kind`, `choice`, `index`, `provider_type`, `tool_call`? | a part (text, reasoning, tool call, refusal, media, other block) opened; `part` is a stable id (0, 1, 2… in stream order); a `tool_call` part also carries what is known of its call ([`ToolCallStart`]: `id` and `name` when the provider sent them with the start, else `null`; `input_format`; `provider_executed`) |
 //! | `text_delta` | `part`, `text` | text appended to a `text`, `reasoning` or `refusal` part (or a `media` part's transcript); the concatenation of a part's `text_delta`s equals its folded text |
 //! | `media_delta` | `part`, `mime_type`, `data` | bytes appended to a `media` part (audio, an image), decoded from the provider's base64; `data` is base64 in the JSON form (raw bytes in the typed event and the bindings); the concatenation of a part's `media_delta`s is its media's bytes |
-//! | `tool_args_delta` | `part`, `json` | a raw fragment of a tool call's arguments (JSON text); the concatenation equals the raw arguments |
+//! | `tool_args_delta` | `part`, `json` | a raw fragment of a tool call's arguments (JSON text; free text for a call whose `input_format` is `text`); the concatenation equals the raw arguments |
 //! | `tool_args_path` | `part`, `path_event` | an incremental partial-JSON path event of the arguments, in order: `{"type", "depth", "key" \| "index", …}` (see below) |
 //! | `part_metadata` | `part`, `key`, `value` | metadata set on a part: `id`, `name` (tool calls), `signature`, `citation`, or a dialect-specific delta folded into a non-text block (e.g. `compaction_delta`) |
-//! | `part_end` | `part`, `kind`, `outcome`, `content` | the part is committed; `content` is the complete part as it appears in the folded message; `outcome` is `complete`, `invalid_arguments` (with `error` and `raw`) or `incomplete` |
+//! | `part_end` | `part`, `kind`, `outcome`, `content`, `tool_call`? | the part is committed; `content` is the complete part as it appears in the folded message; `outcome` is `complete`, `invalid_arguments` (with `error` and `raw`) or `incomplete`; a `tool_call` part carries its call, provider-neutral ([`ToolCall`]: `id`, `id_synthesized`, `name`, `arguments`, `input_format`, `provider_executed`) |
 //! | `usage` | `usage` | the usage object as folded so far (already merged; replace yours with it) |
 //! | `stop_reason` | `choice`, `reason` | the provider's stop / finish reason for a choice became known |
 //! | `turn_end` | `stop_reason` | the terminal event arrived (`message_stop`, `[DONE]`, `response.completed` / `response.incomplete`), or the host aborted (`stop_reason: "aborted"`); nothing follows but warnings |
@@ -35,8 +35,43 @@
 //! for a container, whose value is not repeated (it is in the `part_end`).
 //!
 //! **A tool call is ready** exactly when its `part_end` has `kind: "tool_call"`
-//! and `outcome: "complete"`: its arguments were complete, valid JSON.
-//! Never before, and never otherwise.
+//! and `outcome: "complete"`: its arguments were complete, valid JSON (or,
+//! for a call whose input is free text, the provider finished it). Never
+//! before, and never otherwise. That `part_end` is the seed event model's
+//! `tool_call_ready { id, name, input }`: its `tool_call` member
+//! ([`ToolCall`], [`StreamEvent::ready_tool_call`]) gives the call without
+//! any dialect JSON, the same in every dialect:
+//!
+//! * `id` — the provider's id of the call, unique in the turn; when the
+//!   provider sent none (Gemini and Ollama never do, OpenAI-compatible
+//!   servers sometimes send `id: null`), or sent the id of an earlier call
+//!   of the turn again, a synthesized one, `id_synthesized: true`:
+//!   `ssefold_call_<part>` (the part id), with `_2`, `_3`… appended when the
+//!   stream already used that text as a provider id. Deterministic for a
+//!   given stream (any chunking), made of ASCII letters, digits and `_`
+//!   (every provider's id pattern accepts it). The folded message keeps the
+//!   provider's `null` (it is the SDK's); the next request written from the
+//!   turn ([`crate::agent`]) uses the synthesized id where the provider
+//!   matches results by id, and leaves it out where it matches them by name
+//!   and order (Gemini, Ollama).
+//! * `name` — the tool's name (`""` when the provider sent none).
+//! * `arguments` — the input as text: for `input_format: "json"` the JSON
+//!   text the provider streamed (a provider that sends a whole object —
+//!   Gemini `args`, Ollama `arguments`, Bedrock Converse `input`, an
+//!   Anthropic block sent whole — gives its compact serialization; no
+//!   arguments at all is `{}`); for `input_format: "text"` (an OpenAI
+//!   Responses custom tool: the output of a grammar, not JSON) the free
+//!   text, as streamed.
+//! * `provider_executed` — the provider runs the call itself and its result
+//!   is in the stream (Anthropic `server_tool_use` and `mcp_tool_use`,
+//!   Responses `mcp_call`): a host never runs it. The Responses built-in
+//!   tools (web search, file search, code interpreter, image generation),
+//!   Gemini `executableCode` and Converse server tool blocks are `other`
+//!   parts: each is a whole item carrying its own result.
+//!
+//! A `tool_call` part that ends `invalid_arguments` or `incomplete` carries
+//! its call too (with the raw text received as `arguments`): it must never
+//! run, but the provider still expects a result for it in the next request.
 
 use serde_json::{Map, Value};
 
@@ -221,6 +256,101 @@ impl std::fmt::Display for WarningCode {
     }
 }
 
+/// How a tool call's input is written (`input_format`). Wire names: `json`,
+/// `text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum ToolInputFormat {
+    /// JSON arguments (every function / tool call): `arguments` is JSON text.
+    #[default]
+    Json,
+    /// Free text (an OpenAI Responses custom tool's `input`: a grammar's
+    /// output, not JSON): `arguments` is that text.
+    Text,
+}
+
+impl ToolInputFormat {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolInputFormat::Json => "json",
+            ToolInputFormat::Text => "text",
+        }
+    }
+
+    /// The format whose wire name is `name`.
+    pub fn from_name(name: &str) -> Option<ToolInputFormat> {
+        match name {
+            "json" => Some(ToolInputFormat::Json),
+            "text" => Some(ToolInputFormat::Text),
+            _ => None,
+        }
+    }
+}
+
+/// What a `tool_call` part's `part_start` says of its call: what the
+/// provider sent with the start. The call's final id, name and arguments
+/// are in its `part_end` ([`ToolCall`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolCallStart<'a> {
+    /// The provider's id of the call, when it came with the start.
+    pub id: Option<&'a str>,
+    /// The tool's name, when it came with the start.
+    pub name: Option<&'a str>,
+    /// How the input is written.
+    pub input_format: ToolInputFormat,
+    /// The provider runs the call itself (see the module docs).
+    pub provider_executed: bool,
+}
+
+/// A tool call, provider-neutral: what a `tool_call` part's `part_end`
+/// carries (see the module docs for each field's rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolCall<'a> {
+    /// The provider's id of the call, or the synthesized one.
+    pub id: &'a str,
+    /// Whether `id` was synthesized (the provider sent none).
+    pub id_synthesized: bool,
+    /// The tool's name (`""` when the provider sent none).
+    pub name: &'a str,
+    /// The input as text: JSON for [`ToolInputFormat::Json`] (`{}` when the
+    /// provider sent no arguments), free text for [`ToolInputFormat::Text`];
+    /// the raw text received when the part did not end `complete`.
+    pub arguments: &'a str,
+    /// How `arguments` is written.
+    pub input_format: ToolInputFormat,
+    /// The provider runs the call itself: a host never runs it.
+    pub provider_executed: bool,
+}
+
+impl ToolCallStart<'_> {
+    /// The JSON form: `{"id", "name", "input_format", "provider_executed"}`
+    /// (`id` and `name` `null` when not known yet).
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), self.id.into());
+        m.insert("name".into(), self.name.into());
+        m.insert("input_format".into(), self.input_format.name().into());
+        m.insert("provider_executed".into(), self.provider_executed.into());
+        Value::Object(m)
+    }
+}
+
+impl ToolCall<'_> {
+    /// The JSON form: `{"id", "id_synthesized", "name", "arguments",
+    /// "input_format", "provider_executed"}`.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), self.id.into());
+        m.insert("id_synthesized".into(), self.id_synthesized.into());
+        m.insert("name".into(), self.name.into());
+        m.insert("arguments".into(), self.arguments.into());
+        m.insert("input_format".into(), self.input_format.name().into());
+        m.insert("provider_executed".into(), self.provider_executed.into());
+        Value::Object(m)
+    }
+}
+
 /// An error the provider reported inside an HTTP 200 stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderError {
@@ -259,6 +389,9 @@ pub enum StreamEvent<'a> {
         index: u64,
         /// The provider's own type (`tool_use`, `thinking`, `function`, …).
         provider_type: &'a str,
+        /// A `tool_call` part: what is known of its call (`None` for every
+        /// other kind).
+        tool_call: Option<ToolCallStart<'a>>,
     },
     /// Text appended to a part.
     TextDelta {
@@ -309,6 +442,9 @@ pub enum StreamEvent<'a> {
         outcome: PartOutcome<'a>,
         /// The part as it appears in the folded message.
         content: &'a Value,
+        /// A `tool_call` part: its call, provider-neutral (`None` for every
+        /// other kind).
+        tool_call: Option<ToolCall<'a>>,
     },
     /// Usage so far (merged per the dialect's rule).
     Usage {
@@ -353,7 +489,17 @@ pub enum StreamEvent<'a> {
     },
 }
 
-impl StreamEvent<'_> {
+impl<'a> StreamEvent<'a> {
+    /// The call of a `part_end` that makes a tool call ready (kind
+    /// `tool_call`, outcome `complete`): the seed's `tool_call_ready`.
+    /// `None` for every other event.
+    pub fn ready_tool_call(&self) -> Option<&ToolCall<'a>> {
+        match self {
+            StreamEvent::PartEnd { outcome: PartOutcome::Complete, tool_call: Some(call), .. } => Some(call),
+            _ => None,
+        }
+    }
+
     /// The wire name (snake_case), used verbatim by the bindings.
     pub fn name(&self) -> &'static str {
         match self {
@@ -388,12 +534,15 @@ impl StreamEvent<'_> {
                 put("provider", provider.into());
                 put("message", message.clone());
             }
-            StreamEvent::PartStart { part, kind, choice, index, provider_type } => {
+            StreamEvent::PartStart { part, kind, choice, index, provider_type, tool_call } => {
                 put("part", part.into());
                 put("kind", kind.name().into());
                 put("choice", choice.into());
                 put("index", index.into());
                 put("provider_type", provider_type.into());
+                if let Some(call) = tool_call {
+                    put("tool_call", call.to_json());
+                }
             }
             StreamEvent::TextDelta { part, text } => {
                 put("part", part.into());
@@ -418,7 +567,7 @@ impl StreamEvent<'_> {
                 put("key", key.into());
                 put("value", value.clone());
             }
-            StreamEvent::PartEnd { part, kind, outcome, content } => {
+            StreamEvent::PartEnd { part, kind, outcome, content, tool_call } => {
                 put("part", part.into());
                 put("kind", kind.name().into());
                 put("outcome", outcome.name().into());
@@ -427,6 +576,9 @@ impl StreamEvent<'_> {
                     put("raw", raw.into());
                 }
                 put("content", content.clone());
+                if let Some(call) = tool_call {
+                    put("tool_call", call.to_json());
+                }
             }
             StreamEvent::Usage { usage } => put("usage", usage.clone()),
             StreamEvent::StopReason { choice, reason } => {

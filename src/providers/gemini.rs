@@ -95,13 +95,13 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
+use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::json_path_args::ArgsWriter;
 use super::raw::{
     may_hold_lone_surrogate, plain_string, quick_allowed, quick_taken, set_raw, value_of, Nested, Object, RawCache,
     RawObject,
 };
-use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
+use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{Few, JsonStr, Str};
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
 use crate::json::PartialStrings;
@@ -634,7 +634,7 @@ impl GeminiFold {
             (None, Some(_)) => PartKind::Media,
             _ => PartKind::Other,
         };
-        let slot = self.open_slot(turn, at, kind, ty, None, None, sink)?;
+        let slot = self.open_slot(turn, at, kind, ty, None, None, call, sink)?;
         let part = self.candidates[at].slots[slot].part;
         if let Some((mime_type, data)) = media {
             turn.set_media(part, mime_type);
@@ -643,7 +643,7 @@ impl GeminiFold {
         if let Some(call) = call {
             for key in ["id", "name"] {
                 if let Some(val) = call.get(key) {
-                    sink.event(&StreamEvent::PartMetadata { part, key, value: val });
+                    turn.call_metadata(part, key, val, sink);
                 }
             }
             if let Some(args) = call.get("args").filter(|a| !a.is_null()) {
@@ -674,11 +674,11 @@ impl GeminiFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         self.close_text(turn, at, sink);
-        let slot = self.open_slot(turn, at, PartKind::ToolCall, "functionCall", None, None, sink)?;
+        let slot = self.open_slot(turn, at, PartKind::ToolCall, "functionCall", None, None, Some(fc), sink)?;
         let part = self.candidates[at].slots[slot].part;
         for key in ["id", "name"] {
             if let Some(val) = fc.get(key) {
-                sink.event(&StreamEvent::PartMetadata { part, key, value: val });
+                turn.call_metadata(part, key, val, sink);
             }
         }
         if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
@@ -795,7 +795,7 @@ impl GeminiFold {
         }
         self.close_text(turn, at, sink);
         let (kind, ty) = if thought { (PartKind::Reasoning, "thought") } else { (PartKind::Text, "text") };
-        let s = self.open_slot(turn, at, kind, ty, Some(thought), None, sink)?;
+        let s = self.open_slot(turn, at, kind, ty, Some(thought), None, None, sink)?;
         self.candidates[at].open = Some(s);
         Ok(s)
     }
@@ -899,11 +899,25 @@ impl GeminiFold {
         ty: &str,
         text: Option<bool>,
         whole: Option<Value>,
+        call: Option<&Map<String, Value>>,
         sink: &mut Sink<'_>,
     ) -> Result<usize, StreamError> {
         let cand = &self.candidates[at];
         let sub = cand.slots.len();
-        let part = turn.open_part(kind, (at as u32, sub as u32), choice(cand.index), sub as u64, ty, sink)?;
+        let place = (at as u32, sub as u32);
+        let part = match call {
+            Some(fc) => {
+                let text = |k: &str| fc.get(k).and_then(Value::as_str);
+                let call = CallInit {
+                    id: text("id"),
+                    name: text("name"),
+                    format: ToolInputFormat::Json,
+                    provider_executed: false,
+                };
+                turn.open_call(place, choice(cand.index), sub as u64, ty, call, sink)?
+            }
+            None => turn.open_part(kind, place, choice(cand.index), sub as u64, ty, sink)?,
+        };
         self.candidates[at].slots.push(Slot { part, text, signature: None, whole, streamed: None });
         Ok(sub)
     }

@@ -191,7 +191,9 @@ use crate::reconnect::ResumeCursor;
 use crate::sse::{DecodeError, Decoder, DecoderConfig, Event};
 use turn::{Dialect, DialectInfo, Flow, Turn, TurnState};
 
-pub use events::{PartKind, PartOutcome, ProviderError, StreamEvent, WarningCode};
+pub use events::{
+    PartKind, PartOutcome, ProviderError, StreamEvent, ToolCall, ToolCallStart, ToolInputFormat, WarningCode,
+};
 pub use message::MessageView;
 
 /// Which provider dialect a [`Stream`] folds.
@@ -773,19 +775,39 @@ impl Stream {
     /// Open parts are closed as `incomplete` silently; committed parts stay
     /// in [`message`](Self::message). Does nothing once the turn is over.
     pub fn abort(&mut self, mut on_event: impl FnMut(&StreamEvent<'_>)) {
+        self.abort_to(&mut |_: &StreamEvent<'_>| {}, &mut on_event);
+    }
+
+    /// [`abort`](Self::abort), the open parts' commits (not shown to the
+    /// host) going to `closed` (the agent turn gives their calls a result).
+    pub(crate) fn abort_to(&mut self, closed: &mut Sink<'_>, on_event: &mut Sink<'_>) {
         if self.closed || self.is_terminated() {
             self.closed = true;
             return;
         }
         self.closed = true;
         self.aborted = true;
-        let silent: &mut Sink<'_> = &mut |_: &StreamEvent<'_>| {};
         if let Some(d) = self.dialect.as_deref_mut() {
-            d.start_implicitly(&mut self.turn, silent);
-            self.turn.close_open(d, silent);
+            d.start_implicitly(&mut self.turn, closed);
+            self.turn.close_open(d, closed);
             self.turn.state = TurnState::Errored;
         }
-        on_event(&StreamEvent::TurnEnd { stop_reason: Some("aborted") });
+        on_event.event(&StreamEvent::TurnEnd { stop_reason: Some("aborted") });
+    }
+
+    /// After an error closed the stream: commits the parts still open as
+    /// `incomplete` into `closed` (not shown to the host; the agent turn
+    /// gives their calls a result), as [`abort`](Self::abort) does.
+    pub(crate) fn close_open_parts(&mut self, closed: &mut Sink<'_>) {
+        if let Some(d) = self.dialect.as_deref_mut() {
+            self.turn.close_open(d, closed);
+        }
+    }
+
+    /// Whether an error, [`finish`](Self::finish) or [`abort`](Self::abort)
+    /// closed the stream.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
     }
 
     /// Whether [`abort`](Self::abort) ended the turn.

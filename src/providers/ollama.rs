@@ -44,9 +44,9 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::events::{PartKind, ProviderError, StreamEvent, WarningCode};
+use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, Nested, Object, RawCache, RawObject};
-use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
+use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
@@ -360,13 +360,19 @@ impl OllamaFold {
             return Ok(());
         };
         let index = f.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len() as u64);
-        let part = turn.open_part(PartKind::ToolCall, (self.calls.len() as u32, 0), 0, index, "function", sink)?;
+        let init = CallInit {
+            id: call.get("id").and_then(Value::as_str),
+            name: f.get("name").and_then(Value::as_str),
+            format: ToolInputFormat::Json,
+            provider_executed: false,
+        };
+        let part = turn.open_call((self.calls.len() as u32, 0), 0, index, "function", init, sink)?;
         self.calls.push((part, call.clone()));
         if let Some(id) = call.get("id").filter(|i| !i.is_null()) {
-            sink.event(&StreamEvent::PartMetadata { part, key: "id", value: id });
+            turn.call_metadata(part, "id", id, sink);
         }
         if let Some(name) = f.get("name") {
-            sink.event(&StreamEvent::PartMetadata { part, key: "name", value: name });
+            turn.call_metadata(part, "name", name, sink);
         }
         match f.get("arguments") {
             None | Some(Value::Null) => {}

@@ -128,9 +128,9 @@ use serde_json::{Map, Value};
 
 use super::args::ToolArgs;
 use super::events::WarningCode;
-use super::events::{PartKind, ProviderError, StreamEvent};
+use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
 use super::media;
-use super::turn::{Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
+use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{Few, JsonStr, JsonText, Str};
 use super::StreamLimit;
 use super::{
@@ -1298,8 +1298,9 @@ impl ChatFold {
         }
         let choice = &mut self.choices[pos];
         if choice.function_call.is_none() {
-            let part =
-                turn.open_part(PartKind::ToolCall, (pos as u32, SUB_FUNCTION), choice.index, 0, "function_call", sink)?;
+            let name = f.name.as_ref().filter(|s| !s.is_empty()).map(|s| s.as_ref());
+            let init = CallInit { name, ..CallInit::default() };
+            let part = turn.open_call((pos as u32, SUB_FUNCTION), choice.index, 0, "function_call", init, sink)?;
             choice.function_call = Some(Call {
                 part,
                 index: 0,
@@ -1320,7 +1321,7 @@ impl ChatFold {
             if call.name != **name {
                 call.name.push_str(name);
                 let v = Value::String(call.name.clone());
-                sink.event(&StreamEvent::PartMetadata { part, key: "name", value: &v });
+                turn.call_metadata(part, "name", &v, sink);
             }
         }
         merge_members(&mut call.fn_extra, &f.extra, sink);
@@ -1392,8 +1393,13 @@ impl ChatFold {
             let choice = &mut self.choices[pos];
             let ty = tc.ty.as_deref().unwrap_or("function").to_owned();
             let sub = SUB_CALLS + choice.calls.len() as u32;
-            let part =
-                turn.open_part(PartKind::ToolCall, (pos as u32, sub), choice.index, u64::from(index), &ty, sink)?;
+            let init = CallInit {
+                id: id.map(|s| s.as_ref()),
+                name: name.map(|s| s.as_ref()),
+                format: ToolInputFormat::Json,
+                provider_executed: false,
+            };
+            let part = turn.open_call((pos as u32, sub), choice.index, u64::from(index), &ty, init, sink)?;
             choice.calls.push(Call {
                 part,
                 index,
@@ -1417,14 +1423,14 @@ impl ChatFold {
             if call.id.is_none() {
                 call.id = Some(id.to_string());
                 let v = Value::String(call.id.clone().unwrap_or_default());
-                sink.event(&StreamEvent::PartMetadata { part, key: "id", value: &v });
+                turn.call_metadata(part, "id", &v, sink);
             }
         }
         if let Some(name) = name {
             if call.name != **name {
                 call.name.push_str(name);
                 let v = Value::String(call.name.clone());
-                sink.event(&StreamEvent::PartMetadata { part, key: "name", value: &v });
+                turn.call_metadata(part, "name", &v, sink);
             }
         }
         if !tc.extra.is_empty() {

@@ -14,7 +14,7 @@
 //! | `reasoning` content (`reasoning_text`) | `reasoning` | first `response.reasoning_text.delta` | `response.reasoning_text.delta` | item done |
 //! | `function_call` item | `tool_call` | `response.output_item.added` | `response.function_call_arguments.delta` (`arguments`, JSON) | `response.output_item.done` |
 //! | `mcp_call` item | `tool_call` | idem | `response.mcp_call_arguments.delta` (`arguments`, JSON) | idem |
-//! | `custom_tool_call` item | `other` | idem | `response.custom_tool_call_input.delta` (`input`, as `text_delta`) | idem |
+//! | `custom_tool_call` item | `tool_call` (`input_format: "text"`) | idem | `response.custom_tool_call_input.delta` (`input`, free text, as `tool_args_delta`) | idem |
 //! | `code_interpreter_call` item | `other` | idem | `response.code_interpreter_call_code.delta` (`code`, as `text_delta`) | idem |
 //! | `shell_call` item | `other` | idem | — | idem |
 //! | `shell_call` command `action.commands[i]` | `other` (`shell_command`; content: the command string) | `response.shell_call_command.added` (or first delta) | `response.shell_call_command.delta` | `response.shell_call_command.done` / item done |
@@ -23,13 +23,14 @@
 //! Argument streams: the payloads that are JSON arguments (function and
 //! MCP calls) go through the arguments parser (`tool_args_delta`,
 //! `tool_args_path`; ready when complete and valid), and `part_metadata`
-//! gives `id` (`call_id`; an MCP call's item `id`) and `name`. A custom
-//! tool's `input` is free text (a grammar's output, not JSON) and the code
-//! interpreter's `code` is Python: parsed as JSON they would only ever be
-//! `invalid_arguments`, so they stream as `text_delta`s of an `other` part
-//! (a UI shows them as they come; a custom tool call also gets `id` and
-//! `name` metadata, and is ready to run at its `part_end` with outcome
-//! `complete`, whose content is the item with its `input`). A shell call's
+//! gives `id` (`call_id`; an MCP call's item `id`) and `name`; an MCP call
+//! is run by the provider (`provider_executed`). A custom tool's `input` is
+//! free text (a grammar's output, not JSON): its call is a `tool_call` part
+//! with `input_format: "text"`, whose input streams as `tool_args_delta`s
+//! that are never parsed, ready at its `part_end` with outcome `complete`
+//! (its content is the item with its `input`; its `tool_call.arguments` is
+//! that text). The code interpreter's `code` is Python, run by the
+//! provider: it streams as `text_delta`s of an `other` part. A shell call's
 //! commands stream the same way, one `other` sub-part per command (the
 //! item's part gets `id` metadata: its `call_id`). A shell call output's
 //! `response.shell_call_output_content.*` events are carried through as
@@ -164,9 +165,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::events::WarningCode;
-use super::events::{PartKind, ProviderError, StreamEvent};
+use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
 use super::media;
-use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
+use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, check_lone, parse_value, warn, MessageView, Provider, Sink, StreamError};
 use crate::sse::Event;
@@ -1224,9 +1225,10 @@ impl ResponsesFold {
         let ity = item.get("type").and_then(Value::as_str).unwrap_or("");
         let kind = match ity {
             "message" | "reasoning" => None,
-            "function_call" | "mcp_call" => Some(PartKind::ToolCall),
+            "function_call" | "mcp_call" | "custom_tool_call" => Some(PartKind::ToolCall),
             _ => Some(PartKind::Other),
         };
+        let id_key = if ity == "mcp_call" { "id" } else { "call_id" };
         let pos = self.items.len() as u32;
         let key = streamed_key(ity);
         let mut it = Item {
@@ -1239,14 +1241,24 @@ impl ResponsesFold {
             key,
         };
         if let Some(kind) = kind {
-            let part = turn.open_part(kind, (pos, 0), 0, output_index, ity, sink)?;
+            let part = if kind == PartKind::ToolCall {
+                let text = |k: &str| item.get(k).and_then(Value::as_str);
+                let call = CallInit {
+                    id: text(id_key),
+                    name: text("name"),
+                    format: if ity == "custom_tool_call" { ToolInputFormat::Text } else { ToolInputFormat::Json },
+                    provider_executed: ity == "mcp_call",
+                };
+                turn.open_call((pos, 0), 0, output_index, ity, call, sink)?
+            } else {
+                turn.open_part(kind, (pos, 0), 0, output_index, ity, sink)?
+            };
             it.part = Some(part);
             if matches!(ity, "function_call" | "mcp_call" | "custom_tool_call" | "shell_call") {
-                let id_key = if ity == "mcp_call" { "id" } else { "call_id" };
                 for key in [id_key, "name"] {
                     if let Some(val) = item.get(key) {
                         let key = if key == "call_id" { "id" } else { key };
-                        sink.event(&StreamEvent::PartMetadata { part, key, value: val });
+                        turn.call_metadata(part, key, val, sink);
                     }
                 }
             }

@@ -14,7 +14,9 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::args::{ArgsEnd, PushError, ToolArgs};
-use super::events::{PartKind, PartOutcome, ProviderError, StreamEvent, WarningCode};
+use super::events::{
+    PartKind, PartOutcome, ProviderError, StreamEvent, ToolCall, ToolCallStart, ToolInputFormat, WarningCode,
+};
 use super::media::Base64Stream;
 use super::view::{Fragment, JsonStr};
 use super::StreamLimit;
@@ -68,6 +70,45 @@ pub(crate) struct Part {
     pub(crate) args_end: Option<ArgsEnd>,
     /// A media part's decoder and MIME type (boxed: most parts have none).
     pub(crate) media: Option<Box<Media>>,
+    /// A tool call's id, name and flags (boxed: most parts have none).
+    pub(crate) call: Option<Box<CallMeta>>,
+}
+
+/// The call side of a `tool_call` part: what the provider said of the call,
+/// recorded as the dialect announces it ([`Turn::open_call`],
+/// [`Turn::call_metadata`]), so that the turn gives every dialect's call in
+/// one provider-neutral form ([`ToolCall`]) at commit.
+#[derive(Debug, Default)]
+pub(crate) struct CallMeta {
+    /// The provider's id, once it came.
+    pub(crate) id: Option<String>,
+    /// The name so far (`""` until it came).
+    pub(crate) name: String,
+    /// How the input is written.
+    pub(crate) format: ToolInputFormat,
+    /// The provider runs the call.
+    pub(crate) provider_executed: bool,
+    /// At commit: the id the call goes by (the provider's or synthesized).
+    pub(crate) resolved_id: String,
+    /// Whether `resolved_id` was synthesized.
+    pub(crate) synthesized: bool,
+    /// The arguments when the provider sent them whole with the start and
+    /// no fragment streams (an Anthropic block sent whole): used when the
+    /// arguments stream is empty.
+    pub(crate) whole: Option<String>,
+}
+
+/// What a dialect knows of a tool call when its part opens.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CallInit<'a> {
+    /// The provider's id, when the start carries one.
+    pub(crate) id: Option<&'a str>,
+    /// The tool's name, when the start carries it.
+    pub(crate) name: Option<&'a str>,
+    /// How the input is written.
+    pub(crate) format: ToolInputFormat,
+    /// The provider runs the call.
+    pub(crate) provider_executed: bool,
 }
 
 /// The media side of a `media` part: its MIME type, its base64 decoder, and
@@ -205,6 +246,11 @@ pub(crate) struct Turn {
     /// checked (the check costs O(parts), so it runs every
     /// [`BUDGET_CHECK_BYTES`] of input).
     unchecked: usize,
+    /// The provider's tool call ids seen in this turn, and the ids calls
+    /// were committed with: a synthesized id avoids them.
+    call_ids: std::collections::HashSet<String>,
+    /// The ids committed calls go by: unique in a turn.
+    committed_ids: std::collections::HashSet<String>,
 }
 
 /// How often (in bytes received into the parts) `max_memory_bytes` is
@@ -215,13 +261,22 @@ const BUDGET_CHECK_BYTES: usize = 16 << 10;
 impl Turn {
     /// A turn not yet started.
     pub(crate) fn new(config: StreamConfig) -> Self {
-        Turn { config, state: TurnState::Idle, parts: Vec::new(), unchecked: 0 }
+        Turn {
+            config,
+            state: TurnState::Idle,
+            parts: Vec::new(),
+            unchecked: 0,
+            call_ids: Default::default(),
+            committed_ids: Default::default(),
+        }
     }
 
     /// Forgets the partial turn (a restart after reconnection).
     pub(crate) fn reset(&mut self) {
         self.state = TurnState::Idle;
         self.parts.clear();
+        self.call_ids.clear();
+        self.committed_ids.clear();
     }
 
     /// Whether the terminal event or an error ended the turn.
@@ -276,8 +331,9 @@ impl Turn {
         StreamError::LimitExceeded { limit: StreamLimit::MaxParts, max: self.config.max_parts }
     }
 
-    /// Opens a part (a tool call gets its arguments accumulator) and emits
-    /// `part_start`. Over `max_parts`: the limit error.
+    /// Opens a part (a tool call gets its arguments accumulator, and a call
+    /// of which nothing is known yet) and emits `part_start`. Over
+    /// `max_parts`: the limit error.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn open_part(
         &mut self,
@@ -288,22 +344,113 @@ impl Turn {
         provider_type: &str,
         sink: &mut Sink<'_>,
     ) -> Result<u32, StreamError> {
+        let call = (kind == PartKind::ToolCall).then(CallInit::default);
+        self.open_inner(kind, (at, sub), choice, index, provider_type, call, sink)
+    }
+
+    /// Opens a `tool_call` part with what the provider sent of the call at
+    /// its start (`part_start` carries it). The dialect still announces the
+    /// id and name as `part_metadata` through [`Turn::call_metadata`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn open_call(
+        &mut self,
+        (at, sub): (u32, u32),
+        choice: u32,
+        index: u64,
+        provider_type: &str,
+        call: CallInit<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
+        self.open_inner(PartKind::ToolCall, (at, sub), choice, index, provider_type, Some(call), sink)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn open_inner(
+        &mut self,
+        kind: PartKind,
+        (at, sub): (u32, u32),
+        choice: u32,
+        index: u64,
+        provider_type: &str,
+        call: Option<CallInit<'_>>,
+        sink: &mut Sink<'_>,
+    ) -> Result<u32, StreamError> {
         if self.parts.len() >= self.config.max_parts {
             return Err(self.parts_limit());
         }
         let id = self.parts.len() as u32;
+        let args = call.map(|c| match c.format {
+            ToolInputFormat::Json => Box::new(ToolArgs::new()),
+            ToolInputFormat::Text => Box::new(ToolArgs::text()),
+        });
+        let meta = call.map(|c| {
+            if let Some(provider_id) = c.id {
+                self.call_ids.insert(provider_id.to_owned());
+            }
+            Box::new(CallMeta {
+                id: c.id.map(str::to_owned),
+                name: c.name.unwrap_or("").to_owned(),
+                format: c.format,
+                provider_executed: c.provider_executed,
+                ..CallMeta::default()
+            })
+        });
         self.parts.push(Part {
             kind,
             outcome: Outcome::Open,
             at,
             sub,
             text: String::new(),
-            args: (kind == PartKind::ToolCall).then(|| Box::new(ToolArgs::new())),
+            args,
             args_end: None,
             media: None,
+            call: meta,
         });
-        sink.event(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type });
+        let tool_call = call.map(|c| ToolCallStart {
+            id: c.id,
+            name: c.name,
+            input_format: c.format,
+            provider_executed: c.provider_executed,
+        });
+        sink.event(&StreamEvent::PartStart { part: id, kind, choice, index, provider_type, tool_call });
         Ok(id)
+    }
+
+    /// Announces a part's metadata (`part_metadata`); on a tool call, an
+    /// `id` or `name` that is a string is also its call's (the latest one
+    /// announced counts: a name that streams in pieces is announced whole
+    /// each time).
+    pub(crate) fn call_metadata(&mut self, part: u32, key: &str, value: &Value, sink: &mut Sink<'_>) {
+        if let (Some(meta), Some(text)) = (self.parts[part as usize].call.as_deref_mut(), value.as_str()) {
+            match key {
+                "id" if meta.id.as_deref() != Some(text) => {
+                    meta.id = Some(text.to_owned());
+                    self.call_ids.insert(text.to_owned());
+                }
+                "name" => text.clone_into(&mut meta.name),
+                _ => {}
+            }
+        }
+        sink.event(&StreamEvent::PartMetadata { part, key, value });
+    }
+
+    /// Sets the arguments a tool call's start carried whole (see
+    /// [`CallMeta::whole`]).
+    pub(crate) fn set_whole_arguments(&mut self, part: u32, text: String) {
+        if let Some(meta) = self.parts[part as usize].call.as_deref_mut() {
+            meta.whole = Some(text);
+        }
+    }
+
+    /// A call id for a call the provider sent without one:
+    /// `ssefold_call_<part>`, suffixed `_2`, `_3`… past the provider's ids
+    /// of this turn (see [`super::events`]).
+    fn synthesize_call_id(&self, part: u32) -> String {
+        let base = format!("ssefold_call_{part}");
+        if !self.call_ids.contains(&base) {
+            return base;
+        }
+        (2u64..).map(|n| format!("{base}_{n}")).find(|id| !self.call_ids.contains(id)).unwrap_or(base)
     }
 
     /// Appends a decoded text delta to an open part, within `max_text_bytes`
@@ -439,22 +586,21 @@ impl Turn {
     /// call's arguments decide `complete` or `invalid_arguments`), its JSON
     /// from the dialect, and `part_end`. A part already committed is left.
     pub(crate) fn commit(&mut self, dialect: &mut dyn Dialect, id: u32, cut: bool, sink: &mut Sink<'_>) {
-        self.commit_inner(dialect, id, cut, false, sink);
+        self.commit_inner(dialect, id, cut, sink);
     }
 
     /// [`commit`](Self::commit)s a part whose content the dialect no longer
     /// builds from its arguments (it has their final version), then frees
-    /// the arguments (raw text, parser): before the content is built when
-    /// they are valid, after `part_end` otherwise (an invalid call's event
-    /// carries its raw text).
+    /// the arguments (raw text, parser) after `part_end` (whose call carries
+    /// the text).
     pub(crate) fn commit_releasing_args(&mut self, dialect: &mut dyn Dialect, id: u32, sink: &mut Sink<'_>) {
-        self.commit_inner(dialect, id, false, true, sink);
+        self.commit_inner(dialect, id, false, sink);
         if let Some(args) = self.parts[id as usize].args.as_deref_mut() {
             args.release();
         }
     }
 
-    fn commit_inner(&mut self, dialect: &mut dyn Dialect, id: u32, cut: bool, release: bool, sink: &mut Sink<'_>) {
+    fn commit_inner(&mut self, dialect: &mut dyn Dialect, id: u32, cut: bool, sink: &mut Sink<'_>) {
         let part = &mut self.parts[id as usize];
         if !part.is_open() {
             return;
@@ -472,18 +618,44 @@ impl Turn {
             _ => Outcome::Complete,
         };
         part.args_end = end;
-        if release && part.outcome == Outcome::Complete {
-            if let Some(args) = part.args.as_deref_mut() {
-                args.release();
-            }
+        if let Some(provider_id) = part.call.as_ref().map(|c| c.id.clone()) {
+            // The provider's id, unless it sent none or one an earlier call
+            // of this turn went by: ids are unique in a turn.
+            let (resolved, synthesized) = match provider_id {
+                Some(pid) if !self.committed_ids.contains(&pid) => (pid, false),
+                _ => (self.synthesize_call_id(id), true),
+            };
+            self.call_ids.insert(resolved.clone());
+            self.committed_ids.insert(resolved.clone());
+            let meta = self.parts[id as usize].call.as_deref_mut().expect("a call part");
+            meta.resolved_id = resolved;
+            meta.synthesized = synthesized;
         }
         let content = dialect.part_content(&mut self.parts, id);
         let part = &self.parts[id as usize];
+        let tool_call = part.call.as_deref().map(|meta| {
+            let raw = part.args.as_deref().map_or("", ToolArgs::raw);
+            let arguments = match (&part.outcome, &part.args_end, meta.format) {
+                (Outcome::Complete, Some(ArgsEnd::Empty) | None, ToolInputFormat::Json) => {
+                    meta.whole.as_deref().unwrap_or("{}")
+                }
+                _ => raw,
+            };
+            ToolCall {
+                id: &meta.resolved_id,
+                id_synthesized: meta.synthesized,
+                name: &meta.name,
+                arguments,
+                input_format: meta.format,
+                provider_executed: meta.provider_executed,
+            }
+        });
         sink.event(&StreamEvent::PartEnd {
             part: id,
             kind: part.kind,
             outcome: part.event_outcome(),
             content: &content,
+            tool_call,
         });
     }
 

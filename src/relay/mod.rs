@@ -43,7 +43,7 @@ mod wire;
 
 use serde_json::Value;
 
-use crate::providers::{EventSink, PartKind, PartOutcome, Stream, StreamError, StreamEvent};
+use crate::providers::{EventSink, PartKind, PartOutcome, Stream, StreamError, StreamEvent, ToolCall, ToolInputFormat};
 
 use frame::{begin_frame, end_frame, DeltaText, JsonObject};
 use replay::{Gap, ReplayBuffer};
@@ -822,7 +822,7 @@ impl Writer {
                 frame::ai_args_delta_frame(self.replay.frame(self.last_id), self.last_id, call_id, json);
                 self.active = true;
             }
-            StreamEvent::PartEnd { part, kind, outcome, content } => match kind {
+            StreamEvent::PartEnd { part, kind, outcome, content, tool_call } => match kind {
                 PartKind::Text | PartKind::Refusal | PartKind::Reasoning
                     if self.parts.get(part as usize).is_some_and(|p| p.opened) =>
                 {
@@ -833,7 +833,7 @@ impl Writer {
                         self.maybe_open_tool(part, true);
                         let state = std::mem::take(&mut self.parts[part as usize]);
                         let (call_id, name) = (state.call_id.unwrap_or_default(), state.name.unwrap_or_default());
-                        let input = tool_input(content, &state.args);
+                        let input = tool_input(tool_call.as_ref(), content, &state.args);
                         self.ai("tool-input-available", |o| {
                             o.str("toolCallId", &call_id).str("toolName", &name);
                             input.write(o, "input");
@@ -956,13 +956,13 @@ impl Writer {
                     state.args.push_str(json);
                 }
             }
-            StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content } => {
+            StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content, tool_call } => {
                 let state = std::mem::take(self.part(part));
                 let call_id = state.call_id.unwrap_or_else(|| format!("call-{part}"));
                 let name = state.name.unwrap_or_default();
                 match outcome {
                     PartOutcome::Complete => {
-                        let input = tool_input(content, &state.args);
+                        let input = tool_input(tool_call.as_ref(), content, &state.args);
                         self.catalog("tool-call", |o| {
                             o.str("call_id", &call_id).str("name", &name);
                             input.write(o, "input");
@@ -1143,7 +1143,15 @@ impl std::ops::Deref for UiIdText {
 /// fold parsed the same bytes into the value, so it is valid JSON of the
 /// same value; a `\u` escape may be a lone surrogate the value holds as
 /// U+FFFD), else the value written. `null` when the part has neither.
-fn tool_input<'a>(content: &'a Value, args: &'a str) -> ToolInput<'a> {
+fn tool_input<'a>(call: Option<&ToolCall<'a>>, content: &'a Value, args: &'a str) -> ToolInput<'a> {
+    // A custom tool's free-text input: a string, or the value when the text
+    // is JSON (xAI's server tools send JSON as custom tool input).
+    if let Some(call) = call.filter(|c| c.input_format == ToolInputFormat::Text) {
+        return match serde_json::from_str(call.arguments) {
+            Ok(value) => ToolInput::Owned(value),
+            Err(_) => ToolInput::Text(call.arguments),
+        };
+    }
     // The commonest shapes first (a lookup each: this runs for every call).
     let (value, is_text) = match content.get("input") {
         Some(input) => (Some(input), false),

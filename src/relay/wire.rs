@@ -4,7 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::{Relay, RelayError};
-use crate::providers::{PartKind, PartOutcome, Provider, ProviderError, StreamEvent};
+use crate::providers::{
+    PartKind, PartOutcome, Provider, ProviderError, StreamEvent, ToolCall, ToolCallStart, ToolInputFormat,
+};
 
 /// `null`, for fields an event may leave out.
 static NULL: Value = Value::Null;
@@ -38,6 +40,55 @@ impl<'a> Fields<'a> {
                 .map(Some)
                 .ok_or_else(|| invalid(format!("member {key:?} is not an integer in 0..2^32"))),
         }
+    }
+
+    fn opt_bool(&self, key: &str) -> Result<bool, RelayError> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(invalid(format!("member {key:?} is not a boolean"))),
+        }
+    }
+
+    fn opt_object(&self, key: &str) -> Result<Option<Fields<'a>>, RelayError> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(m)) => Ok(Some(Fields(m))),
+            Some(_) => Err(invalid(format!("member {key:?} is not an object"))),
+        }
+    }
+
+    fn input_format(&self) -> Result<ToolInputFormat, RelayError> {
+        match self.opt_str("input_format")? {
+            None => Ok(ToolInputFormat::Json),
+            Some(name) => {
+                ToolInputFormat::from_name(name).ok_or_else(|| invalid(format!("unknown input_format {name:?}")))
+            }
+        }
+    }
+
+    /// A `part_start`'s `tool_call` member.
+    fn call_start(&self) -> Result<Option<ToolCallStart<'a>>, RelayError> {
+        let Some(c) = self.opt_object("tool_call")? else { return Ok(None) };
+        Ok(Some(ToolCallStart {
+            id: c.opt_str("id")?,
+            name: c.opt_str("name")?,
+            input_format: c.input_format()?,
+            provider_executed: c.opt_bool("provider_executed")?,
+        }))
+    }
+
+    /// A `part_end`'s `tool_call` member.
+    fn call(&self) -> Result<Option<ToolCall<'a>>, RelayError> {
+        let Some(c) = self.opt_object("tool_call")? else { return Ok(None) };
+        Ok(Some(ToolCall {
+            id: c.str("id")?,
+            id_synthesized: c.opt_bool("id_synthesized")?,
+            name: c.opt_str("name")?.unwrap_or(""),
+            arguments: c.opt_str("arguments")?.unwrap_or(""),
+            input_format: c.input_format()?,
+            provider_executed: c.opt_bool("provider_executed")?,
+        }))
     }
 
     fn value(&self, key: &str) -> &'a Value {
@@ -96,6 +147,7 @@ impl Relay {
                 choice: f.opt_u32("choice")?.unwrap_or(0),
                 index: f.value("index").as_u64().unwrap_or(0),
                 provider_type: f.opt_str("provider_type")?.unwrap_or(""),
+                tool_call: f.call_start()?,
             },
             "text_delta" => StreamEvent::TextDelta { part: f.u32("part")?, text: f.str("text")? },
             "tool_args_delta" => StreamEvent::ToolArgsDelta { part: f.u32("part")?, json: f.str("json")? },
@@ -112,7 +164,13 @@ impl Relay {
                     },
                     other => return Err(invalid(format!("unknown part outcome {other:?}"))),
                 };
-                StreamEvent::PartEnd { part: f.u32("part")?, kind: f.kind()?, outcome, content: f.value("content") }
+                StreamEvent::PartEnd {
+                    part: f.u32("part")?,
+                    kind: f.kind()?,
+                    outcome,
+                    content: f.value("content"),
+                    tool_call: f.call()?,
+                }
             }
             "usage" => StreamEvent::Usage { usage: f.value("usage") },
             "stop_reason" => {

@@ -34,6 +34,7 @@ use serde_json::{json, Value};
 
 use crate::providers::Provider;
 
+pub(crate) use scheduler::unknown_tool_output;
 pub use scheduler::{Finished, SchedulerConfig, ToolScheduler};
 
 /// How a tool is scheduled.
@@ -56,7 +57,8 @@ impl ToolOptions {
 }
 
 /// Where a result came from. Wire names: `ran`, `unknown_tool`,
-/// `invalid_input`, `cancelled`, `aborted`, `discarded`.
+/// `invalid_input`, `cancelled`, `aborted`, `discarded`, `incomplete`,
+/// `unnamed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ToolResultKind {
@@ -72,6 +74,11 @@ pub enum ToolResultKind {
     Aborted,
     /// A streaming fallback threw the turn's tool work away.
     Discarded,
+    /// The call's arguments were cut off (the turn ended while they
+    /// streamed); the tool never ran.
+    Incomplete,
+    /// The provider sent the call without a tool name; nothing ran.
+    Unnamed,
 }
 
 impl ToolResultKind {
@@ -84,15 +91,36 @@ impl ToolResultKind {
             ToolResultKind::Cancelled => "cancelled",
             ToolResultKind::Aborted => "aborted",
             ToolResultKind::Discarded => "discarded",
+            ToolResultKind::Incomplete => "incomplete",
+            ToolResultKind::Unnamed => "unnamed",
         }
+    }
+
+    /// Every kind, in the order of their numbers in the C ABI.
+    pub fn all() -> [ToolResultKind; 8] {
+        [
+            ToolResultKind::Ran,
+            ToolResultKind::UnknownTool,
+            ToolResultKind::InvalidInput,
+            ToolResultKind::Cancelled,
+            ToolResultKind::Aborted,
+            ToolResultKind::Discarded,
+            ToolResultKind::Incomplete,
+            ToolResultKind::Unnamed,
+        ]
     }
 }
 
 /// The result of one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolResult {
-    /// The provider's id of the call (`tool_use_id` / `tool_call_id` / `call_id`).
+    /// The provider's id of the call (`tool_use_id` / `tool_call_id` / `call_id`),
+    /// or the one ssefold synthesized ([`crate::providers::ToolCall::id`]).
     pub call_id: String,
+    /// Whether `call_id` was synthesized (the provider sent none): the
+    /// shapes of the dialects that match results by name and order
+    /// (Gemini, Ollama) leave it out.
+    pub id_synthesized: bool,
     /// The tool's name.
     pub name: String,
     /// What the model is told: the tool's output, or the error text.
@@ -233,11 +261,17 @@ impl SchedulerError {
 ///   "call_id", "output"}` input items;
 /// - Bedrock Converse: one user message, `{"role": "user", "content":
 ///   [{"toolResult": {"toolUseId", "content": [{"text"}], "status"?}}…]}`
-///   (`status: "error"` only on error results).
+///   (`status: "error"` only on error results);
+/// - Gemini / Vertex AI: one user content, `{"role": "user", "parts":
+///   [{"functionResponse": {"id"?, "name", "response": {"output": TEXT}}}…]}`
+///   (`{"error": TEXT}` for an error result, the keys the API documents;
+///   `id` only when the call's id is the provider's: Gemini matches
+///   responses to calls by name and order when it sent no ids);
+/// - Ollama: an array of `{"role": "tool", "content", "tool_name"}` messages.
 ///
-/// The OpenAI APIs have no error flag: an error result's text is sent as
-/// `Error: TEXT` (unless it already starts with `Error`), so the model can
-/// tell a failed call from its output.
+/// The OpenAI APIs and Ollama have no error flag: an error result's text is
+/// sent as `Error: TEXT` (unless it already starts with `Error`), so the
+/// model can tell a failed call from its output.
 pub fn tool_results(provider: Provider, results: &[ToolResult]) -> Result<Value, SchedulerError> {
     let openai_text = |r: &ToolResult| {
         if r.is_error && !r.output.starts_with("Error") {
@@ -285,7 +319,26 @@ pub fn tool_results(provider: Provider, results: &[ToolResult]) -> Result<Value,
                 .collect();
             Ok(json!({"role": "user", "content": content}))
         }
-        other => Err(SchedulerError::UnsupportedProvider(other.name())),
+        Provider::Gemini => {
+            let parts: Vec<Value> = results
+                .iter()
+                .map(|r| {
+                    let key = if r.is_error { "error" } else { "output" };
+                    let mut response = serde_json::Map::new();
+                    if !r.id_synthesized {
+                        response.insert("id".into(), Value::from(r.call_id.as_str()));
+                    }
+                    response.insert("name".into(), Value::from(r.name.as_str()));
+                    response.insert("response".into(), json!({ key: r.output }));
+                    json!({ "functionResponse": response })
+                })
+                .collect();
+            Ok(json!({"role": "user", "parts": parts}))
+        }
+        Provider::Ollama => Ok(Value::Array(
+            results.iter().map(|r| json!({"role": "tool", "content": openai_text(r), "tool_name": r.name})).collect(),
+        )),
+        Provider::Auto => Err(SchedulerError::UnsupportedProvider(Provider::Auto.name())),
     }
 }
 

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::{SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolResultKind};
+use crate::providers::ToolCall;
 
 /// Limits and policy of a [`ToolScheduler`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,7 @@ enum Phase {
 #[derive(Debug)]
 struct Call {
     id: String,
+    id_synthesized: bool,
     name: String,
     options: ToolOptions,
     phase: Phase,
@@ -58,6 +60,7 @@ impl Call {
         let (output, is_error, kind) = self.result.as_ref()?;
         Some(ToolResult {
             call_id: self.id.clone(),
+            id_synthesized: self.id_synthesized,
             name: self.name.clone(),
             output: output.clone(),
             is_error: *is_error,
@@ -179,11 +182,34 @@ impl ToolScheduler {
         Ok(())
     }
 
+    /// Adds a ready call as the stream gave it ([`StreamEvent::ready_tool_call`](crate::providers::StreamEvent::ready_tool_call)):
+    /// its input was checked by the fold (complete, valid JSON, or the free
+    /// text of a custom tool), so it is not parsed again. While the turn is
+    /// aborted or a sibling failed, the call gets its aborted / cancelled
+    /// result at once.
+    pub fn add_call(&mut self, call: &ToolCall<'_>, options: ToolOptions) -> Result<(), SchedulerError> {
+        let index = self.push_call(call.id, call.name, options)?;
+        self.calls[index].id_synthesized = call.id_synthesized;
+        self.settle_if_turn_ended(index);
+        Ok(())
+    }
+
+    /// Adds a call that must not run, with the error result `output` of
+    /// `kind` (a call whose arguments were cut or invalid, an unnamed call,
+    /// a call to a tool the host does not have): it is a call of the
+    /// message, so it still gets its result, in call order.
+    pub fn reject(&mut self, call: &ToolCall<'_>, output: &str, kind: ToolResultKind) -> Result<(), SchedulerError> {
+        let index = self.push_call(call.id, call.name, ToolOptions::default())?;
+        self.calls[index].id_synthesized = call.id_synthesized;
+        self.settle(index, output.to_owned(), kind);
+        Ok(())
+    }
+
     /// Adds a call to a tool the host does not have: it gets the error
     /// result `No such tool available: NAME` at once and never runs.
     pub fn add_unknown(&mut self, call_id: &str, name: &str) -> Result<(), SchedulerError> {
         let index = self.push_call(call_id, name, ToolOptions::default())?;
-        self.settle(index, format!("No such tool available: {name}"), ToolResultKind::UnknownTool);
+        self.settle(index, unknown_tool_output(name), ToolResultKind::UnknownTool);
         Ok(())
     }
 
@@ -200,6 +226,7 @@ impl ToolScheduler {
         let index = self.calls.len();
         self.calls.push(Call {
             id: call_id.to_owned(),
+            id_synthesized: false,
             name: name.to_owned(),
             options,
             phase: Phase::Queued,
@@ -475,6 +502,12 @@ fn aborted_output(reason: &str) -> String {
     } else {
         format!("Aborted: {reason}")
     }
+}
+
+/// The result of a call to a tool the host does not have (Claude Code's
+/// wording: the model recognises it).
+pub(crate) fn unknown_tool_output(name: &str) -> String {
+    format!("No such tool available: {name}")
 }
 
 fn cancelled_output(name: &str, id: &str) -> String {

@@ -206,6 +206,7 @@ fn results_are_shaped_for_each_providers_next_request() {
     let results = [
         ToolResult {
             call_id: "t1".into(),
+            id_synthesized: false,
             name: "read".into(),
             output: "text".into(),
             is_error: false,
@@ -213,6 +214,7 @@ fn results_are_shaped_for_each_providers_next_request() {
         },
         ToolResult {
             call_id: "t2".into(),
+            id_synthesized: false,
             name: "bash".into(),
             output: "exit 1".into(),
             is_error: true,

@@ -1,0 +1,868 @@
+//! One agent turn, sans-IO: the stream, its tool calls and (optionally) the
+//! reconnection policy, decided once for every binding.
+//!
+//! What a host does around a streamed answer — read the body, start each
+//! tool call as soon as it is complete, hand the results back, build the
+//! next request — is the same in every language. [`AgentTurn`] owns it the
+//! way quinn-proto or h11 own a connection: the host tells it what happened
+//! (bytes arrived, the body ended, the connection failed, a tool reported
+//! progress or its result, the user aborted, the time) and it answers what
+//! to do ([`TurnAction`]: start this tool with these arguments, cancel that
+//! one, reconnect after N ms with this cursor) and what to show
+//! ([`TurnEvent`]). It never opens a socket, never runs a tool and never
+//! reads a clock.
+//!
+//! ```
+//! use ssefold::agent::{AgentTurn, TurnAction, TurnConfig};
+//! use ssefold::providers::Provider;
+//! use ssefold::tools::ToolOptions;
+//!
+//! let body = concat!(
+//!     "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":",
+//!     "{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":",
+//!     "{\"name\":\"add\",\"arguments\":\"{\\\"a\\\":1}\"}}]}}]}\n\n",
+//!     "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},",
+//!     "\"finish_reason\":\"tool_calls\"}]}\n\n",
+//!     "data: [DONE]\n\n",
+//! );
+//! let mut turn = AgentTurn::new(TurnConfig::new(Provider::Auto));
+//! turn.add_tool("add", ToolOptions::default());
+//! turn.feed(body.as_bytes(), 0, |_event| {});
+//! turn.end_of_body(0, |_event| {});
+//! let Some(TurnAction::StartTool(call)) = turn.poll_action() else { panic!("a call to start") };
+//! assert_eq!((call.call_id.as_str(), call.name.as_str(), call.arguments.as_str()), ("call_1", "add", r#"{"a":1}"#));
+//! turn.tool_result("call_1", "1", false, |_event| {}).unwrap();
+//! assert!(turn.is_finished());
+//! let outcome = turn.outcome();
+//! assert_eq!(outcome.results[0].output, "1");
+//! let next = outcome.next.unwrap();
+//! assert_eq!(next.append[0]["tool_calls"][0]["id"], "call_1"); // the assistant message
+//! assert_eq!(next.append[1], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "1"}));
+//! ```
+//!
+//! # The decision table
+//!
+//! Every tool call of the answer (choice 0; the calls of other choices of
+//! an OpenAI `n > 1` request are not part of the conversation it continues)
+//! gets **exactly one** result, in call order, decided here for every
+//! binding. By how its part ended:
+//!
+//! | the call | its result |
+//! | --- | --- |
+//! | complete, a tool the host registered | the host runs it ([`TurnAction::StartTool`]) as soon as the scheduling rules allow ([`ToolScheduler`]: exclusive tools alone, `max_concurrency`); its result is the host's ([`ToolResultKind::Ran`]) |
+//! | complete, a tool the host did not register | error `No such tool available: NAME` ([`ToolResultKind::UnknownTool`]), never run |
+//! | complete, no name | error `Not run: the call has no tool name` ([`ToolResultKind::Unnamed`]) |
+//! | arguments invalid JSON | error `Not run: invalid arguments for NAME: WHY` ([`ToolResultKind::InvalidInput`]) |
+//! | arguments cut (the turn ended, an error or an abort came while they streamed) | error `Not run: the arguments of NAME were cut off before they were complete` ([`ToolResultKind::Incomplete`]) |
+//! | run by the provider (`provider_executed`) | none from the host: its result is in the stream (and in the message) |
+//!
+//! and by how the turn ended:
+//!
+//! | the turn | calls not started | calls running |
+//! | --- | --- | --- |
+//! | ended normally (its terminal event) | start when the rules allow | run to their result |
+//! | ended with an error (a provider error event, bad data, a limit, a connection that could not be resumed) | error `Aborted: REASON` ([`ToolResultKind::Aborted`]), never started | cancelled ([`TurnAction::CancelTool`]), error `Aborted: REASON`; a late result is dropped |
+//! | aborted by the host ([`AgentTurn::abort`]) | idem, `REASON` the host's | idem |
+//! | restarted by the server after a reconnection (`turn_reset`) | discarded with the answer they belonged to: not in the folded message, so no result is sent for them | cancelled, discarded |
+//!
+//! A call that is cut, invalid or unnamed is never started, whatever the
+//! turn does. The results are handed back in call order; the next request
+//! ([`TurnOutcome::next`], [`next`]) pairs every call of the folded message
+//! with its result.
+//!
+//! # Connections
+//!
+//! With a [`ReconnectPolicy`] ([`TurnConfig::reconnect`]), a body that ends
+//! before the answer's terminal event, a transport failure and an idle
+//! connection ([`AgentTurn::tick`]) become [`TurnAction::Reconnect`] (after
+//! `delay_ms`, with the resume cursor: `Last-Event-ID` or the Responses
+//! `starting_after`) until the policy gives up; the server's next body
+//! either resumes the answer or restarts it (see [`crate::providers`]).
+//! Without one, such an ending ends the turn with an error. A provider error
+//! inside the stream never reconnects (sending the request again is the
+//! host's decision: [`TurnFailure`] says whether its type is transient).
+
+pub mod next;
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::providers::{
+    PartKind, PartOutcome, Provider, Stream, StreamConfig, StreamError, StreamEvent, ToolCall, ToolInputFormat,
+};
+use crate::reconnect::{Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd};
+use crate::tools::{
+    SchedulerConfig, SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolResultKind, ToolScheduler,
+};
+
+pub use next::{next_request, NextRequest, NextRequestError};
+
+/// How an [`AgentTurn`] is made.
+#[derive(Debug, Clone)]
+pub struct TurnConfig {
+    /// The dialect ([`Provider::Auto`]: detected from the body).
+    pub provider: Provider,
+    /// The stream's limits.
+    pub stream: StreamConfig,
+    /// The tool scheduler's limits (`max_concurrency`, `max_calls`).
+    pub scheduler: SchedulerConfig,
+    /// Reconnect a connection that ends early, fails or goes idle, with
+    /// this policy; `None` (the default): such an ending ends the turn.
+    pub reconnect: Option<ReconnectPolicy>,
+}
+
+impl TurnConfig {
+    /// The default configuration for `provider`.
+    pub fn new(provider: Provider) -> Self {
+        TurnConfig { provider, stream: StreamConfig::default(), scheduler: SchedulerConfig::default(), reconnect: None }
+    }
+}
+
+/// One thing to show, in the order it happened: a normalized stream event,
+/// or a `tool_execution_*` event (a call was started, reported progress,
+/// got its result).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum TurnEvent<'a> {
+    /// A normalized event of the stream.
+    Stream(StreamEvent<'a>),
+    /// A tool execution event.
+    Tool(&'a ToolExecutionEvent),
+}
+
+/// A call the host starts now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartTool {
+    /// The call's id (the provider's, or synthesized: unique in the turn).
+    pub call_id: String,
+    /// The tool's name (one the host registered).
+    pub name: String,
+    /// The call's input as text: JSON, or free text for a
+    /// [`ToolInputFormat::Text`] call.
+    pub arguments: String,
+    /// How `arguments` is written.
+    pub input_format: ToolInputFormat,
+}
+
+/// What the host does next. Drain them with [`AgentTurn::poll_action`]
+/// after each input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TurnAction {
+    /// Start this call (on the host's thread, task or goroutine) and report
+    /// its result with [`AgentTurn::tool_result`].
+    StartTool(StartTool),
+    /// Cancel this running call: the turn already gave it its result (a
+    /// late result is dropped).
+    CancelTool {
+        /// The call's id.
+        call_id: String,
+    },
+    /// Close the connection now (it went idle): its end follows as a
+    /// reconnection or the end of the turn, already decided.
+    CloseConnection,
+    /// Send the request again after `delay_ms` with the resume cursor, then
+    /// report [`AgentTurn::connected`] and feed the new body.
+    Reconnect {
+        /// How long to wait first.
+        delay_ms: u64,
+        /// Which reconnection this is (1 for the first).
+        attempt: u32,
+        /// What to send so the server can resume.
+        cursor: ResumeCursor,
+    },
+}
+
+/// Why a turn ended with an error.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TurnFailure {
+    /// The stream failed: bad data, a limit, a provider error event, a body
+    /// that ended before the answer did (see [`StreamError`]).
+    Stream(StreamError),
+    /// The connection failed and was not (or could no longer be) resumed;
+    /// the text says how.
+    Transport(String),
+    /// The connection went idle and was not (or could no longer be) resumed.
+    IdleTimeout,
+    /// The answer has more tool calls than [`SchedulerConfig::max_calls`]:
+    /// the calls past it get no result.
+    TooManyCalls {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+impl TurnFailure {
+    /// A one-line description.
+    pub fn message(&self) -> String {
+        match self {
+            TurnFailure::Stream(e) => e.to_string(),
+            TurnFailure::Transport(t) => format!("connection failed: {t}"),
+            TurnFailure::IdleTimeout => "connection idle for too long".to_owned(),
+            TurnFailure::TooManyCalls { limit } => format!("more than {limit} tool calls in one turn"),
+        }
+    }
+
+    /// Whether sending the request again may succeed: a transient provider
+    /// error type ([`crate::reconnect::is_retryable_error_type`]), a
+    /// transport failure or an idle connection. Retrying is the host's
+    /// decision: the turn never sends a request.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            TurnFailure::Stream(StreamError::Provider(e)) => crate::reconnect::is_retryable_error_type(&e.error_type),
+            TurnFailure::Stream(_) | TurnFailure::TooManyCalls { .. } => false,
+            TurnFailure::Transport(_) | TurnFailure::IdleTimeout => true,
+        }
+    }
+}
+
+/// How a call's part ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallOutcome {
+    /// Complete: ready.
+    Complete,
+    /// Its arguments were not valid JSON.
+    InvalidArguments,
+    /// Cut off before its arguments were complete.
+    Incomplete,
+}
+
+impl CallOutcome {
+    /// The wire name (the `part_end` outcome's).
+    pub fn name(self) -> &'static str {
+        match self {
+            CallOutcome::Complete => "complete",
+            CallOutcome::InvalidArguments => "invalid_arguments",
+            CallOutcome::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// One tool call of the answer (choice 0), as the turn keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnCall {
+    /// Its part.
+    pub part: u32,
+    /// Its id (see [`ToolCall::id`]).
+    pub id: String,
+    /// Whether the id was synthesized.
+    pub id_synthesized: bool,
+    /// The tool's name.
+    pub name: String,
+    /// The provider's type of the part (`tool_use`, `function`,
+    /// `function_call`, `custom_tool_call`, …: `part_start`'s).
+    pub provider_type: String,
+    /// How its input is written.
+    pub input_format: ToolInputFormat,
+    /// The provider runs it: no result from the host.
+    pub provider_executed: bool,
+    /// How its part ended.
+    pub outcome: CallOutcome,
+    /// Its input as text ([`ToolCall::arguments`]: the raw text received
+    /// when the part did not end complete).
+    pub arguments: String,
+}
+
+/// What a finished (or aborted, or failed) turn gives the agent.
+#[derive(Debug, Clone)]
+pub struct TurnOutcome {
+    /// The dialect (as detected).
+    pub provider: Provider,
+    /// The folded message: the provider's non-streaming response (`null`
+    /// when nothing arrived).
+    pub message: Value,
+    /// The stop reason of the answer (choice 0), when known.
+    pub stop_reason: Option<String>,
+    /// The host aborted the turn.
+    pub aborted: bool,
+    /// Why the turn ended with an error, if it did.
+    pub failure: Option<TurnFailure>,
+    /// Every tool call of the answer, in part order.
+    pub calls: Vec<TurnCall>,
+    /// One result per call the host had to answer (every call but the
+    /// provider-run ones), in call order.
+    pub results: Vec<ToolResult>,
+    /// What to append to the conversation to continue: the assistant turn
+    /// and the tool results, in the provider's request shape (`None` when
+    /// no dialect was detected, or the message has no answer to continue).
+    pub next: Option<NextRequest>,
+}
+
+/// Misuse of an [`AgentTurn`]; nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TurnError {
+    /// A tool result or update that does not fit the call (see
+    /// [`SchedulerError`]).
+    #[error(transparent)]
+    Scheduler(#[from] SchedulerError),
+}
+
+impl TurnError {
+    /// A stable snake_case name of the error kind (the scheduler's).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TurnError::Scheduler(e) => e.kind(),
+        }
+    }
+}
+
+/// Where the turn's connection stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Bytes may come.
+    Streaming,
+    /// A reconnection was decided; the host has not reported the new
+    /// connection yet.
+    Reconnecting,
+    /// The stream is over (its end, an error or an abort).
+    Ended,
+}
+
+/// A ready call the host has not been told to start yet: its input, kept
+/// until then.
+#[derive(Debug)]
+struct Pending {
+    name: String,
+    arguments: String,
+    input_format: ToolInputFormat,
+}
+
+/// One sans-IO agent turn. See the module docs.
+#[derive(Debug)]
+pub struct AgentTurn {
+    stream: Stream,
+    tools: HashMap<String, ToolOptions>,
+    scheduler_config: SchedulerConfig,
+    scheduler: ToolScheduler,
+    reconnector: Option<Reconnector>,
+    phase: Phase,
+    /// The choice and provider type of each tool call part, by part id
+    /// (only choice 0's calls count).
+    call_parts: HashMap<u32, (u32, String)>,
+    calls: Vec<TurnCall>,
+    pending: HashMap<String, Pending>,
+    actions: VecDeque<TurnAction>,
+    stop_reason: Option<String>,
+    aborted: bool,
+    failure: Option<TurnFailure>,
+}
+
+impl AgentTurn {
+    /// A turn waiting for its first bytes.
+    pub fn new(config: TurnConfig) -> Self {
+        AgentTurn {
+            stream: Stream::with_config(config.provider, config.stream),
+            tools: HashMap::new(),
+            scheduler: ToolScheduler::with_config(config.scheduler),
+            scheduler_config: config.scheduler,
+            reconnector: config.reconnect.map(Reconnector::new),
+            phase: Phase::Streaming,
+            call_parts: HashMap::new(),
+            calls: Vec::new(),
+            pending: HashMap::new(),
+            actions: VecDeque::new(),
+            stop_reason: None,
+            aborted: false,
+            failure: None,
+        }
+    }
+
+    /// Registers a tool the host runs, and how it is scheduled. A call to a
+    /// name not registered gets the unknown-tool error result.
+    pub fn add_tool(&mut self, name: &str, options: ToolOptions) {
+        self.tools.insert(name.to_owned(), options);
+    }
+
+    /// The stream (its dialect, cursor, folded message so far).
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// The dialect: the one given, or the one detected.
+    pub fn provider(&self) -> Provider {
+        self.stream.provider()
+    }
+
+    /// The response headers of a connection arrived (the first, or the one
+    /// a [`TurnAction::Reconnect`] asked for).
+    pub fn connected(&mut self, now_ms: u64) {
+        if let Some(r) = self.reconnector.as_mut() {
+            r.on_connected(now_ms);
+        }
+        if self.phase == Phase::Reconnecting {
+            self.phase = Phase::Streaming;
+        }
+    }
+
+    /// Bytes of the body arrived: `on_event` gets what to show, in order;
+    /// then drain [`poll_action`](Self::poll_action). After the stream is
+    /// over, bytes are ignored.
+    pub fn feed(&mut self, chunk: &[u8], now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        if self.phase != Phase::Streaming {
+            return;
+        }
+        if let Some(r) = self.reconnector.as_mut() {
+            r.on_activity(now_ms);
+        }
+        let mut seen = Seen::default();
+        let result = {
+            let Self { stream, .. } = self;
+            // The stream borrows itself while it emits: the turn's own state
+            // is updated from the events in a second step (`Seen` holds
+            // copies of what it needs).
+            let mut on = |e: &StreamEvent<'_>| {
+                seen.note(e);
+                on_event(TurnEvent::Stream(*e));
+            };
+            stream.feed(chunk, &mut on)
+        };
+        // `seen` was filled in stream order; apply it now.
+        self.apply_seen(seen, &mut on_event);
+        if let Some(r) = self.reconnector.as_mut() {
+            r.on_event(
+                self.stream.last_event_id(),
+                self.stream.last_sequence_number(),
+                self.stream.reconnection_time(),
+            );
+        }
+        match result {
+            Ok(()) if self.stream.is_terminated() => self.end_stream(None, &mut on_event),
+            Ok(()) => {}
+            Err(e) => self.end_stream(Some(TurnFailure::Stream(e)), &mut on_event),
+        }
+    }
+
+    /// The body ended (the connection closed cleanly).
+    pub fn end_of_body(&mut self, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        let _ = now_ms;
+        if self.phase != Phase::Streaming {
+            return;
+        }
+        if !self.stream.is_terminated() && self.try_reconnect(StreamEnd::EndedEarly) {
+            return;
+        }
+        let mut seen = Seen::default();
+        let result = {
+            let mut on = |e: &StreamEvent<'_>| {
+                seen.note(e);
+                on_event(TurnEvent::Stream(*e));
+            };
+            self.stream.finish(&mut on)
+        };
+        self.apply_seen(seen, &mut on_event);
+        match result {
+            Ok(()) | Err(StreamError::Closed) => self.end_stream(None, &mut on_event),
+            Err(e) => self.end_stream(Some(TurnFailure::Stream(e)), &mut on_event),
+        }
+    }
+
+    /// The connection failed (`error` says how) before the body ended.
+    pub fn connection_failed(&mut self, error: &str, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        let _ = now_ms;
+        if self.phase == Phase::Ended {
+            return;
+        }
+        if self.try_reconnect(StreamEnd::TransportError(error.to_owned())) {
+            return;
+        }
+        self.fail(TurnFailure::Transport(error.to_owned()), &mut on_event);
+    }
+
+    /// When [`tick`](Self::tick) should be called next (the idle deadline
+    /// of the connection), in the host's milliseconds.
+    pub fn deadline_ms(&self) -> Option<u64> {
+        match self.phase {
+            Phase::Streaming => self.reconnector.as_ref().and_then(Reconnector::idle_deadline_ms),
+            _ => None,
+        }
+    }
+
+    /// The time passed: a connection idle past the policy's timeout is
+    /// closed ([`TurnAction::CloseConnection`]) and reconnected, or ends the
+    /// turn.
+    pub fn tick(&mut self, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        let idle = self.phase == Phase::Streaming && self.reconnector.as_ref().is_some_and(|r| r.is_idle(now_ms));
+        if !idle {
+            return;
+        }
+        self.actions.push_back(TurnAction::CloseConnection);
+        if !self.try_reconnect(StreamEnd::IdleTimeout) {
+            self.fail(TurnFailure::IdleTimeout, &mut on_event);
+        }
+    }
+
+    /// Progress text of a running call (a `tool_execution_update`).
+    pub fn tool_update(
+        &mut self,
+        call_id: &str,
+        text: &str,
+        mut on_event: impl FnMut(TurnEvent<'_>),
+    ) -> Result<(), TurnError> {
+        self.scheduler.update(call_id, text)?;
+        self.drain_tool_events(&mut on_event);
+        Ok(())
+    }
+
+    /// The host's result of a call it was told to start. A call the turn
+    /// already ended (cancelled, aborted, discarded) takes no result: the
+    /// late one is dropped. A failed call of a tool registered with
+    /// `abort_siblings_on_error` cancels its running siblings
+    /// ([`TurnAction::CancelTool`]).
+    pub fn tool_result(
+        &mut self,
+        call_id: &str,
+        output: &str,
+        is_error: bool,
+        mut on_event: impl FnMut(TurnEvent<'_>),
+    ) -> Result<(), TurnError> {
+        let finished = self.scheduler.finish(call_id, output, is_error)?;
+        for id in finished.cancel {
+            self.cancel(id);
+        }
+        self.start_what_can_start();
+        self.drain_tool_events(&mut on_event);
+        Ok(())
+    }
+
+    /// The user aborted: the stream ends (`turn_end` with stop reason
+    /// `aborted`), running calls are cancelled, every call without a result
+    /// gets `Aborted: REASON`. Does nothing once the turn is over.
+    pub fn abort(&mut self, reason: &str, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        if self.aborted || (self.phase == Phase::Ended && self.scheduler.is_settled()) {
+            return;
+        }
+        self.aborted = true;
+        if self.phase != Phase::Ended {
+            // The open parts are closed silently (as `Stream::abort` does);
+            // their calls still get a result.
+            let mut seen = Seen::default();
+            let mut shown = Seen::default();
+            self.stream.abort_to(&mut |e: &StreamEvent<'_>| seen.note(e), &mut |e: &StreamEvent<'_>| {
+                shown.note(e);
+                on_event(TurnEvent::Stream(*e));
+            });
+            seen.items.append(&mut shown.items);
+            self.apply_seen(seen, &mut on_event);
+            if let Some(r) = self.reconnector.as_mut() {
+                r.on_end(StreamEnd::Aborted);
+            }
+            self.phase = Phase::Ended;
+        }
+        self.abort_calls(reason, &mut on_event);
+    }
+
+    /// The next thing for the host to do, in order.
+    pub fn poll_action(&mut self) -> Option<TurnAction> {
+        self.actions.pop_front()
+    }
+
+    /// Whether the turn is over: the stream ended (or failed, or was
+    /// aborted) and every call has its result. [`outcome`](Self::outcome)
+    /// is then final.
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Ended && self.scheduler.is_settled()
+    }
+
+    /// Whether the stream is over (the turn may still wait for tools).
+    pub fn is_stream_ended(&self) -> bool {
+        self.phase == Phase::Ended
+    }
+
+    /// Number of calls the host is running (told to start, no result yet).
+    pub fn running(&self) -> usize {
+        self.scheduler.running()
+    }
+
+    /// The results that can be handed back now, in call order, each once
+    /// (a UI that shows results as they come; [`outcome`](Self::outcome)
+    /// has them all).
+    pub fn results(&mut self) -> Vec<ToolResult> {
+        self.scheduler.results()
+    }
+
+    /// The turn's result so far (final once [`is_finished`](Self::is_finished)).
+    pub fn outcome(&self) -> TurnOutcome {
+        self.outcome_for(self.stream.message())
+    }
+
+    fn outcome_for(&self, message: Value) -> TurnOutcome {
+        let results = self.scheduler.all_results().unwrap_or_default();
+        let provider = self.stream.provider();
+        let next = next::next_request(provider, &message, &self.calls, &results).ok();
+        TurnOutcome {
+            provider,
+            message,
+            stop_reason: self.stop_reason.clone(),
+            aborted: self.aborted,
+            failure: self.failure.clone(),
+            calls: self.calls.clone(),
+            results,
+            next,
+        }
+    }
+
+    // ------------------------------------------------------------ internals
+
+    /// Asks the policy whether this ending is reconnected; when it is, the
+    /// reconnection is queued and the stream told that a new body follows.
+    fn try_reconnect(&mut self, end: StreamEnd) -> bool {
+        let Some(r) = self.reconnector.as_mut() else { return false };
+        match r.on_end(end) {
+            Decision::Reconnect { delay_ms, attempt, cursor } => {
+                if self.stream.reconnect().is_err() {
+                    return false;
+                }
+                self.phase = Phase::Reconnecting;
+                self.actions.push_back(TurnAction::Reconnect { delay_ms, attempt, cursor });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The stream is over: normally (`failure` `None`), or with a failure
+    /// (the calls not started and the running ones get their aborted
+    /// result).
+    fn end_stream(&mut self, failure: Option<TurnFailure>, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
+        if let Some(r) = self.reconnector.as_mut() {
+            r.on_end(match &failure {
+                None => StreamEnd::Completed,
+                Some(f) => StreamEnd::TransportError(f.message()),
+            });
+        }
+        match failure {
+            None => self.phase = Phase::Ended,
+            Some(f) => self.fail(f, on_event),
+        }
+    }
+
+    /// Ends the turn with `failure`: the stream is closed, and every call
+    /// without a result gets `Aborted: MESSAGE`.
+    fn fail(&mut self, failure: TurnFailure, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
+        if !self.stream.is_terminated() && !self.stream.is_aborted() {
+            // Calls still open are committed (incomplete) so that they get
+            // their result: shown when the stream was still open (the body
+            // ended there), silently after an error closed it.
+            let mut seen = Seen::default();
+            if self.stream.is_closed() {
+                self.stream.close_open_parts(&mut |e: &StreamEvent<'_>| seen.note(e));
+            } else {
+                let _ = self.stream.finish(|e| {
+                    seen.note(e);
+                    on_event(TurnEvent::Stream(*e));
+                });
+            }
+            self.apply_seen(seen, on_event);
+        }
+        self.phase = Phase::Ended;
+        let reason = failure.message();
+        self.failure = Some(failure);
+        self.abort_calls(&reason, on_event);
+    }
+
+    fn abort_calls(&mut self, reason: &str, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
+        for id in self.scheduler.abort(reason) {
+            self.cancel(id);
+        }
+        self.pending.clear();
+        self.drain_tool_events(on_event);
+    }
+
+    fn cancel(&mut self, call_id: String) {
+        self.actions.push_back(TurnAction::CancelTool { call_id });
+    }
+
+    /// Applies what the stream emitted (in order) to the calls and the
+    /// scheduler, then tells the host what to start.
+    fn apply_seen(&mut self, seen: Seen, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
+        for item in seen.items {
+            match item {
+                SeenItem::CallStart { part, choice, provider_type } => {
+                    self.call_parts.insert(part, (choice, provider_type));
+                }
+                SeenItem::Call { part, outcome, call } => self.on_call(part, outcome, call),
+                SeenItem::StopReason(reason) => self.stop_reason = Some(reason),
+                SeenItem::Reset => self.on_reset(),
+            }
+        }
+        self.start_what_can_start();
+        self.drain_tool_events(on_event);
+    }
+
+    /// A tool call's part ended: the decision table of the module docs.
+    fn on_call(&mut self, part: u32, outcome: SeenOutcome, call: OwnedCall) {
+        let (choice, provider_type) = self.call_parts.remove(&part).unwrap_or_default();
+        if choice != 0 {
+            return;
+        }
+        let view = ToolCall {
+            id: &call.id,
+            id_synthesized: call.id_synthesized,
+            name: &call.name,
+            arguments: &call.arguments,
+            input_format: call.input_format,
+            provider_executed: call.provider_executed,
+        };
+        let call_outcome = match &outcome {
+            SeenOutcome::Complete => CallOutcome::Complete,
+            SeenOutcome::Invalid(_) => CallOutcome::InvalidArguments,
+            SeenOutcome::Incomplete => CallOutcome::Incomplete,
+        };
+        self.calls.push(TurnCall {
+            part,
+            id: call.id.clone(),
+            id_synthesized: call.id_synthesized,
+            name: call.name.clone(),
+            provider_type,
+            input_format: call.input_format,
+            provider_executed: call.provider_executed,
+            outcome: call_outcome,
+            arguments: call.arguments.clone(),
+        });
+        if call.provider_executed {
+            return;
+        }
+        let name = if call.name.is_empty() { "the tool" } else { call.name.as_str() };
+        let added = match (&outcome, self.tools.get(&call.name)) {
+            (SeenOutcome::Incomplete, _) => self.scheduler.reject(
+                &view,
+                &format!("Not run: the arguments of {name} were cut off before they were complete"),
+                ToolResultKind::Incomplete,
+            ),
+            (SeenOutcome::Invalid(why), _) => self.scheduler.reject(
+                &view,
+                &format!("Not run: invalid arguments for {name}: {why}"),
+                ToolResultKind::InvalidInput,
+            ),
+            (SeenOutcome::Complete, _) if call.name.is_empty() => {
+                self.scheduler.reject(&view, "Not run: the call has no tool name", ToolResultKind::Unnamed)
+            }
+            (SeenOutcome::Complete, None) => self.scheduler.reject(
+                &view,
+                &crate::tools::unknown_tool_output(&call.name),
+                ToolResultKind::UnknownTool,
+            ),
+            (SeenOutcome::Complete, Some(options)) => {
+                let added = self.scheduler.add_call(&view, *options);
+                if added.is_ok() {
+                    self.pending.insert(
+                        call.id.clone(),
+                        Pending { name: call.name, arguments: call.arguments, input_format: call.input_format },
+                    );
+                }
+                added
+            }
+        };
+        if added.is_err() && self.failure.is_none() {
+            // Only `max_calls` refuses a call here (ids are unique in a
+            // turn): the calls past it cannot get their result.
+            self.failure = Some(TurnFailure::TooManyCalls { limit: self.scheduler_config.max_calls });
+        }
+    }
+
+    /// `turn_reset`: the server restarted the answer; its tool work is
+    /// thrown away with it.
+    fn on_reset(&mut self) {
+        for id in self.scheduler.discard() {
+            self.cancel(id);
+        }
+        // The discarded calls' `finished` events are not shown: the UI drops
+        // the partial turn they belonged to.
+        while self.scheduler.next_event().is_some() {}
+        self.scheduler = ToolScheduler::with_config(self.scheduler_config);
+        self.calls.clear();
+        self.pending.clear();
+        self.call_parts.clear();
+        self.stop_reason = None;
+    }
+
+    fn start_what_can_start(&mut self) {
+        for id in self.scheduler.startable() {
+            if let Some(p) = self.pending.remove(&id) {
+                self.actions.push_back(TurnAction::StartTool(StartTool {
+                    call_id: id,
+                    name: p.name,
+                    arguments: p.arguments,
+                    input_format: p.input_format,
+                }));
+            }
+        }
+    }
+
+    fn drain_tool_events(&mut self, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
+        while let Some(event) = self.scheduler.next_event() {
+            on_event(TurnEvent::Tool(&event));
+        }
+    }
+}
+
+/// What the turn needs of the events a stream emitted, copied while they
+/// are emitted (the stream lends them only then).
+#[derive(Default)]
+struct Seen {
+    items: Vec<SeenItem>,
+}
+
+enum SeenItem {
+    CallStart { part: u32, choice: u32, provider_type: String },
+    Call { part: u32, outcome: SeenOutcome, call: OwnedCall },
+    StopReason(String),
+    Reset,
+}
+
+enum SeenOutcome {
+    Complete,
+    Invalid(String),
+    Incomplete,
+}
+
+struct OwnedCall {
+    id: String,
+    id_synthesized: bool,
+    name: String,
+    arguments: String,
+    input_format: ToolInputFormat,
+    provider_executed: bool,
+}
+
+impl Seen {
+    fn note(&mut self, event: &StreamEvent<'_>) {
+        match *event {
+            StreamEvent::PartStart { part, kind: PartKind::ToolCall, choice, provider_type, .. } => {
+                self.items.push(SeenItem::CallStart { part, choice, provider_type: provider_type.to_owned() });
+            }
+            StreamEvent::PartEnd { part, outcome, tool_call: Some(call), .. } => {
+                let outcome = match outcome {
+                    PartOutcome::Complete => SeenOutcome::Complete,
+                    PartOutcome::InvalidArguments { error, .. } => SeenOutcome::Invalid(error.to_owned()),
+                    PartOutcome::Incomplete => SeenOutcome::Incomplete,
+                };
+                self.items.push(SeenItem::Call {
+                    part,
+                    outcome,
+                    call: OwnedCall {
+                        id: call.id.to_owned(),
+                        id_synthesized: call.id_synthesized,
+                        name: call.name.to_owned(),
+                        arguments: call.arguments.to_owned(),
+                        input_format: call.input_format,
+                        provider_executed: call.provider_executed,
+                    },
+                });
+            }
+            StreamEvent::StopReason { choice: 0, reason } => self.items.push(SeenItem::StopReason(reason.to_owned())),
+            StreamEvent::TurnEnd { stop_reason: Some(reason) } => {
+                self.items.push(SeenItem::StopReason(reason.to_owned()))
+            }
+            StreamEvent::TurnReset => self.items.push(SeenItem::Reset),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
