@@ -109,6 +109,34 @@ fn run_turn(provider: Provider, body: &[u8], tools: &HashSet<String>, sizes: &mu
     Ran { started, outcome: turn.outcome() }
 }
 
+/// As [`run_turn`], the host folding the body with its own stream and
+/// handing the turn its events ([`AgentTurn::apply_event`]).
+fn run_turn_external(provider: Provider, body: &[u8], tools: &HashSet<String>) -> Ran {
+    let mut turn = AgentTurn::new(TurnConfig::new(provider));
+    for name in tools {
+        turn.add_tool(name, ToolOptions::default());
+    }
+    let mut stream = Stream::new(provider);
+    let mut started = Vec::new();
+    let answer = |turn: &mut AgentTurn, started: &mut Vec<(String, String, String)>| {
+        while let Some(action) = turn.poll_action() {
+            if let TurnAction::StartTool(s) = action {
+                started.push((s.call_id.clone(), s.name.clone(), s.arguments.clone()));
+                turn.tool_result(&s.call_id, &format!("result of {}", s.call_id), false, |_| {}).unwrap();
+            }
+        }
+    };
+    let mut on = |e: &StreamEvent<'_>| {
+        turn.apply_event(e, |_| {});
+        answer(&mut turn, &mut started);
+    };
+    let fed = stream.feed(body, &mut on).and_then(|()| stream.finish(&mut on));
+    turn.end_of_events(fed.err().map(TurnFailure::Stream), |_| {});
+    answer(&mut turn, &mut started);
+    assert!(turn.is_finished());
+    Ran { started, outcome: turn.outcome_with_message(stream.provider(), stream.message()) }
+}
+
 /// Every golden fixture and recording body, with its dialect.
 fn bodies() -> Vec<(PathBuf, Provider)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -234,6 +262,7 @@ fn every_fixture_and_recording_runs_each_ready_call_once_and_answers_every_call(
             run_turn(provider, &body, &tools, &mut || usize::MAX),
             run_turn(Provider::Auto, &body, &tools, &mut prov_common::lcg(7, 97)),
             run_turn(provider, &body, &tools, &mut prov_common::lcg(3, 5)),
+            run_turn_external(provider, &body, &tools),
         ];
         let choice0: Vec<&SeenCall> = calls.iter().filter(|c| c.choice == 0).collect();
         let host_run: Vec<(String, String, String)> = choice0
@@ -303,6 +332,7 @@ fn every_fixture_and_recording_runs_each_ready_call_once_and_answers_every_call(
             .collect();
         assert_eq!(outcomes[0], outcomes[1], "{name}: chunking");
         assert_eq!(outcomes[0], outcomes[2], "{name}: chunking");
+        assert_eq!(outcomes[0], outcomes[3], "{name}: the host's own stream");
     }
     eprintln!("{with_calls} streams with tool calls, {checked_next} next requests checked");
     assert!(with_calls >= 500, "{with_calls}");

@@ -340,9 +340,11 @@ pub struct AgentTurn {
     scheduler: ToolScheduler,
     reconnector: Option<Reconnector>,
     phase: Phase,
-    /// The choice and provider type of each tool call part, by part id
-    /// (only choice 0's calls count).
-    call_parts: HashMap<u32, (u32, String)>,
+    /// The tool call parts started and not ended yet, by part id (only
+    /// choice 0's calls count).
+    call_parts: HashMap<u32, OpenCall>,
+    /// Events come from the host's own stream ([`AgentTurn::apply_event`]).
+    external: bool,
     calls: Vec<TurnCall>,
     pending: HashMap<String, Pending>,
     actions: VecDeque<TurnAction>,
@@ -362,6 +364,7 @@ impl AgentTurn {
             reconnector: config.reconnect.map(Reconnector::new),
             phase: Phase::Streaming,
             call_parts: HashMap::new(),
+            external: false,
             calls: Vec::new(),
             pending: HashMap::new(),
             actions: VecDeque::new(),
@@ -536,7 +539,13 @@ impl AgentTurn {
             return;
         }
         self.aborted = true;
-        if self.phase != Phase::Ended {
+        if self.external {
+            // The host aborts its own stream: the calls it leaves open are
+            // cut.
+            self.close_open_calls();
+            self.phase = Phase::Ended;
+            self.stop_reason = Some("aborted".to_owned());
+        } else if self.phase != Phase::Ended {
             // The open parts are closed silently (as `Stream::abort` does);
             // their calls still get a result.
             let mut seen = Seen::default();
@@ -553,6 +562,56 @@ impl AgentTurn {
             self.phase = Phase::Ended;
         }
         self.abort_calls(reason, &mut on_event);
+    }
+
+    /// For a host whose own [`Stream`] folds the body (one that reconnects
+    /// by itself, say): each event that stream emits, in order, instead of
+    /// [`feed`](Self::feed). `on_event` gets the `tool_execution_*` events
+    /// it causes (not `event` itself: the host shows its own stream's
+    /// events). The turn's stream then stays unused: end with
+    /// [`end_of_events`](Self::end_of_events) and read
+    /// [`outcome_with_message`](Self::outcome_with_message).
+    pub fn apply_event(&mut self, event: &StreamEvent<'_>, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        self.external = true;
+        if self.phase == Phase::Ended {
+            return;
+        }
+        let mut seen = Seen::default();
+        seen.note(event);
+        self.apply_seen(seen, &mut on_event);
+    }
+
+    /// The host's own stream (see [`apply_event`](Self::apply_event)) is
+    /// over: normally (`failure` `None`: its `turn_end` came, or its body
+    /// ended), or with `failure`. Tool calls it left open (an abort closes
+    /// them silently) get their `incomplete` result.
+    pub fn end_of_events(&mut self, failure: Option<TurnFailure>, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        self.external = true;
+        if self.phase == Phase::Ended {
+            return;
+        }
+        self.close_open_calls();
+        self.phase = Phase::Ended;
+        if let Some(failure) = failure {
+            let reason = failure.message();
+            self.failure = Some(failure);
+            self.abort_calls(&reason, &mut on_event);
+        } else {
+            self.start_what_can_start();
+            self.drain_tool_events(&mut on_event);
+        }
+    }
+
+    /// The outcome for a host whose own stream folded the body (see
+    /// [`apply_event`](Self::apply_event)): `provider` and `message` are
+    /// that stream's.
+    pub fn outcome_with_message(&self, provider: Provider, message: Value) -> TurnOutcome {
+        let mut outcome = self.outcome_for(message);
+        if provider != Provider::Auto {
+            outcome.provider = provider;
+            outcome.next = next::next_request(provider, &outcome.message, &outcome.calls, &outcome.results).ok();
+        }
+        outcome
     }
 
     /// The next thing for the host to do, in order.
@@ -681,8 +740,16 @@ impl AgentTurn {
     fn apply_seen(&mut self, seen: Seen, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
         for item in seen.items {
             match item {
-                SeenItem::CallStart { part, choice, provider_type } => {
-                    self.call_parts.insert(part, (choice, provider_type));
+                SeenItem::CallStart { part, open } => {
+                    self.call_parts.insert(part, open);
+                }
+                SeenItem::CallMeta { part, key, value } => {
+                    if let Some(open) = self.call_parts.get_mut(&part) {
+                        match key {
+                            MetaKey::Id => open.id = Some(value),
+                            MetaKey::Name => open.name = value,
+                        }
+                    }
                 }
                 SeenItem::Call { part, outcome, call } => self.on_call(part, outcome, call),
                 SeenItem::StopReason(reason) => self.stop_reason = Some(reason),
@@ -695,7 +762,7 @@ impl AgentTurn {
 
     /// A tool call's part ended: the decision table of the module docs.
     fn on_call(&mut self, part: u32, outcome: SeenOutcome, call: OwnedCall) {
-        let (choice, provider_type) = self.call_parts.remove(&part).unwrap_or_default();
+        let OpenCall { choice, provider_type, .. } = self.call_parts.remove(&part).unwrap_or_default();
         if choice != 0 {
             return;
         }
@@ -764,6 +831,42 @@ impl AgentTurn {
         }
     }
 
+    /// Tool call parts that never ended (the stream was cut where the turn
+    /// could not see their commit): each gets its `incomplete` result, with
+    /// the id the stream would have given it (the provider's unless absent
+    /// or already used, else `ssefold_call_<part>`).
+    fn close_open_calls(&mut self) {
+        let mut open: Vec<(u32, OpenCall)> = self.call_parts.drain().collect();
+        open.sort_by_key(|(part, _)| *part);
+        for (part, call) in open {
+            let used = |id: &str| self.calls.iter().any(|c| c.id == id);
+            let (id, id_synthesized) = match call.id {
+                Some(id) if !used(&id) => (id, false),
+                _ => {
+                    let base = format!("ssefold_call_{part}");
+                    let id = std::iter::once(base.clone())
+                        .chain((2u64..).map(|n| format!("{base}_{n}")))
+                        .find(|id| !used(id))
+                        .unwrap_or(base);
+                    (id, true)
+                }
+            };
+            let owned = OwnedCall {
+                id,
+                id_synthesized,
+                name: call.name,
+                arguments: String::new(),
+                input_format: call.input_format,
+                provider_executed: call.provider_executed,
+            };
+            self.call_parts.insert(
+                part,
+                OpenCall { choice: call.choice, provider_type: call.provider_type, ..OpenCall::default() },
+            );
+            self.on_call(part, SeenOutcome::Incomplete, owned);
+        }
+    }
+
     /// `turn_reset`: the server restarted the answer; its tool work is
     /// thrown away with it.
     fn on_reset(&mut self) {
@@ -807,8 +910,25 @@ struct Seen {
     items: Vec<SeenItem>,
 }
 
+/// A tool call part started and not ended yet: what is known of it.
+#[derive(Debug, Default)]
+struct OpenCall {
+    choice: u32,
+    provider_type: String,
+    id: Option<String>,
+    name: String,
+    input_format: ToolInputFormat,
+    provider_executed: bool,
+}
+
+enum MetaKey {
+    Id,
+    Name,
+}
+
 enum SeenItem {
-    CallStart { part: u32, choice: u32, provider_type: String },
+    CallStart { part: u32, open: OpenCall },
+    CallMeta { part: u32, key: MetaKey, value: String },
     Call { part: u32, outcome: SeenOutcome, call: OwnedCall },
     StopReason(String),
     Reset,
@@ -832,8 +952,32 @@ struct OwnedCall {
 impl Seen {
     fn note(&mut self, event: &StreamEvent<'_>) {
         match *event {
-            StreamEvent::PartStart { part, kind: PartKind::ToolCall, choice, provider_type, .. } => {
-                self.items.push(SeenItem::CallStart { part, choice, provider_type: provider_type.to_owned() });
+            StreamEvent::PartStart { part, kind: PartKind::ToolCall, choice, provider_type, tool_call, .. } => {
+                let head = tool_call.unwrap_or(crate::providers::ToolCallStart {
+                    id: None,
+                    name: None,
+                    input_format: ToolInputFormat::Json,
+                    provider_executed: false,
+                });
+                let open = OpenCall {
+                    choice,
+                    provider_type: provider_type.to_owned(),
+                    id: head.id.map(str::to_owned),
+                    name: head.name.unwrap_or("").to_owned(),
+                    input_format: head.input_format,
+                    provider_executed: head.provider_executed,
+                };
+                self.items.push(SeenItem::CallStart { part, open });
+            }
+            StreamEvent::PartMetadata { part, key, value } => {
+                let key = match key {
+                    "id" => MetaKey::Id,
+                    "name" => MetaKey::Name,
+                    _ => return,
+                };
+                if let Some(value) = value.as_str() {
+                    self.items.push(SeenItem::CallMeta { part, key, value: value.to_owned() });
+                }
             }
             StreamEvent::PartEnd { part, outcome, tool_call: Some(call), .. } => {
                 let outcome = match outcome {

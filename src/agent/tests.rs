@@ -191,3 +191,23 @@ fn idle_connections_are_closed_and_reconnected() {
     let a = actions(&mut turn);
     assert!(matches!(a.as_slice(), [TurnAction::CloseConnection, TurnAction::Reconnect { .. }]), "{a:?}");
 }
+
+#[test]
+fn with_the_hosts_own_stream_an_abort_cuts_the_open_call_and_it_gets_its_result() {
+    let mut turn = AgentTurn::new(TurnConfig::new(Provider::OpenAIChat));
+    turn.add_tool("read", ToolOptions::default());
+    let mut stream = Stream::new(Provider::OpenAIChat);
+    let cut = CHAT_TWO_CALLS.find("\"index\":1").unwrap();
+    stream.feed(&CHAT_TWO_CALLS.as_bytes()[..cut], |e| turn.apply_event(e, |_| {})).unwrap();
+    stream.abort(|e| turn.apply_event(e, |_| {}));
+    let mut log = Vec::new();
+    turn.abort("user", recorder(&mut log));
+    assert_eq!(log, ["tool_execution_finished call_a"]);
+    assert!(turn.is_finished());
+    let out = turn.outcome_with_message(stream.provider(), stream.message());
+    assert_eq!(out.results.len(), 1);
+    assert_eq!((out.results[0].call_id.as_str(), out.results[0].kind), ("call_a", ToolResultKind::Incomplete));
+    let next = out.next.unwrap();
+    assert_eq!(next.append[0]["tool_calls"][0]["id"], "call_a");
+    assert_eq!(next.append[1]["tool_call_id"], "call_a");
+}
