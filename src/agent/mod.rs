@@ -82,6 +82,7 @@
 //! inside the stream never reconnects (sending the request again is the
 //! host's decision: [`TurnFailure`] says whether its type is transient).
 
+mod json;
 pub mod next;
 
 use std::collections::{HashMap, VecDeque};
