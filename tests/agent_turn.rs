@@ -327,7 +327,7 @@ fn every_fixture_and_recording_runs_each_ready_call_once_and_answers_every_call(
             .iter()
             .map(|r| {
                 let results = r.outcome.results.iter().map(|x| (x.call_id.clone(), x.kind, x.output.clone())).collect();
-                (results, r.outcome.next.as_ref().map(|n| Value::Array(n.append.clone())))
+                (results, r.outcome.next.as_ref().map(|n| Value::Array(n.append())))
             })
             .collect();
         assert_eq!(outcomes[0], outcomes[1], "{name}: chunking");

@@ -65,7 +65,7 @@ impl TurnCall {
 impl NextRequest {
     /// The JSON form: `{"assistant", "tool_results", "append"}`.
     pub fn to_json(&self) -> Value {
-        json!({"assistant": self.assistant, "tool_results": self.tool_results, "append": self.append})
+        json!({"assistant": self.assistant, "tool_results": self.tool_results, "append": self.append()})
     }
 }
 

@@ -36,8 +36,9 @@
 //! let outcome = turn.outcome();
 //! assert_eq!(outcome.results[0].output, "1");
 //! let next = outcome.next.unwrap();
-//! assert_eq!(next.append[0]["tool_calls"][0]["id"], "call_1"); // the assistant message
-//! assert_eq!(next.append[1], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "1"}));
+//! let append = next.into_append(); // what the conversation gets
+//! assert_eq!(append[0]["tool_calls"][0]["id"], "call_1"); // the assistant message
+//! assert_eq!(append[1], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "1"}));
 //! ```
 //!
 //! # The decision table
@@ -85,7 +86,7 @@
 mod json;
 pub mod next;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::Value;
 
@@ -127,7 +128,7 @@ impl TurnConfig {
 #[non_exhaustive]
 pub enum TurnEvent<'a> {
     /// A normalized event of the stream.
-    Stream(StreamEvent<'a>),
+    Stream(&'a StreamEvent<'a>),
     /// A tool execution event.
     Tool(&'a ToolExecutionEvent),
 }
@@ -336,18 +337,18 @@ struct Pending {
 #[derive(Debug)]
 pub struct AgentTurn {
     stream: Stream,
-    tools: HashMap<String, ToolOptions>,
+    tools: BTreeMap<String, ToolOptions>,
     scheduler_config: SchedulerConfig,
     scheduler: ToolScheduler,
     reconnector: Option<Reconnector>,
     phase: Phase,
     /// The tool call parts started and not ended yet, by part id (only
     /// choice 0's calls count).
-    call_parts: HashMap<u32, OpenCall>,
+    call_parts: BTreeMap<u32, OpenCall>,
     /// Events come from the host's own stream ([`AgentTurn::apply_event`]).
     external: bool,
     calls: Vec<TurnCall>,
-    pending: HashMap<String, Pending>,
+    pending: BTreeMap<String, Pending>,
     actions: VecDeque<TurnAction>,
     stop_reason: Option<String>,
     aborted: bool,
@@ -359,15 +360,15 @@ impl AgentTurn {
     pub fn new(config: TurnConfig) -> Self {
         AgentTurn {
             stream: Stream::with_config(config.provider, config.stream),
-            tools: HashMap::new(),
+            tools: BTreeMap::new(),
             scheduler: ToolScheduler::with_config(config.scheduler),
             scheduler_config: config.scheduler,
             reconnector: config.reconnect.map(Reconnector::new),
             phase: Phase::Streaming,
-            call_parts: HashMap::new(),
+            call_parts: BTreeMap::new(),
             external: false,
             calls: Vec::new(),
-            pending: HashMap::new(),
+            pending: BTreeMap::new(),
             actions: VecDeque::new(),
             stop_reason: None,
             aborted: false,
@@ -420,7 +421,7 @@ impl AgentTurn {
             // copies of what it needs).
             let mut on = |e: &StreamEvent<'_>| {
                 seen.note(e);
-                on_event(TurnEvent::Stream(*e));
+                on_event(TurnEvent::Stream(e));
             };
             stream.feed(chunk, &mut on)
         };
@@ -453,7 +454,7 @@ impl AgentTurn {
         let result = {
             let mut on = |e: &StreamEvent<'_>| {
                 seen.note(e);
-                on_event(TurnEvent::Stream(*e));
+                on_event(TurnEvent::Stream(e));
             };
             self.stream.finish(&mut on)
         };
@@ -553,7 +554,7 @@ impl AgentTurn {
             let mut shown = Seen::default();
             self.stream.abort_to(&mut |e: &StreamEvent<'_>| seen.note(e), &mut |e: &StreamEvent<'_>| {
                 shown.note(e);
-                on_event(TurnEvent::Stream(*e));
+                on_event(TurnEvent::Stream(e));
             });
             seen.items.append(&mut shown.items);
             self.apply_seen(seen, &mut on_event);
@@ -577,7 +578,7 @@ impl AgentTurn {
         if self.phase == Phase::Ended {
             return;
         }
-        let mut seen = Seen::default();
+        let mut seen = Seen { external: true, ..Seen::default() };
         seen.note(event);
         self.apply_seen(seen, &mut on_event);
     }
@@ -713,7 +714,7 @@ impl AgentTurn {
             } else {
                 let _ = self.stream.finish(|e| {
                     seen.note(e);
-                    on_event(TurnEvent::Stream(*e));
+                    on_event(TurnEvent::Stream(e));
                 });
             }
             self.apply_seen(seen, on_event);
@@ -739,6 +740,10 @@ impl AgentTurn {
     /// Applies what the stream emitted (in order) to the calls and the
     /// scheduler, then tells the host what to start.
     fn apply_seen(&mut self, seen: Seen, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
+        if seen.items.is_empty() {
+            // Nothing the turn acts on (most chunks: text and argument deltas).
+            return;
+        }
         for item in seen.items {
             match item {
                 SeenItem::CallStart { part, open } => {
@@ -837,8 +842,7 @@ impl AgentTurn {
     /// the id the stream would have given it (the provider's unless absent
     /// or already used, else `ssefold_call_<part>`).
     fn close_open_calls(&mut self) {
-        let mut open: Vec<(u32, OpenCall)> = self.call_parts.drain().collect();
-        open.sort_by_key(|(part, _)| *part);
+        let open = std::mem::take(&mut self.call_parts);
         for (part, call) in open {
             let used = |id: &str| self.calls.iter().any(|c| c.id == id);
             let (id, id_synthesized) = match call.id {
@@ -909,6 +913,11 @@ impl AgentTurn {
 #[derive(Default)]
 struct Seen {
     items: Vec<SeenItem>,
+    /// The events are the host's own stream's (see
+    /// [`AgentTurn::apply_event`]): the id and name of every open call are
+    /// kept, to give the calls its abort leaves open their result. The
+    /// turn's own stream reports those calls itself.
+    external: bool,
 }
 
 /// A tool call part started and not ended yet: what is known of it.
@@ -951,7 +960,25 @@ struct OwnedCall {
 }
 
 impl Seen {
+    /// Notes `event` if the turn acts on it: a cheap test first, inlined
+    /// into the stream's event loop (most events are deltas).
+    #[inline]
     fn note(&mut self, event: &StreamEvent<'_>) {
+        if matches!(
+            event,
+            StreamEvent::PartStart { kind: PartKind::ToolCall, .. }
+                | StreamEvent::PartEnd { tool_call: Some(_), .. }
+                | StreamEvent::PartMetadata { key: "id" | "name", .. }
+                | StreamEvent::StopReason { choice: 0, .. }
+                | StreamEvent::TurnEnd { stop_reason: Some(_) }
+                | StreamEvent::TurnReset
+        ) {
+            self.note_slow(event);
+        }
+    }
+
+    #[inline(never)]
+    fn note_slow(&mut self, event: &StreamEvent<'_>) {
         match *event {
             StreamEvent::PartStart { part, kind: PartKind::ToolCall, choice, provider_type, tool_call, .. } => {
                 let head = tool_call.unwrap_or(crate::providers::ToolCallStart {
@@ -960,17 +987,21 @@ impl Seen {
                     input_format: ToolInputFormat::Json,
                     provider_executed: false,
                 });
-                let open = OpenCall {
-                    choice,
-                    provider_type: provider_type.to_owned(),
-                    id: head.id.map(str::to_owned),
-                    name: head.name.unwrap_or("").to_owned(),
-                    input_format: head.input_format,
-                    provider_executed: head.provider_executed,
+                let open = if self.external {
+                    OpenCall {
+                        choice,
+                        provider_type: provider_type.to_owned(),
+                        id: head.id.map(str::to_owned),
+                        name: head.name.unwrap_or("").to_owned(),
+                        input_format: head.input_format,
+                        provider_executed: head.provider_executed,
+                    }
+                } else {
+                    OpenCall { choice, provider_type: provider_type.to_owned(), ..OpenCall::default() }
                 };
                 self.items.push(SeenItem::CallStart { part, open });
             }
-            StreamEvent::PartMetadata { part, key, value } => {
+            StreamEvent::PartMetadata { part, key, value } if self.external => {
                 let key = match key {
                     "id" => MetaKey::Id,
                     "name" => MetaKey::Name,

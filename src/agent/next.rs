@@ -32,10 +32,37 @@ pub struct NextRequest {
     /// The tool results, shaped for the provider (see the module docs);
     /// `null` when the turn had none.
     pub tool_results: Value,
+}
+
+impl NextRequest {
     /// Everything to append to the conversation's `messages` (Responses:
     /// `input`; Gemini: `contents`), in order: the assistant turn's
-    /// message(s) or items, then the results'.
-    pub append: Vec<Value>,
+    /// message(s) or items, then the results' (copies; see
+    /// [`into_append`](Self::into_append)).
+    pub fn append(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        for part in [&self.assistant, &self.tool_results] {
+            match part {
+                Value::Null => {}
+                Value::Array(items) => out.extend(items.iter().cloned()),
+                one => out.push(one.clone()),
+            }
+        }
+        out
+    }
+
+    /// [`append`](Self::append), moving the values instead of copying them.
+    pub fn into_append(self) -> Vec<Value> {
+        let mut out = Vec::new();
+        for part in [self.assistant, self.tool_results] {
+            match part {
+                Value::Null => {}
+                Value::Array(items) => out.extend(items),
+                one => out.push(one),
+            }
+        }
+        out
+    }
 }
 
 /// Why no next request could be written.
@@ -102,7 +129,8 @@ pub fn next_request(
         }
         Provider::BedrockConverse => {
             let mut msg = message
-                .pointer("/output/message")
+                .get("output")
+                .and_then(|o| o.get("message"))
                 .filter(|m| m.is_object())
                 .cloned()
                 .ok_or(NextRequestError::NoAnswer("output.message"))?;
@@ -124,25 +152,19 @@ pub fn next_request(
             _ => tool_results(provider, results).unwrap_or(Value::Null),
         }
     };
-    let mut append = Vec::new();
-    match &assistant {
-        Value::Array(items) => append.extend(items.iter().cloned()),
-        one => append.push(one.clone()),
-    }
-    match &tool_results {
-        Value::Null => {}
-        Value::Array(items) => append.extend(items.iter().cloned()),
-        one => append.push(one.clone()),
-    }
-    Ok(NextRequest { assistant, tool_results, append })
+    Ok(NextRequest { assistant, tool_results })
 }
 
 /// Writes the synthesized ids into the call entries of `list` (the
 /// entries `key_of` names the id member of, in order: the calls of the
 /// message, in part order).
-fn patch_ids(list: &mut Value, calls: &[TurnCall], key_of: impl Fn(&Value) -> Option<&'static str>) {
+fn patch_ids<'c>(
+    list: &mut Value,
+    calls: impl IntoIterator<Item = &'c TurnCall>,
+    key_of: impl Fn(&Value) -> Option<&'static str>,
+) {
     let Value::Array(entries) = list else { return };
-    let mut calls = calls.iter();
+    let mut calls = calls.into_iter();
     for entry in entries.iter_mut() {
         let Some(key) = key_of(entry) else { continue };
         let Some(call) = calls.next() else { return };
@@ -176,7 +198,7 @@ fn chat_assistant(message: &Value, calls: &[TurnCall]) -> Result<Value, NextRequ
         m.insert("refusal".into(), refusal.clone());
     }
     // The deprecated `function_call` is no tool call: ids are the tool calls'.
-    let tool_calls: Vec<TurnCall> = calls.iter().filter(|c| c.provider_type != "function_call").cloned().collect();
+    let tool_calls: Vec<&TurnCall> = calls.iter().filter(|c| c.provider_type != "function_call").collect();
     if !tool_calls.is_empty() {
         // The folded entries (their extra members kept: a thought signature
         // of Gemini's OpenAI endpoint, …) when they are the calls, in order;
@@ -188,7 +210,7 @@ fn chat_assistant(message: &Value, calls: &[TurnCall]) -> Result<Value, NextRequ
             .enumerate()
             .map(|(k, call)| {
                 let entry = folded.and_then(|l| l.get(k)).filter(|e| {
-                    e.pointer("/function/name").and_then(Value::as_str) == Some(call.name.as_str())
+                    e.get("function").and_then(|f| f.get("name")).and_then(Value::as_str) == Some(call.name.as_str())
                         && !matches!(e.get("id").and_then(Value::as_str), Some(id) if id != call.id)
                 });
                 let mut entry = match entry {

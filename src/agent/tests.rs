@@ -62,9 +62,9 @@ fn calls_start_at_their_part_end_and_an_exclusive_one_waits() {
     assert_eq!(out.stop_reason.as_deref(), Some("tool_calls"));
     assert_eq!(out.results.len(), 2);
     let next = out.next.unwrap();
-    assert_eq!(next.append.len(), 3);
-    assert_eq!(next.append[0]["tool_calls"][1]["id"], "ssefold_call_1", "the assistant carries the synthesized id");
-    assert_eq!(next.append[2]["tool_call_id"], "ssefold_call_1");
+    assert_eq!(next.append().len(), 3);
+    assert_eq!(next.append()[0]["tool_calls"][1]["id"], "ssefold_call_1", "the assistant carries the synthesized id");
+    assert_eq!(next.append()[2]["tool_call_id"], "ssefold_call_1");
     assert_eq!(out.message["choices"][0]["message"]["tool_calls"][1]["id"], Value::Null, "the fold is the SDK's");
 }
 
@@ -208,6 +208,6 @@ fn with_the_hosts_own_stream_an_abort_cuts_the_open_call_and_it_gets_its_result(
     assert_eq!(out.results.len(), 1);
     assert_eq!((out.results[0].call_id.as_str(), out.results[0].kind), ("call_a", ToolResultKind::Incomplete));
     let next = out.next.unwrap();
-    assert_eq!(next.append[0]["tool_calls"][0]["id"], "call_a");
-    assert_eq!(next.append[1]["tool_call_id"], "call_a");
+    assert_eq!(next.append()[0]["tool_calls"][0]["id"], "call_a");
+    assert_eq!(next.append()[1]["tool_call_id"], "call_a");
 }
