@@ -256,10 +256,10 @@ impl UiState {
             StreamEvent::MessageStart { .. } => {
                 self.connection = ConnectionState::Connected;
             }
-            StreamEvent::PartStart { part, kind, choice, provider_type, .. } => {
+            StreamEvent::PartStart { part, kind, choice, provider_type, tool_call: head, .. } => {
                 let tool_call = (kind == PartKind::ToolCall).then(|| ToolCallState {
-                    id: None,
-                    name: None,
+                    id: head.and_then(|h| h.id).map(str::to_owned),
+                    name: head.and_then(|h| h.name).map(str::to_owned),
                     raw_arguments: String::new(),
                     parser: {
                         let mut parser = PartialJson::skeleton(Default::default());
@@ -319,10 +319,16 @@ impl UiState {
                     }
                 }
             }
-            StreamEvent::PartEnd { part, outcome, content, .. } => {
+            StreamEvent::PartEnd { part, outcome, content, tool_call, .. } => {
                 if let Some(p) = self.part_mut(part) {
                     if let Some(call) = p.tool_call.as_mut() {
                         call.parser = None;
+                        // The call's final id (synthesized when the provider
+                        // sent none: the id the host's tool progress uses).
+                        if let Some(end) = tool_call {
+                            call.id = Some(end.id.to_owned());
+                            call.name = Some(end.name.to_owned());
+                        }
                     }
                     p.status = match outcome {
                         PartOutcome::Complete => PartStatus::Complete,

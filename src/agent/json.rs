@@ -152,7 +152,7 @@ mod tests {
         // committed at the end is never started and gets its aborted result.
         let mut turn = AgentTurn::new(TurnConfig::new(Provider::OpenAIChat));
         turn.add_tool("add", ToolOptions::default());
-        turn.feed(CHAT[..CHAT.find("data: [DONE]").unwrap()].as_bytes(), 0, |_| {});
+        turn.feed(&CHAT.as_bytes()[..CHAT.find("data: [DONE]").unwrap()], 0, |_| {});
         turn.end_of_body(0, |_| {});
         assert!(turn.is_finished());
         let doc = turn.outcome().to_json();

@@ -1,5 +1,6 @@
 //! One agent turn, sans-IO: the stream, its tool calls and (optionally) the
-//! reconnection policy, decided once for every binding.
+//! reconnection policy and the streaming-UI state, decided once for every
+//! binding.
 //!
 //! What a host does around a streamed answer — read the body, start each
 //! tool call as soon as it is complete, hand the results back, build the
@@ -82,6 +83,15 @@
 //! Without one, such an ending ends the turn with an error. A provider error
 //! inside the stream never reconnects (sending the request again is the
 //! host's decision: [`TurnFailure`] says whether its type is transient).
+//!
+//! # UI state, relay
+//!
+//! With [`TurnConfig::ui`], the turn keeps the [`crate::ui::UiState`] of its
+//! answer: every event shown, the connection state, each tool's progress
+//! (the text of [`AgentTurn::tool_update`], by call id). The browser relay
+//! ([`crate::relay::Relay`]) is the host's: one relay spans the turns of a
+//! conversation (its steps), so the host pushes the turn's [`TurnEvent`]s
+//! and tool results into it.
 
 mod json;
 pub mod next;
@@ -93,10 +103,11 @@ use serde_json::Value;
 use crate::providers::{
     PartKind, PartOutcome, Provider, Stream, StreamConfig, StreamError, StreamEvent, ToolCall, ToolInputFormat,
 };
-use crate::reconnect::{Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd};
+use crate::reconnect::{ConnectionState, Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd};
 use crate::tools::{
     SchedulerConfig, SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolResultKind, ToolScheduler,
 };
+use crate::ui::UiState;
 
 pub use next::{next_request, NextRequest, NextRequestError};
 
@@ -112,12 +123,21 @@ pub struct TurnConfig {
     /// Reconnect a connection that ends early, fails or goes idle, with
     /// this policy; `None` (the default): such an ending ends the turn.
     pub reconnect: Option<ReconnectPolicy>,
+    /// Keep the streaming-UI state model ([`AgentTurn::ui`]): every event
+    /// shown, the connection state, the tools' progress. Default false.
+    pub ui: bool,
 }
 
 impl TurnConfig {
     /// The default configuration for `provider`.
     pub fn new(provider: Provider) -> Self {
-        TurnConfig { provider, stream: StreamConfig::default(), scheduler: SchedulerConfig::default(), reconnect: None }
+        TurnConfig {
+            provider,
+            stream: StreamConfig::default(),
+            scheduler: SchedulerConfig::default(),
+            reconnect: None,
+            ui: false,
+        }
     }
 }
 
@@ -353,11 +373,16 @@ pub struct AgentTurn {
     stop_reason: Option<String>,
     aborted: bool,
     failure: Option<TurnFailure>,
+    /// The UI state model, when asked for ([`TurnConfig::ui`]).
+    ui: Option<Box<UiState>>,
+    /// The host's time of its last input that had one.
+    now_ms: u64,
 }
 
 impl AgentTurn {
     /// A turn waiting for its first bytes.
     pub fn new(config: TurnConfig) -> Self {
+        let media_budget = config.stream.max_memory_bytes;
         AgentTurn {
             stream: Stream::with_config(config.provider, config.stream),
             tools: BTreeMap::new(),
@@ -373,6 +398,27 @@ impl AgentTurn {
             stop_reason: None,
             aborted: false,
             failure: None,
+            ui: config.ui.then(|| Box::new(UiState::with_media_budget(media_budget))),
+            now_ms: 0,
+        }
+    }
+
+    /// The streaming-UI state model ([`TurnConfig::ui`]): what a chat UI
+    /// shows of the turn now (parts, tool calls and their progress, usage,
+    /// the connection). `None` unless asked for.
+    pub fn ui(&self) -> Option<&UiState> {
+        self.ui.as_deref()
+    }
+
+    /// Moves the connection phase, and the UI's connection state with it.
+    fn set_phase(&mut self, phase: Phase) {
+        self.phase = phase;
+        if let Some(ui) = self.ui.as_deref_mut() {
+            ui.set_connection(match phase {
+                Phase::Streaming => ConnectionState::Connected,
+                Phase::Reconnecting => ConnectionState::Reconnecting,
+                Phase::Ended => ConnectionState::Disconnected,
+            });
         }
     }
 
@@ -395,11 +441,12 @@ impl AgentTurn {
     /// The response headers of a connection arrived (the first, or the one
     /// a [`TurnAction::Reconnect`] asked for).
     pub fn connected(&mut self, now_ms: u64) {
+        self.now_ms = now_ms;
         if let Some(r) = self.reconnector.as_mut() {
             r.on_connected(now_ms);
         }
-        if self.phase == Phase::Reconnecting {
-            self.phase = Phase::Streaming;
+        if self.phase != Phase::Ended {
+            self.set_phase(Phase::Streaming);
         }
     }
 
@@ -410,17 +457,21 @@ impl AgentTurn {
         if self.phase != Phase::Streaming {
             return;
         }
+        self.now_ms = now_ms;
         if let Some(r) = self.reconnector.as_mut() {
             r.on_activity(now_ms);
         }
         let mut seen = Seen::default();
         let result = {
-            let Self { stream, .. } = self;
+            let Self { stream, ui, .. } = self;
             // The stream borrows itself while it emits: the turn's own state
             // is updated from the events in a second step (`Seen` holds
             // copies of what it needs).
             let mut on = |e: &StreamEvent<'_>| {
                 seen.note(e);
+                if let Some(ui) = ui.as_deref_mut() {
+                    ui.apply(e, now_ms);
+                }
                 on_event(TurnEvent::Stream(e));
             };
             stream.feed(chunk, &mut on)
@@ -443,7 +494,7 @@ impl AgentTurn {
 
     /// The body ended (the connection closed cleanly).
     pub fn end_of_body(&mut self, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
-        let _ = now_ms;
+        self.now_ms = now_ms;
         if self.phase != Phase::Streaming {
             return;
         }
@@ -452,11 +503,15 @@ impl AgentTurn {
         }
         let mut seen = Seen::default();
         let result = {
+            let Self { stream, ui, .. } = self;
             let mut on = |e: &StreamEvent<'_>| {
                 seen.note(e);
+                if let Some(ui) = ui.as_deref_mut() {
+                    ui.apply(e, now_ms);
+                }
                 on_event(TurnEvent::Stream(e));
             };
-            self.stream.finish(&mut on)
+            stream.finish(&mut on)
         };
         self.apply_seen(seen, &mut on_event);
         match result {
@@ -467,7 +522,7 @@ impl AgentTurn {
 
     /// The connection failed (`error` says how) before the body ended.
     pub fn connection_failed(&mut self, error: &str, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
-        let _ = now_ms;
+        self.now_ms = now_ms;
         if self.phase == Phase::Ended {
             return;
         }
@@ -490,6 +545,7 @@ impl AgentTurn {
     /// closed ([`TurnAction::CloseConnection`]) and reconnected, or ends the
     /// turn.
     pub fn tick(&mut self, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        self.now_ms = now_ms;
         let idle = self.phase == Phase::Streaming && self.reconnector.as_ref().is_some_and(|r| r.is_idle(now_ms));
         if !idle {
             return;
@@ -508,6 +564,9 @@ impl AgentTurn {
         mut on_event: impl FnMut(TurnEvent<'_>),
     ) -> Result<(), TurnError> {
         self.scheduler.update(call_id, text)?;
+        if let Some(ui) = self.ui.as_deref_mut() {
+            ui.set_tool_progress(call_id, Value::from(text));
+        }
         self.drain_tool_events(&mut on_event);
         Ok(())
     }
@@ -545,15 +604,19 @@ impl AgentTurn {
             // The host aborts its own stream: the calls it leaves open are
             // cut.
             self.close_open_calls();
-            self.phase = Phase::Ended;
+            self.set_phase(Phase::Ended);
             self.stop_reason = Some("aborted".to_owned());
         } else if self.phase != Phase::Ended {
             // The open parts are closed silently (as `Stream::abort` does);
             // their calls still get a result.
             let mut seen = Seen::default();
             let mut shown = Seen::default();
+            let (now, ui) = (self.now_ms, &mut self.ui);
             self.stream.abort_to(&mut |e: &StreamEvent<'_>| seen.note(e), &mut |e: &StreamEvent<'_>| {
                 shown.note(e);
+                if let Some(ui) = ui.as_deref_mut() {
+                    ui.apply(e, now);
+                }
                 on_event(TurnEvent::Stream(e));
             });
             seen.items.append(&mut shown.items);
@@ -561,7 +624,7 @@ impl AgentTurn {
             if let Some(r) = self.reconnector.as_mut() {
                 r.on_end(StreamEnd::Aborted);
             }
-            self.phase = Phase::Ended;
+            self.set_phase(Phase::Ended);
         }
         self.abort_calls(reason, &mut on_event);
     }
@@ -580,6 +643,9 @@ impl AgentTurn {
         }
         let mut seen = Seen { external: true, ..Seen::default() };
         seen.note(event);
+        if let Some(ui) = self.ui.as_deref_mut() {
+            ui.apply(event, self.now_ms);
+        }
         self.apply_seen(seen, &mut on_event);
     }
 
@@ -593,7 +659,7 @@ impl AgentTurn {
             return;
         }
         self.close_open_calls();
-        self.phase = Phase::Ended;
+        self.set_phase(Phase::Ended);
         if let Some(failure) = failure {
             let reason = failure.message();
             self.failure = Some(failure);
@@ -677,7 +743,7 @@ impl AgentTurn {
                 if self.stream.reconnect().is_err() {
                     return false;
                 }
-                self.phase = Phase::Reconnecting;
+                self.set_phase(Phase::Reconnecting);
                 self.actions.push_back(TurnAction::Reconnect { delay_ms, attempt, cursor });
                 true
             }
@@ -696,7 +762,7 @@ impl AgentTurn {
             });
         }
         match failure {
-            None => self.phase = Phase::Ended,
+            None => self.set_phase(Phase::Ended),
             Some(f) => self.fail(f, on_event),
         }
     }
@@ -712,14 +778,18 @@ impl AgentTurn {
             if self.stream.is_closed() {
                 self.stream.close_open_parts(&mut |e: &StreamEvent<'_>| seen.note(e));
             } else {
+                let (now, ui) = (self.now_ms, &mut self.ui);
                 let _ = self.stream.finish(|e| {
                     seen.note(e);
+                    if let Some(ui) = ui.as_deref_mut() {
+                        ui.apply(e, now);
+                    }
                     on_event(TurnEvent::Stream(e));
                 });
             }
             self.apply_seen(seen, on_event);
         }
-        self.phase = Phase::Ended;
+        self.set_phase(Phase::Ended);
         let reason = failure.message();
         self.failure = Some(failure);
         self.abort_calls(&reason, on_event);

@@ -211,3 +211,30 @@ fn with_the_hosts_own_stream_an_abort_cuts_the_open_call_and_it_gets_its_result(
     assert_eq!(next.append()[0]["tool_calls"][0]["id"], "call_a");
     assert_eq!(next.append()[1]["tool_call_id"], "call_a");
 }
+
+#[test]
+fn the_ui_state_follows_the_turn_its_calls_and_their_progress() {
+    let config =
+        TurnConfig { ui: true, reconnect: Some(ReconnectPolicy::default()), ..TurnConfig::new(Provider::OpenAIChat) };
+    let mut turn = AgentTurn::new(config);
+    turn.add_tool("read", ToolOptions::default());
+    turn.add_tool("edit", ToolOptions::default());
+    turn.connected(5);
+    assert_eq!(turn.ui().unwrap().connection(), crate::reconnect::ConnectionState::Connected);
+    turn.feed(CHAT_TWO_CALLS.as_bytes(), 10, |_| {});
+    let started: Vec<String> = actions(&mut turn)
+        .into_iter()
+        .filter_map(|a| match a {
+            TurnAction::StartTool(s) => Some(s.call_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, ["call_a", "ssefold_call_1"]);
+    turn.tool_update("ssefold_call_1", "half way", |_| {}).unwrap();
+    let ui = turn.ui().unwrap().to_json();
+    assert_eq!(ui["connection"], "disconnected", "the stream is over");
+    let calls: Vec<&Value> = ui["parts"].as_array().unwrap().iter().map(|p| &p["tool_call"]).collect();
+    assert_eq!(calls[1]["id"], "ssefold_call_1", "the synthesized id, as the host's progress names it");
+    assert_eq!(ui["tool_progress"]["ssefold_call_1"], "half way");
+    assert!(AgentTurn::new(TurnConfig::new(Provider::Auto)).ui().is_none());
+}
