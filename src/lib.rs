@@ -11,10 +11,15 @@
 //!   Events are borrowed views; no heap allocation per event in steady state.
 //! * [`json`] — incremental partial JSON: tool arguments usable while they
 //!   stream, in time linear in their size.
-//! * [`providers`] — Anthropic Messages, OpenAI Chat Completions and OpenAI
-//!   Responses streams folded into one normalized event protocol
+//! * [`providers`] — Anthropic Messages, OpenAI Chat Completions, OpenAI
+//!   Responses, Gemini, Ollama and Amazon Bedrock (InvokeModel,
+//!   ConverseStream) streams folded into one normalized event protocol
 //!   ([`providers::StreamEvent`]) and into the message the non-streaming
 //!   endpoint would have returned.
+//! * [`agent`] — one agent turn end to end, sans-IO: the stream, its tool
+//!   calls (which run, which get an error result, in what order), the
+//!   reconnection policy, and the next request for every dialect.
+//! * [`tools`] — the tool scheduler ([`agent`] drives it).
 //! * `ffi` (cargo feature `capi`, on by default) — the C ABI over all of
 //!   the above: opaque handles, callbacks, one status enum; header
 //!   `include/ssefold.h`.
