@@ -223,200 +223,6 @@ typedef uint32_t ssefold_result;
 #endif // __cplusplus
 
 /**
- * The kind of a path event.
- */
-enum ssefold_path_event_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * A container (object or array) started at `path`.
-   */
-  SSEFOLD_PATH_EVENT_KIND_CONTAINER_START = 0,
-  /**
-   * New decoded text (`text`) of the string at `path`.
-   */
-  SSEFOLD_PATH_EVENT_KIND_STRING_APPEND = 1,
-  /**
-   * The value at `path` is complete (`value_json`).
-   */
-  SSEFOLD_PATH_EVENT_KIND_VALUE_COMPLETE = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum ssefold_path_event_kind ssefold_path_event_kind;
-#else
-typedef uint32_t ssefold_path_event_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Object or array.
- */
-enum ssefold_container_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * A JSON object.
-   */
-  SSEFOLD_CONTAINER_KIND_OBJECT = 0,
-  /**
-   * A JSON array.
-   */
-  SSEFOLD_CONTAINER_KIND_ARRAY = 1,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum ssefold_container_kind ssefold_container_kind;
-#else
-typedef uint32_t ssefold_container_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * What the host should do next (the `kind` of [`ssefold_reconnect_decision`]).
- */
-enum ssefold_decision_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * The answer is complete.
-   */
-  SSEFOLD_DECISION_KIND_DONE = 0,
-  /**
-   * Reconnect after `delay_ms`, sending `cursor`.
-   */
-  SSEFOLD_DECISION_KIND_RECONNECT = 1,
-  /**
-   * Retries are exhausted: report `last_end` (and `message`).
-   */
-  SSEFOLD_DECISION_KIND_GIVE_UP = 2,
-  /**
-   * The provider reported an error: do not reconnect.
-   */
-  SSEFOLD_DECISION_KIND_FAIL = 3,
-  /**
-   * The user aborted.
-   */
-  SSEFOLD_DECISION_KIND_STOP = 4,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum ssefold_decision_kind ssefold_decision_kind;
-#else
-typedef uint32_t ssefold_decision_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * What to send when reconnecting (the `kind` of [`ssefold_resume_cursor`]).
- */
-enum ssefold_cursor_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * Nothing to resume from: the request starts over.
-   */
-  SSEFOLD_CURSOR_KIND_NONE = 0,
-  /**
-   * Send `Last-Event-ID: last_event_id`.
-   */
-  SSEFOLD_CURSOR_KIND_LAST_EVENT_ID = 1,
-  /**
-   * OpenAI Responses: resume with `starting_after`.
-   */
-  SSEFOLD_CURSOR_KIND_STARTING_AFTER = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum ssefold_cursor_kind ssefold_cursor_kind;
-#else
-typedef uint32_t ssefold_cursor_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * How a connection ended (the `kind` of [`ssefold_stream_end`]).
- */
-enum ssefold_stream_end_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * The dialect's terminal event arrived.
-   */
-  SSEFOLD_STREAM_END_KIND_COMPLETED = 0,
-  /**
-   * The body ended without the terminal event.
-   */
-  SSEFOLD_STREAM_END_KIND_ENDED_EARLY = 1,
-  /**
-   * The transport failed (`message` says how).
-   */
-  SSEFOLD_STREAM_END_KIND_TRANSPORT_ERROR = 2,
-  /**
-   * No bytes for the idle timeout.
-   */
-  SSEFOLD_STREAM_END_KIND_IDLE_TIMEOUT = 3,
-  /**
-   * The provider sent an error event (`error_type`, `message`).
-   */
-  SSEFOLD_STREAM_END_KIND_PROVIDER_ERROR = 4,
-  /**
-   * The user aborted.
-   */
-  SSEFOLD_STREAM_END_KIND_ABORTED = 5,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum ssefold_stream_end_kind ssefold_stream_end_kind;
-#else
-typedef uint32_t ssefold_stream_end_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Connection state for the UI.
- */
-enum ssefold_connection_state
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * Not connected and not about to be.
-   */
-  SSEFOLD_CONNECTION_STATE_DISCONNECTED = 0,
-  /**
-   * The first request is on its way.
-   */
-  SSEFOLD_CONNECTION_STATE_CONNECTING = 1,
-  /**
-   * Bytes are flowing.
-   */
-  SSEFOLD_CONNECTION_STATE_CONNECTED = 2,
-  /**
-   * Waiting to reconnect, or reconnecting.
-   */
-  SSEFOLD_CONNECTION_STATE_RECONNECTING = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum ssefold_connection_state ssefold_connection_state;
-#else
-typedef uint32_t ssefold_connection_state;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
  * The kind of a normalized event (its wire name is in `name`).
  */
 enum ssefold_stream_event_kind
@@ -496,6 +302,370 @@ typedef uint32_t ssefold_stream_event_kind;
 #endif // __cplusplus
 
 /**
+ * The kind of a path event.
+ */
+enum ssefold_path_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * A container (object or array) started at `path`.
+   */
+  SSEFOLD_PATH_EVENT_KIND_CONTAINER_START = 0,
+  /**
+   * New decoded text (`text`) of the string at `path`.
+   */
+  SSEFOLD_PATH_EVENT_KIND_STRING_APPEND = 1,
+  /**
+   * The value at `path` is complete (`value_json`).
+   */
+  SSEFOLD_PATH_EVENT_KIND_VALUE_COMPLETE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_path_event_kind ssefold_path_event_kind;
+#else
+typedef uint32_t ssefold_path_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Object or array.
+ */
+enum ssefold_container_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * A JSON object.
+   */
+  SSEFOLD_CONTAINER_KIND_OBJECT = 0,
+  /**
+   * A JSON array.
+   */
+  SSEFOLD_CONTAINER_KIND_ARRAY = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_container_kind ssefold_container_kind;
+#else
+typedef uint32_t ssefold_container_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a part ended (the `outcome` of a `PART_END` event; wire names
+ * `complete`, `invalid_arguments`, `incomplete`).
+ */
+enum ssefold_part_outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a `PART_END` event.
+   */
+  SSEFOLD_PART_OUTCOME_NONE = 0,
+  /**
+   * Complete. For a tool call: its arguments are complete, valid JSON
+   * (the call is ready).
+   */
+  SSEFOLD_PART_OUTCOME_COMPLETE = 1,
+  /**
+   * A tool call whose arguments are not valid JSON (the event's JSON
+   * form has `error` and `raw`).
+   */
+  SSEFOLD_PART_OUTCOME_INVALID_ARGUMENTS = 2,
+  /**
+   * The stream ended (or the turn was cut) while the part was open: a
+   * tool call with this outcome is not ready.
+   */
+  SSEFOLD_PART_OUTCOME_INCOMPLETE = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_part_outcome ssefold_part_outcome;
+#else
+typedef uint32_t ssefold_part_outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a tool call's input is written (wire names `json`, `text`).
+ */
+enum ssefold_tool_input_format
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * JSON arguments (every function / tool call): `arguments` is JSON text.
+   */
+  SSEFOLD_TOOL_INPUT_FORMAT_JSON = 0,
+  /**
+   * Free text (an OpenAI Responses custom tool's input, the output of a
+   * grammar, not JSON): `arguments` is that text.
+   */
+  SSEFOLD_TOOL_INPUT_FORMAT_TEXT = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_tool_input_format ssefold_tool_input_format;
+#else
+typedef uint32_t ssefold_tool_input_format;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * The kind of a `tool_execution_*` event.
+ */
+enum ssefold_tool_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `tool_execution_started`: the host was told to start the call.
+   */
+  SSEFOLD_TOOL_EVENT_KIND_STARTED = 0,
+  /**
+   * `tool_execution_update`: progress text of a running call (`text`).
+   */
+  SSEFOLD_TOOL_EVENT_KIND_UPDATE = 1,
+  /**
+   * `tool_execution_finished`: the call has its result (`is_error`).
+   */
+  SSEFOLD_TOOL_EVENT_KIND_FINISHED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_tool_event_kind ssefold_tool_event_kind;
+#else
+typedef uint32_t ssefold_tool_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What the host does next (the `kind` of [`ssefold_agent_turn_action`]).
+ */
+enum ssefold_agent_turn_action_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Start the call `call_id` of the tool `name` with `arguments` (on the
+   * host's thread), then report `ssefold_agent_turn_tool_result`.
+   */
+  SSEFOLD_AGENT_TURN_ACTION_KIND_START_TOOL = 0,
+  /**
+   * Cancel the running call `call_id`: the turn already gave it its
+   * result (a late result is dropped).
+   */
+  SSEFOLD_AGENT_TURN_ACTION_KIND_CANCEL_TOOL = 1,
+  /**
+   * Close the connection now (it went idle); what follows (a
+   * reconnection, or the end of the turn) is already decided.
+   */
+  SSEFOLD_AGENT_TURN_ACTION_KIND_CLOSE_CONNECTION = 2,
+  /**
+   * Send the request again after `delay_ms` with `cursor`, then report
+   * `ssefold_agent_turn_connected` and feed the new body.
+   */
+  SSEFOLD_AGENT_TURN_ACTION_KIND_RECONNECT = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_agent_turn_action_kind ssefold_agent_turn_action_kind;
+#else
+typedef uint32_t ssefold_agent_turn_action_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What to send when reconnecting (the `kind` of [`ssefold_resume_cursor`]).
+ */
+enum ssefold_cursor_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Nothing to resume from: the request starts over.
+   */
+  SSEFOLD_CURSOR_KIND_NONE = 0,
+  /**
+   * Send `Last-Event-ID: last_event_id`.
+   */
+  SSEFOLD_CURSOR_KIND_LAST_EVENT_ID = 1,
+  /**
+   * OpenAI Responses: resume with `starting_after`.
+   */
+  SSEFOLD_CURSOR_KIND_STARTING_AFTER = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_cursor_kind ssefold_cursor_kind;
+#else
+typedef uint32_t ssefold_cursor_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why a turn ended with an error (the `kind` of
+ * [`ssefold_turn_failure`]; wire names `stream`, `transport`,
+ * `idle_timeout`, `too_many_calls` in the outcome's JSON).
+ */
+enum ssefold_turn_failure_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No failure (yet).
+   */
+  SSEFOLD_TURN_FAILURE_KIND_NONE = 0,
+  /**
+   * The stream failed: bad data, a limit, a provider error event, a body
+   * that ended before the answer did (`status` is the stream's).
+   */
+  SSEFOLD_TURN_FAILURE_KIND_STREAM = 1,
+  /**
+   * The connection failed and was not (or could no longer be) resumed.
+   */
+  SSEFOLD_TURN_FAILURE_KIND_TRANSPORT = 2,
+  /**
+   * The connection went idle and was not (or could no longer be) resumed.
+   */
+  SSEFOLD_TURN_FAILURE_KIND_IDLE_TIMEOUT = 3,
+  /**
+   * The answer has more tool calls than the scheduler's `max_calls`: the
+   * calls past it get no result.
+   */
+  SSEFOLD_TURN_FAILURE_KIND_TOO_MANY_CALLS = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_turn_failure_kind ssefold_turn_failure_kind;
+#else
+typedef uint32_t ssefold_turn_failure_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What the host should do next (the `kind` of [`ssefold_reconnect_decision`]).
+ */
+enum ssefold_decision_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The answer is complete.
+   */
+  SSEFOLD_DECISION_KIND_DONE = 0,
+  /**
+   * Reconnect after `delay_ms`, sending `cursor`.
+   */
+  SSEFOLD_DECISION_KIND_RECONNECT = 1,
+  /**
+   * Retries are exhausted: report `last_end` (and `message`).
+   */
+  SSEFOLD_DECISION_KIND_GIVE_UP = 2,
+  /**
+   * The provider reported an error: do not reconnect.
+   */
+  SSEFOLD_DECISION_KIND_FAIL = 3,
+  /**
+   * The user aborted.
+   */
+  SSEFOLD_DECISION_KIND_STOP = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_decision_kind ssefold_decision_kind;
+#else
+typedef uint32_t ssefold_decision_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a connection ended (the `kind` of [`ssefold_stream_end`]).
+ */
+enum ssefold_stream_end_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The dialect's terminal event arrived.
+   */
+  SSEFOLD_STREAM_END_KIND_COMPLETED = 0,
+  /**
+   * The body ended without the terminal event.
+   */
+  SSEFOLD_STREAM_END_KIND_ENDED_EARLY = 1,
+  /**
+   * The transport failed (`message` says how).
+   */
+  SSEFOLD_STREAM_END_KIND_TRANSPORT_ERROR = 2,
+  /**
+   * No bytes for the idle timeout.
+   */
+  SSEFOLD_STREAM_END_KIND_IDLE_TIMEOUT = 3,
+  /**
+   * The provider sent an error event (`error_type`, `message`).
+   */
+  SSEFOLD_STREAM_END_KIND_PROVIDER_ERROR = 4,
+  /**
+   * The user aborted.
+   */
+  SSEFOLD_STREAM_END_KIND_ABORTED = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_stream_end_kind ssefold_stream_end_kind;
+#else
+typedef uint32_t ssefold_stream_end_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Connection state for the UI.
+ */
+enum ssefold_connection_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not connected and not about to be.
+   */
+  SSEFOLD_CONNECTION_STATE_DISCONNECTED = 0,
+  /**
+   * The first request is on its way.
+   */
+  SSEFOLD_CONNECTION_STATE_CONNECTING = 1,
+  /**
+   * Bytes are flowing.
+   */
+  SSEFOLD_CONNECTION_STATE_CONNECTED = 2,
+  /**
+   * Waiting to reconnect, or reconnecting.
+   */
+  SSEFOLD_CONNECTION_STATE_RECONNECTING = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_connection_state ssefold_connection_state;
+#else
+typedef uint32_t ssefold_connection_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Which provider dialect a stream folds.
  */
 enum ssefold_provider
@@ -547,7 +717,8 @@ typedef uint32_t ssefold_provider;
 
 /**
  * Where a result came from (wire names `ran`, `unknown_tool`,
- * `invalid_input`, `cancelled`, `aborted`, `discarded`).
+ * `invalid_input`, `cancelled`, `aborted`, `discarded`, `incomplete`,
+ * `unnamed`).
  */
 enum ssefold_tool_result_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -578,41 +749,20 @@ enum ssefold_tool_result_kind
    * A streaming fallback threw the turn's tool work away.
    */
   SSEFOLD_TOOL_RESULT_KIND_DISCARDED = 5,
+  /**
+   * The call's arguments were cut off; the tool never ran.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_INCOMPLETE = 6,
+  /**
+   * The provider sent the call without a tool name; nothing ran.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_UNNAMED = 7,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum ssefold_tool_result_kind ssefold_tool_result_kind;
 #else
 typedef uint32_t ssefold_tool_result_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * The kind of a `tool_execution_*` event.
- */
-enum ssefold_tool_event_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * `tool_execution_started`: the host was told to start the call.
-   */
-  SSEFOLD_TOOL_EVENT_KIND_STARTED = 0,
-  /**
-   * `tool_execution_update`: progress text of a running call (`text`).
-   */
-  SSEFOLD_TOOL_EVENT_KIND_UPDATE = 1,
-  /**
-   * `tool_execution_finished`: the call has its result (`is_error`).
-   */
-  SSEFOLD_TOOL_EVENT_KIND_FINISHED = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum ssefold_tool_event_kind ssefold_tool_event_kind;
-#else
-typedef uint32_t ssefold_tool_event_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -668,6 +818,11 @@ typedef uint32_t ssefold_relay_format;
 #endif // __cplusplus
 
 /**
+ * One agent turn (opaque).
+ */
+typedef struct ssefold_agent_turn ssefold_agent_turn;
+
+/**
  * An incremental partial-JSON parser for one document (opaque).
  */
 typedef struct ssefold_partial_json ssefold_partial_json;
@@ -702,245 +857,6 @@ typedef struct ssefold_stream ssefold_stream;
  * A tool scheduler (opaque): one turn's tool calls.
  */
 typedef struct ssefold_tool_scheduler ssefold_tool_scheduler;
-
-/**
- * A borrowed UTF-8 string view: `len` bytes at `ptr`, **not**
- * NUL-terminated. `ptr == NULL` means "absent" (for optional values such
- * as an event id); an empty but present string has a non-NULL `ptr` and
- * `len == 0`. Views returned by ssefold are owned by the handle (or the
- * callback's event) they came from; see the ownership rule.
- */
-typedef struct ssefold_str {
-  /**
-   * First byte, or NULL when absent.
-   */
-  const char *ptr;
-  /**
-   * Length in bytes.
-   */
-  size_t len;
-} ssefold_str;
-
-/**
- * A borrowed byte view: `len` bytes at `ptr` (`ptr` may be NULL only when
- * `len == 0`).
- */
-typedef struct ssefold_bytes {
-  /**
-   * First byte.
-   */
-  const uint8_t *ptr;
-  /**
-   * Length in bytes.
-   */
-  size_t len;
-} ssefold_bytes;
-
-/**
- * Resource limits of a partial-JSON parser.
- */
-typedef struct ssefold_partial_json_limits {
-  /**
-   * Most simultaneously open containers (default 512).
-   */
-  size_t max_depth;
-  /**
-   * Most bytes of one document (default 64 MiB).
-   */
-  uint64_t max_bytes;
-} ssefold_partial_json_limits;
-
-/**
- * One step of a path: an object member (`key` present) or an array
- * element (`key` absent, `index` set).
- */
-typedef struct ssefold_path_segment {
-  /**
-   * The member's decoded key; absent (`ptr == NULL`) for an array index.
-   */
-  struct ssefold_str key;
-  /**
-   * The zero-based array index (0 for a key).
-   */
-  size_t index;
-} ssefold_path_segment;
-
-/**
- * A path event, as passed to the callback. Every view and the `path` array
- * are valid only during the callback.
- */
-typedef struct ssefold_path_event {
-  /**
-   * What happened.
-   */
-  ssefold_path_event_kind kind;
-  /**
-   * The path from the root (`path_len` segments; the root is empty).
-   */
-  const struct ssefold_path_segment *path;
-  /**
-   * Number of segments in `path`.
-   */
-  size_t path_len;
-  /**
-   * `CONTAINER_START`: object or array (`OBJECT` otherwise).
-   */
-  ssefold_container_kind container;
-  /**
-   * `STRING_APPEND`: the newly decoded text (never empty); absent otherwise.
-   */
-  struct ssefold_str text;
-  /**
-   * `VALUE_COMPLETE`: the value as compact JSON text. Always present for
-   * scalars; for containers only when the callback was registered with
-   * `container_values` (serializing every closing container costs its
-   * size each time); absent otherwise.
-   */
-  struct ssefold_str value_json;
-} ssefold_path_event;
-
-/**
- * The path-event callback: `user_data` as registered and the event. The
- * parser consumes each pushed fragment whole, so this callback cannot stop
- * a push (unlike the SSE callback); push smaller fragments to pace it.
- */
-typedef void (*ssefold_path_event_callback)(void *user_data, const struct ssefold_path_event *event);
-
-/**
- * The knobs of the reconnection policy (a plain struct: fill it from
- * `ssefold_reconnect_policy_default`, change fields, pass it by pointer).
- */
-typedef struct ssefold_reconnect_policy {
-  /**
-   * Delay before the first retry, in milliseconds (default 1000).
-   */
-  uint64_t initial_delay_ms;
-  /**
-   * Factor applied for each further retry (default 1.5; finite, >= 1).
-   */
-  double growth;
-  /**
-   * Upper bound of the computed delay, in milliseconds (default 30000).
-   */
-  uint64_t max_delay_ms;
-  /**
-   * Reconnections in a row before giving up (default 2).
-   */
-  uint32_t max_retries;
-  /**
-   * Jitter as a fraction of the delay, in [0, 1] (default 0: none).
-   */
-  double jitter;
-  /**
-   * Idle timeout in milliseconds; 0 means none (the default).
-   */
-  uint64_t idle_timeout_ms;
-  /**
-   * Upper bound of a server's `retry:` value, in milliseconds (default
-   * 600000, 10 minutes; 0 also means the default); the server's value
-   * still takes precedence over the backoff up to it.
-   */
-  uint64_t max_server_retry_ms;
-} ssefold_reconnect_policy;
-
-/**
- * How a connection ended, as the host saw it (input of
- * `ssefold_reconnector_on_end`).
- */
-typedef struct ssefold_stream_end {
-  /**
-   * A `ssefold_stream_end_kind` value.
-   */
-  uint32_t kind;
-  /**
-   * `PROVIDER_ERROR`: the provider's error type (absent = empty).
-   */
-  struct ssefold_str error_type;
-  /**
-   * `TRANSPORT_ERROR` / `PROVIDER_ERROR`: the message (absent = empty).
-   */
-  struct ssefold_str message;
-} ssefold_stream_end;
-
-/**
- * A resume cursor. `last_event_id` is a view owned by the reconnector
- * until its next call.
- */
-typedef struct ssefold_resume_cursor {
-  /**
-   * Which cursor.
-   */
-  ssefold_cursor_kind kind;
-  /**
-   * `LAST_EVENT_ID`: the id (absent otherwise).
-   */
-  struct ssefold_str last_event_id;
-  /**
-   * `STARTING_AFTER`: the sequence number (0 otherwise).
-   */
-  uint64_t starting_after;
-} ssefold_resume_cursor;
-
-/**
- * A decision of `ssefold_reconnector_on_end`. Views are owned by the
- * reconnector until its next call. Fields that do not apply to `kind` are
- * zero / absent.
- */
-typedef struct ssefold_reconnect_decision {
-  /**
-   * What to do.
-   */
-  ssefold_decision_kind kind;
-  /**
-   * `RECONNECT`: how long to wait first, in milliseconds.
-   */
-  uint64_t delay_ms;
-  /**
-   * `RECONNECT`: which reconnection this is (1 for the first).
-   */
-  uint32_t attempt;
-  /**
-   * `RECONNECT`: what to send so the server can resume.
-   */
-  struct ssefold_resume_cursor cursor;
-  /**
-   * `GIVE_UP`: how the last connection ended.
-   */
-  ssefold_stream_end_kind last_end;
-  /**
-   * `FAIL` (and `GIVE_UP` after a provider error): the error type.
-   */
-  struct ssefold_str error_type;
-  /**
-   * `FAIL`: the provider's message; `GIVE_UP`: the transport error text.
-   */
-  struct ssefold_str message;
-  /**
-   * `FAIL`: whether the error type is transient (the whole request may be
-   * sent again).
-   */
-  bool retryable;
-} ssefold_reconnect_decision;
-
-/**
- * Settings of a relay. Start from `ssefold_relay_config_default`.
- */
-typedef struct ssefold_relay_config {
-  /**
-   * A `ssefold_relay_format` value (default `AI_SDK`).
-   */
-  uint32_t format;
-  /**
-   * Bytes of recent frames kept for `ssefold_relay_replay_after`
-   * (default 1 MiB; 0 keeps none).
-   */
-  size_t replay_bytes;
-  /**
-   * A keep-alive comment is due after this long without output
-   * (default 15000 ms).
-   */
-  uint64_t keep_alive_ms;
-} ssefold_relay_config;
 
 /**
  * Decoder options. Start from `ssefold_sse_decoder_config_default`.
@@ -1024,6 +940,575 @@ typedef struct ssefold_stream_config {
 } ssefold_stream_config;
 
 /**
+ * Limits of a scheduler. Start from `ssefold_tool_scheduler_config_default`.
+ */
+typedef struct ssefold_tool_scheduler_config {
+  /**
+   * At most this many calls run at once (0: no limit beyond the
+   * exclusivity rules). Default 0.
+   */
+  size_t max_concurrency;
+  /**
+   * At most this many calls in one turn (default 4096); one more is
+   * `SSEFOLD_RESULT_TOOL_TOO_MANY_CALLS`. Must be positive.
+   */
+  size_t max_calls;
+} ssefold_tool_scheduler_config;
+
+/**
+ * The knobs of the reconnection policy (a plain struct: fill it from
+ * `ssefold_reconnect_policy_default`, change fields, pass it by pointer).
+ */
+typedef struct ssefold_reconnect_policy {
+  /**
+   * Delay before the first retry, in milliseconds (default 1000).
+   */
+  uint64_t initial_delay_ms;
+  /**
+   * Factor applied for each further retry (default 1.5; finite, >= 1).
+   */
+  double growth;
+  /**
+   * Upper bound of the computed delay, in milliseconds (default 30000).
+   */
+  uint64_t max_delay_ms;
+  /**
+   * Reconnections in a row before giving up (default 2).
+   */
+  uint32_t max_retries;
+  /**
+   * Jitter as a fraction of the delay, in [0, 1] (default 0: none).
+   */
+  double jitter;
+  /**
+   * Idle timeout in milliseconds; 0 means none (the default).
+   */
+  uint64_t idle_timeout_ms;
+  /**
+   * Upper bound of a server's `retry:` value, in milliseconds (default
+   * 600000, 10 minutes; 0 also means the default); the server's value
+   * still takes precedence over the backoff up to it.
+   */
+  uint64_t max_server_retry_ms;
+} ssefold_reconnect_policy;
+
+/**
+ * How a turn is made. Start from `ssefold_agent_turn_config_default`.
+ */
+typedef struct ssefold_agent_turn_config {
+  /**
+   * A `ssefold_provider` value (default `AUTO`: detected from the body).
+   */
+  uint32_t provider;
+  /**
+   * The stream's limits.
+   */
+  struct ssefold_stream_config stream;
+  /**
+   * The tool scheduler's limits (`max_concurrency`, `max_calls`).
+   */
+  struct ssefold_tool_scheduler_config scheduler;
+  /**
+   * Reconnect a connection that ends early, fails or goes idle, with
+   * `reconnect_policy` (default false: such an ending ends the turn).
+   */
+  bool reconnect;
+  /**
+   * The reconnection policy, used when `reconnect` is true.
+   */
+  struct ssefold_reconnect_policy reconnect_policy;
+} ssefold_agent_turn_config;
+
+/**
+ * A borrowed UTF-8 string view: `len` bytes at `ptr`, **not**
+ * NUL-terminated. `ptr == NULL` means "absent" (for optional values such
+ * as an event id); an empty but present string has a non-NULL `ptr` and
+ * `len == 0`. Views returned by ssefold are owned by the handle (or the
+ * callback's event) they came from; see the ownership rule.
+ */
+typedef struct ssefold_str {
+  /**
+   * First byte, or NULL when absent.
+   */
+  const char *ptr;
+  /**
+   * Length in bytes.
+   */
+  size_t len;
+} ssefold_str;
+
+/**
+ * How a tool is scheduled.
+ */
+typedef struct ssefold_tool_options {
+  /**
+   * Not safe beside other tools (an edit, a shell command): it starts when
+   * nothing runs, runs alone, and later calls wait for it.
+   */
+  bool exclusive;
+  /**
+   * An error result of this call cancels its running siblings and the
+   * calls still to run in this turn.
+   */
+  bool abort_siblings_on_error;
+} ssefold_tool_options;
+
+/**
+ * One step of a path: an object member (`key` present) or an array
+ * element (`key` absent, `index` set).
+ */
+typedef struct ssefold_path_segment {
+  /**
+   * The member's decoded key; absent (`ptr == NULL`) for an array index.
+   */
+  struct ssefold_str key;
+  /**
+   * The zero-based array index (0 for a key).
+   */
+  size_t index;
+} ssefold_path_segment;
+
+/**
+ * A tool call's argument path event inside a `TOOL_ARGS_PATH` stream
+ * event, in O(1) whatever the depth: the depth and the last segment, the
+ * full path on demand (`ssefold_stream_event_path`, during the callback).
+ * Consecutive path events of one tool call share all but the last segment
+ * of the shorter path, so a host can keep the path itself: truncate its
+ * stack to `depth - 1` segments, then push `last`.
+ */
+typedef struct ssefold_stream_path_event {
+  /**
+   * What happened.
+   */
+  ssefold_path_event_kind kind;
+  /**
+   * Number of segments of the path (0: the root value).
+   */
+  size_t depth;
+  /**
+   * The last segment of the path (key absent and index 0 at the root).
+   */
+  struct ssefold_path_segment last;
+  /**
+   * `CONTAINER_START` and the `VALUE_COMPLETE` of a container: object or
+   * array (`OBJECT` otherwise).
+   */
+  ssefold_container_kind container;
+  /**
+   * `VALUE_COMPLETE` of a container (the bracket closed).
+   */
+  bool is_container;
+  /**
+   * `STRING_APPEND`: the newly decoded text. `VALUE_COMPLETE`: the value
+   * as JSON: a scalar's compact JSON, a container's text as received
+   * (valid JSON, whitespace kept; no copy).
+   */
+  struct ssefold_str text;
+  /**
+   * Private: the path, read with `ssefold_stream_event_path`.
+   */
+  const void *path;
+} ssefold_stream_path_event;
+
+/**
+ * A borrowed byte view: `len` bytes at `ptr` (`ptr` may be NULL only when
+ * `len == 0`).
+ */
+typedef struct ssefold_bytes {
+  /**
+   * First byte.
+   */
+  const uint8_t *ptr;
+  /**
+   * Length in bytes.
+   */
+  size_t len;
+} ssefold_bytes;
+
+/**
+ * A tool call inside a `PART_START` / `PART_END` stream event, the same in
+ * every dialect (no provider JSON needed); views valid only during the
+ * callback.
+ *
+ * On `PART_START`: what the provider sent with the start (`id` and `name`
+ * absent, `ptr == NULL`, when it sent them later), `arguments` absent. On
+ * `PART_END`: the whole call. `id` is the provider's, unique in the turn,
+ * or, when the provider sent none or repeated an earlier call's,
+ * `ssefold_call_<part>` (`_2`, `_3`… appended on a clash) with
+ * `id_synthesized`; deterministic for a given stream.
+ */
+typedef struct ssefold_tool_call {
+  /**
+   * The event is a `tool_call` part's start or end (every other member
+   * is zeroed otherwise).
+   */
+  bool present;
+  /**
+   * The call's id (absent on `PART_START` when not known yet).
+   */
+  struct ssefold_str id;
+  /**
+   * `PART_END`: whether `id` was synthesized.
+   */
+  bool id_synthesized;
+  /**
+   * The tool's name (absent on `PART_START` when not known yet; empty
+   * when the provider sent none).
+   */
+  struct ssefold_str name;
+  /**
+   * `PART_END`: the input as text: JSON for `JSON` (`{}` when the
+   * provider sent no arguments), free text for `TEXT`; the raw text
+   * received when the outcome is not `complete`. Absent on `PART_START`.
+   */
+  struct ssefold_str arguments;
+  /**
+   * How the input is written.
+   */
+  ssefold_tool_input_format input_format;
+  /**
+   * The provider runs the call itself (Anthropic server and MCP tools,
+   * Responses `mcp_call`): a host never runs it.
+   */
+  bool provider_executed;
+} ssefold_tool_call;
+
+/**
+ * One normalized event, as passed to the callback. Every view is valid
+ * only during the callback. The hot path is typed (`kind`, `part`,
+ * `text`); every field of every event is in `json` (the event's JSON form,
+ * `{"event": name, ...}`) when the callback was registered with
+ * `event_json`.
+ */
+typedef struct ssefold_stream_event {
+  /**
+   * What happened.
+   */
+  ssefold_stream_event_kind kind;
+  /**
+   * The wire name (`"text_delta"`, …).
+   */
+  struct ssefold_str name;
+  /**
+   * The part id for part events (0, 1, 2… in stream order); `UINT32_MAX`
+   * for events without a part.
+   */
+  uint32_t part;
+  /**
+   * `TEXT_DELTA`: the text; `TOOL_ARGS_DELTA`: the JSON fragment;
+   * `STOP_REASON`: the reason; `WARNING` / `ERROR`: the message; absent
+   * otherwise.
+   */
+  struct ssefold_str text;
+  /**
+   * The event's JSON form when requested (`event_json`); absent otherwise.
+   * A `TOOL_ARGS_PATH` event's `path_event` is O(1) like the typed one:
+   * `{"type", "depth", "key" | "index" (the last segment, absent at the
+   * root), then "kind" | "text" | "value"}`, a closing container's
+   * `kind` and not its value.
+   */
+  struct ssefold_str json;
+  /**
+   * `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
+   */
+  struct ssefold_stream_path_event path_event;
+  /**
+   * `MEDIA_DELTA`: the media's MIME type (`audio/pcm`, `image/png`, …);
+   * absent otherwise.
+   */
+  struct ssefold_str mime_type;
+  /**
+   * `MEDIA_DELTA`: the bytes appended to the media part, decoded from
+   * the provider's base64 (empty otherwise).
+   */
+  struct ssefold_bytes data;
+  /**
+   * `PART_END`: how the part ended (`NONE` on every other event). A
+   * tool call is ready exactly when its `PART_END`'s outcome is
+   * `COMPLETE`.
+   */
+  ssefold_part_outcome outcome;
+  /**
+   * `PART_START` and `PART_END` of a `tool_call` part: its call,
+   * provider-neutral (`present`); zeroed otherwise.
+   */
+  struct ssefold_tool_call tool_call;
+} ssefold_stream_event;
+
+/**
+ * One `tool_execution_*` event; views owned by the scheduler until its next
+ * call.
+ */
+typedef struct ssefold_tool_event {
+  /**
+   * What happened.
+   */
+  ssefold_tool_event_kind kind;
+  /**
+   * The wire name (`"tool_execution_started"`, …).
+   */
+  struct ssefold_str name;
+  /**
+   * The call's id.
+   */
+  struct ssefold_str call_id;
+  /**
+   * `STARTED` / `FINISHED`: the tool's name; absent for `UPDATE`.
+   */
+  struct ssefold_str tool_name;
+  /**
+   * `UPDATE`: the progress text; absent otherwise.
+   */
+  struct ssefold_str text;
+  /**
+   * `FINISHED`: whether the result is an error (false otherwise).
+   */
+  bool is_error;
+  /**
+   * The event's JSON form, `{"event": name, "call_id", …}`.
+   */
+  struct ssefold_str json;
+} ssefold_tool_event;
+
+/**
+ * The turn's event callback: exactly one of `stream_event` (a normalized
+ * event of the stream) and `tool_event` (a `tool_execution_*` event) is
+ * non-NULL. Every view is valid only during the call. The callback must
+ * not call functions on the turn (they return `BAD_STATE`).
+ */
+typedef void (*ssefold_agent_turn_callback)(void *user_data,
+                                            const struct ssefold_stream_event *stream_event,
+                                            const struct ssefold_tool_event *tool_event);
+
+/**
+ * A resume cursor. `last_event_id` is a view owned by the reconnector
+ * until its next call.
+ */
+typedef struct ssefold_resume_cursor {
+  /**
+   * Which cursor.
+   */
+  ssefold_cursor_kind kind;
+  /**
+   * `LAST_EVENT_ID`: the id (absent otherwise).
+   */
+  struct ssefold_str last_event_id;
+  /**
+   * `STARTING_AFTER`: the sequence number (0 otherwise).
+   */
+  uint64_t starting_after;
+} ssefold_resume_cursor;
+
+/**
+ * One action of `ssefold_agent_turn_poll_action`. Views are owned by the
+ * turn until its next call; members that do not apply to `kind` are zero
+ * or absent.
+ */
+typedef struct ssefold_agent_turn_action {
+  /**
+   * What to do.
+   */
+  ssefold_agent_turn_action_kind kind;
+  /**
+   * `START_TOOL`, `CANCEL_TOOL`: the call's id (the provider's, or
+   * synthesized: unique in the turn).
+   */
+  struct ssefold_str call_id;
+  /**
+   * `START_TOOL`: the tool's name (one the host registered).
+   */
+  struct ssefold_str name;
+  /**
+   * `START_TOOL`: the call's input as text (JSON, or free text for a
+   * `TEXT` call).
+   */
+  struct ssefold_str arguments;
+  /**
+   * `START_TOOL`: how `arguments` is written.
+   */
+  ssefold_tool_input_format input_format;
+  /**
+   * `START_TOOL`: whether `call_id` was synthesized (the provider sent
+   * none, or repeated an earlier call's).
+   */
+  bool id_synthesized;
+  /**
+   * `RECONNECT`: how long to wait first, in milliseconds.
+   */
+  uint64_t delay_ms;
+  /**
+   * `RECONNECT`: which reconnection this is (1 for the first).
+   */
+  uint32_t attempt;
+  /**
+   * `RECONNECT`: what to send so the server can resume.
+   */
+  struct ssefold_resume_cursor cursor;
+} ssefold_agent_turn_action;
+
+/**
+ * A turn's failure, typed. Views are owned by the turn until its next call.
+ */
+typedef struct ssefold_turn_failure {
+  /**
+   * Which failure (`NONE`: the turn has none).
+   */
+  ssefold_turn_failure_kind kind;
+  /**
+   * The status the failure has as a call's result: `STREAM`: what
+   * `ssefold_stream_feed` / `_finish` would have returned
+   * (`STREAM_INCOMPLETE`, `STREAM_PROVIDER_ERROR`, …); `TOO_MANY_CALLS`:
+   * `TOOL_TOO_MANY_CALLS`; `OK` otherwise.
+   */
+  ssefold_result status;
+  /**
+   * A one-line description (absent for `NONE`).
+   */
+  struct ssefold_str message;
+  /**
+   * Whether sending the request again may succeed (a transient provider
+   * error type, a transport failure, an idle connection). Retrying is the
+   * host's decision.
+   */
+  bool retryable;
+} ssefold_turn_failure;
+
+/**
+ * Resource limits of a partial-JSON parser.
+ */
+typedef struct ssefold_partial_json_limits {
+  /**
+   * Most simultaneously open containers (default 512).
+   */
+  size_t max_depth;
+  /**
+   * Most bytes of one document (default 64 MiB).
+   */
+  uint64_t max_bytes;
+} ssefold_partial_json_limits;
+
+/**
+ * A path event, as passed to the callback. Every view and the `path` array
+ * are valid only during the callback.
+ */
+typedef struct ssefold_path_event {
+  /**
+   * What happened.
+   */
+  ssefold_path_event_kind kind;
+  /**
+   * The path from the root (`path_len` segments; the root is empty).
+   */
+  const struct ssefold_path_segment *path;
+  /**
+   * Number of segments in `path`.
+   */
+  size_t path_len;
+  /**
+   * `CONTAINER_START`: object or array (`OBJECT` otherwise).
+   */
+  ssefold_container_kind container;
+  /**
+   * `STRING_APPEND`: the newly decoded text (never empty); absent otherwise.
+   */
+  struct ssefold_str text;
+  /**
+   * `VALUE_COMPLETE`: the value as compact JSON text. Always present for
+   * scalars; for containers only when the callback was registered with
+   * `container_values` (serializing every closing container costs its
+   * size each time); absent otherwise.
+   */
+  struct ssefold_str value_json;
+} ssefold_path_event;
+
+/**
+ * The path-event callback: `user_data` as registered and the event. The
+ * parser consumes each pushed fragment whole, so this callback cannot stop
+ * a push (unlike the SSE callback); push smaller fragments to pace it.
+ */
+typedef void (*ssefold_path_event_callback)(void *user_data, const struct ssefold_path_event *event);
+
+/**
+ * How a connection ended, as the host saw it (input of
+ * `ssefold_reconnector_on_end`).
+ */
+typedef struct ssefold_stream_end {
+  /**
+   * A `ssefold_stream_end_kind` value.
+   */
+  uint32_t kind;
+  /**
+   * `PROVIDER_ERROR`: the provider's error type (absent = empty).
+   */
+  struct ssefold_str error_type;
+  /**
+   * `TRANSPORT_ERROR` / `PROVIDER_ERROR`: the message (absent = empty).
+   */
+  struct ssefold_str message;
+} ssefold_stream_end;
+
+/**
+ * A decision of `ssefold_reconnector_on_end`. Views are owned by the
+ * reconnector until its next call. Fields that do not apply to `kind` are
+ * zero / absent.
+ */
+typedef struct ssefold_reconnect_decision {
+  /**
+   * What to do.
+   */
+  ssefold_decision_kind kind;
+  /**
+   * `RECONNECT`: how long to wait first, in milliseconds.
+   */
+  uint64_t delay_ms;
+  /**
+   * `RECONNECT`: which reconnection this is (1 for the first).
+   */
+  uint32_t attempt;
+  /**
+   * `RECONNECT`: what to send so the server can resume.
+   */
+  struct ssefold_resume_cursor cursor;
+  /**
+   * `GIVE_UP`: how the last connection ended.
+   */
+  ssefold_stream_end_kind last_end;
+  /**
+   * `FAIL` (and `GIVE_UP` after a provider error): the error type.
+   */
+  struct ssefold_str error_type;
+  /**
+   * `FAIL`: the provider's message; `GIVE_UP`: the transport error text.
+   */
+  struct ssefold_str message;
+  /**
+   * `FAIL`: whether the error type is transient (the whole request may be
+   * sent again).
+   */
+  bool retryable;
+} ssefold_reconnect_decision;
+
+/**
+ * Settings of a relay. Start from `ssefold_relay_config_default`.
+ */
+typedef struct ssefold_relay_config {
+  /**
+   * A `ssefold_relay_format` value (default `AI_SDK`).
+   */
+  uint32_t format;
+  /**
+   * Bytes of recent frames kept for `ssefold_relay_replay_after`
+   * (default 1 MiB; 0 keeps none).
+   */
+  size_t replay_bytes;
+  /**
+   * A keep-alive comment is due after this long without output
+   * (default 15000 ms).
+   */
+  uint64_t keep_alive_ms;
+} ssefold_relay_config;
+
+/**
  * One dispatched event, as passed to the callback. Every view is valid
  * only during the callback.
  */
@@ -1088,136 +1573,11 @@ typedef struct ssefold_sse_end {
 } ssefold_sse_end;
 
 /**
- * A tool call's argument path event inside a `TOOL_ARGS_PATH` stream
- * event, in O(1) whatever the depth: the depth and the last segment, the
- * full path on demand (`ssefold_stream_event_path`, during the callback).
- * Consecutive path events of one tool call share all but the last segment
- * of the shorter path, so a host can keep the path itself: truncate its
- * stack to `depth - 1` segments, then push `last`.
- */
-typedef struct ssefold_stream_path_event {
-  /**
-   * What happened.
-   */
-  ssefold_path_event_kind kind;
-  /**
-   * Number of segments of the path (0: the root value).
-   */
-  size_t depth;
-  /**
-   * The last segment of the path (key absent and index 0 at the root).
-   */
-  struct ssefold_path_segment last;
-  /**
-   * `CONTAINER_START` and the `VALUE_COMPLETE` of a container: object or
-   * array (`OBJECT` otherwise).
-   */
-  ssefold_container_kind container;
-  /**
-   * `VALUE_COMPLETE` of a container (the bracket closed).
-   */
-  bool is_container;
-  /**
-   * `STRING_APPEND`: the newly decoded text. `VALUE_COMPLETE`: the value
-   * as JSON: a scalar's compact JSON, a container's text as received
-   * (valid JSON, whitespace kept; no copy).
-   */
-  struct ssefold_str text;
-  /**
-   * Private: the path, read with `ssefold_stream_event_path`.
-   */
-  const void *path;
-} ssefold_stream_path_event;
-
-/**
- * One normalized event, as passed to the callback. Every view is valid
- * only during the callback. The hot path is typed (`kind`, `part`,
- * `text`); every field of every event is in `json` (the event's JSON form,
- * `{"event": name, ...}`) when the callback was registered with
- * `event_json`.
- */
-typedef struct ssefold_stream_event {
-  /**
-   * What happened.
-   */
-  ssefold_stream_event_kind kind;
-  /**
-   * The wire name (`"text_delta"`, …).
-   */
-  struct ssefold_str name;
-  /**
-   * The part id for part events (0, 1, 2… in stream order); `UINT32_MAX`
-   * for events without a part.
-   */
-  uint32_t part;
-  /**
-   * `TEXT_DELTA`: the text; `TOOL_ARGS_DELTA`: the JSON fragment;
-   * `STOP_REASON`: the reason; `WARNING` / `ERROR`: the message; absent
-   * otherwise.
-   */
-  struct ssefold_str text;
-  /**
-   * The event's JSON form when requested (`event_json`); absent otherwise.
-   * A `TOOL_ARGS_PATH` event's `path_event` is O(1) like the typed one:
-   * `{"type", "depth", "key" | "index" (the last segment, absent at the
-   * root), then "kind" | "text" | "value"}`, a closing container's
-   * `kind` and not its value.
-   */
-  struct ssefold_str json;
-  /**
-   * `TOOL_ARGS_PATH`: the path event, typed (zeroed otherwise).
-   */
-  struct ssefold_stream_path_event path_event;
-  /**
-   * `MEDIA_DELTA`: the media's MIME type (`audio/pcm`, `image/png`, …);
-   * absent otherwise.
-   */
-  struct ssefold_str mime_type;
-  /**
-   * `MEDIA_DELTA`: the bytes appended to the media part, decoded from
-   * the provider's base64 (empty otherwise).
-   */
-  struct ssefold_bytes data;
-} ssefold_stream_event;
-
-/**
  * The normalized-event callback. A stream consumes each fed chunk whole,
  * so this callback cannot stop a feed (feed smaller chunks to pace it).
  */
 typedef void (*ssefold_stream_event_callback)(void *user_data,
                                               const struct ssefold_stream_event *event);
-
-/**
- * Limits of a scheduler. Start from `ssefold_tool_scheduler_config_default`.
- */
-typedef struct ssefold_tool_scheduler_config {
-  /**
-   * At most this many calls run at once (0: no limit beyond the
-   * exclusivity rules). Default 0.
-   */
-  size_t max_concurrency;
-  /**
-   * At most this many calls in one turn (default 4096); one more is
-   * `SSEFOLD_RESULT_TOOL_TOO_MANY_CALLS`. Must be positive.
-   */
-  size_t max_calls;
-} ssefold_tool_scheduler_config;
-
-/**
- * How a tool is scheduled.
- */
-typedef struct ssefold_tool_options {
-  /**
-   * Not safe beside other tools (an edit, a shell command): it starts when
-   * nothing runs, runs alone, and later calls wait for it.
-   */
-  bool exclusive;
-  /**
-   * An error result of this call cancels its running siblings and the
-   * calls still to run in this turn.
-   */
-  bool abort_siblings_on_error;
-} ssefold_tool_options;
 
 /**
  * The result of one tool call; views owned by the scheduler until its next
@@ -1244,42 +1604,11 @@ typedef struct ssefold_tool_result {
    * Where it came from.
    */
   ssefold_tool_result_kind kind;
+  /**
+   * Whether `call_id` was synthesized (the provider sent none).
+   */
+  bool id_synthesized;
 } ssefold_tool_result;
-
-/**
- * One `tool_execution_*` event; views owned by the scheduler until its next
- * call.
- */
-typedef struct ssefold_tool_event {
-  /**
-   * What happened.
-   */
-  ssefold_tool_event_kind kind;
-  /**
-   * The wire name (`"tool_execution_started"`, …).
-   */
-  struct ssefold_str name;
-  /**
-   * The call's id.
-   */
-  struct ssefold_str call_id;
-  /**
-   * `STARTED` / `FINISHED`: the tool's name; absent for `UPDATE`.
-   */
-  struct ssefold_str tool_name;
-  /**
-   * `UPDATE`: the progress text; absent otherwise.
-   */
-  struct ssefold_str text;
-  /**
-   * `FINISHED`: whether the result is an error (false otherwise).
-   */
-  bool is_error;
-  /**
-   * The event's JSON form, `{"event": name, "call_id", …}`.
-   */
-  struct ssefold_str json;
-} ssefold_tool_event;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1290,6 +1619,249 @@ extern "C" {
  * matching `SSEFOLD_VERSION` in the header a program was compiled with.
  */
 const char *ssefold_version(void);
+
+/**
+ * Writes the default configuration to `*out`: provider `AUTO`, the default
+ * stream and scheduler limits, no reconnection (`reconnect_policy` holds
+ * the default policy, for a host that turns `reconnect` on).
+ *
+ * # Safety
+ * `out` must be NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_config_default(struct ssefold_agent_turn_config *out);
+
+/**
+ * Creates a turn waiting for its first bytes (`config` NULL: the defaults)
+ * and writes it to `*out`. Free it with `ssefold_agent_turn_free`.
+ *
+ * Errors: `INVALID_ARGUMENT` (an unknown provider or UTF-8 mode, a zero
+ * limit that must be positive, a reconnection policy out of range).
+ *
+ * # Safety
+ * `config` must be NULL or readable; `out` NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_new(const struct ssefold_agent_turn_config *config,
+                                      struct ssefold_agent_turn **out);
+
+/**
+ * Frees a turn. NULL is a no-op.
+ *
+ * # Safety
+ * `turn` must be NULL or live, not used afterwards.
+ */
+void ssefold_agent_turn_free(struct ssefold_agent_turn *turn);
+
+/**
+ * Registers a tool the host runs (`name`), and how it is scheduled. A call
+ * to a name not registered gets the error result `No such tool available:
+ * NAME` and is never started. Register every tool before the first feed.
+ *
+ * Errors: `NULL_PARAMETER` (absent `name`), `INVALID_UTF8_ARGUMENT`.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `name` NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_add_tool(struct ssefold_agent_turn *turn,
+                                           struct ssefold_str name,
+                                           struct ssefold_tool_options options);
+
+/**
+ * Registers the event callback (NULL: none; the turn runs the same) with
+ * its `user_data`. `event_json` asks for each stream event's JSON form in
+ * `stream_event->json` (a serialization per event); a tool event always
+ * carries its JSON form.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `callback` safe to call with `user_data`
+ * until replaced or the turn freed.
+ */
+ssefold_result ssefold_agent_turn_set_callback(struct ssefold_agent_turn *turn,
+                                               ssefold_agent_turn_callback callback,
+                                               void *user_data,
+                                               bool event_json);
+
+/**
+ * The response headers of a connection arrived at `now_ms` (host clock):
+ * the first connection, or the one a `RECONNECT` action asked for.
+ *
+ * # Safety
+ * `turn` must be NULL or live.
+ */
+ssefold_result ssefold_agent_turn_connected(struct ssefold_agent_turn *turn, uint64_t now_ms);
+
+/**
+ * Bytes of the body arrived at `now_ms`: the callback gets what to show,
+ * in order; then drain `ssefold_agent_turn_poll_action`. A failure of the
+ * stream (bad data, a limit, a provider error event) is no status here: it
+ * ends the turn (`ssefold_agent_turn_failure`, the outcome's `failure`).
+ * Bytes after the stream is over are ignored.
+ *
+ * Errors: `NULL_PARAMETER` (`bytes` NULL with `len` > 0),
+ * `INVALID_ARGUMENT` (`len` over `PTRDIFF_MAX`).
+ *
+ * # Safety
+ * `turn` must be NULL or live; `bytes` NULL or `len` readable bytes.
+ */
+ssefold_result ssefold_agent_turn_feed(struct ssefold_agent_turn *turn,
+                                       const uint8_t *bytes,
+                                       size_t len,
+                                       uint64_t now_ms);
+
+/**
+ * The body ended (the connection closed cleanly) at `now_ms`: the stream
+ * ends, or, when it ended before the answer's terminal event and a policy
+ * allows, a `RECONNECT` action is queued.
+ *
+ * # Safety
+ * `turn` must be NULL or live.
+ */
+ssefold_result ssefold_agent_turn_end_of_body(struct ssefold_agent_turn *turn, uint64_t now_ms);
+
+/**
+ * The connection failed before the body ended (`error` says how; absent:
+ * empty): reconnected when a policy allows, else the turn ends with a
+ * `TRANSPORT` failure.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `error` NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_connection_failed(struct ssefold_agent_turn *turn,
+                                                    struct ssefold_str error,
+                                                    uint64_t now_ms);
+
+/**
+ * The time passed (`now_ms`, host clock): a connection idle past the
+ * policy's timeout gets a `CLOSE_CONNECTION` action, then a `RECONNECT`
+ * or the end of the turn. Call it at `ssefold_agent_turn_deadline_ms`.
+ *
+ * # Safety
+ * `turn` must be NULL or live.
+ */
+ssefold_result ssefold_agent_turn_tick(struct ssefold_agent_turn *turn, uint64_t now_ms);
+
+/**
+ * When `ssefold_agent_turn_tick` should be called next (the connection's
+ * idle deadline, host clock): `*has_deadline` is false (and
+ * `*deadline_ms` 0) when there is none (no idle timeout, no connection
+ * streaming).
+ *
+ * # Safety
+ * `turn` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_deadline_ms(const struct ssefold_agent_turn *turn,
+                                              bool *has_deadline,
+                                              uint64_t *deadline_ms);
+
+/**
+ * Progress text of a running call (a `tool_execution_update` event).
+ * Updates of a call the turn already ended are dropped (`OK`).
+ *
+ * Errors: `NULL_PARAMETER` (absent `call_id`), `TOOL_UNKNOWN_CALL_ID`,
+ * `TOOL_NOT_STARTED`, `TOOL_ALREADY_FINISHED`; nothing changes.
+ *
+ * # Safety
+ * `turn` must be NULL or live; each view NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_tool_update(struct ssefold_agent_turn *turn,
+                                              struct ssefold_str call_id,
+                                              struct ssefold_str text);
+
+/**
+ * The host's result of a call it was told to start (`START_TOOL`). A call
+ * the turn already ended (cancelled, aborted, discarded) takes no result:
+ * the late one is dropped (`OK`). A failed call of a tool registered with
+ * `abort_siblings_on_error` queues `CANCEL_TOOL` for its running siblings.
+ *
+ * Errors: `NULL_PARAMETER` (absent `call_id`), `TOOL_UNKNOWN_CALL_ID`,
+ * `TOOL_NOT_STARTED`, `TOOL_ALREADY_FINISHED`; nothing changes.
+ *
+ * # Safety
+ * `turn` must be NULL or live; each view NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_tool_result(struct ssefold_agent_turn *turn,
+                                              struct ssefold_str call_id,
+                                              struct ssefold_str output,
+                                              bool is_error);
+
+/**
+ * The user aborted (`reason`, absent or empty: `Aborted`): the stream ends
+ * (a `TURN_END` with stop reason `aborted`), running calls get
+ * `CANCEL_TOOL`, every call without a result gets `Aborted: REASON`. Does
+ * nothing once the turn is over.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `reason` NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_abort(struct ssefold_agent_turn *turn, struct ssefold_str reason);
+
+/**
+ * The next thing to do, in order: `*has_action` is false when there is
+ * none (then `*action` is not written). The action's views are owned by
+ * the turn until its next call. Drain the actions after every input.
+ *
+ * # Safety
+ * `turn` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_poll_action(struct ssefold_agent_turn *turn,
+                                              struct ssefold_agent_turn_action *action,
+                                              bool *has_action);
+
+/**
+ * Whether the turn is over: the stream ended (or failed, or was aborted)
+ * and every call has its result. The outcome is then final.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_is_finished(const struct ssefold_agent_turn *turn, bool *out);
+
+/**
+ * Whether the stream is over (the turn may still wait for tools): bytes
+ * fed now are ignored, so the host may stop reading the body.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_is_stream_ended(const struct ssefold_agent_turn *turn, bool *out);
+
+/**
+ * Why the turn ended with an error, typed (`kind` `NONE`: it did not, or
+ * not yet). The message view is owned by the turn until its next call.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_failure(struct ssefold_agent_turn *turn,
+                                          struct ssefold_turn_failure *out);
+
+/**
+ * The turn's outcome so far (final once `ssefold_agent_turn_is_finished`)
+ * as one compact JSON document, owned by the turn until its next call:
+ * `{"provider", "message", "stop_reason", "aborted", "failure": {"kind",
+ * "message", "retryable"} | null, "calls": [{"part", "id",
+ * "id_synthesized", "name", "provider_type", "input_format",
+ * "provider_executed", "outcome", "arguments"}…], "results": [{"call_id",
+ * "id_synthesized", "name", "output", "is_error", "kind"}…], "next":
+ * {"assistant", "tool_results", "append"} | null}`: `results` holds one
+ * result per call the host answers (every call but the provider-run ones),
+ * in call order; `next` is what to append to the conversation to continue
+ * (the assistant turn, then the results, in the provider's request shape).
+ *
+ * # Safety
+ * `turn` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_outcome_json(struct ssefold_agent_turn *turn,
+                                               struct ssefold_str *out);
+
+/**
+ * The message of the turn's last call (empty after success), as a
+ * NUL-terminated view owned by the turn until its next call.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_agent_turn_last_error(const struct ssefold_agent_turn *turn,
+                                             struct ssefold_str *out);
 
 /**
  * Creates an encoder with an empty buffer and writes it to `*out`. Free it

@@ -85,6 +85,7 @@
 
 #[macro_use]
 pub mod panic;
+pub mod agent;
 pub mod encoder;
 pub(crate) mod handle;
 pub(crate) mod heap;

@@ -162,7 +162,7 @@ impl Castable for ssefold_reconnector {
     type Inner = Handle<ReconnectorState>;
 }
 
-fn policy_from_c(p: &ssefold_reconnect_policy) -> Result<ReconnectPolicy, Failure> {
+pub(super) fn policy_from_c(p: &ssefold_reconnect_policy) -> Result<ReconnectPolicy, Failure> {
     if !p.growth.is_finite() || p.growth < 1.0 {
         return Err(Failure::new(ssefold_result::InvalidArgument, "growth must be finite and >= 1"));
     }
@@ -267,19 +267,23 @@ pub unsafe extern "C" fn ssefold_reconnect_policy_default(out: *mut ssefold_reco
         if out.is_null() {
             return ssefold_result::NullParameter;
         }
-        let d = ReconnectPolicy::default();
-        let p = ssefold_reconnect_policy {
-            initial_delay_ms: d.initial_delay_ms,
-            growth: d.growth,
-            max_delay_ms: d.max_delay_ms,
-            max_retries: d.max_retries,
-            jitter: d.jitter,
-            idle_timeout_ms: d.idle_timeout_ms.unwrap_or(0),
-            max_server_retry_ms: d.max_server_retry_ms,
-        };
         // SAFETY: non-NULL and writable by contract.
-        unsafe { handle::write_out(out, p) };
+        unsafe { handle::write_out(out, default_policy()) };
         ssefold_result::Ok
+    }
+}
+
+/// The default policy, as the C struct.
+pub(super) fn default_policy() -> ssefold_reconnect_policy {
+    let d = ReconnectPolicy::default();
+    ssefold_reconnect_policy {
+        initial_delay_ms: d.initial_delay_ms,
+        growth: d.growth,
+        max_delay_ms: d.max_delay_ms,
+        max_retries: d.max_retries,
+        jitter: d.jitter,
+        idle_timeout_ms: d.idle_timeout_ms.unwrap_or(0),
+        max_server_retry_ms: d.max_server_retry_ms,
     }
 }
 

@@ -13,7 +13,9 @@ use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str};
 use super::sse::{ssefold_sse_decoder_config, ssefold_utf8_mode};
 use crate::eventstream::DecoderLimits;
 use crate::json::{ContainerKind, PathEvent, PathSegment};
-use crate::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
+use crate::providers::{
+    PartOutcome, Provider, Stream, StreamConfig, StreamError, StreamEvent, ToolCall, ToolCallStart, ToolInputFormat,
+};
 use crate::reconnect::ResumeCursor;
 use crate::sse::{DecoderConfig, Utf8Mode};
 use crate::ui::UiState;
@@ -150,6 +152,121 @@ pub struct ssefold_stream_event {
     /// `MEDIA_DELTA`: the bytes appended to the media part, decoded from
     /// the provider's base64 (empty otherwise).
     pub data: ssefold_bytes,
+    /// `PART_END`: how the part ended (`NONE` on every other event). A
+    /// tool call is ready exactly when its `PART_END`'s outcome is
+    /// `COMPLETE`.
+    pub outcome: ssefold_part_outcome,
+    /// `PART_START` and `PART_END` of a `tool_call` part: its call,
+    /// provider-neutral (`present`); zeroed otherwise.
+    pub tool_call: ssefold_tool_call,
+}
+
+/// How a part ended (the `outcome` of a `PART_END` event; wire names
+/// `complete`, `invalid_arguments`, `incomplete`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_part_outcome {
+    /// Not a `PART_END` event.
+    None = 0,
+    /// Complete. For a tool call: its arguments are complete, valid JSON
+    /// (the call is ready).
+    Complete = 1,
+    /// A tool call whose arguments are not valid JSON (the event's JSON
+    /// form has `error` and `raw`).
+    InvalidArguments = 2,
+    /// The stream ended (or the turn was cut) while the part was open: a
+    /// tool call with this outcome is not ready.
+    Incomplete = 3,
+}
+
+/// How a tool call's input is written (wire names `json`, `text`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_tool_input_format {
+    /// JSON arguments (every function / tool call): `arguments` is JSON text.
+    Json = 0,
+    /// Free text (an OpenAI Responses custom tool's input, the output of a
+    /// grammar, not JSON): `arguments` is that text.
+    Text = 1,
+}
+
+impl From<ToolInputFormat> for ssefold_tool_input_format {
+    fn from(f: ToolInputFormat) -> Self {
+        match f {
+            ToolInputFormat::Json => ssefold_tool_input_format::Json,
+            ToolInputFormat::Text => ssefold_tool_input_format::Text,
+        }
+    }
+}
+
+/// A tool call inside a `PART_START` / `PART_END` stream event, the same in
+/// every dialect (no provider JSON needed); views valid only during the
+/// callback.
+///
+/// On `PART_START`: what the provider sent with the start (`id` and `name`
+/// absent, `ptr == NULL`, when it sent them later), `arguments` absent. On
+/// `PART_END`: the whole call. `id` is the provider's, unique in the turn,
+/// or, when the provider sent none or repeated an earlier call's,
+/// `ssefold_call_<part>` (`_2`, `_3`… appended on a clash) with
+/// `id_synthesized`; deterministic for a given stream.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ssefold_tool_call {
+    /// The event is a `tool_call` part's start or end (every other member
+    /// is zeroed otherwise).
+    pub present: bool,
+    /// The call's id (absent on `PART_START` when not known yet).
+    pub id: ssefold_str,
+    /// `PART_END`: whether `id` was synthesized.
+    pub id_synthesized: bool,
+    /// The tool's name (absent on `PART_START` when not known yet; empty
+    /// when the provider sent none).
+    pub name: ssefold_str,
+    /// `PART_END`: the input as text: JSON for `JSON` (`{}` when the
+    /// provider sent no arguments), free text for `TEXT`; the raw text
+    /// received when the outcome is not `complete`. Absent on `PART_START`.
+    pub arguments: ssefold_str,
+    /// How the input is written.
+    pub input_format: ssefold_tool_input_format,
+    /// The provider runs the call itself (Anthropic server and MCP tools,
+    /// Responses `mcp_call`): a host never runs it.
+    pub provider_executed: bool,
+}
+
+impl ssefold_tool_call {
+    /// The zeroed member of events that carry no call.
+    pub(crate) const NONE: ssefold_tool_call = ssefold_tool_call {
+        present: false,
+        id: ssefold_str::ABSENT,
+        id_synthesized: false,
+        name: ssefold_str::ABSENT,
+        arguments: ssefold_str::ABSENT,
+        input_format: ssefold_tool_input_format::Json,
+        provider_executed: false,
+    };
+
+    fn start(c: &ToolCallStart<'_>) -> Self {
+        ssefold_tool_call {
+            present: true,
+            id: ssefold_str::from_option(c.id),
+            name: ssefold_str::from_option(c.name),
+            input_format: c.input_format.into(),
+            provider_executed: c.provider_executed,
+            ..Self::NONE
+        }
+    }
+
+    fn end(c: &ToolCall<'_>) -> Self {
+        ssefold_tool_call {
+            present: true,
+            id: ssefold_str::new(c.id),
+            id_synthesized: c.id_synthesized,
+            name: ssefold_str::new(c.name),
+            arguments: ssefold_str::new(c.arguments),
+            input_format: c.input_format.into(),
+            provider_executed: c.provider_executed,
+        }
+    }
 }
 
 /// A tool call's argument path event inside a `TOOL_ARGS_PATH` stream
@@ -325,6 +442,19 @@ fn write_json(value: &Value, out: &mut String) {
 fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
     use ssefold_stream_event_kind as K;
     let (mut data, mut mime_type) = (ssefold_bytes::new(&[]), ssefold_str::ABSENT);
+    let outcome = match e {
+        StreamEvent::PartEnd { outcome: PartOutcome::Complete, .. } => ssefold_part_outcome::Complete,
+        StreamEvent::PartEnd { outcome: PartOutcome::InvalidArguments { .. }, .. } => {
+            ssefold_part_outcome::InvalidArguments
+        }
+        StreamEvent::PartEnd { .. } => ssefold_part_outcome::Incomplete,
+        _ => ssefold_part_outcome::None,
+    };
+    let tool_call = match e {
+        StreamEvent::PartStart { tool_call: Some(c), .. } => ssefold_tool_call::start(c),
+        StreamEvent::PartEnd { tool_call: Some(c), .. } => ssefold_tool_call::end(c),
+        _ => ssefold_tool_call::NONE,
+    };
     let (kind, part, text) = match *e {
         StreamEvent::MediaDelta { part, mime_type: m, data: d } => {
             data = ssefold_bytes::new(d);
@@ -355,6 +485,8 @@ fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
         path_event: ssefold_stream_path_event::NONE,
         mime_type,
         data,
+        outcome,
+        tool_call,
     }
 }
 
@@ -373,19 +505,31 @@ impl StreamState {
                 ui.apply(e, now_ms);
             }
             let Some(cb) = callback else { return };
-            let mut v = view(e);
-            let mut value = String::new();
-            if let StreamEvent::ToolArgsPath { event, .. } = e {
-                v.path_event = path_view(event, &mut value);
-            }
-            if event_json {
-                write_json(&e.to_json(), scratch);
-                v.json = ssefold_str::new(scratch);
-            }
-            // SAFETY: the host registered `cb` for `user_data`; `v` outlives the call.
-            unsafe { cb(user_data, &v) };
+            // SAFETY: the host registered `cb` for `user_data`; the event outlives the call.
+            with_event_view(e, event_json, scratch, |v| unsafe { cb(user_data, v) });
         }
     }
+}
+
+/// Builds the C view of `e` (its JSON form in `scratch` when `event_json`)
+/// and lends it to `f`: the one conversion of every normalized event, for
+/// streams and agent turns alike.
+pub(super) fn with_event_view(
+    e: &StreamEvent<'_>,
+    event_json: bool,
+    scratch: &mut String,
+    f: impl FnOnce(&ssefold_stream_event),
+) {
+    let mut v = view(e);
+    let mut value = String::new();
+    if let StreamEvent::ToolArgsPath { event, .. } = e {
+        v.path_event = path_view(event, &mut value);
+    }
+    if event_json {
+        write_json(&e.to_json(), scratch);
+        v.json = ssefold_str::new(scratch);
+    }
+    f(&v);
 }
 
 pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
@@ -443,28 +587,32 @@ pub unsafe extern "C" fn ssefold_stream_config_default(out: *mut ssefold_stream_
         if out.is_null() {
             return ssefold_result::NullParameter;
         }
-        let d = StreamConfig::default();
-        let c = ssefold_stream_config {
-            sse: ssefold_sse_decoder_config {
-                max_line_len: d.sse.max_line_len,
-                max_event_size: d.sse.max_event_size,
-                utf8_mode: u32::from(d.sse.utf8 == Utf8Mode::Strict),
-                max_id_len: d.sse.max_id_len,
-            },
-            max_parts: d.max_parts,
-            max_tool_args_bytes: d.max_tool_args_bytes,
-            max_text_bytes: d.max_text_bytes,
-            max_choices: d.max_choices,
-            tool_input_trailing_strings: d.tool_input_trailing_strings,
-            max_memory_bytes: d.max_memory_bytes,
-            event_stream: ssefold_event_stream_limits {
-                max_message_len: d.event_stream.max_message_len,
-                max_headers_len: d.event_stream.max_headers_len,
-            },
-        };
         // SAFETY: non-NULL and writable by contract.
-        unsafe { handle::write_out(out, c) };
+        unsafe { handle::write_out(out, default_config()) };
         ssefold_result::Ok
+    }
+}
+
+/// The default limits, as the C struct.
+pub(super) fn default_config() -> ssefold_stream_config {
+    let d = StreamConfig::default();
+    ssefold_stream_config {
+        sse: ssefold_sse_decoder_config {
+            max_line_len: d.sse.max_line_len,
+            max_event_size: d.sse.max_event_size,
+            utf8_mode: u32::from(d.sse.utf8 == Utf8Mode::Strict),
+            max_id_len: d.sse.max_id_len,
+        },
+        max_parts: d.max_parts,
+        max_tool_args_bytes: d.max_tool_args_bytes,
+        max_text_bytes: d.max_text_bytes,
+        max_choices: d.max_choices,
+        tool_input_trailing_strings: d.tool_input_trailing_strings,
+        max_memory_bytes: d.max_memory_bytes,
+        event_stream: ssefold_event_stream_limits {
+            max_message_len: d.event_stream.max_message_len,
+            max_headers_len: d.event_stream.max_headers_len,
+        },
     }
 }
 

@@ -193,8 +193,43 @@ fn result_kind(kind: ToolResultKind) -> ssefold_tool_result_kind {
     }
 }
 
+/// The C view of a `tool_execution_*` event whose JSON form is `json`: the
+/// one conversion, for schedulers and agent turns alike.
+pub(super) fn tool_event_view(e: &ToolExecutionEvent, json: &str) -> ssefold_tool_event {
+    let mut view = ssefold_tool_event {
+        kind: ssefold_tool_event_kind::Started,
+        name: ssefold_str::new(e.name()),
+        call_id: ssefold_str::new(e.call_id()),
+        tool_name: ssefold_str::ABSENT,
+        text: ssefold_str::ABSENT,
+        is_error: false,
+        json: ssefold_str::new(json),
+    };
+    match e {
+        ToolExecutionEvent::Started { name, .. } => view.tool_name = ssefold_str::new(name),
+        ToolExecutionEvent::Update { text, .. } => {
+            view.kind = ssefold_tool_event_kind::Update;
+            view.text = ssefold_str::new(text);
+        }
+        ToolExecutionEvent::Finished { name, is_error, .. } => {
+            view.kind = ssefold_tool_event_kind::Finished;
+            view.tool_name = ssefold_str::new(name);
+            view.is_error = *is_error;
+        }
+    }
+    view
+}
+
+/// The scheduler limits of a C config (`max_calls` 0 is refused).
+pub(super) fn config_from_c(c: &ssefold_tool_scheduler_config) -> Result<SchedulerConfig, Failure> {
+    if c.max_calls == 0 {
+        return Err(Failure::new(ssefold_result::InvalidArgument, "max_calls must be positive"));
+    }
+    Ok(SchedulerConfig { max_concurrency: c.max_concurrency, max_calls: c.max_calls })
+}
+
 /// The status of a scheduler error, with its message as the last error.
-fn failure(e: &SchedulerError) -> Failure {
+pub(super) fn failure(e: &SchedulerError) -> Failure {
     let code = match e {
         SchedulerError::UnknownCallId(_) => ssefold_result::ToolUnknownCallId,
         SchedulerError::DuplicateCallId(_) => ssefold_result::ToolDuplicateCallId,
@@ -244,15 +279,12 @@ pub unsafe extern "C" fn ssefold_tool_scheduler_new(
         if out.is_null() {
             return ssefold_result::NullParameter;
         }
-        let mut c = SchedulerConfig::default();
         // SAFETY: NULL or readable by contract.
-        if let Some(given) = unsafe { config.as_ref() } {
-            if given.max_calls == 0 {
-                return ssefold_result::InvalidArgument;
-            }
-            c.max_concurrency = given.max_concurrency;
-            c.max_calls = given.max_calls;
-        }
+        let c = match unsafe { config.as_ref() }.map(config_from_c) {
+            None => SchedulerConfig::default(),
+            Some(Ok(c)) => c,
+            Some(Err(f)) => return f.code,
+        };
         let state = SchedulerState {
             scheduler: ToolScheduler::with_config(c),
             ids: Vec::new(),
@@ -542,27 +574,7 @@ pub unsafe extern "C" fn ssefold_tool_scheduler_next_event(
             return Ok(ssefold_result::Ok);
         };
         s.text = e.to_json().to_string();
-        let mut view = ssefold_tool_event {
-            kind: ssefold_tool_event_kind::Started,
-            name: ssefold_str::new(e.name()),
-            call_id: ssefold_str::new(e.call_id()),
-            tool_name: ssefold_str::ABSENT,
-            text: ssefold_str::ABSENT,
-            is_error: false,
-            json: ssefold_str::new(&s.text),
-        };
-        match e {
-            ToolExecutionEvent::Started { name, .. } => view.tool_name = ssefold_str::new(name),
-            ToolExecutionEvent::Update { text, .. } => {
-                view.kind = ssefold_tool_event_kind::Update;
-                view.text = ssefold_str::new(text);
-            }
-            ToolExecutionEvent::Finished { name, is_error, .. } => {
-                view.kind = ssefold_tool_event_kind::Finished;
-                view.tool_name = ssefold_str::new(name);
-                view.is_error = *is_error;
-            }
-        }
+        let view = tool_event_view(e, &s.text);
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe {
             handle::write_out(event, view);
