@@ -101,7 +101,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde_json::Value;
 
 use crate::providers::{
-    PartKind, PartOutcome, Provider, Stream, StreamConfig, StreamError, StreamEvent, ToolCall, ToolInputFormat,
+    PartKind, PartOutcome, Provider, Sink, Stream, StreamConfig, StreamError, StreamEvent, ToolCall, ToolInputFormat,
 };
 use crate::reconnect::{ConnectionState, Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd};
 use crate::tools::{
@@ -461,22 +461,7 @@ impl AgentTurn {
         if let Some(r) = self.reconnector.as_mut() {
             r.on_activity(now_ms);
         }
-        let mut seen = Seen::default();
-        let result = {
-            let Self { stream, ui, .. } = self;
-            // The stream borrows itself while it emits: the turn's own state
-            // is updated from the events in a second step (`Seen` holds
-            // copies of what it needs).
-            let mut on = |e: &StreamEvent<'_>| {
-                seen.note(e);
-                if let Some(ui) = ui.as_deref_mut() {
-                    ui.apply(e, now_ms);
-                }
-                on_event(TurnEvent::Stream(e));
-            };
-            stream.feed(chunk, &mut on)
-        };
-        // `seen` was filled in stream order; apply it now.
+        let (result, seen) = self.shown(&mut on_event, |stream, on| stream.feed_to(chunk, on));
         self.apply_seen(seen, &mut on_event);
         if let Some(r) = self.reconnector.as_mut() {
             r.on_event(
@@ -501,18 +486,7 @@ impl AgentTurn {
         if !self.stream.is_terminated() && self.try_reconnect(StreamEnd::EndedEarly) {
             return;
         }
-        let mut seen = Seen::default();
-        let result = {
-            let Self { stream, ui, .. } = self;
-            let mut on = |e: &StreamEvent<'_>| {
-                seen.note(e);
-                if let Some(ui) = ui.as_deref_mut() {
-                    ui.apply(e, now_ms);
-                }
-                on_event(TurnEvent::Stream(e));
-            };
-            stream.finish(&mut on)
-        };
+        let (result, seen) = self.shown(&mut on_event, |stream, on| stream.finish_to(on));
         self.apply_seen(seen, &mut on_event);
         match result {
             Ok(()) | Err(StreamError::Closed) => self.end_stream(None, &mut on_event),
@@ -734,6 +708,29 @@ impl AgentTurn {
 
     // ------------------------------------------------------------ internals
 
+    /// Runs `op` on the stream, each event it emits shown to the host (and
+    /// the UI) and noted for the turn. The stream lends its events only
+    /// while it emits: the turn's own state is updated from the notes
+    /// afterwards ([`apply_seen`](Self::apply_seen)), in stream order.
+    fn shown<R>(
+        &mut self,
+        on_event: &mut dyn FnMut(TurnEvent<'_>),
+        op: impl FnOnce(&mut Stream, &mut Sink<'_>) -> R,
+    ) -> (R, Seen) {
+        let mut seen = Seen::default();
+        let Self { stream, ui, now_ms, .. } = self;
+        let now_ms = *now_ms;
+        let mut show = |e: &StreamEvent<'_>| {
+            seen.note(e);
+            if let Some(ui) = ui.as_deref_mut() {
+                ui.apply(e, now_ms);
+            }
+            on_event(TurnEvent::Stream(e));
+        };
+        let result = op(stream, &mut show);
+        (result, seen)
+    }
+
     /// Asks the policy whether this ending is reconnected; when it is, the
     /// reconnection is queued and the stream told that a new body follows.
     fn try_reconnect(&mut self, end: StreamEnd) -> bool {
@@ -774,19 +771,13 @@ impl AgentTurn {
             // Calls still open are committed (incomplete) so that they get
             // their result: shown when the stream was still open (the body
             // ended there), silently after an error closed it.
-            let mut seen = Seen::default();
-            if self.stream.is_closed() {
+            let seen = if self.stream.is_closed() {
+                let mut seen = Seen::default();
                 self.stream.close_open_parts(&mut |e: &StreamEvent<'_>| seen.note(e));
+                seen
             } else {
-                let (now, ui) = (self.now_ms, &mut self.ui);
-                let _ = self.stream.finish(|e| {
-                    seen.note(e);
-                    if let Some(ui) = ui.as_deref_mut() {
-                        ui.apply(e, now);
-                    }
-                    on_event(TurnEvent::Stream(e));
-                });
-            }
+                self.shown(on_event, |stream, on| stream.finish_to(on)).1
+            };
             self.apply_seen(seen, on_event);
         }
         self.set_phase(Phase::Ended);
