@@ -238,3 +238,64 @@ fn the_ui_state_follows_the_turn_its_calls_and_their_progress() {
     assert_eq!(ui["tool_progress"]["ssefold_call_1"], "half way");
     assert!(AgentTurn::new(TurnConfig::new(Provider::Auto)).ui().is_none());
 }
+
+/// An Anthropic answer of `n` complete calls to `read`, all with the id `id` when given.
+fn anthropic_calls(n: usize, id: Option<&str>) -> String {
+    let mut body = String::from(concat!(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",",
+        "\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"stop_reason\":null,\"stop_sequence\":null,",
+        "\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+    ));
+    for i in 0..n {
+        let call_id = id.map_or_else(|| format!("toolu_{i}"), str::to_owned);
+        body += &format!(
+            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"tool_use\",\"id\":\"{call_id}\",\"name\":\"read\",\"input\":{{}}}}}}\n\n\
+             event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{i},\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":\"{{\\\"i\\\":{i}}}\"}}}}\n\n\
+             event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{i}}}\n\n"
+        );
+    }
+    body + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":2}}\n\n\
+            event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+}
+
+#[test]
+fn a_repeated_provider_id_is_replaced_so_that_every_call_runs_and_is_answered() {
+    let mut turn = AgentTurn::new(TurnConfig::new(Provider::Anthropic));
+    turn.add_tool("read", ToolOptions::default());
+    turn.feed(anthropic_calls(3, Some("toolu_same")).as_bytes(), 0, |_| {});
+    let ids: Vec<String> = actions(&mut turn)
+        .into_iter()
+        .filter_map(|a| match a {
+            TurnAction::StartTool(s) => Some(s.call_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, ["toolu_same", "ssefold_call_1", "ssefold_call_2"]);
+    for id in &ids {
+        turn.tool_result(id, "ok", false, |_| {}).unwrap();
+    }
+    let next = turn.outcome().next.unwrap();
+    let uses: Vec<&Value> = next.assistant["content"].as_array().unwrap().iter().map(|b| &b["id"]).collect();
+    assert_eq!(uses, ["toolu_same", "ssefold_call_1", "ssefold_call_2"], "the assistant turn carries the ids answered");
+}
+
+#[test]
+fn more_calls_than_max_calls_is_a_typed_failure_and_the_calls_within_it_are_answered() {
+    let config = TurnConfig {
+        scheduler: SchedulerConfig { max_calls: 4, ..SchedulerConfig::default() },
+        ..TurnConfig::new(Provider::Anthropic)
+    };
+    let mut turn = AgentTurn::new(config);
+    turn.add_tool("read", ToolOptions::default());
+    turn.feed(anthropic_calls(6, None).as_bytes(), 0, |_| {});
+    let started = actions(&mut turn).len();
+    assert_eq!(started, 4);
+    for i in 0..4 {
+        turn.tool_result(&format!("toolu_{i}"), "ok", false, |_| {}).unwrap();
+    }
+    assert!(turn.is_finished());
+    let out = turn.outcome();
+    assert_eq!(out.failure, Some(TurnFailure::TooManyCalls { limit: 4 }));
+    assert_eq!(out.results.len(), 4);
+    assert_eq!(out.calls.len(), 6, "every call of the message is listed");
+}
