@@ -156,13 +156,10 @@ async def relay_turns(
         for r in result.results:
             if r.call_id in never_ran:
                 yield relay.tool_result(r.call_id, r.output, is_error=r.is_error)
-        if not result.results or result.aborted:
+        if not result.results or result.aborted or result.next is None:
             break
-        message = result.message
-        messages = messages + [
-            {"role": "assistant", "content": message["content"] if message else []},
-            result.tool_results,
-        ]
+        # The assistant turn and the tool results, as the provider takes them back.
+        messages = messages + result.next.append
     yield relay.finish()
 
 

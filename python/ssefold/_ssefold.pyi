@@ -40,6 +40,8 @@ __all__ = [
     "PartialJSON",
     "parse_partial_json",
     "StreamEvent",
+    "ToolCallStart",
+    "ToolCallEnd",
     "Stream",
     "UiState",
     "AnthropicStream",
@@ -52,6 +54,11 @@ __all__ = [
     "Finished",
     "Relay",
     "RelayError",
+    "TurnCore",
+    "TurnAction",
+    "TurnCall",
+    "NextRequest",
+    "TurnOutcome",
     "GeminiStream",
     "OllamaStream",
     "BedrockStream",
@@ -403,6 +410,49 @@ _StreamEventType = Literal[
 ]
 
 _PartKind = Literal["text", "reasoning", "tool_call", "refusal", "media", "other"]
+_InputFormat = Literal["json", "text"]
+
+@final
+class ToolCallStart:
+    """What a ``tool_call`` part's ``part_start`` says of its call."""
+
+    @property
+    def id(self) -> Optional[str]:
+        """The provider's id, when it came with the start."""
+    @property
+    def name(self) -> Optional[str]:
+        """The tool's name, when it came with the start."""
+    @property
+    def input_format(self) -> _InputFormat: ...
+    @property
+    def provider_executed(self) -> bool:
+        """The provider runs the call itself: a host never runs it."""
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class ToolCallEnd:
+    """A tool call as its ``part_end`` gives it, provider-neutral."""
+
+    @property
+    def id(self) -> str:
+        """The provider's id, or ``ssefold_call_<part>`` (``id_synthesized``)."""
+    @property
+    def id_synthesized(self) -> bool: ...
+    @property
+    def name(self) -> str:
+        """The tool's name (``""`` when the provider sent none)."""
+    @property
+    def arguments(self) -> str:
+        """JSON text (``input_format`` ``json``) or free text (``text``); the
+        raw text received when the part did not end complete."""
+    @property
+    def input_format(self) -> _InputFormat: ...
+    @property
+    def provider_executed(self) -> bool:
+        """The provider runs the call itself: a host never runs it."""
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class StreamEvent:
@@ -492,6 +542,11 @@ class StreamEvent:
     @property
     def mime_type(self) -> str:
         """``media_delta``: the media's MIME type (``audio/pcm``, ``image/png``, …)."""
+    @property
+    def tool_call(self) -> Union[ToolCallStart, ToolCallEnd, None]:
+        """``part_start`` (a :class:`ToolCallStart`) and ``part_end`` (a
+        :class:`ToolCallEnd`) of a ``tool_call`` part: its call; ``None`` for
+        any other part."""
     def to_dict(self) -> dict[str, Any]: ...
     def fields(self) -> list[str]: ...
     def __eq__(self, other: object, /) -> bool: ...
@@ -794,7 +849,9 @@ class SchedulerError(Error, ValueError):
 
     kind: _SchedulerErrorKind
 
-_ToolResultKind = Literal["ran", "unknown_tool", "invalid_input", "cancelled", "aborted", "discarded"]
+_ToolResultKind = Literal[
+    "ran", "unknown_tool", "invalid_input", "cancelled", "aborted", "discarded", "incomplete", "unnamed"
+]
 
 @final
 class ToolResult:
@@ -802,6 +859,8 @@ class ToolResult:
 
     @property
     def call_id(self) -> str: ...
+    @property
+    def id_synthesized(self) -> bool: ...
     @property
     def name(self) -> str: ...
     @property
@@ -853,6 +912,10 @@ class ToolScheduler:
         *,
         exclusive: bool = False,
         abort_siblings_on_error: bool = False,
+    ) -> None: ...
+    def add_call(self, call: ToolCallEnd, *, exclusive: bool = False, abort_siblings_on_error: bool = False) -> None: ...
+    def reject(
+        self, call: ToolCallEnd, output: str, kind: Literal["unknown_tool", "invalid_input", "incomplete", "unnamed"]
     ) -> None: ...
     def add_unknown(self, call_id: str, name: str) -> None: ...
     def startable(self) -> list[str]: ...
@@ -1142,3 +1205,132 @@ class BedrockConverseStream(_Dialect[_U]):
         max_event_stream_headers_len: int = 131072,
         ui: bool,
     ) -> BedrockConverseStream[Optional[UiState]]: ...
+
+# --- the agent turn ----------------------------------------------------------------
+
+_TurnEvent = Union[StreamEvent, ToolExecutionEvent]
+
+@final
+class TurnAction:
+    """What the host does next: ``start_tool`` (run ``name`` with
+    ``arguments``, report ``TurnCore.tool_result``), ``cancel_tool``,
+    ``close_connection`` or ``reconnect`` (after ``delay_ms``, with
+    ``cursor``)."""
+
+    @property
+    def kind(self) -> Literal["start_tool", "cancel_tool", "close_connection", "reconnect"]: ...
+    @property
+    def call_id(self) -> Optional[str]: ...
+    @property
+    def name(self) -> Optional[str]: ...
+    @property
+    def arguments(self) -> Optional[str]: ...
+    @property
+    def input_format(self) -> Optional[_InputFormat]: ...
+    @property
+    def delay_ms(self) -> Optional[int]: ...
+    @property
+    def attempt(self) -> Optional[int]: ...
+    @property
+    def cursor(self) -> Optional[ResumeCursor]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class TurnCall:
+    """One tool call of the answer (choice 0), as the turn kept it."""
+
+    @property
+    def part(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def id_synthesized(self) -> bool: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def provider_type(self) -> str: ...
+    @property
+    def input_format(self) -> _InputFormat: ...
+    @property
+    def provider_executed(self) -> bool: ...
+    @property
+    def outcome(self) -> Literal["complete", "invalid_arguments", "incomplete"]: ...
+    @property
+    def arguments(self) -> str: ...
+
+@final
+class NextRequest:
+    """What to append to the conversation to continue, in the provider's
+    request shape."""
+
+    @property
+    def assistant(self) -> Any:
+        """The assistant turn: one message (a dict), or the Responses input items (a list)."""
+    @property
+    def tool_results(self) -> Any:
+        """The tool results, shaped for the provider (``None`` without results)."""
+    @property
+    def append(self) -> list[Any]:
+        """The assistant turn, then the results: what ``messages`` (Responses:
+        ``input``; Gemini: ``contents``) is extended with."""
+
+@final
+class TurnOutcome:
+    """What a finished (or aborted, or failed) turn gives the agent."""
+
+    @property
+    def provider(self) -> _Provider: ...
+    @property
+    def message(self) -> Any: ...
+    @property
+    def stop_reason(self) -> Optional[str]: ...
+    @property
+    def aborted(self) -> bool: ...
+    @property
+    def failure(self) -> Optional[Error]: ...
+    @property
+    def retryable(self) -> bool: ...
+    @property
+    def calls(self) -> list[TurnCall]: ...
+    @property
+    def results(self) -> list[ToolResult]: ...
+    @property
+    def next(self) -> Optional[NextRequest]: ...
+
+@final
+class TurnCore:
+    """One agent turn, sans-IO: each input returns the events to show;
+    ``poll_actions()`` says what to do."""
+
+    def __new__(
+        cls,
+        provider: str = "auto",
+        *,
+        max_concurrency: int = 0,
+        max_calls: int = 4096,
+        reconnect: Optional[ReconnectPolicy] = None,
+    ) -> TurnCore: ...
+    def add_tool(self, name: str, *, exclusive: bool = False, abort_siblings_on_error: bool = False) -> None: ...
+    def connected(self, now_ms: Optional[int] = None) -> None: ...
+    def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[_TurnEvent]: ...
+    def end_of_body(self, now_ms: Optional[int] = None) -> list[_TurnEvent]: ...
+    def connection_failed(self, error: str, now_ms: Optional[int] = None) -> list[_TurnEvent]: ...
+    def tick(self, now_ms: Optional[int] = None) -> list[_TurnEvent]: ...
+    @property
+    def deadline_ms(self) -> Optional[int]: ...
+    def tool_update(self, call_id: str, text: str) -> list[_TurnEvent]: ...
+    def tool_result(self, call_id: str, output: str, is_error: bool = False) -> list[_TurnEvent]: ...
+    def abort(self, reason: str = "") -> list[_TurnEvent]: ...
+    def apply_event(self, event: StreamEvent) -> list[ToolExecutionEvent]: ...
+    def end_of_events(self, failure: Optional[BaseException] = None) -> list[ToolExecutionEvent]: ...
+    def poll_actions(self) -> list[TurnAction]: ...
+    def results(self) -> list[ToolResult]: ...
+    @property
+    def is_finished(self) -> bool: ...
+    @property
+    def is_stream_ended(self) -> bool: ...
+    @property
+    def running(self) -> int: ...
+    @property
+    def provider(self) -> _Provider: ...
+    def outcome(self, stream: Optional[Stream[Any]] = None) -> TurnOutcome: ...

@@ -1,15 +1,21 @@
 """Run a turn's tools while the answer streams: ``run_turn`` (asyncio) and
-``run_turn_sync`` (a thread pool), over :class:`ToolScheduler`.
+``run_turn_sync`` (a thread pool), thin IO shells over :class:`TurnCore`.
+
+The turn itself (which calls run, which get an error result and why, in
+what order the results come back, the next request) is decided by
+:class:`TurnCore`, the core's sans-IO agent turn; these shells only read
+the source, run the tool functions on tasks or threads and hand back what
+happened.
 
 A turn has two views: an iterator of events (the stream's normalized
 :class:`StreamEvent` objects and the :class:`ToolExecutionEvent` objects,
 interleaved in the order they happened) and its result (:class:`TurnResult`:
-the folded message plus the tool results shaped for the next request).
+the folded message, every call and its result, and the next request).
 
-Each tool call starts as soon as its arguments are complete (``part_end``
-of a tool call), not when the answer ends; calls run in parallel unless the
-tool is ``exclusive``; results come back in call order. An unknown tool or
-invalid arguments get an error result without running; a tool that raises
+Each tool call starts as soon as its arguments are complete, not when the
+answer ends; calls run in parallel unless the tool is ``exclusive``;
+results come back in call order. An unknown tool, an unnamed call, invalid
+or cut arguments get an error result without running; a tool that raises
 gets its exception's text as an error result.
 """
 
@@ -41,7 +47,18 @@ from typing import (
 )
 
 from ._http import AsyncEventStream, EventStream
-from ._ssefold import Stream, StreamEvent, ToolExecutionEvent, ToolResult, ToolScheduler
+from ._ssefold import (
+    NextRequest,
+    SchedulerError,
+    Stream,
+    StreamEvent,
+    ToolExecutionEvent,
+    ToolResult,
+    TurnAction,
+    TurnCall,
+    TurnCore,
+    TurnOutcome,
+)
 
 __all__ = [
     "AgentTurn",
@@ -82,7 +99,10 @@ class ToolCall:
     id: str
     name: str
     input: Any
-    """The parsed arguments (a dict for well-formed calls)."""
+    """The input: the parsed arguments for a JSON call (a dict for
+    well-formed calls), the text itself for a free-text call."""
+    arguments: str = ""
+    """The input as the model wrote it (JSON text, or the free text)."""
     _update: Callable[[str, str], None] = field(repr=False, default=lambda _id, _text: None)
 
     def update(self, text: str) -> None:
@@ -92,154 +112,98 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class TurnResult:
-    """What a finished (or aborted) turn gives the agent."""
+    """What a finished (or aborted, or failed) turn gives the agent."""
 
     message: Optional[Dict[str, Any]]
     """The folded message, as the provider's non-streaming endpoint returns it."""
     provider: str
-    """The dialect (``anthropic``, ``openai_chat``, ``openai_responses``)."""
+    """The dialect (``anthropic``, ``openai_chat``, ``openai_responses``,
+    ``gemini``, ``ollama``, ``bedrock``, ``bedrock_converse``)."""
     results: List[ToolResult]
-    """Every tool call's result, in call order."""
+    """One result per call the host answers (every call but those the
+    provider runs itself), in call order."""
     tool_results: Any
-    """``results`` shaped for the next request (``None`` without tool calls):
-    Anthropic, one user message; OpenAI Chat, a list of ``tool`` messages;
-    Responses, a list of ``function_call_output`` items."""
+    """``results`` shaped for the next request (``None`` without results):
+    ``next.tool_results``."""
     aborted: bool = False
+    next: Optional[NextRequest] = None
+    """What to append to the conversation to continue: ``next.append`` (the
+    assistant turn, then the results), in the provider's request shape;
+    ``None`` when there is no answer to continue."""
+    calls: List[TurnCall] = field(default_factory=list)
+    """Every tool call of the answer, in part order (with how it ended)."""
+    failure: Optional[BaseException] = None
+    """Why the turn failed (what ``run_turn`` raised), if it did."""
+    stop_reason: Optional[str] = None
+    """The answer's stop reason (``"aborted"`` after an abort)."""
 
 
 AsyncToolFn = Callable[[ToolCall], Awaitable[Any]]
 SyncToolFn = Callable[[ToolCall], Any]
 
 
-# Tool calls the provider runs itself: Anthropic server tools (web search,
-# code execution, ...) and MCP calls, OpenAI Responses MCP calls.
-_PROVIDER_EXECUTED = frozenset({"server_tool_use", "mcp_tool_use", "mcp_call"})
-
-
-def _ready_call(event: StreamEvent) -> Optional[Tuple[str, str, str, bool]]:
-    """``(call_id, name, arguments JSON, complete)`` of a tool call's
-    ``part_end``, in any of the three dialects' shapes."""
-    if event.type != "part_end" or event.kind != "tool_call" or event.outcome == "incomplete":
-        return None
-    content = event.content
-    if not isinstance(content, dict):
-        return None
-    if content.get("type") in _PROVIDER_EXECUTED:
-        return None  # the provider runs it; its result is in the stream
-    if "function" in content:  # OpenAI Chat
-        function = content["function"] or {}
-        call_id, name, args = content.get("id"), function.get("name"), function.get("arguments")
-    elif "call_id" in content:  # OpenAI Responses
-        call_id, name, args = content.get("call_id"), content.get("name"), content.get("arguments")
-    else:  # Anthropic
-        call_id, name = content.get("id"), content.get("name")
-        args = json.dumps(content.get("input", {}))
-    if not isinstance(call_id, str) or not isinstance(name, str):
-        return None
-    if event.outcome == "invalid_arguments":
-        raw = event.raw
-        return call_id, name, raw if isinstance(raw, str) else "", False
-    return call_id, name, args if isinstance(args, str) else json.dumps(args), True
-
-
 def _output_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-class _TurnCore:
-    """The host logic shared by the async and sync turns, IO-free: feeds
-    stream events to the scheduler and says which calls to start and cancel.
-    Only one thread (or the event loop) calls it."""
+def _tools(tools: Mapping[str, Any]) -> Dict[str, "Tool[Any]"]:
+    return {name: t if isinstance(t, Tool) else Tool(t) for name, t in tools.items()}
 
-    def __init__(self, stream: Optional[Stream], tools: Mapping[str, Any], max_concurrency: int) -> None:
-        self.stream = stream
-        self.tools: Dict[str, Tool[Any]] = {
-            name: t if isinstance(t, Tool) else Tool(t) for name, t in tools.items()
-        }
-        self.max_concurrency = max_concurrency
-        self.scheduler = ToolScheduler(max_concurrency=max_concurrency)
-        self.calls: Dict[str, Tuple[str, Any]] = {}
-        self.provider = stream.provider if stream is not None else "auto"
-        self.aborted = False
 
-    def on_stream_events(self, events: Iterable[StreamEvent]) -> Tuple[List[TurnEvent], List[ToolCall], List[str]]:
-        """Output events, calls to start, ids to cancel."""
-        out: List[TurnEvent] = []
-        cancel: List[str] = []
-        for event in events:
-            out.append(event)
-            if event.type == "message_start":
-                self.provider = event.provider
-            elif event.type == "turn_reset":
-                # The answer restarts: throw the turn's tool work away.
-                cancel.extend(self.scheduler.discard())
-                self._drain(out)
-                self.scheduler = ToolScheduler(max_concurrency=self.max_concurrency)
-                self.calls.clear()
-            ready = _ready_call(event)
-            if ready is not None:
-                call_id, name, args, complete = ready
-                tool = self.tools.get(name)
-                if tool is None:
-                    self.scheduler.add_unknown(call_id, name)
-                else:
-                    parsed: Any = None
-                    if complete:
-                        try:
-                            parsed = json.loads(args)
-                        except ValueError:
-                            complete = False
-                    self.calls[call_id] = (name, parsed)
-                    self.scheduler.add(
-                        call_id,
-                        name,
-                        args if complete else "",
-                        exclusive=tool.exclusive,
-                        abort_siblings_on_error=tool.abort_siblings_on_error,
-                    )
-        start = self._start()
-        self._drain(out)
-        return out, start, cancel
+def _core(provider: str, tools: Mapping[str, "Tool[Any]"], max_concurrency: int) -> TurnCore:
+    core = TurnCore(provider, max_concurrency=max_concurrency)
+    for name, tool in tools.items():
+        core.add_tool(name, exclusive=tool.exclusive, abort_siblings_on_error=tool.abort_siblings_on_error)
+    return core
 
-    def on_tool_done(self, call_id: str, output: str, is_error: bool) -> Tuple[List[TurnEvent], List[ToolCall], List[str]]:
-        finished = self.scheduler.finish(call_id, output, is_error)
-        start = self._start()
-        out: List[TurnEvent] = []
-        self._drain(out)
-        return out, start, list(finished.cancel)
 
-    def on_update(self, call_id: str, text: str) -> List[TurnEvent]:
-        self.scheduler.update(call_id, text)
-        out: List[TurnEvent] = []
-        self._drain(out)
-        return out
+def _tool_call(action: TurnAction, update: Callable[[str, str], None]) -> ToolCall:
+    """The :class:`ToolCall` a ``start_tool`` action asks to run (its input
+    parsed when the tool starts: see :func:`_parsed`)."""
+    assert action.call_id is not None and action.name is not None and action.arguments is not None
+    return ToolCall(action.call_id, action.name, _TEXT if action.input_format == "text" else None, action.arguments, update)
 
-    def abort(self, reason: str) -> Tuple[List[TurnEvent], List[str]]:
-        self.aborted = True
-        out: List[TurnEvent] = []
-        if self.stream is not None and not self.stream.is_terminated and not self.stream.is_aborted:
-            out.extend(self.stream.abort())
-        cancel = self.scheduler.abort(reason)
-        self._drain(out)
-        return out, cancel
 
-    def _start(self) -> List[ToolCall]:
-        return [ToolCall(i, *self.calls.pop(i)) for i in self.scheduler.startable()]
+# The input of a free-text call is its text; a JSON call's is parsed on the
+# tool's task or thread (where a failure is the tool's error result).
+_TEXT = object()
 
-    def _drain(self, out: List[TurnEvent]) -> None:
-        while True:
-            e = self.scheduler.next_event()
-            if e is None:
-                return
-            out.append(e)
 
-    def result(self) -> TurnResult:
-        results = self.scheduler.all_results()
-        message = self.stream.message if self.stream is not None else None
-        if self.stream is not None and self.stream.provider != "auto":
-            self.provider = self.stream.provider
-        shaped = self.scheduler.tool_results(self.provider) if results and self.provider != "auto" else None
-        return TurnResult(message, self.provider, results, shaped, self.aborted)
+def _parsed(call: ToolCall) -> ToolCall:
+    call.input = call.arguments if call.input is _TEXT else json.loads(call.arguments)
+    return call
+
+
+def _failed(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _result(outcome: TurnOutcome, error: Optional[BaseException]) -> TurnResult:
+    """The turn's result; ``error`` (what the shell raises) is its failure."""
+    failure = error if error is not None else outcome.failure
+    next_request = outcome.next
+    return TurnResult(
+        message=outcome.message,
+        provider=outcome.provider,
+        results=list(outcome.results),
+        tool_results=next_request.tool_results if next_request is not None else None,
+        aborted=outcome.aborted,
+        next=next_request,
+        calls=list(outcome.calls),
+        failure=failure,
+        stop_reason=outcome.stop_reason,
+    )
+
+
+def _raise_with(error: BaseException, result: TurnResult) -> None:
+    """Raises the turn's failure, its :class:`TurnResult` as ``.result``
+    (every call has its result there: the next request can still be
+    written)."""
+    try:
+        setattr(error, "result", result)
+    except AttributeError:  # an exception type with slots: no result then
+        pass
+    raise error
 
 
 # --------------------------------------------------------------------- asyncio
@@ -250,7 +214,9 @@ class AgentTurn:
     the events as they happen; ``await turn`` gives the :class:`TurnResult`
     (iterate first if you want the events: awaiting alone runs the turn
     without keeping them). ``abort()`` stops the stream and cancels the
-    running tools; every call still gets a result."""
+    running tools; every call still gets a result. A failed turn raises its
+    error (the stream's, or the source's) once every call has its result;
+    the error's ``.result`` is the :class:`TurnResult`."""
 
     def __init__(
         self,
@@ -260,8 +226,9 @@ class AgentTurn:
         max_concurrency: int,
     ) -> None:
         self._source = source
-        stream = source.stream if isinstance(source, AsyncEventStream) else Stream(provider)
-        self._core = _TurnCore(stream, tools, max_concurrency)
+        self._external: Optional[Stream[Any]] = source.stream if isinstance(source, AsyncEventStream) else None
+        self._tools = _tools(tools)
+        self._core = _core(provider, self._tools, max_concurrency)
         self._tasks: Dict[str, "asyncio.Task[None]"] = {}
         self._cancelled: List["asyncio.Task[None]"] = []
         self._inbox: "asyncio.Queue[Tuple[str, Any]]" = asyncio.Queue()
@@ -313,27 +280,27 @@ class AgentTurn:
             self._abort_reason = reason
             self._inbox.put_nowait(("abort", reason))
 
-    def _emit(self, events: List[TurnEvent]) -> None:
+    def _emit(self, events: Iterable[TurnEvent]) -> None:
         if self._events is not None:
             for e in events:
                 self._events.put_nowait(e)
 
-    def _start(self, calls: List[ToolCall]) -> None:
-        for call in calls:
-            tool = self._core.tools[call.name]
-            call._update = lambda i, t: self._inbox.put_nowait(("update", (i, t)))
-            self._tasks[call.id] = asyncio.ensure_future(self._run_tool(tool.fn, call))
-
-    def _cancel(self, ids: List[str]) -> None:
-        for i in ids:
-            task = self._tasks.pop(i, None)
-            if task is not None:
-                task.cancel()
-                self._cancelled.append(task)
+    def _act(self) -> None:
+        """Carries out what the turn asks: start and cancel tools."""
+        for action in self._core.poll_actions():
+            if action.kind == "start_tool":
+                call = _tool_call(action, lambda i, t: self._inbox.put_nowait(("update", (i, t))))
+                fn = self._tools[call.name].fn
+                self._tasks[call.id] = asyncio.ensure_future(self._run_tool(fn, call))
+            elif action.kind == "cancel_tool" and action.call_id is not None:
+                task = self._tasks.pop(action.call_id, None)
+                if task is not None:
+                    task.cancel()
+                    self._cancelled.append(task)
 
     async def _run_tool(self, fn: AsyncToolFn, call: ToolCall) -> None:
         try:
-            output, is_error = _output_text(await fn(call)), False
+            output, is_error = _output_text(await fn(_parsed(call))), False
         except Exception as exc:  # a tool's failure is its error result
             output, is_error = str(exc) or type(exc).__name__, True
         self._inbox.put_nowait(("done", (call.id, output, is_error)))
@@ -344,67 +311,79 @@ class AgentTurn:
             if isinstance(source, AsyncEventStream):
                 async for event in source:
                     if isinstance(event, StreamEvent):
-                        self._inbox.put_nowait(("events", [event]))
+                        self._inbox.put_nowait(("event", event))
             else:
-                stream = self._core.stream
-                assert stream is not None
                 async for chunk in source:
-                    self._inbox.put_nowait(("events", stream.feed(chunk)))
-                self._inbox.put_nowait(("events", stream.finish()))
+                    self._inbox.put_nowait(("chunk", chunk))
             self._inbox.put_nowait(("end", None))
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
             self._inbox.put_nowait(("error", exc))
 
+    def _step(self, kind: str, value: Any) -> List[TurnEvent]:
+        """Hands one thing that happened to the turn; what to show."""
+        core = self._core
+        if kind == "chunk":
+            return list(core.feed(value))
+        if kind == "event":
+            return [value, *core.apply_event(value)]
+        if kind == "end":
+            return list(core.end_of_events() if self._external is not None else core.end_of_body())
+        if kind == "error":
+            if self._external is not None:
+                return list(core.end_of_events(value))
+            return list(core.connection_failed(_failed(value)))
+        if kind == "done":
+            call_id, output, is_error = value
+            if self._tasks.pop(call_id, None) is None:
+                return []  # cancelled: the turn already gave it a result
+            return list(core.tool_result(call_id, output, is_error))
+        if kind == "update":
+            call_id, text = value
+            if call_id not in self._tasks:
+                return []  # the call already ended
+            try:
+                return list(core.tool_update(call_id, text))
+            except SchedulerError:
+                return []  # the turn already gave the call its result
+        # abort
+        out: List[TurnEvent] = []
+        stream = self._external
+        if stream is not None and not stream.is_terminated and not stream.is_aborted:
+            out += stream.abort()  # the helper's stream is ours to end (one event loop: not running now)
+        return out + list(core.abort(value))
+
     async def _drive(self) -> TurnResult:
         reader = asyncio.ensure_future(self._read())
         core = self._core
-        stream_done = False
         error: Optional[BaseException] = None
+        # The source is read to its end (the connection stays reusable;
+        # bytes after the answer's end change nothing) unless it fails or
+        # the turn is aborted.
+        source_done = False
         try:
-            while not (stream_done and core.scheduler.is_settled and not self._running()):
+            while not (core.is_finished and source_done):
                 kind, value = await self._inbox.get()
-                if kind == "events":
-                    out, start, cancel = core.on_stream_events(value)
-                    self._emit(out)
-                    self._cancel(cancel)
-                    self._start(start)
-                elif kind == "done":
-                    call_id, output, is_error = value
-                    if self._tasks.pop(call_id, None) is None:
-                        continue  # cancelled: the scheduler already gave it a result
-                    out, start, cancel = core.on_tool_done(call_id, output, is_error)
-                    self._emit(out)
-                    self._cancel(cancel)
-                    self._start(start)
-                elif kind == "update":
-                    try:
-                        self._emit(core.on_update(*value))
-                    except ValueError:
-                        pass  # the call already ended
-                elif kind == "end":
-                    stream_done = True
-                elif kind in ("abort", "error"):
-                    if kind == "error":
-                        error = value
+                if kind == "error":
+                    error = value
+                if kind in ("end", "error", "abort"):
+                    source_done = True
                     reader.cancel()
-                    out, cancel = core.abort(value if kind == "abort" else str(value))
-                    self._emit(out)
-                    self._cancel(cancel)
-                    stream_done = True
+                self._emit(self._step(kind, value))
+                self._act()
         finally:
             reader.cancel()
-            self._cancel(list(self._tasks))
-            await asyncio.gather(reader, *self._cancelled, return_exceptions=True)
+            for task in self._tasks.values():
+                task.cancel()
+            await asyncio.gather(reader, *self._tasks.values(), *self._cancelled, return_exceptions=True)
             if self._events is not None:
                 self._events.put_nowait(None)
-        if error is not None:
-            raise error
-        return core.result()
-
-    def _running(self) -> bool:
-        return bool(self._tasks)
+        outcome = core.outcome(self._external)
+        result = _result(outcome, error)
+        if result.failure is not None:
+            _raise_with(result.failure, result)
+        return result
 
 
 def run_turn(
@@ -417,8 +396,9 @@ def run_turn(
     """Runs one streamed turn and its tools on the running event loop.
 
     ``source``: the response body as an async iterable of bytes (e.g.
-    ``response.aiter_bytes()``), folded here as ``provider``; or the
-    :func:`astream_events` helper's stream (built with a provider).
+    ``response.aiter_bytes()``), folded by the turn as ``provider``; or the
+    :func:`astream_events` helper's stream (built with a provider; it
+    reconnects by itself, and the turn follows its events).
     ``tools``: name -> async function (or :class:`Tool` with its flags).
     ``max_concurrency``: most tools at once (0: no limit).
     """
@@ -433,7 +413,8 @@ class SyncAgentTurn:
     the events as they happen; ``turn.result()`` runs the turn to its end
     (what iteration left) and gives the :class:`TurnResult`. ``abort()``
     (from any thread) stops the stream; running tools are not interrupted
-    (threads cannot be) but their results are dropped."""
+    (threads cannot be) but their results are dropped. A failed turn raises
+    as :class:`AgentTurn` does."""
 
     def __init__(
         self,
@@ -444,8 +425,9 @@ class SyncAgentTurn:
         max_concurrency: int,
     ) -> None:
         self._source = source
-        stream = source.stream if isinstance(source, EventStream) else Stream(provider)
-        self._core = _TurnCore(stream, tools, max_concurrency)
+        self._external: Optional[Stream[Any]] = source.stream if isinstance(source, EventStream) else None
+        self._tools = _tools(tools)
+        self._core = _core(provider, self._tools, max_concurrency)
         self._inbox: "queue.Queue[Tuple[str, Any]]" = queue.Queue()
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ssefold-tool")
         self._running: Dict[str, "concurrent.futures.Future[None]"] = {}
@@ -482,81 +464,90 @@ class SyncAgentTurn:
                     if self._stop.is_set():
                         return
                     if isinstance(event, StreamEvent):
-                        self._inbox.put(("events", [event]))
+                        self._inbox.put(("event", event))
             else:
-                stream = self._core.stream
-                assert stream is not None
                 for chunk in source:
                     if self._stop.is_set():
                         return
-                    self._inbox.put(("events", stream.feed(chunk)))
-                self._inbox.put(("events", stream.finish()))
+                    self._inbox.put(("chunk", chunk))
             self._inbox.put(("end", None))
         except BaseException as exc:
             self._inbox.put(("error", exc))
 
-    def _start(self, calls: List[ToolCall]) -> None:
-        for call in calls:
-            tool = self._core.tools[call.name]
-            call._update = lambda i, t: self._inbox.put(("update", (i, t)))
-            self._running[call.id] = self._pool.submit(self._run_tool, tool.fn, call)
+    def _act(self) -> None:
+        """Carries out what the turn asks: start tools (cancelled ones
+        cannot be stopped: their late results are dropped)."""
+        for action in self._core.poll_actions():
+            if action.kind == "start_tool":
+                call = _tool_call(action, lambda i, t: self._inbox.put(("update", (i, t))))
+                fn = self._tools[call.name].fn
+                self._running[call.id] = self._pool.submit(self._run_tool, fn, call)
+            elif action.kind == "cancel_tool" and action.call_id is not None:
+                future = self._running.pop(action.call_id, None)
+                if future is not None:
+                    future.cancel()
 
     def _run_tool(self, fn: SyncToolFn, call: ToolCall) -> None:
         try:
-            output, is_error = _output_text(fn(call)), False
+            output, is_error = _output_text(fn(_parsed(call))), False
         except Exception as exc:  # a tool's failure is its error result
             output, is_error = str(exc) or type(exc).__name__, True
         self._inbox.put(("done", (call.id, output, is_error)))
 
-    def _cancel(self, ids: List[str]) -> None:
-        for i in ids:
-            future = self._running.pop(i, None)
-            if future is not None:
-                future.cancel()
+    def _step(self, kind: str, value: Any) -> List[TurnEvent]:
+        """Hands one thing that happened to the turn; what to show."""
+        core = self._core
+        if kind == "chunk":
+            return list(core.feed(value))
+        if kind == "event":
+            return [value, *core.apply_event(value)]
+        if kind == "end":
+            return list(core.end_of_events() if self._external is not None else core.end_of_body())
+        if kind == "error":
+            if self._external is not None:
+                return list(core.end_of_events(value))
+            return list(core.connection_failed(_failed(value)))
+        if kind == "done":
+            call_id, output, is_error = value
+            if self._running.pop(call_id, None) is None:
+                return []  # cancelled: the turn already gave it a result
+            return list(core.tool_result(call_id, output, is_error))
+        if kind == "update":
+            call_id, text = value
+            if call_id not in self._running:
+                return []  # the call already ended
+            try:
+                return list(core.tool_update(call_id, text))
+            except SchedulerError:
+                return []  # the turn already gave the call its result
+        # abort: the helper's stream (if any) is its reader's; the reader
+        # stops at its next event.
+        return list(core.abort(value))
 
     def _run(self) -> Iterator[TurnEvent]:
         core = self._core
         self._reader = threading.Thread(target=self._read, name="ssefold-turn-reader", daemon=True)
         self._reader.start()
-        stream_done = False
         error: Optional[BaseException] = None
+        source_done = False  # read to its end unless it fails or the turn is aborted
         try:
-            while not (stream_done and core.scheduler.is_settled):
+            while not (core.is_finished and source_done):
                 kind, value = self._inbox.get()
-                out: List[TurnEvent] = []
-                if kind == "events":
-                    out, start, cancel = core.on_stream_events(value)
-                    self._cancel(cancel)
-                    self._start(start)
-                elif kind == "done":
-                    call_id, output, is_error = value
-                    if self._running.pop(call_id, None) is None:
-                        continue  # cancelled: the scheduler already gave it a result
-                    out, start, cancel = core.on_tool_done(call_id, output, is_error)
-                    self._cancel(cancel)
-                    self._start(start)
-                elif kind == "update":
-                    try:
-                        out = core.on_update(*value)
-                    except ValueError:
-                        pass
-                elif kind == "end":
-                    stream_done = True
-                elif kind in ("abort", "error"):
-                    self._stop.set()
-                    if kind == "error":
-                        error = value
-                    out, cancel = core.abort(value if kind == "abort" else str(value))
-                    self._cancel(cancel)
-                    stream_done = True
+                if kind == "error":
+                    error = value
+                if kind in ("end", "error", "abort"):
+                    source_done = True
+                out = self._step(kind, value)
+                self._act()
                 yield from out
         finally:
             self._stop.set()
             self._pool.shutdown(wait=False, cancel_futures=True)
-        if error is not None:
-            self._error = error
-            raise error
-        self._result = core.result()
+        result = _result(core.outcome(self._external), error)
+        if result.failure is not None:
+            self._error = result.failure
+            _raise_with(result.failure, result)
+        self._result = result
 
 
 def run_turn_sync(

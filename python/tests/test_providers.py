@@ -200,8 +200,14 @@ def test_a_text_parts_content_is_read_lazily_and_equals_the_folded_part() -> Non
     content = s.message["content"]
     for e in ends:
         assert e.content is e.content
-        assert e.to_dict() == {"type": "part_end", "part": e.part, "kind": e.kind, "outcome": "complete", "content": e.content}
-        assert e.fields()[-1] == "content"
+        want = {"type": "part_end", "part": e.part, "kind": e.kind, "outcome": "complete", "content": e.content}
+        if e.kind == "tool_call":
+            # A tool call part's call follows its content, as in the wire form.
+            want["tool_call"] = e.tool_call.to_dict()
+        else:
+            assert e.tool_call is None
+        assert e.to_dict() == want
+        assert e.fields() == list(want)[1:]
         assert e.content in content
     # Deltas of one feed() share a buffer: each keeps its text after the rest are gone.
     deltas = [e for e in events if e.type == "text_delta"]
@@ -324,3 +330,54 @@ def test_media_delta_carries_bytes_and_its_mime_type() -> None:
     start = next(e for e in events if e.type == "part_start")
     assert start.kind == "media"
     assert stream.message["choices"][0]["message"]["audio"]["data"] == b64
+
+
+def test_tool_call_parts_carry_their_call_as_objects() -> None:
+    # Every golden fixture: the call of each tool_call part_start / part_end
+    # is a typed object equal to the core's wire form; other parts have none.
+    seen = {"start": 0, "end": 0, "synthesized": 0, "text": 0}
+    for path in golden_files():
+        stream = CLASSES[path.parent.name]()
+        lines = [json.loads(line) for line in path.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines()]
+        events, _ = run_events(stream, path.read_bytes())
+        assert len(events) == len(lines) - 1
+        for e, want in zip(events, lines):
+            if e.type not in ("part_start", "part_end"):
+                if e.type == "text_delta":
+                    with pytest.raises(AttributeError):
+                        e.tool_call
+                continue
+            call = e.tool_call
+            if e.kind != "tool_call":
+                assert call is None and "tool_call" not in want and "tool_call" not in e.fields()
+                continue
+            assert call is not None and call.to_dict() == want["tool_call"]
+            if e.type == "part_start":
+                assert isinstance(call, ssefold.ToolCallStart)
+                seen["start"] += 1
+            else:
+                assert isinstance(call, ssefold.ToolCallEnd)
+                assert (call.id, call.name, call.arguments) == (
+                    want["tool_call"]["id"],
+                    want["tool_call"]["name"],
+                    want["tool_call"]["arguments"],
+                )
+                seen["end"] += 1
+                seen["synthesized"] += call.id_synthesized
+                seen["text"] += call.input_format == "text"
+            assert call.provider_executed is want["tool_call"]["provider_executed"]
+            assert call == call and repr(call).startswith(type(call).__name__ + "(")
+    assert seen["start"] >= 20 and seen["end"] >= 20 and seen["synthesized"] >= 4 and seen["text"] >= 1, seen
+
+
+def run_events(stream: ssefold.Stream, data: bytes) -> Tuple[List[ssefold.StreamEvent], Optional[ssefold.Error]]:
+    """The events of ``data`` fed whole then finished (those carried by an
+    error included), and the error."""
+    out: List[ssefold.StreamEvent] = []
+    try:
+        out += stream.feed(data)
+        out += stream.finish()
+    except ssefold.Error as err:
+        out += getattr(err, "events", [])
+        return out, err
+    return out, None

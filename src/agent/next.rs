@@ -5,9 +5,9 @@
 //! | --- | --- | --- |
 //! | Anthropic, Bedrock `InvokeModel` | `{"role": "assistant", "content": BLOCKS}` — the folded message's content blocks as they are (thinking signatures, server tool blocks and their results included) | one user message of `tool_result` blocks |
 //! | OpenAI Chat | `{"role": "assistant", "content", "refusal"?, "tool_calls"?, "function_call"?, "audio"?}` of choice 0 (`audio` as `{"id"}`; reasoning members left out: they are no request member) | `tool` messages; a deprecated `function_call`'s result is a `function` message |
-//! | OpenAI Responses | the folded `output` items, as input items | `function_call_output` items (`custom_tool_call_output` for a custom tool) |
+//! | OpenAI Responses | the folded `output` items, as input items (a custom tool call without its output-only `status`; an `output_text`'s annotations without those that lack a member the input requires) | `function_call_output` items (`custom_tool_call_output` for a custom tool) |
 //! | Gemini / Vertex AI | `candidates[0].content` (`{"role": "model", "parts"}`, thought signatures kept) | one user content of `functionResponse` parts |
-//! | Ollama | the folded `message` (`role`, `content`, `thinking`, `tool_calls`) | `tool` messages with `tool_name` |
+//! | Ollama | the folded `message` (`role`, `content`, `thinking`, `tool_calls`; a call's `arguments` always an object: `{}` for arguments that were not one) | `tool` messages with `tool_name` |
 //! | Bedrock Converse | `output.message` (`{"role": "assistant", "content"}`) | one user message of `toolResult` blocks |
 //!
 //! A call whose id was synthesized ([`crate::providers::ToolCall::id`])
@@ -108,6 +108,9 @@ pub fn next_request(
                 "mcp_call" => Some("id"),
                 _ => None,
             });
+            if let Value::Array(items) = &mut output {
+                items.iter_mut().for_each(responses_input_item);
+            }
             output
         }
         Provider::Gemini => {
@@ -125,7 +128,15 @@ pub fn next_request(
             content
         }
         Provider::Ollama => {
-            message.get("message").filter(|m| m.is_object()).cloned().ok_or(NextRequestError::NoAnswer("message"))?
+            let mut msg = message
+                .get("message")
+                .filter(|m| m.is_object())
+                .cloned()
+                .ok_or(NextRequestError::NoAnswer("message"))?;
+            if let Some(Value::Array(list)) = msg.get_mut("tool_calls") {
+                list.iter_mut().for_each(ollama_arguments_object);
+            }
+            msg
         }
         Provider::BedrockConverse => {
             let mut msg = message
@@ -180,6 +191,58 @@ fn patch_ids<'c>(
             m.insert(key.to_owned(), Value::String(call.id.clone()));
         }
     }
+}
+
+/// An output item of a Responses answer as an input item: a custom tool
+/// call without its `status` (an output member the input item does not
+/// take), an `output_text` part without the annotations that lack a member
+/// the input requires (xAI's `url_citation`s carry only the URL).
+fn responses_input_item(item: &mut Value) {
+    let Value::Object(m) = item else { return };
+    match m.get("type").and_then(Value::as_str) {
+        Some("custom_tool_call") => {
+            m.shift_remove("status");
+        }
+        Some("message") => {
+            let Some(Value::Array(parts)) = m.get_mut("content") else { return };
+            for part in parts {
+                if part.get("type").and_then(Value::as_str) != Some("output_text") {
+                    continue;
+                }
+                if let Some(Value::Array(annotations)) = part.get_mut("annotations") {
+                    annotations.retain(annotation_is_complete);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a Responses `output_text` annotation has every member its input
+/// type requires (an annotation of a type not listed here is kept).
+fn annotation_is_complete(annotation: &Value) -> bool {
+    let required: &[&str] = match annotation.get("type").and_then(Value::as_str) {
+        Some("url_citation") => &["url", "title", "start_index", "end_index"],
+        Some("file_citation") => &["file_id", "filename", "index"],
+        Some("container_file_citation") => &["container_id", "file_id", "filename", "start_index", "end_index"],
+        Some("file_path") => &["file_id", "index"],
+        _ => &[],
+    };
+    required.iter().all(|k| annotation.get(*k).is_some_and(|v| !v.is_null()))
+}
+
+/// An Ollama tool call's `function.arguments` as the object the request
+/// takes: a string (invalid or cut arguments, kept raw in the folded
+/// message) becomes the object it parses to, else `{}` (the call's error
+/// result says why it did not run).
+fn ollama_arguments_object(call: &mut Value) {
+    let Some(Value::Object(function)) = call.get_mut("function") else { return };
+    let Some(arguments) = function.get_mut("arguments") else { return };
+    if arguments.is_object() {
+        return;
+    }
+    let parsed = arguments.as_str().and_then(|t| serde_json::from_str::<Value>(t).ok()).filter(Value::is_object);
+    *arguments = parsed.unwrap_or_else(|| Value::Object(Map::new()));
 }
 
 /// The Chat assistant message of choice 0, as a request message.
@@ -273,4 +336,51 @@ fn responses_results(calls: &[TurnCall], results: &[ToolResult]) -> Value {
         }
     }
     Value::Array(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responses_items_become_input_items() {
+        let mut custom = json!({"id": "ctc_1", "type": "custom_tool_call", "status": "completed",
+            "call_id": "call_1", "name": "apply_patch", "input": "x"});
+        responses_input_item(&mut custom);
+        assert_eq!(
+            custom,
+            json!({"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_1",
+            "name": "apply_patch", "input": "x"})
+        );
+        let complete = json!({"type": "url_citation", "url": "u", "title": "t", "start_index": 0, "end_index": 1});
+        let mut message = json!({"type": "message", "role": "assistant", "status": "completed", "content": [
+            {"type": "output_text", "text": "a", "annotations": [{"type": "url_citation", "url": "u"}, complete.clone(),
+                {"type": "file_path", "file_id": "f", "index": 2}, {"type": "future_note", "x": 1}]},
+            {"type": "refusal", "refusal": "no"}]});
+        responses_input_item(&mut message);
+        assert_eq!(
+            message["content"][0]["annotations"],
+            json!([complete, {"type": "file_path", "file_id": "f",
+            "index": 2}, {"type": "future_note", "x": 1}])
+        );
+        assert_eq!(message["status"], "completed", "a message keeps its status (the input item takes it)");
+    }
+
+    #[test]
+    fn ollama_arguments_are_always_objects() {
+        for (arguments, want) in [
+            (json!("{\"x\": tru"), json!({})),
+            (json!("{\"x\": 1}"), json!({"x": 1})),
+            (json!("[1]"), json!({})),
+            (json!(null), json!({})),
+            (json!({"y": [2]}), json!({"y": [2]})),
+        ] {
+            let mut call = json!({"function": {"name": "f", "arguments": arguments}});
+            ollama_arguments_object(&mut call);
+            assert_eq!(call["function"]["arguments"], want);
+        }
+        let mut no_arguments = json!({"function": {"name": "f"}});
+        ollama_arguments_object(&mut no_arguments);
+        assert_eq!(no_arguments, json!({"function": {"name": "f"}}));
+    }
 }

@@ -140,6 +140,63 @@ pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<
     })
 }
 
+/// The JSON value of a Python object made of `dict` (`str` keys), `list`,
+/// `tuple`, `str`, `int`, `float`, `bool` and `None` (what [`value_to_py`]
+/// makes), without JSON text. Anything else, a non-finite float, an `int`
+/// past 64 bits or nesting deeper than 512 levels is a `TypeError` /
+/// `ValueError`.
+pub fn py_to_value(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    py_to_value_at(value, 0)
+}
+
+fn py_to_value_at(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<serde_json::Value> {
+    use pyo3::exceptions::PyValueError;
+    use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
+    use serde_json::Value;
+    const MAX_DEPTH: usize = 512;
+    if depth > MAX_DEPTH {
+        return Err(PyValueError::new_err(format!("value nested deeper than {MAX_DEPTH} levels")));
+    }
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if value.is_instance_of::<PyInt>() {
+        if let Ok(i) = value.extract::<i64>() {
+            return Ok(Value::from(i));
+        }
+        return match value.extract::<u64>() {
+            Ok(u) => Ok(Value::from(u)),
+            Err(_) => Err(PyValueError::new_err("an int past 64 bits has no JSON value here")),
+        };
+    }
+    if let Ok(f) = value.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| PyValueError::new_err("a non-finite float has no JSON value"));
+    }
+    if let Ok(d) = value.cast::<PyDict>() {
+        let mut map = serde_json::Map::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("a dict key that is not a str"))?;
+            map.insert(key.to_cow()?.into_owned(), py_to_value_at(&v, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(l) = value.cast::<PyList>() {
+        return l.iter().map(|v| py_to_value_at(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
+    }
+    if let Ok(t) = value.cast::<PyTuple>() {
+        return t.iter().map(|v| py_to_value_at(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
+    }
+    Err(PyTypeError::new_err(format!("a {} has no JSON value", value.get_type().name()?)))
+}
+
 /// Text handed to Python lazily: a range of a buffer shared by the objects
 /// one call made (filled while the GIL was released: one buffer per call,
 /// not one allocation per event), its `str` built on first access and

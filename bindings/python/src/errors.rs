@@ -33,6 +33,11 @@
 //! The classes are built once per interpreter (`type(name, bases, ...)`:
 //! a class with two bases needs it). Raising goes through [`ToPyErr`];
 //! nothing in the binding builds a `RuntimeError` or panics on input.
+//!
+//! A failed agent turn (`TurnOutcome.failure`) is one of these too: its
+//! stream's error, an `IncompleteStreamError` for a connection that failed
+//! or went idle (`.last` says how), a `LimitExceededError` (`max_calls`)
+//! for more calls than the turn takes.
 
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
@@ -40,9 +45,13 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::PyErr;
 
+use ssefold::agent::{TurnError, TurnFailure};
 use ssefold::json::{PartialJsonError, PartialJsonErrorKind};
-use ssefold::providers::StreamError;
-use ssefold::reconnect::is_retryable_error_type;
+use ssefold::providers::{ProviderError as CoreProviderError, StreamError};
+use ssefold::reconnect::{is_retryable_error_type, StreamEnd as CoreEnd};
+use ssefold::tools::SchedulerError as CoreSchedulerError;
+
+use crate::reconnect::StreamEnd;
 use ssefold::sse::{DecodeError as CoreDecodeError, EncodeError as CoreEncodeError};
 
 /// The exception classes, in [`SPECS`] order.
@@ -347,6 +356,82 @@ impl ToPyErr for StreamError {
             _ => new_err(py, Exc::Error, msg),
         }
     }
+}
+
+impl ToPyErr for CoreSchedulerError {
+    #[cold]
+    fn to_py_err(&self, py: Python<'_>) -> PyErr {
+        with_attr(py, new_err(py, Exc::SchedulerError, self.to_string()), "kind", self.kind())
+    }
+}
+
+impl ToPyErr for TurnError {
+    #[cold]
+    fn to_py_err(&self, py: Python<'_>) -> PyErr {
+        match self {
+            TurnError::Scheduler(e) => e.to_py_err(py),
+            // An error newer than this binding: the base class.
+            _ => new_err(py, Exc::Error, self.to_string()),
+        }
+    }
+}
+
+/// The `IncompleteStreamError` of a connection that ended the turn (`.last`:
+/// how it ended).
+fn connection_lost(py: Python<'_>, message: String, last: CoreEnd) -> PyErr {
+    let err = with_attr(py, new_err(py, Exc::IncompleteStreamError, message), "expected", "the terminal event");
+    match Py::new(py, StreamEnd { inner: last }) {
+        Ok(last) => with_attr(py, err, "last", last),
+        Err(e) => e,
+    }
+}
+
+impl ToPyErr for TurnFailure {
+    #[cold]
+    fn to_py_err(&self, py: Python<'_>) -> PyErr {
+        match self {
+            TurnFailure::Stream(e) => e.to_py_err(py),
+            TurnFailure::Transport(text) => connection_lost(py, self.message(), CoreEnd::TransportError(text.clone())),
+            TurnFailure::IdleTimeout => connection_lost(py, self.message(), CoreEnd::IdleTimeout),
+            TurnFailure::TooManyCalls { limit } => {
+                let err = with_attr(py, new_err(py, Exc::LimitExceededError, self.message()), "limit", "max_calls");
+                with_attr(py, err, "max", *limit)
+            }
+            // A failure newer than this binding: the base class.
+            _ => new_err(py, Exc::Error, self.message()),
+        }
+    }
+}
+
+/// The turn failure of an exception the host's own stream raised (an agent
+/// turn fed by `apply_event`): a `ProviderError` is the provider's error
+/// (its `.type`, `.message`, `.request_id`, `.output_emitted`), an
+/// `IncompleteStreamError` whose `.last` is an idle timeout is one, and any
+/// other exception is a failed connection described by its text.
+pub fn turn_failure_of(py: Python<'_>, err: &Bound<'_, PyAny>) -> PyResult<TurnFailure> {
+    let classes = types(py)?;
+    let attr = |name: &str| err.getattr(name).ok().filter(|v| !v.is_none());
+    let text = |name: &str| attr(name).and_then(|v| v.extract::<String>().ok());
+    if err.is_instance(classes[Exc::ProviderError as usize].bind(py))? {
+        let error = CoreProviderError {
+            error_type: text("type").unwrap_or_default(),
+            message: text("message").unwrap_or_default(),
+            request_id: text("request_id"),
+            output_emitted: attr("output_emitted").and_then(|v| v.extract::<bool>().ok()).unwrap_or(false),
+        };
+        return Ok(TurnFailure::Stream(StreamError::Provider(error)));
+    }
+    if err.is_instance(classes[Exc::IncompleteStreamError as usize].bind(py))? {
+        let idle = attr("last").is_some_and(|last| {
+            last.cast::<StreamEnd>().is_ok_and(|end| matches!(end.get().inner, CoreEnd::IdleTimeout))
+        });
+        if idle {
+            return Ok(TurnFailure::IdleTimeout);
+        }
+    }
+    let described = err.str()?.to_cow()?.into_owned();
+    let type_name = err.get_type().name()?.to_cow()?.into_owned();
+    Ok(TurnFailure::Transport(if described.is_empty() { type_name } else { format!("{type_name}: {described}") }))
 }
 
 /// `err` with `.events` set: the events produced before it was raised.

@@ -14,6 +14,7 @@ mod reconnect;
 mod relay;
 mod sse;
 mod tools;
+mod turn;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -81,6 +82,8 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<partial_json::PartialJSON>()?;
     m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;
     m.add_class::<providers::StreamEvent>()?;
+    m.add_class::<providers::ToolCallStart>()?;
+    m.add_class::<providers::ToolCallEnd>()?;
     m.add_class::<providers::Stream>()?;
     m.add_class::<providers::UiState>()?;
     m.add_class::<providers::AnthropicStream>()?;
@@ -88,6 +91,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<providers::OpenAIResponsesStream>()?;
     tools::register(m)?;
     relay::register(m)?;
+    turn::register(m)?;
     m.add_class::<providers::GeminiStream>()?;
     m.add_class::<providers::OllamaStream>()?;
     m.add_class::<providers::BedrockStream>()?;

@@ -143,6 +143,37 @@ impl PathEvent {
         Ok(Some(self.parsed.get_or_init(|| value).clone_ref(py)))
     }
 
+    /// The core path event this object was made from, rebuilt (O(depth):
+    /// the path is copied; a scalar's value converted back), for `f`.
+    pub fn with_core<R>(&self, py: Python<'_>, f: impl FnOnce(&CorePathEvent<'_>) -> R) -> PyResult<R> {
+        let mut path = Vec::with_capacity(self.depth);
+        let mut next = self.node.as_ref();
+        while let Some(n) = next {
+            path.push(n.segment.clone());
+            next = n.parent.as_ref();
+        }
+        path.reverse();
+        let kind = match self.kind {
+            Some("array") => ContainerKind::Array,
+            _ => ContainerKind::Object,
+        };
+        Ok(match (self.type_, &self.text, &self.json) {
+            ("container_start", ..) => f(&CorePathEvent::ContainerStart { path: &path, kind }),
+            ("string_append", Some(text), _) => {
+                let text = text.bind(py).to_cow()?;
+                f(&CorePathEvent::StringAppend { path: &path, text: &text })
+            }
+            (_, _, Some(json)) => f(&CorePathEvent::ContainerComplete { path: &path, kind, json }),
+            _ => {
+                let value = match &self.value {
+                    Some(v) => crate::convert::py_to_value(v.bind(py))?,
+                    None => serde_json::Value::Null,
+                };
+                f(&CorePathEvent::ValueComplete { path: &path, value: &value })
+            }
+        })
+    }
+
     /// The Python object for a core path event.
     pub fn from_core(py: Python<'_>, e: &CorePathEvent<'_>, paths: &mut PathCache) -> PyResult<Self> {
         Self::from_held(py, HeldPath::from_core(e, paths))

@@ -12,16 +12,20 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 
 use ssefold::eventstream::DecoderLimits;
-use ssefold::providers::{PartKind, Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent};
+use ssefold::providers::{
+    PartKind, Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent, ToolCall as CoreToolCall,
+    ToolCallStart as CoreToolCallStart, ToolInputFormat,
+};
 use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
 use ssefold::ui::UiState as CoreUiState;
 
-use crate::convert::{message_to_py, value_to_py, with_bytes, LazyText, StringCache, TextArena};
+use crate::convert::{message_to_py, py_to_value, value_to_py, with_bytes, LazyText, StringCache, TextArena};
 use crate::errors::{with_events, ToPyErr};
 use crate::partial_json::{HeldPath, PathCache, PathEvent};
 use crate::reconnect::ResumeCursor;
 use crate::sse::ServerSentEvent;
+use crate::tools::ToolExecutionEvent;
 
 /// One normalized stream event (immutable): `.type` is its wire name, every
 /// other field of the wire form is an attribute (`.part`, `.text`, …).
@@ -129,6 +133,136 @@ impl StreamEvent {
         found.ok_or_else(|| {
             let ty = self.type_(py);
             PyAttributeError::new_err(format!("{:?} event has no attribute {name:?}", ty.to_string_lossy()))
+        })
+    }
+}
+
+impl StreamEvent {
+    /// The core event this object was made from, rebuilt for `f` (a turn
+    /// fed by the host's own stream): scalars and texts as the object holds
+    /// them, a tool call from its Rust-held call, a text part's content from
+    /// the JSON kept for it; only the other JSON payloads (a message, usage,
+    /// metadata, a non-text part's content, a scalar path value) are
+    /// converted back from their Python objects, without JSON text.
+    pub(crate) fn with_core<R>(&self, py: Python<'_>, f: impl FnOnce(&CoreEvent<'_>) -> R) -> PyResult<R> {
+        use ssefold::providers::{PartOutcome, ProviderError, WarningCode};
+        let (type_, fields, lazy) = match &self.repr {
+            Repr::Delta { args, part, text } => {
+                let text = text.to_cow(py)?;
+                let part = *part;
+                return Ok(if *args {
+                    f(&CoreEvent::ToolArgsDelta { part, json: &text })
+                } else {
+                    f(&CoreEvent::TextDelta { part, text: &text })
+                });
+            }
+            Repr::Path { part, event } => {
+                return event.get().with_core(py, |event| f(&CoreEvent::ToolArgsPath { part: *part, event }));
+            }
+            Repr::Fields { type_, fields, lazy } => (type_.bind(py).to_cow()?, fields.bind(py), lazy),
+        };
+        let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+            fields.get_item(key)?.ok_or_else(|| PyValueError::new_err(format!("{type_} event without {key:?}")))
+        };
+        let text = |key: &str| -> PyResult<String> { get(key)?.extract() };
+        let part = || -> PyResult<u32> { get("part")?.extract() };
+        let kind = || -> PyResult<PartKind> {
+            let name = text("kind")?;
+            [
+                PartKind::Text,
+                PartKind::Reasoning,
+                PartKind::ToolCall,
+                PartKind::Refusal,
+                PartKind::Media,
+                PartKind::Other,
+            ]
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown part kind {name:?}")))
+        };
+        let value = |key: &str| -> PyResult<serde_json::Value> { py_to_value(&get(key)?) };
+        Ok(match type_.as_ref() {
+            "message_start" => {
+                let name = text("provider")?;
+                let provider = Provider::from_name(&name)
+                    .ok_or_else(|| PyValueError::new_err(format!("unknown provider {name:?}")))?;
+                f(&CoreEvent::MessageStart { provider: provider.name(), message: &value("message")? })
+            }
+            "part_start" => {
+                let call = fields.get_item(intern!(py, "tool_call"))?.filter(|c| !c.is_none());
+                let call = call.as_ref().map(|c| c.cast::<ToolCallStart>()).transpose()?;
+                f(&CoreEvent::PartStart {
+                    part: part()?,
+                    kind: kind()?,
+                    choice: get("choice")?.extract()?,
+                    index: get("index")?.extract()?,
+                    provider_type: &text("provider_type")?,
+                    tool_call: call.map(|c| c.get().core()),
+                })
+            }
+            "media_delta" => {
+                let data = get("data")?;
+                let data = data.cast::<pyo3::types::PyBytes>()?;
+                f(&CoreEvent::MediaDelta { part: part()?, mime_type: &text("mime_type")?, data: data.as_bytes() })
+            }
+            "part_metadata" => {
+                f(&CoreEvent::PartMetadata { part: part()?, key: &text("key")?, value: &value("value")? })
+            }
+            "part_end" => {
+                let (error, raw) = match fields.get_item(intern!(py, "error"))? {
+                    Some(error) => (error.extract::<String>()?, text("raw")?),
+                    None => (String::new(), String::new()),
+                };
+                let outcome = match text("outcome")?.as_str() {
+                    "complete" => PartOutcome::Complete,
+                    "invalid_arguments" => PartOutcome::InvalidArguments { error: &error, raw: &raw },
+                    _ => PartOutcome::Incomplete,
+                };
+                let converted;
+                let content = match lazy {
+                    Some(lazy) if lazy.key == "content" => &lazy.value,
+                    _ => {
+                        converted = value("content")?;
+                        &converted
+                    }
+                };
+                let call = fields.get_item(intern!(py, "tool_call"))?.filter(|c| !c.is_none());
+                let call = call.as_ref().map(|c| c.cast::<ToolCallEnd>()).transpose()?;
+                f(&CoreEvent::PartEnd {
+                    part: part()?,
+                    kind: kind()?,
+                    outcome,
+                    content,
+                    tool_call: call.map(|c| c.get().core()),
+                })
+            }
+            "usage" => f(&CoreEvent::Usage { usage: &value("usage")? }),
+            "stop_reason" => f(&CoreEvent::StopReason { choice: get("choice")?.extract()?, reason: &text("reason")? }),
+            "turn_end" => {
+                let reason: Option<String> = get("stop_reason")?.extract()?;
+                f(&CoreEvent::TurnEnd { stop_reason: reason.as_deref() })
+            }
+            "turn_reset" => f(&CoreEvent::TurnReset),
+            "error" => {
+                let error = ProviderError {
+                    error_type: text("error_type")?,
+                    message: text("message")?,
+                    request_id: get("request_id")?.extract()?,
+                    output_emitted: get("output_emitted")?.extract()?,
+                };
+                f(&CoreEvent::Error { error: &error })
+            }
+            "warning" => {
+                let name = text("code")?;
+                let code = WarningCode::from_name(&name)
+                    .ok_or_else(|| PyValueError::new_err(format!("unknown warning code {name:?}")))?;
+                f(&CoreEvent::Warning { code, message: &text("message")? })
+            }
+            "unknown" => {
+                let scope = if text("scope")? == "delta" { "delta" } else { "event" };
+                f(&CoreEvent::Unknown { scope, provider_type: &text("provider_type")?, data: &text("data")? })
+            }
+            other => return Err(PyValueError::new_err(format!("unknown event type {other:?}"))),
         })
     }
 }
@@ -253,17 +387,37 @@ impl StreamEvent {
     fn mime_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.field(py, "mime_type")
     }
+    /// `part_start`: a `ToolCallStart`, `part_end`: a `ToolCallEnd`, for a
+    /// `tool_call` part; `None` for any other part.
+    #[getter]
+    fn tool_call<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if let Repr::Fields { type_, fields, .. } = &self.repr {
+            let type_ = type_.bind(py);
+            if type_.to_cow()? == "part_start" || type_.to_cow()? == "part_end" {
+                return Ok(fields
+                    .bind(py)
+                    .get_item(intern!(py, "tool_call"))?
+                    .unwrap_or_else(|| py.None().into_bound(py)));
+            }
+        }
+        self.field(py, "tool_call")
+    }
 
     /// The fields as a dict: `{"type": type, ...fields}` (`"type"` as in
     /// `.type`; the CLI's JSON lines name it `"event"`), a `tool_args_path`'s
-    /// `path_event` as a dict too.
+    /// `path_event` and a tool call part's `tool_call` as dicts too.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item(intern!(py, "type"), self.type_(py))?;
         for (k, v) in self.items(py)? {
-            match v.cast::<PathEvent>() {
-                Ok(pe) => d.set_item(k, pe.get().to_dict_py(py)?)?,
-                Err(_) => d.set_item(k, v)?,
+            if let Ok(pe) = v.cast::<PathEvent>() {
+                d.set_item(k, pe.get().to_dict_py(py)?)?;
+            } else if let Ok(call) = v.cast::<ToolCallEnd>() {
+                d.set_item(k, call.get().to_dict(py)?)?;
+            } else if let Ok(call) = v.cast::<ToolCallStart>() {
+                d.set_item(k, call.get().to_dict(py)?)?;
+            } else {
+                d.set_item(k, v)?;
             }
         }
         Ok(d)
@@ -291,16 +445,133 @@ impl StreamEvent {
     }
 }
 
+/// What a `tool_call` part's `part_start` says of its call
+/// (`StreamEvent.tool_call`, immutable): the id and the name when the
+/// provider sent them with the start (else `None`), how its input is
+/// written, whether the provider runs it.
+#[pyclass(module = "ssefold", frozen, eq, get_all)]
+#[derive(Clone, PartialEq)]
+pub struct ToolCallStart {
+    /// The provider's id of the call, when it came with the start.
+    id: Option<String>,
+    /// The tool's name, when it came with the start.
+    name: Option<String>,
+    /// `json` or `text` (a free-text custom tool input).
+    input_format: &'static str,
+    /// The provider runs the call itself: a host never runs it.
+    provider_executed: bool,
+}
+
+impl ToolCallStart {
+    fn from_core(c: &CoreToolCallStart<'_>) -> Self {
+        ToolCallStart {
+            id: c.id.map(str::to_owned),
+            name: c.name.map(str::to_owned),
+            input_format: c.input_format.name(),
+            provider_executed: c.provider_executed,
+        }
+    }
+
+    /// The core view of this start.
+    pub(crate) fn core(&self) -> CoreToolCallStart<'_> {
+        CoreToolCallStart {
+            id: self.id.as_deref(),
+            name: self.name.as_deref(),
+            input_format: input_format_of(self.input_format),
+            provider_executed: self.provider_executed,
+        }
+    }
+}
+
+#[pymethods]
+impl ToolCallStart {
+    /// The JSON form: `{"id", "name", "input_format", "provider_executed"}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        value_to_py(py, &self.core().to_json())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ToolCallStart({})", self.core().to_json())
+    }
+}
+
+/// A tool call as its part's `part_end` gives it, provider-neutral
+/// (`StreamEvent.tool_call`, immutable): `id` (the provider's, or
+/// `ssefold_call_<part>` when it sent none or repeated one:
+/// `id_synthesized`), `name` (`""` when the provider sent none),
+/// `arguments` (JSON text; free text when `input_format` is `text`; the raw
+/// text received when the part did not end `complete`), `provider_executed`.
+#[pyclass(module = "ssefold", frozen, eq, get_all)]
+#[derive(Clone, PartialEq)]
+pub struct ToolCallEnd {
+    /// The provider's id of the call, or the synthesized one.
+    id: String,
+    /// Whether `id` was synthesized.
+    id_synthesized: bool,
+    /// The tool's name.
+    name: String,
+    /// The input as text.
+    arguments: String,
+    /// `json` or `text`.
+    input_format: &'static str,
+    /// The provider runs the call itself: a host never runs it.
+    provider_executed: bool,
+}
+
+impl ToolCallEnd {
+    fn from_core(c: &CoreToolCall<'_>) -> Self {
+        ToolCallEnd {
+            id: c.id.to_owned(),
+            id_synthesized: c.id_synthesized,
+            name: c.name.to_owned(),
+            arguments: c.arguments.to_owned(),
+            input_format: c.input_format.name(),
+            provider_executed: c.provider_executed,
+        }
+    }
+
+    /// The core view of this call.
+    pub(crate) fn core(&self) -> CoreToolCall<'_> {
+        CoreToolCall {
+            id: &self.id,
+            id_synthesized: self.id_synthesized,
+            name: &self.name,
+            arguments: &self.arguments,
+            input_format: input_format_of(self.input_format),
+            provider_executed: self.provider_executed,
+        }
+    }
+}
+
+#[pymethods]
+impl ToolCallEnd {
+    /// The JSON form: `{"id", "id_synthesized", "name", "arguments",
+    /// "input_format", "provider_executed"}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        value_to_py(py, &self.core().to_json())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ToolCallEnd({})", self.core().to_json())
+    }
+}
+
+/// The core format of a wire name this binding wrote (`json` otherwise).
+fn input_format_of(name: &str) -> ToolInputFormat {
+    ToolInputFormat::from_name(name).unwrap_or_default()
+}
+
 /// Builds `StreamEvent`s, with fast paths for the frequent deltas.
 #[derive(Default)]
-struct EventBuilder {
+pub(crate) struct EventBuilder {
     names: StringCache,
 }
 
 impl EventBuilder {
-    /// The Python events of a batch collected without the GIL.
-    fn build_held<'py>(&mut self, py: Python<'py>, held: &mut Held) -> PyResult<Bound<'py, PyList>> {
-        let mut out = Vec::with_capacity(held.events.len());
+    /// The Python events of a batch collected without the GIL
+    /// (`StreamEvent`s, and the `ToolExecutionEvent`s of a turn).
+    pub(crate) fn build_held<'py>(&mut self, py: Python<'py>, held: &mut Held) -> PyResult<Bound<'py, PyList>> {
+        let mut out: Vec<Py<PyAny>> = Vec::with_capacity(held.events.len());
         let texts = held.texts.share();
         for h in held.events.drain(..) {
             let fields;
@@ -308,7 +579,7 @@ impl EventBuilder {
             let name = match h {
                 HeldEvent::Delta { args, part, text } => {
                     let repr = Repr::Delta { args, part, text: LazyText::shared(&texts, text) };
-                    out.push(Py::new(py, StreamEvent { repr })?);
+                    out.push(Py::new(py, StreamEvent { repr })?.into_any());
                     continue;
                 }
                 HeldEvent::Media { part, mime_type, data } => {
@@ -320,10 +591,22 @@ impl EventBuilder {
                 }
                 HeldEvent::Path { part, event } => {
                     let event = Py::new(py, PathEvent::from_held(py, event)?)?;
-                    out.push(Py::new(py, StreamEvent { repr: Repr::Path { part, event } })?);
+                    out.push(Py::new(py, StreamEvent { repr: Repr::Path { part, event } })?.into_any());
                     continue;
                 }
-                HeldEvent::PartEnd { part, kind, outcome, invalid, content } => {
+                HeldEvent::PartStart { part, kind, choice, index, provider_type, call } => {
+                    fields = PyDict::new(py);
+                    fields.set_item(intern!(py, "part"), part)?;
+                    fields.set_item(intern!(py, "kind"), kind)?;
+                    fields.set_item(intern!(py, "choice"), choice)?;
+                    fields.set_item(intern!(py, "index"), index)?;
+                    fields.set_item(intern!(py, "provider_type"), self.names.get(py, &provider_type))?;
+                    if let Some(call) = call {
+                        fields.set_item(intern!(py, "tool_call"), Py::new(py, call)?)?;
+                    }
+                    "part_start"
+                }
+                HeldEvent::PartEnd { part, kind, outcome, invalid, content, call } => {
                     fields = PyDict::new(py);
                     fields.set_item(intern!(py, "part"), part)?;
                     fields.set_item(intern!(py, "kind"), kind)?;
@@ -338,7 +621,16 @@ impl EventBuilder {
                         }
                         HeldContent::Converted(value) => fields.set_item(intern!(py, "content"), value?)?,
                     }
+                    // A tool call's content is converted above (never lazy):
+                    // its call follows it, in wire order.
+                    if let Some(call) = call {
+                        fields.set_item(intern!(py, "tool_call"), Py::new(py, call)?)?;
+                    }
                     "part_end"
+                }
+                HeldEvent::Tool(inner) => {
+                    out.push(Py::new(py, ToolExecutionEvent::new(inner))?.into_any());
+                    continue;
                 }
                 HeldEvent::Other { name, json } => {
                     fields = PyDict::new(py);
@@ -351,7 +643,7 @@ impl EventBuilder {
                 }
             };
             let repr = Repr::Fields { type_: self.names.get(py, name), fields: fields.unbind(), lazy };
-            out.push(Py::new(py, StreamEvent { repr })?);
+            out.push(Py::new(py, StreamEvent { repr })?.into_any());
         }
         PyList::new(py, out)
     }
@@ -378,7 +670,16 @@ enum HeldEvent {
         mime_type: Box<str>,
         data: Box<[u8]>,
     },
-    /// A `part_end`.
+    /// A `part_start`, a `tool_call` part's with its call.
+    PartStart {
+        part: u32,
+        kind: &'static str,
+        choice: u32,
+        index: u64,
+        provider_type: String,
+        call: Option<ToolCallStart>,
+    },
+    /// A `part_end`, a `tool_call` part's with its call.
     PartEnd {
         part: u32,
         kind: &'static str,
@@ -386,7 +687,10 @@ enum HeldEvent {
         /// `invalid_arguments`: the error and the raw text.
         invalid: Option<(String, String)>,
         content: HeldContent,
+        call: Option<ToolCallEnd>,
     },
+    /// A `tool_execution_*` event of a turn.
+    Tool(ssefold::tools::ToolExecutionEvent),
     Other {
         name: &'static str,
         json: serde_json::Value,
@@ -405,7 +709,7 @@ enum HeldContent {
 /// The events of one step, owned, collected with the GIL released; reused
 /// from call to call (its buffers keep their capacity).
 #[derive(Default)]
-struct Held {
+pub(crate) struct Held {
     events: Vec<HeldEvent>,
     /// The deltas' texts.
     texts: TextArena,
@@ -414,7 +718,7 @@ struct Held {
 }
 
 impl Held {
-    fn push(&mut self, e: &CoreEvent<'_>) {
+    pub(crate) fn push(&mut self, e: &CoreEvent<'_>) {
         match *e {
             // A committed call's path stack is done with (a new document
             // starts at its root, so a reused part id rebuilds it anyway).
@@ -433,7 +737,15 @@ impl Held {
             CoreEvent::ToolArgsPath { part, event } => {
                 HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.entry(part).or_default()) }
             }
-            CoreEvent::PartEnd { part, kind, outcome, content } => {
+            CoreEvent::PartStart { part, kind, choice, index, provider_type, tool_call } => HeldEvent::PartStart {
+                part,
+                kind: kind.name(),
+                choice,
+                index,
+                provider_type: provider_type.to_owned(),
+                call: tool_call.as_ref().map(ToolCallStart::from_core),
+            },
+            CoreEvent::PartEnd { part, kind, outcome, content, tool_call } => {
                 let invalid = match outcome {
                     ssefold::providers::PartOutcome::InvalidArguments { error, raw } => {
                         Some((error.into(), raw.into()))
@@ -445,14 +757,26 @@ impl Held {
                 } else {
                     HeldContent::Converted(Python::attach(|py| value_to_py(py, content).map(Bound::unbind)))
                 };
-                HeldEvent::PartEnd { part, kind: kind.name(), outcome: outcome.name(), invalid, content }
+                HeldEvent::PartEnd {
+                    part,
+                    kind: kind.name(),
+                    outcome: outcome.name(),
+                    invalid,
+                    content,
+                    call: tool_call.as_ref().map(ToolCallEnd::from_core),
+                }
             }
             _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
         };
         self.events.push(held);
     }
 
-    fn clear(&mut self) {
+    /// A turn's `tool_execution_*` event, in order with the stream's.
+    pub(crate) fn push_tool(&mut self, e: &ssefold::tools::ToolExecutionEvent) {
+        self.events.push(HeldEvent::Tool(e.clone()));
+    }
+
+    pub(crate) fn clear(&mut self) {
         self.events.clear();
         self.texts.clear();
         // A huge step does not pin its memory for the stream's life.
@@ -474,7 +798,7 @@ fn utf8_mode(name: &str) -> PyResult<Utf8Mode> {
 /// normalized events, read the folded message at any time.
 #[pyclass(module = "ssefold", subclass)]
 pub struct Stream {
-    inner: CoreStream,
+    pub(crate) inner: CoreStream,
     builder: EventBuilder,
     /// The normalized events of the step being run, collected without the
     /// GIL (empty between calls; kept for its capacity).

@@ -7,24 +7,25 @@ use pyo3::prelude::*;
 use ssefold::providers::Provider;
 use ssefold::tools::{
     tool_results as core_tool_results, SchedulerConfig, SchedulerError as CoreError, ToolExecutionEvent as CoreEvent,
-    ToolOptions, ToolResult as CoreResult, ToolScheduler as CoreScheduler,
+    ToolOptions, ToolResult as CoreResult, ToolResultKind, ToolScheduler as CoreScheduler,
 };
 
 use crate::convert::value_to_py;
-use crate::errors::{new_err, Exc};
+use crate::errors::ToPyErr;
+use crate::providers::ToolCallEnd;
 
 fn scheduler_error(py: Python<'_>, e: &CoreError) -> PyErr {
-    let err = new_err(py, Exc::SchedulerError, e.to_string());
-    let _ = err.value(py).setattr("kind", e.kind());
-    err
+    e.to_py_err(py)
 }
 
 /// The result of one tool call (immutable).
 #[pyclass(module = "ssefold", frozen, eq, get_all)]
 #[derive(Clone, PartialEq)]
 pub struct ToolResult {
-    /// The provider's id of the call.
+    /// The provider's id of the call, or the one ssefold synthesized.
     call_id: String,
+    /// Whether `call_id` was synthesized (the provider sent none).
+    id_synthesized: bool,
     /// The tool's name.
     name: String,
     /// What the model is told: the tool's output, or the error text.
@@ -32,13 +33,20 @@ pub struct ToolResult {
     /// Whether it is an error result.
     is_error: bool,
     /// Where it came from: `ran`, `unknown_tool`, `invalid_input`,
-    /// `cancelled`, `aborted`, `discarded`.
+    /// `cancelled`, `aborted`, `discarded`, `incomplete`, `unnamed`.
     kind: &'static str,
 }
 
 impl ToolResult {
-    fn from_core(r: CoreResult) -> Self {
-        ToolResult { kind: r.kind.as_str(), call_id: r.call_id, name: r.name, output: r.output, is_error: r.is_error }
+    pub(crate) fn from_core(r: CoreResult) -> Self {
+        ToolResult {
+            kind: r.kind.as_str(),
+            call_id: r.call_id,
+            id_synthesized: r.id_synthesized,
+            name: r.name,
+            output: r.output,
+            is_error: r.is_error,
+        }
     }
 }
 
@@ -46,8 +54,9 @@ impl ToolResult {
 impl ToolResult {
     fn __repr__(&self) -> String {
         format!(
-            "ToolResult(call_id={:?}, name={:?}, output={:?}, is_error={}, kind={:?})",
+            "ToolResult(call_id={:?}, id_synthesized={}, name={:?}, output={:?}, is_error={}, kind={:?})",
             self.call_id,
+            if self.id_synthesized { "True" } else { "False" },
             self.name,
             self.output,
             if self.is_error { "True" } else { "False" },
@@ -61,6 +70,12 @@ impl ToolResult {
 #[derive(Clone, PartialEq)]
 pub struct ToolExecutionEvent {
     inner: CoreEvent,
+}
+
+impl ToolExecutionEvent {
+    pub(crate) fn new(inner: CoreEvent) -> Self {
+        ToolExecutionEvent { inner }
+    }
 }
 
 #[pymethods]
@@ -166,6 +181,41 @@ impl ToolScheduler {
         self.inner.add(call_id, name, input, options).map_err(|e| scheduler_error(py, &e))
     }
 
+    /// Adds a ready call as the stream gave it (`StreamEvent.tool_call` of
+    /// a complete `part_end`): its input was checked by the fold, and a
+    /// synthesized id stays marked so (`ToolResult.id_synthesized`).
+    #[pyo3(signature = (call, *, exclusive = false, abort_siblings_on_error = false))]
+    fn add_call(
+        &mut self,
+        py: Python<'_>,
+        call: &Bound<'_, ToolCallEnd>,
+        exclusive: bool,
+        abort_siblings_on_error: bool,
+    ) -> PyResult<()> {
+        let options = ToolOptions::new(exclusive, abort_siblings_on_error);
+        self.inner.add_call(&call.get().core(), options).map_err(|e| scheduler_error(py, &e))
+    }
+
+    /// Adds a call that must not run, with the error result `output` of
+    /// `kind` (`invalid_input`, `incomplete`, `unnamed`, `unknown_tool`):
+    /// it still gets its result, in call order.
+    fn reject(&mut self, py: Python<'_>, call: &Bound<'_, ToolCallEnd>, output: &str, kind: &str) -> PyResult<()> {
+        let kind = [
+            ToolResultKind::UnknownTool,
+            ToolResultKind::InvalidInput,
+            ToolResultKind::Incomplete,
+            ToolResultKind::Unnamed,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == kind)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "kind must be 'unknown_tool', 'invalid_input', 'incomplete' or 'unnamed', not {kind:?}"
+            ))
+        })?;
+        self.inner.reject(&call.get().core(), output, kind).map_err(|e| scheduler_error(py, &e))
+    }
+
     /// Adds a call to a tool the host does not have (an error result at once).
     fn add_unknown(&mut self, py: Python<'_>, call_id: &str, name: &str) -> PyResult<()> {
         self.inner.add_unknown(call_id, name).map_err(|e| scheduler_error(py, &e))
@@ -215,9 +265,10 @@ impl ToolScheduler {
         self.inner.next_event().map(|inner| ToolExecutionEvent { inner })
     }
 
-    /// Every result shaped for the next request of `provider`
-    /// (`anthropic`: one user message; `openai_chat`: a list of tool
-    /// messages; `openai_responses`: a list of `function_call_output` items).
+    /// Every result shaped for the next request of `provider`, as the core
+    /// shapes it (`ssefold::tools::tool_results`: one user message for
+    /// Anthropic, Bedrock and Converse and Gemini's one content; a list of
+    /// messages or items for OpenAI Chat, Responses and Ollama).
     fn tool_results<'py>(&self, py: Python<'py>, provider: &str) -> PyResult<Bound<'py, PyAny>> {
         let provider = provider_of(provider)?;
         let all = self.inner.all_results().map_err(|e| scheduler_error(py, &e))?;
