@@ -88,9 +88,10 @@ pub(crate) struct CallMeta {
     pub(crate) format: ToolInputFormat,
     /// The provider runs the call.
     pub(crate) provider_executed: bool,
-    /// At commit: the id the call goes by (the provider's or synthesized).
+    /// At commit, when the provider's id could not be used (none, or one an
+    /// earlier call went by): the synthesized id the call goes by.
     pub(crate) resolved_id: String,
-    /// Whether `resolved_id` was synthesized.
+    /// Whether the call goes by `resolved_id` (else by `id`).
     pub(crate) synthesized: bool,
     /// The arguments when the provider sent them whole with the start and
     /// no fragment streams (an Anthropic block sent whole): used when the
@@ -246,12 +247,17 @@ pub(crate) struct Turn {
     /// checked (the check costs O(parts), so it runs every
     /// [`BUDGET_CHECK_BYTES`] of input).
     unchecked: usize,
-    /// The provider's tool call ids seen in this turn, and the ids calls
-    /// were committed with: a synthesized id avoids them.
+    /// The provider's tool call ids of this turn that have the synthesized
+    /// ids' form (`ssefold_call_…`: never, in practice): a synthesized id
+    /// avoids them, and the committed ones.
     call_ids: std::collections::HashSet<String>,
     /// The ids committed calls go by: unique in a turn.
     committed_ids: std::collections::HashSet<String>,
 }
+
+/// The form of the ids the turn gives calls the provider sent without one
+/// (see [`super::events`]): `ssefold_call_<part>`.
+const SYNTHESIZED_PREFIX: &str = "ssefold_call_";
 
 /// How often (in bytes received into the parts) `max_memory_bytes` is
 /// checked. Tool arguments amplify at most ~200× in the parser, so the
@@ -384,7 +390,7 @@ impl Turn {
             ToolInputFormat::Text => Box::new(ToolArgs::text()),
         });
         let meta = call.map(|c| {
-            if let Some(provider_id) = c.id {
+            if let Some(provider_id) = c.id.filter(|id| id.starts_with(SYNTHESIZED_PREFIX)) {
                 self.call_ids.insert(provider_id.to_owned());
             }
             Box::new(CallMeta {
@@ -425,7 +431,9 @@ impl Turn {
             match key {
                 "id" if meta.id.as_deref() != Some(text) => {
                     meta.id = Some(text.to_owned());
-                    self.call_ids.insert(text.to_owned());
+                    if text.starts_with(SYNTHESIZED_PREFIX) {
+                        self.call_ids.insert(text.to_owned());
+                    }
                 }
                 "name" => text.clone_into(&mut meta.name),
                 _ => {}
@@ -445,12 +453,17 @@ impl Turn {
     /// A call id for a call the provider sent without one:
     /// `ssefold_call_<part>`, suffixed `_2`, `_3`… past the provider's ids
     /// of this turn (see [`super::events`]).
-    fn synthesize_call_id(&self, part: u32) -> String {
-        let base = format!("ssefold_call_{part}");
-        if !self.call_ids.contains(&base) {
+    fn synthesize_call_id(
+        provider_ids: &std::collections::HashSet<String>,
+        committed: &std::collections::HashSet<String>,
+        part: u32,
+    ) -> String {
+        let taken = |id: &String| provider_ids.contains(id) || committed.contains(id);
+        let base = format!("{SYNTHESIZED_PREFIX}{part}");
+        if !taken(&base) {
             return base;
         }
-        (2u64..).map(|n| format!("{base}_{n}")).find(|id| !self.call_ids.contains(id)).unwrap_or(base)
+        (2u64..).map(|n| format!("{base}_{n}")).find(|id| !taken(id)).unwrap_or(base)
     }
 
     /// Appends a decoded text delta to an open part, within `max_text_bytes`
@@ -618,18 +631,20 @@ impl Turn {
             _ => Outcome::Complete,
         };
         part.args_end = end;
-        if let Some(provider_id) = part.call.as_ref().map(|c| c.id.clone()) {
+        if let Some(meta) = part.call.as_deref_mut() {
             // The provider's id, unless it sent none or one an earlier call
             // of this turn went by: ids are unique in a turn.
-            let (resolved, synthesized) = match provider_id {
-                Some(pid) if !self.committed_ids.contains(&pid) => (pid, false),
-                _ => (self.synthesize_call_id(id), true),
-            };
-            self.call_ids.insert(resolved.clone());
-            self.committed_ids.insert(resolved.clone());
-            let meta = self.parts[id as usize].call.as_deref_mut().expect("a call part");
-            meta.resolved_id = resolved;
-            meta.synthesized = synthesized;
+            match meta.id.as_ref().filter(|pid| !self.committed_ids.contains(*pid)) {
+                Some(pid) => {
+                    self.committed_ids.insert(pid.clone());
+                }
+                None => {
+                    let synthesized = Self::synthesize_call_id(&self.call_ids, &self.committed_ids, id);
+                    self.committed_ids.insert(synthesized.clone());
+                    meta.resolved_id = synthesized;
+                    meta.synthesized = true;
+                }
+            }
         }
         let content = dialect.part_content(&mut self.parts, id);
         let part = &self.parts[id as usize];
@@ -642,7 +657,7 @@ impl Turn {
                 _ => raw,
             };
             ToolCall {
-                id: &meta.resolved_id,
+                id: if meta.synthesized { &meta.resolved_id } else { meta.id.as_deref().unwrap_or("") },
                 id_synthesized: meta.synthesized,
                 name: &meta.name,
                 arguments,
