@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent};
+use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent, ToolInputFormat};
 use ssefold::relay::{Relay, RelayConfig, RelayFormat};
 
 fn streams(root: &Path) -> Vec<PathBuf> {
@@ -192,16 +192,23 @@ fn main() {
                             }
                         }
                     }
-                    StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content, .. } => {
+                    StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content, tool_call } => {
                         let (id, name) = ids.remove(&part).unwrap_or_default();
-                        let id = id.unwrap_or_else(|| format!("call-{part}"));
+                        // Sent without an id: the one the stream gave the call.
+                        let id = id.or_else(|| tool_call.map(|c| c.id.to_owned())).unwrap_or_default();
                         let Some(tool) = tools.iter_mut().rev().find(|t| t["part"] == part) else { return };
                         *tool = json!({"part": part, "toolCallId": id, "toolName": name.unwrap_or_default(), "state": "output-error"});
                         let server = provider_executed.contains(&part);
                         if server {
                             tool["providerExecuted"] = json!(true);
                         }
-                        if outcome == PartOutcome::Complete {
+                        let text_input = tool_call.filter(|c| c.input_format == ToolInputFormat::Text);
+                        if let (PartOutcome::Complete, Some(call)) = (outcome, text_input) {
+                            // Free text: a string, the value when it is JSON (as the relay shows it).
+                            let text = call.arguments;
+                            tool["input"] = serde_json::from_str(text).unwrap_or_else(|_| Value::from(text));
+                            tool["state"] = json!("output-available");
+                        } else if outcome == PartOutcome::Complete {
                             let value = ["/input", "/toolUse/input", "/functionCall/args"]
                                 .iter()
                                 .find_map(|at| content.pointer(at))

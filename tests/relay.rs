@@ -78,8 +78,10 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
                 _ => {}
             }
         }
-        StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome: PartOutcome::Complete, content, .. } => {
+        StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome: PartOutcome::Complete, content, tool_call } => {
             let (id, name) = names.remove(&part).unwrap_or_default();
+            // A call sent without an id goes by the one the stream gave it.
+            let id = if id.is_empty() { tool_call.map(|c| c.id.to_owned()).unwrap_or_default() } else { id };
             // What a browser rebuilds from the argument deltas; the folded
             // part's own form when none streamed (a call given whole).
             let streamed = args.remove(&part).and_then(|text| serde_json::from_str(&text).ok());
@@ -95,10 +97,7 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
                     None => Value::Null,
                 }
             });
-            parts.push((
-                part,
-                UiPart::Tool { id: if id.is_empty() { format!("call-{part}") } else { id }, name, input },
-            ));
+            parts.push((part, UiPart::Tool { id, name, input }));
         }
         // A Responses item the provider ran whole: a tool part too.
         StreamEvent::PartEnd { part, kind: PartKind::Other, content, .. } => {

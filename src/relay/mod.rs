@@ -747,6 +747,20 @@ impl Writer {
         &mut self.parts[index]
     }
 
+    /// A call the provider sent without an id goes by the id the stream gave
+    /// it at its end (`ssefold_call_<part>`, the id a host's tool results
+    /// name), unless the UI was shown another. Always false: a match guard
+    /// run before the arms of the call's end.
+    fn adopt_call_id(&mut self, part: u32, call: Option<&ToolCall<'_>>) -> bool {
+        if let Some(call) = call {
+            let state = self.part(part);
+            if state.call_id.is_none() {
+                state.call_id = Some(call.id.to_owned());
+            }
+        }
+        false
+    }
+
     /// Keeps a tool call's first `id` and `name` metadata (strings); whether
     /// this one was kept.
     fn note_call(&mut self, part: u32, key: &str, value: &serde_json::Value) -> bool {
@@ -829,6 +843,7 @@ impl Writer {
                     self.end_text_part(part);
                 }
                 PartKind::ToolCall => match outcome {
+                    _ if self.adopt_call_id(part, tool_call.as_ref()) => {}
                     PartOutcome::Complete => {
                         self.maybe_open_tool(part, true);
                         let state = std::mem::take(&mut self.parts[part as usize]);
@@ -957,6 +972,7 @@ impl Writer {
                 }
             }
             StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content, tool_call } => {
+                self.adopt_call_id(part, tool_call.as_ref());
                 let state = std::mem::take(self.part(part));
                 let call_id = state.call_id.unwrap_or_else(|| format!("call-{part}"));
                 let name = state.name.unwrap_or_default();
