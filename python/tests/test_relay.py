@@ -4,6 +4,7 @@ bytes; host events, keep-alive, replay, headers and the typed errors."""
 from __future__ import annotations
 
 import json
+import pathlib
 from typing import Any, Dict, List
 
 import pytest
@@ -12,6 +13,7 @@ import ssefold
 from conftest import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "anthropic" / "interleaved_tools.sse"
+GOLDEN = sorted(p for p in (ROOT / "tests" / "fixtures").glob("*/*") if p.suffix in (".sse", ".ndjson", ".bin"))
 
 
 def frames(data: bytes) -> List[Dict[str, Any]]:
@@ -59,6 +61,26 @@ def test_pushed_stream_events_and_dicts_give_the_bytes_of_feed() -> None:
         relay = ssefold.Relay(provider=None)
         pushed = b"".join(relay.push(make(e)) for e in events) + relay.finish()
         assert pushed == relay_bytes(ssefold.Relay(), body, 50)
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_golden_pushed_as_stream_events_relays_like_feed(path: pathlib.Path) -> None:
+    # A StreamEvent is pushed as the core event it was made from (rebuilt in
+    # Rust, no JSON): every event type of every dialect, bytes as feed's.
+    body = path.read_bytes()
+    stream = ssefold.Stream(path.parent.name)
+    failed = False
+    try:
+        events = stream.feed(body) + stream.finish()
+    except ssefold.Error as err:
+        events, failed = list(getattr(err, "events", [])), True
+    pushed = []
+    for make in (lambda e: e, lambda e: e.to_dict()):
+        relay = ssefold.Relay(provider=None)
+        pushed.append(b"".join(relay.push(make(e)) for e in events) + relay.finish())
+    assert pushed[0] == pushed[1], path.name
+    if not failed:  # (a failed body's relay also writes the failure, which no event carries)
+        assert pushed[0] == relay_bytes(ssefold.Relay(provider=path.parent.name), body, 50), path.name
 
 
 def test_media_events_relay_like_feed() -> None:

@@ -56,8 +56,8 @@ def names(events: List[Any]) -> List[str]:
     for e in events:
         if isinstance(e, ToolExecutionEvent):
             out.append(f"{e.type}:{e.call_id}")
-        elif e.type == "part_end" and e.kind == "tool_call":
-            out.append(f"part_end:{e.content.get('id')}")
+        elif e.type == "part_end" and isinstance(e.tool_call, ssefold.ToolCallEnd):
+            out.append(f"part_end:{e.tool_call.id}")
         else:
             out.append(e.type)
     return out
@@ -371,3 +371,84 @@ def test_tools_the_provider_runs_are_not_run_by_the_host() -> None:
     body = (ROOT / "tests" / "fixtures" / "anthropic" / "interleaved_tools.sse").read_bytes()
     result = ssefold.run_turn_sync(iter([body]), {"get_time": lambda call: "12:00"}).result()
     assert sorted(r.call_id for r in result.results) == ["toolu_A", "toolu_B"]
+
+
+def test_scheduler_takes_the_streams_calls() -> None:
+    # add_call / reject take the provider-neutral call of a part_end as it is:
+    # a synthesized id stays marked so in the result.
+    stream = ssefold.GeminiStream()
+    events = stream.feed((ROOT / "tests" / "fixtures" / "gemini" / "function_calls.sse").read_bytes())
+    calls = [e.tool_call for e in events if e.type == "part_end" and isinstance(e.tool_call, ssefold.ToolCallEnd)]
+    assert [c.id_synthesized for c in calls] == [True, True, True, False]
+    s = ToolScheduler()
+    s.add_call(calls[0], exclusive=True)
+    s.reject(calls[1], "Not run: no", "invalid_input")
+    s.reject(calls[2], "Not run: cut", "incomplete")
+    s.reject(calls[3], "Not run: unnamed", "unnamed")
+    assert s.startable() == [calls[0].id]
+    s.finish(calls[0].id, "sunny")
+    results = s.all_results()
+    assert [(r.call_id, r.id_synthesized, r.kind) for r in results] == [
+        ("ssefold_call_0", True, "ran"),
+        ("ssefold_call_1", True, "invalid_input"),
+        ("ssefold_call_2", True, "incomplete"),
+        ("call-7", False, "unnamed"),
+    ]
+    assert "id_synthesized=True" in repr(results[0])
+    with pytest.raises(ValueError):
+        s.reject(calls[0], "x", "ran")  # type: ignore[arg-type]
+    # Gemini matches results by name and order: a synthesized id is left out.
+    parts = s.tool_results("gemini")["parts"]
+    assert "id" not in parts[0]["functionResponse"] and parts[3]["functionResponse"]["id"] == "call-7"
+
+
+def test_the_shells_run_every_dialects_calls() -> None:
+    # The calls the old shells missed: Gemini's (no ids), a Chat call sent
+    # with `id: null`, a Responses custom tool (free-text input), Ollama's.
+    seen: Dict[str, List[ToolCall]] = {}
+
+    def tool(call: ToolCall) -> str:
+        seen.setdefault(call.name, []).append(call)
+        return "ok"
+
+    def run(name: str, tools: List[str]) -> ssefold.TurnResult:
+        body = (ROOT / "tests" / "fixtures" / name).read_bytes()
+        return ssefold.run_turn_sync(iter([body]), {t: tool for t in tools}).result()
+
+    gemini = run("gemini/function_calls.sse", ["get_weather", "get_time", "list_alarms", "set_alarm"])
+    assert [(r.kind, r.call_id) for r in gemini.results] == [
+        ("ran", "ssefold_call_0"), ("ran", "ssefold_call_1"), ("ran", "ssefold_call_2"), ("ran", "call-7")
+    ]
+    assert seen["get_weather"][0].input == {"city": "Paris", "days": [1, 2]}
+    chat = run("openai_chat/index_zero_whole_calls.sse", ["add", "mul"])
+    assert [(r.kind, r.call_id) for r in chat.results] == [("ran", "call_1"), ("ran", "call_2"), ("ran", "ssefold_call_3")]
+    assert chat.next is not None and chat.next.assistant["tool_calls"][2]["id"] == "ssefold_call_3"
+    responses = run("openai_responses/tool_streams.sse", ["apply_patch", "lookup"])
+    patch = seen["apply_patch"][0]
+    assert patch.input == patch.arguments == "*** Begin Patch\n+fn main() {}\n", "a custom tool's input is its text"
+    assert responses.tool_results[-1] == {"type": "custom_tool_call_output", "call_id": "call_6", "output": "ok"}
+    ollama = run("ollama/thinking_tools.ndjson", ["get_weather", "get_time", "as_string"])
+    assert [r.kind for r in ollama.results] == ["ran", "ran", "ran"] and ollama.provider == "ollama"
+
+
+def test_a_failed_turn_raises_with_its_result() -> None:
+    body = (ROOT / "tests" / "fixtures" / "anthropic" / "truncated.sse").read_bytes()
+    turn = ssefold.run_turn_sync(iter([body]), {})
+    with pytest.raises(ssefold.IncompleteStreamError) as info:
+        turn.result()
+    result: ssefold.TurnResult = getattr(info.value, "result")
+    assert result.failure is info.value and not result.aborted
+    assert result.results and all(r.is_error for r in result.results)
+    assert result.next is not None and result.next.tool_results is not None, "the calls are answered all the same"
+    # A source that fails is the turn's failure: it is raised as it is.
+
+    class Broken(Exception):
+        pass
+
+    def broken() -> Iterator[bytes]:
+        yield body[:200]
+        raise Broken("connection reset")
+
+    with pytest.raises(Broken) as raised:
+        ssefold.run_turn_sync(broken(), {}).result()
+    assert getattr(raised.value, "result").failure is raised.value

@@ -355,8 +355,8 @@ def validated_anthropic(message: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def validated_converse(messages: List[Any]) -> None:
-    import botocore.session
-    from botocore.validate import ParamValidator
+    import botocore.session  # type: ignore[import-untyped]
+    from botocore.validate import ParamValidator  # type: ignore[import-untyped]
 
     model = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("Converse")
     report = ParamValidator().validate({"modelId": "m", "messages": messages}, model.input_shape)

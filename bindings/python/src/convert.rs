@@ -140,61 +140,63 @@ pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<
     })
 }
 
-/// The JSON value of a Python object made of `dict` (`str` keys), `list`,
-/// `tuple`, `str`, `int`, `float`, `bool` and `None` (what [`value_to_py`]
-/// makes), without JSON text. Anything else, a non-finite float, an `int`
-/// past 64 bits or nesting deeper than 512 levels is a `TypeError` /
-/// `ValueError`.
-pub fn py_to_value(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
-    py_to_value_at(value, 0)
+/// A Python value as JSON, without JSON text: `dict` (`str` keys),
+/// `list`/`tuple`, `str`, `int` (64 bits), `float` (finite), `bool`,
+/// `None`, and `bytes` as base64 text (a `media_delta`'s data in the JSON
+/// form); nesting at most `max_depth` deep. Anything else is a `TypeError`,
+/// a value out of range or too deep a `ValueError`.
+pub fn py_to_value(obj: &Bound<'_, PyAny>, max_depth: usize) -> PyResult<serde_json::Value> {
+    py_to_value_at(obj, 0, max_depth)
 }
 
-fn py_to_value_at(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<serde_json::Value> {
+fn py_to_value_at(obj: &Bound<'_, PyAny>, depth: usize, max_depth: usize) -> PyResult<serde_json::Value> {
     use pyo3::exceptions::PyValueError;
     use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
     use serde_json::Value;
-    const MAX_DEPTH: usize = 512;
-    if depth > MAX_DEPTH {
-        return Err(PyValueError::new_err(format!("value nested deeper than {MAX_DEPTH} levels")));
+    if depth > max_depth {
+        return Err(PyValueError::new_err(format!("value nested too deeply for JSON (over {max_depth} levels)")));
     }
-    if value.is_none() {
+    if obj.is_none() {
         return Ok(Value::Null);
     }
-    if let Ok(b) = value.cast::<PyBool>() {
+    if let Ok(b) = obj.cast::<PyBool>() {
         return Ok(Value::Bool(b.is_true()));
     }
-    if let Ok(s) = value.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
-    }
-    if value.is_instance_of::<PyInt>() {
-        if let Ok(i) = value.extract::<i64>() {
-            return Ok(Value::from(i));
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(i.into());
         }
-        return match value.extract::<u64>() {
-            Ok(u) => Ok(Value::from(u)),
-            Err(_) => Err(PyValueError::new_err("an int past 64 bits has no JSON value here")),
-        };
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(u.into());
+        }
+        return Err(PyValueError::new_err("integer out of the 64-bit range JSON numbers use here"));
     }
-    if let Ok(f) = value.cast::<PyFloat>() {
+    if let Ok(f) = obj.cast::<PyFloat>() {
         return serde_json::Number::from_f64(f.value())
             .map(Value::Number)
-            .ok_or_else(|| PyValueError::new_err("a non-finite float has no JSON value"));
+            .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
     }
-    if let Ok(d) = value.cast::<PyDict>() {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        let text = obj.py().import("base64")?.call_method1("b64encode", (b,))?;
+        return Ok(Value::String(String::from_utf8_lossy(text.cast::<PyBytes>()?.as_bytes()).into_owned()));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = serde_json::Map::with_capacity(d.len());
         for (k, v) in d.iter() {
-            let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("a dict key that is not a str"))?;
-            map.insert(key.to_cow()?.into_owned(), py_to_value_at(&v, depth + 1)?);
+            let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
+            map.insert(key.to_cow()?.into_owned(), py_to_value_at(&v, depth + 1, max_depth)?);
         }
         return Ok(Value::Object(map));
     }
-    if let Ok(l) = value.cast::<PyList>() {
-        return l.iter().map(|v| py_to_value_at(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let items: PyResult<Vec<Value>> =
+            obj.try_iter()?.map(|item| py_to_value_at(&item?, depth + 1, max_depth)).collect();
+        return Ok(Value::Array(items?));
     }
-    if let Ok(t) = value.cast::<PyTuple>() {
-        return t.iter().map(|v| py_to_value_at(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
-    }
-    Err(PyTypeError::new_err(format!("a {} has no JSON value", value.get_type().name()?)))
+    Err(PyTypeError::new_err(format!("{} is not JSON-serializable", obj.get_type().name()?)))
 }
 
 /// Text handed to Python lazily: a range of a buffer shared by the objects

@@ -166,7 +166,9 @@ impl PathEvent {
             (_, _, Some(json)) => f(&CorePathEvent::ContainerComplete { path: &path, kind, json }),
             _ => {
                 let value = match &self.value {
-                    Some(v) => crate::convert::py_to_value(v.bind(py))?,
+                    Some(v) => {
+                        crate::convert::py_to_value(v.bind(py), ssefold::json::PartialJsonLimits::DEFAULT_MAX_DEPTH)?
+                    }
                     None => serde_json::Value::Null,
                 };
                 f(&CorePathEvent::ValueComplete { path: &path, value: &value })

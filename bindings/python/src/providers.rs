@@ -137,6 +137,10 @@ impl StreamEvent {
     }
 }
 
+/// How deep an event's JSON payload may nest when it is rebuilt: the
+/// deepest tool arguments the core takes, inside their part.
+const JSON_DEPTH: usize = ssefold::json::PartialJsonLimits::DEFAULT_MAX_DEPTH + 8;
+
 impl StreamEvent {
     /// The core event this object was made from, rebuilt for `f` (a turn
     /// fed by the host's own stream): scalars and texts as the object holds
@@ -180,7 +184,7 @@ impl StreamEvent {
             .find(|k| k.name() == name)
             .ok_or_else(|| PyValueError::new_err(format!("unknown part kind {name:?}")))
         };
-        let value = |key: &str| -> PyResult<serde_json::Value> { py_to_value(&get(key)?) };
+        let value = |key: &str| -> PyResult<serde_json::Value> { py_to_value(&get(key)?, JSON_DEPTH) };
         Ok(match type_.as_ref() {
             "message_start" => {
                 let name = text("provider")?;

@@ -2,16 +2,16 @@
 //! events (`push`) in, the browser's SSE bytes out, plus the events the host
 //! injects; and `RelayError`, its typed exception.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use serde_json::{Map, Value};
+use pyo3::types::{PyBytes, PyDict};
 
 use ssefold::providers::{Provider, Stream as CoreStream, StreamError};
 use ssefold::relay::{Relay as CoreRelay, RelayConfig, RelayError as CoreRelayError, RelayFormat};
 
-use crate::convert::with_bytes;
+use crate::convert::{py_to_value, with_bytes};
 use crate::errors::{new_err, Exc, ToPyErr};
+use crate::providers::StreamEvent;
 
 /// Sets `name = value` on an exception instance (best effort, as in `errors`).
 fn with_attr<'py, V: IntoPyObject<'py>>(py: Python<'py>, err: PyErr, name: &str, value: V) -> PyErr {
@@ -41,54 +41,8 @@ impl ToPyErr for CoreRelayError {
     }
 }
 
-/// A Python value as JSON: `dict` (string keys), `list`/`tuple`, `str`,
-/// `int`, `float` (finite), `bool`, `None`; nesting at most 128 deep.
-fn py_to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
-    if depth > 128 {
-        return Err(PyValueError::new_err("value nested too deeply for JSON (over 128 levels)"));
-    }
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if obj.is_instance_of::<PyInt>() {
-        if let Ok(i) = obj.extract::<i64>() {
-            return Ok(i.into());
-        }
-        if let Ok(u) = obj.extract::<u64>() {
-            return Ok(u.into());
-        }
-        return Err(PyValueError::new_err("integer out of the 64-bit range JSON numbers use here"));
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        return serde_json::Number::from_f64(f.value())
-            .map(Value::Number)
-            .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
-    }
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        // Bytes (a `media_delta`'s data) are base64 in the JSON form.
-        let text = obj.py().import("base64")?.call_method1("b64encode", (b,))?;
-        return Ok(Value::String(String::from_utf8_lossy(text.cast::<PyBytes>()?.as_bytes()).into_owned()));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        let mut map = Map::new();
-        for (k, v) in d.iter() {
-            let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
-            map.insert(key.to_cow()?.into_owned(), py_to_value(&v, depth + 1)?);
-        }
-        return Ok(Value::Object(map));
-    }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let items: PyResult<Vec<Value>> = obj.try_iter()?.map(|item| py_to_value(&item?, depth + 1)).collect();
-        return Ok(Value::Array(items?));
-    }
-    Err(PyTypeError::new_err(format!("{} is not JSON-serializable", obj.get_type().name()?)))
-}
+/// How deep a value handed to the relay may nest.
+const MAX_DEPTH: usize = 128;
 
 /// Normalized events (or provider bytes) in, browser Server-Sent Events out.
 #[pyclass(module = "ssefold")]
@@ -164,8 +118,13 @@ impl Relay {
     /// form as a dict, `event.to_dict()`): its browser bytes, often empty.
     /// Raises `RelayError` (`kind="invalid_event"`) for anything else.
     fn push<'py>(&mut self, py: Python<'py>, event: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        if let Ok(event) = event.cast::<StreamEvent>() {
+            // The core event itself, rebuilt without JSON.
+            let inner = &mut self.inner;
+            return event.get().with_core(py, |e| PyBytes::new(py, inner.push(e)));
+        }
         let dict = if event.is_instance_of::<PyDict>() { event.clone() } else { event.call_method0("to_dict")? };
-        let value = py_to_value(&dict, 0)?;
+        let value = py_to_value(&dict, MAX_DEPTH)?;
         Relay::bytes(py, self.inner.push_json(&value))
     }
 
@@ -180,7 +139,7 @@ impl Relay {
         is_error: bool,
         duration_ms: Option<u64>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let output = py_to_value(output, 0)?;
+        let output = py_to_value(output, MAX_DEPTH)?;
         Relay::bytes(py, self.inner.tool_result(call_id, &output, is_error, duration_ms))
     }
 
@@ -193,7 +152,7 @@ impl Relay {
         name: &str,
         input: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let input = py_to_value(input, 0)?;
+        let input = py_to_value(input, MAX_DEPTH)?;
         Relay::bytes(py, self.inner.approval_required(approval_id, call_id, name, &input))
     }
 
@@ -217,7 +176,7 @@ impl Relay {
     /// stream. Nothing can be sent afterwards (`RelayError`, `kind="finished"`).
     #[pyo3(signature = (usage = None))]
     fn finish<'py>(&mut self, py: Python<'py>, usage: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyBytes>> {
-        let usage = usage.map(|u| py_to_value(u, 0)).transpose()?;
+        let usage = usage.map(|u| py_to_value(u, MAX_DEPTH)).transpose()?;
         Relay::bytes(py, self.inner.finish(usage.as_ref()))
     }
 

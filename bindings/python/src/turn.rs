@@ -537,9 +537,9 @@ impl TurnOutcome {
 impl TurnOutcome {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
-            "TurnOutcome(provider={:?}, stop_reason={:?}, aborted={}, failure={}, calls={}, results={})",
+            "TurnOutcome(provider={:?}, stop_reason={}, aborted={}, failure={}, calls={}, results={})",
             self.provider,
-            self.stop_reason,
+            self.stop_reason.as_ref().map_or_else(|| "None".to_owned(), |r| format!("{r:?}")),
             if self.aborted { "True" } else { "False" },
             match &self.failure {
                 Some(f) => f.bind(py).repr()?.to_string(),
