@@ -220,7 +220,7 @@ class AgentTurn:
 
     def __init__(
         self,
-        source: Union[AsyncIterable[bytes], AsyncEventStream],
+        source: Union[AsyncIterable[bytes], AsyncEventStream[StreamEvent]],
         tools: Mapping[str, Union[Tool[AsyncToolFn], AsyncToolFn]],
         provider: str,
         max_concurrency: int,
@@ -387,7 +387,7 @@ class AgentTurn:
 
 
 def run_turn(
-    source: Union[AsyncIterable[bytes], AsyncEventStream],
+    source: Union[AsyncIterable[bytes], AsyncEventStream[StreamEvent]],
     tools: Mapping[str, Union[Tool[AsyncToolFn], AsyncToolFn]],
     *,
     provider: str = "auto",
@@ -418,7 +418,7 @@ class SyncAgentTurn:
 
     def __init__(
         self,
-        source: Union[Iterable[bytes], EventStream],
+        source: Union[Iterable[bytes], EventStream[StreamEvent]],
         tools: Mapping[str, Union[Tool[SyncToolFn], SyncToolFn]],
         provider: str,
         max_workers: int,
@@ -551,7 +551,7 @@ class SyncAgentTurn:
 
 
 def run_turn_sync(
-    source: Union[Iterable[bytes], EventStream],
+    source: Union[Iterable[bytes], EventStream[StreamEvent]],
     tools: Mapping[str, Union[Tool[SyncToolFn], SyncToolFn]],
     *,
     provider: str = "auto",

@@ -392,19 +392,16 @@ impl StreamEvent {
         self.field(py, "mime_type")
     }
     /// `part_start`: a `ToolCallStart`, `part_end`: a `ToolCallEnd`, for a
-    /// `tool_call` part; `None` for any other part.
+    /// `tool_call` part; `None` for every other event (no field lookup for
+    /// the deltas).
     #[getter]
     fn tool_call<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if let Repr::Fields { type_, fields, .. } = &self.repr {
-            let type_ = type_.bind(py);
-            if type_.to_cow()? == "part_start" || type_.to_cow()? == "part_end" {
-                return Ok(fields
-                    .bind(py)
-                    .get_item(intern!(py, "tool_call"))?
-                    .unwrap_or_else(|| py.None().into_bound(py)));
+        match &self.repr {
+            Repr::Fields { fields, .. } => {
+                Ok(fields.bind(py).get_item(intern!(py, "tool_call"))?.unwrap_or_else(|| py.None().into_bound(py)))
             }
+            _ => Ok(py.None().into_bound(py)),
         }
-        self.field(py, "tool_call")
     }
 
     /// The fields as a dict: `{"type": type, ...fields}` (`"type"` as in
