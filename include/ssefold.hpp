@@ -483,6 +483,7 @@ class ToolScheduler {
     std::string call_id, name, output;
     bool is_error = false;
     ssefold_tool_result_kind kind = SSEFOLD_TOOL_RESULT_KIND_RAN;
+    bool id_synthesized = false;  ///< call_id was synthesized (the provider sent none)
   };
   /// One tool_execution_* event, copied.
   struct Event {
@@ -601,7 +602,7 @@ class ToolScheduler {
     out.reserve(n);
     for (size_t i = 0; i < n; i++)
       out.push_back(Result{std::string(view(r[i].call_id)), std::string(view(r[i].name)),
-                           std::string(view(r[i].output)), r[i].is_error, r[i].kind});
+                           std::string(view(r[i].output)), r[i].is_error, r[i].kind, r[i].id_synthesized});
     return out;
   }
   void check(ssefold_result rc) const {

@@ -16,6 +16,12 @@ static void path_trampoline(void *user_data, const struct ssefold_path_event *ev
 	goPathEvent((uintptr_t)user_data, (struct ssefold_path_event *)event);
 }
 
+static void agent_trampoline(void *user_data, const struct ssefold_stream_event *stream_event,
+                             const struct ssefold_tool_event *tool_event) {
+	goAgentEvent((uintptr_t)user_data, (struct ssefold_stream_event *)stream_event,
+	             (struct ssefold_tool_event *)tool_event);
+}
+
 ssefold_result ssefold_go_decoder_set_callback(struct ssefold_sse_decoder *d, uintptr_t h) {
 	return ssefold_sse_decoder_set_callback(d, sse_trampoline, (void *)h);
 }
@@ -26,4 +32,8 @@ ssefold_result ssefold_go_stream_set_callback(struct ssefold_stream *s, uintptr_
 
 ssefold_result ssefold_go_partial_json_set_callback(struct ssefold_partial_json *p, uintptr_t h, bool container_values) {
 	return ssefold_partial_json_set_callback(p, path_trampoline, (void *)h, container_values);
+}
+
+ssefold_result ssefold_go_agent_turn_set_callback(struct ssefold_agent_turn *t, uintptr_t h, bool event_json) {
+	return ssefold_agent_turn_set_callback(t, agent_trampoline, (void *)h, event_json);
 }

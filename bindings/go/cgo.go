@@ -2,10 +2,11 @@
 // (bytes → SSE events → provider events → normalized deltas → folded
 // message) done once in Rust, reached through its C ABI.
 //
-// Every handle (Decoder, Encoder, Stream, PartialJSON, Reconnector) owns C
-// memory: call Close when done (a finalizer is only a safety net). A handle
-// must not be used from several goroutines at once. Every string the C
-// library lends is copied before the call returns.
+// Every handle (Decoder, Encoder, Stream, PartialJSON, Reconnector,
+// ToolScheduler, AgentTurn) owns C memory: call Close when done (a
+// finalizer is only a safety net). A handle must not be used from several
+// goroutines at once. Every string the C library lends is copied before the
+// call returns.
 //
 // Finding the C library: by default the package links the static
 // target/release/libssefold.a of the repository it sits in (run `make capi`

@@ -42,6 +42,28 @@ func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 			s.panicked = p
 		}
 	}()
+	s.add(s.event(ev))
+}
+
+//export goAgentEvent
+func goAgentEvent(h C.uintptr_t, sev *C.struct_ssefold_stream_event, tev *C.struct_ssefold_tool_event) {
+	t := cgo.Handle(h).Value().(*turnState)
+	defer func() {
+		if p := recover(); p != nil {
+			t.panicked = p
+		}
+	}()
+	if sev != nil {
+		e := t.stream.event(sev)
+		t.events = append(t.events, TurnEvent{Stream: &e})
+	} else if tev != nil {
+		e := toolEventFromC(tev)
+		t.events = append(t.events, TurnEvent{Tool: &e})
+	}
+}
+
+// event copies a borrowed normalized event into Go memory.
+func (s *streamState) event(ev *C.struct_ssefold_stream_event) StreamEvent {
 	e := StreamEvent{Kind: EventKind(ev.kind), Part: -1}
 	if ev.part != C.uint32_t(0xFFFFFFFF) {
 		e.Part = int(ev.part)
@@ -51,16 +73,34 @@ func goStreamEvent(h C.uintptr_t, ev *C.struct_ssefold_stream_event) {
 	if ev.json.ptr != nil {
 		e.JSON = s.arena.raw(ev.json)
 	}
-	if e.Kind == KindToolArgsPath {
+	switch e.Kind {
+	case KindToolArgsPath:
 		e.PathEvent = s.pathEvent(e.Part, &ev.path_event)
-	}
-	if e.Kind == KindMediaDelta {
+	case KindMediaDelta:
 		e.MimeType = s.name(ev.mime_type)
 		if ev.data.ptr != nil && ev.data.len > 0 {
 			e.Data = C.GoBytes(unsafe.Pointer(ev.data.ptr), C.int(ev.data.len))
 		}
+	case KindPartEnd:
+		e.Outcome = PartOutcome(ev.outcome)
 	}
-	s.add(e)
+	if tc := &ev.tool_call; bool(tc.present) {
+		c := &ToolCall{
+			ID:               s.arena.str(tc.id),
+			IDSynthesized:    bool(tc.id_synthesized),
+			Name:             s.arena.str(tc.name),
+			InputFormat:      ToolInputFormat(tc.input_format),
+			ProviderExecuted: bool(tc.provider_executed),
+		}
+		if tc.arguments.ptr != nil {
+			c.Arguments = s.arena.str(tc.arguments)
+			if c.InputFormat == ToolInputJSON {
+				c.Input = json.RawMessage(c.Arguments)
+			}
+		}
+		e.ToolCall = c
+	}
+	return e
 }
 
 //export goPathEvent

@@ -114,6 +114,78 @@ type StreamEvent struct {
 	// Data is a KindMediaDelta event's bytes, appended to the media part
 	// (decoded from the provider's base64).
 	Data []byte
+	// Outcome is how a KindPartEnd event's part ended (OutcomeNone on
+	// every other event).
+	Outcome PartOutcome
+	// ToolCall is the call of a tool_call part, provider-neutral, on its
+	// KindPartStart (what the provider sent with the start: ID and Name
+	// empty when not known yet, no Arguments) and its KindPartEnd (the
+	// whole call); nil on every other event. A call is ready when its
+	// part_end's outcome is complete (see ReadyToolCall).
+	ToolCall *ToolCall
+}
+
+// ReadyToolCall is the call of a part_end that makes a tool call ready
+// (kind tool_call, outcome complete: its arguments are complete, valid
+// JSON); nil for every other event.
+func (e *StreamEvent) ReadyToolCall() *ToolCall {
+	if e.Kind == KindPartEnd && e.Outcome == OutcomeComplete {
+		return e.ToolCall
+	}
+	return nil
+}
+
+// PartOutcome is how a part ended (a part_end's outcome; wire names in
+// String).
+type PartOutcome uint32
+
+// Part outcomes.
+const (
+	// OutcomeNone: the event is no part_end.
+	OutcomeNone PartOutcome = 0
+	// OutcomeComplete: the part is complete; a tool call is ready.
+	OutcomeComplete PartOutcome = 1
+	// OutcomeInvalidArguments: a tool call whose arguments are not valid
+	// JSON (the event's JSON form has error and raw).
+	OutcomeInvalidArguments PartOutcome = 2
+	// OutcomeIncomplete: the stream ended (or the turn was cut) while the
+	// part was open.
+	OutcomeIncomplete PartOutcome = 3
+)
+
+// String is the wire name: complete, invalid_arguments, incomplete ("" for
+// OutcomeNone).
+func (o PartOutcome) String() string {
+	switch o {
+	case OutcomeComplete:
+		return "complete"
+	case OutcomeInvalidArguments:
+		return "invalid_arguments"
+	case OutcomeIncomplete:
+		return "incomplete"
+	}
+	return ""
+}
+
+// ToolInputFormat says how a tool call's input is written (wire names
+// "json", "text").
+type ToolInputFormat uint32
+
+// Input formats.
+const (
+	// ToolInputJSON: the arguments are JSON text (every function / tool call).
+	ToolInputJSON ToolInputFormat = 0
+	// ToolInputText: free text (an OpenAI Responses custom tool's input, the
+	// output of a grammar, not JSON).
+	ToolInputText ToolInputFormat = 1
+)
+
+// String is the wire name: json or text.
+func (f ToolInputFormat) String() string {
+	if f == ToolInputText {
+		return "text"
+	}
+	return "json"
 }
 
 // StreamPathEvent is a path event of a tool call's arguments: the depth and
@@ -312,6 +384,25 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	if opts != nil {
 		o = *opts
 	}
+	cfg := o.toC()
+	var ptr *C.struct_ssefold_stream
+	maybeGC()
+	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
+		return nil, &Error{Code: Result(r)}
+	}
+	liveHandles.Add(1)
+	s := &Stream{ptr: ptr, provider: provider, opts: o, state: &streamState{names: map[string]string{}}}
+	if !o.NoEvents {
+		s.handle = cgo.NewHandle(s.state)
+		maybeGC()
+		C.ssefold_go_stream_set_callback(ptr, C.uintptr_t(s.handle), C.bool(o.EventJSON))
+	}
+	runtime.SetFinalizer(s, (*Stream).Close)
+	return s, nil
+}
+
+// toC is the C configuration: the defaults, with the limits o sets.
+func (o *StreamOptions) toC() C.struct_ssefold_stream_config {
 	var cfg C.struct_ssefold_stream_config
 	maybeGC()
 	C.ssefold_stream_config_default(&cfg)
@@ -338,20 +429,7 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	if n := o.EventStream.MaxHeadersLen; n > 0 {
 		cfg.event_stream.max_headers_len = C.uint32_t(min(n, math.MaxUint32))
 	}
-	var ptr *C.struct_ssefold_stream
-	maybeGC()
-	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
-		return nil, &Error{Code: Result(r)}
-	}
-	liveHandles.Add(1)
-	s := &Stream{ptr: ptr, provider: provider, opts: o, state: &streamState{names: map[string]string{}}}
-	if !o.NoEvents {
-		s.handle = cgo.NewHandle(s.state)
-		maybeGC()
-		C.ssefold_go_stream_set_callback(ptr, C.uintptr_t(s.handle), C.bool(o.EventJSON))
-	}
-	runtime.SetFinalizer(s, (*Stream).Close)
-	return s, nil
+	return cfg
 }
 
 // Close frees the stream. It is idempotent.

@@ -87,10 +87,16 @@ const (
 	ToolCancelled    ToolResultKind = 3
 	ToolAborted      ToolResultKind = 4
 	ToolDiscarded    ToolResultKind = 5
+	// ToolIncomplete: the call's arguments were cut off (the turn ended
+	// while they streamed); the tool never ran.
+	ToolIncomplete ToolResultKind = 6
+	// ToolUnnamed: the provider sent the call without a tool name; nothing
+	// ran.
+	ToolUnnamed ToolResultKind = 7
 )
 
 // String is the wire name: ran, unknown_tool, invalid_input, cancelled,
-// aborted, discarded.
+// aborted, discarded, incomplete, unnamed.
 func (k ToolResultKind) String() string {
 	switch k {
 	case ToolRan:
@@ -105,17 +111,45 @@ func (k ToolResultKind) String() string {
 		return "aborted"
 	case ToolDiscarded:
 		return "discarded"
+	case ToolIncomplete:
+		return "incomplete"
+	case ToolUnnamed:
+		return "unnamed"
 	}
 	return "unknown"
 }
 
+// toolResultKinds maps the wire names back to the kinds.
+var toolResultKinds = func() map[string]ToolResultKind {
+	m := map[string]ToolResultKind{}
+	for k := ToolRan; k <= ToolUnnamed; k++ {
+		m[k.String()] = k
+	}
+	return m
+}()
+
+// UnmarshalText reads a wire name (the JSON form of a result's kind).
+func (k *ToolResultKind) UnmarshalText(b []byte) error {
+	v, ok := toolResultKinds[string(b)]
+	if !ok {
+		return &Error{Code: ResultInvalidArgument, Message: "unknown tool result kind " + string(b)}
+	}
+	*k = v
+	return nil
+}
+
 // ToolResult is the result of one tool call (copied into Go memory).
 type ToolResult struct {
-	CallID  string
-	Name    string
-	Output  string
-	IsError bool
-	Kind    ToolResultKind
+	// CallID is the provider's id of the call, or the synthesized one.
+	CallID string `json:"call_id"`
+	// IDSynthesized: CallID was synthesized (the provider sent none, or
+	// repeated an earlier call's).
+	IDSynthesized bool   `json:"id_synthesized"`
+	Name          string `json:"name"`
+	// Output is what the model is told: the tool's output, or the error text.
+	Output  string         `json:"output"`
+	IsError bool           `json:"is_error"`
+	Kind    ToolResultKind `json:"kind"`
 }
 
 // ToolExecutionEvent is a tool_execution_* event: Name is its wire name
@@ -225,6 +259,7 @@ func goResults(r *C.struct_ssefold_tool_result, n C.size_t) []ToolResult {
 		out[i].Output, _ = goString(v.output)
 		out[i].IsError = bool(v.is_error)
 		out[i].Kind = ToolResultKind(v.kind)
+		out[i].IDSynthesized = bool(v.id_synthesized)
 	}
 	return out
 }
@@ -399,13 +434,19 @@ func (s *ToolScheduler) NextEvent() (ev ToolExecutionEvent, ok bool, err error) 
 	if err := s.err(r); err != nil || !bool(has) {
 		return ev, false, err
 	}
+	return toolEventFromC(&e), true, nil
+}
+
+// toolEventFromC copies a borrowed tool_execution_* event.
+func toolEventFromC(e *C.struct_ssefold_tool_event) ToolExecutionEvent {
+	var ev ToolExecutionEvent
 	ev.Name, _ = goString(e.name)
 	ev.CallID, _ = goString(e.call_id)
 	ev.ToolName, _ = goString(e.tool_name)
 	ev.Text, _ = goString(e.text)
 	ev.IsError = bool(e.is_error)
 	ev.JSON = goBytes(e.json)
-	return ev, true, nil
+	return ev
 }
 
 // ToolResults returns every result shaped for the next request of p, as

@@ -80,15 +80,8 @@ func names(events []TurnEvent) []string {
 		switch {
 		case e.Tool != nil:
 			out = append(out, e.Tool.Name+":"+e.Tool.CallID)
-		case e.Stream.Kind == KindPartEnd:
-			var pe struct {
-				Kind    string `json:"kind"`
-				Content struct {
-					ID string `json:"id"`
-				} `json:"content"`
-			}
-			_ = json.Unmarshal(e.Stream.JSON, &pe)
-			out = append(out, "part_end:"+pe.Content.ID)
+		case e.Stream.Kind == KindPartEnd && e.Stream.ToolCall != nil:
+			out = append(out, "part_end:"+e.Stream.ToolCall.ID)
 		default:
 			out = append(out, e.Stream.Name)
 		}
@@ -226,7 +219,8 @@ func TestRunTurnAnthropicReplayRunsToolsWhileStreaming(t *testing.T) {
 	if len(res.Results) != 2 || res.Results[0].CallID != plus || res.Results[1].CallID != minus || res.Provider != Anthropic {
 		t.Fatalf("%+v", res)
 	}
-	want := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + plus + `","content":"plus({\"a\":1,\"b\":2})"},{"type":"tool_result","tool_use_id":"` + minus + `","content":"minus({\"a\":2,\"b\":1})"}]}`
+	// A call's input is the arguments text as streamed.
+	want := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + plus + `","content":"plus({\"a\": 1, \"b\": 2})"},{"type":"tool_result","tool_use_id":"` + minus + `","content":"minus({\"a\": 2, \"b\": 1})"}]}`
 	if string(res.ToolResults) != want {
 		t.Fatalf("next request\n got %s\nwant %s", res.ToolResults, want)
 	}
@@ -286,10 +280,15 @@ func TestRunTurnContextCancellationAbortsTools(t *testing.T) {
 	if time.Since(start) > 10*time.Second || !res.Aborted || len(res.Results) == 0 {
 		t.Fatalf("%+v after %s", res, time.Since(start))
 	}
-	for _, r := range res.Results {
-		if r.Kind != ToolAborted || r.Output != "Aborted: context canceled" {
+	for i, r := range res.Results {
+		// A call whose arguments the abort cut gets its incomplete result.
+		cut := res.Calls[i].Outcome == OutcomeIncomplete && r.Kind == ToolIncomplete
+		if !cut && (r.Kind != ToolAborted || r.Output != "Aborted: context canceled") {
 			t.Fatalf("%+v", r)
 		}
+	}
+	if res.Failure != nil {
+		t.Fatalf("an abort is no failure: %+v", res.Failure)
 	}
 	time.Sleep(50 * time.Millisecond)
 	mu.Lock()
@@ -309,9 +308,25 @@ func TestRunTurnToolErrorsUnknownToolsAndStreamErrors(t *testing.T) {
 		t.Fatalf("%+v", res.Results)
 	}
 	r := newPacedReader(t, anthropicParallel)
-	r.events = r.events[:9] // cut after plus is complete
+	r.events = r.events[:9] // cut after plus is complete, inside minus
 	res, err = RunTurn(context.Background(), r, Auto, tools, &TurnOptions{NoEvents: true}).Wait()
-	if !errors.Is(err, ErrIncomplete) || !res.Aborted || len(res.Results) != 1 {
+	if !errors.Is(err, ErrIncomplete) || res.Aborted || res.Failure == nil || res.Failure.Kind != "stream" {
 		t.Fatalf("%+v %v", res, err)
+	}
+	// Every call has its result: plus its own (it failed before the body
+	// ended), minus, cut, the incomplete one.
+	if len(res.Results) != 2 || res.Results[0].Output != "disk full" || res.Results[1].Kind != ToolIncomplete ||
+		!strings.HasPrefix(res.Results[1].Output, "Not run: the arguments of minus were cut off") {
+		t.Fatalf("%+v", res.Results)
+	}
+	if res.Next == nil || nextResults(t, res.Next.ToolResults) != 2 {
+		t.Fatalf("next request %+v", res.Next)
+	}
+}
+
+func TestRunTurnRefusesAToolWithoutFn(t *testing.T) {
+	_, err := RunTurn(context.Background(), strings.NewReader(""), Auto, map[string]Tool{"x": {}}, nil).Wait()
+	if !errors.As(err, new(*Error)) || !strings.Contains(err.Error(), "tool x has no Fn") {
+		t.Fatal(err)
 	}
 }

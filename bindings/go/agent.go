@@ -1,0 +1,407 @@
+package ssefold
+
+/*
+#include "ssefold_go.h"
+ssefold_result ssefold_go_agent_turn_set_callback(struct ssefold_agent_turn *t, uintptr_t h, bool event_json);
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"runtime"
+	"runtime/cgo"
+)
+
+// AgentTurnConfig configures an AgentTurn; the zero value is the default
+// (provider Auto, the default limits, no reconnection, events on without
+// their JSON form).
+type AgentTurnConfig struct {
+	// Provider is the dialect (Auto: detected from the body).
+	Provider Provider
+	// Stream holds the stream's limits (nil: the defaults). Its NoEvents and
+	// EventJSON say whether the turn reports its stream events, and with
+	// their JSON form.
+	Stream *StreamOptions
+	// Scheduler holds the tool scheduler's limits (nil: the defaults).
+	Scheduler *SchedulerConfig
+	// Reconnect reconnects a connection that ends early, fails or goes
+	// idle, with this policy (the turn then asks for ActionReconnect); nil:
+	// such an ending ends the turn.
+	Reconnect *ReconnectPolicy
+}
+
+// ActionKind is what a TurnAction asks the host to do.
+type ActionKind uint32
+
+// Action kinds.
+const (
+	// ActionStartTool: run the call (ID, Name, Arguments) and report
+	// AgentTurn.ToolResult.
+	ActionStartTool ActionKind = 0
+	// ActionCancelTool: cancel the running call ID; the turn already gave it
+	// its result (a late one is dropped).
+	ActionCancelTool ActionKind = 1
+	// ActionCloseConnection: close the connection now (it went idle).
+	ActionCloseConnection ActionKind = 2
+	// ActionReconnect: send the request again after Delay with Cursor, then
+	// report Connected and feed the new body.
+	ActionReconnect ActionKind = 3
+)
+
+// TurnAction is one thing the host does next (AgentTurn.PollAction).
+type TurnAction struct {
+	Kind ActionKind
+	// Call is the call to start (ActionStartTool; its Input is the
+	// arguments as JSON for a JSON call) or to cancel (ActionCancelTool:
+	// only ID).
+	Call ToolCall
+	// DelayMS, Attempt and Cursor: ActionReconnect's wait, which
+	// reconnection this is (1 for the first), and what to send to resume.
+	DelayMS uint64
+	Attempt uint32
+	Cursor  Cursor
+}
+
+// AgentTurn is one sans-IO agent turn (the C ssefold_agent_turn): the host
+// reports what happened (bytes, the connection, the time, a tool's result,
+// an abort), each such call returns the events to show in order, and
+// PollAction says what to do (start or cancel a tool, reconnect). It never
+// opens a connection, runs a tool or reads a clock: RunTurn is the ready
+// IO shell over it. Not safe for concurrent use; Close it when done.
+type AgentTurn struct {
+	ptr    *C.struct_ssefold_agent_turn
+	handle cgo.Handle
+	state  *turnState
+}
+
+// turnState is what the event callback fills.
+type turnState struct {
+	stream   streamState
+	events   []TurnEvent
+	panicked any
+}
+
+// NewAgentTurn creates a turn waiting for its first bytes (cfg nil: the
+// defaults).
+func NewAgentTurn(cfg *AgentTurnConfig) (*AgentTurn, error) {
+	var c AgentTurnConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	var o StreamOptions
+	if c.Stream != nil {
+		o = *c.Stream
+	}
+	var cc C.struct_ssefold_agent_turn_config
+	maybeGC()
+	C.ssefold_agent_turn_config_default(&cc)
+	cc.provider = C.uint32_t(c.Provider)
+	cc.stream = o.toC()
+	if s := c.Scheduler; s != nil {
+		if s.MaxConcurrency < 0 || s.MaxCalls < 0 {
+			return nil, &Error{Code: ResultInvalidArgument, Message: "negative limit"}
+		}
+		cc.scheduler.max_concurrency = C.size_t(s.MaxConcurrency)
+		if s.MaxCalls > 0 {
+			cc.scheduler.max_calls = C.size_t(s.MaxCalls)
+		}
+	}
+	if c.Reconnect != nil {
+		cc.reconnect = true
+		cc.reconnect_policy = c.Reconnect.toC()
+	}
+	var ptr *C.struct_ssefold_agent_turn
+	maybeGC()
+	if r := C.ssefold_agent_turn_new(&cc, &ptr); r != 0 {
+		return nil, &Error{Code: Result(r)}
+	}
+	liveHandles.Add(1)
+	t := &AgentTurn{ptr: ptr, state: &turnState{stream: streamState{names: map[string]string{}}}}
+	if !o.NoEvents {
+		t.handle = cgo.NewHandle(t.state)
+		maybeGC()
+		C.ssefold_go_agent_turn_set_callback(ptr, C.uintptr_t(t.handle), C.bool(o.EventJSON))
+	}
+	runtime.SetFinalizer(t, (*AgentTurn).Close)
+	return t, nil
+}
+
+// Close frees the turn. It is idempotent.
+func (t *AgentTurn) Close() error {
+	if t.ptr == nil {
+		return nil
+	}
+	maybeGC()
+	C.ssefold_agent_turn_free(t.ptr)
+	t.ptr = nil
+	if t.handle != 0 {
+		t.handle.Delete()
+		t.handle = 0
+	}
+	liveHandles.Add(-1)
+	runtime.SetFinalizer(t, nil)
+	return nil
+}
+
+func (t *AgentTurn) err(r C.ssefold_result) error {
+	if r == 0 {
+		return nil
+	}
+	var m C.struct_ssefold_str
+	maybeGC()
+	C.ssefold_agent_turn_last_error(t.ptr, &m)
+	msg, _ := goString(m)
+	return &Error{Code: Result(r), Message: msg}
+}
+
+// done finishes a call that reported events: re-raises a panic of the
+// callback, and hands the events over.
+func (t *AgentTurn) done(r C.ssefold_result) ([]TurnEvent, error) {
+	st := t.state
+	if pv := st.panicked; pv != nil {
+		st.panicked = nil
+		panic(pv)
+	}
+	err := t.err(r)
+	runtime.KeepAlive(t)
+	st.stream.arena.returned()
+	events := st.events
+	st.events = nil
+	return events, err
+}
+
+// AddTool registers a tool the host runs, and how it is scheduled. A call
+// to a name not registered gets the error result "No such tool available:
+// NAME" and never starts. Register the tools before the first Feed.
+func (t *AgentTurn) AddTool(name string, opts ToolOptions) error {
+	if t.ptr == nil {
+		return ErrClosed
+	}
+	n, free := strView(name, true)
+	defer free()
+	o := C.struct_ssefold_tool_options{exclusive: C.bool(opts.Exclusive), abort_siblings_on_error: C.bool(opts.AbortSiblingsOnError)}
+	maybeGC()
+	r := C.ssefold_agent_turn_add_tool(t.ptr, n, o)
+	runtime.KeepAlive(t)
+	return t.err(r)
+}
+
+// Connected reports that the response headers of a connection arrived at
+// nowMS (the host's clock): the first one, or the one ActionReconnect
+// asked for.
+func (t *AgentTurn) Connected(nowMS uint64) error {
+	if t.ptr == nil {
+		return ErrClosed
+	}
+	maybeGC()
+	r := C.ssefold_agent_turn_connected(t.ptr, C.uint64_t(nowMS))
+	runtime.KeepAlive(t)
+	return t.err(r)
+}
+
+// Feed reports bytes of the body and returns the events to show. A failure
+// of the stream is no error here: it ends the turn (Failure, the outcome).
+func (t *AgentTurn) Feed(b []byte, nowMS uint64) ([]TurnEvent, error) {
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	p, n := bytesPtr(b)
+	maybeGC()
+	r := C.ssefold_agent_turn_feed(t.ptr, p, n, C.uint64_t(nowMS))
+	runtime.KeepAlive(b)
+	return t.done(r)
+}
+
+// EndOfBody reports that the body ended (the connection closed cleanly).
+func (t *AgentTurn) EndOfBody(nowMS uint64) ([]TurnEvent, error) {
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	maybeGC()
+	r := C.ssefold_agent_turn_end_of_body(t.ptr, C.uint64_t(nowMS))
+	return t.done(r)
+}
+
+// ConnectionFailed reports that the connection failed before the body
+// ended (reason says how).
+func (t *AgentTurn) ConnectionFailed(reason string, nowMS uint64) ([]TurnEvent, error) {
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	v, free := strView(reason, true)
+	defer free()
+	maybeGC()
+	r := C.ssefold_agent_turn_connection_failed(t.ptr, v, C.uint64_t(nowMS))
+	return t.done(r)
+}
+
+// Tick reports the time: a connection idle past the policy's timeout is
+// closed, then reconnected or the end of the turn.
+func (t *AgentTurn) Tick(nowMS uint64) ([]TurnEvent, error) {
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	maybeGC()
+	r := C.ssefold_agent_turn_tick(t.ptr, C.uint64_t(nowMS))
+	return t.done(r)
+}
+
+// Deadline is when Tick should be called next (ok false: no deadline).
+func (t *AgentTurn) Deadline() (nowMS uint64, ok bool) {
+	if t.ptr == nil {
+		return 0, false
+	}
+	var has C.bool
+	var ms C.uint64_t
+	maybeGC()
+	C.ssefold_agent_turn_deadline_ms(t.ptr, &has, &ms)
+	runtime.KeepAlive(t)
+	return uint64(ms), bool(has)
+}
+
+// ToolUpdate reports progress text of a running call.
+func (t *AgentTurn) ToolUpdate(callID, text string) ([]TurnEvent, error) {
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	id, f1 := strView(callID, true)
+	defer f1()
+	v, f2 := strView(text, true)
+	defer f2()
+	maybeGC()
+	r := C.ssefold_agent_turn_tool_update(t.ptr, id, v)
+	return t.done(r)
+}
+
+// ToolResult reports the result of a call the turn started (a late result
+// of a call it already ended is dropped). Misuse matches the scheduler's
+// errors (ErrUnknownCallID, ErrNotStarted, ErrAlreadyFinished).
+func (t *AgentTurn) ToolResult(callID, output string, isError bool) ([]TurnEvent, error) {
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	id, f1 := strView(callID, true)
+	defer f1()
+	out, f2 := strView(output, true)
+	defer f2()
+	maybeGC()
+	r := C.ssefold_agent_turn_tool_result(t.ptr, id, out, C.bool(isError))
+	return t.done(r)
+}
+
+// Abort ends the turn because the user cancelled (reason: the results'
+// "Aborted: REASON"): running calls are cancelled, every call without a
+// result gets the aborted one. Nothing once the turn is over.
+func (t *AgentTurn) Abort(reason string) ([]TurnEvent, error) {
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	v, free := strView(reason, true)
+	defer free()
+	maybeGC()
+	r := C.ssefold_agent_turn_abort(t.ptr, v)
+	return t.done(r)
+}
+
+// PollAction returns the next thing to do (ok false: nothing now). Drain
+// the actions after every report.
+func (t *AgentTurn) PollAction() (a TurnAction, ok bool, err error) {
+	if t.ptr == nil {
+		return a, false, ErrClosed
+	}
+	var c C.struct_ssefold_agent_turn_action
+	var has C.bool
+	maybeGC()
+	r := C.ssefold_agent_turn_poll_action(t.ptr, &c, &has)
+	defer runtime.KeepAlive(t)
+	if err := t.err(r); err != nil || !bool(has) {
+		return a, false, err
+	}
+	a.Kind = ActionKind(c.kind)
+	a.Call.ID, _ = goString(c.call_id)
+	switch a.Kind {
+	case ActionStartTool:
+		a.Call.Name, _ = goString(c.name)
+		a.Call.Arguments, _ = goString(c.arguments)
+		a.Call.InputFormat = ToolInputFormat(c.input_format)
+		a.Call.IDSynthesized = bool(c.id_synthesized)
+		if a.Call.InputFormat == ToolInputJSON {
+			a.Call.Input = json.RawMessage(a.Call.Arguments)
+		}
+	case ActionReconnect:
+		a.DelayMS, a.Attempt = uint64(c.delay_ms), uint32(c.attempt)
+		a.Cursor = cursorFromC(c.cursor)
+	}
+	return a, true, nil
+}
+
+// IsFinished says whether the turn is over: the stream ended (or failed,
+// or was aborted) and every call has its result.
+func (t *AgentTurn) IsFinished() bool {
+	if t.ptr == nil {
+		return false
+	}
+	var out C.bool
+	maybeGC()
+	C.ssefold_agent_turn_is_finished(t.ptr, &out)
+	runtime.KeepAlive(t)
+	return bool(out)
+}
+
+// IsStreamEnded says whether the stream is over (the turn may still wait
+// for tools); bytes fed now are ignored.
+func (t *AgentTurn) IsStreamEnded() bool {
+	if t.ptr == nil {
+		return false
+	}
+	var out C.bool
+	maybeGC()
+	C.ssefold_agent_turn_is_stream_ended(t.ptr, &out)
+	runtime.KeepAlive(t)
+	return bool(out)
+}
+
+// Failure is why the turn ended with an error (nil: it did not, or not
+// yet), as an error: an *Error with the stream's code for a stream failure
+// (errors.Is with ErrIncomplete, ErrProviderError, ...), with
+// ResultToolTooManyCalls for too many calls; a *TurnFailure otherwise.
+func (t *AgentTurn) Failure() error {
+	if t.ptr == nil {
+		return ErrClosed
+	}
+	var f C.struct_ssefold_turn_failure
+	maybeGC()
+	r := C.ssefold_agent_turn_failure(t.ptr, &f)
+	defer runtime.KeepAlive(t)
+	if err := t.err(r); err != nil {
+		return err
+	}
+	msg, _ := goString(f.message)
+	switch f.kind {
+	case C.SSEFOLD_TURN_FAILURE_KIND_NONE:
+		return nil
+	case C.SSEFOLD_TURN_FAILURE_KIND_STREAM, C.SSEFOLD_TURN_FAILURE_KIND_TOO_MANY_CALLS:
+		return &Error{Code: Result(f.status), Message: msg}
+	case C.SSEFOLD_TURN_FAILURE_KIND_TRANSPORT:
+		return &TurnFailure{Kind: "transport", Message: msg, Retryable: bool(f.retryable)}
+	}
+	return &TurnFailure{Kind: "idle_timeout", Message: msg, Retryable: bool(f.retryable)}
+}
+
+// Outcome is the turn's result so far (final once IsFinished).
+func (t *AgentTurn) Outcome() (TurnResult, error) {
+	var res TurnResult
+	if t.ptr == nil {
+		return res, ErrClosed
+	}
+	var out C.struct_ssefold_str
+	maybeGC()
+	r := C.ssefold_agent_turn_outcome_json(t.ptr, &out)
+	if err := t.err(r); err != nil {
+		return res, err
+	}
+	doc := goBytes(out)
+	runtime.KeepAlive(t)
+	err := res.fromJSON(doc)
+	return res, err
+}
