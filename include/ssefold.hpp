@@ -614,6 +614,159 @@ class ToolScheduler {
   ssefold_tool_scheduler *handle_ = nullptr;
 };
 
+/// One agent turn (ssefold_agent_turn), sans-IO: report what happened
+/// (feed, end_of_body, connection_failed, tick, tool_result, abort), then
+/// drain poll_action (start a tool on your thread, cancel one, reconnect).
+/// Events reach the callbacks during the call that produced them; an
+/// exception thrown by a callback is rethrown once the C call returned.
+/// Misuse (an unknown call id, a result twice) throws Error with a
+/// SSEFOLD_RESULT_TOOL_* status.
+class AgentTurn {
+ public:
+  /// Gets each normalized stream event (views valid only during the call).
+  using StreamCallback = std::function<void(const ssefold_stream_event &)>;
+  /// Gets each tool_execution_* event (views valid only during the call).
+  using ToolCallback = std::function<void(const ssefold_tool_event &)>;
+  /// One action, copied.
+  struct Action {
+    ssefold_agent_turn_action_kind kind = SSEFOLD_AGENT_TURN_ACTION_KIND_START_TOOL;
+    std::string call_id, name, arguments;
+    ssefold_tool_input_format input_format = SSEFOLD_TOOL_INPUT_FORMAT_JSON;
+    bool id_synthesized = false;
+    std::uint64_t delay_ms = 0;
+    std::uint32_t attempt = 0;
+    ssefold_cursor_kind cursor_kind = SSEFOLD_CURSOR_KIND_NONE;
+    std::string last_event_id;
+    std::uint64_t starting_after = 0;
+  };
+  /// Why the turn failed, copied (kind NONE: it did not).
+  struct Failure {
+    ssefold_turn_failure_kind kind = SSEFOLD_TURN_FAILURE_KIND_NONE;
+    ssefold_result status = SSEFOLD_RESULT_OK;
+    std::string message;
+    bool retryable = false;
+  };
+
+  explicit AgentTurn(std::optional<ssefold_agent_turn_config> config = std::nullopt, bool event_json = false)
+      : state_(new State) {
+    ssefold_agent_turn *h = nullptr;
+    if (ssefold_result rc = ssefold_agent_turn_new(config ? &*config : nullptr, &h); rc != SSEFOLD_RESULT_OK)
+      throw Error(rc, "");
+    handle_ = h;
+    check(ssefold_agent_turn_set_callback(handle_, &AgentTurn::trampoline, state_.get(), event_json));
+  }
+  ~AgentTurn() { ssefold_agent_turn_free(handle_); }
+  AgentTurn(AgentTurn &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), state_(std::move(o.state_)) {}
+  AgentTurn &operator=(AgentTurn &&o) noexcept {
+    if (this != &o) {
+      ssefold_agent_turn_free(handle_);
+      handle_ = std::exchange(o.handle_, nullptr);
+      state_ = std::move(o.state_);
+    }
+    return *this;
+  }
+  AgentTurn(const AgentTurn &) = delete;
+  AgentTurn &operator=(const AgentTurn &) = delete;
+
+  void on_stream_event(StreamCallback cb) { state_->stream = std::move(cb); }
+  void on_tool_event(ToolCallback cb) { state_->tool = std::move(cb); }
+  void add_tool(std::string_view name, bool exclusive = false, bool abort_siblings_on_error = false) {
+    check(ssefold_agent_turn_add_tool(handle_, str(name), ssefold_tool_options{exclusive, abort_siblings_on_error}));
+  }
+  void connected(std::uint64_t now_ms) { check(ssefold_agent_turn_connected(handle_, now_ms)); }
+  void feed(std::string_view bytes, std::uint64_t now_ms) {
+    done(ssefold_agent_turn_feed(handle_, reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size(), now_ms));
+  }
+  void end_of_body(std::uint64_t now_ms) { done(ssefold_agent_turn_end_of_body(handle_, now_ms)); }
+  void connection_failed(std::string_view error, std::uint64_t now_ms) {
+    done(ssefold_agent_turn_connection_failed(handle_, str(error), now_ms));
+  }
+  void tick(std::uint64_t now_ms) { done(ssefold_agent_turn_tick(handle_, now_ms)); }
+  /// When tick() should be called next, if ever.
+  std::optional<std::uint64_t> deadline_ms() const {
+    bool has = false;
+    std::uint64_t ms = 0;
+    check(ssefold_agent_turn_deadline_ms(handle_, &has, &ms));
+    return has ? std::optional<std::uint64_t>(ms) : std::nullopt;
+  }
+  void tool_update(std::string_view call_id, std::string_view text) {
+    done(ssefold_agent_turn_tool_update(handle_, str(call_id), str(text)));
+  }
+  void tool_result(std::string_view call_id, std::string_view output, bool is_error = false) {
+    done(ssefold_agent_turn_tool_result(handle_, str(call_id), str(output), is_error));
+  }
+  void abort(std::string_view reason = {}) { done(ssefold_agent_turn_abort(handle_, str(reason))); }
+  /// The next thing to do, or nullopt.
+  std::optional<Action> poll_action() {
+    ssefold_agent_turn_action a;
+    bool has = false;
+    check(ssefold_agent_turn_poll_action(handle_, &a, &has));
+    if (!has) return std::nullopt;
+    return Action{a.kind,
+                  std::string(view(a.call_id)),
+                  std::string(view(a.name)),
+                  std::string(view(a.arguments)),
+                  a.input_format,
+                  a.id_synthesized,
+                  a.delay_ms,
+                  a.attempt,
+                  a.cursor.kind,
+                  std::string(view(a.cursor.last_event_id)),
+                  a.cursor.starting_after};
+  }
+  bool is_finished() const {
+    bool out = false;
+    check(ssefold_agent_turn_is_finished(handle_, &out));
+    return out;
+  }
+  bool is_stream_ended() const {
+    bool out = false;
+    check(ssefold_agent_turn_is_stream_ended(handle_, &out));
+    return out;
+  }
+  Failure failure() {
+    ssefold_turn_failure f;
+    check(ssefold_agent_turn_failure(handle_, &f));
+    return Failure{f.kind, f.status, std::string(view(f.message)), f.retryable};
+  }
+  /// The outcome as one JSON document (final once is_finished()).
+  std::string outcome_json() {
+    ssefold_str s{nullptr, 0};
+    check(ssefold_agent_turn_outcome_json(handle_, &s));
+    return std::string(view(s));
+  }
+  ssefold_agent_turn *get() const noexcept { return handle_; }
+
+ private:
+  struct State {
+    StreamCallback stream;
+    ToolCallback tool;
+    std::exception_ptr pending;
+  };
+  static void trampoline(void *user_data, const ssefold_stream_event *s, const ssefold_tool_event *t) noexcept {
+    auto *state = static_cast<State *>(user_data);
+    if (state->pending) return;
+    try {
+      if (s && state->stream) state->stream(*s);
+      if (t && state->tool) state->tool(*t);
+    } catch (...) {
+      state->pending = std::current_exception();  // rethrown once the C call returned; later events are skipped
+    }
+  }
+  void done(ssefold_result rc) {
+    if (state_->pending) std::rethrow_exception(std::exchange(state_->pending, nullptr));
+    check(rc);
+  }
+  void check(ssefold_result rc) const {
+    if (rc == SSEFOLD_RESULT_OK) return;
+    ssefold_str s{nullptr, 0};
+    ssefold_agent_turn_last_error(handle_, &s);
+    throw Error(rc, std::string(view(s)));
+  }
+  ssefold_agent_turn *handle_ = nullptr;
+  std::unique_ptr<State> state_;
+};
+
 /// The browser bytes of a relay call, or its provider stream's failure.
 struct Relayed {
   std::string bytes;             ///< Send these to the browser.

@@ -247,7 +247,7 @@ func (t *AgentTurn) Tick(nowMS uint64) ([]TurnEvent, error) {
 }
 
 // Deadline is when Tick should be called next (ok false: no deadline).
-func (t *AgentTurn) Deadline() (nowMS uint64, ok bool) {
+func (t *AgentTurn) Deadline() (deadlineMS uint64, ok bool) {
 	if t.ptr == nil {
 		return 0, false
 	}

@@ -22,6 +22,7 @@
 
 #include "common.hpp"
 #include "json_dom.hpp"
+#include "ssefold.hpp"
 
 namespace {
 
@@ -299,7 +300,8 @@ void drain_actions(ssefold_agent_turn *t, Pool &pool, Ran &ran, size_t &in_fligh
   }
 }
 
-/// Hands the pool's finished calls to the turn (waiting up to `wait` for one).
+/// Hands the pool's finished calls to the turn, waiting up to `wait` for
+/// each (zero: takes what is there).
 void collect_results(ssefold_agent_turn *t, Pool &pool, Ran &ran, size_t &in_flight, std::chrono::milliseconds wait) {
   Pool::Done d;
   while (in_flight > 0 && pool.pop(&d, wait)) {
@@ -307,7 +309,6 @@ void collect_results(ssefold_agent_turn *t, Pool &pool, Ran &ran, size_t &in_fli
     ASSERT_EQ(ssefold_agent_turn_tool_result(t, V(d.call_id), V(d.output), d.is_error), SSEFOLD_RESULT_OK)
         << turn_error(t);
     drain_actions(t, pool, ran, in_flight);
-    wait = std::chrono::milliseconds(0);
   }
 }
 
@@ -344,7 +345,14 @@ Ran run_turn(uint32_t provider, const std::string &body, const std::set<std::str
       ran.finished = true;
       break;
     }
-    collect_results(t, pool, ran, in_flight, std::chrono::milliseconds(100));
+    // One result at least (a call is running: the turn waits for it).
+    Pool::Done d;
+    if (in_flight > 0 && pool.pop(&d, std::chrono::milliseconds(100))) {
+      in_flight--;
+      EXPECT_EQ(ssefold_agent_turn_tool_result(t, V(d.call_id), V(d.output), d.is_error), SSEFOLD_RESULT_OK)
+          << turn_error(t);
+      drain_actions(t, pool, ran, in_flight);
+    }
   }
   // Cancelled calls still come back from the pool: their late results are dropped.
   collect_results(t, pool, ran, in_flight, std::chrono::milliseconds(10000));
@@ -785,4 +793,41 @@ TEST(AgentTurn, MisuseIsATypedStatusWithAMessage) {
   EXPECT_EQ(ssefold_agent_turn_last_error(turn.t, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
   EXPECT_EQ(ssefold_agent_turn_set_callback(nullptr, nullptr, nullptr, false), SSEFOLD_RESULT_NULL_PARAMETER);
   ssefold_agent_turn_free(nullptr);
+}
+
+TEST(AgentTurn, CppWrapperCopiesActionsAndRethrowsCallbackExceptions) {
+  ssefold::AgentTurn turn(std::nullopt, true);
+  std::vector<std::string> shown;
+  turn.on_stream_event([&](const ssefold_stream_event &e) {
+    if (e.tool_call.present) shown.push_back(std::string(ssefold::view(e.name)) + " " + S(e.tool_call.id));
+  });
+  turn.on_tool_event([&](const ssefold_tool_event &e) { shown.push_back(S(e.name)); });
+  turn.add_tool("add");
+  turn.connected(0);
+  turn.feed(CHAT_CALL + DONE, 1);
+  auto a = turn.poll_action();
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->kind, SSEFOLD_AGENT_TURN_ACTION_KIND_START_TOOL);
+  EXPECT_EQ(a->arguments, "{\"a\":1}");
+  EXPECT_FALSE(a->id_synthesized);
+  EXPECT_FALSE(turn.poll_action());
+  try {
+    turn.tool_result("nope", "x");
+    FAIL() << "an unknown call id must throw";
+  } catch (const ssefold::Error &e) {
+    EXPECT_EQ(e.code(), SSEFOLD_RESULT_TOOL_UNKNOWN_CALL_ID);
+  }
+  turn.tool_result(a->call_id, "2");
+  EXPECT_TRUE(turn.is_finished());
+  EXPECT_EQ(turn.failure().kind, SSEFOLD_TURN_FAILURE_KIND_NONE);
+  EXPECT_EQ(json::parse(turn.outcome_json())["results"][0]["output"].text, "2");
+  EXPECT_EQ(shown, (std::vector<std::string>{"part_start call_1", "part_end call_1", "tool_execution_started",
+                                             "tool_execution_finished"}));
+
+  ssefold::AgentTurn throwing;
+  throwing.on_stream_event([](const ssefold_stream_event &) { throw std::runtime_error("from the callback"); });
+  EXPECT_THROW(throwing.feed(CHAT_CALL, 1), std::runtime_error);
+  throwing.on_stream_event(nullptr);
+  throwing.feed(DONE, 2);
+  EXPECT_TRUE(throwing.is_stream_ended());
 }
