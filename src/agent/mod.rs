@@ -158,6 +158,9 @@ pub enum TurnEvent<'a> {
 pub struct StartTool {
     /// The call's id (the provider's, or synthesized: unique in the turn).
     pub call_id: String,
+    /// Whether `call_id` was synthesized (the provider sent none, or one an
+    /// earlier call went by).
+    pub id_synthesized: bool,
     /// The tool's name (one the host registered).
     pub name: String,
     /// The call's input as text: JSON, or free text for a
@@ -348,6 +351,7 @@ enum Phase {
 /// until then.
 #[derive(Debug)]
 struct Pending {
+    id_synthesized: bool,
     name: String,
     arguments: String,
     input_format: ToolInputFormat,
@@ -685,6 +689,11 @@ impl AgentTurn {
         self.scheduler.results()
     }
 
+    /// Why the turn ended with an error, if it did (so far).
+    pub fn failure(&self) -> Option<&TurnFailure> {
+        self.failure.as_ref()
+    }
+
     /// The turn's result so far (final once [`is_finished`](Self::is_finished)).
     pub fn outcome(&self) -> TurnOutcome {
         self.outcome_for(self.stream.message())
@@ -885,7 +894,12 @@ impl AgentTurn {
                 if added.is_ok() {
                     self.pending.insert(
                         call.id.clone(),
-                        Pending { name: call.name, arguments: call.arguments, input_format: call.input_format },
+                        Pending {
+                            id_synthesized: call.id_synthesized,
+                            name: call.name,
+                            arguments: call.arguments,
+                            input_format: call.input_format,
+                        },
                     );
                 }
                 added
@@ -954,6 +968,7 @@ impl AgentTurn {
             if let Some(p) = self.pending.remove(&id) {
                 self.actions.push_back(TurnAction::StartTool(StartTool {
                     call_id: id,
+                    id_synthesized: p.id_synthesized,
                     name: p.name,
                     arguments: p.arguments,
                     input_format: p.input_format,

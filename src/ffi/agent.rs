@@ -20,7 +20,6 @@
 //! turn.
 
 use core::ffi::c_void;
-use std::collections::HashSet;
 
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::reconnect::{cursor_view, default_policy, policy_from_c, ssefold_reconnect_policy, ssefold_resume_cursor};
@@ -32,7 +31,6 @@ use super::stream::{
 };
 use super::tools::{ssefold_tool_event, ssefold_tool_options, ssefold_tool_scheduler_config, tool_event_view};
 use crate::agent::{AgentTurn, TurnAction, TurnConfig, TurnError, TurnEvent, TurnFailure};
-use crate::providers::StreamEvent;
 use crate::reconnect::ResumeCursor;
 use crate::tools::{SchedulerConfig, ToolOptions};
 
@@ -171,9 +169,6 @@ pub(crate) struct AgentTurnState {
     action: Option<TurnAction>,
     /// Backs the view of `_outcome_json` and `_failure`'s message.
     text: String,
-    /// The synthesized call ids of the answer, seen on their `part_end`
-    /// (for `START_TOOL`'s `id_synthesized`).
-    synthesized: HashSet<String>,
 }
 
 impl Castable for ssefold_agent_turn {
@@ -183,16 +178,9 @@ impl Castable for ssefold_agent_turn {
 impl AgentTurnState {
     /// The turn and the event sink its inputs report through.
     fn split(&mut self) -> (&mut AgentTurn, impl FnMut(TurnEvent<'_>) + '_) {
-        let AgentTurnState { turn, callback, user_data, event_json, scratch, tool_json, synthesized, .. } = self;
+        let AgentTurnState { turn, callback, user_data, event_json, scratch, tool_json, .. } = self;
         let (callback, user_data, event_json) = (*callback, *user_data, *event_json);
         let sink = move |e: TurnEvent<'_>| {
-            match e {
-                TurnEvent::Stream(StreamEvent::PartEnd { tool_call: Some(c), .. }) if c.id_synthesized => {
-                    synthesized.insert(c.id.to_owned());
-                }
-                TurnEvent::Stream(StreamEvent::TurnReset) => synthesized.clear(),
-                _ => {}
-            }
             let Some(cb) = callback else { return };
             match e {
                 TurnEvent::Stream(event) => with_event_view(event, event_json, scratch, |v| {
@@ -217,7 +205,7 @@ fn turn_error(e: TurnError) -> Failure {
     }
 }
 
-fn action_view(a: &TurnAction, synthesized: &HashSet<String>) -> ssefold_agent_turn_action {
+fn action_view(a: &TurnAction) -> ssefold_agent_turn_action {
     let mut v = ssefold_agent_turn_action {
         kind: ssefold_agent_turn_action_kind::StartTool,
         call_id: ssefold_str::ABSENT,
@@ -235,7 +223,7 @@ fn action_view(a: &TurnAction, synthesized: &HashSet<String>) -> ssefold_agent_t
             v.name = ssefold_str::new(&s.name);
             v.arguments = ssefold_str::new(&s.arguments);
             v.input_format = s.input_format.into();
-            v.id_synthesized = synthesized.contains(&s.call_id);
+            v.id_synthesized = s.id_synthesized;
         }
         TurnAction::CancelTool { call_id } => {
             v.kind = ssefold_agent_turn_action_kind::CancelTool;
@@ -334,7 +322,6 @@ pub unsafe extern "C" fn ssefold_agent_turn_new(
             tool_json: String::new(),
             action: None,
             text: String::new(),
-            synthesized: HashSet::new(),
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, Handle::into_raw(state)) };
@@ -621,7 +608,7 @@ pub unsafe extern "C" fn ssefold_agent_turn_poll_action(
         s.action = s.turn.poll_action();
         if let Some(a) = &s.action {
             // SAFETY: non-NULL (checked) and writable by contract.
-            unsafe { handle::write_out(action, action_view(a, &s.synthesized)) };
+            unsafe { handle::write_out(action, action_view(a)) };
         }
         // SAFETY: as above.
         unsafe { handle::write_out(has_action, s.action.is_some()) };
@@ -684,14 +671,13 @@ pub unsafe extern "C" fn ssefold_agent_turn_failure(
     let body = |s: &mut AgentTurnState| {
         check_not_null!(out);
         use ssefold_turn_failure_kind as K;
-        let outcome = s.turn.outcome();
         let mut v = ssefold_turn_failure {
             kind: K::None,
             status: ssefold_result::Ok,
             message: ssefold_str::ABSENT,
             retryable: false,
         };
-        if let Some(f) = &outcome.failure {
+        if let Some(f) = s.turn.failure() {
             (v.kind, v.status) = match f {
                 TurnFailure::Stream(e) => (K::Stream, super::stream::failure(e).code),
                 TurnFailure::Transport(_) => (K::Transport, ssefold_result::Ok),
