@@ -1,8 +1,8 @@
 //! The agent turn's cost over the stream alone: the fold corpora folded by
 //! a plain [`Stream`] against the same bytes run through an
 //! [`AgentTurn`] (every tool call decided, started, answered; the outcome
-//! with its next request built at the end of each turn, as the fold builds
-//! its message).
+//! built at the end of each turn, as the fold builds its message), and the
+//! same with the next request written from each outcome.
 //!
 //! ```text
 //! cargo run --release --example turn_bench [MB]      (default 32 MB per corpus)
@@ -11,9 +11,9 @@
 //! callgrind_annotate --inclusive=yes cg.out | grep turn_bench::
 //! ```
 //!
-//! `once CORPUS`: `fold_only` and `turn_only` (never inlined) run once each
-//! on one corpus, for instruction counts that do not depend on the
-//! machine's load. The interleaved pass: best of 9 alternating rounds, in
+//! `once CORPUS`: `fold_only`, `turn_only` and `turn_and_next` (never
+//! inlined) run once each on one corpus, for instruction counts that do not
+//! depend on the machine's load. The interleaved pass: best of 9 alternating rounds, in
 //! this thread's CPU time, every turn a fresh stream / turn fed in 4 KiB
 //! chunks.
 
@@ -52,9 +52,19 @@ fn tool_names(provider: Provider, turns: &[&[u8]]) -> BTreeSet<String> {
 }
 
 /// Every turn through an agent turn: each call answered as soon as it is
-/// started, the outcome (message, results, next request) built at the end.
+/// started, the outcome (message, calls, results) built at the end.
 #[inline(never)]
 fn turn_only(provider: Provider, turns: &[&[u8]], tools: &BTreeSet<String>) -> usize {
+    run_turns(provider, turns, tools, false)
+}
+
+/// [`turn_only`], and the next request written from each outcome.
+#[inline(never)]
+fn turn_and_next(provider: Provider, turns: &[&[u8]], tools: &BTreeSet<String>) -> usize {
+    run_turns(provider, turns, tools, true)
+}
+
+fn run_turns(provider: Provider, turns: &[&[u8]], tools: &BTreeSet<String>, next: bool) -> usize {
     let mut events = 0usize;
     let mut results = 0usize;
     for bytes in turns {
@@ -73,7 +83,10 @@ fn turn_only(provider: Provider, turns: &[&[u8]], tools: &BTreeSet<String>) -> u
         answer(&mut turn);
         assert!(turn.is_finished());
         let outcome = black_box(turn.outcome());
-        results += outcome.results.len() + outcome.next.map_or(0, |n| n.tool_results.is_null() as usize);
+        results += outcome.results.len();
+        if next {
+            results += black_box(outcome.next()).map_or(0, |n| n.tool_results.is_null() as usize);
+        }
     }
     events + results
 }
@@ -107,16 +120,17 @@ fn main() {
         let tools = tool_names(provider, &turns);
         black_box(fold_only(provider, &turns));
         black_box(turn_only(provider, &turns, &tools));
+        black_box(turn_and_next(provider, &turns, &tools));
         return;
     }
     let mb: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(32);
-    println!("| corpus | fold MiB/s | turn MiB/s | turn / fold (CPU time) |");
-    println!("| --- | ---: | ---: | ---: |");
+    println!("| corpus | fold MiB/s | turn MiB/s | turn / fold | turn + next request / fold |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
     for name in ["anthropic_tool_use", "openai_chat_parallel_tools", "anthropic_text"] {
         let (provider, corpus) = corpus_of(name, mb << 20);
         let turns = corpus::turns(&corpus);
         let tools = tool_names(provider, &turns);
-        let (mut fold, mut turn) = (f64::MAX, f64::MAX);
+        let (mut fold, mut turn, mut with_next) = (f64::MAX, f64::MAX, f64::MAX);
         for _ in 0..9 {
             fold = fold.min(timed(|| {
                 black_box(fold_only(provider, &turns));
@@ -124,8 +138,11 @@ fn main() {
             turn = turn.min(timed(|| {
                 black_box(turn_only(provider, &turns, &tools));
             }));
+            with_next = with_next.min(timed(|| {
+                black_box(turn_and_next(provider, &turns, &tools));
+            }));
         }
         let mib = corpus.len() as f64 / (1 << 20) as f64;
-        println!("| {name} | {:.0} | {:.0} | {:.2}x |", mib / fold, mib / turn, turn / fold);
+        println!("| {name} | {:.0} | {:.0} | {:.2}x | {:.2}x |", mib / fold, mib / turn, turn / fold, with_next / fold);
     }
 }

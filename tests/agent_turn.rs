@@ -297,7 +297,7 @@ fn every_fixture_and_recording_runs_each_ready_call_once_and_answers_every_call(
                 assert_eq!(r.is_error, r.kind != ToolResultKind::Ran, "{name}");
             }
             assert_eq!(out.provider, detected, "{name}");
-            if let Some(next) = &out.next {
+            if let Some(next) = &out.next() {
                 let (result_ids, assistant_ids) = next_ids(out.provider, next);
                 assert_eq!(result_ids.len(), out.results.len(), "{name}: every result in the next request");
                 if let Some(assistant_ids) = assistant_ids {
@@ -327,7 +327,7 @@ fn every_fixture_and_recording_runs_each_ready_call_once_and_answers_every_call(
             .iter()
             .map(|r| {
                 let results = r.outcome.results.iter().map(|x| (x.call_id.clone(), x.kind, x.output.clone())).collect();
-                (results, r.outcome.next.as_ref().map(|n| Value::Array(n.append())))
+                (results, r.outcome.next().map(|n| Value::Array(n.append())))
             })
             .collect();
         assert_eq!(outcomes[0], outcomes[1], "{name}: chunking");
@@ -554,7 +554,7 @@ proptest! {
             _ => prop_assert!(out.failure.is_none(), "{:?}", out.failure),
         }
         // The next request answers every host-answered call of the assistant turn, in order.
-        let next = out.next.expect("a next request");
+        let next = out.next().expect("a next request");
         let uses: Vec<String> = next.assistant["content"].as_array().unwrap().iter()
             .filter(|b| b["type"] == "tool_use").map(|b| b["id"].as_str().unwrap().to_owned()).collect();
         let answered: Vec<String> = if next.tool_results.is_null() { Vec::new() } else {

@@ -94,7 +94,7 @@ impl TurnOutcome {
             "failure": self.failure.as_ref().map(TurnFailure::to_json),
             "calls": self.calls.iter().map(TurnCall::to_json).collect::<Vec<_>>(),
             "results": self.results.iter().map(result_json).collect::<Vec<_>>(),
-            "next": self.next.as_ref().map(NextRequest::to_json),
+            "next": self.next().as_ref().map(NextRequest::to_json),
         })
     }
 }

@@ -36,7 +36,7 @@
 //! assert!(turn.is_finished());
 //! let outcome = turn.outcome();
 //! assert_eq!(outcome.results[0].output, "1");
-//! let next = outcome.next.unwrap();
+//! let next = outcome.next().unwrap();
 //! let append = next.into_append(); // what the conversation gets
 //! assert_eq!(append[0]["tool_calls"][0]["id"], "call_1"); // the assistant message
 //! assert_eq!(append[1], serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "1"}));
@@ -310,10 +310,18 @@ pub struct TurnOutcome {
     /// One result per call the host had to answer (every call but the
     /// provider-run ones), in call order.
     pub results: Vec<ToolResult>,
+}
+
+impl TurnOutcome {
     /// What to append to the conversation to continue: the assistant turn
     /// and the tool results, in the provider's request shape (`None` when
     /// no dialect was detected, or the message has no answer to continue).
-    pub next: Option<NextRequest>,
+    /// Written on demand from [`message`](Self::message), the calls and the
+    /// results ([`next_request`]): it copies the answer, which a host that
+    /// keeps its own history may not need.
+    pub fn next(&self) -> Option<NextRequest> {
+        next::next_request(self.provider, &self.message, &self.calls, &self.results).ok()
+    }
 }
 
 /// Misuse of an [`AgentTurn`]; nothing changed.
@@ -655,7 +663,6 @@ impl AgentTurn {
         let mut outcome = self.outcome_for(message);
         if provider != Provider::Auto {
             outcome.provider = provider;
-            outcome.next = next::next_request(provider, &outcome.message, &outcome.calls, &outcome.results).ok();
         }
         outcome
     }
@@ -701,17 +708,14 @@ impl AgentTurn {
 
     fn outcome_for(&self, message: Value) -> TurnOutcome {
         let results = self.scheduler.all_results().unwrap_or_default();
-        let provider = self.stream.provider();
-        let next = next::next_request(provider, &message, &self.calls, &results).ok();
         TurnOutcome {
-            provider,
+            provider: self.stream.provider(),
             message,
             stop_reason: self.stop_reason.clone(),
             aborted: self.aborted,
             failure: self.failure.clone(),
             calls: self.calls.clone(),
             results,
-            next,
         }
     }
 

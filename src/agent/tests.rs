@@ -61,7 +61,7 @@ fn calls_start_at_their_part_end_and_an_exclusive_one_waits() {
     let out = turn.outcome();
     assert_eq!(out.stop_reason.as_deref(), Some("tool_calls"));
     assert_eq!(out.results.len(), 2);
-    let next = out.next.unwrap();
+    let next = out.next().unwrap();
     assert_eq!(next.append().len(), 3);
     assert_eq!(next.append()[0]["tool_calls"][1]["id"], "ssefold_call_1", "the assistant carries the synthesized id");
     assert_eq!(next.append()[2]["tool_call_id"], "ssefold_call_1");
@@ -207,7 +207,7 @@ fn with_the_hosts_own_stream_an_abort_cuts_the_open_call_and_it_gets_its_result(
     let out = turn.outcome_with_message(stream.provider(), stream.message());
     assert_eq!(out.results.len(), 1);
     assert_eq!((out.results[0].call_id.as_str(), out.results[0].kind), ("call_a", ToolResultKind::Incomplete));
-    let next = out.next.unwrap();
+    let next = out.next().unwrap();
     assert_eq!(next.append()[0]["tool_calls"][0]["id"], "call_a");
     assert_eq!(next.append()[1]["tool_call_id"], "call_a");
 }
@@ -274,7 +274,7 @@ fn a_repeated_provider_id_is_replaced_so_that_every_call_runs_and_is_answered() 
     for id in &ids {
         turn.tool_result(id, "ok", false, |_| {}).unwrap();
     }
-    let next = turn.outcome().next.unwrap();
+    let next = turn.outcome().next().unwrap();
     let uses: Vec<&Value> = next.assistant["content"].as_array().unwrap().iter().map(|b| &b["id"]).collect();
     assert_eq!(uses, ["toolu_same", "ssefold_call_1", "ssefold_call_2"], "the assistant turn carries the ids answered");
 }

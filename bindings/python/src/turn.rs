@@ -516,6 +516,7 @@ pub struct TurnOutcome {
 
 impl TurnOutcome {
     fn from_core(py: Python<'_>, o: CoreOutcome) -> PyResult<Self> {
+        let next = o.next();
         let calls = o.calls.into_iter().map(|c| Py::new(py, TurnCall::from_core(c))).collect::<PyResult<Vec<_>>>()?;
         let results =
             o.results.into_iter().map(|r| Py::new(py, ToolResult::from_core(r))).collect::<PyResult<Vec<_>>>()?;
@@ -528,7 +529,7 @@ impl TurnOutcome {
             failure: o.failure.map(|f| f.to_py_err(py).into_value(py).into_any()),
             calls: PyList::new(py, calls)?.unbind(),
             results: PyList::new(py, results)?.unbind(),
-            next: o.next.map(|n| NextRequest::from_core(py, &n).and_then(|n| Py::new(py, n))).transpose()?,
+            next: next.map(|n| NextRequest::from_core(py, &n).and_then(|n| Py::new(py, n))).transpose()?,
         })
     }
 }
