@@ -9,6 +9,8 @@
 use pyo3::exceptions::{PyBaseException, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use std::sync::OnceLock;
+
 use pyo3::types::PyList;
 
 use ssefold::agent::{
@@ -468,14 +470,28 @@ pub struct NextRequest {
 }
 
 impl NextRequest {
+    /// Converted once: `append` holds the very objects of `assistant` and
+    /// `tool_results` (their items, for lists).
     fn from_core(py: Python<'_>, n: &CoreNext) -> PyResult<Self> {
+        let assistant = value_to_py(py, &n.assistant)?;
+        let tool_results = value_to_py(py, &n.tool_results)?;
         let append = PyList::empty(py);
-        for item in &n.append() {
-            append.append(value_to_py(py, item)?)?;
+        for part in [&assistant, &tool_results] {
+            if part.is_none() {
+                continue;
+            }
+            match part.cast::<PyList>() {
+                Ok(items) => {
+                    for item in items.iter() {
+                        append.append(item)?;
+                    }
+                }
+                Err(_) => append.append(part)?,
+            }
         }
         Ok(NextRequest {
-            assistant: value_to_py(py, &n.assistant)?.unbind(),
-            tool_results: value_to_py(py, &n.tool_results)?.unbind(),
+            assistant: assistant.unbind(),
+            tool_results: tool_results.unbind(),
             append: append.into_any().unbind(),
         })
     }
@@ -490,33 +506,43 @@ impl NextRequest {
 
 /// What a finished (or aborted, or failed) turn gives the agent
 /// (immutable).
-#[pyclass(module = "ssefold", frozen, get_all)]
+#[pyclass(module = "ssefold", frozen)]
 pub struct TurnOutcome {
     /// The dialect (`auto` when nothing was detected).
+    #[pyo3(get)]
     provider: &'static str,
     /// The folded message (`None` when nothing arrived).
+    #[pyo3(get)]
     message: Py<PyAny>,
     /// The stop reason of the answer (choice 0), when known.
+    #[pyo3(get)]
     stop_reason: Option<String>,
     /// The host aborted the turn.
+    #[pyo3(get)]
     aborted: bool,
     /// Why the turn ended with an error (an `ssefold.Error`), if it did.
+    #[pyo3(get)]
     failure: Option<Py<PyAny>>,
     /// Whether sending the request again may succeed after `failure`.
+    #[pyo3(get)]
     retryable: bool,
     /// Every tool call of the answer, in part order.
+    #[pyo3(get)]
     calls: Py<PyList>,
     /// One result per call the host answers (all but the provider-run
     /// ones), in call order.
+    #[pyo3(get)]
     results: Py<PyList>,
-    /// What to append to the conversation to continue (`None` when no
-    /// dialect was detected or there is no answer to continue).
-    next: Option<Py<NextRequest>>,
+    /// The next request as the core wrote it, converted on the first read
+    /// of `next` (it copies the answer: a host that keeps its own history
+    /// never pays for it).
+    next_core: Option<CoreNext>,
+    next: OnceLock<Option<Py<NextRequest>>>,
 }
 
 impl TurnOutcome {
     fn from_core(py: Python<'_>, o: CoreOutcome) -> PyResult<Self> {
-        let next = o.next();
+        let next_core = o.next();
         let calls = o.calls.into_iter().map(|c| Py::new(py, TurnCall::from_core(c))).collect::<PyResult<Vec<_>>>()?;
         let results =
             o.results.into_iter().map(|r| Py::new(py, ToolResult::from_core(r))).collect::<PyResult<Vec<_>>>()?;
@@ -529,13 +555,28 @@ impl TurnOutcome {
             failure: o.failure.map(|f| f.to_py_err(py).into_value(py).into_any()),
             calls: PyList::new(py, calls)?.unbind(),
             results: PyList::new(py, results)?.unbind(),
-            next: next.map(|n| NextRequest::from_core(py, &n).and_then(|n| Py::new(py, n))).transpose()?,
+            next_core,
+            next: OnceLock::new(),
         })
     }
 }
 
 #[pymethods]
 impl TurnOutcome {
+    /// What to append to the conversation to continue (`None` when no
+    /// dialect was detected or there is no answer to continue).
+    #[getter]
+    fn next(&self, py: Python<'_>) -> PyResult<Option<Py<NextRequest>>> {
+        if let Some(next) = self.next.get() {
+            return Ok(next.as_ref().map(|n| n.clone_ref(py)));
+        }
+        let built =
+            self.next_core.as_ref().map(|n| NextRequest::from_core(py, n).and_then(|n| Py::new(py, n))).transpose()?;
+        // Another thread may have built it meanwhile: the first one kept wins.
+        let kept = self.next.get_or_init(|| built);
+        Ok(kept.as_ref().map(|n| n.clone_ref(py)))
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "TurnOutcome(provider={:?}, stop_reason={}, aborted={}, failure={}, calls={}, results={})",
