@@ -206,6 +206,38 @@ def _raise_with(error: BaseException, result: TurnResult) -> None:
     raise error
 
 
+def _step(
+    core: TurnCore, external: Optional["Stream[Any]"], running: Dict[str, Any], kind: str, value: Any
+) -> List[TurnEvent]:
+    """What both shells do with one thing that happened but an abort: hand
+    it to the turn (``running``: the calls the shell runs, by id); what to
+    show."""
+    if kind == "chunk":
+        return list(core.feed(value))
+    if kind == "event":
+        return [value, *core.apply_event(value)]
+    if kind == "end":
+        return list(core.end_of_events() if external is not None else core.end_of_body())
+    if kind == "error":
+        if external is not None:
+            return list(core.end_of_events(value))
+        return list(core.connection_failed(_failed(value)))
+    if kind == "done":
+        call_id, output, is_error = value
+        if running.pop(call_id, None) is None:
+            return []  # cancelled: the turn already gave it a result
+        return list(core.tool_result(call_id, output, is_error))
+    if kind == "update":
+        call_id, text = value
+        if call_id not in running:
+            return []  # the call already ended
+        try:
+            return list(core.tool_update(call_id, text))
+        except SchedulerError:
+            return []  # the turn already gave the call its result
+    raise ValueError(f"unknown turn input {kind!r}")
+
+
 # --------------------------------------------------------------------- asyncio
 
 
@@ -323,36 +355,13 @@ class AgentTurn:
 
     def _step(self, kind: str, value: Any) -> List[TurnEvent]:
         """Hands one thing that happened to the turn; what to show."""
-        core = self._core
-        if kind == "chunk":
-            return list(core.feed(value))
-        if kind == "event":
-            return [value, *core.apply_event(value)]
-        if kind == "end":
-            return list(core.end_of_events() if self._external is not None else core.end_of_body())
-        if kind == "error":
-            if self._external is not None:
-                return list(core.end_of_events(value))
-            return list(core.connection_failed(_failed(value)))
-        if kind == "done":
-            call_id, output, is_error = value
-            if self._tasks.pop(call_id, None) is None:
-                return []  # cancelled: the turn already gave it a result
-            return list(core.tool_result(call_id, output, is_error))
-        if kind == "update":
-            call_id, text = value
-            if call_id not in self._tasks:
-                return []  # the call already ended
-            try:
-                return list(core.tool_update(call_id, text))
-            except SchedulerError:
-                return []  # the turn already gave the call its result
-        # abort
+        if kind != "abort":
+            return _step(self._core, self._external, self._tasks, kind, value)
         out: List[TurnEvent] = []
         stream = self._external
         if stream is not None and not stream.is_terminated and not stream.is_aborted:
             out += stream.abort()  # the helper's stream is ours to end (one event loop: not running now)
-        return out + list(core.abort(value))
+        return out + list(self._core.abort(value))
 
     async def _drive(self) -> TurnResult:
         reader = asyncio.ensure_future(self._read())
@@ -496,33 +505,11 @@ class SyncAgentTurn:
 
     def _step(self, kind: str, value: Any) -> List[TurnEvent]:
         """Hands one thing that happened to the turn; what to show."""
-        core = self._core
-        if kind == "chunk":
-            return list(core.feed(value))
-        if kind == "event":
-            return [value, *core.apply_event(value)]
-        if kind == "end":
-            return list(core.end_of_events() if self._external is not None else core.end_of_body())
-        if kind == "error":
-            if self._external is not None:
-                return list(core.end_of_events(value))
-            return list(core.connection_failed(_failed(value)))
-        if kind == "done":
-            call_id, output, is_error = value
-            if self._running.pop(call_id, None) is None:
-                return []  # cancelled: the turn already gave it a result
-            return list(core.tool_result(call_id, output, is_error))
-        if kind == "update":
-            call_id, text = value
-            if call_id not in self._running:
-                return []  # the call already ended
-            try:
-                return list(core.tool_update(call_id, text))
-            except SchedulerError:
-                return []  # the turn already gave the call its result
-        # abort: the helper's stream (if any) is its reader's; the reader
-        # stops at its next event.
-        return list(core.abort(value))
+        if kind != "abort":
+            return _step(self._core, self._external, self._running, kind, value)
+        # The helper's stream (if any) is its reader's; the reader stops at
+        # its next event.
+        return list(self._core.abort(value))
 
     def _run(self) -> Iterator[TurnEvent]:
         core = self._core
