@@ -411,3 +411,54 @@ def test_path_events_after_a_turn_reset_carry_the_new_paths() -> None:
     paths = lambda evs: [tuple(e.path_event.path) for e in evs if e.path_event.depth == 3]
     assert ("x", "a", "b") in paths(first)
     assert paths(second) and all(p[0] == "y" for p in paths(second)), paths(second)
+
+
+# ---- issue 26, item 10: the UI state read while another thread feeds --------
+
+
+def test_the_ui_state_read_while_another_thread_feeds_is_runtime_error_not_a_panic(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """`feed()` holds the stream while the core runs without the GIL; reading
+    `.ui`, `UiState.snapshot()` or calling `set_connection()` meanwhile is the
+    documented `RuntimeError` (they raised `PanicException`, a `BaseException`,
+    with a Rust panic on stderr)."""
+    s = ssefold.Stream("anthropic", ui=True)
+    start = anthropic_tool_stream('{"a": 1}', 4).split(b"\n\n")[:2]
+    s.feed(b"\n\n".join(start) + b"\n\n")  # a UI state with a part
+    ui = s.ui
+    assert ui is not None
+    chunk = b": keepalive\n\n" * 50_000  # long enough for the reads to meet it
+    stop = threading.Event()
+
+    def feeder() -> None:
+        while not stop.is_set():
+            s.feed(chunk)
+
+    reads: Dict[str, Any] = {
+        "ui": lambda: s.ui,
+        "snapshot": lambda: ui.snapshot(),
+        "set_connection": lambda: ui.set_connection("connected"),
+        "repr": lambda: repr(ui),
+    }
+    refused: Dict[str, int] = dict.fromkeys(reads, 0)
+    thread = threading.Thread(target=feeder)
+    thread.start()
+    try:
+        import time
+
+        deadline = time.monotonic() + 60
+        while min(refused.values()) == 0 and time.monotonic() < deadline:
+            for name, read in reads.items():
+                try:
+                    read()
+                except BaseException as exc:  # PanicException is a BaseException
+                    assert type(exc) is RuntimeError, repr(exc)
+                    assert "borrowed" in str(exc)
+                    refused[name] += 1
+    finally:
+        stop.set()
+        thread.join()
+    assert min(refused.values()) > 0, refused  # each read met a feed at least once
+    assert "panicked" not in capfd.readouterr().err
+    assert ui.snapshot()["connection"] == "connected"  # usable once the feed is over

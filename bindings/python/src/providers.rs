@@ -1034,10 +1034,15 @@ impl Stream {
 
     /// The UI state model fed by this stream's events (`None` unless the
     /// stream was created with `ui=True`).
+    ///
+    /// Raises `RuntimeError` while another thread's call on this stream
+    /// runs (`feed()` holds the stream), as every other method does.
     #[getter]
-    fn ui(slf: &Bound<'_, Self>) -> Option<UiState> {
-        slf.borrow().ui.as_ref()?;
-        Some(UiState { stream: slf.clone().unbind() })
+    fn ui(slf: &Bound<'_, Self>) -> PyResult<Option<UiState>> {
+        if slf.try_borrow()?.ui.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(UiState { stream: slf.clone().unbind() }))
     }
 
     /// Whether `abort()` ended the turn.
@@ -1083,10 +1088,13 @@ pub struct UiState {
 }
 
 impl UiState {
-    fn with<R>(&self, py: Python<'_>, f: impl FnOnce(&mut CoreUiState) -> R) -> R {
-        let mut stream = self.stream.bind(py).borrow_mut();
+    /// Runs `f` on the stream's UI state; `RuntimeError` ("Already
+    /// borrowed") while another thread's call on the stream runs, as for the
+    /// stream's own methods (never a panic).
+    fn with<R>(&self, py: Python<'_>, f: impl FnOnce(&mut CoreUiState) -> R) -> PyResult<R> {
+        let mut stream = self.stream.bind(py).try_borrow_mut()?;
         // `ui` is only handed out when the stream has a UI state.
-        f(stream.ui.get_or_insert_with(CoreUiState::new))
+        Ok(f(stream.ui.get_or_insert_with(CoreUiState::new)))
     }
 }
 
@@ -1096,7 +1104,7 @@ impl UiState {
     /// `tool_call` and `status`, `tool_progress`, `usage`, `stop_reason`,
     /// `error`, `ended`, `aborted`).
     fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let value = self.with(py, |ui| ui.to_json());
+        let value = self.with(py, |ui| ui.to_json())?;
         value_to_py(py, &value)
     }
 
@@ -1110,8 +1118,7 @@ impl UiState {
             "reconnecting" => ConnectionState::Reconnecting,
             other => return Err(PyValueError::new_err(format!("unknown connection state {other:?}"))),
         };
-        self.with(py, |ui| ui.set_connection(state));
-        Ok(())
+        self.with(py, |ui| ui.set_connection(state))
     }
 
     /// Sets the progress of a running tool (`id`: the tool call's id;
@@ -1120,29 +1127,28 @@ impl UiState {
         let text: String = py.import(intern!(py, "json"))?.call_method1(intern!(py, "dumps"), (value,))?.extract()?;
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not JSON: {e}")))?;
-        self.with(py, |ui| ui.set_tool_progress(id, value));
-        Ok(())
+        self.with(py, |ui| ui.set_tool_progress(id, value))
     }
 
     /// The connection state's name.
     #[getter]
-    fn connection(&self, py: Python<'_>) -> &'static str {
+    fn connection(&self, py: Python<'_>) -> PyResult<&'static str> {
         self.with(py, |ui| ui.connection().name())
     }
 
     /// The stop reason of choice 0, once known.
     #[getter]
-    fn stop_reason(&self, py: Python<'_>) -> Option<String> {
+    fn stop_reason(&self, py: Python<'_>) -> PyResult<Option<String>> {
         self.with(py, |ui| ui.stop_reason().map(str::to_owned))
     }
 
     /// Whether the turn is over (terminal event, error or abort).
     #[getter]
-    fn is_ended(&self, py: Python<'_>) -> bool {
+    fn is_ended(&self, py: Python<'_>) -> PyResult<bool> {
         self.with(py, |ui| ui.is_ended())
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         self.with(py, |ui| {
             format!(
                 "UiState(connection={:?}, parts={}, ended={})",
