@@ -663,3 +663,49 @@ fn responses_arguments_are_held_once_after_the_done_item() {
         assert_eq!(view.into_value(), message, "{shape}");
     }
 }
+
+/// Issue 26 item 3: a whole-arguments delta gives a path event per token; a
+/// call of the stream emits at most `max_path_events_per_feed` of them (a
+/// binding that returns a call's events as a list holds at most that many),
+/// then one `path_events_dropped` warning; the argument text and the fold
+/// stay complete, and the next call of the stream has its own budget.
+#[test]
+fn path_events_per_feed_are_bounded_and_the_arguments_stay_whole() {
+    use ssefold::providers::{Provider, Stream, StreamConfig, StreamEvent, WarningCode};
+    let args = hostile_args("numbers", 1_100_000);
+    let whole = anthropic_tool_stream(&args, usize::MAX);
+    for (max, chunk) in [(StreamConfig::default().max_path_events_per_feed, whole.len()), (1000, 64 << 10)] {
+        let config = StreamConfig { max_path_events_per_feed: max, ..StreamConfig::default() };
+        let mut s = Stream::with_config(Provider::Anthropic, config);
+        let (mut most, mut warnings, mut text) = (0usize, 0usize, String::new());
+        let mut ready = None;
+        let mut count = |bytes: &[u8], s: &mut Stream, fin: bool| {
+            let mut paths = 0usize;
+            let mut on = |e: &StreamEvent<'_>| match e {
+                StreamEvent::ToolArgsPath { .. } => paths += 1,
+                StreamEvent::ToolArgsDelta { json, .. } => text.push_str(json),
+                StreamEvent::Warning { code: WarningCode::PathEventsDropped, .. } => warnings += 1,
+                e => {
+                    if let Some(call) = e.ready_tool_call() {
+                        ready = Some(call.arguments.len());
+                    }
+                }
+            };
+            if fin {
+                s.finish(&mut on).unwrap();
+            } else {
+                s.feed(bytes, &mut on).unwrap();
+            }
+            most = most.max(paths);
+        };
+        for piece in whole.chunks(chunk) {
+            count(piece, &mut s, false);
+        }
+        count(b"", &mut s, true);
+        assert!(most <= max, "{most} path events in one call (limit {max})");
+        assert!(warnings >= 1, "the drop is warned");
+        assert_eq!(text, args, "the argument text is complete");
+        assert_eq!(ready, Some(args.len()), "the call is ready with its whole arguments");
+        assert!(s.message()["content"][0]["input"]["a"].is_array());
+    }
+}

@@ -559,6 +559,8 @@ pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, F
             max_message_len: c.event_stream.max_message_len,
             max_headers_len: c.event_stream.max_headers_len,
         },
+        // Not in the C config yet: the default.
+        ..StreamConfig::default()
     })
 }
 

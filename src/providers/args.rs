@@ -31,6 +31,28 @@ use crate::json::{PartialJson, PartialJsonLimits, PartialStrings, PathEvent};
 /// once, at commit.
 const TREE_BUDGET: usize = 1 << 20;
 
+/// How many `tool_args_path` events one call of the stream (a `feed`, a
+/// `finish`) may still emit ([`crate::providers::StreamConfig::max_path_events_per_feed`]):
+/// a host that collects a call's events before reading them (the Python and
+/// Go `feed`) holds them all at once, and one whole-arguments delta can hold
+/// a path event per byte. Past it the path events of that call are dropped,
+/// with one `path_events_dropped` warning; the arguments' text
+/// (`tool_args_delta`) and the fold are complete.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PathBudget {
+    /// Path events left for this call.
+    pub(crate) left: usize,
+    /// The warning was emitted in this call.
+    pub(crate) warned: bool,
+}
+
+impl PathBudget {
+    /// A budget of `max` path events for one call.
+    pub(crate) fn new(max: usize) -> Self {
+        PathBudget { left: max, warned: false }
+    }
+}
+
 /// Why pushing a fragment failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum PushError {
@@ -130,6 +152,7 @@ impl ToolArgs {
         fragment: &(impl Fragment + ?Sized),
         part: u32,
         max_bytes: usize,
+        budget: &mut PathBudget,
         sink: &mut Sink<'_>,
     ) -> Result<(), PushError> {
         if self.raw.is_empty() && self.parser.bytes_pushed() == 0 && !self.text {
@@ -156,8 +179,19 @@ impl ToolArgs {
         if self.parser.error().is_none() && !self.text {
             let replaced = self.parser.replaced_surrogates();
             // An error is sticky in the parser and reported by `finish`.
-            let _ =
-                self.parser.push_document(&self.raw, |event| sink.event(&StreamEvent::ToolArgsPath { part, event }));
+            let _ = self.parser.push_document(&self.raw, |event| {
+                if budget.left > 0 {
+                    budget.left -= 1;
+                    sink.event(&StreamEvent::ToolArgsPath { part, event });
+                } else if !budget.warned {
+                    budget.warned = true;
+                    let message = format!(
+                        "tool call part {part}: more path events in this feed than max_path_events_per_feed; \
+                         the rest of this feed's are dropped (the arguments' text is complete)"
+                    );
+                    sink.event(&StreamEvent::Warning { code: WarningCode::PathEventsDropped, message: &message });
+                }
+            });
             let lone = self.parser.replaced_surrogates() - replaced;
             if lone > 0 {
                 let message = format!(
@@ -262,7 +296,8 @@ mod tests {
         args.set_materialized();
         for chunk in doc.as_bytes().chunks(7) {
             let fragment = std::str::from_utf8(chunk).unwrap();
-            args.push(fragment, 0, usize::MAX, &mut |_: &StreamEvent<'_>| {}).unwrap();
+            args.push(fragment, 0, usize::MAX, &mut PathBudget::new(usize::MAX), &mut |_: &StreamEvent<'_>| {})
+                .unwrap();
         }
         args
     }
@@ -280,7 +315,7 @@ mod tests {
             let cut = &doc[..doc.len() - 3];
             let partial = fed(cut).partial_value(PartialStrings::Keep);
             let mut text = ToolArgs::new();
-            text.push(cut, 0, usize::MAX, &mut |_: &StreamEvent<'_>| {}).unwrap();
+            text.push(cut, 0, usize::MAX, &mut PathBudget::new(usize::MAX), &mut |_: &StreamEvent<'_>| {}).unwrap();
             assert_eq!(partial, text.partial_value(PartialStrings::Keep));
             assert!(matches!(args.finish(), ArgsEnd::Valid));
             let expected: Value = serde_json::from_str(doc).unwrap();

@@ -191,11 +191,13 @@ pub enum WarningCode {
     TerminalBeforeStart,
     /// `invalid_base64`: a media part's base64 text is not valid base64: its `media_delta`s stop there; the text stays in the message.
     InvalidBase64,
+    /// `path_events_dropped`: one call of the stream reached `max_path_events_per_feed` path events: the rest of that call's are dropped (the argument text and the fold are complete).
+    PathEventsDropped,
 }
 
 impl WarningCode {
     /// Every code, in the order of the table in [`super`].
-    pub fn all() -> [WarningCode; 19] {
+    pub fn all() -> [WarningCode; 20] {
         [
             WarningCode::UnterminatedFinalEvent,
             WarningCode::TruncatedFinalEvent,
@@ -216,6 +218,7 @@ impl WarningCode {
             WarningCode::UnnamedToolCall,
             WarningCode::TerminalBeforeStart,
             WarningCode::InvalidBase64,
+            WarningCode::PathEventsDropped,
         ]
     }
 
@@ -241,6 +244,7 @@ impl WarningCode {
             WarningCode::UnnamedToolCall => "unnamed_tool_call",
             WarningCode::TerminalBeforeStart => "terminal_before_start",
             WarningCode::InvalidBase64 => "invalid_base64",
+            WarningCode::PathEventsDropped => "path_events_dropped",
         }
     }
 

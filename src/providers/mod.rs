@@ -112,6 +112,7 @@
 //! | `lone_surrogate` | a `\uD800`-`\uDFFF` escape not part of a surrogate pair (RFC 8259's grammar allows it; JavaScript and Python accept it; serde_json does not): read as U+FFFD, wherever it is in the event (delta text, tool-argument fragment, any other member); the event is applied |
 //! | `terminal_before_start` | a terminal event (`message_stop`, `[DONE]`) before the answer started (before any event that starts or fills it): a stray one, not the end; ignored, and folding goes on. Responses: a `response.completed` / `response.incomplete` whose `response` holds an `output` array is a whole answer in one event and is folded as such (warning `event_before_start`); without one it is ignored with this warning |
 //! | `invalid_base64` | a media part's base64 text holds a character outside the alphabet, misplaced padding or a lone final character: its `media_delta`s stop there (later bytes could not be aligned); its text stays in the folded message as received |
+//! | `path_events_dropped` | one call of the stream (a `feed`, a `finish`) reached `max_path_events_per_feed` `tool_args_path` events (one whole-arguments delta gives one per token): the rest of that call's path events are dropped, once warned; the `tool_args_delta`s and the fold are complete |
 //!
 //! # Usage rules
 //!
@@ -277,6 +278,15 @@ pub struct StreamConfig {
     /// limits). Over one: [`StreamError::EventStream`] (`MessageTooLarge`,
     /// `HeadersTooLarge`).
     pub event_stream: DecoderLimits,
+    /// Most `tool_args_path` events one call of the stream (a `feed`, a
+    /// `finish`) emits: past it, that call's other path events are dropped,
+    /// with one `path_events_dropped` warning (the arguments' text in the
+    /// `tool_args_delta`s, and the fold, stay complete). A host that holds a
+    /// call's events at once (the Python and Go `feed` return them as a
+    /// list) thus holds at most this many, however much argument text one
+    /// chunk carries (whole arguments in one delta: one path event per
+    /// token). Default 16,384 (more than a 16 KiB chunk can hold).
+    pub max_path_events_per_feed: usize,
 }
 
 impl Default for StreamConfig {
@@ -290,6 +300,7 @@ impl Default for StreamConfig {
             tool_input_trailing_strings: false,
             max_memory_bytes: 128 << 20,
             event_stream: DecoderLimits::default(),
+            max_path_events_per_feed: 16_384,
         }
     }
 }
@@ -605,6 +616,7 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
+        self.turn.begin_call();
         if matches!(self.framing, Framing::Undecided) {
             match chunk.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
                 Some(b'{') => self.framing = Framing::Lines(ndjson::Lines::default()),
@@ -678,6 +690,7 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
+        self.turn.begin_call();
         if self.resuming {
             self.resuming = false;
             Self::restart_or_resume(self.provider, &mut self.dialect, &mut self.turn, event, &mut on_event);
@@ -963,6 +976,7 @@ impl Stream {
         if self.closed {
             return Err(StreamError::Closed);
         }
+        self.turn.begin_call();
         self.closed = true;
         let unterminated = match &mut self.framing {
             Framing::Lines(lines) => {

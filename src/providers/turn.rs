@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::args::{ArgsEnd, PushError, ToolArgs};
+use super::args::{ArgsEnd, PathBudget, PushError, ToolArgs};
 use super::events::{
     PartKind, PartOutcome, ProviderError, StreamEvent, ToolCall, ToolCallStart, ToolInputFormat, WarningCode,
 };
@@ -253,6 +253,8 @@ pub(crate) struct Turn {
     call_ids: std::collections::HashSet<String>,
     /// The ids committed calls go by: unique in a turn.
     committed_ids: std::collections::HashSet<String>,
+    /// The path events the current call of the stream may still emit.
+    pub(crate) path_budget: PathBudget,
 }
 
 /// The form of the ids the turn gives calls the provider sent without one
@@ -268,13 +270,20 @@ impl Turn {
     /// A turn not yet started.
     pub(crate) fn new(config: StreamConfig) -> Self {
         Turn {
-            config,
             state: TurnState::Idle,
             parts: Vec::new(),
             unchecked: 0,
             call_ids: Default::default(),
             committed_ids: Default::default(),
+            path_budget: PathBudget::new(config.max_path_events_per_feed),
+            config,
         }
+    }
+
+    /// A new call of the stream (`feed`, `finish`): its path events budget
+    /// starts over.
+    pub(crate) fn begin_call(&mut self) {
+        self.path_budget = PathBudget::new(self.config.max_path_events_per_feed);
     }
 
     /// Forgets the partial turn (a restart after reconnection).
@@ -579,9 +588,8 @@ impl Turn {
         let mut added = 0;
         if let Some(args) = self.parts[id as usize].args.as_mut() {
             let before = args.raw().len();
-            args.push(fragment, id, max, sink).map_err(|PushError::TooLarge| StreamError::LimitExceeded {
-                limit: StreamLimit::MaxToolArgsBytes,
-                max,
+            args.push(fragment, id, max, &mut self.path_budget, sink).map_err(|PushError::TooLarge| {
+                StreamError::LimitExceeded { limit: StreamLimit::MaxToolArgsBytes, max }
             })?;
             added = args.raw().len() - before;
         }

@@ -836,6 +836,8 @@ fn stream_config(
         tool_input_trailing_strings,
         max_memory_bytes,
         event_stream: DecoderLimits { max_message_len, max_headers_len },
+        // Not a Python keyword yet: the default.
+        ..StreamConfig::default()
     })
 }
 
