@@ -117,6 +117,7 @@ ERRORS = {
     "MessageCrcMismatch": "ChecksumMismatch",
     "HeadersTooLarge": "InvalidHeadersLength",
     "MessageTooLarge": "InvalidPayloadLength",
+    "DuplicateHeader": "DuplicateHeader",
 }
 
 
@@ -149,3 +150,49 @@ def test_a_corrupted_byte_is_refused_by_both_after_the_same_messages(dump: str, 
     assert ours is not None, f"botocore: {error}, ssefold accepted"
     assert messages == expected
     assert ERRORS.get(ours, ours) == error or (ours == "BadLength" and error in ("ChecksumMismatch", "InvalidPayloadLength", "InvalidHeadersLength")), (ours, error)
+
+
+def test_an_empty_header_name_is_accepted_like_botocore(dump: str) -> None:
+    data = encode([("", 7, b"v"), (":event-type", 7, b"chunk")], b"p")
+    data += encode([("", 0, b""), ("a", 4, b"\x00\x00\x00\x07")], b"")
+    expected, error = botocore_side(data)
+    assert error is None
+    assert [m["headers"] for m in expected] == [{"": "v", ":event-type": "chunk"}, {"": True, "a": 7}]
+    for chunk in (len(data), 1, 5):
+        messages, ours, incomplete = ssefold_side(dump, data, chunk)
+        assert (ours, incomplete) == (None, 0)
+        assert messages == expected
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [(":event-type", 7, b"chunk"), (":event-type", 7, b"chunk")],
+        [(":event-type", 7, b"chunk"), (":event-type", 0, b"")],
+        [("", 0, b""), ("a", 1, b""), ("", 1, b"")],
+        [("x", 2, b"\x01"), ("y", 6, b"\x00\x01"), ("x", 9, bytes(16))],
+    ],
+)
+def test_a_repeated_header_name_is_refused_like_botocore(dump: str, headers: list[tuple[str, int, bytes]]) -> None:
+    data = encode([(":event-type", 7, b"chunk")], b"first") + encode(headers, b"second")
+    expected, error = botocore_side(data)
+    assert error == "DuplicateHeader"
+    assert len(expected) == 1
+    for chunk in (len(data), 1, 7):
+        messages, ours, _ = ssefold_side(dump, data, chunk)
+        assert ERRORS.get(ours, ours) == error
+        assert messages == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_headers_with_empty_and_repeated_names_agree_with_botocore(dump: str, seed: int) -> None:
+    rng = random.Random(2000 + seed)
+    data = b""
+    for _ in range(rng.randrange(1, 5)):
+        names = [rng.choice(["", "a", ":event-type", "bb"]) for _ in range(rng.randrange(0, 4))]
+        data += encode([random_header(rng, n) for n in names], rng.randbytes(rng.randrange(0, 40)))
+    expected, error = botocore_side(data)
+    messages, ours, incomplete = ssefold_side(dump, data, rng.randrange(1, 40))
+    assert ERRORS.get(ours, ours) == error
+    assert messages == expected
+    assert incomplete == 0

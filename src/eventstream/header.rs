@@ -75,9 +75,13 @@ impl<'a> Message<'a> {
 }
 
 impl<'a> Headers<'a> {
-    /// Validates every header of `bytes` (the whole headers section).
+    /// Validates every header of `bytes` (the whole headers section), in
+    /// order, as botocore's parser does: each header's structure and UTF-8,
+    /// then its name against the names before it (a repeated name:
+    /// [`EventStreamError::DuplicateHeader`]). An empty name is a name.
     pub(crate) fn parse(bytes: &'a [u8], offset: u64) -> Result<Self, EventStreamError> {
         let headers = Headers { bytes };
+        let mut names = Names::default();
         let mut rest = bytes;
         while !rest.is_empty() {
             let bad = |reason| EventStreamError::BadHeader { offset, reason };
@@ -87,6 +91,10 @@ impl<'a> Headers<'a> {
             }
             if kind == 7 && !is_utf8(value) {
                 return Err(bad("a string header that is not UTF-8"));
+            }
+            if !names.insert(name) {
+                let name = String::from_utf8_lossy(name).into_owned();
+                return Err(EventStreamError::DuplicateHeader { offset, name });
             }
             rest = tail;
         }
@@ -123,6 +131,36 @@ impl<'a> Headers<'a> {
     }
 }
 
+/// The header names of one message seen so far: a few compared in place
+/// (the usual message has three headers), more in an ordered set, so that
+/// checking a section of many short headers stays O(n log n).
+#[derive(Default)]
+struct Names<'a> {
+    few: [&'a [u8]; FEW_NAMES],
+    len: usize,
+    many: std::collections::BTreeSet<&'a [u8]>,
+}
+
+const FEW_NAMES: usize = 8;
+
+impl<'a> Names<'a> {
+    /// Adds `name`; false if it was there already.
+    fn insert(&mut self, name: &'a [u8]) -> bool {
+        if self.len < FEW_NAMES {
+            if self.few[..self.len].contains(&name) {
+                return false;
+            }
+            self.few[self.len] = name;
+            self.len += 1;
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few);
+        }
+        self.many.insert(name)
+    }
+}
+
 /// Splits `n` bytes off the front.
 fn take(bytes: &[u8], n: usize) -> Result<(&[u8], &[u8]), &'static str> {
     if bytes.len() < n {
@@ -150,9 +188,6 @@ type HeaderParts<'a> = (&'a [u8], u8, &'a [u8], &'a [u8]);
 /// The parts of one header off the front of `bytes`; no UTF-8 check.
 fn split_header(bytes: &[u8]) -> Result<HeaderParts<'_>, &'static str> {
     let ([name_len], rest) = be::<1>(bytes)?;
-    if name_len == 0 {
-        return Err("an empty header name");
-    }
     let (name, rest) = take(rest, name_len as usize)?;
     let ([kind], rest) = be::<1>(rest)?;
     let size = match kind {

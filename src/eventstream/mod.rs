@@ -16,6 +16,24 @@
 //! 8 timestamp (i64 BE milliseconds), 9 UUID (16 bytes). Integers are big
 //! endian; the CRC is CRC-32 (IEEE).
 //!
+//! Header rules, botocore's (`botocore/eventstream.py`,
+//! `EventStreamHeaderParser`), checked against it in
+//! `python/tests/test_eventstream_botocore.py`:
+//!
+//! | header | here | botocore |
+//! | --- | --- | --- |
+//! | a name used twice in one message | [`EventStreamError::DuplicateHeader`] | `DuplicateHeader` |
+//! | an empty name (length 0) | a header like any other (`""`) | accepted |
+//! | a name or string value that is not UTF-8 | [`EventStreamError::BadHeader`] | `UnicodeDecodeError` |
+//! | a value type above 9 | [`EventStreamError::BadHeader`] | `KeyError` |
+//! | a value running past the headers section | [`EventStreamError::BadHeader`] | a short value (bytes, string) or `struct.error` |
+//!
+//! Headers are checked in order: the first bad or repeated one is the error.
+//!
+//! A body starts with its first message's prelude: a byte before it (a
+//! blank line, a BOM) is read as a prelude and fails its CRC
+//! ([`EventStreamError::PreludeCrcMismatch`] at offset 0).
+//!
 //! [`Decoder`] is sans-IO and zero-copy like the SSE decoder: feed it bytes in
 //! any chunking; a message that lies inside one chunk is handed out borrowed
 //! from it, only a message split across chunks is assembled in a reused
@@ -87,13 +105,22 @@ pub enum EventStreamError {
         limit: u32,
     },
     /// A header that does not parse (a value type above 9, a value running
-    /// past the headers, a name or string that is not UTF-8, an empty name).
+    /// past the headers, a name or string that is not UTF-8).
     #[error("event-stream message at offset {offset}: bad header: {reason}")]
     BadHeader {
         /// Offset of the message.
         offset: u64,
         /// What is wrong.
         reason: &'static str,
+    },
+    /// Two headers of one message with the same name (botocore's
+    /// `DuplicateHeader`).
+    #[error("event-stream message at offset {offset}: duplicate header {name:?}")]
+    DuplicateHeader {
+        /// Offset of the message.
+        offset: u64,
+        /// The repeated name.
+        name: String,
     },
     /// Input after a framing error.
     #[error("the event stream failed earlier: no more input is accepted")]
@@ -109,7 +136,8 @@ impl EventStreamError {
             | EventStreamError::BadLength { offset, .. }
             | EventStreamError::MessageTooLarge { offset, .. }
             | EventStreamError::HeadersTooLarge { offset, .. }
-            | EventStreamError::BadHeader { offset, .. } => Some(offset),
+            | EventStreamError::BadHeader { offset, .. }
+            | EventStreamError::DuplicateHeader { offset, .. } => Some(offset),
             EventStreamError::Failed => None,
         }
     }

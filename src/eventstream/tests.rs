@@ -141,11 +141,71 @@ fn corrupt_crcs_lengths_and_headers_are_typed_errors_and_fatal() {
     let mut small = Decoder::with_limits(DecoderLimits { max_message_len: 1024, max_headers_len: 8 });
     assert!(matches!(small.feed(&good, |_| {}), Err(EventStreamError::HeadersTooLarge { limit: 8, .. })));
 
-    // A header of an unknown type, a value past the section, an empty name.
-    for headers in [vec![("x", 10u8, vec![])], vec![("x", 4, vec![0, 0])], vec![("", 0, vec![])]] {
+    // A header of an unknown type, a value past the section.
+    for headers in [vec![("x", 10u8, vec![])], vec![("x", 4, vec![0, 0])]] {
         let m = encode(&headers, b"");
         assert!(matches!(decode(&m, 3).1, Err(EventStreamError::BadHeader { .. })), "{headers:?}");
     }
+}
+
+/// botocore's header rules (`EventStreamHeaderParser._parse_headers`): an
+/// empty name is a name; a name twice in one message is `DuplicateHeader`,
+/// whatever the types, in every chunking, after the messages before it.
+#[test]
+fn an_empty_header_name_is_a_name_and_a_repeated_one_is_refused() {
+    let empty = encode(&[("", 7, b"v".to_vec()), string(":event-type", "chunk")], b"p");
+    let mut decoder = Decoder::new();
+    let mut seen = Vec::new();
+    decoder.feed(&empty, |m| seen = m.headers.iter().map(|(n, v)| format!("{n:?}={v:?}")).collect()).unwrap();
+    assert_eq!(seen, ["\"\"=String(\"v\")", "\":event-type\"=String(\"chunk\")"]);
+    assert_eq!(decoder.finish().discarded_bytes, 0);
+
+    let good = encode(&[string(":event-type", "chunk")], b"p");
+    for headers in [
+        vec![string(":event-type", "chunk"), string(":event-type", "chunk")],
+        vec![string(":event-type", "chunk"), (":event-type", 0, vec![])],
+        vec![("", 0, vec![]), ("a", 1, vec![]), ("", 1, vec![])],
+    ] {
+        let mut bytes = good.clone();
+        bytes.extend_from_slice(&encode(&headers, b"p"));
+        for n in [1, 3, bytes.len()] {
+            let (messages, result, _) = decode(&bytes, n);
+            assert_eq!(messages.len(), 1, "{headers:?}");
+            match result {
+                Err(EventStreamError::DuplicateHeader { offset, name }) => {
+                    assert_eq!(offset, good.len() as u64);
+                    assert_eq!(name, headers[0].0);
+                }
+                other => panic!("{headers:?}: {other:?}"),
+            }
+        }
+    }
+    // The first bad header in order is the error: a repeat before a bad
+    // type, a bad type before a repeat.
+    let repeat_then_bad = encode(&[("a", 0, vec![]), ("a", 0, vec![]), ("b", 10, vec![])], b"");
+    assert!(matches!(decode(&repeat_then_bad, 4).1, Err(EventStreamError::DuplicateHeader { .. })));
+    let bad_then_repeat = encode(&[("a", 0, vec![]), ("b", 10, vec![]), ("a", 0, vec![])], b"");
+    assert!(matches!(decode(&bad_then_repeat, 4).1, Err(EventStreamError::BadHeader { .. })));
+}
+
+/// Many short distinct names (the most a 128 KiB section holds) are checked
+/// in O(n log n), and a repeat among them is still found.
+#[test]
+fn many_distinct_header_names_are_checked_and_a_late_repeat_found() {
+    let names: Vec<String> = (0..30_000u32).map(|i| format!("{:04x}", i)).collect();
+    let mut headers: Vec<(&str, u8, Vec<u8>)> = names.iter().map(|n| (n.as_str(), 0, vec![])).collect();
+    let limits = DecoderLimits { max_message_len: 1 << 20, max_headers_len: 1 << 20 };
+    let message = encode(&headers, b"");
+    let mut decoder = Decoder::with_limits(limits);
+    let mut count = 0;
+    decoder.feed(&message, |m| count = m.headers.iter().count()).unwrap();
+    assert_eq!(count, 30_000);
+
+    headers.push(("7530", 1, vec![]));
+    headers.push(("1234", 1, vec![]));
+    let mut decoder = Decoder::with_limits(limits);
+    let result = decoder.feed(&encode(&headers, b""), |_| {});
+    assert!(matches!(result, Err(EventStreamError::DuplicateHeader { ref name, .. }) if name == "1234"), "{result:?}");
 }
 
 #[test]
@@ -158,7 +218,7 @@ fn a_cut_stream_reports_the_discarded_bytes() {
 
 fn header_strategy() -> impl Strategy<Value = (String, u8, Vec<u8>)> {
     (
-        "[a-z:-]{1,12}",
+        "[a-z:-]{0,12}",
         prop_oneof![
             Just((0u8, 0usize)),
             Just((1, 0)),
@@ -193,7 +253,10 @@ proptest! {
         let mut bytes = Vec::new();
         let mut expected = Vec::new();
         for (headers, payload) in &messages {
-            let headers: Vec<(&str, u8, Vec<u8>)> = headers.iter().map(|(n, k, v)| (n.as_str(), *k, v.clone())).collect();
+            // Distinct names (a repeated one is refused).
+            let mut seen = std::collections::HashSet::new();
+            let headers: Vec<(&str, u8, Vec<u8>)> =
+                headers.iter().filter(|(n, ..)| seen.insert(n.clone())).map(|(n, k, v)| (n.as_str(), *k, v.clone())).collect();
             bytes.extend_from_slice(&encode(&headers, payload));
             expected.push(payload.clone());
         }
