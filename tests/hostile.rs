@@ -709,3 +709,81 @@ fn path_events_per_feed_are_bounded_and_the_arguments_stay_whole() {
         assert!(s.message()["content"][0]["input"]["a"].is_array());
     }
 }
+
+/// A Gemini body of one chunk with one citation, then one chunk with `n`
+/// new ones (and the first again, and the first with its members in another
+/// order: both already kept), then the finishing chunk.
+fn gemini_citations(n: usize) -> Vec<u8> {
+    let source = |i: usize| serde_json::json!({"startIndex": i, "endIndex": i + 1, "uri": format!("https://e/{i}")});
+    let chunk = |sources: Vec<serde_json::Value>, finish: bool| {
+        let mut cand = serde_json::json!({"index": 0, "content": {"role": "model", "parts": [{"text": "x"}]},
+            "citationMetadata": {"citationSources": sources}});
+        if finish {
+            cand["finishReason"] = "STOP".into();
+        }
+        format!("data: {}\n\n", serde_json::json!({"candidates": [cand]}))
+    };
+    let mut more: Vec<serde_json::Value> = (1..=n).map(source).collect();
+    more.push(source(0));
+    more.push(serde_json::json!({"uri": "https://e/0", "endIndex": 1, "startIndex": 0}));
+    let mut body = chunk(vec![source(0)], false);
+    body += &chunk(more, false);
+    body += &chunk(vec![source(1)], true);
+    body.into_bytes()
+}
+
+/// Issue 26 item 1: merging Gemini citations is linear (each new entry is
+/// compared only with kept entries of the same hash); duplicates, members in
+/// any order, are still skipped.
+#[test]
+fn gemini_citations_merge_in_linear_time_and_skip_duplicates() {
+    use ssefold::providers::{Provider, Stream};
+    let n = 40_000;
+    let body = gemini_citations(n);
+    let mut s = Stream::new(Provider::Gemini);
+    s.feed(&body, |_| {}).unwrap();
+    s.finish(|_| {}).unwrap();
+    let sources = s.message()["candidates"][0]["citationMetadata"]["citationSources"].as_array().unwrap().len();
+    assert_eq!(sources, n + 1, "every new entry once, no duplicate");
+}
+
+/// Issue 26 item 6: a Vertex call whose `partialArgs` write `n` keys of one
+/// object (in chunks of 1000): checking each new key against those written
+/// is O(1), and a key written twice is still skipped.
+#[test]
+fn vertex_partial_args_with_many_keys_stay_linear() {
+    use ssefold::providers::{Provider, Stream, WarningCode};
+    let n = 160_000;
+    let chunk = |args: Vec<serde_json::Value>, more: bool| {
+        // The call's first chunk names it; the others continue it.
+        let first = args.first().is_some_and(|a| a["jsonPath"] == "$.k0" && a["numberValue"] == 0);
+        let mut fc = serde_json::json!({"partialArgs": args, "willContinue": more});
+        if first {
+            fc["name"] = "f".into();
+        }
+        let data = serde_json::json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": fc}]}, "index": 0}]});
+        format!("data: {data}\n\n")
+    };
+    let mut body = String::new();
+    let keys: Vec<usize> = (0..n).collect();
+    for part in keys.chunks(1000) {
+        let args = part.iter().map(|i| serde_json::json!({"jsonPath": format!("$.k{i}"), "numberValue": i})).collect();
+        body += &chunk(args, true);
+    }
+    // The first key again: skipped with a warning.
+    body += &chunk(vec![serde_json::json!({"jsonPath": "$.k0", "numberValue": 1})], false);
+    body += "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[]},\"finishReason\":\"STOP\",\"index\":0}]}\n\n";
+    let mut s = Stream::new(Provider::Gemini);
+    let mut skipped = 0;
+    let mut on = |e: &ssefold::providers::StreamEvent<'_>| {
+        if let ssefold::providers::StreamEvent::Warning { code: WarningCode::InvalidEvent, message } = e {
+            skipped += usize::from(message.contains("already written"));
+        }
+    };
+    s.feed(body.as_bytes(), &mut on).unwrap();
+    s.finish(&mut on).unwrap();
+    assert_eq!(skipped, 1);
+    let args = &s.message()["candidates"][0]["content"]["parts"][0]["functionCall"]["args"];
+    assert_eq!(args.as_object().unwrap().len(), n);
+    assert_eq!(args["k0"], 0);
+}

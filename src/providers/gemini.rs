@@ -174,6 +174,8 @@ struct Candidate {
     finished: bool,
     /// The raw members last applied to `fields` by the fast path.
     raw: RawCache,
+    /// The entries of `citationMetadata`'s lists, indexed for merging.
+    citations: CitationIndex,
 }
 
 /// The Gemini fold.
@@ -433,6 +435,7 @@ impl Dialect for GeminiFold {
                 .map(|c| {
                     core::mem::size_of::<Candidate>()
                         + c.raw.footprint()
+                        + c.citations.lists.values().map(ListIndex::footprint).sum::<usize>()
                         + c.slots
                             .iter()
                             .map(|s| {
@@ -504,6 +507,7 @@ impl GeminiFold {
             streaming: None,
             finished: false,
             raw: RawCache::default(),
+            citations: CitationIndex::default(),
         });
         Ok(self.candidates.len() - 1)
     }
@@ -556,8 +560,13 @@ impl GeminiFold {
         for (k, val) in c.into_iter().filter(|(_, v)| !v.is_null()) {
             finish |= k == "finishReason" && val.is_string();
             match (k.as_str(), cand.fields.get_mut(&k), val) {
-                ("citationMetadata", Some(Value::Object(old)), Value::Object(new)) => merge_citations(old, &new),
+                ("citationMetadata", Some(Value::Object(old)), Value::Object(new)) => {
+                    merge_citations(old, &new, &mut cand.citations)
+                }
                 (_, _, val) => {
+                    if k == "citationMetadata" {
+                        cand.citations.lists.clear();
+                    }
                     cand.fields.insert(k, val);
                 }
             }
@@ -866,12 +875,18 @@ impl GeminiFold {
                 }
                 match (k, cand.fields.get_mut(k)) {
                     ("citationMetadata", Some(Value::Object(old))) => match value_of(raw) {
-                        Value::Object(new) => merge_citations(old, &new),
+                        Value::Object(new) => merge_citations(old, &new, &mut cand.citations),
                         other => {
+                            cand.citations.lists.clear();
                             cand.fields.insert(k.to_owned(), other);
                         }
                     },
-                    _ => set_raw(&mut cand.fields, k, raw),
+                    _ => {
+                        if k == "citationMetadata" {
+                            cand.citations.lists.clear();
+                        }
+                        set_raw(&mut cand.fields, k, raw)
+                    }
                 }
             }
             if finish {
@@ -936,22 +951,102 @@ fn choice(index: u64) -> u32 {
 }
 
 /// Appends `new`'s lists to `old`'s (an entry already present skipped);
-/// other members replace.
-fn merge_citations(old: &mut Map<String, Value>, new: &Map<String, Value>) {
+/// other members replace. Linear: each list's entries are indexed by a hash
+/// of their value (`seen`), so an entry is compared only with the few kept
+/// entries of the same hash.
+fn merge_citations(old: &mut Map<String, Value>, new: &Map<String, Value>, seen: &mut CitationIndex) {
     for (k, v) in new {
         match (old.get_mut(k), v) {
             (Some(Value::Array(list)), Value::Array(more)) => {
+                let index = seen.lists.entry(k.clone()).or_default();
+                index.catch_up(&seen.hasher, list);
                 for item in more {
-                    if !list.contains(item) {
+                    let hash = value_hash(&seen.hasher, item);
+                    let kept = index.by_hash.get(&hash).is_some_and(|at| at.iter().any(|&i| list[i] == *item));
+                    if !kept {
+                        index.by_hash.entry(hash).or_default().push(list.len());
                         list.push(item.clone());
+                        index.indexed = list.len();
                     }
                 }
             }
             _ => {
                 old.insert(k.clone(), v.clone());
+                seen.lists.remove(k);
             }
         }
     }
+}
+
+/// What [`merge_citations`] knows of a candidate's citation lists: per list
+/// member, its entries by value hash.
+#[derive(Debug, Default)]
+struct CitationIndex {
+    /// Keys chosen per stream: a server cannot aim at collisions.
+    hasher: std::collections::hash_map::RandomState,
+    lists: std::collections::HashMap<String, ListIndex>,
+}
+
+#[derive(Debug, Default)]
+struct ListIndex {
+    /// Positions in the list, by value hash.
+    by_hash: std::collections::HashMap<u64, Vec<usize>>,
+    /// The list's first `indexed` entries are in `by_hash`.
+    indexed: usize,
+}
+
+impl ListIndex {
+    /// Indexes the entries the list gained (or all of them, when it was
+    /// replaced by a shorter one) since it was last indexed.
+    fn catch_up(&mut self, hasher: &std::collections::hash_map::RandomState, list: &[Value]) {
+        if list.len() < self.indexed {
+            self.by_hash.clear();
+            self.indexed = 0;
+        }
+        for (i, item) in list.iter().enumerate().skip(self.indexed) {
+            self.by_hash.entry(value_hash(hasher, item)).or_default().push(i);
+        }
+        self.indexed = list.len();
+    }
+
+    /// Heap bytes held (estimated).
+    fn footprint(&self) -> usize {
+        self.by_hash.capacity() * (core::mem::size_of::<u64>() + core::mem::size_of::<Vec<usize>>())
+            + self.indexed * core::mem::size_of::<usize>()
+    }
+}
+
+/// A hash of a JSON value equal for equal values (`Value`'s `==`: an
+/// object's members in any order), in time linear in its size.
+fn value_hash(state: &impl std::hash::BuildHasher, value: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn feed(state: &impl std::hash::BuildHasher, h: &mut impl Hasher, v: &Value) {
+        match v {
+            Value::Null => 0u8.hash(h),
+            Value::Bool(b) => (1u8, b).hash(h),
+            Value::Number(n) => (2u8, n.to_string()).hash(h),
+            Value::String(s) => (3u8, s).hash(h),
+            Value::Array(a) => {
+                (4u8, a.len()).hash(h);
+                for item in a {
+                    feed(state, h, item);
+                }
+            }
+            Value::Object(m) => {
+                // Members in any order: the sum of each member's own hash.
+                let sum = m.iter().fold(0u64, |acc, (k, v)| {
+                    let mut member = state.build_hasher();
+                    k.hash(&mut member);
+                    feed(state, &mut member, v);
+                    acc.wrapping_add(member.finish())
+                });
+                (5u8, m.len(), sum).hash(h);
+            }
+        }
+    }
+    let mut h = state.build_hasher();
+    feed(state, &mut h, value);
+    h.finish()
 }
 
 /// The typed error of `{"error": {"code", "message", "status"}}` (or a

@@ -35,8 +35,9 @@ pub(crate) struct PathError(pub(crate) String);
 struct Open {
     at: Option<Seg>,
     array: bool,
-    /// Members written (objects: their keys; arrays: their count).
-    keys: Vec<String>,
+    /// Members written (objects: their keys, a set: checking a new key is
+    /// O(1) however many there are; arrays: their count).
+    keys: std::collections::HashSet<String>,
     len: u64,
 }
 
@@ -52,7 +53,14 @@ pub(crate) struct ArgsWriter {
 impl ArgsWriter {
     /// Heap bytes held (keys of open objects).
     pub(crate) fn footprint(&self) -> usize {
-        self.stack.iter().map(|o| o.keys.iter().map(String::capacity).sum::<usize>() + 32).sum()
+        self.stack
+            .iter()
+            .map(|o| {
+                o.keys.iter().map(String::capacity).sum::<usize>()
+                    + o.keys.capacity() * core::mem::size_of::<String>()
+                    + 32
+            })
+            .sum()
     }
 
     /// The text for one partial argument (appended to `out`), or why it was
@@ -83,7 +91,7 @@ impl ArgsWriter {
         if !self.started {
             out.push('{');
             self.started = true;
-            self.stack.push(Open { at: None, array: false, keys: Vec::new(), len: 0 });
+            self.stack.push(Open { at: None, array: false, keys: Default::default(), len: 0 });
         }
         while self.stack.len() > common + 1 {
             let o = self.stack.pop().expect("non-empty");
@@ -93,7 +101,7 @@ impl ArgsWriter {
             self.member(seg, out);
             let array = matches!(path.get(i + 1), Some(Seg::Index(_)));
             out.push(if array { '[' } else { '{' });
-            self.stack.push(Open { at: Some(seg.clone()), array, keys: Vec::new(), len: 0 });
+            self.stack.push(Open { at: Some(seg.clone()), array, keys: Default::default(), len: 0 });
         }
         self.member(last, out);
         match value {
@@ -144,13 +152,15 @@ impl ArgsWriter {
         let new = parent.get(common).unwrap_or(last);
         let holder = self.stack.get(common);
         let (is_array, keys, len) = match holder {
-            Some(o) => (o.array, &o.keys[..], o.len),
-            None if common == 0 => (false, &[][..], 0),
+            Some(o) => (o.array, Some(&o.keys), o.len),
+            None if common == 0 => (false, None, 0),
             None => return bad("inside a container already closed"),
         };
         match new {
             Seg::Key(k) if is_array => return bad(&format!("member {k:?} of an array")),
-            Seg::Key(k) if keys.iter().any(|x| x == k) => return bad(&format!("member {k:?} already written")),
+            Seg::Key(k) if keys.is_some_and(|keys| keys.contains(k)) => {
+                return bad(&format!("member {k:?} already written"))
+            }
             Seg::Index(_) if common == 0 => return bad("the arguments are an object, not an array"),
             Seg::Index(_) if !is_array => return bad("index of an object"),
             Seg::Index(i) if *i != len => return bad(&format!("index {i} where {len} is next")),
@@ -176,7 +186,7 @@ impl ArgsWriter {
             Seg::Key(k) => {
                 out.push_str(&serde_json::to_string(k).unwrap_or_default());
                 out.push(':');
-                o.keys.push(k.clone());
+                o.keys.insert(k.clone());
             }
             Seg::Index(_) => o.len += 1,
         }
