@@ -10,13 +10,18 @@ lazily: ``import ssefold`` never needs it.
 from __future__ import annotations
 
 import asyncio
+import codecs
+import email.utils
 import json
+import math
 import time
-from collections import Counter
+import zlib
+from collections import deque
 from typing import (
     Any,
     AsyncIterator,
     Callable,
+    Deque,
     Dict,
     Generic,
     Iterator,
@@ -70,7 +75,7 @@ def _error_fields(payload: Any) -> Tuple[str, str]:
     return str(etype), str(err.get("message", ""))
 
 
-def _error_from_text(text: str, status: Optional[int] = None) -> ProviderError:
+def _error_from_text(text: str, status: Optional[int] = None, retry_after_ms: Optional[int] = None) -> ProviderError:
     """The ``ProviderError`` of an error event's data or of an HTTP error
     response's body (``status``): ``RetryableProviderError`` for 408, 429,
     529 and 5xx, or a transient error type."""
@@ -78,7 +83,177 @@ def _error_from_text(text: str, status: Optional[int] = None) -> ProviderError:
         etype, message = _error_fields(json.loads(text))
     except ValueError:
         etype, message = ("http_error" if status else "error"), text
-    return _provider_error(etype, message, status, text if status is not None else None)
+    return _provider_error(etype, message, status, text if status is not None else None, retry_after_ms)
+
+
+# An HTTP error body is read only this far (decoded bytes; Go reads 4 KiB):
+# enough for a provider's JSON error, and a hostile body (a gzip bomb, one
+# that never ends) costs no more. At most _BODY_RAW_LIMIT bytes are read off
+# the wire for it.
+_BODY_LIMIT = 4096
+_BODY_RAW_LIMIT = 65536
+_U64_MAX = (1 << 64) - 1
+
+
+class _BodyPrefix:
+    """The start of a response body, decoded per its ``Content-Encoding``
+    (identity, gzip, deflate) with zlib's ``max_length``: never more than
+    ``_BODY_LIMIT`` bytes unpacked, whatever the body (httpx's own decoder
+    unpacks each read whole: a 64 KiB read of a gzip bomb is 64 MiB)."""
+
+    def __init__(self, response: Any) -> None:
+        codings = [c.strip().lower() for c in response.headers.get("content-encoding", "").split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        self.coding = ", ".join(codings)
+        self.supported = codings in ([], ["gzip"], ["x-gzip"], ["deflate"])
+        # gzip; "deflate" is zlib's format, or a raw deflate stream (as httpx allows).
+        wbits = zlib.MAX_WBITS | 16 if codings != ["deflate"] else zlib.MAX_WBITS
+        self._z: Any = zlib.decompressobj(wbits) if self.supported and codings else None
+        # "deflate" as zlib's format until that fails; the bytes read until
+        # then are kept to read them again as a raw deflate stream.
+        self._zlib_read: Optional[bytearray] = bytearray() if codings == ["deflate"] else None
+        self.data = bytearray()
+        self.raw = 0
+
+    @classmethod
+    def of_content(cls, response: Any) -> "_BodyPrefix":
+        """The prefix of a body already read (a transport that hands over
+        whole responses, such as ``httpx.MockTransport``), decoded by httpx."""
+        prefix = cls(response)
+        prefix.supported, prefix._z = True, None
+        prefix.feed(bytes(response.content[:_BODY_LIMIT]))
+        return prefix
+
+    def feed(self, raw: bytes) -> bool:
+        """Takes the next bytes read; True once nothing more is wanted."""
+        self.raw += len(raw)
+        room = _BODY_LIMIT - len(self.data)
+        if self._z is None:
+            self.data += raw[:room]
+        else:
+            if self._zlib_read is not None:
+                self._zlib_read += raw
+            try:
+                self.data += self._z.decompress(raw, room)
+            except zlib.error:
+                if self._zlib_read is None:
+                    return True  # corrupt: what was unpacked is kept
+                again, self._zlib_read = bytes(self._zlib_read), None
+                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+                self.data = bytearray()
+                self.raw -= len(again)
+                return self.feed(again)
+            if self.data:
+                self._zlib_read = None  # it is zlib's format
+        return len(self.data) >= _BODY_LIMIT or self.raw >= _BODY_RAW_LIMIT
+
+    def text(self) -> str:
+        """The prefix as text (UTF-8, errors replaced; a character cut by the
+        limit is left out)."""
+        if not self.supported:
+            return f"({self.coding}-encoded body not decoded)"
+        final = len(self.data) < _BODY_LIMIT
+        return codecs.getincrementaldecoder("utf-8")("replace").decode(bytes(self.data), final=final)
+
+
+def _read_prefix(response: Any) -> _BodyPrefix:
+    """The start of ``response``'s body (read off the wire, only that far)."""
+    if getattr(response, "is_stream_consumed", False):
+        return _BodyPrefix.of_content(response)
+    prefix = _BodyPrefix(response)
+    if prefix.supported:
+        for raw in response.iter_raw():
+            if prefix.feed(raw):
+                break
+    return prefix
+
+
+async def _aread_prefix(response: Any) -> _BodyPrefix:
+    """The start of ``response``'s body (read off the wire, only that far)."""
+    if getattr(response, "is_stream_consumed", False):
+        return _BodyPrefix.of_content(response)
+    prefix = _BodyPrefix(response)
+    if prefix.supported:
+        async for raw in response.aiter_raw():
+            if prefix.feed(raw):
+                break
+    return prefix
+
+
+def _retry_after_ms(headers: Any) -> Optional[int]:
+    """The response's ``retry-after-ms`` (OpenAI) or ``Retry-After``
+    (seconds or an HTTP date, RFC 9110), in milliseconds; ``None`` when
+    absent or not understood."""
+    try:
+        ms = float(headers.get("retry-after-ms", ""))
+        if math.isfinite(ms) and ms >= 0:
+            return min(int(ms), _U64_MAX)
+    except ValueError:
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        secs = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            return None
+        secs = max(0.0, when.timestamp() - time.time())
+    if not math.isfinite(secs) or secs < 0:
+        return None
+    return min(int(secs * 1000), _U64_MAX)
+
+
+# Response types that are certainly not a stream: a proxy's, a captive
+# portal's or a login page. Anything else is left to the stream to judge.
+_PAGE_TYPES = ("text/html", "application/xhtml+xml")
+
+
+def _refused(response: Any) -> bool:
+    """Whether the response is an answer the stream cannot read: a status
+    other than 2xx (a 3xx is one that was not followed), or a web page."""
+    if not 200 <= response.status_code < 300:
+        return True
+    media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return media in _PAGE_TYPES
+
+
+def _refusal_error(response: Any, prefix: _BodyPrefix) -> ProviderError:
+    """The ``ProviderError`` of a refused response (see :func:`_refused`),
+    from the start of its body: ``.status_code``, ``.body`` (at most 4 KiB),
+    ``.retry_after_ms``; retryable as its status says."""
+    status = response.status_code
+    text = prefix.text()
+    retry_after = _retry_after_ms(response.headers)
+    if 300 <= status < 400:
+        location = response.headers.get("location")
+        where = f" to {location}" if location else ""
+        message = f"redirect{where} not followed (httpx follows redirects with follow_redirects=True)"
+        return _provider_error("http_error", message, status, text, retry_after)
+    if 200 <= status < 300:
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        message = f"the response is a web page ({media}), not a stream"
+        return _provider_error("unexpected_content_type", message, status, text, retry_after)
+    return _error_from_text(text, status, retry_after)
+
+
+def _redirects_error(exc: BaseException) -> ProviderError:
+    """``httpx.TooManyRedirects`` as a ``ProviderError`` (not retried: the
+    same request is redirected the same way)."""
+    return _provider_error("too_many_redirects", str(exc) or type(exc).__name__)
+
+
+def _read_timeout_ms(exc: BaseException) -> Optional[int]:
+    """The read timeout (ms) of the request that timed out, as httpx had it."""
+    try:
+        timeout = exc.request.extensions.get("timeout", {}).get("read")  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # httpx: RuntimeError when it has no request
+        return None
+    return None if timeout is None else round(timeout * 1000)
 
 
 class _Session:
@@ -100,17 +275,32 @@ class _Session:
         self.completed = False
         self.connected = False
         self.error: Optional[BaseException] = None
-        # Events passed on, per last-event-ID in force: a server that ignores
-        # Last-Event-ID replays them, and the replay is skipped.
-        self._yielded: Counter[Optional[str]] = Counter()
-        self._replay: Optional[Counter[Optional[str]]] = None
+        # The read timeout (ms) of the connection that went idle.
+        self.idle_ms: Optional[int] = None
+        # Raw mode's replay skipping, in constant memory: a server that
+        # ignores Last-Event-ID sends the stream again from its start, one
+        # that resends the last event from that event, one that honours it
+        # from the next. What was passed on is known by how many events
+        # (_passed), its first event and where each of the last _RUNS ids
+        # came into force (_runs: id, the event's digest, its position). A
+        # new body's first event says where it starts when it is one of
+        # those events (same id in force, type and data), and the events
+        # before _passed are skipped.
+        self._passed = 0
+        self._first: Optional[Tuple[Optional[str], int]] = None
+        self._runs: Deque[Tuple[Optional[str], int, int]] = deque(maxlen=self._RUNS)
+        self._body_start = False
+        self._skip = 0
+
+    _RUNS = 16
 
     def request_headers(self, base: Optional[Mapping[str, str]]) -> Dict[str, str]:
         headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
         headers.update(base or {})
         cursor = self.reconnector.cursor
         headers.update(cursor.headers())
-        self._replay = Counter() if cursor.kind == "last_event_id" and self.stream is None else None
+        self._body_start = cursor.kind == "last_event_id" and self.stream is None and self._passed > 0
+        self._skip = 0
         if self.stream is not None and self.reconnector.attempts > 0:
             # The provider stream decides restart (a turn_reset event, then
             # the answer from the start) or resume from the new body.
@@ -131,13 +321,14 @@ class _Session:
         for ev in self.decoder.feed(chunk):
             if self.completed or self.error is not None:
                 break
-            if self._replay is not None:
-                self._replay[ev.id] += 1
-                if self._replay[ev.id] <= self._yielded[ev.id]:
-                    continue
-                self._replay = None
+            if self._body_start:
+                self._body_start = False
+                self._skip = self._replayed(ev)
+            if self._skip > 0:
+                self._skip -= 1
+                continue
             self.reconnector.on_event(ev.id, None, self.decoder.reconnection_time)
-            self._yielded[ev.id] += 1
+            self._passing(ev)
             if ev.event == "error":
                 self.error = _error_from_text(ev.data)
                 break
@@ -145,6 +336,32 @@ class _Session:
             if self.terminal is not None and self.terminal(ev):
                 self.completed = True
         return out
+
+    @staticmethod
+    def _digest(ev: ServerSentEvent) -> int:
+        return hash((ev.event, ev.data))
+
+    def _passing(self, ev: ServerSentEvent) -> None:
+        if self._passed == 0:
+            self._first = (ev.id, self._digest(ev))
+        if not self._runs or self._runs[-1][0] != ev.id:
+            self._runs.append((ev.id, self._digest(ev), self._passed))
+        self._passed += 1
+
+    def _replayed(self, ev: ServerSentEvent) -> int:
+        """How many events of a new body that starts with ``ev`` were passed
+        on already: from where ``ev`` was passed on (the last place its id
+        came into force with that event, or the stream's first event), to
+        the last event passed on; 0 for an event not among those (the
+        server resumed after the last one)."""
+        digest = self._digest(ev)
+        start = next((pos for eid, d, pos in reversed(self._runs) if (eid, d) == (ev.id, digest)), None)
+        if start is None and self._first is not None:
+            first_id, first_digest = self._first
+            # An id-less first event comes again with the id still in force.
+            if digest == first_digest and first_id in (ev.id, None):
+                start = 0
+        return 0 if start is None else self._passed - start
 
     def _on_chunk_provider(self, stream: "Stream[Any]", chunk: bytes) -> List[Event]:
         out: List[Event] = []
@@ -186,6 +403,7 @@ class _Session:
     def transport_failed(self, exc: BaseException, idle: bool) -> StreamEnd:
         self.decoder.finish()
         if idle:
+            self.idle_ms = _read_timeout_ms(exc)
             return StreamEnd.idle_timeout()
         return StreamEnd.transport_error(f"{type(exc).__name__}: {exc}")
 
@@ -217,7 +435,8 @@ class _Session:
             what = "the connection failed" if self.connected else "could not connect"
             text = f"{what}: {end.message}"
         elif end.kind == "idle_timeout":
-            text = f"no data for {self.reconnector.policy.idle_timeout_ms} ms"
+            ms = self.idle_ms if self.idle_ms is not None else self.reconnector.policy.idle_timeout_ms
+            text = f"no data for {ms} ms" if ms is not None else "no data within the client's read timeout"
         else:
             text = f"the stream ended before its terminal event (expected {expected})"
         err = _incomplete_error(f"{text}; gave up after {retries} reconnection(s)", expected)
@@ -255,9 +474,8 @@ def _stream_events(
         cause: Optional[BaseException] = None
         try:
             with client.stream(method, url, headers=session.request_headers(headers), **request) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    session.error = _error_from_text(response.text, response.status_code)
+                if _refused(response):
+                    session.error = _refusal_error(response, _read_prefix(response))
                     raise session.error
                 session.on_connected()
                 for chunk in response.iter_bytes():
@@ -270,7 +488,10 @@ def _stream_events(
                 yield from session.abort_events()
                 return
             end = session.end_of_body()
-        except httpx.TransportError as exc:
+        except httpx.TooManyRedirects as exc:
+            session.error = _redirects_error(exc)
+            raise session.error from exc
+        except (httpx.TransportError, httpx.DecodingError) as exc:
             cause = exc
             end = session.transport_failed(exc, isinstance(exc, httpx.ReadTimeout))
         decision = session.decide(end, cause)
@@ -307,9 +528,8 @@ async def _astream_events(
         cause: Optional[BaseException] = None
         try:
             async with client.stream(method, url, headers=session.request_headers(headers), **request) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    session.error = _error_from_text(response.text, response.status_code)
+                if _refused(response):
+                    session.error = _refusal_error(response, await _aread_prefix(response))
                     raise session.error
                 session.on_connected()
                 async for chunk in response.aiter_bytes():
@@ -324,7 +544,10 @@ async def _astream_events(
                     yield event
                 return
             end = session.end_of_body()
-        except httpx.TransportError as exc:
+        except httpx.TooManyRedirects as exc:
+            session.error = _redirects_error(exc)
+            raise session.error from exc
+        except (httpx.TransportError, httpx.DecodingError) as exc:
             cause = exc
             end = session.transport_failed(exc, isinstance(exc, httpx.ReadTimeout))
         decision = session.decide(end, cause)
@@ -478,12 +701,17 @@ def stream_events(
     * ``terminal(event)`` (raw mode) says which event completes the answer;
       without it a clean end of body (no unterminated event) completes it.
     * On reconnection ``Last-Event-ID`` is sent when the server gave ids;
-      events a server replays anyway (it ignored the header) are skipped.
-    * An ``error`` event or an HTTP error status raises
-      :class:`ssefold.ProviderError` (never retried; ``.status_code`` and
-      ``.body`` for an HTTP status, ``.type`` from the body):
+      events a server replays anyway (it ignored the header, or resent the
+      last events) are skipped, in constant memory.
+    * An ``error`` event or an HTTP status other than 2xx raises
+      :class:`ssefold.ProviderError` (never retried; ``.status_code``,
+      ``.body``, the first 4 KiB of the body, ``.type`` from it, and
+      ``.retry_after_ms`` from ``Retry-After`` for an HTTP status):
       :class:`ssefold.RetryableProviderError` for 408, 429, 529 and 5xx or
-      a transient error type. Running out of retries raises
+      a transient error type. A redirect is one too, unless the client
+      follows it (``follow_redirects=True``; too many: type
+      ``too_many_redirects``), and so is a web page (``text/html``) with
+      status 200 (type ``unexpected_content_type``). Running out of retries raises
       :class:`ssefold.IncompleteStreamError` saying how the last connection
       ended (``could not connect: ...`` when none ever did; ``.last``, the
       :class:`StreamEnd`; ``.expected``; ``.events``, the provider stream's

@@ -104,6 +104,9 @@ class ProviderError(Error):
     retryable: bool
     status_code: Optional[int]
     body: Optional[str]
+    retry_after_ms: Optional[int]
+    """The HTTP response's ``retry-after-ms`` or ``Retry-After`` (seconds or
+    an HTTP date), in milliseconds; ``None`` without one."""
     events: list[StreamEvent]
 
 class RetryableProviderError(ProviderError):
@@ -309,7 +312,11 @@ class Reconnector:
 
 def is_retryable_error_type(error_type: str) -> bool: ...
 def _provider_error(
-    error_type: str, message: str, status_code: Optional[int] = None, body: Optional[str] = None
+    error_type: str,
+    message: str,
+    status_code: Optional[int] = None,
+    body: Optional[str] = None,
+    retry_after_ms: Optional[int] = None,
 ) -> ProviderError: ...
 def _incomplete_error(message: str, expected: str) -> IncompleteStreamError: ...
 def _sse_decode_count(data: bytes, chunk: int) -> int: ...

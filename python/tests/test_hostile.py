@@ -462,3 +462,336 @@ def test_the_ui_state_read_while_another_thread_feeds_is_runtime_error_not_a_pan
     assert min(refused.values()) > 0, refused  # each read met a feed at least once
     assert "panicked" not in capfd.readouterr().err
     assert ui.snapshot()["connection"] == "connected"  # usable once the feed is over
+
+
+# ---- issue 26, items 7, 8 and 22: the HTTP helpers ---------------------------
+
+import asyncio as _asyncio
+import zlib as _zlib
+
+
+def _mock_client(handler: Any, **kwargs: Any) -> Any:
+    httpx = pytest.importorskip("httpx")
+    return httpx.Client(transport=httpx.MockTransport(handler), **kwargs)
+
+
+def _amock_client(handler: Any, **kwargs: Any) -> Any:
+    httpx = pytest.importorskip("httpx")
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler), **kwargs)
+
+
+class _Body:
+    """A generated response body that counts what was read of it."""
+
+    def __init__(self, pieces: Iterator[bytes]) -> None:
+        self.pieces = pieces
+        self.taken = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for piece in self.pieces:
+            self.taken += len(piece)
+            yield piece
+
+    async def __aiter__(self) -> Any:
+        for piece in self:
+            yield piece
+
+
+def _gzip_bomb(unpacked: int) -> Iterator[bytes]:
+    """Gzip of ``unpacked`` zero bytes (about 1/1000 of it on the wire)."""
+    z = _zlib.compressobj(9, _zlib.DEFLATED, 31)
+    zeros = bytes(1 << 20)
+    for _ in range(unpacked >> 20):
+        piece = z.compress(zeros)
+        if piece:
+            yield piece
+    yield z.flush()
+
+
+def _endless(total: int = 256 << 20) -> Iterator[bytes]:
+    """As good as endless for the helper: 256 MiB, 64 KiB at a time."""
+    piece = b"x" * 65536
+    for _ in range(total // len(piece)):
+        yield piece
+
+
+def _fail_on_status(client: Any, asynchronous: bool, **kwargs: Any) -> Any:
+    """The error ``stream_events`` (or ``astream_events``) raised."""
+    policy = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=1)
+    if not asynchronous:
+        with client:
+            with pytest.raises(ssefold.Error) as info:
+                list(ssefold.stream_events(client, "GET", "http://test.invalid/", policy=policy, **kwargs))
+        return info.value
+
+    async def run() -> None:
+        async with client:
+            async for _ in ssefold.astream_events(client, "GET", "http://test.invalid/", policy=policy, **kwargs):
+                pass
+
+    with pytest.raises(ssefold.Error) as info:
+        _asyncio.run(run())
+    return info.value
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_gzip_bomb_error_body_is_read_only_4_kib(asynchronous: bool) -> None:
+    # Before: 1 GiB unpacked, then an untyped MemoryError (here 256 MiB: the bomb's
+    # first 64 KiB read alone unpacked to 64 MiB in httpx's decoder).
+    body = _Body(_gzip_bomb(256 << 20))
+    handler = lambda request: __import__("httpx").Response(
+        500, headers={"Content-Encoding": "gzip"}, content=body if not asynchronous else body.__aiter__()
+    )
+    client = (_amock_client if asynchronous else _mock_client)(handler)
+    err = _fail_on_status(client, asynchronous, provider="anthropic")
+    assert isinstance(err, ssefold.RetryableProviderError)
+    assert (err.status_code, err.type) == (500, "http_error")
+    assert err.body == "\0" * 4096 and err.message == err.body
+    assert body.taken < 1 << 20, body.taken
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_an_endless_error_body_is_read_only_4_kib(asynchronous: bool) -> None:
+    body = _Body(_endless())
+    handler = lambda request: __import__("httpx").Response(
+        503, content=body if not asynchronous else body.__aiter__()
+    )
+    client = (_amock_client if asynchronous else _mock_client)(handler)
+    err = _fail_on_status(client, asynchronous)
+    assert isinstance(err, ssefold.RetryableProviderError) and err.status_code == 503
+    assert err.body == "x" * 4096
+    assert body.taken <= 128 << 10, body.taken
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip", "deflate", "raw-deflate", "identity", ""])
+def test_an_encoded_error_body_still_gives_the_providers_error(coding: str) -> None:
+    httpx = pytest.importorskip("httpx")
+    error = b'{"type":"error","error":{"type":"rate_limit_error","message":"slow down \xc3\xa9"}}'
+    packed = {
+        "gzip": lambda b: _zlib.compress(b, wbits=31),
+        "x-gzip": lambda b: _zlib.compress(b, wbits=31),
+        "deflate": _zlib.compress,
+        "raw-deflate": lambda b: _zlib.compress(b, wbits=-15),
+    }.get(coding, lambda b: b)(error)
+    header = "deflate" if coding == "raw-deflate" else coding
+    headers = {"Content-Encoding": header, "Retry-After": "7"} if header else {"Retry-After": "7"}
+    # Fed a byte at a time: the prefix decoder sees every split.
+    handler = lambda request: httpx.Response(429, headers=headers, content=iter([packed[i : i + 1] for i in range(len(packed))]))
+    err = _fail_on_status(_mock_client(handler), False)
+    assert isinstance(err, ssefold.RetryableProviderError)
+    assert (err.status_code, err.type, err.message) == (429, "rate_limit_error", "slow down é")
+    assert err.body == error.decode()
+    assert err.retry_after_ms == 7000
+
+
+def test_a_long_error_body_is_its_first_4_kib_and_a_cut_character_is_left_out() -> None:
+    httpx = pytest.importorskip("httpx")
+    body = b"a" * 4095 + "é".encode() * 10_000  # 4095 + 20,000 bytes: é cut at 4096
+    err = _fail_on_status(_mock_client(lambda request: httpx.Response(400, content=body)), False)
+    assert isinstance(err, ssefold.ProviderError) and not isinstance(err, ssefold.RetryableProviderError)
+    assert err.body == "a" * 4095 and err.type == "http_error"
+
+
+def test_an_error_body_in_an_encoding_not_read_is_not_decoded() -> None:
+    httpx = pytest.importorskip("httpx")
+    body = _Body(_endless())
+    headers = {"Content-Encoding": "br"}
+    err = _fail_on_status(_mock_client(lambda request: httpx.Response(502, headers=headers, content=body)), False)
+    assert isinstance(err, ssefold.RetryableProviderError)
+    assert err.body == "(br-encoded body not decoded)" and body.taken == 0
+
+
+@pytest.mark.parametrize(
+    "headers, expected",
+    [
+        ({"Retry-After": "120"}, 120_000),
+        ({"Retry-After": "1.5"}, 1500),
+        ({"Retry-After": "0"}, 0),
+        ({"retry-after-ms": "250.7", "Retry-After": "9"}, 250),
+        ({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0),  # in the past
+        ({"Retry-After": "soon"}, None),
+        ({"Retry-After": "-5"}, None),
+        ({"Retry-After": "nan"}, None),
+        ({"Retry-After": "1" * 40}, (1 << 64) - 1),
+        ({}, None),
+    ],
+)
+def test_retry_after_is_on_the_error(headers: Dict[str, str], expected: Any) -> None:
+    httpx = pytest.importorskip("httpx")
+    body = b'{"error":{"type":"overloaded_error","message":"busy"}}'
+    err = _fail_on_status(_mock_client(lambda request: httpx.Response(529, headers=headers, content=body)), False)
+    assert isinstance(err, ssefold.RetryableProviderError)
+    assert err.retry_after_ms == expected
+
+
+def test_retry_after_as_an_http_date_in_the_future() -> None:
+    import email.utils
+    import time
+
+    httpx = pytest.importorskip("httpx")
+    when = email.utils.formatdate(time.time() + 90, usegmt=True)
+    err = _fail_on_status(_mock_client(lambda request: httpx.Response(503, headers={"Retry-After": when})), False)
+    assert isinstance(err, ssefold.ProviderError) and err.retry_after_ms is not None
+    assert 85_000 <= err.retry_after_ms <= 90_000
+
+
+def test_errors_without_an_http_response_have_no_retry_after() -> None:
+    body = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"x"}}\n\n'
+    with pytest.raises(ssefold.ProviderError) as info:
+        ssefold.Stream("anthropic").feed(body)
+    assert info.value.retry_after_ms is None
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_redirect_not_followed_is_a_typed_error_not_a_stream(asynchronous: bool) -> None:
+    # Before: the 302's body was decoded as the stream (here it even looks like
+    # one), ended early and was retried.
+    httpx = pytest.importorskip("httpx")
+    requests: List[Any] = []
+
+    def handler(request: Any) -> Any:
+        requests.append(request)
+        return httpx.Response(302, headers={"Location": "https://elsewhere.invalid/v1"}, content=b"data: x\n\n")
+
+    client = (_amock_client if asynchronous else _mock_client)(handler)
+    err = _fail_on_status(client, asynchronous)
+    assert type(err) is ssefold.ProviderError and not err.retryable
+    assert (err.status_code, err.type, err.body) == (302, "http_error", "data: x\n\n")
+    assert "https://elsewhere.invalid/v1" in err.message and "follow_redirects=True" in err.message
+    assert len(requests) == 1
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_too_many_redirects_is_a_typed_error(asynchronous: bool) -> None:
+    httpx = pytest.importorskip("httpx")
+    handler = lambda request: httpx.Response(307, headers={"Location": str(request.url)})
+    client = (_amock_client if asynchronous else _mock_client)(handler, follow_redirects=True, max_redirects=3)
+    err = _fail_on_status(client, asynchronous, provider="openai_chat")
+    assert type(err) is ssefold.ProviderError and err.type == "too_many_redirects" and not err.retryable
+    assert isinstance(err.__cause__, httpx.TooManyRedirects)
+
+
+@pytest.mark.parametrize("content_type", ["text/html; charset=utf-8", "TEXT/HTML", "application/xhtml+xml"])
+def test_a_web_page_with_status_200_is_a_typed_error_not_a_stream(content_type: str) -> None:
+    # A proxy's or captive portal's login page: before, decoded as the stream and retried.
+    httpx = pytest.importorskip("httpx")
+    requests: List[Any] = []
+    page = b"<html><body>data: please log in</body></html>\n\n"
+
+    def handler(request: Any) -> Any:
+        requests.append(request)
+        return httpx.Response(200, headers={"Content-Type": content_type}, content=_Body(iter([page] * 100_000)))
+
+    err = _fail_on_status(_mock_client(handler), False, provider="anthropic")
+    assert type(err) is ssefold.ProviderError and err.type == "unexpected_content_type"
+    assert err.status_code == 200 and err.body is not None and err.body.startswith("<html>") and len(err.body) == 4096
+    assert len(requests) == 1
+
+
+def test_a_read_timeout_without_an_idle_policy_names_the_clients_timeout() -> None:
+    # Before: "no data for None ms" (the policy has no idle timeout; the
+    # client's read timeout fired).
+    httpx = pytest.importorskip("httpx")
+
+    class Stalls(_Once):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"data: a\n\n")
+            self.wfile.flush()
+            time.sleep(0.5)
+
+    import time
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stalls)
+    srv.daemon_threads = True
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        policy = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=1)
+        assert policy.idle_timeout_ms is None
+        with httpx.Client(timeout=httpx.Timeout(5.0, read=0.05)) as client:
+            with pytest.raises(ssefold.IncompleteStreamError) as info:
+                url = f"http://127.0.0.1:{srv.server_address[1]}/"
+                list(ssefold.stream_events(client, "GET", url, policy=policy, terminal=lambda e: False))
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join()
+    assert str(info.value).startswith("no data for 50 ms; gave up after 1 reconnection(s)"), str(info.value)
+    assert info.value.last is not None and info.value.last.kind == "idle_timeout"
+
+
+def _id_stream(first: int, last: int) -> bytes:
+    return b"".join(b"id: %d\ndata: %d\n\n" % (i, i) for i in range(first, last + 1))
+
+
+@pytest.mark.parametrize(
+    "server", ["ignores", "resends_the_last", "honours", "resends_from_older", "honours_then_sends_no_ids"]
+)
+def test_replays_are_skipped_in_constant_memory(server: str) -> None:
+    """Raw mode reconnects with Last-Event-ID; whatever the server sends
+    again is skipped, each event passed on once, and what the helper keeps
+    for it does not grow with the stream (it kept a counter per id)."""
+    httpx = pytest.importorskip("httpx")
+    n = 5000
+    calls: List[Any] = []
+
+    def handler(request: Any) -> Any:
+        calls.append(request.headers.get("last-event-id"))
+        if len(calls) == 1:  # the connection drops inside event n + 1
+            body = _id_stream(1, n) + b"id: %d\ndata: cut" % (n + 1)
+        else:
+            assert calls[-1] == str(n)
+            if server == "honours_then_sends_no_ids":  # their id in force is still n: not a replay
+                body = b"".join(b"data: %d\n\n" % i for i in range(n + 1, n + 101))
+            else:
+                start = {"ignores": 1, "resends_the_last": n, "honours": n + 1, "resends_from_older": n - 7}[server]
+                body = _id_stream(start, n + 100)
+            body += b"event: done\ndata: end\n\n"
+        return httpx.Response(200, headers={"Content-Type": "text/event-stream"}, content=body)
+
+    policy = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=2)
+    with _mock_client(handler) as client:
+        it = ssefold.stream_events(client, "GET", "http://test.invalid/", policy=policy, terminal=lambda e: e.event == "done")
+        got = [e.data for e in it]
+    assert got == [str(i) for i in range(1, n + 101)] + ["end"]
+    assert len(calls) == 2
+    assert len(it._session._runs) <= 16  # type: ignore[attr-defined]
+
+
+def test_a_replay_of_events_without_ids_after_the_first_is_skipped() -> None:
+    """Ids in force span id-less events: a replay from the start skips them
+    by their count, wherever the ids changed."""
+    httpx = pytest.importorskip("httpx")
+    stream = b"data: pre\n\n" + b"".join(b"id: %d\ndata: %d\n\ndata: %d+\n\n" % (i, i, i) for i in range(1, 41))
+    calls: List[Any] = []
+
+    def handler(request: Any) -> Any:
+        calls.append(request.headers.get("last-event-id"))
+        body = stream + (b"data: cut" if len(calls) == 1 else b"event: done\ndata: end\n\n")
+        return httpx.Response(200, headers={"Content-Type": "text/event-stream"}, content=body)
+
+    policy = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=2)
+    with _mock_client(handler) as client:
+        got = [e.data for e in ssefold.stream_events(client, "GET", "http://t.invalid/", policy=policy, terminal=lambda e: e.event == "done")]
+    assert got == ["pre"] + [x for i in range(1, 41) for x in (str(i), f"{i}+")] + ["end"]
+    assert calls == [None, "40"]
+
+
+def test_a_corrupt_compressed_stream_is_a_transport_failure_not_an_untyped_error() -> None:
+    httpx = pytest.importorskip("httpx")
+    calls: List[Any] = []
+
+    def handler(request: Any) -> Any:
+        calls.append(request)
+        packed = _zlib.compress(b"data: a\n\n" * 1000, wbits=31)
+        body = iter([packed[:20], b"\xff" * 64, packed[84:]])  # a broken deflate block
+        return httpx.Response(200, headers={"Content-Encoding": "gzip", "Content-Type": "text/event-stream"}, content=body)
+
+    err = _fail_on_status(_mock_client(handler), False)
+    assert isinstance(err, ssefold.IncompleteStreamError)
+    assert str(err).startswith("the connection failed: DecodingError"), str(err)
+    assert isinstance(err.__cause__, httpx.DecodingError) and len(calls) == 2

@@ -10,7 +10,7 @@
 //! Exception
 //! └── Error
 //!     ├── ProviderError              (.type, .message, .request_id, .output_emitted,
-//!     │   │                           .status_code, .body, .retryable)
+//!     │   │                           .status_code, .body, .retryable, .retry_after_ms)
 //!     │   └── RetryableProviderError (rate limit, overload, server error: 429, 529, 5xx)
 //!     ├── IncompleteStreamError      (the terminal event never came; .expected, .last)
 //!     ├── DecodeError + ValueError   (.offset)
@@ -440,8 +440,9 @@ pub fn with_events(py: Python<'_>, err: PyErr, events: &Bound<'_, PyList>) -> Py
     with_attr(py, err, "events", events)
 }
 
-/// A `ProviderError` with `.type`, `.message`, `.retryable`, `.status_code`
-/// and `.body` set: a `RetryableProviderError` when the HTTP status is 408,
+/// A `ProviderError` with `.type`, `.message`, `.retryable`, `.status_code`,
+/// `.body` and `.retry_after_ms` (the response's `Retry-After`, `None`
+/// without one) set: a `RetryableProviderError` when the HTTP status is 408,
 /// 429, 529 or 5xx, or (no status) the type is a transient one
 /// ([`is_retryable_error_type`]).
 #[cold]
@@ -451,6 +452,19 @@ pub fn provider_error(
     message: &str,
     status_code: Option<u16>,
     body: Option<&str>,
+) -> PyErr {
+    provider_error_after(py, error_type, message, status_code, body, None)
+}
+
+/// [`provider_error`] with the response's `Retry-After`, in milliseconds.
+#[cold]
+fn provider_error_after(
+    py: Python<'_>,
+    error_type: &str,
+    message: &str,
+    status_code: Option<u16>,
+    body: Option<&str>,
+    retry_after_ms: Option<u64>,
 ) -> PyErr {
     let retryable = match status_code {
         Some(s) => matches!(s, 408 | 429 | 500..=599) || is_retryable_error_type(error_type),
@@ -466,23 +480,25 @@ pub fn provider_error(
     let err = with_attr(py, err, "retryable", retryable);
     let err = with_attr(py, err, "status_code", status_code);
     let err = with_attr(py, err, "body", body);
+    let err = with_attr(py, err, "retry_after_ms", retry_after_ms);
     let err = with_attr(py, err, "request_id", None::<&str>);
     with_attr(py, err, "output_emitted", false)
 }
 
 /// Builds (does not raise) a `ProviderError` (or `RetryableProviderError`),
 /// for Python code that reports a provider error it found itself: an error
-/// event, or an HTTP error status with its body.
+/// event, or an HTTP error status with its body (and its `Retry-After`).
 #[pyfunction]
-#[pyo3(signature = (error_type, message, status_code=None, body=None))]
+#[pyo3(signature = (error_type, message, status_code=None, body=None, retry_after_ms=None))]
 pub fn _provider_error(
     py: Python<'_>,
     error_type: &str,
     message: &str,
     status_code: Option<u16>,
     body: Option<&str>,
+    retry_after_ms: Option<u64>,
 ) -> Py<PyAny> {
-    provider_error(py, error_type, message, status_code, body).into_value(py).into_any()
+    provider_error_after(py, error_type, message, status_code, body, retry_after_ms).into_value(py).into_any()
 }
 
 /// Builds (does not raise) an `IncompleteStreamError` with `.expected`.
