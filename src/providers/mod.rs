@@ -47,10 +47,11 @@
 //!   has a `sequence_number`, its error a `code` or `param`, or is flat;
 //!   else Anthropic), Chat for `chat.completion.chunk`
 //!   objects (or any object with `choices`), Gemini for an object with
-//!   `candidates`, `usageMetadata`, `promptFeedback` or `modelVersion`. A
-//!   body whose first non-blank byte is `{` is not SSE but newline-delimited
-//!   JSON: Ollama's (each line is one event; a line longer than
-//!   `sse.max_line_len` is [`StreamError::LimitExceeded`] `max_line_len`).
+//!   `candidates`, `usageMetadata`, `promptFeedback` or `modelVersion`.
+//!   The framing comes first, from the body's first bytes (see "Framing"
+//!   below): a body whose first byte after an optional BOM and blank bytes
+//!   is `{` is not SSE but newline-delimited JSON: Ollama's (each line is
+//!   one event; the line rules in [`ollama`]).
 //!   A body whose first byte is 0x00 (an event-stream prelude) is AWS
 //!   event-stream framed: Bedrock's; its first event decides, `chunk`
 //!   [`Provider::Bedrock`], anything else [`Provider::BedrockConverse`]
@@ -61,6 +62,22 @@
 //!   a stray terminal (warning `terminal_before_start`): it names no dialect,
 //!   detection waits for the next event. A first event that fits none is
 //!   [`StreamError::UnknownDialect`].
+//!
+//! # Framing
+//!
+//! [`Provider::Auto`] tells the framing from the body's first bytes, the
+//! same way for every chunking of the body:
+//!
+//! | the body starts with | framing |
+//! | --- | --- |
+//! | `{`, after an optional BOM and blank bytes (space, tab, CR, LF) | newline-delimited JSON (Ollama): a BOM and leading blank lines are allowed, as on any NDJSON body |
+//! | 0x00 (an event-stream prelude: a message under 16 MiB) | the AWS event stream (Bedrock) |
+//! | 0x00 after a BOM or blank bytes | the AWS event stream, which starts with its prelude: the bytes before it are read as one and fail its CRC ([`StreamError::EventStream`] `PreludeCrcMismatch` at offset 0), as with the dialect given |
+//! | anything else, after an optional BOM and blank bytes | SSE (the BOM stripped, the blank lines read by the SSE rules) |
+//! | a BOM and blank bytes only | [`StreamError::Incomplete`] (`any event`), or the SSE decoder's error for them (a blank line over `sse.max_line_len`) |
+//!
+//! A blank start longer than `sse.max_line_len` is the line-limit error of
+//! the framing its first other byte picks.
 //!
 //! A stream given an explicit dialect checks the events before the answer
 //! starts: one that the given dialect would not detect but another one
@@ -173,6 +190,7 @@ mod args;
 pub mod bedrock;
 pub mod bedrock_converse;
 pub mod events;
+mod framing;
 pub mod gemini;
 mod json_path_args;
 mod media;
@@ -548,9 +566,10 @@ pub struct Stream {
 /// How a [`Stream`]'s bytes become events.
 #[derive(Debug)]
 enum Framing {
-    /// [`Provider::Auto`] before the first non-blank byte: `{` means
-    /// newline-delimited JSON, anything else SSE.
-    Undecided,
+    /// [`Provider::Auto`] before the byte that decides (see [`framing`]):
+    /// the undecided start (a BOM, blank bytes) as each framing took it,
+    /// once there is one.
+    Undecided(Option<Box<framing::Prefix>>),
     /// Server-Sent Events.
     Sse,
     /// One JSON document per line (Ollama).
@@ -562,7 +581,7 @@ enum Framing {
 impl Framing {
     fn of(provider: Provider, limits: DecoderLimits) -> Framing {
         match provider {
-            Provider::Auto => Framing::Undecided,
+            Provider::Auto => Framing::Undecided(None),
             Provider::Ollama => Framing::Lines(ndjson::Lines::default()),
             Provider::Bedrock | Provider::BedrockConverse => Framing::event_stream(limits),
             _ => Framing::Sse,
@@ -617,14 +636,18 @@ impl Stream {
             return Err(StreamError::Closed);
         }
         self.turn.begin_call();
-        if matches!(self.framing, Framing::Undecided) {
-            match chunk.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
-                Some(b'{') => self.framing = Framing::Lines(ndjson::Lines::default()),
-                // An event-stream prelude: a message shorter than 16 MiB.
-                Some(0) => self.framing = Framing::event_stream(self.turn.config.event_stream),
-                Some(_) => self.framing = Framing::Sse,
-                // Blank so far: the same to both framings (the SSE decoder takes it).
-                None => {}
+        let mut chunk = chunk;
+        if let Framing::Undecided(prefix) = &mut self.framing {
+            let (len, picked) = framing::Prefix::scan(prefix.as_deref(), chunk);
+            if len > 0 {
+                prefix.get_or_insert_with(Default::default).take(&chunk[..len], &mut self.decoder);
+                chunk = &chunk[len..];
+            }
+            let Some(picked) = picked else { return Ok(()) };
+            let prefix = prefix.take();
+            if let Err(e) = self.pick_framing(picked, prefix) {
+                self.closed = true;
+                return Err(e);
             }
         }
         let Stream { decoder, turn, dialect, closed, provider, resuming, framing, .. } = self;
@@ -676,6 +699,34 @@ impl Stream {
                 *closed = true;
                 return Err(e);
             }
+        }
+        Ok(())
+    }
+
+    /// [`Provider::Auto`]'s framing, picked by the first deciding byte,
+    /// going on from the undecided start (see [`framing`]): the error a
+    /// framing found in that start is the stream's.
+    fn pick_framing(
+        &mut self,
+        picked: framing::Picked,
+        prefix: Option<Box<framing::Prefix>>,
+    ) -> Result<(), StreamError> {
+        let limits = self.turn.config.event_stream;
+        self.framing = match picked {
+            framing::Picked::Sse => Framing::Sse,
+            framing::Picked::Lines => Framing::Lines(ndjson::Lines::default()),
+            framing::Picked::EventStream => Framing::event_stream(limits),
+        };
+        let Some(mut prefix) = prefix else { return Ok(()) };
+        if picked == framing::Picked::Sse {
+            return prefix.sse_error().map_or(Ok(()), |e| Err(StreamError::Sse(e)));
+        }
+        // The SSE decoder's blank line is of no use now.
+        self.decoder.finish();
+        match &mut self.framing {
+            Framing::Lines(lines) => *lines = prefix.into_lines()?,
+            Framing::EventStream(frames) => prefix.into_frames(&mut frames.decoder)?,
+            _ => {}
         }
         Ok(())
     }
@@ -745,7 +796,9 @@ impl Stream {
             Framing::EventStream(frames) => {
                 frames.decoder.finish();
             }
-            _ => {}
+            // The new body decides anew.
+            Framing::Undecided(prefix) => *prefix = None,
+            Framing::Sse => {}
         }
         self.resuming = true;
         if let Some(d) = self.dialect.as_deref_mut() {
@@ -883,7 +936,7 @@ impl Stream {
         if dialect.is_none() {
             *dialect = make_dialect(Provider::Ollama);
         }
-        Self::dispatch(dialect, turn, event, sink)
+        Self::dispatch(dialect, turn, event, sink).map_err(|e| ndjson::explain_lone_cr(e, event.data()))
     }
 
     /// One SSE event through the turn state machine: detection, the
@@ -980,7 +1033,10 @@ impl Stream {
         self.closed = true;
         let unterminated = match &mut self.framing {
             Framing::Lines(lines) => {
-                lines.finish().map(|data| crate::sse::OwnedEvent { event: "line".into(), data, id: None, retry: None })
+                if let Some(line) = lines.finish() {
+                    ndjson::finish_line(&mut self.dialect, &mut self.turn, &line, sink)?;
+                }
+                None
             }
             Framing::EventStream(frames) => {
                 let end = frames.decoder.finish();
@@ -990,7 +1046,14 @@ impl Stream {
                 }
                 None
             }
-            _ => self.decoder.finish().unterminated,
+            Framing::Undecided(prefix) => {
+                // A blank body: the default framing's (SSE's) error, if any.
+                if let Some(e) = prefix.as_mut().and_then(|p| p.sse_error()) {
+                    return Err(StreamError::Sse(e));
+                }
+                self.decoder.finish().unterminated
+            }
+            Framing::Sse => self.decoder.finish().unterminated,
         };
         if let Some(ev) = unterminated {
             let complete =
@@ -1004,11 +1067,7 @@ impl Stream {
                         ev.event
                     ),
                 );
-                if matches!(self.framing, Framing::Lines(_)) {
-                    Self::dispatch_line(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
-                } else {
-                    Self::dispatch(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
-                }
+                Self::dispatch(&mut self.dialect, &mut self.turn, &ev.as_event(), sink)?;
             } else {
                 warn(
                     sink,
@@ -1063,7 +1122,8 @@ impl Stream {
             + match &self.framing {
                 Framing::Lines(lines) => lines.footprint(),
                 Framing::EventStream(frames) => frames.footprint(),
-                _ => 0,
+                Framing::Undecided(prefix) => prefix.as_ref().map_or(0, |p| p.footprint()),
+                Framing::Sse => 0,
             }
             + self.turn.footprint()
             + self.dialect.as_ref().map_or(0, |d| d.footprint())

@@ -1,7 +1,8 @@
 //! Ollama's native chat API (`POST /api/chat`, `stream: true`).
 //!
 //! The body is newline-delimited JSON, not SSE: one object per line (the
-//! [`Stream`](super::Stream) driver frames it, see [`super`]). Each line:
+//! [`Stream`](super::Stream) driver frames it, see [`super`]; the lines'
+//! rules below). Each line:
 //! `{"model", "created_at", "message": {"role", "content", "thinking"?,
 //! "tool_calls"?, "images"?}, "done": false}`; the last one has `"done":
 //! true`, `done_reason` and the counts (`total_duration`, `load_duration`,
@@ -36,6 +37,21 @@
 //! `message`). A line that is not an object: `invalid_event` warning,
 //! ignored; a member of the wrong type (`content: 5`, `tool_calls` not a
 //! list): `invalid_event`, the rest of the line applied.
+//!
+//! # Framing
+//!
+//! | input | read as |
+//! | --- | --- |
+//! | `\n` | the line end (JSON Lines; what Ollama sends) |
+//! | `\r\n` | the line end (the `\r` dropped) |
+//! | `\r` alone | not a line end (JSON Lines): JSON whitespace inside the line. A body with CR-only line ends is one line of several documents: [`StreamError::InvalidJson`] whose message names the lone CR, whether or not the body ends with a line end, in every chunking |
+//! | a blank line (spaces, tabs, `\r`) | skipped |
+//! | U+FEFF (the UTF-8 BOM) as the body's first bytes | stripped, as the SSE decoder does (once per body: again after a reconnection); anywhere else it is line bytes |
+//! | the last line without its line end | at `finish`: applied when it is complete JSON (warning `unterminated_final_event`), discarded when its JSON is cut short (warning `truncated_final_event`, then [`StreamError::Incomplete`]), [`StreamError::InvalidJson`] when it is not JSON |
+//! | a line longer than `sse.max_line_len` (line end excluded) | [`StreamError::LimitExceeded`] `max_line_len`, never unbounded memory |
+//! | invalid UTF-8 | replaced by U+FFFD (the SSE decoder's default) |
+//!
+//! The lines do not depend on how the bytes are chunked.
 //!
 //! Not covered: `/api/generate` (`response` instead of `message`): its
 //! lines fold by the top-level rule only.
