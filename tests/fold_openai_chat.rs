@@ -427,3 +427,63 @@ fn logprobs_not_an_object_warns_and_the_delta_applies() {
     assert_eq!(message(&run)["content"], "Hi");
     assert_eq!(run.message["choices"][0]["logprobs"], Value::Null);
 }
+
+/// Writer (palmyra): every chunk's choice echoes its delta in a `message`
+/// member beside `delta`. The answer is the deltas': a choice-level member
+/// the fold models is never kept (issue 26 item 14; the SDK ignores it too).
+#[test]
+fn writer_message_echo_never_replaces_the_answer() {
+    let with_echo = |delta: Value, finish: Option<&str>| {
+        let mut c = choice(delta.clone(), finish);
+        c[0]["message"] = delta;
+        c
+    };
+    let r = fold(&[
+        chunk(with_echo(json!({"role": "assistant", "content": "Sure"}), None), json!({})),
+        chunk(with_echo(json!({"content": ", here"}), None), json!({})),
+        chunk(with_echo(json!({"content": "!"}), Some("stop")), json!({})),
+    ]);
+    assert_eq!(message(&r)["content"], "Sure, here!");
+    // The real recordings: the folded text is the concatenation of the text deltas.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings/openai_chat/openllmetry");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.contains("writer") {
+            continue;
+        }
+        let run = run_all(Provider::OpenAIChat, &std::fs::read(&path).unwrap());
+        // Each choice's text: its text part's deltas.
+        let mut texts = std::collections::BTreeMap::<u64, String>::new();
+        let text_parts: std::collections::BTreeMap<u64, u64> = named(&run, "part_start")
+            .iter()
+            .filter(|e| e["kind"] == "text")
+            .map(|e| (e["part"].as_u64().unwrap(), e["choice"].as_u64().unwrap()))
+            .collect();
+        for e in named(&run, "text_delta") {
+            if let Some(choice) = text_parts.get(&e["part"].as_u64().unwrap()) {
+                texts.entry(*choice).or_default().push_str(e["text"].as_str().unwrap());
+            }
+        }
+        for c in run.message["choices"].as_array().unwrap() {
+            let index = c["index"].as_u64().unwrap();
+            let want = texts.get(&index).map(String::as_str);
+            assert_eq!(c["message"]["content"].as_str(), want, "{name}: choice {index}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+}
+
+/// A top-level member sent early and `null` later keeps its value: `null`
+/// never erases (issue 26 item 15: OpenRouter's `service_tier`).
+#[test]
+fn a_later_null_never_erases_a_kept_member() {
+    let r = fold(&[
+        chunk(choice(json!({"role": "assistant", "content": "a"}), None), json!({"service_tier": "default"})),
+        chunk(choice(json!({"content": "b"}), Some("stop")), json!({"service_tier": null})),
+        chunk(json!([]), json!({"service_tier": null, "usage": {"prompt_tokens": 1}})),
+    ]);
+    assert_eq!(r.message["service_tier"], "default");
+}

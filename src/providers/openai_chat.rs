@@ -61,6 +61,12 @@
 //!   `prompt_filter_results` — and its asynchronous content-filter chunks)
 //!   never sets them, but what else it carries is kept
 //!   (`prompt_filter_results`, the choices' `content_filter_results`).
+//! * A choice-level member the fold models itself (`message`, `index`,
+//!   `logprobs`, `finish_reason`) is never kept from a chunk: Writer's
+//!   chunks echo each delta in a `message` beside `delta`, which a generic
+//!   merge would let replace the whole answer with the last chunk's
+//!   (the SDK ignores it too). Other choice-level members are kept as
+//!   above; none ever replaces folded content.
 //! * `obfuscation` (transport padding, at the top level or in a delta) is
 //!   never folded.
 //! * **Usage rule**: a chunk's non-null `usage` replaces the message's
@@ -144,6 +150,11 @@ use crate::sse::Event;
 // type is recorded as a problem (a warning) and the rest of the chunk is
 // applied. Members the fold does not model are kept as raw JSON text.
 // ---------------------------------------------------------------------------
+
+/// The members of a folded choice that the fold builds itself: a chunk's
+/// choice-level member of one of these names (other than `delta`, read as
+/// the delta) is never kept, so it can never replace folded content.
+const MODELED_CHOICE_MEMBERS: [&str; 4] = ["index", "message", "logprobs", "finish_reason"];
 
 /// Members kept as raw JSON text (key, value): the first few inline.
 #[derive(Debug, Default, PartialEq)]
@@ -786,7 +797,10 @@ impl Choice {
         m.insert("logprobs".into(), logprobs);
         m.insert("finish_reason".into(), self.finish_reason.clone().map_or(Value::Null, Value::String));
         for (k, v) in &self.kept.map {
-            m.insert(k.clone(), v.clone());
+            // Kept members never replace what the fold models.
+            if !m.contains_key(k) {
+                m.insert(k.clone(), v.clone());
+            }
         }
         Value::Object(m)
     }
@@ -1046,6 +1060,11 @@ impl ChatFold {
         let choice = &mut self.choices[pos];
         let ci = c.index;
         for (k, raw) in &c.extra {
+            // A choice-level `message` beside `delta` (Writer echoes the
+            // delta there) is never folded: the answer is the deltas'.
+            if MODELED_CHOICE_MEMBERS.contains(&k.as_ref()) {
+                continue;
+            }
             choice.kept.apply(k, raw, true, sink);
         }
         match &c.delta {
