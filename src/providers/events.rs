@@ -494,6 +494,21 @@ pub enum StreamEvent<'a> {
 }
 
 impl<'a> StreamEvent<'a> {
+    /// The part an event is about (`None` for the events of the turn as a
+    /// whole).
+    pub fn part(&self) -> Option<u32> {
+        match *self {
+            StreamEvent::PartStart { part, .. }
+            | StreamEvent::TextDelta { part, .. }
+            | StreamEvent::MediaDelta { part, .. }
+            | StreamEvent::ToolArgsDelta { part, .. }
+            | StreamEvent::ToolArgsPath { part, .. }
+            | StreamEvent::PartMetadata { part, .. }
+            | StreamEvent::PartEnd { part, .. } => Some(part),
+            _ => None,
+        }
+    }
+
     /// The call of a `part_end` that makes a tool call ready (kind
     /// `tool_call`, outcome `complete`): the seed's `tool_call_ready`.
     /// `None` for every other event.

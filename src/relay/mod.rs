@@ -182,6 +182,8 @@ struct Writer {
     /// The id of the last event written (0: none yet).
     last_id: u64,
     parts: Vec<PartState>,
+    /// Parts are numbered below this (what `parts` may grow to).
+    max_parts: usize,
     /// Provider-executed calls shown to the UI whose result block has not
     /// come yet (Anthropic: the result is a later block of the message).
     server_calls: Vec<String>,
@@ -218,14 +220,20 @@ const CATALOG_HEADERS: &[(&str, &str)] = &[
 ];
 
 impl Relay {
-    /// A relay of events the host pushes ([`Relay::push`]).
+    /// A relay of events the host pushes ([`Relay::push`]). Parts are
+    /// numbered below the default `max_parts` (4096) of a stream: an event
+    /// of a part beyond it is refused ([`Relay::push_json`]) or ignored
+    /// ([`Relay::push`]).
     pub fn new(config: RelayConfig) -> Self {
-        Relay { stream: None, writer: Writer::new(config) }
+        let max_parts = crate::providers::StreamConfig::default().max_parts;
+        Relay { stream: None, writer: Writer::new(config, max_parts) }
     }
 
-    /// A relay that folds provider bytes itself ([`Relay::feed`]).
+    /// A relay that folds provider bytes itself ([`Relay::feed`]); its
+    /// pushed events' parts are bounded by the stream's `max_parts`.
     pub fn with_stream(config: RelayConfig, stream: Stream) -> Self {
-        Relay { stream: Some(stream), writer: Writer::new(config) }
+        let max_parts = stream.config().max_parts;
+        Relay { stream: Some(stream), writer: Writer::new(config, max_parts) }
     }
 
     /// The provider stream, when the relay has one (its folded message, its
@@ -283,7 +291,8 @@ impl Relay {
     }
 
     /// The bytes for one normalized event (often none: warnings, path
-    /// events and metadata are not relayed). Ignored after `finish`.
+    /// events and metadata are not relayed). Ignored after `finish`, and for
+    /// a part numbered past `max_parts` (see [`Relay::new`]).
     pub fn push(&mut self, event: &StreamEvent<'_>) -> &[u8] {
         let writer = &mut self.writer;
         writer.replay.begin_call();
@@ -517,12 +526,13 @@ impl EventSink for Writer {
 }
 
 impl Writer {
-    fn new(config: RelayConfig) -> Self {
+    fn new(config: RelayConfig, max_parts: usize) -> Self {
         Writer {
             config,
             replay: ReplayBuffer::with_capacity(config.replay_bytes, INITIAL_CAPACITY),
             last_id: 0,
             parts: Vec::new(),
+            max_parts,
             server_calls: Vec::new(),
             started: false,
             step_open: false,
@@ -781,6 +791,11 @@ impl Writer {
     /// Writes the frames of one event; `escaped`: a delta's text as the
     /// provider escaped it, when known (see [`EventSink::escaped`]).
     fn write_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {
+        if event.part().is_some_and(|p| p as usize >= self.max_parts) {
+            // Only a host's own event can be beyond it (a stream bounds its
+            // parts): nothing is written, nothing grows.
+            return;
+        }
         match self.config.format {
             RelayFormat::AiSdk => self.ai_event(event, escaped),
             RelayFormat::Catalog => self.catalog_event(event, escaped),

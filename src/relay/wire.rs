@@ -193,6 +193,10 @@ impl Relay {
             }
             other => return Err(invalid(format!("unknown event {other:?}"))),
         };
+        if let Some(part) = e.part().filter(|&p| p as usize >= self.writer.max_parts) {
+            let max = self.writer.max_parts;
+            return Err(invalid(format!("part {part} is beyond the relay's max_parts ({max})")));
+        }
         Ok(self.push(&e))
     }
 }
@@ -254,10 +258,17 @@ mod tests {
             json!({"event": "text_delta", "part": 0, "text": 5}),
             json!({"event": "part_start", "part": 0, "kind": "video"}),
             json!({"event": "part_end", "part": 0, "kind": "text", "outcome": "maybe"}),
+            // Issue 26 item 5: a part index near 2^32 is refused, not allocated for.
+            json!({"event": "part_start", "part": 4294967295u32, "kind": "text"}),
+            json!({"event": "text_delta", "part": 4096, "text": "x"}),
         ] {
             assert!(matches!(relay.push_json(&bad), Err(RelayError::InvalidEvent(_))), "{bad}");
         }
         assert_eq!(relay.last_event_id(), 0);
+        // The typed push of such a part writes nothing and grows nothing.
+        let huge = StreamEvent::TextDelta { part: u32::MAX, text: "x" };
+        assert_eq!(relay.push(&huge), b"");
+        assert!(relay.writer.parts.len() < 8);
         assert_eq!(relay.push_json(&json!({"event": "warning", "code": "x", "message": "y"})).unwrap(), b"");
         let start = json!({"event": "part_start", "part": 0, "kind": "text"});
         assert!(String::from_utf8_lossy(relay.push_json(&start).unwrap()).contains("\"text-start\""));
