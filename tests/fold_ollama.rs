@@ -177,3 +177,65 @@ fn a_reconnection_restarts_the_answer() {
     assert!(events.contains(&"turn_reset"));
     assert_eq!(s.message()["message"]["content"], "new");
 }
+
+/// Issue 26 item 20: a `done: true` line without content first, then the
+/// answer: a stray terminal (warning `terminal_before_start`, ignored), not
+/// the end; the answer after it is folded, as in the SSE dialects.
+#[test]
+fn a_done_line_before_the_answer_is_a_stray_terminal() {
+    let plain = fold(&[line(json!({"role": "assistant", "content": "Hi"})), done()]);
+    for stray in [
+        done(),
+        json!({"done": true}),
+        json!({"model": "m", "message": {"role": "assistant", "content": "", "thinking": ""}, "done": true, "done_reason": "load"}),
+        json!({"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": []}, "done": true}),
+    ] {
+        let run = fold(&[stray.clone(), line(json!({"role": "assistant", "content": "Hi"})), done()]);
+        assert_eq!(run.error, None, "{stray}");
+        assert_eq!(warnings(&run), ["terminal_before_start"], "{stray}");
+        assert_eq!(run.message["message"]["content"], "Hi", "{stray}");
+        // Nothing of the stray line is folded: the message is the plain one.
+        assert_eq!(run.message, plain.message, "{stray}");
+        assert_eq!(named(&run, "turn_end").len(), 1);
+        assert_eq!(&run.events[1..], &plain.events[..], "{stray}");
+    }
+    // Two strays: two warnings, the answer still folded.
+    let run = fold(&[done(), done(), line(json!({"content": "Hi"})), done()]);
+    assert_eq!((warnings(&run), run.error.clone()), (vec!["terminal_before_start".to_owned(); 2], None));
+    assert_eq!(run.message["message"]["content"], "Hi");
+    // A stray, then an error line: the provider error.
+    let run = fold(&[done(), json!({"error": "boom"})]);
+    assert_eq!(warnings(&run), ["terminal_before_start"]);
+    assert!(run.error.clone().unwrap().starts_with("Provider("), "{:?}", run.error);
+}
+
+/// Item 20: a done line alone is the answer, an empty one (Ollama's empty
+/// generation, a model load): the turn ends with its reason, no warning.
+#[test]
+fn a_done_line_alone_is_an_empty_answer() {
+    for body in [ndjson(&[done()]), done().to_string().into_bytes()] {
+        let run = run_all(Provider::Ollama, &body);
+        assert_eq!(run.error, None);
+        assert!(!warnings(&run).contains(&"terminal_before_start".to_owned()), "{:?}", run.events);
+        assert_eq!(run.message["message"]["content"], "");
+        assert_eq!(run.message["done_reason"], "stop");
+        assert_eq!(named(&run, "turn_end")[0]["stop_reason"], "stop");
+        assert_eq!(named(&run, "usage").len(), 1);
+        assert_eq!(run_all(Provider::Auto, &body), run);
+    }
+}
+
+/// Item 20: a done line that carries content first is the whole answer in
+/// one line (`stream: false`): it ends the turn; lines after it are data
+/// after the terminal.
+#[test]
+fn a_done_line_with_content_first_is_the_whole_answer() {
+    let mut whole = done();
+    whole["message"]["content"] = json!("all at once");
+    let run = fold(&[whole.clone()]);
+    assert_eq!((run.error.clone(), warnings(&run)), (None, vec![]));
+    assert_eq!(run.message["message"]["content"], "all at once");
+    let run = fold(&[whole, line(json!({"content": "late"}))]);
+    assert_eq!(warnings(&run), ["data_after_terminal"]);
+    assert_eq!(run.message["message"]["content"], "all at once");
+}

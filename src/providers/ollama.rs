@@ -32,7 +32,20 @@
 //!
 //! The terminal line is the one with `"done": true` (`turn_end` with its
 //! `done_reason`); the body ending before it is
-//! [`StreamError::Incomplete`]. `{"error": …}` is a provider error
+//! [`StreamError::Incomplete`].
+//!
+//! **Stray done lines** (the stray-terminal rule of the SSE dialects): a
+//! `done: true` line that carries nothing of an answer (no `error`, no
+//! non-empty `content` or `thinking`, no `tool_calls`) before the answer
+//! started (before any other line) is held:
+//!
+//! | what follows it | the done line is |
+//! | --- | --- |
+//! | another line | a stray one: warning `terminal_before_start`, ignored (none of its members folded), and the answer after it is folded |
+//! | the end of the body | the answer, an empty one (what Ollama sends for an empty generation or a model load): folded, the turn ends with its `done_reason` |
+//!
+//! A done line that carries content is the whole answer in one line (a
+//! `stream: false` body) and ends the turn at once. `{"error": …}` is a provider error
 //! (`error_type` empty; the message is the string, or the object's
 //! `message`). A line that is not an object: `invalid_event` warning,
 //! ignored; a member of the wrong type (`content: 5`, `tool_calls` not a
@@ -62,7 +75,7 @@ use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, Nested, Object, RawCache, RawObject};
-use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn};
+use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
@@ -97,6 +110,39 @@ pub(crate) struct OllamaFold {
     /// The raw members last applied to `top` and `message` by the fast path.
     top_raw: RawCache,
     message_raw: RawCache,
+    /// A done line without an answer that came first: a stray one if
+    /// another line follows, the (empty) answer if the body ends.
+    held_done: Option<String>,
+}
+
+/// Whether `line` is a `done: true` line that carries nothing of an answer:
+/// no error, no content, thinking or tool calls.
+fn is_empty_done_line(line: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(default)]
+        done: Option<bool>,
+        #[serde(default, borrow)]
+        error: Option<&'a serde_json::value::RawValue>,
+        #[serde(default, borrow)]
+        message: Option<Message<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Message<'a> {
+        #[serde(default, borrow)]
+        content: Option<Cow<'a, str>>,
+        #[serde(default, borrow)]
+        thinking: Option<Cow<'a, str>>,
+        #[serde(default)]
+        tool_calls: Option<Vec<serde::de::IgnoredAny>>,
+    }
+    let Ok(line) = serde_json::from_str::<Line<'_>>(line) else { return false };
+    let empty = |s: &Option<Cow<'_, str>>| s.as_deref().map_or(true, str::is_empty);
+    line.done == Some(true)
+        && line.error.map_or(true, |e| e.get() == "null")
+        && line
+            .message
+            .map_or(true, |m| empty(&m.content) && empty(&m.thinking) && m.tool_calls.map_or(true, |c| c.is_empty()))
 }
 
 /// A line the fast path folds: an object without `error` or `null`
@@ -153,55 +199,24 @@ impl Dialect for OllamaFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
-        if let Some(line) = QuickLine::parse(event.data()) {
-            return self.on_quick_line(turn, &line, sink);
+        if self.held_done.take().is_some() {
+            // Another line came: the done line before it was a stray one.
+            warn(sink, WarningCode::TerminalBeforeStart, "done line before any answer line; ignored");
         }
-        // The slow path writes `top` and `message` itself.
-        self.top_raw.clear();
-        self.message_raw.clear();
-        let v = parse_value(event, sink)?;
-        let Value::Object(line) = v else {
-            self.start(turn, sink);
-            warn(sink, WarningCode::InvalidEvent, "line that is not a JSON object; ignored");
+        if turn.state == TurnState::Idle && is_empty_done_line(event.data()) {
+            self.held_done = Some(event.data().to_owned());
             return Ok(Flow::Continue);
-        };
-        if let Some(e) = line.get("error").filter(|e| !e.is_null()) {
-            self.start(turn, sink);
-            let message = match e {
-                Value::String(s) => s.clone(),
-                other => other.get("message").and_then(Value::as_str).map_or_else(|| other.to_string(), str::to_owned),
-            };
-            let error = ProviderError {
-                error_type: String::new(),
-                message,
-                request_id: None,
-                output_emitted: turn.output_emitted(),
-            };
-            return Ok(Flow::Fail(error));
         }
-        let done = line.get("done") == Some(&Value::Bool(true));
-        let mut message = None;
-        // The line is ours: its members move into the fold, never copied.
-        for (k, val) in line.into_iter().filter(|(_, v)| !v.is_null()) {
-            if k != "message" {
-                self.top.insert(k, val);
-            } else {
-                if !self.top.contains_key("message") {
-                    // Its place among the top-level members (built at read time).
-                    self.top.insert(k, Value::Null);
-                }
-                message = Some(val);
-            }
-        }
-        self.start(turn, sink);
-        match &message {
-            None => {}
-            Some(Value::Object(m)) => self.on_message(turn, m, sink)?,
-            Some(_) => warn(sink, WarningCode::InvalidEvent, "message that is not an object; ignored"),
-        }
-        self.end_line(turn, done, sink)
+        self.apply(turn, event, sink)
     }
 
+    /// The body ended on a held done line (see "Stray done lines" in the
+    /// module docs): it was the whole answer, an empty one.
+    fn end_of_body(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
+        let Some(line) = self.held_done.take() else { return false };
+        let event = Event::new("line", &line, None, None);
+        matches!(self.apply(turn, &event, sink), Ok(Flow::End))
+    }
     fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
         let part = &parts[id as usize];
         match part.kind {
@@ -257,6 +272,56 @@ impl Dialect for OllamaFold {
 }
 
 impl OllamaFold {
+    /// One line of the answer.
+    fn apply(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        if let Some(line) = QuickLine::parse(event.data()) {
+            return self.on_quick_line(turn, &line, sink);
+        }
+        // The slow path writes `top` and `message` itself.
+        self.top_raw.clear();
+        self.message_raw.clear();
+        let v = parse_value(event, sink)?;
+        let Value::Object(line) = v else {
+            self.start(turn, sink);
+            warn(sink, WarningCode::InvalidEvent, "line that is not a JSON object; ignored");
+            return Ok(Flow::Continue);
+        };
+        if let Some(e) = line.get("error").filter(|e| !e.is_null()) {
+            self.start(turn, sink);
+            let message = match e {
+                Value::String(s) => s.clone(),
+                other => other.get("message").and_then(Value::as_str).map_or_else(|| other.to_string(), str::to_owned),
+            };
+            let error = ProviderError {
+                error_type: String::new(),
+                message,
+                request_id: None,
+                output_emitted: turn.output_emitted(),
+            };
+            return Ok(Flow::Fail(error));
+        }
+        let done = line.get("done") == Some(&Value::Bool(true));
+        let mut message = None;
+        // The line is ours: its members move into the fold, never copied.
+        for (k, val) in line.into_iter().filter(|(_, v)| !v.is_null()) {
+            if k != "message" {
+                self.top.insert(k, val);
+            } else {
+                if !self.top.contains_key("message") {
+                    // Its place among the top-level members (built at read time).
+                    self.top.insert(k, Value::Null);
+                }
+                message = Some(val);
+            }
+        }
+        self.start(turn, sink);
+        match &message {
+            None => {}
+            Some(Value::Object(m)) => self.on_message(turn, m, sink)?,
+            Some(_) => warn(sink, WarningCode::InvalidEvent, "message that is not an object; ignored"),
+        }
+        self.end_line(turn, done, sink)
+    }
     /// After a line's members: the end of the turn at `done: true`.
     fn end_line(&mut self, turn: &mut Turn, done: bool, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         if !done {
