@@ -795,3 +795,74 @@ def test_a_corrupt_compressed_stream_is_a_transport_failure_not_an_untyped_error
     assert isinstance(err, ssefold.IncompleteStreamError)
     assert str(err).startswith("the connection failed: DecodingError"), str(err)
     assert isinstance(err.__cause__, httpx.DecodingError) and len(calls) == 2
+
+
+# ---- issue 26, item 3: the path events one feed returns are bounded ----------
+
+
+def _chat_call_in_one_delta(args: str, call: int = 0) -> bytes:
+    """An OpenAI Chat tool call whose whole arguments come in one delta (as
+    OpenAI-compatible servers often send them), then the end of the turn."""
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    calls = [{"index": call, "id": f"call_{call}", "type": "function", "function": {"name": "f", "arguments": args}}]
+    chunk = dict(base, choices=[{"index": 0, "delta": {"tool_calls": calls}, "finish_reason": None}])
+    return f"data: {_json.dumps(chunk)}\n\n".encode()
+
+
+def _chat_end() -> bytes:
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    end = dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}])
+    return f"data: {_json.dumps(end)}\n\ndata: [DONE]\n\n".encode()
+
+
+@pytest.mark.parametrize("ui", [False, True])
+def test_one_whole_arguments_delta_gives_at_most_max_path_events_per_feed(ui: bool) -> None:
+    # 1 MB of [[[[[]]]]] in one delta: 1,000,000 path events in one list
+    # before (450 MB in the issue); now the default 16,384, then one warning.
+    args = hostile_args("nested", 1_100_000)
+    s = ssefold.Stream("openai_chat", ui=ui)
+    assert s is not None
+    events = s.feed(_chat_call_in_one_delta(args) + _chat_end()) + s.finish()
+    paths = [e for e in events if e.type == "tool_args_path"]
+    warnings = [e for e in events if e.type == "warning"]
+    assert len(paths) == 16_384
+    assert [w.code for w in warnings] == ["path_events_dropped"]
+    assert "".join(e.json for e in events if e.type == "tool_args_delta") == args
+    assert [e.outcome for e in events if e.type == "part_end"] == ["complete"]
+    assert s.message is not None
+    assert s.message["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] == args
+    # The events kept are the first ones, in order.
+    assert [p.path_event.type for p in paths[:3]] == ["container_start", "container_start", "container_start"]
+    if ui:
+        assert s.ui is not None and s.ui.snapshot()["parts"][0]["tool_call"]["arguments"] == _json.loads(args)
+
+
+@pytest.mark.parametrize("limit", [0, 1, 7])
+def test_max_path_events_per_feed_is_per_feed_and_each_dialect_takes_it(limit: int) -> None:
+    args = '{"a": [1, 2, {"b": "c"}], "d": null, "e": [true, false, 3.5, "f"]}'
+    full = ssefold.Stream("openai_chat")
+    expected = [e.path_event.to_dict() for e in full.feed(_chat_call_in_one_delta(args)) if e.type == "tool_args_path"]
+    assert len(expected) > 2 * limit
+    s = ssefold.OpenAIChatStream(max_path_events_per_feed=limit)
+    first = s.feed(_chat_call_in_one_delta(args))
+    second = s.feed(_chat_call_in_one_delta(args, call=1))  # a new feed: a new allowance
+    for events in (first, second):
+        assert [e.path_event.to_dict() for e in events if e.type == "tool_args_path"] == expected[:limit]
+        assert [e.code for e in events if e.type == "warning"] == ["path_events_dropped"]
+    s.feed(_chat_end())
+    s.finish()
+    assert s.message is not None
+    assert [c["function"]["arguments"] for c in s.message["choices"][0]["message"]["tool_calls"]] == [args, args]
+    for cls in (ssefold.AnthropicStream, ssefold.OpenAIResponsesStream):
+        cls(max_path_events_per_feed=limit)
+    with pytest.raises(OverflowError):
+        ssefold.Stream(max_path_events_per_feed=-1)
+
+
+def test_the_default_path_events_limit_is_not_reached_by_16_kib_reads() -> None:
+    args = hostile_args("numbers", 200_000)  # 100,000 numbers
+    data = anthropic_tool_stream(args, 4096)
+    s = ssefold.AnthropicStream()
+    events = [e for i in range(0, len(data), 16384) for e in s.feed(data[i : i + 16384])]
+    assert not [e for e in events if e.type == "warning"]
+    assert len([e for e in events if e.type == "tool_args_path"]) == 100_000 + 4  # and {, [, ], }

@@ -821,6 +821,7 @@ fn stream_config(
     max_choices: usize,
     tool_input_trailing_strings: bool,
     max_memory_bytes: usize,
+    max_path_events_per_feed: usize,
     event_stream: (u32, u32),
 ) -> PyResult<StreamConfig> {
     let (max_message_len, max_headers_len) = event_stream;
@@ -836,8 +837,7 @@ fn stream_config(
         tool_input_trailing_strings,
         max_memory_bytes,
         event_stream: DecoderLimits { max_message_len, max_headers_len },
-        // Not a Python keyword yet: the default.
-        ..StreamConfig::default()
+        max_path_events_per_feed,
     })
 }
 
@@ -910,7 +910,7 @@ impl Stream {
     #[pyo3(signature = (
         provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-        tool_input_trailing_strings = false, max_memory_bytes = 134217728,
+        tool_input_trailing_strings = false, max_memory_bytes = 134217728, max_path_events_per_feed = 16384,
         max_event_stream_message_len = 16777216, max_event_stream_headers_len = 131072, ui = false
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -926,6 +926,7 @@ impl Stream {
         max_choices: usize,
         tool_input_trailing_strings: bool,
         max_memory_bytes: usize,
+        max_path_events_per_feed: usize,
         max_event_stream_message_len: u32,
         max_event_stream_headers_len: u32,
         ui: bool,
@@ -943,6 +944,7 @@ impl Stream {
             max_choices,
             tool_input_trailing_strings,
             max_memory_bytes,
+            max_path_events_per_feed,
             (max_event_stream_message_len, max_event_stream_headers_len),
         )?;
         Ok(Stream::with_provider(p, config, ui))
@@ -1174,7 +1176,7 @@ macro_rules! dialect {
             #[pyo3(signature = (
                         *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
                         max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-                        tool_input_trailing_strings = false, max_memory_bytes = 134217728,
+                        tool_input_trailing_strings = false, max_memory_bytes = 134217728, max_path_events_per_feed = 16384,
         max_event_stream_message_len = 16777216, max_event_stream_headers_len = 131072, ui = false
                     ))]
             #[allow(clippy::too_many_arguments)]
@@ -1189,6 +1191,7 @@ macro_rules! dialect {
                 max_choices: usize,
                 tool_input_trailing_strings: bool,
                 max_memory_bytes: usize,
+                max_path_events_per_feed: usize,
                 max_event_stream_message_len: u32,
                 max_event_stream_headers_len: u32,
                 ui: bool,
@@ -1204,6 +1207,7 @@ macro_rules! dialect {
                     max_choices,
                     tool_input_trailing_strings,
                     max_memory_bytes,
+                    max_path_events_per_feed,
                     (max_event_stream_message_len, max_event_stream_headers_len),
                 )?;
                 Ok(($name, Stream::with_provider($provider, config, ui)))
