@@ -72,6 +72,7 @@ type AgentTurn struct {
 	ptr    *C.struct_ssefold_agent_turn
 	handle cgo.Handle
 	state  *turnState
+	use    inUse
 }
 
 // turnState is what the event callback fills.
@@ -128,6 +129,10 @@ func NewAgentTurn(cfg *AgentTurnConfig) (*AgentTurn, error) {
 
 // Close frees the turn. It is idempotent.
 func (t *AgentTurn) Close() error {
+	if err := t.use.enter(); err != nil {
+		return err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil
 	}
@@ -174,6 +179,10 @@ func (t *AgentTurn) done(r C.ssefold_result) ([]TurnEvent, error) {
 // to a name not registered gets the error result "No such tool available:
 // NAME" and never starts. Register the tools before the first Feed.
 func (t *AgentTurn) AddTool(name string, opts ToolOptions) error {
+	if err := t.use.enter(); err != nil {
+		return err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return ErrClosed
 	}
@@ -190,6 +199,10 @@ func (t *AgentTurn) AddTool(name string, opts ToolOptions) error {
 // nowMS (the host's clock): the first one, or the one ActionReconnect
 // asked for.
 func (t *AgentTurn) Connected(nowMS uint64) error {
+	if err := t.use.enter(); err != nil {
+		return err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return ErrClosed
 	}
@@ -202,6 +215,10 @@ func (t *AgentTurn) Connected(nowMS uint64) error {
 // Feed reports bytes of the body and returns the events to show. A failure
 // of the stream is no error here: it ends the turn (Failure, the outcome).
 func (t *AgentTurn) Feed(b []byte, nowMS uint64) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -214,6 +231,10 @@ func (t *AgentTurn) Feed(b []byte, nowMS uint64) ([]TurnEvent, error) {
 
 // EndOfBody reports that the body ended (the connection closed cleanly).
 func (t *AgentTurn) EndOfBody(nowMS uint64) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -225,6 +246,10 @@ func (t *AgentTurn) EndOfBody(nowMS uint64) ([]TurnEvent, error) {
 // ConnectionFailed reports that the connection failed before the body
 // ended (reason says how).
 func (t *AgentTurn) ConnectionFailed(reason string, nowMS uint64) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -238,6 +263,10 @@ func (t *AgentTurn) ConnectionFailed(reason string, nowMS uint64) ([]TurnEvent, 
 // Tick reports the time: a connection idle past the policy's timeout is
 // closed, then reconnected or the end of the turn.
 func (t *AgentTurn) Tick(nowMS uint64) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -248,6 +277,10 @@ func (t *AgentTurn) Tick(nowMS uint64) ([]TurnEvent, error) {
 
 // Deadline is when Tick should be called next (ok false: no deadline).
 func (t *AgentTurn) Deadline() (deadlineMS uint64, ok bool) {
+	if t.use.enter() != nil {
+		return 0, false
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return 0, false
 	}
@@ -261,6 +294,10 @@ func (t *AgentTurn) Deadline() (deadlineMS uint64, ok bool) {
 
 // ToolUpdate reports progress text of a running call.
 func (t *AgentTurn) ToolUpdate(callID, text string) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -277,6 +314,10 @@ func (t *AgentTurn) ToolUpdate(callID, text string) ([]TurnEvent, error) {
 // of a call it already ended is dropped). Misuse matches the scheduler's
 // errors (ErrUnknownCallID, ErrNotStarted, ErrAlreadyFinished).
 func (t *AgentTurn) ToolResult(callID, output string, isError bool) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -293,6 +334,10 @@ func (t *AgentTurn) ToolResult(callID, output string, isError bool) ([]TurnEvent
 // "Aborted: REASON"): running calls are cancelled, every call without a
 // result gets the aborted one. Nothing once the turn is over.
 func (t *AgentTurn) Abort(reason string) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -306,6 +351,10 @@ func (t *AgentTurn) Abort(reason string) ([]TurnEvent, error) {
 // PollAction returns the next thing to do (ok false: nothing now). Drain
 // the actions after every report.
 func (t *AgentTurn) PollAction() (a TurnAction, ok bool, err error) {
+	if err := t.use.enter(); err != nil {
+		return TurnAction{}, false, err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return a, false, ErrClosed
 	}
@@ -338,6 +387,10 @@ func (t *AgentTurn) PollAction() (a TurnAction, ok bool, err error) {
 // IsFinished says whether the turn is over: the stream ended (or failed,
 // or was aborted) and every call has its result.
 func (t *AgentTurn) IsFinished() bool {
+	if t.use.enter() != nil {
+		return false
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return false
 	}
@@ -351,6 +404,10 @@ func (t *AgentTurn) IsFinished() bool {
 // IsStreamEnded says whether the stream is over (the turn may still wait
 // for tools); bytes fed now are ignored.
 func (t *AgentTurn) IsStreamEnded() bool {
+	if t.use.enter() != nil {
+		return false
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return false
 	}
@@ -366,6 +423,10 @@ func (t *AgentTurn) IsStreamEnded() bool {
 // (errors.Is with ErrIncomplete, ErrProviderError, ...), with
 // ResultToolTooManyCalls for too many calls; a *TurnFailure otherwise.
 func (t *AgentTurn) Failure() error {
+	if err := t.use.enter(); err != nil {
+		return err
+	}
+	defer t.use.leave()
 	if t.ptr == nil {
 		return ErrClosed
 	}
@@ -390,6 +451,10 @@ func (t *AgentTurn) Failure() error {
 
 // Outcome is the turn's result so far (final once IsFinished).
 func (t *AgentTurn) Outcome() (TurnResult, error) {
+	if err := t.use.enter(); err != nil {
+		return TurnResult{}, err
+	}
+	defer t.use.leave()
 	var res TurnResult
 	if t.ptr == nil {
 		return res, ErrClosed

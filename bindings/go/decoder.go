@@ -93,6 +93,7 @@ type Decoder struct {
 	ptr    *C.struct_ssefold_sse_decoder
 	handle cgo.Handle
 	state  *decoderState
+	use    inUse
 }
 
 // NewDecoder creates a decoder; cfg may be nil for the defaults.
@@ -114,6 +115,10 @@ func NewDecoder(cfg *DecoderConfig) (*Decoder, error) {
 
 // Close frees the decoder. It is idempotent.
 func (d *Decoder) Close() error {
+	if err := d.use.enter(); err != nil {
+		return err
+	}
+	defer d.use.leave()
 	if d.ptr == nil {
 		return nil
 	}
@@ -139,6 +144,10 @@ func (d *Decoder) lastError() string {
 // do not stop it: the rest of the chunk is decoded and the first error is
 // returned with every event.
 func (d *Decoder) Feed(b []byte) ([]Event, error) {
+	if err := d.use.enter(); err != nil {
+		return nil, err
+	}
+	defer d.use.leave()
 	if d.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -185,6 +194,10 @@ type End struct {
 // Finish ends the stream (the decoder is then ready for a reconnection;
 // the last event ID and reconnection time are kept).
 func (d *Decoder) Finish() (End, error) {
+	if err := d.use.enter(); err != nil {
+		return End{}, err
+	}
+	defer d.use.leave()
 	if d.ptr == nil {
 		return End{}, ErrClosed
 	}
@@ -210,6 +223,10 @@ func (d *Decoder) Finish() (End, error) {
 
 // Reset forgets everything, last event ID and reconnection time included.
 func (d *Decoder) Reset() error {
+	if err := d.use.enter(); err != nil {
+		return err
+	}
+	defer d.use.leave()
 	if d.ptr == nil {
 		return ErrClosed
 	}
@@ -221,6 +238,10 @@ func (d *Decoder) Reset() error {
 
 // LastEventID is the ID to send as Last-Event-ID (ok false before any id).
 func (d *Decoder) LastEventID() (id string, ok bool) {
+	if d.use.enter() != nil {
+		return "", false
+	}
+	defer d.use.leave()
 	if d.ptr == nil {
 		return "", false
 	}
@@ -234,6 +255,10 @@ func (d *Decoder) LastEventID() (id string, ok bool) {
 
 // ReconnectionTime is the last valid retry field in milliseconds.
 func (d *Decoder) ReconnectionTime() (ms uint64, ok bool) {
+	if d.use.enter() != nil {
+		return 0, false
+	}
+	defer d.use.leave()
 	if d.ptr == nil {
 		return 0, false
 	}

@@ -85,6 +85,11 @@ var (
 	// ErrDialectMismatch: the stream was given the wrong provider dialect
 	// (also ErrInvalidInput).
 	ErrDialectMismatch = errors.New("ssefold: dialect mismatch")
+	// ErrBadState: the value cannot do this now; in particular it is in use
+	// by a call on another goroutine (Decoder, Stream, PartialJSON,
+	// AgentTurn, … are not safe for concurrent use: the call that loses the
+	// race gets this error and changes nothing).
+	ErrBadState = errors.New("ssefold: bad state")
 )
 
 // Error is a failed C call: its status code and the handle's last error
@@ -132,6 +137,8 @@ func (e *Error) Is(target error) bool {
 		}
 	case ErrDialectMismatch:
 		return e.Code == ResultStreamDialectMismatch
+	case ErrBadState:
+		return e.Code == ResultBadState
 	case ErrClosed:
 		return e.Code == ResultStreamClosed
 	}

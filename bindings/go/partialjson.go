@@ -79,6 +79,7 @@ type PartialJSON struct {
 	ptr    *C.struct_ssefold_partial_json
 	handle cgo.Handle
 	state  *partialState
+	use    inUse
 }
 
 // NewPartialJSON creates a parser; opts may be nil.
@@ -114,6 +115,10 @@ func NewPartialJSON(opts *PartialJSONOptions) (*PartialJSON, error) {
 
 // Close frees the parser. It is idempotent.
 func (p *PartialJSON) Close() error {
+	if err := p.use.enter(); err != nil {
+		return err
+	}
+	defer p.use.leave()
 	if p.ptr == nil {
 		return nil
 	}
@@ -143,6 +148,10 @@ func (p *PartialJSON) err(r C.ssefold_result) error {
 // Push feeds the next fragment (split anywhere) and returns its path
 // events (with Events). Invalid input and exceeded limits are sticky.
 func (p *PartialJSON) Push(b []byte) ([]PathEvent, error) {
+	if err := p.use.enter(); err != nil {
+		return nil, err
+	}
+	defer p.use.leave()
 	if p.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -166,6 +175,10 @@ func (p *PartialJSON) Push(b []byte) ([]PathEvent, error) {
 // closed; the string being read included when partialStrings). ok is false
 // when no value has begun.
 func (p *PartialJSON) Value(partialStrings bool) (v json.RawMessage, ok bool, err error) {
+	if err := p.use.enter(); err != nil {
+		return nil, false, err
+	}
+	defer p.use.leave()
 	if p.ptr == nil {
 		return nil, false, ErrClosed
 	}
@@ -186,6 +199,10 @@ func (p *PartialJSON) Value(partialStrings bool) (v json.RawMessage, ok bool, er
 // Finish is the strict end of the document: the complete value, or an
 // error matching ErrIncomplete (or the sticky error).
 func (p *PartialJSON) Finish() (json.RawMessage, error) {
+	if err := p.use.enter(); err != nil {
+		return nil, err
+	}
+	defer p.use.leave()
 	if p.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -202,6 +219,10 @@ func (p *PartialJSON) Finish() (json.RawMessage, error) {
 
 // Reset makes the parser ready for a new document.
 func (p *PartialJSON) Reset() error {
+	if err := p.use.enter(); err != nil {
+		return err
+	}
+	defer p.use.leave()
 	if p.ptr == nil {
 		return ErrClosed
 	}
@@ -214,6 +235,10 @@ func (p *PartialJSON) Reset() error {
 // Status says whether a complete top-level value was parsed and how many
 // bytes were accepted.
 func (p *PartialJSON) Status() (complete bool, bytesPushed uint64) {
+	if p.use.enter() != nil {
+		return false, 0
+	}
+	defer p.use.leave()
 	if p.ptr == nil {
 		return false, 0
 	}

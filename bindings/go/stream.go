@@ -376,6 +376,7 @@ type Stream struct {
 	state    *streamState
 	provider Provider
 	opts     StreamOptions
+	use      inUse
 }
 
 // NewStream creates a stream for provider; opts may be nil.
@@ -434,6 +435,10 @@ func (o *StreamOptions) toC() C.struct_ssefold_stream_config {
 
 // Close frees the stream. It is idempotent.
 func (s *Stream) Close() error {
+	if err := s.use.enter(); err != nil {
+		return err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return nil
 	}
@@ -488,6 +493,10 @@ func (s *Stream) take() []StreamEvent {
 // limit, a provider error event, an unknown dialect) closes the stream;
 // the events before it are returned with it and the message stays readable.
 func (s *Stream) Feed(b []byte) ([]StreamEvent, error) {
+	if err := s.use.enter(); err != nil {
+		return nil, err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -504,6 +513,10 @@ func (s *Stream) Feed(b []byte) ([]StreamEvent, error) {
 // Finish ends the stream (the end of the HTTP body). It returns an error
 // matching ErrIncomplete when the terminal event never came.
 func (s *Stream) Finish() ([]StreamEvent, error) {
+	if err := s.use.enter(); err != nil {
+		return nil, err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -519,6 +532,10 @@ func (s *Stream) Finish() ([]StreamEvent, error) {
 // what the provider's non-streaming endpoint would have returned ("null"
 // before the dialect is known).
 func (s *Stream) Message() (json.RawMessage, error) {
+	if err := s.use.enter(); err != nil {
+		return nil, err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -536,6 +553,10 @@ func (s *Stream) Message() (json.RawMessage, error) {
 // Status is the dialect (given or detected; Auto until detection) and
 // whether the terminal event was seen.
 func (s *Stream) Status() (Provider, bool) {
+	if s.use.enter() != nil {
+		return 0, false
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return s.provider, false
 	}
@@ -550,6 +571,10 @@ func (s *Stream) Status() (Provider, bool) {
 // Abort ends the turn because the user cancelled: one KindTurnEnd event
 // (Text "aborted") is returned and the stream is closed. Idempotent.
 func (s *Stream) Abort() ([]StreamEvent, error) {
+	if err := s.use.enter(); err != nil {
+		return nil, err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -563,6 +588,10 @@ func (s *Stream) Abort() ([]StreamEvent, error) {
 
 // IsAborted says whether Abort delivered its turn end.
 func (s *Stream) IsAborted() bool {
+	if s.use.enter() != nil {
+		return false
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return false
 	}
@@ -578,6 +607,10 @@ func (s *Stream) IsAborted() bool {
 // first event decides between a restart (a KindTurnReset event, then the
 // turn is rebuilt) and a resume. Send ResumeCursor with the new request.
 func (s *Stream) Reconnect() error {
+	if err := s.use.enter(); err != nil {
+		return err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return ErrClosed
 	}
@@ -592,6 +625,10 @@ func (s *Stream) Reconnect() error {
 // highest Responses sequence_number, else CursorLastEventID, else
 // CursorNone.
 func (s *Stream) ResumeCursor() (Cursor, error) {
+	if err := s.use.enter(); err != nil {
+		return Cursor{}, err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return Cursor{}, ErrClosed
 	}
@@ -609,6 +646,10 @@ func (s *Stream) ResumeCursor() (Cursor, error) {
 // ReconnectionTime is the server's SSE retry: in milliseconds (ok false
 // when it sent none).
 func (s *Stream) ReconnectionTime() (ms uint64, ok bool) {
+	if s.use.enter() != nil {
+		return 0, false
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return 0, false
 	}

@@ -15,6 +15,10 @@ import (
 // updates it, stamped with the time last given to SetTime; a turn_reset
 // clears it. Read it with UISnapshot.
 func (s *Stream) EnableUI() error {
+	if err := s.use.enter(); err != nil {
+		return err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return ErrClosed
 	}
@@ -28,6 +32,10 @@ func (s *Stream) EnableUI() error {
 // SetTime sets the host time (milliseconds) stamped on the text segments
 // of the events that follow (for fade-in animation).
 func (s *Stream) SetTime(nowMs uint64) error {
+	if err := s.use.enter(); err != nil {
+		return err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return ErrClosed
 	}
@@ -43,6 +51,10 @@ func (s *Stream) SetTime(nowMs uint64) error {
 // readiness, committed content), tool progress, usage, stop reason, error,
 // ended, aborted. The bytes are a copy.
 func (s *Stream) UISnapshot() (json.RawMessage, error) {
+	if err := s.use.enter(); err != nil {
+		return nil, err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -60,6 +72,10 @@ func (s *Stream) UISnapshot() (json.RawMessage, error) {
 // SetConnection sets the connection state the UI shows (the host owns the
 // connection; e.g. Reconnector.State).
 func (s *Stream) SetConnection(state ConnectionState) error {
+	if err := s.use.enter(); err != nil {
+		return err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return ErrClosed
 	}
@@ -73,6 +89,10 @@ func (s *Stream) SetConnection(state ConnectionState) error {
 // SetToolProgress records the host's progress report for the running tool
 // call id (any JSON value, shown as is in the snapshot).
 func (s *Stream) SetToolProgress(id string, progress json.RawMessage) error {
+	if err := s.use.enter(); err != nil {
+		return err
+	}
+	defer s.use.leave()
 	if s.ptr == nil {
 		return ErrClosed
 	}

@@ -73,8 +73,15 @@
 //!
 //! **Threads.** A handle may be used from any thread, but by one thread at
 //! a time (it is not internally locked): serialize calls on one handle
-//! yourself. Separate handles share nothing and may be used concurrently on
-//! separate threads. Functions without a handle are thread-safe.
+//! yourself. A call made while another thread's call on the same handle
+//! runs is refused with `SSEFOLD_RESULT_BAD_STATE` and changes nothing (each
+//! call claims the handle with one atomic compare-and-swap), so breaking
+//! the rule is an error status, never two calls on one state; only the
+//! views a call returned stay the caller's to guard (the next call on the
+//! handle, from any thread, ends them), and a `_free` must come after
+//! every other thread's last call. Separate handles share nothing and may
+//! be used concurrently on separate threads. Functions without a handle
+//! are thread-safe.
 //!
 //! **Panics.** A Rust panic never crosses the boundary: it is caught and
 //! returned as `SSEFOLD_RESULT_PANIC`; the handle involved is poisoned and

@@ -1,6 +1,10 @@
 // Version, status strings, threads, and the C++ RAII wrappers.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -97,6 +101,117 @@ TEST(Threads, OneHandleUsedByOneThreadAtATime) {
   ssefold_sse_decoder_free(d);
   ASSERT_EQ(c.events.size(), 8u);
   EXPECT_EQ(c.events[7].data, "7");
+}
+
+// Two threads on one handle at once break the threading rule; the call that
+// loses the race must get BAD_STATE, never a second reference to the handle
+// (issue 26, item 17: the busy flag was a plain Cell, and heap corruption
+// followed). While a call runs on one thread, every other call on the handle
+// from another thread is refused and a free is ignored.
+TEST(Threads, ACallFromAnotherThreadDuringACallIsBadState) {
+  struct Gate {
+    std::mutex m;
+    std::condition_variable cv;
+    bool inside = false, tried = false;
+  } gate;
+  ssefold_stream *s = nullptr;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
+  auto cb = [](void *user_data, const ssefold_stream_event *) {
+    auto *g = static_cast<Gate *>(user_data);
+    std::unique_lock<std::mutex> lock(g->m);
+    if (g->inside) return;  // only the first event waits
+    g->inside = true;
+    g->cv.notify_all();
+    g->cv.wait(lock, [g] { return g->tried; });
+  };
+  ASSERT_EQ(ssefold_stream_set_callback(s, cb, &gate, false), SSEFOLD_RESULT_OK);
+  const std::string start =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"role\":"
+      "\"assistant\",\"content\":[],\"usage\":{}}}\n\n";
+  ssefold_result fed = SSEFOLD_RESULT_PANIC;
+  std::thread a([&] { fed = ssefold_stream_feed(s, B(start), start.size()); });
+  {
+    std::unique_lock<std::mutex> lock(gate.m);
+    gate.cv.wait(lock, [&] { return gate.inside; });
+  }
+  ssefold_str out{nullptr, 0};
+  EXPECT_EQ(ssefold_stream_feed(s, B(start), start.size()), SSEFOLD_RESULT_BAD_STATE);
+  EXPECT_EQ(ssefold_stream_message_json(s, &out), SSEFOLD_RESULT_BAD_STATE);
+  EXPECT_EQ(ssefold_stream_last_error(s, &out), SSEFOLD_RESULT_BAD_STATE);
+  ssefold_stream_free(s);  // ignored: the call on the other thread goes on
+  {
+    std::lock_guard<std::mutex> lock(gate.m);
+    gate.tried = true;
+  }
+  gate.cv.notify_all();
+  a.join();
+  EXPECT_EQ(fed, SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_message_json(s, &out), SSEFOLD_RESULT_OK);
+  EXPECT_NE(S(out).find("\"id\":\"m\""), std::string::npos) << S(out);
+  ssefold_stream_free(s);
+}
+
+// Two threads hammering one decoder for 300 ms, started together: each call
+// is OK or BAD_STATE, and the events are exactly one per feed that returned
+// OK (a call that lost the race changed nothing). With the old non-atomic
+// flag both threads got in (a wrong count, or a crash under ASan/valgrind).
+TEST(Threads, TwoThreadsOnOneHandleGetOkOrBadStateNeverBoth) {
+  ssefold_sse_decoder *d = nullptr;
+  ASSERT_EQ(ssefold_sse_decoder_new(nullptr, &d), SSEFOLD_RESULT_OK);
+  struct Count {
+    uint64_t events = 0, bytes = 0;  // written only inside a call that holds the handle
+  } count;
+  auto cb = [](void *user_data, const ssefold_sse_event *e) {
+    auto *c = static_cast<Count *>(user_data);
+    c->events++;
+    c->bytes += e->data.len;
+    return 0;
+  };
+  ASSERT_EQ(ssefold_sse_decoder_set_callback(d, cb, &count), SSEFOLD_RESULT_OK);
+  std::atomic<int> ready{0};
+  auto run = [&](int who, uint64_t *ok, uint64_t *refused, uint64_t *other) {
+    const std::string ev = "id: " + std::to_string(who) + "\ndata: " + std::string(40 + who, 'x') + "\n\n";
+    ready++;
+    while (ready.load() < 2) std::this_thread::yield();
+    auto start = std::chrono::steady_clock::now();
+    for (uint64_t i = 0;; i++) {
+      if (i % 256 == 0 && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(300)) break;
+      // One call in four feeds an event; the others are quick (an empty feed, two reads), so that the
+      // claims are dense.
+      size_t consumed = 0;
+      ssefold_str view{nullptr, 0};
+      ssefold_result r;
+      switch (i % 4) {
+        case 0:
+          r = ssefold_sse_decoder_feed(d, B(ev), ev.size(), &consumed);
+          break;
+        case 1:
+          r = ssefold_sse_decoder_feed(d, nullptr, 0, &consumed);
+          break;
+        case 2:
+          r = ssefold_sse_decoder_last_event_id(d, &view);
+          break;
+        default:
+          r = ssefold_sse_decoder_last_error(d, &view);
+      }
+      if (r == SSEFOLD_RESULT_OK && i % 4 == 0)
+        (*ok)++;
+      else if (r == SSEFOLD_RESULT_BAD_STATE)
+        (*refused)++;
+      else if (r != SSEFOLD_RESULT_OK)
+        (*other)++;
+    }
+  };
+  uint64_t ok[2] = {0, 0}, refused[2] = {0, 0}, other[2] = {0, 0};
+  std::thread t0(run, 0, &ok[0], &refused[0], &other[0]);
+  std::thread t1(run, 1, &ok[1], &refused[1], &other[1]);
+  t0.join();
+  t1.join();
+  EXPECT_EQ(other[0] + other[1], 0u);
+  EXPECT_EQ(count.events, ok[0] + ok[1]) << "refused " << refused[0] + refused[1];
+  EXPECT_EQ(count.bytes, ok[0] * 40 + ok[1] * 41);
+  EXPECT_GT(ok[0] + ok[1], 0u);
+  ssefold_sse_decoder_free(d);
 }
 
 TEST(Cpp, RaiiWrappers) {
