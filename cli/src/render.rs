@@ -14,8 +14,19 @@
 //! cursor and erased before anything else is written. In raw mode the
 //! terminal no longer turns `\n` into a new line at column 0, so every
 //! `\n` written to a terminal becomes `\r\n`.
+//!
+//! Everything the provider controls (text, reasoning, tool names and
+//! arguments, part types, error and warning messages) goes through
+//! [`printable`] before it is written: its control characters (ESC, BEL, CR,
+//! backspace, DEL, the C1 controls such as U+009B CSI and U+009D OSC) are
+//! shown as `\u{1b}` and never reach the terminal, so a stream cannot set
+//! the window title (OSC 0), write the clipboard (OSC 52), clear the screen
+//! (CSI 2J) or overwrite what was shown. The only escape sequences written
+//! are the render's own.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use ssefold::providers::{PartKind, PartOutcome, StreamEvent};
@@ -65,6 +76,53 @@ impl Layout {
             _ => None,
         }
     }
+}
+
+/// Text the provider controls, made safe to write to a terminal: every
+/// control character (Unicode `Cc`: C0, DEL, C1) is written as `\u{…}`,
+/// except, with `lines`, line feed and tab (text keeps its layout). With
+/// `lines`, a carriage return before a line feed or at the end of `s` (a
+/// CRLF split between two deltas) is dropped: a CR elsewhere would move the
+/// cursor back over what was shown, so it is escaped.
+pub fn printable(s: &str, lines: bool) -> Cow<'_, str> {
+    let escape = |c: char| c.is_control() && !(lines && (c == '\n' || c == '\t'));
+    if !s.chars().any(escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if lines && c == '\r' && matches!(chars.peek(), None | Some('\n')) {
+            continue;
+        }
+        if escape(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A JSON text for a terminal: the C1 controls and DEL, which JSON writers
+/// leave as they are (only C0 must be escaped in JSON), written as `\u00XX`
+/// escapes: the same JSON value, and nothing a terminal takes for a
+/// control. (They can only occur inside JSON strings, where `\u00XX` means
+/// the same character.)
+pub fn json_printable(s: &str) -> Cow<'_, str> {
+    let escape = |c: char| ('\u{7f}'..='\u{9f}').contains(&c);
+    if !s.chars().any(escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if escape(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// A tool call of the open region.
@@ -246,7 +304,7 @@ impl Renderer {
         let label = self.styled("36", "[tool call] ");
         let Some(width) = width else {
             let name = self.styled("36;1", &format!("{} ", c.name));
-            return format!("{label}{name}{}{outcome}", self.styled("36", &c.args));
+            return format!("{label}{name}{}{outcome}", self.styled("36", &printable(&c.args, true)));
         };
         let room = width.saturating_sub(1 + "[tool call] ".len());
         let name = cut_end(&format!("{} ", c.name), room);
@@ -292,6 +350,7 @@ impl Renderer {
             }
             StreamEvent::PartStart { part, kind, provider_type, .. } => {
                 self.kinds.insert(part, kind);
+                let provider_type = printable(provider_type, false);
                 let label = match kind {
                     PartKind::Reasoning => Some(("2", "[thinking] ".to_owned())),
                     PartKind::Refusal => Some(("31", "[refusal] ".to_owned())),
@@ -306,15 +365,16 @@ impl Renderer {
                 }
             }
             StreamEvent::TextDelta { part, text } => {
+                let text = printable(text, true);
                 let s = match self.kinds.get(&part) {
-                    Some(PartKind::Reasoning) => self.styled("2", text),
-                    _ => text.to_owned(),
+                    Some(PartKind::Reasoning) => self.styled("2", &text),
+                    _ => text.into_owned(),
                 };
                 self.show_text(&s, false)?;
             }
             StreamEvent::PartMetadata { part, key: "name", value } => {
                 if let Some(c) = self.calls.iter_mut().find(|c| c.part == part) {
-                    c.name = value.as_str().unwrap_or("?").to_owned();
+                    c.name = printable(value.as_str().unwrap_or("?"), false).into_owned();
                     self.dirty = true;
                 }
             }
@@ -327,7 +387,7 @@ impl Renderer {
             StreamEvent::PartEnd { part, kind, outcome, .. } => {
                 let note = match outcome {
                     PartOutcome::InvalidArguments { error, .. } => {
-                        Some(("31", format!("[invalid arguments: {error}]")))
+                        Some(("31", format!("[invalid arguments: {}]", printable(error, false))))
                     }
                     PartOutcome::Incomplete => Some(("33", "[incomplete]".to_owned())),
                     _ => None,
@@ -377,18 +437,23 @@ impl Renderer {
         self.text(s)
     }
 
-    /// A line on standard output (a JSON Lines record, the message).
+    /// A line on standard output (a JSON Lines record, the message: JSON,
+    /// written through [`json_printable`]).
     pub fn stdout_line(&mut self, line: &str) -> io::Result<()> {
         self.clear_status()?;
-        self.put(Fd::Stdout, line)?;
+        let line = json_printable(line);
+        self.put(Fd::Stdout, &line)?;
         self.put(Fd::Stdout, "\n")
     }
 
     /// A line on standard error (`ssefold fold: …`), on a line of its own
     /// when the render goes there too (to standard error, or to the
-    /// terminal standard error also writes to).
+    /// terminal standard error also writes to). The line may quote the
+    /// provider (an error's message): it is written through [`printable`].
     pub fn note(&mut self, line: &str) -> io::Result<()> {
         self.clear_status()?;
+        let line = printable(line, true).into_owned();
+        let line = line.as_str();
         let shared = match self.layout.render {
             Some(Fd::Stderr) => true,
             Some(Fd::Stdout) => self.layout.stdout_tty && self.layout.stderr_tty,
@@ -637,5 +702,134 @@ mod tests {
         r.note("ssefold fold: warning x: y").unwrap();
         assert_eq!(err.text(), "ssefold fold: warning x: y\r\n", "raw mode: CR LF");
         assert!(out.text().ends_with("\x1b8\x1b[K"));
+    }
+
+    /// An Anthropic stream whose text, thinking, tool name, tool arguments
+    /// and error try to drive the terminal: OSC 0 (title), OSC 52
+    /// (clipboard), CSI 2J (clear), a C1 CSI, BEL, a lone CR, backspace.
+    pub(crate) fn hostile_stream() -> Vec<u8> {
+        let events = [
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"think \u009b2J\u0007"}}"#,
+            ),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a\u001b]0;pwned\u0007b\u001b]52;c;ZXZpbA==\u0007c\u001b[2Jd\rfake\u0008\u007f\r\nline\tend\n"}}"#,
+            ),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t1","name":"evil\u001b]0;name\u0007\n","input":{}}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"\u001b]52;c;QQ==\u0007\u001b[2J\"}"}}"#,
+            ),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":2}"#),
+            (
+                "error",
+                r#"{"type":"error","error":{"type":"api_error","message":"boom \u001b]0;err\u0007 \u009d52;c;QQ==\u009c"}}"#,
+            ),
+        ];
+        events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect::<String>().into_bytes()
+    }
+
+    fn render_bytes(bytes: &[u8], layout: Layout) -> (String, String) {
+        let (out, err) = (Shared::default(), Shared::default());
+        let mut r = Renderer::new(Box::new(out.clone()), Box::new(err.clone()), layout);
+        let mut s = Stream::new(Provider::Auto);
+        for b in bytes.chunks(7) {
+            let _ = s.feed(b, |e| r.event(e).unwrap());
+            r.refresh(Some("⠋".into())).unwrap();
+        }
+        r.note("ssefold fold: provider error api_error: boom \x1b]0;err\x07 \u{9d}52;c;QQ==\u{9c}").unwrap();
+        r.finish().unwrap();
+        (out.text(), err.text())
+    }
+
+    /// The escape sequences the render itself writes: SGR, cursor up, erase
+    /// line, erase below, save and restore the cursor.
+    fn only_own_escapes(s: &str) -> Result<(), String> {
+        let mut chars = s.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\x1b' => match chars.next() {
+                    Some((_, '7' | '8')) => {}
+                    Some((_, '[')) => {
+                        let mut params = String::new();
+                        let end = loop {
+                            match chars.next() {
+                                Some((_, d)) if d.is_ascii_digit() || d == ';' => params.push(d),
+                                Some((_, d)) => break d,
+                                None => return Err(format!("an unfinished CSI at {i}")),
+                            }
+                        };
+                        let ok = match end {
+                            'm' => true,
+                            'A' => !params.is_empty() && !params.contains(';'),
+                            'K' | 'J' => params.is_empty(),
+                            _ => false,
+                        };
+                        if !ok {
+                            return Err(format!("a foreign CSI {params:?} {end:?} at {i}: {:?}", &s[i..]));
+                        }
+                    }
+                    other => return Err(format!("a foreign escape {other:?} at {i}: {:?}", &s[i..])),
+                },
+                '\n' | '\r' | '\t' => {}
+                c if c.is_control() => return Err(format!("control {c:?} at {i}: {:?}", &s[i..])),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn provider_text_names_arguments_and_errors_cannot_drive_the_terminal() {
+        let tty = Layout { render: Some(Fd::Stdout), stdout_tty: true, stderr_tty: true, width: 60 };
+        let (out, err) = render_bytes(&hostile_stream(), tty);
+        only_own_escapes(&out).unwrap();
+        only_own_escapes(&err).unwrap();
+        let plain = strip(&out);
+        for shown in [
+            r"think \u{9b}2J\u{7}",
+            r"a\u{1b}]0;pwned\u{7}b\u{1b}]52;c;ZXZpbA==\u{7}c\u{1b}[2Jd\u{d}fake\u{8}\u{7f}",
+            "line\tend\n",
+            r"[tool call] evil\u{1b}]0;name\u{7}\u{a} {",
+            r#""a": "\u{1b}]52;c;QQ==\u{7}\u{1b}[2J"}"#,
+        ] {
+            assert!(plain.contains(shown), "{shown:?} not shown in {plain:?}");
+        }
+        assert!(err.contains(r"boom \u{1b}]0;err\u{7} \u{9d}52;c;QQ==\u{9c}"), "{err:?}");
+        // Off a terminal: no escapes at all, the same visible text.
+        let (out, err) = render_bytes(&hostile_stream(), PIPE);
+        assert_eq!(out, "");
+        assert!(!err.contains('\x1b') && !err.contains('\r'), "{err:?}");
+        assert!(err.contains(r"a\u{1b}]0;pwned\u{7}b"), "{err:?}");
+    }
+
+    #[test]
+    fn printable_escapes_controls_and_keeps_line_breaks_in_text() {
+        assert!(matches!(printable("plain text\n\tindented", true), Cow::Borrowed(_)));
+        assert_eq!(printable("a\r\nb\rc\r", true), "a\nb\\u{d}c");
+        assert_eq!(printable("a\nb\tc", false), r"a\u{a}b\u{9}c");
+        assert_eq!(printable("\u{1b}[2J\u{9b}\u{7f}", true), r"\u{1b}[2J\u{9b}\u{7f}");
+        assert_eq!(json_printable("{\"a\":\"x\u{9b}y\u{7f}\"}"), r#"{"a":"x\u009by\u007f"}"#);
+        let v: serde_json::Value = serde_json::from_str(&json_printable("\"\u{9d}\"")).unwrap();
+        assert_eq!(v, "\u{9d}");
     }
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use ssefold::sse::{Decoder, Event};
 
 use crate::exit;
+use crate::render::json_printable;
 
 /// One output line, exactly `{"event", "data", "id", "retry"}` in that order.
 #[derive(Serialize)]
@@ -30,6 +31,8 @@ impl<'a> From<&Event<'a>> for EventLine<'a> {
 struct JsonLines<W: Write> {
     decoder: Decoder,
     out: W,
+    /// The JSON of one event (reused).
+    line: Vec<u8>,
     decode_errors: usize,
 }
 
@@ -39,7 +42,11 @@ impl<W: Write> JsonLines<W> {
         while let Some(item) = events.next_event() {
             match item {
                 Ok(e) => {
-                    serde_json::to_writer(&mut self.out, &EventLine::from(&e))?;
+                    // C1 controls and DEL as `\u00XX` (the same JSON): nothing a terminal runs.
+                    self.line.clear();
+                    serde_json::to_writer(&mut self.line, &EventLine::from(&e))?;
+                    let line = std::str::from_utf8(&self.line).map_err(io::Error::other)?;
+                    self.out.write_all(json_printable(line).as_bytes())?;
                     self.out.write_all(b"\n")?;
                 }
                 Err(err) => {
@@ -92,7 +99,7 @@ pub fn run(path: Option<PathBuf>) -> ExitCode {
         },
         _ => Box::new(io::stdin().lock()),
     };
-    let mut sink = JsonLines { decoder: Decoder::new(), out: io::stdout().lock(), decode_errors: 0 };
+    let mut sink = JsonLines { decoder: Decoder::new(), out: io::stdout().lock(), line: Vec::new(), decode_errors: 0 };
     let mut buf = vec![0u8; 64 << 10];
     loop {
         let n = match input.read(&mut buf) {

@@ -9,7 +9,10 @@ Checks, printing what it saw on failure:
     status 130, the partial message printed, though the input is still open;
   * an Esc whose confirmation expired (after a second) only asks again;
   * with standard output a pipe, it holds the message alone;
-  * the terminal's modes are restored (raw mode off) at exit.
+  * the terminal's modes are restored (raw mode off) at exit;
+  * a stream whose text, tool name, arguments and error hold terminal
+    controls (OSC 0 title, OSC 52 clipboard, CSI 2J, C1 CSI, BEL) puts only
+    the render's own escape sequences on the terminal.
 """
 
 import fcntl
@@ -153,6 +156,45 @@ def a_whole_stream_ends_normally() -> None:
     check('\r\n[tool call] get_weather {"location": "Paris, France", ' in s.plain(), "the tool call on its line", s)
 
 
-for test in (double_esc_aborts, an_expired_esc_asks_again, a_whole_stream_ends_normally):
+def hostile_event(name: str, data: dict) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def a_hostile_stream_cannot_drive_the_terminal() -> None:
+    evil = "a\x1b]0;pwned\x07b\x1b]52;c;ZXZpbA==\x07c\x1b[2Jd\x9b2J\x9d0;t\x9c\rfake\x08"
+    body = b"".join([
+        hostile_event("message_start", {"type": "message_start", "message": {
+            "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
+            "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        hostile_event("content_block_start", {"type": "content_block_start", "index": 0,
+                                              "content_block": {"type": "text", "text": ""}}),
+        hostile_event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                              "delta": {"type": "text_delta", "text": evil}}),
+        hostile_event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        hostile_event("content_block_start", {"type": "content_block_start", "index": 1, "content_block": {
+            "type": "tool_use", "id": "t", "name": "tool" + evil, "input": {}}}),
+        hostile_event("content_block_delta", {"type": "content_block_delta", "index": 1, "delta": {
+            "type": "input_json_delta", "partial_json": json.dumps({"x": evil})}}),
+        hostile_event("content_block_stop", {"type": "content_block_stop", "index": 1}),
+        hostile_event("error", {"type": "error", "error": {"type": "api_error", "message": evil}}),
+    ])
+    s = Session(stdout_pipe=True)
+    s.send(body)
+    os.close(s.data_w)
+    code = s.wait()
+    check(code == 1, f"exit status 1 (the provider error), got {code}", s)
+    own = re.compile(r"\x1b(\[[0-9]*A|\[[0-9;]*m|\[K|\[J|[78])")
+    rest = own.sub("", s.text())
+    bad = [c for c in rest if (ord(c) < 0x20 and c not in "\r\n\t") or 0x7F <= ord(c) <= 0x9F]
+    check(not bad, f"only the render's own controls on the terminal, found {bad!r}", s)
+    shown = "a\\u{1b}]0;pwned\\u{7}b\\u{1b}]52;c;ZXZpbA==\\u{7}c\\u{1b}[2Jd\\u{9b}2J\\u{9d}0;t\\u{9c}\\u{d}fake\\u{8}"
+    check(shown in s.plain(), "the controls shown as escapes", s)
+    check("[tool call] tool" + shown in s.plain(), "the tool name escaped", s)
+    check("provider error api_error: " + shown in s.plain(), "the error message escaped", s)
+    check(json.loads(s.stdout)["content"][0]["text"] == evil, "the message keeps the text", s)
+
+
+for test in (double_esc_aborts, an_expired_esc_asks_again, a_whole_stream_ends_normally,
+             a_hostile_stream_cannot_drive_the_terminal):
     test()
     print(f"ok {test.__name__}")
