@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use ssefold::providers::{Provider, Stream, StreamError, StreamEvent};
+use ssefold::providers::{Provider, Stream, StreamConfig, StreamError, StreamEvent};
 
 use crate::exit;
 use crate::interactive::{self, EscAction, EscGate, Spinner};
@@ -31,7 +31,7 @@ use crate::warnings::Warnings;
 const TICK: Duration = Duration::from_millis(40);
 
 /// What `fold` is asked to do.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// The dialect (or auto-detection).
     pub provider: Provider,
@@ -39,6 +39,8 @@ pub struct Options {
     pub jsonl: bool,
     /// The live render (off with `--no-render`).
     pub render: bool,
+    /// The stream's limits (the `--max-…` flags).
+    pub config: StreamConfig,
 }
 
 /// Where the stream comes from.
@@ -73,10 +75,10 @@ pub fn run(input: Input, opts: Options) -> ExitCode {
     let mut keys = if interactive { Keys::enable() } else { None };
     r.set_raw(keys.is_some());
 
-    let outcome = fold_loop(reader, opts, &mut r, keys.as_mut(), interactive);
+    let outcome = fold_loop(reader, &opts, &mut r, keys.as_mut(), interactive);
     drop(keys);
     r.set_raw(false);
-    finish(r, opts, outcome)
+    finish(r, &opts, outcome)
 }
 
 /// How the loop ended.
@@ -91,7 +93,7 @@ struct Outcome {
 
 fn fold_loop(
     mut reader: Box<dyn Read + Send>,
-    opts: Options,
+    opts: &Options,
     r: &mut Renderer,
     mut keys: Option<&mut Keys>,
     interactive: bool,
@@ -122,7 +124,7 @@ fn fold_loop(
     let mut spinner = Spinner::new(now());
     let mut esc = EscGate::default();
     let mut o = Outcome {
-        stream: Stream::new(opts.provider),
+        stream: Stream::with_config(opts.provider, opts.config.clone()),
         result: Ok(()),
         aborted: false,
         warnings: Warnings::default(),
@@ -217,7 +219,7 @@ fn on_event(
 
 /// The end: the render closed, the warning counts, the message, the exit
 /// status.
-fn finish(mut r: Renderer, opts: Options, o: Outcome) -> ExitCode {
+fn finish(mut r: Renderer, opts: &Options, o: Outcome) -> ExitCode {
     let mut written = r.finish();
     for line in o.warnings.summary() {
         written = written.and_then(|()| r.note(&format!("ssefold fold: warning {line}")));

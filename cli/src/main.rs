@@ -5,6 +5,7 @@
 mod fold;
 mod interactive;
 mod keys;
+mod limits;
 mod render;
 mod sse;
 mod warnings;
@@ -77,7 +78,7 @@ enum Command {
         long_about = "Fold a provider stream (Anthropic Messages, OpenAI Chat Completions, OpenAI \
                       Responses) from FILE or standard input into the message the provider's \
                       non-streaming endpoint would have returned, rendering it live as it arrives.",
-        after_help = format!("{FOLD_HELP}{EXIT_STATUS}")
+        after_help = format!("{FOLD_HELP}{}\n\n{EXIT_STATUS}", limits::HELP)
     )]
     Fold(FoldArgs),
     /// Decode SSE and print one JSON object per event (JSON Lines)
@@ -86,7 +87,8 @@ enum Command {
                       JSON object per event, flushed as events are dispatched.",
         after_help = format!(
             "Output:\n  one line per event: {{\"event\": str, \"data\": str, \"id\": str|null, \"retry\": int|null}}\n  \
-             decoding errors on standard error (decoding goes on; exit status 1)\n\n{EXIT_STATUS}"
+             decoding errors on standard error (decoding goes on; exit status 1)\n\n{}\n\n{EXIT_STATUS}",
+            limits::HELP
         )
     )]
     Sse(SseArgs),
@@ -111,6 +113,10 @@ struct FoldArgs {
     file: Option<PathBuf>,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    decoder: limits::DecoderArgs,
+    #[command(flatten)]
+    stream: limits::StreamArgs,
 }
 
 #[derive(Debug, Args)]
@@ -128,6 +134,8 @@ struct SseArgs {
     /// The stream ('-' or none: standard input)
     #[arg(value_name = "FILE")]
     file: Option<PathBuf>,
+    #[command(flatten)]
+    decoder: limits::DecoderArgs,
 }
 
 /// `--provider` values.
@@ -182,10 +190,14 @@ const DEMO_STREAM: &[u8] = include_bytes!("demo.sse");
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Sse(a) => sse::run(a.file),
+        Command::Sse(a) => sse::run(a.file, a.decoder.config()),
         Command::Fold(a) => {
-            let opts =
-                fold::Options { provider: a.provider.into(), jsonl: a.output.jsonl, render: !a.output.no_render };
+            let opts = fold::Options {
+                provider: a.provider.into(),
+                jsonl: a.output.jsonl,
+                render: !a.output.no_render,
+                config: a.stream.config(a.decoder.config()),
+            };
             let input = match a.file {
                 None => fold::Input::Stdin,
                 Some(p) if p.as_os_str() == "-" => fold::Input::Stdin,
@@ -201,7 +213,12 @@ fn main() -> ExitCode {
         }
         Command::Demo(a) => {
             let pause = (!a.fast).then(|| std::time::Duration::from_millis(35));
-            let opts = fold::Options { provider: Provider::Auto, jsonl: a.output.jsonl, render: !a.output.no_render };
+            let opts = fold::Options {
+                provider: Provider::Auto,
+                jsonl: a.output.jsonl,
+                render: !a.output.no_render,
+                config: Default::default(),
+            };
             fold::run(fold::Input::Reader(Box::new(Paced { rest: DEMO_STREAM, pause })), opts)
         }
     }

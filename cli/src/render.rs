@@ -110,12 +110,18 @@ pub fn printable(s: &str, lines: bool) -> Cow<'_, str> {
 /// control. (They can only occur inside JSON strings, where `\u00XX` means
 /// the same character.)
 pub fn json_printable(s: &str) -> Cow<'_, str> {
+    // DEL is 0x7F; U+0080..=U+009F are 0xC2 0x80..=0x9F in UTF-8: a line without 0x7F or 0xC2 (nearly every
+    // line, however long) is returned as it is after one memchr pass.
     let escape = |c: char| ('\u{7f}'..='\u{9f}').contains(&c);
-    if !s.chars().any(escape) {
+    let Some(first) = memchr::memchr2(0x7f, 0xc2, s.as_bytes()) else {
+        return Cow::Borrowed(s);
+    };
+    if !s[first..].chars().any(escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
+    out.push_str(&s[..first]);
+    for c in s[first..].chars() {
         if escape(c) {
             let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {

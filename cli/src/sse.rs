@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use ssefold::sse::{Decoder, Event};
+use ssefold::sse::{Decoder, DecoderConfig, Event};
 
 use crate::exit;
 use crate::render::json_printable;
@@ -88,7 +88,7 @@ fn io_error(e: &io::Error) -> ExitCode {
 }
 
 /// `ssefold sse [FILE|-]`.
-pub fn run(path: Option<PathBuf>) -> ExitCode {
+pub fn run(path: Option<PathBuf>, config: DecoderConfig) -> ExitCode {
     let mut input: Box<dyn Read> = match path {
         Some(p) if p.as_os_str() != "-" => match File::open(&p) {
             Ok(f) => Box::new(f),
@@ -99,7 +99,12 @@ pub fn run(path: Option<PathBuf>) -> ExitCode {
         },
         _ => Box::new(io::stdin().lock()),
     };
-    let mut sink = JsonLines { decoder: Decoder::new(), out: io::stdout().lock(), line: Vec::new(), decode_errors: 0 };
+    let mut sink = JsonLines {
+        decoder: Decoder::with_config(config),
+        out: io::stdout().lock(),
+        line: Vec::new(),
+        decode_errors: 0,
+    };
     let mut buf = vec![0u8; 64 << 10];
     loop {
         let n = match input.read(&mut buf) {

@@ -148,3 +148,87 @@ fn sse_prints_a_bounded_output_for_the_long_id_reproducer() {
     assert_eq!(out.stdout.iter().filter(|b| **b == b'\n').count(), 19_999);
     assert!(out.stdout.len() < 2 << 20, "{} bytes", out.stdout.len());
 }
+
+fn run_with(args: &[&str], input: &[u8]) -> (String, String, i32) {
+    let mut child =
+        ssefold().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
+}
+
+#[test]
+fn sse_takes_the_decoder_limits_as_flags() {
+    // Issue 26, item 23: a 5,000-byte id was a fatal error with no way to
+    // raise max_id_len.
+    let input = long_id_then_events(5000, 2);
+    let (out, err, code) = run_with(&["sse"], &input);
+    assert_eq!((code, out.lines().count()), (1, 1), "{err}");
+    assert!(err.contains("id longer than 4096 bytes"), "{err}");
+    for flag in ["--max-id-len", "--max_id_len"] {
+        let (out, err, code) = run_with(&["sse", flag, "8K"], &input);
+        assert_eq!(code, 0, "{flag}: {err}");
+        let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[1]["id"].as_str().map(str::len), Some(5000));
+    }
+    // The other decoder limits, lowered.
+    let (_, err, code) = run_with(&["sse", "--max-line-len", "8"], b"data: 0123456789\n\ndata: ok\n\n");
+    assert_eq!(code, 1);
+    assert!(err.contains("SSE line longer than 8 bytes"), "{err}");
+    let (out, err, code) = run_with(&["sse", "--max-event-size", "4"], b"data: 123\ndata: 45\n\ndata: ok\n\n");
+    assert_eq!((code, out.lines().count()), (1, 1), "{err}");
+    assert!(err.contains("larger than 4 bytes"), "{err}");
+    let (out, err, code) = run_with(&["sse", "--utf8", "strict"], b"data: \xff\n\ndata: ok\n\n");
+    assert_eq!((code, out.lines().count()), (1, 1), "{err}");
+    // Bad values are usage errors.
+    for bad in [&["sse", "--max-id-len", "0"][..], &["sse", "--max-id-len", "lots"], &["sse", "--utf8", "lossy"]] {
+        let (_, err, code) = run_with(bad, b"");
+        assert_eq!(code, 2, "{bad:?}: {err}");
+    }
+}
+
+#[test]
+fn fold_takes_the_stream_limits_as_flags() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let body = std::fs::read(root.join("tests/fixtures/anthropic/thinking_text_citations.sse")).unwrap();
+    let (out, err, code) = run_with(&["fold", "--no-render"], &body);
+    assert_eq!(code, 0, "{err}");
+    assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok());
+    let (out, err, code) = run_with(&["fold", "--no-render", "--max-text-bytes", "16"], &body);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("max_text_bytes"), "{err}");
+    let m: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(m["type"], "message", "what was folded before the limit is printed");
+    let (_, err, code) = run_with(&["fold", "--no-render", "--max_parts", "1"], &body);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("max_parts"), "{err}");
+    let (_, err, code) = run_with(&["fold", "--no-render", "--max-id-len", "1"], b"id: 12\ndata: {}\n\n");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("id longer than 1 bytes"), "{err}");
+
+    let help = String::from_utf8(ssefold().args(["fold", "--help"]).output().unwrap().stdout).unwrap();
+    for flag in [
+        "--max-line-len",
+        "--max-event-size",
+        "--max-id-len",
+        "--utf8",
+        "--max-parts",
+        "--max-tool-args-bytes",
+        "--max-text-bytes",
+        "--max-choices",
+        "--max-memory-bytes",
+        "--max-path-events-per-feed",
+        "--max-event-stream-message-len",
+        "--max-event-stream-headers-len",
+        "--tool-input-trailing-strings",
+        "[default: 134217728]",
+    ] {
+        assert!(help.contains(flag), "{flag}: {help}");
+    }
+    let sse = String::from_utf8(ssefold().args(["sse", "--help"]).output().unwrap().stdout).unwrap();
+    assert!(sse.contains("--max-id-len <SIZE>") && sse.contains("[default: 4096]") && !sse.contains("--max-parts"));
+}
