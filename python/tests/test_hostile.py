@@ -866,3 +866,133 @@ def test_the_default_path_events_limit_is_not_reached_by_16_kib_reads() -> None:
     events = [e for i in range(0, len(data), 16384) for e in s.feed(data[i : i + 16384])]
     assert not [e for e in events if e.type == "warning"]
     assert len([e for e in events if e.type == "tool_args_path"]) == 100_000 + 4  # and {, [, ], }
+
+
+# ---- issue 26, item 11: PartialJSON's events are O(1) however deep ------------
+
+
+def _deep_units(depth: int, units: int) -> str:
+    unit = "[" * depth + '{"k": 0}' + "]" * depth
+    return '{"a": [' + ",".join([unit] * units) + "]}"
+
+
+def test_partial_json_events_hold_no_values_until_asked() -> None:
+    # Before: each closing container's value was converted when its event was
+    # made, its whole subtree, depth times over (a 500-deep unit made 125,000
+    # lists; 49.5x the cost per byte of depth 2). Now the events hold the
+    # container's text; counted in live Python objects, not in time.
+    import gc
+
+    doc = _deep_units(300, 4)
+    p = ssefold.PartialJSON()
+    gc.collect()
+    before = len(gc.get_objects())
+    events = [e for i in range(0, len(doc), 4096) for e in p.push(doc[i : i + 4096])]
+    assert len(gc.get_objects()) - before < 100  # PathEvents are not tracked; no list or dict was made
+    containers = [e for e in events if e.type == "value_complete" and e.kind == "array"]
+    assert len(containers) == 4 * 300 + 1
+    value = _json.loads(doc)
+    for e in containers[::97] + containers[-1:]:
+        node = value
+        for segment in e.path:
+            node = node[segment]
+        assert e.value == node and e.value is e.value  # parsed once, on first access
+    assert p.finish() == value
+
+
+def _lookup(value: Any, path: Any) -> Any:
+    for segment in path:
+        value = value[segment]
+    return value
+
+
+DOCS = [
+    {"path": "src/é.rs", "content": "fn main() {\n  \"🙂\"\n}", "n": [1, -2.5, 3e10, True, None, {"k": []}], "e": {}},
+    [[[[]]], [{"a": [{}]}], "x" * 70_000, "é" * 40_000],
+    "top-level 🙂 string",
+    12.5,
+]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=["object", "arrays and long strings", "string", "number"])
+def test_partial_json_is_the_same_in_every_fragmentation(doc: Any) -> None:
+    """Every fragmentation (byte by byte through UTF-8 characters, random
+    cuts) gives the same events, each container's value is that part of the
+    document, the value so far is `parse_partial_json`'s of the bytes so far,
+    and `bytes_pushed` counts every byte (a cut character included)."""
+    import random
+
+    text = _json.dumps(doc, ensure_ascii=False) + " "
+    data = text.encode()
+    rng = random.Random(5)
+    cuttings = [[len(data)], list(range(1, len(data) + 1)) if len(data) < 2000 else [1, 2, 3, len(data)]]
+    for _ in range(8):
+        cuttings.append(sorted({rng.randrange(1, len(data) + 1) for _ in range(rng.randrange(1, 40))} | {len(data)}))
+    reference = None
+    for cuts in cuttings:
+        p = ssefold.PartialJSON()
+        events: List[Any] = []
+        start = 0
+        for end in cuts:
+            events += p.push(data[start:end])
+            assert p.bytes_pushed == end
+            if (end % 7 == 0 or end == len(data) or len(cuts) < 50) and not isinstance(doc, float):
+                # (a top-level number is whole at the end of parse_partial_json's text only)
+                assert p.value == ssefold.parse_partial_json(data[:end])
+            start = end
+        forms = [(e.to_dict(), e.path) for e in events if e.type != "string_append"]  # one per fragment
+        texts: Dict[Any, str] = {}
+        for e in events:
+            if e.type == "string_append":
+                texts[e.path] = texts.get(e.path, "") + e.text
+            elif e.type == "value_complete":
+                assert e.value == _lookup(doc, e.path)
+        assert all(_lookup(doc, path) == t for path, t in texts.items())
+        if reference is None:
+            reference = forms
+        assert forms == reference
+        assert p.finish() == doc
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'{"a": "\xe9"}', b'{"a": "x\xf0\x9f\x99"}', b'{"a": [1, \xff]}', b'["\xc3', b'{"a": "\xed\xa0\x80"}', b'[1, }'],
+)
+def test_partial_json_errors_are_where_the_whole_documents_are(data: bytes) -> None:
+    """Invalid UTF-8 (cut or not), invalid JSON: the error's kind and offset do
+    not depend on the fragmentation and are those of the one-shot parser."""
+    try:
+        ssefold.parse_partial_json(data)
+        expected = ("incomplete", len(data))
+    except ssefold.PartialJSONError as e:
+        expected = (e.kind, e.offset)  # type: ignore[attr-defined]
+    for cuts in ([len(data)], list(range(1, len(data) + 1))):
+        p = ssefold.PartialJSON()
+        start = 0
+        with pytest.raises(ssefold.PartialJSONError) as info:
+            for end in cuts:
+                p.push(data[start:end])
+                start = end
+            p.finish()
+        assert (info.value.kind, info.value.offset) == expected  # type: ignore[attr-defined]
+        with pytest.raises(ssefold.PartialJSONError):  # sticky, and the document grows no more
+            p.push(b"]" * 1000)
+
+
+@pytest.mark.parametrize("limit", range(1, 12))
+def test_partial_json_size_limit_through_a_cut_character(limit: int) -> None:
+    data = '["é🙂x"]'.encode()
+    results = set()
+    for cuts in ([len(data)], list(range(1, len(data) + 1))):
+        p = ssefold.PartialJSON(max_bytes=limit)
+        start = 0
+        try:
+            for end in cuts:
+                p.push(data[start:end])
+                start = end
+            results.add(("ok", _json.dumps(p.finish())))
+        except ssefold.PartialJSONError as e:
+            results.add((e.kind, e.offset))  # type: ignore[attr-defined]
+    assert len(results) == 1, results
+    (result,) = results
+    assert result == ("ok", '["\\u00e9\\ud83d\\ude42x"]') if limit >= len(data) else result == ("size_limit", limit)

@@ -256,6 +256,16 @@ impl PartialJson {
         PartialJson { skeleton: true, tree_budget: budget.max(1), ..Self::with_limits(limits) }
     }
 
+    /// A parser that builds the tree of values as [`with_limits`](Self::with_limits) does
+    /// (`value*`, `finish`), but reports a closing container as [`PathEvent::ContainerComplete`]
+    /// with its text, not as `ValueComplete` with its value: every event is O(1) to hand on
+    /// however deep the document (a host that keeps events converts a container only when asked,
+    /// from its text). Driven by [`push_document`](Self::push_document), the caller holding the
+    /// document's text.
+    pub fn with_container_text(limits: PartialJsonLimits) -> Self {
+        Self::skeleton_with_tree(limits, usize::MAX)
+    }
+
     /// Whether the parser holds the tree of the values read so far (a tree parser, or a
     /// [`skeleton_with_tree`](Self::skeleton_with_tree) one within its budget): then `value*`,
     /// `finish` and [`take_root`](Self::take_root) give values.
@@ -327,7 +337,7 @@ impl PartialJson {
     /// [`bytes_pushed`](Self::bytes_pushed) bytes were fed before: the parser reads the rest,
     /// and a skeleton parser reports closing containers with their text (the document holds
     /// them whole). The same events and errors as [`push_str`](Self::push_str) of the new bytes.
-    pub(crate) fn push_document(
+    pub fn push_document(
         &mut self,
         document: &str,
         on_event: impl FnMut(&PathEvent<'_>),
