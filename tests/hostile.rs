@@ -787,3 +787,57 @@ fn vertex_partial_args_with_many_keys_stay_linear() {
     assert_eq!(args.as_object().unwrap().len(), n);
     assert_eq!(args["k0"], 0);
 }
+
+/// Issue 26 item 2: Gemini and Ollama send a call's arguments whole, as a
+/// JSON value. An event whose tree would not fit `max_memory_bytes` is a
+/// typed `LimitExceeded` before it is parsed (the text before it kept); one
+/// that fits folds, its arguments as text.
+#[test]
+fn whole_calls_that_would_not_fit_the_budget_are_refused_before_they_are_parsed() {
+    use ssefold::providers::{Provider, Stream, StreamConfig, StreamError, StreamLimit};
+    let gemini = |args: &str| {
+        let text =
+            "data: {\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hi\"}]}}]}\n\n";
+        let call = format!(
+            "data: {{\"candidates\":[{{\"index\":0,\"content\":{{\"role\":\"model\",\"parts\":[{{\"functionCall\":{{\"name\":\"f\",\"args\":{args}}}}}]}}}}]}}\n\n"
+        );
+        let done = "data: {\"candidates\":[{\"index\":0,\"content\":{\"role\":\"model\",\"parts\":[]},\"finishReason\":\"STOP\"}]}\n\n";
+        format!("{text}{call}{done}").into_bytes()
+    };
+    let ollama = |args: &str| {
+        let text = "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"done\":false}\n";
+        let call = format!(
+            "{{\"model\":\"m\",\"message\":{{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{{\"function\":{{\"name\":\"f\",\"arguments\":{args}}}}}]}},\"done\":false}}\n"
+        );
+        let done = "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\"}\n";
+        format!("{text}{call}{done}").into_bytes()
+    };
+    let max = 8 << 20;
+    for shape in ["nested", "numbers", "keys"] {
+        let big = hostile_args(shape, 1 << 20);
+        let small = hostile_args(shape, 32 << 10);
+        for (provider, body) in [(Provider::Gemini, gemini as fn(&str) -> Vec<u8>), (Provider::Ollama, ollama)] {
+            let config = StreamConfig { max_memory_bytes: max, ..StreamConfig::default() };
+            let mut s = Stream::with_config(provider, config.clone());
+            let r = s.feed(&body(&big), |_| {});
+            assert_eq!(
+                r,
+                Err(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max }),
+                "{shape} {provider:?}"
+            );
+            assert!(s.message().to_string().contains("\"hi\""), "{shape} {provider:?}: the text before it is kept");
+            let mut s = Stream::with_config(provider, config);
+            let mut ready = None;
+            let mut on = |e: &ssefold::providers::StreamEvent<'_>| {
+                if let Some(call) = e.ready_tool_call() {
+                    ready = Some(call.arguments.to_owned());
+                }
+            };
+            s.feed(&body(&small), &mut on).unwrap();
+            s.finish(&mut on).unwrap();
+            let want: serde_json::Value = serde_json::from_str(&small).unwrap();
+            let got: serde_json::Value = serde_json::from_str(&ready.expect("ready")).unwrap();
+            assert_eq!(got, want, "{shape} {provider:?}");
+        }
+    }
+}

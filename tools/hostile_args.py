@@ -103,16 +103,39 @@ def openai_responses(args: str, chunk: int) -> str:
     return "".join(out)
 
 
+def gemini(args: str, chunk: int) -> str:
+    """One whole function call (Gemini sends a call's `args` whole, as a JSON
+    value), then the finishing chunk: `chunk` is not used."""
+    del chunk
+    head = '{"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":'
+    call = "data: " + head + args + '}}]}}]}\n\n'
+    done = {"candidates": [{"index": 0, "content": {"role": "model", "parts": []}, "finishReason": "STOP"}]}
+    return call + "data: " + json.dumps(done, separators=(",", ":")) + "\n\n"
+
+
+def ollama(args: str, chunk: int) -> str:
+    """Ollama's native chat: one line with a whole tool call (`arguments` a
+    JSON value), then the `done` line: `chunk` is not used."""
+    del chunk
+    head = '{"model":"m","created_at":"t","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":'
+    line = head + args + '}}]},"done":false}\n'
+    done = {"model": "m", "created_at": "t", "message": {"role": "assistant", "content": ""}, "done": True,
+            "done_reason": "stop"}
+    return line + json.dumps(done, separators=(",", ":")) + "\n"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("shape", choices=["nested", "numbers", "keys", "deep", "string"])
     p.add_argument("--bytes", type=int, default=(16 << 20) - 4096)
     p.add_argument("--depth", type=int, default=500)
-    p.add_argument("--dialect", choices=["anthropic", "openai_chat", "openai_responses"], default="anthropic")
+    p.add_argument("--dialect", choices=["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"],
+                   default="anthropic")
     p.add_argument("--chunk", type=int, default=4096, help="argument bytes per event")
     a = p.parse_args()
     args = arguments(a.shape, a.bytes, a.depth)
-    dialects = {"anthropic": anthropic, "openai_chat": openai_chat, "openai_responses": openai_responses}
+    dialects = {"anthropic": anthropic, "openai_chat": openai_chat, "openai_responses": openai_responses,
+                "gemini": gemini, "ollama": ollama}
     stream = dialects[a.dialect](args, a.chunk)
     sys.stdout.write(stream)
 

@@ -124,3 +124,67 @@ mod tests {
         assert_eq!(find_quote_or_backslash(&long), 100);
     }
 }
+
+/// An estimate (an upper bound in practice) of the heap bytes a
+/// `serde_json::Value` tree of the JSON text `bytes` costs, in one pass
+/// without building it: each array and object its own allocations, each
+/// element or member its slot (an `IndexMap` entry for a member), each
+/// string its text. Amplifying shapes show: `[[[[]]]]` costs ~40× its
+/// text, `[0,0,…]` ~30×, a long string ~1×. Linear in `bytes`; string
+/// contents are skipped a word at a time.
+pub(crate) fn estimate_value_bytes(bytes: &[u8]) -> usize {
+    const VALUE: usize = 32;
+    let mut total = VALUE;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // A string: its text (keys included), skipped to its end.
+                let start = i + 1;
+                let mut j = start;
+                loop {
+                    j += find_quote_or_backslash(&bytes[j..]);
+                    match bytes.get(j) {
+                        Some(b'\\') => j += 2,
+                        _ => break,
+                    }
+                }
+                total += j.min(bytes.len()) - start;
+                i = j + 1;
+                continue;
+            }
+            // A container's own allocations (a vector's first slots; a map's
+            // entries vector and hash table).
+            b'[' => total += 4 * VALUE + 16,
+            b'{' => total += 320,
+            // Another member of an object: an entry (hash, key, value) with
+            // growth slack, its index, the key's allocation.
+            b':' => total += 2 * (8 + 24 + VALUE) + 24 + 8,
+            // Another element (counted twice for a member, which is fine:
+            // an estimate errs high).
+            b',' => total += 2 * VALUE,
+            _ => {}
+        }
+        i += 1;
+    }
+    total
+}
+
+#[cfg(test)]
+mod estimate_tests {
+    use super::estimate_value_bytes;
+
+    /// The estimate errs high of what a tree really costs, and is linear.
+    #[test]
+    fn the_estimate_bounds_the_amplifying_shapes() {
+        let nested = format!("[{}]", vec!["[[[[[]]]]]"; 1000].join(","));
+        let numbers = format!("[{}]", vec!["0"; 10_000].join(","));
+        let keys = format!("{{{}}}", (0..1000).map(|i| format!("\"k{i}\":0")).collect::<Vec<_>>().join(","));
+        let string = format!("\"{}\\\"{}\"", "a".repeat(50_000), "b".repeat(50_000));
+        assert!(estimate_value_bytes(nested.as_bytes()) > 30 * nested.len());
+        assert!(estimate_value_bytes(numbers.as_bytes()) > 25 * numbers.len());
+        assert!(estimate_value_bytes(keys.as_bytes()) > 15 * keys.len());
+        let s = estimate_value_bytes(string.as_bytes());
+        assert!((100_000..100_200).contains(&s), "{s}");
+    }
+}

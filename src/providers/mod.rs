@@ -418,6 +418,10 @@ pub enum StreamError {
     Closed,
 }
 
+/// Events larger than this are estimated against `max_memory_bytes` before
+/// they are parsed (smaller ones cannot amplify past a few MiB).
+const BIG_EVENT_BYTES: usize = 64 << 10;
+
 /// The sink type the dialects emit to.
 pub(crate) type Sink<'s> = dyn EventSink + 's;
 
@@ -966,6 +970,18 @@ impl Stream {
                 }
                 None => Self::fail(None, turn, error, sink),
             };
+        }
+        if event.data().len() > BIG_EVENT_BYTES {
+            // A large event may become a tree many times its size (a whole
+            // function call's arguments `[[[[]]]],…`): refused before it is
+            // parsed (to detect the dialect, or to fold it) when what it
+            // would cost does not fit the budget.
+            let estimate = crate::json::scan::estimate_value_bytes(event.data().as_bytes());
+            let max = turn.config.max_memory_bytes;
+            let held = turn.footprint().saturating_add(dialect.as_ref().map_or(0, |d| d.footprint()));
+            if held.saturating_add(estimate) > max {
+                return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max });
+            }
         }
         let d = match dialect {
             Some(d) => {
