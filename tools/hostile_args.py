@@ -124,15 +124,51 @@ def ollama(args: str, chunk: int) -> str:
     return line + json.dumps(done, separators=(",", ":")) + "\n"
 
 
+def gemini_citations(n: int) -> str:
+    """Gemini: one citation, then one chunk with `n` new ones, then the end."""
+    def src(i: int) -> dict:
+        return {"startIndex": i, "endIndex": i + 1, "uri": f"https://e/{i}"}
+
+    def chunk(sources: list, finish: bool = False) -> str:
+        cand: dict = {"index": 0, "content": {"role": "model", "parts": [{"text": "x"}]},
+                      "citationMetadata": {"citationSources": sources}}
+        if finish:
+            cand["finishReason"] = "STOP"
+        return "data: " + json.dumps({"candidates": [cand]}, separators=(",", ":")) + "\n\n"
+
+    return chunk([src(0)]) + chunk([src(i) for i in range(1, n + 1)]) + chunk([src(1)], True)
+
+
+def vertex_keys(n: int) -> str:
+    """Vertex AI: one streamed call whose partialArgs write `n` keys, 1000 a chunk."""
+    def chunk(args: list, more: bool, name: bool = False) -> str:
+        fc: dict = {"partialArgs": args, "willContinue": more}
+        if name:
+            fc["name"] = "f"
+        data = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": fc}]}, "index": 0}]}
+        return "data: " + json.dumps(data, separators=(",", ":")) + "\n\n"
+
+    out = [chunk([{"jsonPath": f"$.k{i}", "numberValue": i} for i in range(s, min(n, s + 1000))], True, s == 0)
+           for s in range(0, n, 1000)]
+    out.append(chunk([], False))
+    out.append('data: {"candidates":[{"content":{"role":"model","parts":[]},"finishReason":"STOP","index":0}]}\n\n')
+    return "".join(out)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("shape", choices=["nested", "numbers", "keys", "deep", "string"])
+    p.add_argument("shape", choices=["nested", "numbers", "keys", "deep", "string", "citations", "vertex_keys"],
+                   help="citations / vertex_keys: Gemini bodies of --count entries (--dialect ignored)")
+    p.add_argument("--count", type=int, default=40_000)
     p.add_argument("--bytes", type=int, default=(16 << 20) - 4096)
     p.add_argument("--depth", type=int, default=500)
     p.add_argument("--dialect", choices=["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"],
                    default="anthropic")
     p.add_argument("--chunk", type=int, default=4096, help="argument bytes per event")
     a = p.parse_args()
+    if a.shape in ("citations", "vertex_keys"):
+        sys.stdout.write(gemini_citations(a.count) if a.shape == "citations" else vertex_keys(a.count))
+        return
     args = arguments(a.shape, a.bytes, a.depth)
     dialects = {"anthropic": anthropic, "openai_chat": openai_chat, "openai_responses": openai_responses,
                 "gemini": gemini, "ollama": ollama}
