@@ -57,6 +57,69 @@ def bedrock_records(body):
     return out
 
 
+def event_stream_messages(body):
+    """(headers, payload) of each message of an AWS event-stream body."""
+    out, at = [], 0
+    while at + 16 <= len(body):
+        total = int.from_bytes(body[at:at + 4], "big")
+        hlen = int.from_bytes(body[at + 4:at + 8], "big")
+        raw, headers, i = body[at + 12:at + 12 + hlen], {}, 0
+        while i < len(raw):
+            n = raw[i]
+            name = raw[i + 1:i + 1 + n].decode()
+            kind = raw[i + 1 + n]
+            i += 2 + n
+            if kind in (6, 7):
+                size = int.from_bytes(raw[i:i + 2], "big")
+                value = raw[i + 2:i + 2 + size]
+                i += 2 + size
+            else:
+                size = {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}[kind]
+                value = raw[i:i + size]
+                i += size
+            headers[name] = value
+        out.append((headers, body[at + 12 + hlen:at + total - 4]))
+        at += total
+    return out
+
+
+SELECTORS = {b"messageStart": 2, b"contentBlockStart": 3, b"contentBlockDelta": 4, b"contentBlockStop": 5,
+             b"messageStop": 6, b"metadata": 7}
+EXCEPTIONS = {b"throttlingException": 8, b"modelStreamErrorException": 9, b"validationException": 10}
+
+
+def bedrock_record_seeds(body):
+    """A Bedrock event-stream body as the `bedrock_records` target's records
+    (`chunk` payloads decoded, so that the fuzzer mutates the JSON)."""
+    out = b""
+    for headers, payload in event_stream_messages(body):
+        kind = headers.get(":event-type", b"")
+        if headers.get(":message-type") == b"exception":
+            selector = EXCEPTIONS.get(headers.get(":exception-type"), 8)
+        elif kind == b"chunk":
+            selector = 0
+            try:
+                payload = base64.b64decode(__import__("json").loads(payload)["bytes"])
+            except Exception:
+                selector = 1
+        else:
+            selector = SELECTORS.get(kind, 13)
+        if len(payload) >= 1 << 16:
+            continue
+        out += bytes([selector]) + len(payload).to_bytes(2, "little") + payload
+    return out
+
+
+def anthropic_records(body):
+    """An Anthropic SSE body as `bedrock_records` chunk records."""
+    out = b""
+    for block in body.replace(b"\r\n", b"\n").split(b"\n\n"):
+        data = b"\n".join(line[5:].lstrip(b" ") for line in block.split(b"\n") if line.startswith(b"data:"))
+        if data and len(data) < 1 << 16:
+            out += b"\x00" + len(data).to_bytes(2, "little") + data
+    return out
+
+
 seeds = {
     "providers": [(bytes([d, 0]), body) for body in bodies + hostile for d in (0, 1, 2, 3, 7)]
     + [(bytes([d, 0]), body) for body in gemini for d in (8, 12)]
@@ -65,6 +128,9 @@ seeds = {
     "eventstream": [(bytes([f, 0]), bedrock_records(body)) for body in anthropic for f in (1, 3, 7, 19)]
     + [(bytes([f, 0]), body) for body in bedrock for f in (0, 2, 18)]
     + [(bytes([f, 0]), body) for body in converse for f in (0, 10, 18)],
+    "bedrock_records": [(bytes([f, 5, 128]), bedrock_record_seeds(body)) for body in bedrock + converse for f in (0, 1, 2, 4)]
+    + [(bytes([f, 3, 77]), anthropic_records(body)) for body in anthropic for f in (0, 2)]
+    + [(bytes([f, 0, 9]), bedrock_record_seeds(body)) for body in converse[:8] for f in (50, 58)],
 }
 for target, pairs in seeds.items():
     out = root / "fuzz" / "corpus" / target

@@ -251,6 +251,7 @@ impl Dialect for OllamaFold {
             + self.calls.capacity() * core::mem::size_of::<(u32, Value)>()
             + self.top_raw.footprint()
             + self.message_raw.footprint()
+            + self.held_done.as_ref().map_or(0, String::capacity)
     }
 
     fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {

@@ -1,7 +1,14 @@
-//! What the fuzz targets share: a stream folded whole or chunked, and the
-//! chunk-size cycle a seed picks.
+//! What the fuzz targets check, one function a target (each panics when its
+//! property fails), and what they share: a stream folded whole or chunked,
+//! the chunk-size cycle a seed picks, AWS event-stream framing. The main
+//! crate's `tests/fuzz_regressions.rs` includes this file and replays the
+//! committed crashers of `fuzz/regressions/<target>/` through the same
+//! functions.
+#![allow(dead_code)]
 
+use ssefold::eventstream::{Decoder as FrameDecoder, DecoderLimits};
 use ssefold::providers::{Provider, Stream, StreamConfig};
+use ssefold::sse::{DecodeError, Decoder, DecoderConfig, EndOfStream, OwnedEvent, Utf8Mode};
 
 /// Every normalized event (JSON form), the folded message, and how the
 /// stream ended (`ok` or the first error; `finish` only when no feed
@@ -39,4 +46,323 @@ pub fn chunked(body: &[u8], seed: usize) -> Vec<&[u8]> {
         i += 1;
     }
     chunks
+}
+
+/// Target `providers`: byte 0 picks the dialect (bits 0–1: Anthropic,
+/// OpenAI Chat, OpenAI Responses, auto; with bit 3 set: Gemini, Ollama,
+/// Gemini, Ollama) and small or default limits (bit 2), byte 1 the
+/// chunk-size cycle seed, the rest is the stream. Same events, message and
+/// result whole and chunked.
+pub fn check_providers(data: &[u8]) {
+    if data.len() < 2 {
+        return;
+    }
+    let dialects = [
+        Provider::Anthropic,
+        Provider::OpenAIChat,
+        Provider::OpenAIResponses,
+        Provider::Auto,
+        Provider::Gemini,
+        Provider::Ollama,
+        Provider::Gemini,
+        Provider::Ollama,
+    ];
+    let provider = dialects[((data[0] & 3) | (data[0] >> 1 & 4)) as usize];
+    let mut config = StreamConfig::default();
+    if data[0] & 4 != 0 {
+        config.max_parts = 3;
+        config.max_tool_args_bytes = 64;
+        config.max_text_bytes = 64;
+        config.max_choices = 2;
+    }
+    let seed = data[1] as usize;
+    let body = &data[2..];
+    let whole = fold(provider, &config, &[body]);
+    assert_eq!(whole, fold(provider, &config, &chunked(body, seed)));
+}
+
+/// One AWS event-stream message framed with correct lengths and CRCs
+/// around `headers` (taken as the raw headers section, valid or not) and
+/// `payload`.
+pub fn frame(headers: &[u8], payload: &[u8], out: &mut Vec<u8>) {
+    let start = out.len();
+    let total = (12 + headers.len() + payload.len() + 4) as u32;
+    out.extend_from_slice(&total.to_be_bytes());
+    out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
+    let prelude_crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(&prelude_crc.to_be_bytes());
+    out.extend_from_slice(headers);
+    out.extend_from_slice(payload);
+    let crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+}
+
+/// One event-stream header: `name`, type `kind`, `value` (a length is
+/// written before a bytes or string value).
+pub fn header(name: &str, kind: u8, value: &[u8], out: &mut Vec<u8>) {
+    out.push(name.len() as u8);
+    out.extend_from_slice(name.as_bytes());
+    out.push(kind);
+    if kind == 6 || kind == 7 {
+        out.extend_from_slice(&(value.len() as u16).to_be_bytes());
+    }
+    out.extend_from_slice(value);
+}
+
+/// The records `[headers length: u8][headers][payload length: u16 LE][payload]`
+/// of `body` framed; what does not form a whole record, raw.
+fn framed(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some((&hlen, tail)) = rest.split_first() {
+        let hlen = hlen as usize;
+        if tail.len() < hlen + 2 {
+            break;
+        }
+        let (headers, tail) = tail.split_at(hlen);
+        let plen = u16::from_le_bytes([tail[0], tail[1]]) as usize;
+        let tail = &tail[2..];
+        if tail.len() < plen {
+            break;
+        }
+        let (payload, tail) = tail.split_at(plen);
+        frame(headers, payload, &mut out);
+        rest = tail;
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
+/// Every message as (headers, payload) in debug form, then the error or
+/// the bytes left at the end.
+fn decode_frames(limits: DecoderLimits, chunks: &[&[u8]]) -> (Vec<String>, String) {
+    let mut decoder = FrameDecoder::with_limits(limits);
+    let mut messages = Vec::new();
+    for c in chunks {
+        let fed = decoder.feed(c, |m| {
+            let headers: Vec<_> = m.headers.iter().collect();
+            messages.push(format!("{headers:?} {:?}", m.payload));
+        });
+        if let Err(e) = fed {
+            return (messages, format!("{e:?}"));
+        }
+    }
+    (messages, format!("{:?}", decoder.finish()))
+}
+
+/// Target `eventstream`: byte 0 holds flags — bit 0: the rest is a list of
+/// records framed with correct lengths and CRCs ([`framed`]); bit 1: fold
+/// through a `Stream` instead of listing the messages, bits 3–4 picking its
+/// dialect (Bedrock InvokeModel, ConverseStream, auto, auto); bit 2: small
+/// limits. Byte 1 seeds the chunk-size cycle. Same messages (or events,
+/// message and result) whole and chunked.
+pub fn check_eventstream(data: &[u8]) {
+    if data.len() < 2 {
+        return;
+    }
+    let flags = data[0];
+    let seed = data[1] as usize;
+    let body = if flags & 1 != 0 { framed(&data[2..]) } else { data[2..].to_vec() };
+    let chunks = chunked(&body, seed);
+    let small = flags & 4 != 0;
+    if flags & 2 != 0 {
+        let mut config = StreamConfig::default();
+        if small {
+            config.max_parts = 3;
+            config.max_tool_args_bytes = 64;
+            config.max_text_bytes = 64;
+        }
+        let provider =
+            [Provider::Bedrock, Provider::BedrockConverse, Provider::Auto, Provider::Auto][(flags >> 3 & 3) as usize];
+        assert_eq!(fold(provider, &config, &[&body]), fold(provider, &config, &chunks));
+    } else {
+        let limits =
+            if small { DecoderLimits { max_message_len: 256, max_headers_len: 64 } } else { DecoderLimits::default() };
+        assert_eq!(decode_frames(limits, &[&body]), decode_frames(limits, &chunks));
+    }
+}
+
+/// The body of a `bedrock_records` input (see [`check_bedrock_records`]):
+/// Bedrock event-stream messages built from the records, with the start
+/// the flags ask for before them.
+pub fn bedrock_body(flags: u8, records: &[u8]) -> Vec<u8> {
+    use base64::Engine as _;
+    let mut out = match flags >> 3 & 7 {
+        7 => b"\n".to_vec(),
+        6 => "\u{feff}".as_bytes().to_vec(),
+        _ => Vec::new(),
+    };
+    let mut rest = records;
+    while let Some((&selector, tail)) = rest.split_first() {
+        let (len, tail) = match tail {
+            [a, b, tail @ ..] => (u16::from_le_bytes([*a, *b]) as usize, tail),
+            _ => (tail.len(), &[][..]),
+        };
+        let (payload, tail) = tail.split_at(len.min(tail.len()));
+        rest = tail;
+        let mut headers = Vec::new();
+        let mut body = payload.to_vec();
+        let event = |ty: &str, h: &mut Vec<u8>| {
+            header(":event-type", 7, ty.as_bytes(), h);
+            header(":message-type", 7, b"event", h);
+        };
+        let exception = |ty: &str, h: &mut Vec<u8>| {
+            header(":exception-type", 7, ty.as_bytes(), h);
+            header(":message-type", 7, b"exception", h);
+        };
+        match selector & 15 {
+            0 => {
+                event("chunk", &mut headers);
+                let b64 = base64::engine::general_purpose::STANDARD.encode(payload);
+                body = format!("{{\"bytes\":\"{b64}\"}}").into_bytes();
+            }
+            1 => event("chunk", &mut headers),
+            2 => event("messageStart", &mut headers),
+            3 => event("contentBlockStart", &mut headers),
+            4 => event("contentBlockDelta", &mut headers),
+            5 => event("contentBlockStop", &mut headers),
+            6 => event("messageStop", &mut headers),
+            7 => event("metadata", &mut headers),
+            8 => exception("throttlingException", &mut headers),
+            9 => exception("modelStreamErrorException", &mut headers),
+            10 => exception("validationException", &mut headers),
+            11 => {
+                header(":error-code", 7, b"InternalFailure", &mut headers);
+                header(":error-message", 7, &payload[..payload.len().min(64)], &mut headers);
+                header(":message-type", 7, b"error", &mut headers);
+            }
+            12 => event("initial-response", &mut headers),
+            13 => event("futureEvent", &mut headers),
+            14 => {
+                // Raw headers: the payload's first byte is their length.
+                let (&n, tail) = payload.split_first().unwrap_or((&0, &[]));
+                let (h, b) = tail.split_at((n as usize).min(tail.len()));
+                headers = h.to_vec();
+                body = b.to_vec();
+            }
+            _ => header(":event-type", 7, b"contentBlockDelta", &mut headers),
+        }
+        if selector & 16 == 0 {
+            header(":content-type", 7, b"application/json", &mut headers);
+        }
+        if selector & 32 != 0 && selector & 15 != 14 {
+            header(":message-type", 7, b"event", &mut headers);
+        }
+        if selector & 64 != 0 {
+            header("", 0, &[], &mut headers);
+        }
+        frame(&headers, &body, &mut out);
+        if selector & 128 != 0 && selector & 64 != 0 {
+            // The message CRC's last byte.
+            let last = out.len() - 1;
+            out[last] ^= 1;
+        }
+    }
+    out
+}
+
+/// Target `bedrock_records`: framed Bedrock records through a `Stream`.
+/// Byte 0: bits 0–1 the dialect (Bedrock InvokeModel, ConverseStream, auto,
+/// auto), bit 2 small limits, bits 3–5 what comes before the first message
+/// (7: a newline, 6: a BOM, else nothing); byte 1 seeds the chunk-size
+/// cycle; byte 2 picks a split into two pieces. The rest is records
+/// `[selector u8][payload length u16 LE][payload]` ([`bedrock_body`]: the
+/// selector's bits 0–3 pick the message — a `chunk` wrapping the payload in
+/// base64 or as is, a ConverseStream event, an exception, an error, an
+/// unknown event, raw headers —, bit 4 drops `:content-type`, bit 5 repeats
+/// `:message-type`, bit 6 adds an empty-named header, bits 6 and 7 together
+/// break the message CRC). Same events, folded message and ending whole,
+/// in the cycle's chunks, in two pieces and byte by byte.
+pub fn check_bedrock_records(data: &[u8]) {
+    if data.len() < 3 {
+        return;
+    }
+    let flags = data[0];
+    let provider = [Provider::Bedrock, Provider::BedrockConverse, Provider::Auto, Provider::Auto][(flags & 3) as usize];
+    let mut config = StreamConfig::default();
+    if flags & 4 != 0 {
+        config.max_parts = 3;
+        config.max_tool_args_bytes = 64;
+        config.max_text_bytes = 64;
+        config.event_stream = DecoderLimits { max_message_len: 512, max_headers_len: 128 };
+    }
+    let body = bedrock_body(flags, &data[3..]);
+    let whole = fold(provider, &config, &[&body]);
+    assert_eq!(whole, fold(provider, &config, &chunked(&body, data[1] as usize)), "chunked");
+    let at = body.len() * data[2] as usize / 256;
+    assert_eq!(whole, fold(provider, &config, &[&body[..at], &body[at..]]), "split at {at}");
+    if body.len() <= 2048 {
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(whole, fold(provider, &config, &bytes), "byte by byte");
+    }
+}
+
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    items: Vec<Result<OwnedEvent, DecodeError>>,
+    end: EndOfStream,
+    last_event_id: Option<String>,
+    reconnection_time: Option<u64>,
+}
+
+fn decode_sse(d: &mut Decoder, chunks: &[&[u8]], bound: usize) -> Outcome {
+    let mut items = Vec::new();
+    for c in chunks {
+        d.feed_each(c, |r| items.push(r.map(|e| e.to_owned_event())));
+        assert!(d.memory_footprint() <= bound, "footprint {} > {bound}", d.memory_footprint());
+    }
+    let end = d.finish();
+    Outcome {
+        items,
+        end,
+        last_event_id: d.last_event_id().map(str::to_owned),
+        reconnection_time: d.reconnection_time(),
+    }
+}
+
+/// Target `sse_decode`: byte 0 picks the configuration (default limits or
+/// tiny ones, so the limit paths are hit; replacement or strict UTF-8),
+/// bytes 1..=4 are the chunking seed (a cycle of chunk sizes 0..=31), the
+/// rest is the stream. The stream is decoded twice on one decoder (a
+/// reconnection after `finish`), whole and chunked: same events, errors
+/// and end-of-stream report, memory within the limits.
+pub fn check_sse_decode(input: &[u8]) {
+    if input.len() < 5 {
+        return;
+    }
+    let (head, body) = input.split_at(5);
+    let utf8 = if head[0] & 1 == 0 { Utf8Mode::Replace } else { Utf8Mode::Strict };
+    let config = match head[0] >> 1 & 3 {
+        0 => DecoderConfig { utf8, ..DecoderConfig::default() },
+        1 => DecoderConfig { max_line_len: 64, max_event_size: 64, max_id_len: 16, utf8 },
+        2 => DecoderConfig { max_line_len: 64, max_event_size: 200, max_id_len: 64, utf8 },
+        _ => DecoderConfig { max_line_len: 7, max_event_size: 5, max_id_len: 2, utf8 },
+    };
+    // Within the limits: each buffer may be over-allocated by growth (x2)
+    // and U+FFFD replacement may triple its bytes.
+    let bound = if config.max_line_len < 1 << 20 {
+        core::mem::size_of::<Decoder>() + 16 * (config.max_line_len + config.max_event_size) + 256
+    } else {
+        usize::MAX
+    };
+
+    let sizes: Vec<usize> = head[1..].iter().map(|b| usize::from(b % 32)).collect();
+    let mut chunks = Vec::new();
+    let mut rest = body;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let size = sizes[i % sizes.len()];
+        i += 1;
+        // All-zero seeds still make progress: every fifth empty chunk, take one byte.
+        let size = if size == 0 && i % 5 == 0 { 1 } else { size };
+        let (a, b) = rest.split_at(size.min(rest.len()));
+        chunks.push(a);
+        rest = b;
+    }
+
+    let mut whole = Decoder::with_config(config.clone());
+    let expected = (decode_sse(&mut whole, &[body], bound), decode_sse(&mut whole, &[body], bound));
+    let mut chunked = Decoder::with_config(config);
+    let got = (decode_sse(&mut chunked, &chunks, bound), decode_sse(&mut chunked, &chunks, bound));
+    assert_eq!(got, expected);
 }
