@@ -927,7 +927,7 @@ class ToolScheduler:
         self,
         call_id: str,
         name: str,
-        input: str,
+        input: Union[str, dict[str, Any], list[Any], int, float, bool, None],
         *,
         exclusive: bool = False,
         abort_siblings_on_error: bool = False,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import http.server
 import threading
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -982,7 +982,7 @@ def test_partial_json_errors_are_where_the_whole_documents_are(data: bytes) -> N
 @pytest.mark.parametrize("limit", range(1, 12))
 def test_partial_json_size_limit_through_a_cut_character(limit: int) -> None:
     data = '["é🙂x"]'.encode()
-    results = set()
+    results: set[Tuple[str, Any]] = set()
     for cuts in ([len(data)], list(range(1, len(data) + 1))):
         p = ssefold.PartialJSON(max_bytes=limit)
         start = 0
@@ -996,3 +996,198 @@ def test_partial_json_size_limit_through_a_cut_character(limit: int) -> None:
     assert len(results) == 1, results
     (result,) = results
     assert result == ("ok", '["\\u00e9\\ud83d\\ude42x"]') if limit >= len(data) else result == ("size_limit", limit)
+
+
+# ---- issue 26, items 12 and 23: lone surrogates in str arguments; add(dict) ----
+
+LONE = "\ud800"
+FILE_NAME = __import__("os").fsdecode(b"caf\xe9.txt")  # 'caf\udce9.txt': not UTF-8 on disk
+
+
+def _encode_error(field: str) -> Any:
+    """pytest.raises for the typed error of a lone surrogate in `field`."""
+
+    class Raises:
+        def __enter__(self) -> None:
+            self.ctx = pytest.raises(ssefold.EncodeError)
+            self.info = self.ctx.__enter__()
+
+        def __exit__(self, *exc: Any) -> bool:
+            handled = self.ctx.__exit__(*exc)
+            assert self.info.value.field == field  # type: ignore[attr-defined]
+            assert not isinstance(self.info.value, UnicodeError)
+            return bool(handled)
+
+    return Raises()
+
+
+def _replaced(count: int = 1) -> Any:
+    return pytest.warns(UnicodeWarning, match=f"{count} lone surrogate\\(s\\) replaced with U\\+FFFD")
+
+
+def test_relay_ids_with_a_lone_surrogate_are_a_typed_error_and_texts_are_u_fffd() -> None:
+    relay = ssefold.Relay("catalog", provider=None)
+    with _encode_error("call_id"):
+        relay.tool_result(LONE, "out")
+    for field, args in [("approval_id", (LONE, "c", "f")), ("call_id", ("a", LONE, "f")), ("name", ("a", "c", LONE))]:
+        with _encode_error(field):
+            relay.approval_required(*args, {})
+    with _encode_error("level"):
+        relay.log(LONE, "m")
+    with _replaced():
+        out = relay.tool_result("c1", f"listed {FILE_NAME}")
+    assert "listed caf\ufffd.txt".encode() in out
+    with _replaced(2):
+        out = relay.tool_result("c2", {"files": [FILE_NAME], FILE_NAME: 1})
+    assert out.count("caf\ufffd.txt".encode()) == 2
+    with _replaced():
+        assert "\ufffd".encode() in relay.log("info", LONE)
+    with _replaced():
+        assert "\ufffd".encode() in relay.error(f"cannot open {FILE_NAME}", recoverable=True)
+    with _replaced():
+        relay.approval_required("a", "c", "f", {"path": FILE_NAME})
+    # An id the relay never sent: the usual RelayError, not UnicodeEncodeError.
+    with pytest.raises(ssefold.RelayError) as info:
+        relay.replay_after(LONE)
+    assert info.value.kind == "unknown_event_id"  # type: ignore[attr-defined]
+    with _replaced():
+        relay.finish({"note": LONE})
+
+
+def test_relay_push_of_a_dict_with_a_lone_surrogate_is_u_fffd() -> None:
+    relay = ssefold.Relay("ai-sdk", provider=None)
+    relay.push({"type": "message_start", "provider": "anthropic", "message": {}})
+    relay.push({"type": "part_start", "part": 0, "kind": "text", "choice": 0, "index": 0, "provider_type": "text"})
+    with _replaced():
+        out = relay.push({"type": "text_delta", "part": 0, "text": f"see {FILE_NAME}"})
+    assert "see caf\ufffd.txt".encode() in out
+
+
+def test_scheduler_ids_are_typed_errors_and_outputs_u_fffd() -> None:
+    s = ssefold.ToolScheduler()
+    with _encode_error("call_id"):
+        s.add(LONE, "f", "{}")
+    with _encode_error("name"):
+        s.add("c", LONE, "{}")
+    with _encode_error("call_id"):
+        s.add_unknown(LONE, "f")
+    s.add("c", "f", "{}")
+    assert s.startable() == ["c"]
+    with _encode_error("call_id"):
+        s.finish(LONE, "out")
+    with _replaced():
+        s.update("c", f"reading {FILE_NAME}")
+    with _replaced():
+        assert s.finish("c", f"read {FILE_NAME}").recorded
+    (result,) = s.results()
+    assert (result.kind, result.output) == ("ran", "read caf\ufffd.txt")
+    s.add("d", "f", "{}")
+    with _replaced():
+        s.abort(f"user left {LONE}")
+    assert [r.output for r in s.all_results()][1].startswith("Aborted")
+
+
+def test_scheduler_add_takes_any_json_value() -> None:
+    s = ssefold.ToolScheduler()
+    s.add("a", "f", {"path": "x", "n": [1, 2.5, None, True], "deep": {"k": ("t", "u")}})
+    s.add("b", "f", [1, 2])
+    s.add("c", "f", 3)
+    s.add("d", "f", None)
+    s.add("e", "f", '{"text": "as before"}')
+    s.add("g", "f", "{nope")  # JSON text still checked
+    with _replaced():
+        s.add("h", "f", {"path": FILE_NAME})
+    assert s.startable() == ["a", "b", "c", "d", "e", "h"]
+    with pytest.raises(TypeError):
+        s.add("i", "f", b"{}")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        s.add("j", "f", {1: 2})  # type: ignore[dict-item]
+    deep: Any = []
+    for _ in range(600):
+        deep = [deep]
+    with pytest.raises(ValueError):
+        s.add("k", "f", deep)
+    for call_id in ["a", "b", "c", "d", "e", "h"]:
+        s.finish(call_id, "ok")
+    kinds = {r.call_id: r.kind for r in s.all_results()}
+    assert kinds == {"a": "ran", "b": "ran", "c": "ran", "d": "ran", "e": "ran", "g": "invalid_input", "h": "ran"}
+
+
+def test_turn_core_and_reconnection_inputs() -> None:
+    core = ssefold.TurnCore("anthropic")
+    with _encode_error("name"):
+        core.add_tool(LONE)
+    with _encode_error("call_id"):
+        core.tool_result(LONE, "x")
+    with _encode_error("call_id"):
+        core.tool_update(LONE, "x")
+    with _replaced():
+        core.connection_failed(f"OSError: {FILE_NAME}")
+    with _replaced():
+        core.abort(LONE)
+    r = ssefold.Reconnector()
+    with _encode_error("id"):
+        r.on_event(LONE)
+    with _replaced():
+        end = ssefold.StreamEnd.transport_error(f"ConnectError: {FILE_NAME}")
+    assert end.message == "ConnectError: caf\ufffd.txt"
+    assert ssefold.is_retryable_error_type(LONE) is False
+
+
+def test_ui_state_tool_progress() -> None:
+    ui = ssefold.Stream("anthropic", ui=True).ui
+    with _encode_error("id"):
+        ui.set_tool_progress(LONE, 1)
+    with _replaced():
+        ui.set_tool_progress("t", {"file": FILE_NAME})
+    assert ui.snapshot()["tool_progress"]["t"] == {"file": "caf\ufffd.txt"}
+    with pytest.raises(ValueError):
+        ui.set_connection(LONE)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text, offset", [('"\ud800"', 1), ('{"a": "x\udcff"}', 8), ('["\ud83d\ude00"]', 2)])
+def test_partial_json_str_with_a_lone_surrogate_is_partial_json_error(text: str, offset: int) -> None:
+    """A lone surrogate (two halves of a pair too: a Python str holds them
+    apart) is invalid UTF-8 at its byte offset, as in bytes."""
+    for parse in (lambda t: ssefold.PartialJSON().push(t), ssefold.parse_partial_json):
+        with pytest.raises(ssefold.PartialJSONError) as info:
+            parse(text)
+        assert (info.value.kind, info.value.offset) == ("invalid", offset)  # type: ignore[attr-defined]
+        assert "invalid UTF-8" in str(info.value)
+
+
+def _tool_turn_body() -> bytes:
+    return anthropic_tool_stream('{"dir": "."}', 4)
+
+
+def test_run_turn_sync_a_tool_output_with_a_non_utf8_file_name_keeps_every_result() -> None:
+    # Before: UnicodeEncodeError from the output killed the turn, every result lost.
+    def listing(call: ssefold.ToolCall) -> str:
+        return f"files: {FILE_NAME}"
+
+    with _replaced():
+        result = ssefold.run_turn_sync(iter([_tool_turn_body()]), {"f": listing}).result()
+    assert [(r.kind, r.output) for r in result.results] == [("ran", "files: caf\ufffd.txt")]
+    assert result.failure is None and result.next is not None
+
+
+def test_run_turn_a_tool_failing_on_a_non_utf8_file_name_keeps_every_result() -> None:
+    async def opener(call: ssefold.ToolCall) -> str:
+        raise FileNotFoundError(f"no such file: {FILE_NAME}")
+
+    async def body() -> Any:
+        yield _tool_turn_body()
+
+    async def run() -> ssefold.TurnResult:
+        return await ssefold.run_turn(body(), {"f": opener})
+
+    with _replaced():
+        result = _asyncio.run(run())
+    assert [(r.kind, r.is_error, r.output) for r in result.results] == [("ran", True, "no such file: caf\ufffd.txt")]
+
+
+def test_an_error_body_with_a_lone_surrogate_escape_is_a_typed_provider_error() -> None:
+    httpx = pytest.importorskip("httpx")
+    body = b'{"error": {"type": "invalid_request_error", "message": "bad \\ud800 input"}}'
+    err = _fail_on_status(_mock_client(lambda request: httpx.Response(400, content=body)), False)
+    assert isinstance(err, ssefold.ProviderError) and err.message == "bad \ufffd input"

@@ -140,16 +140,102 @@ pub fn value_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<
     })
 }
 
+// ---- `str` arguments that UTF-8 cannot encode -------------------------------
+//
+// A Python `str` may hold lone surrogates (`"\ud800"`; `os.fsdecode` makes
+// them of a file name that is not UTF-8: U+DC80-U+DCFF). Rust strings cannot:
+// what a `str` argument is decides what happens to one.
+// * A name, id or key the host chose (a call id, a tool name, an approval
+//   id): the host's mistake, a typed `EncodeError` naming the argument
+//   ([`ident`]).
+// * Data the host passes on (a tool's output, a progress text, a message, a
+//   JSON value): each lone surrogate becomes U+FFFD and a `UnicodeWarning`
+//   says so ([`data_text`], [`py_to_data`]); nothing is lost but those
+//   characters.
+// * A word from a fixed set (a provider, a format, a state): read as it
+//   comes ([`lossy`]), so the unknown word gets the usual `ValueError`.
+
+/// A `str` argument that names or identifies something: its text, or an
+/// `EncodeError` (`.field`: the argument) for a lone surrogate.
+pub fn ident<'a>(s: &'a Bound<'_, PyString>, field: &'static str) -> PyResult<Cow<'a, str>> {
+    s.to_cow().map_err(|_| crate::errors::encode_error(s.py(), field, "a lone surrogate cannot be encoded as UTF-8"))
+}
+
+/// A `str` as UTF-8, each lone surrogate U+FFFD; with how many there were.
+pub fn lossy_counted<'a>(s: &'a Bound<'_, PyString>) -> PyResult<(Cow<'a, str>, usize)> {
+    if let Ok(text) = s.to_cow() {
+        return Ok((text, 0));
+    }
+    // `surrogatepass` writes a surrogate as the 3 bytes ED A0-BF 80-BF (which
+    // valid UTF-8 never holds: after ED comes 80-9F); U+FFFD is 3 bytes too.
+    let encoded = s.call_method1(pyo3::intern!(s.py(), "encode"), ("utf-8", "surrogatepass"))?;
+    let mut bytes = encoded.cast::<PyBytes>()?.as_bytes().to_vec();
+    let mut replaced = 0;
+    let mut i = 0;
+    while i + 2 < bytes.len() {
+        if bytes[i] == 0xED && bytes[i + 1] >= 0xA0 {
+            bytes[i..i + 3].copy_from_slice("\u{FFFD}".as_bytes());
+            replaced += 1;
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok((Cow::Owned(text), replaced))
+}
+
+/// A `str` from a fixed set of words: each lone surrogate U+FFFD (the word
+/// is then unknown: the caller's usual error).
+pub fn lossy<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
+    Ok(lossy_counted(s)?.0)
+}
+
+/// A `str` argument that is data (`what`: which, for the warning): each
+/// lone surrogate U+FFFD, with a `UnicodeWarning`.
+pub fn data_text<'a>(s: &'a Bound<'_, PyString>, what: &str) -> PyResult<Cow<'a, str>> {
+    let (text, replaced) = lossy_counted(s)?;
+    warn_replaced(s.py(), what, replaced)?;
+    Ok(text)
+}
+
+/// The `UnicodeWarning` for `replaced` lone surrogates in `what` (none for 0).
+pub fn warn_replaced(py: Python<'_>, what: &str, replaced: usize) -> PyResult<()> {
+    if replaced == 0 {
+        return Ok(());
+    }
+    let message = format!("{what}: {replaced} lone surrogate(s) replaced with U+FFFD (UTF-8 cannot encode them)");
+    let message = std::ffi::CString::new(message).unwrap_or_default();
+    let category = py.get_type::<pyo3::exceptions::PyUnicodeWarning>();
+    PyErr::warn(py, category.as_any(), &message, 1)
+}
+
+/// [`py_to_value`] of data the host passes on (`what`, for the warning):
+/// lone surrogates in its strings and keys are U+FFFD, with a
+/// `UnicodeWarning`.
+pub fn py_to_data(obj: &Bound<'_, PyAny>, max_depth: usize, what: &str) -> PyResult<serde_json::Value> {
+    let mut replaced = 0;
+    let value = py_to_value_at(obj, 0, max_depth, &mut replaced)?;
+    warn_replaced(obj.py(), what, replaced)?;
+    Ok(value)
+}
+
 /// A Python value as JSON, without JSON text: `dict` (`str` keys),
 /// `list`/`tuple`, `str`, `int` (64 bits), `float` (finite), `bool`,
 /// `None`, and `bytes` as base64 text (a `media_delta`'s data in the JSON
 /// form); nesting at most `max_depth` deep. Anything else is a `TypeError`,
-/// a value out of range or too deep a `ValueError`.
+/// a value out of range or too deep a `ValueError`; a lone surrogate in a
+/// string is U+FFFD (see [`py_to_data`] for the warning).
 pub fn py_to_value(obj: &Bound<'_, PyAny>, max_depth: usize) -> PyResult<serde_json::Value> {
-    py_to_value_at(obj, 0, max_depth)
+    py_to_value_at(obj, 0, max_depth, &mut 0)
 }
 
-fn py_to_value_at(obj: &Bound<'_, PyAny>, depth: usize, max_depth: usize) -> PyResult<serde_json::Value> {
+fn py_to_value_at(
+    obj: &Bound<'_, PyAny>,
+    depth: usize,
+    max_depth: usize,
+    replaced: &mut usize,
+) -> PyResult<serde_json::Value> {
     use pyo3::exceptions::PyValueError;
     use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
     use serde_json::Value;
@@ -177,7 +263,9 @@ fn py_to_value_at(obj: &Bound<'_, PyAny>, depth: usize, max_depth: usize) -> PyR
             .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        let (text, n) = lossy_counted(s)?;
+        *replaced += n;
+        return Ok(Value::String(text.into_owned()));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         let text = obj.py().import("base64")?.call_method1("b64encode", (b,))?;
@@ -187,13 +275,15 @@ fn py_to_value_at(obj: &Bound<'_, PyAny>, depth: usize, max_depth: usize) -> PyR
         let mut map = serde_json::Map::with_capacity(d.len());
         for (k, v) in d.iter() {
             let key = k.cast::<PyString>().map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
-            map.insert(key.to_cow()?.into_owned(), py_to_value_at(&v, depth + 1, max_depth)?);
+            let (key, n) = lossy_counted(key)?;
+            *replaced += n;
+            map.insert(key.into_owned(), py_to_value_at(&v, depth + 1, max_depth, replaced)?);
         }
         return Ok(Value::Object(map));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let items: PyResult<Vec<Value>> =
-            obj.try_iter()?.map(|item| py_to_value_at(&item?, depth + 1, max_depth)).collect();
+            obj.try_iter()?.map(|item| py_to_value_at(&item?, depth + 1, max_depth, replaced)).collect();
         return Ok(Value::Array(items?));
     }
     Err(PyTypeError::new_err(format!("{} is not JSON-serializable", obj.get_type().name()?)))

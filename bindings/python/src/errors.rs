@@ -42,7 +42,7 @@
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::PyErr;
 
 use ssefold::agent::{TurnError, TurnFailure};
@@ -51,6 +51,7 @@ use ssefold::providers::{ProviderError as CoreProviderError, StreamError};
 use ssefold::reconnect::{is_retryable_error_type, StreamEnd as CoreEnd};
 use ssefold::tools::SchedulerError as CoreSchedulerError;
 
+use crate::convert::{data_text, lossy};
 use crate::reconnect::StreamEnd;
 use ssefold::sse::{DecodeError as CoreDecodeError, EncodeError as CoreEncodeError};
 
@@ -429,8 +430,8 @@ pub fn turn_failure_of(py: Python<'_>, err: &Bound<'_, PyAny>) -> PyResult<TurnF
             return Ok(TurnFailure::IdleTimeout);
         }
     }
-    let described = err.str()?.to_cow()?.into_owned();
-    let type_name = err.get_type().name()?.to_cow()?.into_owned();
+    let described = data_text(&err.str()?, "the failure's text")?.into_owned();
+    let type_name = lossy(&err.get_type().name()?)?.into_owned();
     Ok(TurnFailure::Transport(if described.is_empty() { type_name } else { format!("{type_name}: {described}") }))
 }
 
@@ -492,13 +493,18 @@ fn provider_error_after(
 #[pyo3(signature = (error_type, message, status_code=None, body=None, retry_after_ms=None))]
 pub fn _provider_error(
     py: Python<'_>,
-    error_type: &str,
-    message: &str,
+    error_type: &Bound<'_, PyString>,
+    message: &Bound<'_, PyString>,
     status_code: Option<u16>,
-    body: Option<&str>,
+    body: Option<&Bound<'_, PyString>>,
     retry_after_ms: Option<u64>,
-) -> Py<PyAny> {
-    provider_error_after(py, error_type, message, status_code, body, retry_after_ms).into_value(py).into_any()
+) -> PyResult<Py<PyAny>> {
+    // The provider's text (an error body's JSON may hold "\ud800"): a lone
+    // surrogate is U+FFFD, as in a stream's events.
+    let (error_type, message) = (lossy(error_type)?, lossy(message)?);
+    let body = body.map(lossy).transpose()?;
+    let err = provider_error_after(py, &error_type, &message, status_code, body.as_deref(), retry_after_ms);
+    Ok(err.into_value(py).into_any())
 }
 
 /// Builds (does not raise) an `IncompleteStreamError` with `.expected`.

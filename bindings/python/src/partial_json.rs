@@ -337,10 +337,17 @@ impl PathEvent {
     }
 }
 
-/// Runs `f` over the UTF-8 bytes of a `str` or the bytes of a `bytes`.
+/// Runs `f` over the UTF-8 bytes of a `str` or the bytes of a `bytes`. A
+/// `str` holding a lone surrogate is given as `surrogatepass` writes it (ED
+/// A0-BF 80-BF, not UTF-8): the parser reports it as invalid, a
+/// `PartialJSONError` at its offset.
 fn with_text<R>(data: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
     if let Ok(s) = data.cast::<PyString>() {
-        return Ok(f(s.to_cow()?.as_bytes()));
+        if let Ok(text) = s.to_cow() {
+            return Ok(f(text.as_bytes()));
+        }
+        let bytes = s.call_method1(intern!(s.py(), "encode"), ("utf-8", "surrogatepass"))?;
+        return Ok(f(bytes.cast::<PyBytes>()?.as_bytes()));
     }
     if let Ok(b) = data.cast::<PyBytes>() {
         return Ok(f(b.as_bytes()));
@@ -357,8 +364,9 @@ pub fn parse_partial_json<'py>(
     text: &Bound<'py, PyAny>,
     partial_strings: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let result = if let Ok(s) = text.cast::<PyString>() {
-        core_parse(&s.to_cow()?, partial_strings)
+    let whole = text.cast::<PyString>().ok().and_then(|s| s.to_cow().ok());
+    let result = if let Some(s) = whole {
+        core_parse(&s, partial_strings)
     } else {
         let bytes = with_text(text, |b| b.to_vec())?;
         match std::str::from_utf8(&bytes) {

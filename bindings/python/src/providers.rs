@@ -20,7 +20,9 @@ use ssefold::reconnect::ConnectionState;
 use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
 use ssefold::ui::UiState as CoreUiState;
 
-use crate::convert::{message_to_py, py_to_value, value_to_py, with_bytes, LazyText, StringCache, TextArena};
+use crate::convert::{
+    ident, lossy, message_to_py, py_to_data, py_to_value, value_to_py, with_bytes, LazyText, StringCache, TextArena,
+};
 use crate::errors::{with_events, ToPyErr};
 use crate::partial_json::{HeldPath, PathCache, PathEvent};
 use crate::reconnect::ResumeCursor;
@@ -1114,8 +1116,8 @@ impl UiState {
 
     /// Sets the connection state: `disconnected`, `connecting`, `connected`
     /// or `reconnecting`.
-    fn set_connection(&self, py: Python<'_>, state: &str) -> PyResult<()> {
-        let state = match state {
+    fn set_connection(&self, py: Python<'_>, state: &Bound<'_, PyString>) -> PyResult<()> {
+        let state = match lossy(state)?.as_ref() {
             "disconnected" => ConnectionState::Disconnected,
             "connecting" => ConnectionState::Connecting,
             "connected" => ConnectionState::Connected,
@@ -1127,11 +1129,10 @@ impl UiState {
 
     /// Sets the progress of a running tool (`id`: the tool call's id;
     /// `value`: any JSON-serializable value).
-    fn set_tool_progress(&self, py: Python<'_>, id: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let text: String = py.import(intern!(py, "json"))?.call_method1(intern!(py, "dumps"), (value,))?.extract()?;
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not JSON: {e}")))?;
-        self.with(py, |ui| ui.set_tool_progress(id, value))
+    fn set_tool_progress(&self, py: Python<'_>, id: &Bound<'_, PyString>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let id = ident(id, "id")?;
+        let value = py_to_data(value, JSON_DEPTH, "UiState.set_tool_progress value")?;
+        self.with(py, |ui| ui.set_tool_progress(&id, value))
     }
 
     /// The connection state's name.

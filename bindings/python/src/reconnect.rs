@@ -3,8 +3,9 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
+use crate::convert::{data_text, ident, lossy};
 use ssefold::reconnect::{
     is_retryable_error_type as core_is_retryable, Decision as CoreDecision, ReconnectPolicy as CorePolicy,
     Reconnector as CoreReconnector, ResumeCursor as CoreCursor, StreamEnd as CoreEnd,
@@ -143,20 +144,25 @@ impl StreamEnd {
     fn ended_early() -> Self {
         StreamEnd { inner: CoreEnd::EndedEarly }
     }
-    /// The transport failed.
+    /// The transport failed (`message`: what happened; a lone surrogate in
+    /// it is U+FFFD, with a `UnicodeWarning`).
     #[staticmethod]
-    fn transport_error(message: String) -> Self {
-        StreamEnd { inner: CoreEnd::TransportError(message) }
+    fn transport_error(message: &Bound<'_, PyString>) -> PyResult<Self> {
+        let message = data_text(message, "StreamEnd.transport_error message")?.into_owned();
+        Ok(StreamEnd { inner: CoreEnd::TransportError(message) })
     }
     /// No bytes for the idle timeout.
     #[staticmethod]
     fn idle_timeout() -> Self {
         StreamEnd { inner: CoreEnd::IdleTimeout }
     }
-    /// The provider sent an error event.
+    /// The provider sent an error event (lone surrogates: U+FFFD, with a
+    /// `UnicodeWarning`).
     #[staticmethod]
-    fn provider_error(error_type: String, message: String) -> Self {
-        StreamEnd { inner: CoreEnd::ProviderError { error_type, message } }
+    fn provider_error(error_type: &Bound<'_, PyString>, message: &Bound<'_, PyString>) -> PyResult<Self> {
+        let error_type = data_text(error_type, "StreamEnd.provider_error error_type")?.into_owned();
+        let message = data_text(message, "StreamEnd.provider_error message")?.into_owned();
+        Ok(StreamEnd { inner: CoreEnd::ProviderError { error_type, message } })
     }
     /// The user aborted.
     #[staticmethod]
@@ -412,10 +418,18 @@ impl Reconnector {
         self.inner.on_activity(now_ms);
     }
 
-    /// An event was dispatched.
+    /// An event was dispatched (`id`: its last event ID; a lone surrogate
+    /// in it is an `EncodeError`: no header could carry it).
     #[pyo3(signature = (id = None, sequence_number = None, retry_ms = None))]
-    fn on_event(&mut self, id: Option<&str>, sequence_number: Option<u64>, retry_ms: Option<u64>) {
-        self.inner.on_event(id, sequence_number, retry_ms);
+    fn on_event(
+        &mut self,
+        id: Option<&Bound<'_, PyString>>,
+        sequence_number: Option<u64>,
+        retry_ms: Option<u64>,
+    ) -> PyResult<()> {
+        let id = id.map(|id| ident(id, "id")).transpose()?;
+        self.inner.on_event(id.as_deref(), sequence_number, retry_ms);
+        Ok(())
     }
 
     /// When the idle timeout expires (host milliseconds), if it applies.
@@ -448,6 +462,6 @@ impl Reconnector {
 /// Whether a provider error type is transient (worth sending the request
 /// again).
 #[pyfunction]
-pub fn is_retryable_error_type(error_type: &str) -> bool {
-    core_is_retryable(error_type)
+pub fn is_retryable_error_type(error_type: &Bound<'_, PyString>) -> PyResult<bool> {
+    Ok(core_is_retryable(&lossy(error_type)?))
 }

@@ -4,12 +4,12 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 use ssefold::providers::{Provider, Stream as CoreStream, StreamError};
 use ssefold::relay::{Relay as CoreRelay, RelayConfig, RelayError as CoreRelayError, RelayFormat};
 
-use crate::convert::{py_to_value, with_bytes};
+use crate::convert::{data_text, ident, lossy, py_to_data, with_bytes};
 use crate::errors::{new_err, Exc, ToPyErr};
 use crate::providers::StreamEvent;
 
@@ -124,7 +124,7 @@ impl Relay {
             return event.get().with_core(py, |e| PyBytes::new(py, inner.push(e)));
         }
         let dict = if event.is_instance_of::<PyDict>() { event.clone() } else { event.call_method0("to_dict")? };
-        let value = py_to_value(&dict, MAX_DEPTH)?;
+        let value = py_to_data(&dict, MAX_DEPTH, "Relay.push")?;
         Relay::bytes(py, self.inner.push_json(&value))
     }
 
@@ -134,37 +134,52 @@ impl Relay {
     fn tool_result<'py>(
         &mut self,
         py: Python<'py>,
-        call_id: &str,
+        call_id: &Bound<'_, PyString>,
         output: &Bound<'_, PyAny>,
         is_error: bool,
         duration_ms: Option<u64>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let output = py_to_value(output, MAX_DEPTH)?;
-        Relay::bytes(py, self.inner.tool_result(call_id, &output, is_error, duration_ms))
+        let call_id = ident(call_id, "call_id")?;
+        let output = py_to_data(output, MAX_DEPTH, "Relay.tool_result output")?;
+        Relay::bytes(py, self.inner.tool_result(&call_id, &output, is_error, duration_ms))
     }
 
     /// A tool call waits for the user's approval.
     fn approval_required<'py>(
         &mut self,
         py: Python<'py>,
-        approval_id: &str,
-        call_id: &str,
-        name: &str,
+        approval_id: &Bound<'_, PyString>,
+        call_id: &Bound<'_, PyString>,
+        name: &Bound<'_, PyString>,
         input: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let input = py_to_value(input, MAX_DEPTH)?;
-        Relay::bytes(py, self.inner.approval_required(approval_id, call_id, name, &input))
+        let (approval_id, call_id) = (ident(approval_id, "approval_id")?, ident(call_id, "call_id")?);
+        let name = ident(name, "name")?;
+        let input = py_to_data(input, MAX_DEPTH, "Relay.approval_required input")?;
+        Relay::bytes(py, self.inner.approval_required(&approval_id, &call_id, &name, &input))
     }
 
     /// A log line for the UI (transient).
-    fn log<'py>(&mut self, py: Python<'py>, level: &str, message: &str) -> PyResult<Bound<'py, PyBytes>> {
-        Relay::bytes(py, self.inner.log(level, message))
+    fn log<'py>(
+        &mut self,
+        py: Python<'py>,
+        level: &Bound<'_, PyString>,
+        message: &Bound<'_, PyString>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (level, message) = (ident(level, "level")?, data_text(message, "Relay.log message")?);
+        Relay::bytes(py, self.inner.log(&level, &message))
     }
 
     /// An error for the UI; `recoverable`: the agent goes on.
     #[pyo3(signature = (message, *, recoverable = false))]
-    fn error<'py>(&mut self, py: Python<'py>, message: &str, recoverable: bool) -> PyResult<Bound<'py, PyBytes>> {
-        Relay::bytes(py, self.inner.error(message, recoverable))
+    fn error<'py>(
+        &mut self,
+        py: Python<'py>,
+        message: &Bound<'_, PyString>,
+        recoverable: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let message = data_text(message, "Relay.error message")?;
+        Relay::bytes(py, self.inner.error(&message, recoverable))
     }
 
     /// Closes the open step (after the tools of a turn ran).
@@ -176,7 +191,7 @@ impl Relay {
     /// stream. Nothing can be sent afterwards (`RelayError`, `kind="finished"`).
     #[pyo3(signature = (usage = None))]
     fn finish<'py>(&mut self, py: Python<'py>, usage: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyBytes>> {
-        let usage = usage.map(|u| py_to_value(u, MAX_DEPTH)).transpose()?;
+        let usage = usage.map(|u| py_to_data(u, MAX_DEPTH, "Relay.finish usage")).transpose()?;
         Relay::bytes(py, self.inner.finish(usage.as_ref()))
     }
 
@@ -188,9 +203,14 @@ impl Relay {
 
     /// What a browser reconnecting with `Last-Event-ID` missed. Raises
     /// `RelayError` (`kind="replay_too_old"` with `.oldest`, or
-    /// `"unknown_event_id"`).
-    fn replay_after<'py>(&mut self, py: Python<'py>, last_event_id: &str) -> PyResult<Bound<'py, PyBytes>> {
-        Relay::bytes(py, self.inner.replay_after(last_event_id))
+    /// `"unknown_event_id"`: also for an id no UTF-8 can hold, a lone
+    /// surrogate, which the relay never sent).
+    fn replay_after<'py>(
+        &mut self,
+        py: Python<'py>,
+        last_event_id: &Bound<'_, PyString>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        Relay::bytes(py, self.inner.replay_after(&lossy(last_event_id)?))
     }
 
     /// The HTTP response headers the browser side needs.

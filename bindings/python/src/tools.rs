@@ -1,8 +1,9 @@
 //! `ToolScheduler`, its `ToolResult` / `ToolExecutionEvent` / `Finished`
 //! values and `SchedulerError`, over `ssefold::tools`.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
 
 use ssefold::providers::Provider;
 use ssefold::tools::{
@@ -10,7 +11,7 @@ use ssefold::tools::{
     ToolOptions, ToolResult as CoreResult, ToolResultKind, ToolScheduler as CoreScheduler,
 };
 
-use crate::convert::value_to_py;
+use crate::convert::{data_text, ident, lossy, py_to_data, value_to_py};
 use crate::errors::ToPyErr;
 use crate::providers::ToolCallEnd;
 
@@ -141,6 +142,23 @@ impl Finished {
     }
 }
 
+/// A call's arguments as JSON text: a `str` is the text, any other JSON
+/// value is written as JSON (lone surrogates U+FFFD, with a warning).
+fn input_json<'a>(input: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
+    if let Ok(text) = input.cast::<PyString>() {
+        return data_text(text, "ToolScheduler.add input");
+    }
+    if input.is_instance_of::<PyBytes>() || input.is_instance_of::<PyByteArray>() {
+        return Err(PyTypeError::new_err("input must be JSON text (str) or a JSON value, not bytes"));
+    }
+    let value = py_to_data(input, MAX_INPUT_DEPTH, "ToolScheduler.add input")?;
+    Ok(std::borrow::Cow::Owned(value.to_string()))
+}
+
+/// How deep an `input` given as a value may nest (the depth the JSON
+/// parsers take by default).
+const MAX_INPUT_DEPTH: usize = ssefold::json::PartialJsonLimits::DEFAULT_MAX_DEPTH;
+
 fn provider_of(name: &str) -> PyResult<Provider> {
     Provider::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown provider {name:?}")))
 }
@@ -166,19 +184,25 @@ impl ToolScheduler {
         Ok(ToolScheduler { inner: CoreScheduler::with_config(config) })
     }
 
-    /// Adds a ready tool call (`input`: its complete arguments as JSON text).
+    /// Adds a ready tool call. `input`: its complete arguments, as JSON text
+    /// (`str`) or as any JSON value (a `dict`, a `list`, a number, ...),
+    /// written as JSON. Its arguments are data: a lone surrogate in them is
+    /// U+FFFD, with a `UnicodeWarning`; in `call_id` or `name` it is an
+    /// `EncodeError`.
     #[pyo3(signature = (call_id, name, input, *, exclusive = false, abort_siblings_on_error = false))]
     fn add(
         &mut self,
         py: Python<'_>,
-        call_id: &str,
-        name: &str,
-        input: &str,
+        call_id: &Bound<'_, PyString>,
+        name: &Bound<'_, PyString>,
+        input: &Bound<'_, PyAny>,
         exclusive: bool,
         abort_siblings_on_error: bool,
     ) -> PyResult<()> {
+        let (call_id, name) = (ident(call_id, "call_id")?, ident(name, "name")?);
+        let input = input_json(input)?;
         let options = ToolOptions::new(exclusive, abort_siblings_on_error);
-        self.inner.add(call_id, name, input, options).map_err(|e| scheduler_error(py, &e))
+        self.inner.add(&call_id, &name, &input, options).map_err(|e| scheduler_error(py, &e))
     }
 
     /// Adds a ready call as the stream gave it (`StreamEvent.tool_call` of
@@ -199,7 +223,15 @@ impl ToolScheduler {
     /// Adds a call that must not run, with the error result `output` of
     /// `kind` (`invalid_input`, `incomplete`, `unnamed`, `unknown_tool`):
     /// it still gets its result, in call order.
-    fn reject(&mut self, py: Python<'_>, call: &Bound<'_, ToolCallEnd>, output: &str, kind: &str) -> PyResult<()> {
+    fn reject(
+        &mut self,
+        py: Python<'_>,
+        call: &Bound<'_, ToolCallEnd>,
+        output: &Bound<'_, PyString>,
+        kind: &Bound<'_, PyString>,
+    ) -> PyResult<()> {
+        let output = data_text(output, "ToolScheduler.reject output")?;
+        let kind = lossy(kind)?;
         let kind = [
             ToolResultKind::UnknownTool,
             ToolResultKind::InvalidInput,
@@ -207,18 +239,24 @@ impl ToolScheduler {
             ToolResultKind::Unnamed,
         ]
         .into_iter()
-        .find(|k| k.as_str() == kind)
+        .find(|k| k.as_str() == kind.as_ref())
         .ok_or_else(|| {
             PyValueError::new_err(format!(
                 "kind must be 'unknown_tool', 'invalid_input', 'incomplete' or 'unnamed', not {kind:?}"
             ))
         })?;
-        self.inner.reject(&call.get().core(), output, kind).map_err(|e| scheduler_error(py, &e))
+        self.inner.reject(&call.get().core(), &output, kind).map_err(|e| scheduler_error(py, &e))
     }
 
     /// Adds a call to a tool the host does not have (an error result at once).
-    fn add_unknown(&mut self, py: Python<'_>, call_id: &str, name: &str) -> PyResult<()> {
-        self.inner.add_unknown(call_id, name).map_err(|e| scheduler_error(py, &e))
+    fn add_unknown(
+        &mut self,
+        py: Python<'_>,
+        call_id: &Bound<'_, PyString>,
+        name: &Bound<'_, PyString>,
+    ) -> PyResult<()> {
+        let (call_id, name) = (ident(call_id, "call_id")?, ident(name, "name")?);
+        self.inner.add_unknown(&call_id, &name).map_err(|e| scheduler_error(py, &e))
     }
 
     /// The ids of the calls to start now, in call order.
@@ -227,14 +265,23 @@ impl ToolScheduler {
     }
 
     /// Progress text of a running call.
-    fn update(&mut self, py: Python<'_>, call_id: &str, text: &str) -> PyResult<()> {
-        self.inner.update(call_id, text).map_err(|e| scheduler_error(py, &e))
+    fn update(&mut self, py: Python<'_>, call_id: &Bound<'_, PyString>, text: &Bound<'_, PyString>) -> PyResult<()> {
+        let (call_id, text) = (ident(call_id, "call_id")?, data_text(text, "ToolScheduler.update text")?);
+        self.inner.update(&call_id, &text).map_err(|e| scheduler_error(py, &e))
     }
 
-    /// The host's result of a running call.
+    /// The host's result of a running call (a lone surrogate in `output`,
+    /// say a file name `os.fsdecode` made: U+FFFD, with a `UnicodeWarning`).
     #[pyo3(signature = (call_id, output, is_error = false))]
-    fn finish(&mut self, py: Python<'_>, call_id: &str, output: &str, is_error: bool) -> PyResult<Finished> {
-        let f = self.inner.finish(call_id, output, is_error).map_err(|e| scheduler_error(py, &e))?;
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+        call_id: &Bound<'_, PyString>,
+        output: &Bound<'_, PyString>,
+        is_error: bool,
+    ) -> PyResult<Finished> {
+        let (call_id, output) = (ident(call_id, "call_id")?, data_text(output, "ToolScheduler.finish output")?);
+        let f = self.inner.finish(&call_id, &output, is_error).map_err(|e| scheduler_error(py, &e))?;
         Ok(Finished { recorded: f.recorded, cancel: f.cancel })
     }
 
@@ -255,9 +302,10 @@ impl ToolScheduler {
     }
 
     /// A user abort; returns the running ids to cancel.
-    #[pyo3(signature = (reason = ""))]
-    fn abort(&mut self, reason: &str) -> Vec<String> {
-        self.inner.abort(reason)
+    #[pyo3(signature = (reason = None), text_signature = "($self, reason='')")]
+    fn abort(&mut self, reason: Option<&Bound<'_, PyString>>) -> PyResult<Vec<String>> {
+        let reason = reason.map(|r| data_text(r, "ToolScheduler.abort reason")).transpose()?;
+        Ok(self.inner.abort(reason.as_deref().unwrap_or("")))
     }
 
     /// The next `tool_execution_*` event, or `None`.
@@ -269,8 +317,8 @@ impl ToolScheduler {
     /// shapes it (`ssefold::tools::tool_results`: one user message for
     /// Anthropic, Bedrock and Converse and Gemini's one content; a list of
     /// messages or items for OpenAI Chat, Responses and Ollama).
-    fn tool_results<'py>(&self, py: Python<'py>, provider: &str) -> PyResult<Bound<'py, PyAny>> {
-        let provider = provider_of(provider)?;
+    fn tool_results<'py>(&self, py: Python<'py>, provider: &Bound<'_, PyString>) -> PyResult<Bound<'py, PyAny>> {
+        let provider = provider_of(&lossy(provider)?)?;
         let all = self.inner.all_results().map_err(|e| scheduler_error(py, &e))?;
         let value = core_tool_results(provider, &all).map_err(|e| scheduler_error(py, &e))?;
         value_to_py(py, &value)

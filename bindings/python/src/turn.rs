@@ -11,7 +11,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use std::sync::OnceLock;
 
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyString};
 
 use ssefold::agent::{
     AgentTurn, NextRequest as CoreNext, TurnAction as CoreAction, TurnCall as CoreCall, TurnConfig, TurnEvent,
@@ -20,7 +20,7 @@ use ssefold::agent::{
 use ssefold::providers::Provider;
 use ssefold::tools::{SchedulerConfig, ToolOptions};
 
-use crate::convert::{value_to_py, with_bytes};
+use crate::convert::{data_text, ident, value_to_py, with_bytes};
 use crate::errors::{turn_failure_of, ToPyErr};
 use crate::providers::{EventBuilder, Held, Stream, StreamEvent};
 use crate::reconnect::{ReconnectPolicy, ResumeCursor};
@@ -118,8 +118,9 @@ impl TurnCore {
     /// `abort_siblings_on_error` cancels the running siblings when it fails.
     /// A call to a name not registered gets `No such tool available: NAME`.
     #[pyo3(signature = (name, *, exclusive = false, abort_siblings_on_error = false))]
-    fn add_tool(&mut self, name: &str, exclusive: bool, abort_siblings_on_error: bool) {
-        self.inner.add_tool(name, ToolOptions::new(exclusive, abort_siblings_on_error));
+    fn add_tool(&mut self, name: &Bound<'_, PyString>, exclusive: bool, abort_siblings_on_error: bool) -> PyResult<()> {
+        self.inner.add_tool(&ident(name, "name")?, ToolOptions::new(exclusive, abort_siblings_on_error));
+        Ok(())
     }
 
     /// The response headers of a connection arrived (the first, or the one
@@ -158,11 +159,12 @@ impl TurnCore {
     fn connection_failed<'py>(
         &mut self,
         py: Python<'py>,
-        error: &str,
+        error: &Bound<'_, PyString>,
         now_ms: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
         let now = self.now_ms(py, now_ms)?;
-        Ok(self.run(py, |t, on| t.connection_failed(error, now, on))?.0)
+        let error = data_text(error, "TurnCore.connection_failed error")?;
+        Ok(self.run(py, |t, on| t.connection_failed(&error, now, on))?.0)
     }
 
     /// The time passed: a connection idle past the policy's timeout is
@@ -182,8 +184,14 @@ impl TurnCore {
 
     /// Progress text of a running call. Raises `SchedulerError` for a call
     /// that is not running (`.kind`).
-    fn tool_update<'py>(&mut self, py: Python<'py>, call_id: &str, text: &str) -> PyResult<Bound<'py, PyList>> {
-        let (events, result) = self.run(py, |t, on| t.tool_update(call_id, text, on))?;
+    fn tool_update<'py>(
+        &mut self,
+        py: Python<'py>,
+        call_id: &Bound<'_, PyString>,
+        text: &Bound<'_, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (call_id, text) = (ident(call_id, "call_id")?, data_text(text, "TurnCore.tool_update text")?);
+        let (events, result) = self.run(py, |t, on| t.tool_update(&call_id, &text, on))?;
         result.map_err(|e| e.to_py_err(py))?;
         Ok(events)
     }
@@ -195,11 +203,12 @@ impl TurnCore {
     fn tool_result<'py>(
         &mut self,
         py: Python<'py>,
-        call_id: &str,
-        output: &str,
+        call_id: &Bound<'_, PyString>,
+        output: &Bound<'_, PyString>,
         is_error: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let (events, result) = self.run(py, |t, on| t.tool_result(call_id, output, is_error, on))?;
+        let (call_id, output) = (ident(call_id, "call_id")?, data_text(output, "tool output")?);
+        let (events, result) = self.run(py, |t, on| t.tool_result(&call_id, &output, is_error, on))?;
         result.map_err(|e| e.to_py_err(py))?;
         Ok(events)
     }
@@ -207,8 +216,10 @@ impl TurnCore {
     /// The user aborted: the stream ends (a `turn_end` with `stop_reason`
     /// `aborted`), running calls are cancelled, every call without a result
     /// gets `Aborted: REASON`. Nothing once the turn is over.
-    #[pyo3(signature = (reason = ""))]
-    fn abort<'py>(&mut self, py: Python<'py>, reason: &str) -> PyResult<Bound<'py, PyList>> {
+    #[pyo3(signature = (reason = None), text_signature = "($self, reason='')")]
+    fn abort<'py>(&mut self, py: Python<'py>, reason: Option<&Bound<'_, PyString>>) -> PyResult<Bound<'py, PyList>> {
+        let reason = reason.map(|r| data_text(r, "TurnCore.abort reason")).transpose()?;
+        let reason = reason.as_deref().unwrap_or("");
         Ok(self.run(py, |t, on| t.abort(reason, on))?.0)
     }
 
