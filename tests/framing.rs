@@ -241,3 +241,43 @@ fn the_last_line_without_a_line_end_is_applied_discarded_or_refused() {
     let garbage = run_all(Provider::Ollama, format!("{first}hello").as_bytes());
     assert!(garbage.error.unwrap().starts_with("InvalidJson { event_type: \"line\""));
 }
+
+/// Issue 26 item 21 through a stream: an empty-named header is a header
+/// (the body folds); a name repeated in one message is the typed
+/// `DuplicateHeader` after the messages before it, in every chunking, with
+/// the dialect given or detected.
+#[test]
+fn event_stream_headers_follow_botocores_rules() {
+    let body = converse();
+    let first = es_message(
+        &[(":event-type", "messageStart"), (":content-type", "application/json"), (":message-type", "event")],
+        br#"{"role":"assistant"}"#,
+    );
+    assert!(body.starts_with(&first));
+    let rest = &body[first.len()..];
+    let empty = es_message(
+        &[
+            ("", "x"),
+            (":event-type", "messageStart"),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        ],
+        br#"{"role":"assistant"}"#,
+    );
+    let folded = run_all(Provider::BedrockConverse, &body);
+    let with_empty = [empty.as_slice(), rest].concat();
+    assert_eq!(run_all(Provider::BedrockConverse, &with_empty), folded);
+    assert_eq!(run_all(Provider::Auto, &with_empty), folded);
+    let repeated = es_message(&[(":event-type", "contentBlockDelta"), (":event-type", "contentBlockDelta")], b"{}");
+    let broken = [first.as_slice(), &repeated, rest].concat();
+    for p in [Provider::BedrockConverse, Provider::Auto] {
+        let run = run_all(p, &broken);
+        let error = run.error.unwrap();
+        assert_eq!(
+            error,
+            format!("EventStream(DuplicateHeader {{ offset: {}, name: \":event-type\" }})", first.len()),
+            "{p:?}"
+        );
+        assert_eq!(run.events.iter().filter(|e| e["event"] == "message_start").count(), 1);
+    }
+}

@@ -348,3 +348,37 @@ def test_the_event_stream_limits_are_keyword_options() -> None:
         ssefold.BedrockConverseStream(max_event_stream_headers_len=16).feed(body)
     with pytest.raises(ValueError):
         ssefold.BedrockConverseStream(max_event_stream_message_len=0)
+
+
+def raw_frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
+    """One event-stream message with string headers in the order given
+    (a name may repeat, or be empty)."""
+    h = b""
+    for name, value in headers:
+        raw, val = name.encode(), value.encode()
+        h += bytes([len(raw)]) + raw + bytes([7]) + struct.pack("!H", len(val)) + val
+    prelude = struct.pack("!II", 12 + len(h) + len(payload) + 4, len(h))
+    prelude += struct.pack("!I", binascii.crc32(prelude) & 0xFFFFFFFF)
+    body = prelude + h + payload
+    return body + struct.pack("!I", binascii.crc32(body) & 0xFFFFFFFF)
+
+
+def test_headers_follow_botocores_rules() -> None:
+    """Issue 26 item 21: an empty header name is a header (botocore accepts
+    it); a name repeated in one message is an EventStreamError naming it
+    (botocore's DuplicateHeader), after the messages before it, in every
+    chunking."""
+    payload = json.dumps({"contentBlockIndex": 0, "delta": {"text": "x"}, "p": "ab"}).encode()
+    base = [(":event-type", "contentBlockDelta"), (":content-type", "application/json"), (":message-type", "event")]
+    body = START + raw_frame(base + [("", "empty")], payload) + stop(0) + event("messageStop", {"stopReason": "end_turn"})
+    for chunk in (0, 1, 7):
+        _, message, error = fold(body, chunk)
+        assert error is None
+        assert message["output"]["message"]["content"] == [{"text": "x"}]
+    repeated = START + raw_frame(base + [(":message-type", "event")], payload)
+    for chunk in (0, 1, 7):
+        events, _, error = fold(repeated, chunk)
+        assert isinstance(error, ssefold.EventStreamError)
+        assert error.offset == len(START)
+        assert "duplicate header" in error.reason and ":message-type" in error.reason
+        assert [e.type for e in events + list(error.events)] == ["message_start"]

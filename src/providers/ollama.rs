@@ -81,7 +81,8 @@ use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
 use crate::sse::Event;
 
 /// The Ollama dialect. It is never detected from an SSE event: a body whose
-/// first non-blank byte is `{` (newline-delimited JSON) is Ollama's.
+/// first byte after an optional BOM and blank bytes is `{`
+/// (newline-delimited JSON) is Ollama's.
 pub(crate) const DIALECT: DialectInfo = DialectInfo {
     provider: Provider::Ollama,
     name: "ollama",
