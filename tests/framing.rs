@@ -281,3 +281,56 @@ fn event_stream_headers_follow_botocores_rules() {
         assert_eq!(run.events.iter().filter(|e| e["event"] == "message_start").count(), 1);
     }
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A body start: pieces of a BOM, blanks, and what may follow them.
+    fn start() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(b"\xef\xbb\xbf".to_vec()),
+            Just(b"\xef".to_vec()),
+            Just(b"\xef\xbb".to_vec()),
+            Just(b" ".to_vec()),
+            Just(b"\t".to_vec()),
+            Just(b"\r".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"\r\n".to_vec()),
+        ];
+        prop::collection::vec(piece, 0..6).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Item 18: whatever BOM and blank bytes come first, and whichever
+        /// framing's body follows, `auto` gives the same events, message
+        /// and ending for every split, with small line limits too.
+        #[test]
+        fn auto_is_chunking_invariant_after_any_start(
+            start in start(),
+            body in 0usize..4,
+            cut in prop::collection::vec(1usize..40, 1..8),
+            small in any::<bool>(),
+        ) {
+            let body: Vec<u8> = match body {
+                0 => OLLAMA.as_bytes().to_vec(),
+                1 => SSE.as_bytes().to_vec(),
+                2 => converse(),
+                _ => Vec::new(),
+            };
+            let bytes = [start.as_slice(), &body].concat();
+            let mut config = StreamConfig::default();
+            if small {
+                config.sse.max_line_len = 4;
+            }
+            let whole = run_config(Provider::Auto, &config, &bytes, &mut || usize::MAX);
+            let mut sizes = cut.into_iter().cycle();
+            let split = run_config(Provider::Auto, &config, &bytes, &mut || sizes.next().unwrap_or(1));
+            prop_assert_eq!(&split, &whole);
+            let bytewise = run_config(Provider::Auto, &config, &bytes, &mut || 1);
+            prop_assert_eq!(&bytewise, &whole);
+        }
+    }
+}

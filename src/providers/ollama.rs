@@ -57,7 +57,7 @@
 //! | --- | --- |
 //! | `\n` | the line end (JSON Lines; what Ollama sends) |
 //! | `\r\n` | the line end (the `\r` dropped) |
-//! | `\r` alone | not a line end (JSON Lines): JSON whitespace inside the line. A body with CR-only line ends is one line of several documents: [`StreamError::InvalidJson`] whose message names the lone CR, whether or not the body ends with a line end, in every chunking |
+//! | `\r` alone | not a line end (JSON Lines): JSON whitespace inside the line. A body with CR-only line ends is one line of several documents: [`StreamError::InvalidJson`] whose message names the lone CR, whether or not the body ends with a line end, in every chunking (past `sse.max_line_len`, the line limit first) |
 //! | a blank line (spaces, tabs, `\r`) | skipped |
 //! | U+FEFF (the UTF-8 BOM) as the body's first bytes | stripped, as the SSE decoder does (once per body: again after a reconnection); anywhere else it is line bytes |
 //! | the last line without its line end | at `finish`: applied when it is complete JSON (warning `unterminated_final_event`), discarded when its JSON is cut short (warning `truncated_final_event`, then [`StreamError::Incomplete`]), [`StreamError::InvalidJson`] when it is not JSON |
