@@ -112,19 +112,11 @@ func goPathEvent(h C.uintptr_t, ev *C.struct_ssefold_path_event) {
 		}
 	}()
 	e := PathEvent{Kind: PathEventKind(ev.kind), Container: ContainerKind(ev.container)}
-	n := int(ev.path_len)
-	if n > 0 {
-		segs := unsafe.Slice(ev.path, n)
-		e.Path = make([]PathSegment, n)
-		for i, s := range segs {
-			if s.key.ptr != nil {
-				e.Path[i].Key, _ = goString(s.key)
-			} else {
-				e.Path[i].IsIndex = true
-				e.Path[i].Index = int(s.index)
-			}
-		}
+	var segs []C.struct_ssefold_path_segment
+	if n := int(ev.path_len); n > 0 {
+		segs = unsafe.Slice(ev.path, n)
 	}
+	p.path(&e, segs)
 	e.Text, _ = goString(ev.text)
 	if ev.value_json.ptr != nil {
 		e.Value = json.RawMessage(goBytes(ev.value_json))

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"runtime/cgo"
+	"unsafe"
 )
 
 // PathEventKind is the kind of a partial-JSON path event.
@@ -46,8 +47,17 @@ type PathSegment struct {
 // PathEvent is one event of the partial-JSON parser.
 type PathEvent struct {
 	Kind PathEventKind
-	// Path from the root (empty for the root).
+	// Path from the root (nil for the root); nil with
+	// PartialJSONOptions.LazyPaths (FullPath builds it). Consecutive events
+	// share their paths' backing arrays (read-only: never write to a
+	// Path): an event costs O(1) however deep, except a sibling of an
+	// element whose path an event already holds (the next array index, the
+	// next key), whose path is a copy (O(depth); LazyPaths avoids it).
 	Path []PathSegment
+	// Depth is the number of path segments (0: the root).
+	Depth int
+	// Last is the last path segment (zero at the root).
+	Last PathSegment
 	// Container (ContainerStart only).
 	Container ContainerKind
 	// Text (StringAppend only).
@@ -55,6 +65,26 @@ type PathEvent struct {
 	// Value as compact JSON (ValueComplete: scalars, and containers when
 	// PartialJSONOptions.ContainerValues).
 	Value json.RawMessage
+	// parent holds the segments before Last with LazyPaths (nil at depth 0
+	// and 1, and without LazyPaths).
+	parent *pathNode
+}
+
+// FullPath is the path from the root: Path, or with LazyPaths the path
+// built from the segments the event shares with its neighbours (O(Depth),
+// a new slice on each call).
+func (e *PathEvent) FullPath() []PathSegment {
+	if e.Path != nil || e.Depth == 0 {
+		return e.Path
+	}
+	p := make([]PathSegment, e.Depth)
+	p[e.Depth-1] = e.Last
+	i := e.Depth - 2
+	for n := e.parent; n != nil && i >= 0; n = n.parent {
+		p[i] = n.seg
+		i--
+	}
+	return p
 }
 
 // PartialJSONOptions configures a PartialJSON; zero limits take the
@@ -66,11 +96,137 @@ type PartialJSONOptions struct {
 	Events bool
 	// ContainerValues adds the JSON text of containers to ValueComplete.
 	ContainerValues bool
+	// LazyPaths leaves PathEvent.Path nil: each event has its Depth and
+	// Last segment, and FullPath builds the path on demand, so every event
+	// costs O(1) whatever the depth (siblings in a deep container
+	// included).
+	LazyPaths bool
 }
 
 type partialState struct {
 	events   []PathEvent
 	panicked any
+	lazy     bool
+	// lastLen is how many events the previous push returned.
+	lastLen int
+	// The current path, mirrored from the C events (see path): with
+	// LazyPaths as linked nodes, else in buf, whose first hwm positions are
+	// held by events already made (copied before they would change).
+	nodes []*pathNode
+	buf   []PathSegment
+	hwm   int
+}
+
+// sameSegment says whether the C segment c is s.
+func sameSegment(c *C.struct_ssefold_path_segment, s PathSegment) bool {
+	if c.key.ptr == nil {
+		return s.IsIndex && s.Index == int(c.index)
+	}
+	return !s.IsIndex && string(unsafe.Slice((*byte)(unsafe.Pointer(c.key.ptr)), int(c.key.len))) == s.Key
+}
+
+// segmentOf copies a C segment into Go memory.
+func segmentOf(c *C.struct_ssefold_path_segment) PathSegment {
+	if c.key.ptr == nil {
+		return PathSegment{IsIndex: true, Index: int(c.index)}
+	}
+	k, _ := goString(c.key)
+	return PathSegment{Key: k}
+}
+
+// reset forgets the path (a new document).
+func (st *partialState) reset() {
+	clear(st.nodes)
+	st.nodes, st.buf, st.hwm = st.nodes[:0], nil, 0
+}
+
+// depth is the length of the mirrored path.
+func (st *partialState) depth() int {
+	if st.lazy {
+		return len(st.nodes)
+	}
+	return len(st.buf)
+}
+
+// segment is segment i of the mirrored path.
+func (st *partialState) segment(i int) PathSegment {
+	if st.lazy {
+		return st.nodes[i].seg
+	}
+	return st.buf[i]
+}
+
+// path sets e's path from the C event's path in O(1): consecutive events
+// of a document share all but the last segment of the shorter path (the
+// parser emits an event at every container start and end), so only the
+// last two segments are compared; a path that breaks the rule is rebuilt
+// (O(depth)).
+func (st *partialState) path(e *PathEvent, cpath []C.struct_ssefold_path_segment) {
+	n := len(cpath)
+	e.Depth = n
+	if n > 0 {
+		e.Last = segmentOf(&cpath[n-1])
+	}
+	cur := st.depth()
+	parentSame := n < 2 || (cur >= n-1 && sameSegment(&cpath[n-2], st.segment(n-2)))
+	switch {
+	case n == 0:
+		// The root: the path is empty.
+		if st.lazy {
+			st.reset()
+		} else {
+			st.buf = st.buf[:0]
+		}
+		return
+	case cur >= n && parentSame && sameSegment(&cpath[n-1], st.segment(n-1)):
+		// A prefix of the current path (a container closing, a string's appends).
+	case parentSame && cur >= n-1:
+		// The last segment is new (a first child, the next index or key).
+		if st.lazy {
+			clear(st.nodes[n-1:])
+			st.nodes = st.nodes[:n-1]
+			var up *pathNode
+			if n >= 2 {
+				up = st.nodes[n-2]
+			}
+			st.nodes = append(st.nodes, &pathNode{parent: up, seg: e.Last})
+		} else {
+			if n-1 < st.hwm {
+				// An event holds that position: copy the prefix into a new array.
+				fresh := make([]PathSegment, n-1, n+3)
+				copy(fresh, st.buf[:n-1])
+				st.buf, st.hwm = fresh, 0
+			}
+			st.buf = append(st.buf[:n-1], e.Last)
+		}
+	default:
+		// The rule broke: rebuild from the C path.
+		if st.lazy {
+			st.reset()
+			var up *pathNode
+			for i := range cpath {
+				up = &pathNode{parent: up, seg: segmentOf(&cpath[i])}
+				st.nodes = append(st.nodes, up)
+			}
+		} else {
+			st.buf = make([]PathSegment, n, max(2*n, 16))
+			for i := range cpath {
+				st.buf[i] = segmentOf(&cpath[i])
+			}
+			st.hwm = 0
+		}
+	}
+	if st.lazy {
+		clear(st.nodes[n:])
+		st.nodes = st.nodes[:n]
+		if n >= 2 {
+			e.parent = st.nodes[n-2]
+		}
+		return
+	}
+	st.buf = st.buf[:n]
+	e.Path = st.buf[:n:n]
+	st.hwm = max(st.hwm, n)
 }
 
 // PartialJSON is an incremental parser of one JSON document that may be
@@ -103,7 +259,7 @@ func NewPartialJSON(opts *PartialJSONOptions) (*PartialJSON, error) {
 		return nil, &Error{Code: Result(r)}
 	}
 	liveHandles.Add(1)
-	p := &PartialJSON{ptr: ptr, state: &partialState{}}
+	p := &PartialJSON{ptr: ptr, state: &partialState{lazy: o.LazyPaths}}
 	if o.Events {
 		p.handle = cgo.NewHandle(p.state)
 		maybeGC()
@@ -155,7 +311,10 @@ func (p *PartialJSON) Push(b []byte) ([]PathEvent, error) {
 	if p.ptr == nil {
 		return nil, ErrClosed
 	}
-	p.state.events = nil
+	if p.handle != 0 {
+		// Sized from the previous push's count: no growing copies of the events.
+		p.state.events = make([]PathEvent, 0, max(8, p.state.lastLen+p.state.lastLen/8))
+	}
 	ptr, n := bytesPtr(b)
 	maybeGC()
 	r := C.ssefold_partial_json_push(p.ptr, ptr, n)
@@ -167,7 +326,10 @@ func (p *PartialJSON) Push(b []byte) ([]PathEvent, error) {
 	err := p.err(r)
 	runtime.KeepAlive(p)
 	ev := p.state.events
-	p.state.events = nil
+	p.state.events, p.state.lastLen = nil, len(ev)
+	if len(ev) == 0 {
+		ev = nil
+	}
 	return ev, err
 }
 
@@ -229,6 +391,9 @@ func (p *PartialJSON) Reset() error {
 	maybeGC()
 	r := C.ssefold_partial_json_reset(p.ptr)
 	runtime.KeepAlive(p)
+	if r == 0 {
+		p.state.reset()
+	}
 	return p.err(r)
 }
 
