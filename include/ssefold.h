@@ -937,6 +937,17 @@ typedef struct ssefold_stream_config {
    * The AWS event-stream framing's limits (Bedrock).
    */
   struct ssefold_event_stream_limits event_stream;
+  /**
+   * Most `TOOL_ARGS_PATH` events one call (`feed`, `finish`)
+   * delivers (default 16,384): past it, that call's other path events are
+   * dropped with one `path_events_dropped` warning; the arguments' text
+   * (`TOOL_ARGS_DELTA`) and the fold stay whole. A host that collects a
+   * call's events before using them holds at most this many, however
+   * much argument text one chunk carries (one path event per JSON token
+   * of a whole-arguments delta). 0: no path events (one warning per call
+   * that had some).
+   */
+  size_t max_path_events_per_feed;
 } ssefold_stream_config;
 
 /**

@@ -117,7 +117,8 @@ func NewAgentTurn(cfg *AgentTurnConfig) (*AgentTurn, error) {
 		return nil, &Error{Code: Result(r)}
 	}
 	liveHandles.Add(1)
-	t := &AgentTurn{ptr: ptr, state: &turnState{stream: streamState{names: map[string]string{}}}}
+	t := &AgentTurn{ptr: ptr, state: &turnState{stream: streamState{names: map[string]string{},
+		pathLimit: int(cc.stream.max_path_events_per_feed)}}}
 	if !o.NoEvents {
 		t.handle = cgo.NewHandle(t.state)
 		maybeGC()
@@ -169,7 +170,7 @@ func (t *AgentTurn) done(r C.ssefold_result) ([]TurnEvent, error) {
 	}
 	err := t.err(r)
 	runtime.KeepAlive(t)
-	st.stream.arena.returned()
+	st.stream.callEnded()
 	events := st.events
 	st.events = nil
 	return events, err

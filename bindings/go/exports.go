@@ -75,7 +75,7 @@ func (s *streamState) event(ev *C.struct_ssefold_stream_event) StreamEvent {
 	}
 	switch e.Kind {
 	case KindToolArgsPath:
-		e.PathEvent = s.pathEvent(e.Part, &ev.path_event)
+		e.PathEvent = s.pathEvent(e.Part, ev)
 	case KindMediaDelta:
 		e.MimeType = s.name(ev.mime_type)
 		if ev.data.ptr != nil && ev.data.len > 0 {

@@ -502,3 +502,142 @@ func TestHostileToolArgsPathEventsAreO1WithThePathOnDemand(t *testing.T) {
 		t.Fatalf("%d events, %d containers", n, containers)
 	}
 }
+
+// ---- path events per feed (issue 26, item 3) --------------------------------
+
+// chatWholeArgs is an OpenAI Chat tool call whose arguments come whole in
+// one delta (as OpenAI-compatible servers often send them).
+func chatWholeArgs(args string) []byte {
+	chunk := func(delta any, finish any) string {
+		d, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+		return "data: " + string(d) + "\n\n"
+	}
+	type m = map[string]any
+	call := func(f m) []any { return []any{m{"index": 0, "id": "call_1", "type": "function", "function": f}} }
+	return []byte(chunk(m{"role": "assistant", "tool_calls": call(m{"name": "f", "arguments": ""})}, nil) +
+		chunk(m{"tool_calls": call(m{"arguments": args})}, nil) + chunk(m{}, "tool_calls") + "data: [DONE]\n\n")
+}
+
+// feedChunks feeds body in chunks of n bytes, then finishes; it returns the
+// most path events one call returned, the path_events_dropped warnings, the
+// argument text of the deltas and every event.
+func feedChunks(t *testing.T, s *Stream, body []byte, n int) (most, dropped int, raw string, all []StreamEvent) {
+	t.Helper()
+	var b strings.Builder
+	call := func(evs []StreamEvent, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths := 0
+		for _, e := range evs {
+			switch e.Kind {
+			case KindToolArgsPath:
+				paths++
+			case KindToolArgsDelta:
+				b.WriteString(e.Text)
+			case KindWarning:
+				var w struct{ Code string }
+				if json.Unmarshal(e.JSON, &w) == nil && w.Code == "path_events_dropped" {
+					dropped++
+				}
+			}
+		}
+		most = max(most, paths)
+		all = append(all, evs...)
+	}
+	for len(body) > 0 {
+		k := min(n, len(body))
+		call(s.Feed(body[:k]))
+		body = body[k:]
+	}
+	call(s.Finish())
+	return most, dropped, b.String(), all
+}
+
+func TestHostileWholeArgumentsDeltaHoldsAtMostMaxPathEventsPerFeed(t *testing.T) {
+	args := hostileArgs("nested", 1_100_000) // 1.1 MB, 700,000 path events in one delta
+	body := chatWholeArgs(args)
+	for _, tc := range []struct {
+		limit, want int // want: the most path events of one feed
+	}{{0, 16384}, {1000, 1000}, {-1, 0}} {
+		s, err := NewStream(OpenAIChat, &StreamOptions{EventJSON: true, MaxPathEventsPerFeed: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		most, dropped, raw, _ := feedChunks(t, s, body, 64<<10)
+		if most != tc.want || dropped != 1 {
+			t.Fatalf("limit %d: %d path events in one feed, %d warnings", tc.limit, most, dropped)
+		}
+		if raw != args {
+			t.Fatalf("limit %d: the deltas hold %d bytes of %d", tc.limit, len(raw), len(args))
+		}
+		msg, err := s.Message()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Choices []struct {
+				Message struct {
+					ToolCalls []struct{ Function struct{ Arguments string } } `json:"tool_calls"`
+				}
+			}
+		}
+		if err := json.Unmarshal(msg, &m); err != nil || len(m.Choices) != 1 || len(m.Choices[0].Message.ToolCalls) != 1 ||
+			m.Choices[0].Message.ToolCalls[0].Function.Arguments != args {
+			t.Fatalf("limit %d: the folded arguments are not whole (%v)", tc.limit, err)
+		}
+		s.Close()
+	}
+}
+
+// After a feed that dropped path events, the next feed's path events still
+// have their right paths (the binding reads them again from C).
+func TestHostilePathsAreRightAfterAFeedThatDroppedPathEvents(t *testing.T) {
+	unit := `[[{"k":[1,"two"]}]]`
+	units := strings.Repeat(unit+",", 200) + unit
+	args := `{"a":[` + units + `],"b":{"c":[[[{"d":"x","e":[true,null,3.5]}]]],"f":{"g":[` + units + `]}}}`
+	var want any
+	if err := json.Unmarshal([]byte(args), &want); err != nil {
+		t.Fatal(err)
+	}
+	// One Anthropic input_json_delta per 97 bytes, one SSE event per feed: a
+	// limit of 50 drops events in the feeds that carry many units.
+	body := anthropicToolStream(args, 97)
+	events := strings.SplitAfter(string(body), "\n\n")
+	for _, limit := range []int{50, 7} {
+		s, err := NewStream(Anthropic, &StreamOptions{EventJSON: true, MaxPathEventsPerFeed: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dropped, checked := 0, 0
+		for _, ev := range events {
+			evs, err := s.Feed([]byte(ev))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				if e.Kind == KindWarning && strings.Contains(string(e.JSON), "path_events_dropped") {
+					dropped++
+				}
+				if e.Kind != KindToolArgsPath || e.PathEvent.Kind != ValueComplete || e.PathEvent.IsContainer {
+					continue
+				}
+				path := e.PathEvent.Path()
+				v, ok := at(want, path)
+				var got any
+				if !ok || json.Unmarshal(e.PathEvent.Value, &got) != nil || fmt.Sprint(got) != fmt.Sprint(v) {
+					t.Fatalf("limit %d: value %s at %v, the arguments have %v there", limit, e.PathEvent.Value, path, v)
+				}
+				checked++
+			}
+		}
+		if dropped == 0 || checked < 50 {
+			t.Fatalf("limit %d: %d drops, %d values checked", limit, dropped, checked)
+		}
+		if _, err := s.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -255,6 +255,14 @@ type StreamOptions struct {
 	MaxMemoryBytes int
 	// EventStream holds the AWS event-stream framing's limits (Bedrock).
 	EventStream EventStreamLimits
+	// MaxPathEventsPerFeed (C: max_path_events_per_feed; default 16,384)
+	// bounds the KindToolArgsPath events one Feed or Finish returns:
+	// arguments that arrive whole in one delta (Gemini and Ollama always,
+	// OpenAI-compatible servers often) give one per JSON token, and past the
+	// limit the rest of that call's are dropped with one warning
+	// (path_events_dropped); the KindToolArgsDelta text and the message stay
+	// whole. Negative: no path events at all (C 0).
+	MaxPathEventsPerFeed int
 }
 
 // EventStreamLimits bounds the AWS event-stream framing of Bedrock bodies
@@ -279,6 +287,12 @@ type streamState struct {
 	// lastLen is how many events the previous call returned (the next
 	// call's first guess).
 	lastLen int
+	// pathLimit is the stream's max_path_events_per_feed; pathCount counts
+	// the path events of the running call. A call that reached the limit
+	// may have dropped path events (the core warns once): the paths are
+	// then read again from C at each part's next path event (pathGen).
+	pathLimit, pathCount int
+	pathGen              uint64
 }
 
 // pathStack is a tool call's current path: nodes for the segments that are
@@ -288,6 +302,41 @@ type pathStack struct {
 	nodes     []*pathNode // nodes[i] is the segment at depth i+1
 	last      PathSegment
 	lastDepth int
+	gen       uint64 // the streamState.pathGen the stack follows
+}
+
+// callEnded is called when a call into the stream returned: the arena's
+// strings are the caller's, and a call that reached the path-event limit
+// makes every part's path stale.
+func (s *streamState) callEnded() {
+	s.arena.returned()
+	if s.pathCount > 0 && s.pathCount >= s.pathLimit {
+		s.pathGen++
+	}
+	s.pathCount = 0
+}
+
+// resync rebuilds the nodes of the segments before depth d from the C
+// event's path (O(d), once per part after a call that dropped path events).
+func (st *pathStack) resync(ev *C.struct_ssefold_stream_event, d int, key func(C.struct_ssefold_str) string) {
+	clear(st.nodes)
+	st.nodes = st.nodes[:0]
+	var up *pathNode
+	for i := 0; i < d-1; i++ {
+		var seg C.struct_ssefold_path_segment
+		maybeGC()
+		C.ssefold_stream_event_path(ev, C.size_t(i), &seg)
+		n := &pathNode{parent: up}
+		if seg.key.ptr != nil {
+			n.seg.Key = key(seg.key)
+		} else {
+			n.seg.IsIndex, n.seg.Index = true, int(seg.index)
+		}
+		st.nodes = append(st.nodes, n)
+		up = n
+	}
+	// parent(d) returns the last of these d-1 nodes.
+	st.lastDepth = -1
 }
 
 // parent returns the node of the segments before depth d (d >= 1).
@@ -311,7 +360,9 @@ func (st *pathStack) parent(d int) *pathNode {
 
 // pathEvent converts a C path event, keeping part's path: the new path is
 // the old one cut to depth-1 segments plus the last one.
-func (s *streamState) pathEvent(part int, p *C.struct_ssefold_stream_path_event) *StreamPathEvent {
+func (s *streamState) pathEvent(part int, ev *C.struct_ssefold_stream_event) *StreamPathEvent {
+	p := &ev.path_event
+	s.pathCount++
 	e := s.arena.pathEvent()
 	e.Kind, e.Depth, e.Container = PathEventKind(p.kind), int(p.depth), ContainerKind(p.container)
 	e.IsContainer = bool(p.is_container)
@@ -328,8 +379,15 @@ func (s *streamState) pathEvent(part int, p *C.struct_ssefold_stream_path_event)
 	}
 	st := s.paths[part]
 	if st == nil {
-		st = &pathStack{}
+		st = &pathStack{gen: s.pathGen}
 		s.paths[part] = st
+	}
+	if st.gen != s.pathGen {
+		// Path events of this part may have been dropped since its last one.
+		st.gen = s.pathGen
+		if e.Depth >= 2 {
+			st.resync(ev, e.Depth, s.arena.str)
+		}
 	}
 	if e.Depth > 0 {
 		if p.last.key.ptr != nil {
@@ -392,7 +450,8 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 		return nil, &Error{Code: Result(r)}
 	}
 	liveHandles.Add(1)
-	s := &Stream{ptr: ptr, provider: provider, opts: o, state: &streamState{names: map[string]string{}}}
+	s := &Stream{ptr: ptr, provider: provider, opts: o,
+		state: &streamState{names: map[string]string{}, pathLimit: int(cfg.max_path_events_per_feed)}}
 	if !o.NoEvents {
 		s.handle = cgo.NewHandle(s.state)
 		maybeGC()
@@ -429,6 +488,12 @@ func (o *StreamOptions) toC() C.struct_ssefold_stream_config {
 	}
 	if n := o.EventStream.MaxHeadersLen; n > 0 {
 		cfg.event_stream.max_headers_len = C.uint32_t(min(n, math.MaxUint32))
+	}
+	switch n := o.MaxPathEventsPerFeed; {
+	case n > 0:
+		cfg.max_path_events_per_feed = C.size_t(n)
+	case n < 0:
+		cfg.max_path_events_per_feed = 0
 	}
 	return cfg
 }
@@ -475,7 +540,7 @@ func (s *Stream) repanic() {
 
 func (s *Stream) take() []StreamEvent {
 	st := s.state
-	st.arena.returned()
+	st.callEnded()
 	out := st.events
 	st.events = nil
 	st.lastLen = len(out)

@@ -67,6 +67,15 @@ pub struct ssefold_stream_config {
     pub max_memory_bytes: usize,
     /// The AWS event-stream framing's limits (Bedrock).
     pub event_stream: ssefold_event_stream_limits,
+    /// Most `TOOL_ARGS_PATH` events one call (`feed`, `finish`)
+    /// delivers (default 16,384): past it, that call's other path events are
+    /// dropped with one `path_events_dropped` warning; the arguments' text
+    /// (`TOOL_ARGS_DELTA`) and the fold stay whole. A host that collects a
+    /// call's events before using them holds at most this many, however
+    /// much argument text one chunk carries (one path event per JSON token
+    /// of a whole-arguments delta). 0: no path events (one warning per call
+    /// that had some).
+    pub max_path_events_per_feed: usize,
 }
 
 /// Limits of the AWS event-stream framing (Bedrock bodies). Over one:
@@ -559,8 +568,7 @@ pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, F
             max_message_len: c.event_stream.max_message_len,
             max_headers_len: c.event_stream.max_headers_len,
         },
-        // Not in the C config yet: the default.
-        ..StreamConfig::default()
+        max_path_events_per_feed: c.max_path_events_per_feed,
     })
 }
 
@@ -615,6 +623,7 @@ pub(super) fn default_config() -> ssefold_stream_config {
             max_message_len: d.event_stream.max_message_len,
             max_headers_len: d.event_stream.max_headers_len,
         },
+        max_path_events_per_feed: d.max_path_events_per_feed,
     }
 }
 

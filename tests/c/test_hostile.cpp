@@ -125,6 +125,80 @@ TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
   }
 }
 
+// Issue 26, item 3: a tool call whose arguments come whole in one delta
+// gives a path event per JSON token; one call delivers at most
+// max_path_events_per_feed of them (then one path_events_dropped warning),
+// the argument text and the fold whole. The Go binding holds a call's
+// events at once; a C host that batches them would too.
+namespace {
+struct FeedWatch {
+  size_t paths = 0, most = 0, dropped = 0, bad_paths = 0;
+  std::string raw;
+  static void callback(void *user_data, const ssefold_stream_event *e) {
+    auto *w = static_cast<FeedWatch *>(user_data);
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_PATH) {
+      w->paths++;
+      ssefold_path_segment seg;
+      // The full path stays readable past a drop (the core's own path).
+      if (e->path_event.depth > 0 &&
+          ssefold_stream_event_path(e, e->path_event.depth - 1, &seg) != SSEFOLD_RESULT_OK)
+        w->bad_paths++;
+    }
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_TOOL_ARGS_DELTA) w->raw += S(e->text);
+    if (e->kind == SSEFOLD_STREAM_EVENT_KIND_WARNING &&
+        S(e->json).find("\"path_events_dropped\"") != std::string::npos)
+      w->dropped++;
+  }
+  ssefold_result call(ssefold_result r) {
+    most = std::max(most, paths);
+    paths = 0;
+    return r;
+  }
+};
+
+std::string chat_whole_args(const std::string &args) {
+  auto chunk = [](const std::string &delta, const char *finish) {
+    return "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":\"m\",\"choices\":"
+           "[{\"index\":0,\"delta\":" +
+           delta + ",\"finish_reason\":" + finish + "}]}\n\n";
+  };
+  auto call = [](const std::string &fn) {
+    return "{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":" + fn + "}]}";
+  };
+  return chunk(call("{\"name\":\"f\",\"arguments\":\"\"}"), "null") +
+         chunk(call("{\"arguments\":" + json_string(args) + "}"), "null") + chunk("{}", "\"tool_calls\"") +
+         "data: [DONE]\n\n";
+}
+}  // namespace
+
+TEST(Hostile, AWholeArgumentsDeltaDeliversAtMostMaxPathEventsPerFeed) {
+  const std::string args = hostile_args("nested", 1100000);  // ~700,000 path events in one delta
+  const std::string body = chat_whole_args(args);
+  ssefold_stream_config cfg;
+  ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(cfg.max_path_events_per_feed, size_t{16384});
+  for (size_t limit : {size_t{16384}, size_t{1000}, size_t{0}}) {
+    cfg.max_path_events_per_feed = limit;
+    ssefold_stream *s = nullptr;
+    ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_OPENAI_CHAT, &cfg, &s), SSEFOLD_RESULT_OK);
+    FeedWatch w;
+    ASSERT_EQ(ssefold_stream_set_callback(s, &FeedWatch::callback, &w, true), SSEFOLD_RESULT_OK);
+    for (size_t at = 0; at < body.size(); at += 65536) {
+      size_t n = std::min<size_t>(65536, body.size() - at);
+      ASSERT_EQ(w.call(ssefold_stream_feed(s, B(body) + at, n)), SSEFOLD_RESULT_OK);
+    }
+    ASSERT_EQ(w.call(ssefold_stream_finish(s)), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(w.most, limit) << limit;
+    EXPECT_EQ(w.dropped, 1u) << limit;
+    EXPECT_EQ(w.raw, args) << limit;
+    EXPECT_EQ(w.bad_paths, 0u) << limit;
+    ssefold_str m;
+    ASSERT_EQ(ssefold_stream_message_json(s, &m), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(m).find("\"arguments\":" + json_string(args)), std::string::npos) << limit;
+    ssefold_stream_free(s);
+  }
+}
+
 TEST(Hostile, LoneSurrogateInToolArgumentsIsReplacementCharacterWithAWarning) {
   const std::string args =
       R"({"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"})";
