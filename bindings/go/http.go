@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,6 +23,12 @@ import (
 // rebuilt). The cursor (Last-Event-ID, or starting_after for OpenAI
 // Responses) comes from the stream and the Reconnector; NewRequest builds
 // each request from it (Run sets the Last-Event-ID header itself).
+//
+// With Policy.IdleTimeout, a connection that gets no bytes for that long
+// (waiting for the response headers, or between two reads of the body: a
+// stalled or slow-drip server) is closed and counts as an idle end: Run
+// reconnects or gives up per the policy (a *GiveUpError with LastEnd
+// EndIdleTimeout), as the Python helpers do.
 type HTTPStream struct {
 	// Client sends the requests (http.DefaultClient when nil).
 	Client *http.Client
@@ -31,8 +38,9 @@ type HTTPStream struct {
 	Policy *ReconnectPolicy
 	// OnEvent receives each normalized event; its error aborts the run.
 	OnEvent func(StreamEvent) error
-	// NewRequest builds the request of each connection; cursor says what
-	// to send so the server can resume (Last-Event-ID is set by Run).
+	// NewRequest builds the request of each connection with ctx (which the
+	// idle timeout cancels); cursor says what to send so the server can
+	// resume (Last-Event-ID is set by Run).
 	NewRequest func(ctx context.Context, cursor Cursor) (*http.Request, error)
 }
 
@@ -121,6 +129,8 @@ func (e *GiveUpError) Error() string {
 		what = "could not connect: " + e.Message
 	case e.LastEnd == EndTransportError:
 		what = "the connection failed: " + e.Message
+	case e.LastEnd == EndIdleTimeout && e.Message != "":
+		what = "the connection went idle: " + e.Message
 	case e.LastEnd == EndIdleTimeout:
 		what = "the connection went idle"
 	case e.Err != nil:
@@ -144,6 +154,85 @@ type runState struct {
 	rc          *Reconnector
 	connections int
 	connected   bool
+	// idle is the policy's idle timeout (0: none); idleMessage says how the
+	// last idle connection went idle.
+	idle        time.Duration
+	idleMessage string
+}
+
+// idleWatch closes a connection that gets no bytes for the idle timeout:
+// when its timer fires it cancels the connection's context (a request
+// waiting for headers, or a body read, returns) and closes the body (for a
+// request whose NewRequest did not use the context). Only the timer's
+// goroutine and the connection's share it, through its mutex.
+type idleWatch struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	cancel context.CancelFunc
+	body   io.Closer
+	fired  bool
+}
+
+// newIdleWatch arms a watch of d (nil when d is 0: no idle timeout).
+func newIdleWatch(d time.Duration, cancel context.CancelFunc) *idleWatch {
+	if d <= 0 {
+		return nil
+	}
+	w := &idleWatch{cancel: cancel}
+	w.timer = time.AfterFunc(d, w.fire)
+	return w
+}
+
+func (w *idleWatch) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fired = true
+	w.cancel()
+	if w.body != nil {
+		w.body.Close()
+	}
+}
+
+// setBody gives the watch the response body to close when it fires.
+func (w *idleWatch) setBody(b io.Closer) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.body = b
+	if w.fired {
+		b.Close()
+	}
+}
+
+// rearm moves the deadline to d from now (bytes came).
+func (w *idleWatch) rearm(d time.Duration) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.fired {
+		w.timer.Reset(max(d, 0))
+	}
+}
+
+// stop disarms the watch; it says whether the watch had fired.
+func (w *idleWatch) stop() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer.Stop()
+	return w.fired
+}
+
+// idleEnd is the end of a connection the watch closed.
+func (st *runState) idleEnd(waiting string) StreamEnd {
+	st.idleMessage = fmt.Sprintf("no data for %d ms %s", st.idle.Milliseconds(), waiting)
+	return StreamEnd{Kind: EndIdleTimeout}
 }
 
 func (st *runState) close() {
@@ -167,7 +256,7 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	st := &runState{}
+	st := &runState{idle: policy.IdleTimeout}
 	var err error
 	if st.rc, err = NewReconnector(policy); err != nil {
 		return nil, 0, err
@@ -202,7 +291,11 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 			_ = h.emit(st, evs)
 			m, _ = st.stream.Message()
 			_, att := st.rc.State()
-			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Message: d.Message,
+			msg := d.Message
+			if d.LastEnd == EndIdleTimeout {
+				msg = st.idleMessage
+			}
+			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Message: msg,
 				Connected: st.connected, Err: ferr}
 		case DecisionStop:
 			evs, _ := st.stream.Abort() // one turn_end "aborted"
@@ -240,10 +333,17 @@ func (h *HTTPStream) emit(st *runState, evs []StreamEvent) error {
 
 // connect runs one connection; a non-nil error ends Run at once.
 func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runState, cursor Cursor, now func() uint64) (StreamEnd, error) {
-	req, err := h.NewRequest(ctx, cursor)
+	// The connection's own context: the idle watch cancels it, not Run's.
+	connCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req, err := h.NewRequest(connCtx, cursor)
 	if err != nil {
 		return StreamEnd{}, err
 	}
+	// Until the response headers come the core has no deadline (it is not
+	// connected): the policy's idle timeout from the request on.
+	watch := newIdleWatch(st.idle, cancel)
+	defer watch.stop()
 	if cursor.Kind == CursorLastEventID {
 		req.Header.Set("Last-Event-ID", cursor.LastEventID)
 	}
@@ -254,15 +354,20 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 		if ctx.Err() != nil {
 			return StreamEnd{Kind: EndAborted}, nil
 		}
+		if watch.stop() {
+			return st.idleEnd("waiting for the response"), nil
+		}
 		return StreamEnd{Kind: EndTransportError, Message: err.Error()}, nil
 	}
 	defer resp.Body.Close()
+	watch.setBody(resp.Body)
 	if resp.StatusCode/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		return StreamEnd{}, newHTTPStatusError(resp.StatusCode, b)
 	}
 	st.connected = true
 	st.rc.OnConnected(now())
+	h.rearm(watch, st, now)
 	if st.connections > 1 {
 		// The stream drops the old connection's partial event and decides
 		// from the first new event between resume and restart (TURN_RESET).
@@ -275,6 +380,7 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 		n, rerr := resp.Body.Read(buf)
 		if n > 0 {
 			st.rc.OnActivity(now())
+			h.rearm(watch, st, now)
 			out, serr := st.stream.Feed(buf[:n])
 			if len(out) > 0 {
 				c, _ := st.stream.ResumeCursor()
@@ -301,6 +407,9 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 			if _, done := st.stream.Status(); done {
 				return StreamEnd{Kind: EndCompleted}, nil
 			}
+			if watch.stop() {
+				return st.idleEnd("from the server"), nil
+			}
 			if rerr == io.EOF {
 				// An unterminated final event is discarded (per the spec);
 				// Finish is only called once no reconnection follows.
@@ -308,6 +417,17 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 			}
 			return StreamEnd{Kind: EndTransportError, Message: rerr.Error()}, nil
 		}
+	}
+}
+
+// rearm moves the idle deadline to the core's (the last activity plus the
+// idle timeout).
+func (h *HTTPStream) rearm(w *idleWatch, st *runState, now func() uint64) {
+	if w == nil {
+		return
+	}
+	if deadline, ok := st.rc.IdleDeadline(); ok {
+		w.rearm(time.Duration(int64(deadline)-int64(now())) * time.Millisecond)
 	}
 }
 

@@ -327,3 +327,171 @@ func TestEndKindNames(t *testing.T) {
 		}
 	}
 }
+
+// ---- idle timeout (issue 26, item 9) ----------------------------------------
+
+// stallServer serves the fixture's events with ids; per request it stalls
+// (holds the connection open, sending nothing) after stallAt[n] events, or
+// before the headers when stallAt[n] is -2, or drips the rest one byte
+// every drip; the stalls end when the test ends (release).
+type stallServer struct {
+	mu       sync.Mutex
+	events   []string
+	stallAt  []int
+	drip     time.Duration
+	requests []string
+	release  chan struct{}
+}
+
+func (s *stallServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	n := len(s.requests)
+	lid := r.Header.Get("Last-Event-ID")
+	s.requests = append(s.requests, lid)
+	stall := -1
+	if n < len(s.stallAt) {
+		stall = s.stallAt[n]
+	}
+	s.mu.Unlock()
+	wait := func() {
+		select {
+		case <-s.release:
+		case <-r.Context().Done():
+		}
+	}
+	if stall == -2 {
+		wait() // no headers at all
+		return
+	}
+	start, _ := strconv.Atoi(lid)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(200)
+	w.(http.Flusher).Flush()
+	for i := start; i < len(s.events); i++ {
+		if i-start == stall {
+			wait()
+			return
+		}
+		if s.drip > 0 {
+			for j := 0; j < len(s.events[i]); j++ {
+				if _, err := w.Write([]byte{s.events[i][j]}); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-time.After(s.drip):
+				case <-r.Context().Done():
+					return
+				}
+			}
+			continue
+		}
+		w.Write([]byte(s.events[i]))
+		w.(http.Flusher).Flush()
+	}
+}
+
+func runIdle(t *testing.T, srv *stallServer, idle time.Duration, retries uint32, ctx context.Context) (json.RawMessage, int, time.Duration, error) {
+	t.Helper()
+	srv.release = make(chan struct{})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer close(srv.release)
+	pol := DefaultReconnectPolicy()
+	pol.InitialDelay = time.Millisecond
+	pol.MaxRetries = retries
+	pol.IdleTimeout = idle
+	h := &HTTPStream{
+		Provider: Anthropic,
+		Policy:   &pol,
+		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader("{}"))
+		},
+	}
+	start := time.Now()
+	m, n, err := h.run(ctx)
+	return m, n, time.Since(start), err
+}
+
+func TestHTTPIdleTimeoutEndsAStalledConnectionAndGivesUp(t *testing.T) {
+	events, _ := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
+	srv := &stallServer{events: events, stallAt: []int{4, 0}}
+	// No deadline on the context: before the fix this never returned.
+	m, n, took, err := runIdle(t, srv, 250*time.Millisecond, 1, context.Background())
+	var g *GiveUpError
+	if !errors.As(err, &g) || g.LastEnd != EndIdleTimeout || !errors.Is(err, ErrIncompleteStream) {
+		t.Fatalf("want an idle give-up, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "the connection went idle: no data for 250 ms from the server") {
+		t.Fatalf("message: %v", err)
+	}
+	if n != 2 || srv.requests[1] != "4" {
+		t.Fatalf("%d connections, Last-Event-IDs %q", n, srv.requests)
+	}
+	if took < 500*time.Millisecond || took > 5*time.Second {
+		t.Fatalf("took %v (two idle connections of 250 ms)", took)
+	}
+	if !strings.Contains(string(m), `"thinking"`) {
+		t.Fatalf("the message so far is kept: %s", m)
+	}
+}
+
+func TestHTTPIdleTimeoutReconnectsAndResumes(t *testing.T) {
+	events, want := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
+	srv := &stallServer{events: events, stallAt: []int{3, -1}}
+	m, n, _, err := runIdle(t, srv, 300*time.Millisecond, 2, context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonEqual(t, m, want) {
+		t.Fatalf("message\n got %s\nwant %s", m, want)
+	}
+	if n != 2 || srv.requests[1] != "3" {
+		t.Fatalf("%d connections, Last-Event-IDs %q", n, srv.requests)
+	}
+}
+
+func TestHTTPIdleTimeoutCoversTheWaitForHeaders(t *testing.T) {
+	events, want := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
+	srv := &stallServer{events: events, stallAt: []int{-2, -1}}
+	m, n, _, err := runIdle(t, srv, 300*time.Millisecond, 1, context.Background())
+	if err != nil || !jsonEqual(t, m, want) || n != 2 {
+		t.Fatalf("%v, %d connections: %s", err, n, m)
+	}
+	srv = &stallServer{events: events, stallAt: []int{-2, -2}}
+	_, _, _, err = runIdle(t, srv, 100*time.Millisecond, 1, context.Background())
+	var g *GiveUpError
+	if !errors.As(err, &g) || g.LastEnd != EndIdleTimeout || g.Connected ||
+		!strings.Contains(err.Error(), "waiting for the response") {
+		t.Fatalf("want an idle give-up before any response, got %v", err)
+	}
+}
+
+func TestHTTPSlowDripIsActivityButSlowerThanIdleIsNot(t *testing.T) {
+	// One byte every 2 ms with a 300 ms idle timeout: bytes keep it alive.
+	body := "id: 1\nevent: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"x\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+	stop := "id: 2\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\nid: 3\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	srv := &stallServer{events: []string{body, stop}, drip: 2 * time.Millisecond}
+	_, n, _, err := runIdle(t, srv, 300*time.Millisecond, 0, context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("a steady drip is not idle: %v, %d connections", err, n)
+	}
+	// One byte every 200 ms with a 60 ms idle timeout: idle at the first gap.
+	srv = &stallServer{events: []string{body, stop}, drip: 200 * time.Millisecond}
+	_, n, took, err := runIdle(t, srv, 60*time.Millisecond, 1, context.Background())
+	var g *GiveUpError
+	if !errors.As(err, &g) || g.LastEnd != EndIdleTimeout || n != 2 || took > 3*time.Second {
+		t.Fatalf("a drip slower than the idle timeout: %v, %d connections, %v", err, n, took)
+	}
+}
+
+func TestHTTPCancelDuringAStallIsAnAbortNotIdle(t *testing.T) {
+	events, _ := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
+	srv := &stallServer{events: events, stallAt: []int{2}}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, n, _, err := runIdle(t, srv, time.Minute, 2, ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || n != 1 {
+		t.Fatalf("want the context's error, got %v (%d connections)", err, n)
+	}
+}
