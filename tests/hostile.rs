@@ -653,8 +653,9 @@ fn responses_arguments_are_held_once_after_the_done_item() {
         .unwrap();
         s.finish(|_| {}).unwrap();
         assert_eq!(ready, 1, "{shape}");
-        // The SSE buffers of the last big line are released too.
-        assert!(s.memory_footprint() < 1 << 20, "{shape}: {}", s.memory_footprint());
+        // The message holds the arguments once (counted since issue 26 item 4); the SSE buffers of
+        // the last big line and the streamed copy are released.
+        assert!(s.memory_footprint() < args.len() + (1 << 20), "{shape}: {}", s.memory_footprint());
         let message = s.message();
         assert_eq!(message["output"][0]["arguments"].as_str(), Some(args.as_str()), "{shape}");
         assert_eq!(message["output"].as_array().map(Vec::len), Some(1), "{shape}");
@@ -839,5 +840,381 @@ fn whole_calls_that_would_not_fit_the_budget_are_refused_before_they_are_parsed(
             let got: serde_json::Value = serde_json::from_str(&ready.expect("ready")).unwrap();
             assert_eq!(got, want, "{shape} {provider:?}");
         }
+    }
+}
+
+// ---- Issue 26 item 4: every value a fold keeps counts against the budget ----
+
+mod prov_common;
+
+/// A body whose middle is `n` chunks written one at a time (a replace case
+/// is 5,000 chunks of 64 KiB: never held whole), after a text ("hi").
+struct Kept {
+    provider: Provider,
+    head: Vec<u8>,
+    each: Box<dyn Fn(usize) -> Vec<u8>>,
+    tail: Vec<u8>,
+}
+
+/// The reproducers of `tools/hostile_args.py members|signatures|executable_code`:
+/// `case` is "DIALECT WHERE"; chunk `i` adds a value of `size` bytes under
+/// a new key (`same`: under one key, replaced each time).
+fn kept(case: &str, size: usize, same: bool) -> Kept {
+    use serde_json::{json, Value};
+    let blob = move || "y".repeat(size);
+    let key = move |i: usize| if same { "x".to_owned() } else { format!("x_{i}") };
+    let member = move |i: usize| {
+        let mut m = serde_json::Map::new();
+        m.insert(key(i), Value::String(blob()));
+        m
+    };
+    let (dialect, at) = case.split_once(' ').unwrap();
+    match dialect {
+        "anthropic" | "bedrock" => {
+            let bedrock = dialect == "bedrock";
+            let events = move |evs: Vec<Value>| -> Vec<u8> {
+                use base64::Engine;
+                let b64 = base64::engine::general_purpose::STANDARD;
+                let mut out = Vec::new();
+                for e in evs {
+                    if bedrock {
+                        let payload = json!({"bytes": b64.encode(e.to_string())}).to_string();
+                        let headers = [
+                            (":event-type", "chunk"),
+                            (":content-type", "application/json"),
+                            (":message-type", "event"),
+                        ];
+                        out.extend(prov_common::es_message(&headers, payload.as_bytes()));
+                    } else {
+                        write!(out, "event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()).unwrap();
+                    }
+                }
+                out
+            };
+            let head = events(vec![
+                json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                    "model": "m", "content": [], "stop_reason": null, "stop_sequence": null,
+                    "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}}),
+                json!({"type": "content_block_stop", "index": 0}),
+            ]);
+            let tail = events(vec![
+                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+                json!({"type": "message_stop"}),
+            ]);
+            let at = at.to_owned();
+            let each = move |i: usize| {
+                let b = i as u64 + 1;
+                events(match at.as_str() {
+                    // `same`: every signature_delta on one block (replaced).
+                    "signatures" if same => vec![
+                        if i == 0 {
+                            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+                        } else {
+                            json!({"type": "ping"})
+                        },
+                        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "signature_delta", "signature": blob()}}),
+                    ],
+                    "signatures" => vec![
+                        json!({"type": "content_block_start", "index": b, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+                        json!({"type": "content_block_delta", "index": b, "delta": {"type": "thinking_delta", "thinking": "t"}}),
+                        json!({"type": "content_block_delta", "index": b, "delta": {"type": "signature_delta", "signature": blob()}}),
+                        json!({"type": "content_block_stop", "index": b}),
+                    ],
+                    "block" => vec![
+                        json!({"type": "content_block_start", "index": b, "content_block": {"type": "x_block", "data": blob()}}),
+                        json!({"type": "content_block_stop", "index": b}),
+                    ],
+                    at => {
+                        let mut d = json!({"type": "message_delta", "delta": {"stop_reason": null}, "usage": {"output_tokens": 1}});
+                        let target = if at == "top" { &mut d } else { &mut d[at] };
+                        target.as_object_mut().unwrap().extend(member(i));
+                        vec![d]
+                    }
+                })
+            };
+            let provider = if bedrock { Provider::Bedrock } else { Provider::Anthropic };
+            Kept { provider, head, each: Box::new(each), tail }
+        }
+        "openai_chat" => {
+            let chunk = |delta: Value,
+                         finish: Value,
+                         top: serde_json::Map<String, Value>,
+                         choice: serde_json::Map<String, Value>| {
+                let mut c = json!({"index": 0, "delta": delta, "finish_reason": finish});
+                c.as_object_mut().unwrap().extend(choice);
+                let mut data =
+                    json!({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [c]});
+                data.as_object_mut().unwrap().extend(top);
+                format!("data: {data}\n\n").into_bytes()
+            };
+            let none = serde_json::Map::new;
+            let head = chunk(json!({"role": "assistant", "content": "hi"}), Value::Null, none(), none());
+            let tail = [chunk(json!({}), "stop".into(), none(), none()), b"data: [DONE]\n\n".to_vec()].concat();
+            let at = at.to_owned();
+            let each = move |i: usize| match at.as_str() {
+                "top" => chunk(json!({}), Value::Null, member(i), none()),
+                "choice" => chunk(json!({}), Value::Null, none(), member(i)),
+                _ => chunk(Value::Object(member(i)), Value::Null, none(), none()),
+            };
+            Kept { provider: Provider::OpenAIChat, head, each: Box::new(each), tail }
+        }
+        "openai_responses" => {
+            // Numbered from the chunk's index: each event's own `sequence_number`.
+            let event = |seq: usize, mut data: Value| {
+                data["sequence_number"] = seq.into();
+                format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap()).into_bytes()
+            };
+            let response = json!({"id": "resp_1", "object": "response", "created_at": 0, "status": "in_progress", "model": "m", "output": []});
+            let msg =
+                json!({"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []});
+            let part = json!({"type": "output_text", "text": "", "annotations": []});
+            let done_part = json!({"type": "output_text", "text": "hi", "annotations": []});
+            let mut done_msg = msg.clone();
+            done_msg["status"] = "completed".into();
+            done_msg["content"] = json!([done_part]);
+            let head = [
+                event(0, json!({"type": "response.created", "response": response})),
+                event(1, json!({"type": "response.output_item.added", "output_index": 0, "item": msg})),
+                event(2, json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": part})),
+                event(3, json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "hi"})),
+                event(4, json!({"type": "response.content_part.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": done_part})),
+                event(5, json!({"type": "response.output_item.done", "output_index": 0, "item": done_msg})),
+            ]
+            .concat();
+            // The terminal event without `output`: the streamed items are the fold.
+            let tail = event(
+                1 << 40,
+                json!({"type": "response.completed", "response": {"id": "resp_1", "object": "response", "created_at": 0, "status": "completed", "model": "m"}}),
+            );
+            let at = at.to_owned();
+            let each = move |i: usize| {
+                let seq = 6 + 2 * i;
+                if at == "top" {
+                    let mut r = response.clone();
+                    r.as_object_mut().unwrap().extend(member(i));
+                    event(seq, json!({"type": "response.in_progress", "response": r}))
+                } else {
+                    let item = json!({"id": format!("x_{i}"), "type": "x_item", "status": "completed", "data": blob()});
+                    let o = i + 1;
+                    [
+                        event(seq, json!({"type": "response.output_item.added", "output_index": o, "item": item})),
+                        event(seq + 1, json!({"type": "response.output_item.done", "output_index": o, "item": item})),
+                    ]
+                    .concat()
+                }
+            };
+            Kept { provider: Provider::OpenAIResponses, head, each: Box::new(each), tail }
+        }
+        "gemini" => {
+            let chunk = |parts: Value,
+                         top: serde_json::Map<String, Value>,
+                         cand: serde_json::Map<String, Value>,
+                         finish: bool| {
+                let mut c = json!({"index": 0, "content": {"role": "model", "parts": parts}});
+                c.as_object_mut().unwrap().extend(cand);
+                if finish {
+                    c["finishReason"] = "STOP".into();
+                }
+                let mut data = json!({"candidates": [c]});
+                data.as_object_mut().unwrap().extend(top);
+                format!("data: {data}\n\n").into_bytes()
+            };
+            let none = serde_json::Map::new;
+            let head = chunk(json!([{"text": "hi"}]), none(), none(), false);
+            let tail = chunk(json!([]), none(), none(), true);
+            let at = at.to_owned();
+            let each = move |i: usize| match at.as_str() {
+                // A signature on each part: never merged into the part before.
+                "signatures" => {
+                    chunk(json!([{"text": "t", "thought": true, "thoughtSignature": blob()}]), none(), none(), false)
+                }
+                "executable_code" => {
+                    chunk(json!([{"executableCode": {"language": "PYTHON", "code": blob()}}]), none(), none(), false)
+                }
+                "top" => chunk(json!([]), member(i), none(), false),
+                _ => chunk(json!([]), none(), member(i), false),
+            };
+            Kept { provider: Provider::Gemini, head, each: Box::new(each), tail }
+        }
+        "ollama" => {
+            let line = |message: serde_json::Map<String, Value>, top: serde_json::Map<String, Value>, done: bool| {
+                let mut m = json!({"role": "assistant", "content": ""});
+                m.as_object_mut().unwrap().extend(message);
+                let mut data = json!({"model": "m", "created_at": "t", "message": m, "done": done});
+                data.as_object_mut().unwrap().extend(top);
+                if done {
+                    data["done_reason"] = "stop".into();
+                }
+                format!("{data}\n").into_bytes()
+            };
+            let none = serde_json::Map::new;
+            let mut hi = none();
+            hi.insert("content".into(), "hi".into());
+            let head = line(hi, none(), false);
+            let tail = line(none(), none(), true);
+            let at = at.to_owned();
+            let each = move |i: usize| {
+                if at == "top" {
+                    line(none(), member(i), false)
+                } else {
+                    line(member(i), none(), false)
+                }
+            };
+            Kept { provider: Provider::Ollama, head, each: Box::new(each), tail }
+        }
+        "bedrock_converse" => {
+            use prov_common::converse_event as ev;
+            let head = [
+                ev("messageStart", &json!({"role": "assistant"})),
+                ev("contentBlockDelta", &json!({"contentBlockIndex": 0, "delta": {"text": "hi"}})),
+                ev("contentBlockStop", &json!({"contentBlockIndex": 0})),
+            ]
+            .concat();
+            let tail = [
+                ev("messageStop", &json!({"stopReason": "end_turn"})),
+                ev("metadata", &json!({"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}})),
+            ]
+            .concat();
+            let at = at.to_owned();
+            let each = move |i: usize| {
+                if at == "signatures" {
+                    let b = i + 1;
+                    [
+                        ev(
+                            "contentBlockDelta",
+                            &json!({"contentBlockIndex": b, "delta": {"reasoningContent": {"text": "t"}}}),
+                        ),
+                        ev(
+                            "contentBlockDelta",
+                            &json!({"contentBlockIndex": b, "delta": {"reasoningContent": {"signature": blob()}}}),
+                        ),
+                        ev("contentBlockStop", &json!({"contentBlockIndex": b})),
+                    ]
+                    .concat()
+                } else {
+                    // `metadata` before `messageStop` does not end the turn.
+                    ev("metadata", &Value::Object(member(i)))
+                }
+            };
+            Kept { provider: Provider::BedrockConverse, head, each: Box::new(each), tail }
+        }
+        other => panic!("no dialect {other}"),
+    }
+}
+
+/// What one run of a [`Kept`] body gave: the first error, the footprint
+/// then (else at the end), and the message.
+fn run_kept(
+    body: &Kept,
+    n: usize,
+    max_memory_bytes: usize,
+) -> (Option<ssefold::providers::StreamError>, usize, serde_json::Value) {
+    use ssefold::providers::{Stream, StreamConfig};
+    let mut s = Stream::with_config(body.provider, StreamConfig { max_memory_bytes, ..StreamConfig::default() });
+    let pieces = std::iter::once(body.head.clone()).chain((0..n).map(|i| (body.each)(i))).chain([body.tail.clone()]);
+    for piece in pieces {
+        for c in piece.chunks(16 << 10) {
+            if let Err(e) = s.feed(c, |_| {}) {
+                return (Some(e), s.memory_footprint(), s.message());
+            }
+        }
+    }
+    let end = s.finish(|_| {}).err();
+    (end, s.memory_footprint(), s.message())
+}
+
+/// Every case: the members, signatures and whole parts each dialect keeps
+/// (`tools/hostile_args.py` writes the same at scale: 300 of 1 MiB).
+const KEPT_CASES: [&str; 20] = [
+    "anthropic top",
+    "anthropic delta",
+    "anthropic usage",
+    "anthropic block",
+    "anthropic signatures",
+    "bedrock top",
+    "bedrock signatures",
+    "openai_chat top",
+    "openai_chat choice",
+    "openai_chat delta",
+    "openai_responses top",
+    "openai_responses item",
+    "gemini top",
+    "gemini candidate",
+    "gemini signatures",
+    "gemini executable_code",
+    "ollama top",
+    "ollama message",
+    "bedrock_converse top",
+    "bedrock_converse signatures",
+];
+
+/// Issue 26 item 4: 64 chunks that each keep a new 64 KiB value (a
+/// top-level, choice, candidate, delta, usage or `message` member, a
+/// signature, a whole part) under a 2 MiB budget: `LimitExceeded`
+/// `max_memory_bytes`, the stream's footprint within the budget (plus the
+/// decoder's buffers), the text and the values before it kept. Within the
+/// default budget every value is in the message.
+#[test]
+fn every_value_a_fold_keeps_counts_against_the_memory_budget() {
+    use ssefold::providers::{StreamError, StreamLimit};
+    let (n, size, max) = (64, 64 << 10, 2 << 20);
+    let blob = "y".repeat(size);
+    let mut failed = Vec::new();
+    for case in KEPT_CASES {
+        let body = kept(case, size, false);
+        let (end, footprint, message) = run_kept(&body, n, max);
+        let text = message.to_string();
+        let values = text.matches(&blob).count();
+        let why = if end != Some(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max }) {
+            format!("ended {end:?} (footprint {footprint}, {values} values kept)")
+        } else if footprint > max + (1 << 20) {
+            format!("footprint {footprint} at the error")
+        } else if !text.contains("\"hi\"") || values == 0 || values >= n {
+            format!("the fold before the error not kept: hi {}, {values} values", text.contains("\"hi\""))
+        } else {
+            String::new()
+        };
+        if !why.is_empty() {
+            failed.push(format!("{case}: {why}"));
+        }
+        // Within the default budget (128 MiB): whole.
+        let (end, _, message) = run_kept(&body, n, 128 << 20);
+        assert_eq!(end, None, "{case}");
+        assert_eq!(message.to_string().matches(&blob).count(), n, "{case}: every value in the message");
+    }
+    assert!(failed.is_empty(), "{} of {} cases not bounded:\n{}", failed.len(), KEPT_CASES.len(), failed.join("\n"));
+}
+
+/// A member written again under the same key replaces the earlier one:
+/// 5,000 chunks of the same 64 KiB member (320 MB received) fold under a
+/// 2 MiB budget, the member once in the message.
+#[test]
+fn a_value_replaced_under_the_same_key_does_not_add_up() {
+    let (n, size, max) = (5_000, 64 << 10, 2 << 20);
+    let blob = "y".repeat(size);
+    for case in [
+        "anthropic top",
+        "anthropic delta",
+        "anthropic usage",
+        "anthropic signatures",
+        "bedrock top",
+        "openai_chat top",
+        "openai_chat choice",
+        "openai_responses top",
+        "gemini top",
+        "gemini candidate",
+        "ollama top",
+        "ollama message",
+        "bedrock_converse top",
+    ] {
+        let body = kept(case, size, true);
+        let (end, footprint, message) = run_kept(&body, n, max);
+        assert_eq!(end, None, "{case}: footprint {footprint}");
+        let text = message.to_string();
+        assert!(text.contains("\"hi\""), "{case}");
+        assert_eq!(text.matches(&blob).count(), 1, "{case}: the member once");
+        assert!(footprint <= max + (1 << 20), "{case}: footprint {footprint}");
     }
 }

@@ -170,6 +170,44 @@ pub(crate) fn estimate_value_bytes(bytes: &[u8]) -> usize {
     total
 }
 
+/// The heap bytes a `serde_json::Value` tree holds, counted as
+/// [`estimate_value_bytes`] estimates them (so a tree's count never exceeds
+/// the estimate of its text): each array its slots, each object its
+/// entries and index, each string and key its allocation. Time linear in
+/// the number of nodes (a string's contents are not read); no recursion,
+/// so any depth is safe.
+pub(crate) fn value_heap_bytes(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    const VALUE: usize = 32;
+    let mut total = 0;
+    let mut stack: Vec<&Value> = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => total += s.capacity(),
+            Value::Array(a) => {
+                total += a.capacity() * VALUE + 16;
+                stack.extend(a.iter().filter(|e| matches!(e, Value::String(_) | Value::Array(_) | Value::Object(_))));
+            }
+            Value::Object(m) => {
+                total += 64 + m.len() * (8 + 24 + VALUE + 8);
+                for (k, e) in m {
+                    total += k.capacity();
+                    if matches!(e, Value::String(_) | Value::Array(_) | Value::Object(_)) {
+                        stack.push(e);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    total
+}
+
+/// [`value_heap_bytes`] of each member of a map, plus the map's own entries.
+pub(crate) fn map_heap_bytes(map: &serde_json::Map<String, serde_json::Value>) -> usize {
+    64 + map.iter().map(|(k, v)| 8 + 24 + 32 + 8 + k.capacity() + value_heap_bytes(v)).sum::<usize>()
+}
+
 #[cfg(test)]
 mod estimate_tests {
     use super::estimate_value_bytes;
@@ -186,5 +224,23 @@ mod estimate_tests {
         assert!(estimate_value_bytes(keys.as_bytes()) > 15 * keys.len());
         let s = estimate_value_bytes(string.as_bytes());
         assert!((100_000..100_200).contains(&s), "{s}");
+    }
+
+    /// What a parsed tree is counted at stays within its text's estimate, and
+    /// grows with what the tree holds.
+    #[test]
+    fn a_trees_count_is_within_its_estimate() {
+        let docs = [
+            format!("[{}]", vec!["[[[[[]]]]]"; 1000].join(",")),
+            format!("[{}]", vec!["0"; 10_000].join(",")),
+            format!("{{{}}}", (0..1000).map(|i| format!("\"k{i}\":{{\"a\":[\"x\"]}}")).collect::<Vec<_>>().join(",")),
+            format!("{{\"s\":\"{}\"}}", "a".repeat(50_000)),
+        ];
+        for doc in &docs {
+            let value: serde_json::Value = serde_json::from_str(doc).unwrap();
+            let counted = super::value_heap_bytes(&value);
+            assert!(counted <= estimate_value_bytes(doc.as_bytes()), "{counted} {}", &doc[..20]);
+            assert!(counted >= doc.len() / 4, "{counted} {}", &doc[..20]);
+        }
     }
 }

@@ -129,6 +129,7 @@ use super::view::{self, JsonStr, Str};
 use super::{
     check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
 };
+use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
 use crate::sse::Event;
 
@@ -152,6 +153,20 @@ struct Block {
 }
 
 impl Block {
+    /// Heap bytes held besides the part (its members, signature, citations,
+    /// compaction texts and committed JSON).
+    fn footprint(&self) -> usize {
+        map_heap_bytes(&self.base)
+            + self.signature.as_ref().map_or(0, String::capacity)
+            + self.citations.capacity() * 32
+            + self.citations.iter().map(value_heap_bytes).sum::<usize>()
+            + self
+                .compaction
+                .as_ref()
+                .map_or(0, |(c, e)| c.as_ref().map_or(0, String::capacity) + e.as_ref().map_or(0, String::capacity))
+            + self.committed.as_ref().map_or(0, value_heap_bytes)
+    }
+
     fn btype(&self) -> &str {
         self.base.get("type").and_then(Value::as_str).unwrap_or("")
     }
@@ -405,11 +420,9 @@ impl Dialect for AnthropicFold {
 
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
-            + self
-                .blocks
-                .iter()
-                .map(|b| core::mem::size_of::<Block>() + b.signature.as_ref().map_or(0, String::capacity))
-                .sum::<usize>()
+            + map_heap_bytes(&self.message)
+            + self.blocks.capacity() * core::mem::size_of::<Block>()
+            + self.blocks.iter().map(Block::footprint).sum::<usize>()
     }
 
     fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {

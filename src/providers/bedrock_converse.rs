@@ -82,6 +82,7 @@ use serde_json::{Map, Value};
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::{append_str, value_lenient, warn, Provider, Sink, StreamError};
+use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
 use crate::sse::Event;
 
@@ -301,16 +302,24 @@ impl Dialect for ConverseFold {
 
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
+            + self.role.as_ref().map_or(0, value_heap_bytes)
+            + map_heap_bytes(&self.top)
             + self.blocks.len() * (core::mem::size_of::<Block>() + 16)
             + self.order.capacity() * 8
             + self
                 .blocks
                 .values()
                 .map(|b| match &b.kind {
+                    Kind::Text { citations } => {
+                        citations.capacity() * 32 + citations.iter().map(value_heap_bytes).sum::<usize>()
+                    }
                     Kind::Reasoning { redacted, signature, .. } => {
                         redacted.capacity() + signature.as_ref().map_or(0, String::capacity)
                     }
-                    _ => 0,
+                    Kind::ToolUse { start, input } => {
+                        map_heap_bytes(start) + input.as_ref().map_or(0, value_heap_bytes)
+                    }
+                    Kind::Other { name, body } => name.capacity() + map_heap_bytes(body),
                 })
                 .sum::<usize>()
     }

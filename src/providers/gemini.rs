@@ -104,6 +104,7 @@ use super::raw::{
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{Few, JsonStr, Str};
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
+use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
 use crate::sse::Event;
 
@@ -428,12 +429,15 @@ impl Dialect for GeminiFold {
 
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
+            + map_heap_bytes(&self.message)
             + self.top_raw.footprint()
             + self
                 .candidates
                 .iter()
                 .map(|c| {
                     core::mem::size_of::<Candidate>()
+                        + c.role.as_ref().map_or(0, value_heap_bytes)
+                        + map_heap_bytes(&c.fields)
                         + c.raw.footprint()
                         + c.citations.lists.values().map(ListIndex::footprint).sum::<usize>()
                         + c.slots
@@ -441,6 +445,7 @@ impl Dialect for GeminiFold {
                             .map(|s| {
                                 core::mem::size_of::<Slot>()
                                     + s.signature.as_ref().map_or(0, String::capacity)
+                                    + s.whole.as_ref().map_or(0, value_heap_bytes)
                                     + s.streamed.as_ref().map_or(0, |w| w.footprint())
                             })
                             .sum::<usize>()

@@ -978,8 +978,7 @@ impl Stream {
             // would cost does not fit the budget.
             let estimate = crate::json::scan::estimate_value_bytes(event.data().as_bytes());
             let max = turn.config.max_memory_bytes;
-            let held = turn.footprint().saturating_add(dialect.as_ref().map_or(0, |d| d.footprint()));
-            if held.saturating_add(estimate) > max {
+            if turn.held().saturating_add(estimate) > max {
                 return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max });
             }
         }
@@ -1001,7 +1000,12 @@ impl Stream {
             warn(sink, WarningCode::DataAfterTerminal, &d.after_terminal(event));
             return Ok(());
         }
-        match d.on_event(turn, event, sink)? {
+        let flow = d.on_event(turn, event, sink)?;
+        if !matches!(flow, Flow::Fail(_)) {
+            // Everything the dialect keeps counts against the budget.
+            turn.check_kept(event.data().len(), || d.footprint())?;
+        }
+        match flow {
             Flow::Continue => Ok(()),
             Flow::End => {
                 turn.close_open(d.as_mut(), sink);

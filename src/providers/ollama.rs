@@ -78,6 +78,7 @@ use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, N
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
+use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::sse::Event;
 
 /// The Ollama dialect. It is never detected from an SSE event: a body whose
@@ -249,7 +250,10 @@ impl Dialect for OllamaFold {
 
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
+            + map_heap_bytes(&self.top)
+            + map_heap_bytes(&self.message)
             + self.calls.capacity() * core::mem::size_of::<(u32, Value)>()
+            + self.calls.iter().map(|(_, v)| value_heap_bytes(v)).sum::<usize>()
             + self.top_raw.footprint()
             + self.message_raw.footprint()
             + self.held_done.as_ref().map_or(0, String::capacity)

@@ -142,7 +142,7 @@ use super::StreamLimit;
 use super::{
     check_lone, json_error, value_lenient, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
 };
-use crate::json::scan::{escape_char, json_plain_prefix};
+use crate::json::scan::{escape_char, json_plain_prefix, map_heap_bytes, value_heap_bytes};
 use crate::sse::Event;
 
 // ---------------------------------------------------------------------------
@@ -554,6 +554,15 @@ struct Kept {
 }
 
 impl Kept {
+    /// Heap bytes held: the members and their raw texts.
+    fn footprint(&self) -> usize {
+        map_heap_bytes(&self.map)
+            + self.raw.capacity() * core::mem::size_of::<(String, String)>()
+            + self.raw.iter().map(|(k, v)| k.capacity() + v.capacity()).sum::<usize>()
+    }
+}
+
+impl Kept {
     /// Applies one member of a chunk; `real`: of a `chat.completion.chunk`
     /// (only such a chunk sets the completion's id, object, created and
     /// model, and only the first one).
@@ -689,6 +698,17 @@ struct Call {
 }
 
 impl Call {
+    /// Heap bytes held besides the part.
+    fn footprint(&self) -> usize {
+        self.id.as_ref().map_or(0, String::capacity)
+            + self.ty.capacity()
+            + self.name.capacity()
+            + map_heap_bytes(&self.extra)
+            + map_heap_bytes(&self.fn_extra)
+    }
+}
+
+impl Call {
     fn function_json(&self, part: &Part) -> Map<String, Value> {
         let mut f = Map::new();
         f.insert("name".into(), Value::String(self.name.clone()));
@@ -746,6 +766,24 @@ struct Choice {
     kept: Kept,
     /// Delta members not modelled (`audio`, `annotations`, …), merged.
     delta_extra: Map<String, Value>,
+}
+
+impl Choice {
+    /// Heap bytes held besides the parts: every member kept.
+    fn footprint(&self) -> usize {
+        let list = |l: &Option<Vec<Value>>| {
+            l.as_ref().map_or(0, |l| l.capacity() * 32 + l.iter().map(value_heap_bytes).sum::<usize>())
+        };
+        self.role.as_ref().map_or(0, String::capacity)
+            + self.calls.capacity() * core::mem::size_of::<Call>()
+            + self.calls.iter().map(Call::footprint).sum::<usize>()
+            + self.function_call.as_ref().map_or(0, Call::footprint)
+            + self.finish_reason.as_ref().map_or(0, String::capacity)
+            + list(&self.logprobs_content)
+            + list(&self.logprobs_refusal)
+            + self.kept.footprint()
+            + map_heap_bytes(&self.delta_extra)
+    }
 }
 
 impl Choice {
@@ -987,11 +1025,11 @@ impl Dialect for ChatFold {
 
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
-            + self
-                .choices
-                .iter()
-                .map(|c| core::mem::size_of::<Choice>() + c.calls.len() * core::mem::size_of::<Call>())
-                .sum::<usize>()
+            + self.top.footprint()
+            + self.top_text.capacity()
+            + self.usage.as_ref().map_or(0, value_heap_bytes)
+            + self.choices.capacity() * core::mem::size_of::<Choice>()
+            + self.choices.iter().map(Choice::footprint).sum::<usize>()
     }
 
     fn on_turn_end(&mut self, _turn: &Turn, _sink: &mut Sink<'_>) -> Option<String> {

@@ -170,6 +170,7 @@ use super::media;
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, check_lone, parse_value, warn, MessageView, Provider, Sink, StreamError};
+use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::sse::Event;
 
 /// The members of an event the hot path reads, borrowed and unchecked: a
@@ -710,11 +711,29 @@ impl Dialect for ResponsesFold {
     }
 
     fn footprint(&self) -> usize {
+        let list = |l: &[Value]| l.len() * 32 + l.iter().map(value_heap_bytes).sum::<usize>();
         core::mem::size_of::<Self>()
+            + map_heap_bytes(&self.response)
+            + self.items.capacity() * core::mem::size_of::<Item>()
             + self
                 .items
                 .iter()
-                .map(|i| core::mem::size_of::<Item>() + i.subs.len() * core::mem::size_of::<SubPart>())
+                .map(|i| {
+                    map_heap_bytes(&i.item)
+                        + value_heap_bytes(&i.final_item)
+                        + i.subs.capacity() * core::mem::size_of::<SubPart>()
+                        + i.subs.iter().map(|s| map_heap_bytes(&s.base)).sum::<usize>()
+                })
+                .sum::<usize>()
+            + self.final_output.as_deref().map_or(0, list)
+            + self.stop_reason.as_ref().map_or(0, String::capacity)
+            + self
+                .media
+                .iter()
+                .map(|m| match m {
+                    MediaSlot::PartialImage(v) => value_heap_bytes(v),
+                    MediaSlot::Audio { data, .. } => data.capacity(),
+                } + core::mem::size_of::<MediaSlot>())
                 .sum::<usize>()
     }
 

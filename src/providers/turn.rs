@@ -255,6 +255,11 @@ pub(crate) struct Turn {
     committed_ids: std::collections::HashSet<String>,
     /// The path events the current call of the stream may still emit.
     pub(crate) path_budget: PathBudget,
+    /// What the dialect held (every member, part and value it keeps besides
+    /// the parts) when it was last measured ([`check_kept`](Self::check_kept)).
+    dialect_held: usize,
+    /// Event bytes applied since the dialect was last measured.
+    unmeasured: usize,
 }
 
 /// The form of the ids the turn gives calls the provider sent without one
@@ -266,6 +271,16 @@ const SYNTHESIZED_PREFIX: &str = "ssefold_call_";
 /// overshoot stays a few MiB.
 const BUDGET_CHECK_BYTES: usize = 16 << 10;
 
+/// The most heap bytes one byte of an event can become in what a dialect
+/// keeps (a `serde_json::Value` tree: `{},{},…` is estimated at 128 bytes a
+/// byte by [`crate::json::scan::estimate_value_bytes`]).
+const KEPT_AMPLIFICATION: usize = 160;
+
+/// Event bytes between two measurements of what the dialect keeps, at the
+/// least: past the budget by at most this much amplified (10 MiB), and a
+/// measurement (a walk of what is kept) at most every 64 KiB of input.
+const MIN_MEASURE_BYTES: usize = 64 << 10;
+
 impl Turn {
     /// A turn not yet started.
     pub(crate) fn new(config: StreamConfig) -> Self {
@@ -276,6 +291,8 @@ impl Turn {
             call_ids: Default::default(),
             committed_ids: Default::default(),
             path_budget: PathBudget::new(config.max_path_events_per_feed),
+            dialect_held: 0,
+            unmeasured: 0,
             config,
         }
     }
@@ -292,6 +309,8 @@ impl Turn {
         self.parts.clear();
         self.call_ids.clear();
         self.committed_ids.clear();
+        self.dialect_held = 0;
+        self.unmeasured = 0;
     }
 
     /// Whether the terminal event or an error ended the turn.
@@ -324,7 +343,42 @@ impl Turn {
         }
         self.unchecked = 0;
         let max = self.config.max_memory_bytes;
-        if self.footprint() > max {
+        if self.footprint().saturating_add(self.dialect_held) > max {
+            return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max });
+        }
+        Ok(())
+    }
+
+    /// What the stream held at the last measurement: the parts now, the
+    /// dialect's own state as last measured (an event about to be parsed is
+    /// estimated against the budget left beside it).
+    pub(crate) fn held(&self) -> usize {
+        self.footprint().saturating_add(self.dialect_held)
+    }
+
+    /// Counts an applied event of `len` bytes and, when what it and the
+    /// events since the last measurement could have added (each byte at most
+    /// [`KEPT_AMPLIFICATION`] bytes kept) might reach `max_memory_bytes`,
+    /// measures what the dialect keeps (`dialect_footprint`: every member,
+    /// signature, citation and whole part, walked) beside the parts. Over the
+    /// budget: the limit error (what was folded so far stays). So everything
+    /// a stream keeps counts, a stream that keeps little is measured every
+    /// `max_memory_bytes / 160` bytes, and one near its budget every 64 KiB
+    /// (past it by at most 10 MiB).
+    pub(crate) fn check_kept(
+        &mut self,
+        len: usize,
+        dialect_footprint: impl FnOnce() -> usize,
+    ) -> Result<(), StreamError> {
+        self.unmeasured = self.unmeasured.saturating_add(len);
+        let max = self.config.max_memory_bytes;
+        let could_hold = self.dialect_held.saturating_add(self.unmeasured.saturating_mul(KEPT_AMPLIFICATION));
+        if self.unmeasured < MIN_MEASURE_BYTES || could_hold < max.saturating_sub(self.footprint()) {
+            return Ok(());
+        }
+        self.unmeasured = 0;
+        self.dialect_held = dialect_footprint();
+        if self.held() > max {
             return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxMemoryBytes, max });
         }
         Ok(())
