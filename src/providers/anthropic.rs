@@ -57,7 +57,20 @@
 //! unfinished string is kept with its text so far (`{"a": "xy"}`,
 //! jiter's `partial_mode="trailing-strings"`, which the SDK uses when the
 //! request carried `anthropic-beta: fine-grained-tool-streaming-2025-05-14`).
-//! A tool block still streaming shows the same partial value. The value
+//! A tool block still streaming shows the same partial value.
+//!
+//! **A large input stays text.** An input whose value would cost more than
+//! `max_memory_bytes / 16` as a tree (estimated from its text in one pass:
+//! 8 MiB by default, e.g. 16 MB of `[[[[]]]],…` would be a 1.1 GB tree) is
+//! never built while the stream holds it: the stream keeps the validated
+//! JSON text (its size, whatever the shape). Its `part_end` content has no
+//! `input` member (the arguments are the event's `tool_call.arguments`);
+//! the message's JSON ([`super::Stream::message_view`]: the C ABI's
+//! `message_json`, Go's `Message`, the CLI, Python's `message_json`) writes
+//! the text where the `input` goes, as the provider sent it (the same value;
+//! a lone surrogate escape stays an escape); [`super::Stream::message`] and
+//! Python's `Stream.message` build the value when asked. A partial input
+//! that large (cut off, invalid) is the start block's `input`. The value
 //! comes from the incremental [`crate::json::PartialJson`]
 //! ([`value_at_end`](crate::json::PartialJson::value_at_end)), never from
 //! re-parsing; its path events (`tool_args_path`) are emitted as each
@@ -119,6 +132,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::args::{ArgsEnd, ToolArgs};
@@ -127,7 +141,8 @@ use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{self, JsonStr, Str};
 use super::{
-    check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, Provider, Sink, StreamError,
+    check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, MessageView, Provider, Sink,
+    StreamError,
 };
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
@@ -144,8 +159,14 @@ struct Block {
     citations: Vec<Value>,
     /// `compaction_delta` accumulations.
     compaction: Option<(Option<String>, Option<String>)>,
-    /// A committed tool block's final JSON (its input moved in, not copied).
+    /// A committed tool block's final JSON (its input moved in, not copied;
+    /// without `input` when the input is kept as text: `raw_input`).
     committed: Option<Value>,
+    /// The input is kept as its JSON text (too large a tree): taken from the
+    /// arguments when the block is committed.
+    input_as_text: bool,
+    /// That text, validated.
+    raw_input: Option<Box<RawValue>>,
     /// The member holding the block's text: `text` for a `text` block,
     /// `thinking` for a `thinking` block (the block's `type` never changes,
     /// so each delta needs no lookup in `base`).
@@ -165,6 +186,7 @@ impl Block {
                 .as_ref()
                 .map_or(0, |(c, e)| c.as_ref().map_or(0, String::capacity) + e.as_ref().map_or(0, String::capacity))
             + self.committed.as_ref().map_or(0, value_heap_bytes)
+            + self.raw_input.as_ref().map_or(0, |r| r.get().len())
     }
 
     fn btype(&self) -> &str {
@@ -175,7 +197,14 @@ impl Block {
         self.text_field
     }
 
-    fn to_json(&self, part: &Part, strings: PartialStrings) -> Value {
+    /// The block's JSON in the message (an input kept as text: `null`,
+    /// written from `raw_input` by the caller).
+    fn to_json(&self, part: &Part, strings: PartialStrings, value_max: usize) -> Value {
+        if self.raw_input.is_some() {
+            let mut m = self.base.clone();
+            m.insert("input".into(), Value::Null);
+            return Value::Object(m);
+        }
         if let Some(c) = &self.committed {
             return c.clone();
         }
@@ -194,7 +223,9 @@ impl Block {
             list.extend(self.citations.iter().cloned());
             m.insert("citations".into(), Value::Array(list));
         }
-        if let Some(partial) = part.args.as_ref().and_then(|a| a.partial_value(strings)) {
+        if let Some(partial) =
+            part.args.as_ref().filter(|a| a.value_fits(value_max)).and_then(|a| a.partial_value(strings))
+        {
             // The SDK's view: jiter `partial_mode` of the arguments so far.
             m.insert("input".into(), partial);
         }
@@ -301,6 +332,9 @@ pub(crate) struct AnthropicFold {
     /// [`StreamConfig::tool_input_trailing_strings`](super::StreamConfig), as
     /// the partial tool inputs need it.
     strings: PartialStrings,
+    /// The most a tool input may cost as a value tree (`max_memory_bytes /
+    /// 16`): a larger one stays text.
+    value_max: usize,
 }
 
 fn implicit_message() -> Map<String, Value> {
@@ -325,6 +359,7 @@ impl Dialect for AnthropicFold {
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         self.strings =
             if turn.config.tool_input_trailing_strings { PartialStrings::Keep } else { PartialStrings::Drop };
+        self.value_max = turn.config.max_memory_bytes / 16;
         let parsed = match quick_delta(event.data()) {
             Some(head) => Ok(head),
             None => serde_json::from_str(event.data()),
@@ -384,12 +419,22 @@ impl Dialect for AnthropicFold {
             (Outcome::Complete, Some(ArgsEnd::Empty)) => {
                 Some(block.base.get("input").cloned().unwrap_or(Value::Object(Map::new())))
             }
-            (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_deref_mut().and_then(ToolArgs::take_value),
+            (Outcome::Complete, Some(ArgsEnd::Valid)) => match part.args.as_deref_mut() {
+                Some(args) if !args.value_fits(self.value_max) => {
+                    // Too large a tree: the text is kept (taken at the stop).
+                    block.input_as_text = true;
+                    let mut m = block.base.clone();
+                    m.shift_remove("input");
+                    return Cow::Borrowed(block.committed.insert(Value::Object(m)));
+                }
+                args => args.and_then(ToolArgs::take_value),
+            },
             // Cut off or invalid: the SDK's partial value, kept past the
             // release of the arguments (else the start block's input).
             (_, Some(ArgsEnd::Invalid(_))) => part
                 .args
                 .as_ref()
+                .filter(|a| a.value_fits(self.value_max))
                 .and_then(|a| a.partial_value(self.strings))
                 .or_else(|| block.base.get("input").cloned()),
             _ => None,
@@ -401,21 +446,34 @@ impl Dialect for AnthropicFold {
                 m.insert("input".into(), input);
                 Cow::Borrowed(block.committed.insert(Value::Object(m)))
             }
-            None => Cow::Owned(block.to_json(part, self.strings)),
+            None => Cow::Owned(block.to_json(part, self.strings, self.value_max)),
         }
     }
 
     /// The folded Anthropic `Message`.
     fn message(&self, turn: &Turn) -> Value {
+        self.message_view(turn).into_value()
+    }
+
+    /// The message, lent with the inputs kept as text spliced in when it
+    /// writes itself (no tree built for them).
+    fn message_view(&self, turn: &Turn) -> MessageView<'_> {
         if self.message.is_empty() {
-            return Value::Null;
+            return MessageView::Owned(Value::Null);
         }
         let mut m = self.message.clone();
         let mut order: Vec<&Block> = self.blocks.iter().collect();
         order.sort_by_key(|b| b.index);
-        let content = order.iter().map(|b| b.to_json(&turn.parts[b.part as usize], self.strings)).collect();
+        let content =
+            order.iter().map(|b| b.to_json(&turn.parts[b.part as usize], self.strings, self.value_max)).collect();
         m.insert("content".into(), Value::Array(content));
-        Value::Object(m)
+        let raw: Vec<_> =
+            order.iter().enumerate().filter_map(|(i, b)| Some((i, "input", b.raw_input.as_deref()?))).collect();
+        if raw.is_empty() {
+            MessageView::Owned(Value::Object(m))
+        } else {
+            MessageView::Spliced { value: Value::Object(m), key: "content", raw }
+        }
     }
 
     fn footprint(&self) -> usize {
@@ -435,6 +493,19 @@ impl Dialect for AnthropicFold {
 }
 
 impl AnthropicFold {
+    /// After the commit of block `pos`: an input too large for a tree
+    /// becomes the block's text (moved out of the arguments, validated).
+    fn keep_input_text(&mut self, turn: &mut Turn, pos: usize) {
+        let block = &mut self.blocks[pos];
+        if !std::mem::take(&mut block.input_as_text) {
+            return;
+        }
+        if let Some(args) = turn.parts[block.part as usize].args.as_deref_mut() {
+            // Valid JSON (the parser's `finish` said so): the check cannot fail.
+            block.raw_input = RawValue::from_string(args.take_raw()).ok();
+        }
+    }
+
     fn block_pos(&self, index: u64) -> Option<usize> {
         let i = usize::try_from(index).ok()?;
         if self.blocks.get(i).is_some_and(|b| b.index == index) {
@@ -511,6 +582,7 @@ impl AnthropicFold {
             let index = self.blocks.len() as u64;
             let part = self.start_block(turn, index, base, sink)?;
             turn.commit(self, part, false, sink);
+            self.keep_input_text(turn, self.blocks.len() - 1);
             if let Some(args) = turn.parts[part as usize].args.as_mut() {
                 args.release();
             }
@@ -574,6 +646,8 @@ impl AnthropicFold {
             citations: Vec::new(),
             compaction,
             committed: None,
+            input_as_text: false,
+            raw_input: None,
             text_field,
         };
         if let Some(f) = block.text_field() {
@@ -743,6 +817,7 @@ impl AnthropicFold {
             return;
         }
         turn.commit(self, part, false, sink);
+        self.keep_input_text(turn, pos);
         // The raw text and the parser's tree are no longer needed.
         if let Some(args) = turn.parts[part as usize].args.as_mut() {
             args.release();

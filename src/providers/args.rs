@@ -130,13 +130,27 @@ impl ToolArgs {
     }
 
     /// Bytes held: the raw text and the parser's buffers (with the value
-    /// built so far, if it is), plus (when the dialect will build the value
-    /// from the text) the estimated size of that value.
+    /// built so far, if it is). A value the dialect builds from the text
+    /// later is counted where it keeps it (and built only when it fits:
+    /// [`value_fits`](Self::value_fits)).
     pub(crate) fn capacity(&self) -> usize {
-        self.raw.capacity()
-            + core::mem::size_of::<PartialJson>()
-            + self.parser.held_bytes()
-            + if self.materialized && !self.parser.has_tree() { self.parser.tree_estimate() } else { 0 }
+        self.raw.capacity() + core::mem::size_of::<PartialJson>() + self.parser.held_bytes()
+    }
+
+    /// Whether the value of the arguments so far would cost at most `max`
+    /// bytes as a `Value` tree: built as they streamed (it is small), else
+    /// estimated from the text in one pass, without building it.
+    pub(crate) fn value_fits(&self, max: usize) -> bool {
+        if self.parser.has_tree() {
+            return self.parser.tree_estimate() <= max;
+        }
+        crate::json::scan::estimate_value_bytes(self.raw.as_bytes()) <= max
+    }
+
+    /// Moves the raw text out (the arguments are done with: release them
+    /// next).
+    pub(crate) fn take_raw(&mut self) -> String {
+        std::mem::take(&mut self.raw)
     }
 
     /// Appends a fragment (decoded into the raw text, so an escaped

@@ -1219,7 +1219,18 @@ fn tool_input<'a>(call: Option<&ToolCall<'a>>, content: &'a Value, args: &'a str
                 ToolInput::Value(value)
             }
         }
-        None => ToolInput::Value(&Value::Null),
+        // A value the fold kept as text (an Anthropic input too large for a
+        // tree): the call's arguments, valid JSON, written without building
+        // it (line breaks in valid JSON are whitespace between tokens).
+        None => {
+            match call.filter(|c| c.input_format == ToolInputFormat::Json && !c.arguments.trim_ascii().is_empty()) {
+                Some(call) if memchr::memchr2(b'\n', b'\r', call.arguments.as_bytes()).is_none() => {
+                    ToolInput::Json(call.arguments)
+                }
+                Some(call) => ToolInput::JsonLines(call.arguments),
+                None => ToolInput::Value(&Value::Null),
+            }
+        }
     }
 }
 
@@ -1228,6 +1239,8 @@ enum ToolInput<'a> {
     Value(&'a Value),
     /// Valid JSON text without line breaks.
     Json(&'a str),
+    /// Valid JSON text with line breaks (written without them).
+    JsonLines(&'a str),
     /// Arguments that are not JSON: shown as a string.
     Text(&'a str),
     Owned(Value),
@@ -1238,6 +1251,10 @@ impl ToolInput<'_> {
         match self {
             ToolInput::Value(value) => o.json(key, value),
             ToolInput::Json(json) => o.raw(key, json.as_bytes()),
+            ToolInput::JsonLines(json) => {
+                let one_line: Vec<u8> = json.bytes().filter(|b| !matches!(b, b'\n' | b'\r')).collect();
+                o.raw(key, &one_line)
+            }
             ToolInput::Text(text) => o.str(key, text),
             ToolInput::Owned(value) => o.json(key, value),
         };

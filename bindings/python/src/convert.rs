@@ -103,6 +103,9 @@ pub fn message_to_py<'py>(py: Python<'py>, view: ssefold::providers::MessageView
             }
             Ok(dict.into_any())
         }
+        // Values the stream keeps as text are built now (the caller asked
+        // for objects).
+        other => value_to_py(py, &other.into_value()),
     }
 }
 

@@ -1065,6 +1065,16 @@ impl Stream {
         message_to_py(py, self.inner.message_view())
     }
 
+    /// The folded message as compact JSON (UTF-8 `bytes`; `b"null"` before
+    /// the dialect is known), written from what the stream holds without
+    /// building Python objects (or a value the stream keeps as text: an
+    /// Anthropic input too large for a tree).
+    fn message_json<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let mut out = Vec::new();
+        self.inner.message_view().write_json(&mut out);
+        pyo3::types::PyBytes::new(py, &out)
+    }
+
     /// The dialect: `anthropic`, `openai_chat`, `openai_responses`,
     /// `gemini`, `ollama`, `bedrock`, `bedrock_converse` (or `auto` until
     /// detected).
