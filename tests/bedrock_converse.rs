@@ -505,3 +505,43 @@ fn the_event_stream_limits_are_the_configs() {
     let r = stream.feed(&bytes, |_| {});
     assert!(matches!(r, Err(StreamError::EventStream(EventStreamError::HeadersTooLarge { limit: 16, .. }))), "{r:?}");
 }
+
+/// Issue 26 item 13: a tool input whose tree would not fit `max_memory_bytes / 16` stays its
+/// text: the call is ready with it, its `part_end` content has no input, the response's JSON
+/// writes the text where the input goes and `message()` builds the value.
+#[test]
+fn a_large_tool_input_stays_text_within_the_budget() {
+    let args = format!("{{\"a\":[{}]}}", vec!["[[[[[]]]]]"; 200_000].join(","));
+    let mut events = vec![
+        ("messageStart", json!({"role": "assistant"})),
+        ("contentBlockStart", json!({"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "t", "name": "f"}}})),
+    ];
+    for piece in args.as_bytes().chunks(4096) {
+        events.push(delta(0, json!({"toolUse": {"input": std::str::from_utf8(piece).unwrap()}})));
+    }
+    events.extend([stop(0), ("messageStop", json!({"stopReason": "tool_use"})), metadata()]);
+    let bytes = body(&events);
+    let config = ssefold::providers::StreamConfig { max_memory_bytes: 32 << 20, ..Default::default() };
+    for chunk in [bytes.len(), 65536, 777] {
+        let mut s = Stream::with_config(Provider::BedrockConverse, config.clone());
+        let mut ends = Vec::new();
+        let mut on_event = |e: &StreamEvent<'_>| {
+            if let StreamEvent::PartEnd { content, tool_call: Some(call), outcome, .. } = e {
+                ends.push(((*content).clone(), call.arguments == args, outcome.name()));
+            }
+        };
+        for piece in bytes.chunks(chunk) {
+            s.feed(piece, &mut on_event).unwrap();
+        }
+        s.finish(&mut on_event).unwrap();
+        assert_eq!(ends, [(json!({"toolUse": {"toolUseId": "t", "name": "f"}}), true, "complete")], "{chunk}");
+        assert!(s.memory_footprint() < args.len() + (1 << 20), "{chunk}: {}", s.memory_footprint());
+        let expected: Value = serde_json::from_str(&args).unwrap();
+        let mut json = Vec::new();
+        s.message_view().write_json(&mut json);
+        let written: Value = serde_json::from_slice(&json).unwrap();
+        assert!(written["output"]["message"]["content"][0]["toolUse"]["input"] == expected, "{chunk}");
+        assert_eq!(written["stopReason"], "tool_use");
+        assert!(s.message() == written, "{chunk}");
+    }
+}

@@ -141,8 +141,8 @@ use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{self, JsonStr, Str};
 use super::{
-    check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, MessageView, Provider, Sink,
-    StreamError,
+    check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, MessageView, PathStep, Provider,
+    Sink, StreamError,
 };
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
@@ -467,12 +467,18 @@ impl Dialect for AnthropicFold {
         let content =
             order.iter().map(|b| b.to_json(&turn.parts[b.part as usize], self.strings, self.value_max)).collect();
         m.insert("content".into(), Value::Array(content));
-        let raw: Vec<_> =
-            order.iter().enumerate().filter_map(|(i, b)| Some((i, "input", b.raw_input.as_deref()?))).collect();
+        let raw: Vec<_> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| {
+                let path = vec![PathStep::Key("content"), PathStep::Index(i), PathStep::Key("input")];
+                Some((path, b.raw_input.as_deref()?))
+            })
+            .collect();
         if raw.is_empty() {
             MessageView::Owned(Value::Object(m))
         } else {
-            MessageView::Spliced { value: Value::Object(m), key: "content", raw }
+            MessageView::Spliced { value: Value::Object(m), raw }
         }
     }
 

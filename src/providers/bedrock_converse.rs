@@ -43,7 +43,10 @@
 //!   again;
 //! * tool use: `{"toolUse": {"toolUseId", "name", "type"?, "input"}}`, the
 //!   input parsed from the fragments (`{}` when none came; cut off or
-//!   invalid: the value so far, else `{}`);
+//!   invalid: the value so far, else `{}`); an input whose tree would cost
+//!   more than `max_memory_bytes / 16` stays its JSON text, as in the
+//!   Anthropic dialect (no `input` in its `part_end` content; the message
+//!   view writes the text; `message()` builds the value);
 //! * `toolResult` / `image` starts: the start object, with the `toolResult`
 //!   deltas' items appended to its `content`, an `image` delta's members
 //!   set on it.
@@ -77,11 +80,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use base64::Engine;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
-use super::{append_str, value_lenient, warn, Provider, Sink, StreamError};
+use super::{append_str, value_lenient, warn, MessageView, PathStep, Provider, Sink, StreamError};
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
 use crate::sse::Event;
@@ -124,6 +128,11 @@ enum Kind {
     ToolUse {
         start: Map<String, Value>,
         input: Option<Value>,
+        /// The input is kept as text (too large a tree): taken from the
+        /// arguments after the commit.
+        as_text: bool,
+        /// That text, validated.
+        raw: Option<Box<RawValue>>,
     },
     /// A `toolResult` or `image` block: its start member name and object.
     Other {
@@ -154,6 +163,9 @@ pub(crate) struct ConverseFold {
     stopped: bool,
     /// `messageStart` was seen.
     started: bool,
+    /// The most a tool input may cost as a value tree (`max_memory_bytes /
+    /// 16`): a larger one stays text (see the Anthropic dialect).
+    value_max: usize,
 }
 
 impl Dialect for ConverseFold {
@@ -166,6 +178,7 @@ impl Dialect for ConverseFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        self.value_max = turn.config.max_memory_bytes / 16;
         let ty = event.event();
         let value = match value_lenient(event.data(), ty, sink) {
             Ok(Value::Object(o)) => o,
@@ -220,6 +233,15 @@ impl Dialect for ConverseFold {
                     Some(b) => {
                         let part = b.part;
                         turn.commit(self, part, false, sink);
+                        if let Some(Block { kind: Kind::ToolUse { as_text: as_text @ true, raw, .. }, .. }) =
+                            self.blocks.get_mut(&index)
+                        {
+                            // Valid JSON (the parser's `finish` said so): the check cannot fail.
+                            *as_text = false;
+                            if let Some(args) = turn.parts[part as usize].args.as_deref_mut() {
+                                *raw = RawValue::from_string(args.take_raw()).ok();
+                            }
+                        }
                         if let Some(args) = turn.parts[part as usize].args.as_mut() {
                             args.release();
                         }
@@ -265,39 +287,57 @@ impl Dialect for ConverseFold {
         let Some(block) = self.order.get(part.at as usize).and_then(|i| self.blocks.get_mut(i)) else {
             return Cow::Owned(Value::Null);
         };
-        if let Kind::ToolUse { input, .. } = &mut block.kind {
+        let value_max = self.value_max;
+        if let Kind::ToolUse { start, input, as_text, .. } = &mut block.kind {
             let value = match (&part.outcome, &part.args_end) {
-                (Outcome::Complete, Some(ArgsEnd::Valid)) => part.args.as_deref_mut().and_then(|a| a.take_value()),
+                (Outcome::Complete, Some(ArgsEnd::Valid)) => match part.args.as_deref_mut() {
+                    Some(args) if !args.value_fits(value_max) => {
+                        // Too large a tree: the text is kept (taken at the stop);
+                        // the part's content has no input (its arguments are the call's).
+                        *as_text = true;
+                        return Cow::Owned(serde_json::json!({ "toolUse": start }));
+                    }
+                    args => args.and_then(|a| a.take_value()),
+                },
                 (_, Some(ArgsEnd::Empty)) | (_, None) => None,
-                _ => part.args.as_deref().and_then(|a| a.partial_value(PartialStrings::Drop)),
+                _ => part
+                    .args
+                    .as_deref()
+                    .filter(|a| a.value_fits(value_max))
+                    .and_then(|a| a.partial_value(PartialStrings::Drop)),
             };
             *input = Some(value.unwrap_or_else(|| Value::Object(Map::new())));
         }
-        Cow::Owned(block.to_json(part))
+        Cow::Owned(block.to_json(part, value_max))
     }
 
     /// The folded `Converse` response.
     fn message(&self, turn: &Turn) -> Value {
-        if turn.state == TurnState::Idle && self.top.is_empty() && self.blocks.is_empty() {
-            return Value::Null;
+        self.message_view(turn).into_value()
+    }
+
+    /// The response, lent with the inputs kept as text spliced in when it
+    /// writes itself (no tree built for them).
+    fn message_view(&self, turn: &Turn) -> MessageView<'_> {
+        let value = self.response(turn);
+        let raw: Vec<_> = self
+            .blocks
+            .values()
+            .enumerate()
+            .filter_map(|(i, b)| match &b.kind {
+                Kind::ToolUse { raw: Some(raw), .. } => {
+                    let path = ["output", "message", "content"].map(PathStep::Key).into_iter();
+                    let path = path.chain([PathStep::Index(i), PathStep::Key("toolUse"), PathStep::Key("input")]);
+                    Some((path.collect(), &**raw))
+                }
+                _ => None,
+            })
+            .collect();
+        if raw.is_empty() {
+            MessageView::Owned(value)
+        } else {
+            MessageView::Spliced { value, raw }
         }
-        let content: Vec<Value> = self.blocks.values().map(|b| b.to_json(&turn.parts[b.part as usize])).collect();
-        let mut message = Map::new();
-        message.insert("role".into(), self.role.clone().unwrap_or_else(|| Value::from("assistant")));
-        message.insert("content".into(), Value::Array(content));
-        let mut out = Map::new();
-        out.insert("output".into(), serde_json::json!({ "message": Value::Object(message) }));
-        for key in ["stopReason", "usage", "metrics"] {
-            if let Some(v) = self.top.get(key) {
-                out.insert(key.into(), v.clone());
-            }
-        }
-        for (k, v) in &self.top {
-            if !out.contains_key(k) {
-                out.insert(k.clone(), v.clone());
-            }
-        }
-        Value::Object(out)
     }
 
     fn footprint(&self) -> usize {
@@ -316,8 +356,10 @@ impl Dialect for ConverseFold {
                     Kind::Reasoning { redacted, signature, .. } => {
                         redacted.capacity() + signature.as_ref().map_or(0, String::capacity)
                     }
-                    Kind::ToolUse { start, input } => {
-                        map_heap_bytes(start) + input.as_ref().map_or(0, value_heap_bytes)
+                    Kind::ToolUse { start, input, raw, .. } => {
+                        map_heap_bytes(start)
+                            + input.as_ref().map_or(0, value_heap_bytes)
+                            + raw.as_ref().map_or(0, |r| r.get().len())
                     }
                     Kind::Other { name, body } => name.capacity() + map_heap_bytes(body),
                 })
@@ -343,7 +385,9 @@ impl Dialect for ConverseFold {
 }
 
 impl Block {
-    fn to_json(&self, part: &Part) -> Value {
+    /// The block's JSON in the response (an input kept as text: `null`,
+    /// written from the text by the message view).
+    fn to_json(&self, part: &Part, value_max: usize) -> Value {
         let text = || Value::String(part.text.clone());
         match &self.kind {
             Kind::Text { citations } if citations.is_empty() => serde_json::json!({ "text": text() }),
@@ -362,10 +406,17 @@ impl Block {
                 }
                 serde_json::json!({ "reasoningContent": { "reasoningText": Value::Object(r) } })
             }
-            Kind::ToolUse { start, input } => {
+            Kind::ToolUse { raw: Some(_), start, .. } => {
                 let mut m = start.clone();
-                let input =
-                    input.clone().or_else(|| part.args.as_deref().and_then(|a| a.partial_value(PartialStrings::Drop)));
+                m.insert("input".into(), Value::Null);
+                serde_json::json!({ "toolUse": Value::Object(m) })
+            }
+            Kind::ToolUse { start, input, .. } => {
+                let mut m = start.clone();
+                let input = input.clone().or_else(|| {
+                    let args = part.args.as_deref().filter(|a| a.value_fits(value_max));
+                    args.and_then(|a| a.partial_value(PartialStrings::Drop))
+                });
                 m.insert("input".into(), input.unwrap_or_else(|| Value::Object(Map::new())));
                 serde_json::json!({ "toolUse": Value::Object(m) })
             }
@@ -379,6 +430,31 @@ impl Block {
 }
 
 impl ConverseFold {
+    /// The response as a value, `null` where an input kept as text goes.
+    fn response(&self, turn: &Turn) -> Value {
+        if turn.state == TurnState::Idle && self.top.is_empty() && self.blocks.is_empty() {
+            return Value::Null;
+        }
+        let content: Vec<Value> =
+            self.blocks.values().map(|b| b.to_json(&turn.parts[b.part as usize], self.value_max)).collect();
+        let mut message = Map::new();
+        message.insert("role".into(), self.role.clone().unwrap_or_else(|| Value::from("assistant")));
+        message.insert("content".into(), Value::Array(content));
+        let mut out = Map::new();
+        out.insert("output".into(), serde_json::json!({ "message": Value::Object(message) }));
+        for key in ["stopReason", "usage", "metrics"] {
+            if let Some(v) = self.top.get(key) {
+                out.insert(key.into(), v.clone());
+            }
+        }
+        for (k, v) in &self.top {
+            if !out.contains_key(k) {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+        Value::Object(out)
+    }
+
     /// Starts the turn (`message_start`) if it was idle; whether it was.
     fn start(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
         if !turn.begin() {
@@ -466,7 +542,7 @@ impl ConverseFold {
                 format: ToolInputFormat::Json,
                 provider_executed: false,
             };
-            let kind = Kind::ToolUse { start: body.clone(), input: None };
+            let kind = Kind::ToolUse { start: body.clone(), input: None, as_text: false, raw: None };
             let part = self.open(turn, index, kind, PartKind::ToolCall, name, Some(call), sink)?;
             if let Some(id) = body.get("toolUseId") {
                 turn.call_metadata(part, "id", id, sink);

@@ -28,19 +28,26 @@ pub enum MessageView<'a> {
         /// Its elements.
         value: &'a [Value],
     },
-    /// `value`, an object whose member `key` is an array some of whose
-    /// elements (objects) hold one member as JSON text the stream kept
-    /// without building its value (an Anthropic tool `input` too large for a
-    /// tree): each `(element, member, text)` of `raw` is written there, as
-    /// the provider sent it (`value` holds `null` in its place).
+    /// `value` with values the stream kept as JSON text without building
+    /// them (an Anthropic or Bedrock tool `input` too large for a tree):
+    /// each text of `raw` is written at its path, as the provider sent it
+    /// (`value` holds `null` there).
     Spliced {
         /// The message, `null` where a text goes.
         value: Value,
-        /// The member holding the array.
-        key: &'static str,
-        /// Where each text goes (element index, member) and the text.
-        raw: Vec<(usize, &'static str, &'a RawValue)>,
+        /// Where each text goes, and the text.
+        raw: Vec<(Vec<PathStep>, &'a RawValue)>,
     },
+}
+
+/// One step of a path into a JSON value: an object's member or an array's
+/// element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathStep {
+    /// The member of this name.
+    Key(&'static str),
+    /// The element at this index.
+    Index(usize),
 }
 
 /// The value of JSON text the stream validated: serde_json's, or (a lone
@@ -70,10 +77,14 @@ impl MessageView<'_> {
                 m.insert(key.to_owned(), Value::Array(value.to_vec()));
                 Value::Object(m)
             }
-            MessageView::Spliced { mut value, key, raw } => {
-                for (i, member, text) in raw {
-                    if let Some(Value::Object(element)) = value.get_mut(key).and_then(|a| a.get_mut(i)) {
-                        element.insert(member.to_owned(), raw_value(text));
+            MessageView::Spliced { mut value, raw } => {
+                for (path, text) in raw {
+                    let slot = path.iter().try_fold(&mut value, |v, step| match step {
+                        PathStep::Key(k) => v.get_mut(*k),
+                        PathStep::Index(i) => v.get_mut(*i),
+                    });
+                    if let Some(slot) = slot {
+                        *slot = raw_value(text);
                     }
                 }
                 value
@@ -108,60 +119,61 @@ impl Serialize for MessageView<'_> {
                 }
                 map.end()
             }
-            MessageView::Spliced { value: Value::Object(m), key, raw } => {
+            MessageView::Spliced { value, raw } => {
+                let raw: Vec<(&[PathStep], &RawValue)> = raw.iter().map(|(p, t)| (p.as_slice(), *t)).collect();
+                Spliced { value, raw }.serialize(serializer)
+            }
+        }
+    }
+}
+
+/// A value, with the texts of `raw` written at their paths (relative to it).
+struct Spliced<'v> {
+    value: &'v Value,
+    raw: Vec<(&'v [PathStep], &'v RawValue)>,
+}
+
+impl Serialize for Spliced<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let Some((_, text)) = self.raw.iter().find(|(path, _)| path.is_empty()) {
+            return text.serialize(serializer);
+        }
+        // The texts under a child, their paths relative to it.
+        let under = |step: PathStep| -> Vec<(&[PathStep], &RawValue)> {
+            self.raw.iter().filter(|(path, _)| path.first() == Some(&step)).map(|(path, t)| (&path[1..], *t)).collect()
+        };
+        match self.value {
+            Value::Object(m) => {
                 let mut map = serializer.serialize_map(Some(m.len()))?;
                 for (k, v) in m {
-                    match v {
-                        Value::Array(items) if k == key => map.serialize_entry(k, &SplicedList { items, raw })?,
-                        _ => map.serialize_entry(k, v)?,
+                    let raw: Vec<_> = self
+                        .raw
+                        .iter()
+                        .filter(|(path, _)| matches!(path.first(), Some(PathStep::Key(key)) if key == k))
+                        .map(|(path, t)| (&path[1..], *t))
+                        .collect();
+                    if raw.is_empty() {
+                        map.serialize_entry(k, v)?;
+                    } else {
+                        map.serialize_entry(k, &Spliced { value: v, raw })?;
                     }
                 }
                 map.end()
             }
-            MessageView::Spliced { value, .. } => value.serialize(serializer),
-        }
-    }
-}
-
-/// An array whose elements `raw` names hold a member as text.
-struct SplicedList<'v, 'a> {
-    items: &'v [Value],
-    raw: &'v [(usize, &'static str, &'a RawValue)],
-}
-
-impl Serialize for SplicedList<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
-        for (i, item) in self.items.iter().enumerate() {
-            match (item, self.raw.iter().find(|(at, ..)| *at == i)) {
-                (Value::Object(members), Some((_, member, text))) => {
-                    seq.serialize_element(&SplicedObject { members, member, text })?
+            Value::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for (i, item) in items.iter().enumerate() {
+                    let raw = under(PathStep::Index(i));
+                    if raw.is_empty() {
+                        seq.serialize_element(item)?;
+                    } else {
+                        seq.serialize_element(&Spliced { value: item, raw })?;
+                    }
                 }
-                _ => seq.serialize_element(item)?,
+                seq.end()
             }
+            other => other.serialize(serializer),
         }
-        seq.end()
-    }
-}
-
-/// An object whose member `member` is written from `text`.
-struct SplicedObject<'v> {
-    members: &'v Map<String, Value>,
-    member: &'v str,
-    text: &'v RawValue,
-}
-
-impl Serialize for SplicedObject<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.members.len()))?;
-        for (k, v) in self.members {
-            if k == self.member {
-                map.serialize_entry(k, self.text)?;
-            } else {
-                map.serialize_entry(k, v)?;
-            }
-        }
-        map.end()
     }
 }
 

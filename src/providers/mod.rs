@@ -213,7 +213,7 @@ use turn::{Dialect, DialectInfo, Flow, Turn, TurnState};
 pub use events::{
     PartKind, PartOutcome, ProviderError, StreamEvent, ToolCall, ToolCallStart, ToolInputFormat, WarningCode,
 };
-pub use message::MessageView;
+pub use message::{MessageView, PathStep};
 
 /// Which provider dialect a [`Stream`] folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
