@@ -903,31 +903,35 @@ fn kept(case: &str, size: usize, same: bool) -> Kept {
                 json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
                 json!({"type": "message_stop"}),
             ]);
+            let thinking = |b: u64| {
+                json!({"type": "content_block_start", "index": b,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+            };
+            let delta = |b: u64, delta: Value| json!({"type": "content_block_delta", "index": b, "delta": delta});
             let at = at.to_owned();
             let each = move |i: usize| {
                 let b = i as u64 + 1;
+                let signature =
+                    || delta(if same { 1 } else { b }, json!({"type": "signature_delta", "signature": blob()}));
                 events(match at.as_str() {
                     // `same`: every signature_delta on one block (replaced).
-                    "signatures" if same => vec![
-                        if i == 0 {
-                            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
-                        } else {
-                            json!({"type": "ping"})
-                        },
-                        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "signature_delta", "signature": blob()}}),
-                    ],
+                    "signatures" if same => {
+                        vec![if i == 0 { thinking(1) } else { json!({"type": "ping"}) }, signature()]
+                    }
                     "signatures" => vec![
-                        json!({"type": "content_block_start", "index": b, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
-                        json!({"type": "content_block_delta", "index": b, "delta": {"type": "thinking_delta", "thinking": "t"}}),
-                        json!({"type": "content_block_delta", "index": b, "delta": {"type": "signature_delta", "signature": blob()}}),
+                        thinking(b),
+                        delta(b, json!({"type": "thinking_delta", "thinking": "t"})),
+                        signature(),
                         json!({"type": "content_block_stop", "index": b}),
                     ],
                     "block" => vec![
-                        json!({"type": "content_block_start", "index": b, "content_block": {"type": "x_block", "data": blob()}}),
+                        json!({"type": "content_block_start", "index": b,
+                            "content_block": {"type": "x_block", "data": blob()}}),
                         json!({"type": "content_block_stop", "index": b}),
                     ],
                     at => {
-                        let mut d = json!({"type": "message_delta", "delta": {"stop_reason": null}, "usage": {"output_tokens": 1}});
+                        let mut d = json!({"type": "message_delta", "delta": {"stop_reason": null},
+                            "usage": {"output_tokens": 1}});
                         let target = if at == "top" { &mut d } else { &mut d[at] };
                         target.as_object_mut().unwrap().extend(member(i));
                         vec![d]
@@ -966,7 +970,8 @@ fn kept(case: &str, size: usize, same: bool) -> Kept {
                 data["sequence_number"] = seq.into();
                 format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap()).into_bytes()
             };
-            let response = json!({"id": "resp_1", "object": "response", "created_at": 0, "status": "in_progress", "model": "m", "output": []});
+            let response = json!({"id": "resp_1", "object": "response", "created_at": 0, "status": "in_progress",
+                "model": "m", "output": []});
             let msg =
                 json!({"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []});
             let part = json!({"type": "output_text", "text": "", "annotations": []});
@@ -977,16 +982,29 @@ fn kept(case: &str, size: usize, same: bool) -> Kept {
             let head = [
                 event(0, json!({"type": "response.created", "response": response})),
                 event(1, json!({"type": "response.output_item.added", "output_index": 0, "item": msg})),
-                event(2, json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": part})),
-                event(3, json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "hi"})),
-                event(4, json!({"type": "response.content_part.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": done_part})),
+                event(
+                    2,
+                    json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0,
+                        "content_index": 0, "part": part}),
+                ),
+                event(
+                    3,
+                    json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+                        "content_index": 0, "delta": "hi"}),
+                ),
+                event(
+                    4,
+                    json!({"type": "response.content_part.done", "item_id": "msg_1", "output_index": 0,
+                        "content_index": 0, "part": done_part}),
+                ),
                 event(5, json!({"type": "response.output_item.done", "output_index": 0, "item": done_msg})),
             ]
             .concat();
             // The terminal event without `output`: the streamed items are the fold.
             let tail = event(
                 1 << 40,
-                json!({"type": "response.completed", "response": {"id": "resp_1", "object": "response", "created_at": 0, "status": "completed", "model": "m"}}),
+                json!({"type": "response.completed", "response": {"id": "resp_1", "object": "response",
+                    "created_at": 0, "status": "completed", "model": "m"}}),
             );
             let at = at.to_owned();
             let each = move |i: usize| {
@@ -1074,7 +1092,11 @@ fn kept(case: &str, size: usize, same: bool) -> Kept {
             .concat();
             let tail = [
                 ev("messageStop", &json!({"stopReason": "end_turn"})),
-                ev("metadata", &json!({"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}})),
+                ev(
+                    "metadata",
+                    &json!({"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                        "metrics": {"latencyMs": 1}}),
+                ),
             ]
             .concat();
             let at = at.to_owned();

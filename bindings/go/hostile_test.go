@@ -367,6 +367,68 @@ func TestHostileToolArgumentsPastTheMemoryBudget(t *testing.T) {
 	}
 }
 
+// membersStream is a text ("hi"), then n Chat chunks that each add a new
+// top-level member of size bytes (tools/hostile_args.py members, issue 26
+// item 4).
+func membersStream(n, size int) []byte {
+	chunk := func(delta, finish string, member string) string {
+		return `data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":` +
+			delta + `,"finish_reason":` + finish + `}]` + member + "}\n\n"
+	}
+	blob := strings.Repeat("y", size)
+	var b strings.Builder
+	b.WriteString(chunk(`{"role":"assistant","content":"hi"}`, "null", ""))
+	for i := 0; i < n; i++ {
+		b.WriteString(chunk("{}", "null", fmt.Sprintf(`,"x_%d":"%s"`, i, blob)))
+	}
+	b.WriteString(chunk("{}", `"stop"`, ""))
+	b.WriteString("data: [DONE]\n\n")
+	return []byte(b.String())
+}
+
+// Issue 26 item 4: every member a fold keeps counts against MaxMemoryBytes
+// (64 new top-level members of 64 KiB, a 2 MiB budget); the fold before the
+// error is kept, and the default budget folds them all.
+func TestHostileMembersPastTheMemoryBudget(t *testing.T) {
+	in := membersStream(64, 64<<10)
+	blob := strings.Repeat("y", 64<<10)
+	s, err := NewStream(OpenAIChat, &StreamOptions{NoEvents: true, MaxMemoryBytes: 2 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for len(in) > 0 && err == nil {
+		n := min(len(in), 16<<10)
+		_, err = s.Feed(in[:n])
+		in = in[n:]
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Code != ResultStreamLimitExceeded || !strings.Contains(e.Message, "max_memory_bytes") {
+		t.Fatalf("want max_memory_bytes exceeded, got %v", err)
+	}
+	msg, err := s.Message()
+	if err != nil || !strings.Contains(string(msg), `"content":"hi"`) {
+		t.Fatalf("the text before the error is kept: %.200s %v", msg, err)
+	}
+	if kept := strings.Count(string(msg), blob); kept == 0 || kept >= 64 {
+		t.Fatalf("the members before the error are kept: %d", kept)
+	}
+	whole, err := NewStream(OpenAIChat, &StreamOptions{NoEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	if _, err := whole.Feed(membersStream(64, 64<<10)); err != nil {
+		t.Fatalf("default budget (128 MiB): %v", err)
+	}
+	if _, err := whole.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := whole.Message(); err != nil || strings.Count(string(msg), blob) != 64 {
+		t.Fatalf("every member in the message: %d %v", strings.Count(string(msg), blob), err)
+	}
+}
+
 func TestHostileLoneSurrogateInToolArguments(t *testing.T) {
 	args := `{"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"}`
 	for _, chunk := range []int{1, 3, 1000} {

@@ -358,6 +358,72 @@ def test_tool_arguments_past_the_memory_budget_raise_and_keep_the_fold(shape: st
     assert s2.message is not None and isinstance(s2.message["content"][0]["input"]["a"], list)
 
 
+def members_stream(dialect: str, n: int, size: int) -> bytes:
+    """A text ("hi"), then ``n`` chunks that each add a new top-level member
+    of ``size`` bytes (tools/hostile_args.py members, issue 26 item 4)."""
+    blob = "y" * size
+
+    def js(v: Any) -> str:
+        return _json.dumps(v, separators=(",", ":"))
+
+    if dialect == "anthropic":
+        start = {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                 "model": "m", "content": [], "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}
+        events: List[Dict[str, Any]] = [
+            start,
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
+            {"type": "content_block_stop", "index": 0},
+        ]
+        events += [{"type": "message_delta", "delta": {"stop_reason": None}, f"x_{i}": blob} for i in range(n)]
+        events += [{"type": "message_delta", "delta": {"stop_reason": "end_turn"}}, {"type": "message_stop"}]
+        return "".join(f"event: {e['type']}\ndata: {js(e)}\n\n" for e in events).encode()
+    if dialect == "openai_chat":
+        def chunk(delta: Dict[str, Any], top: Dict[str, Any], finish: Any = None) -> str:
+            data = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **top}
+            return f"data: {js(data)}\n\n"
+
+        lines = [chunk({"role": "assistant", "content": "hi"}, {})]
+        lines += [chunk({}, {f"x_{i}": blob}) for i in range(n)]
+        return "".join(lines + [chunk({}, {}, "stop"), "data: [DONE]\n\n"]).encode()
+    if dialect == "gemini":
+        def gchunk(parts: List[Any], top: Dict[str, Any], finish: bool = False) -> str:
+            cand: Dict[str, Any] = {"index": 0, "content": {"role": "model", "parts": parts}}
+            if finish:
+                cand["finishReason"] = "STOP"
+            return f"data: {js({'candidates': [cand], **top})}\n\n"
+
+        lines = [gchunk([{"text": "hi"}], {})] + [gchunk([], {f"x_{i}": blob}) for i in range(n)]
+        return "".join(lines + [gchunk([], {}, True)]).encode()
+
+    def line(content: str, top: Dict[str, Any], done: bool = False) -> str:
+        data = {"model": "m", "message": {"role": "assistant", "content": content}, "done": done, **top}
+        return js(data) + "\n"
+
+    lines = [line("hi", {})] + [line("", {f"x_{i}": blob}) for i in range(n)]
+    return "".join(lines + [line("", {"done_reason": "stop"}, True)]).encode()
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "openai_chat", "gemini", "ollama"])
+def test_members_past_the_memory_budget_raise_and_keep_the_fold(dialect: str) -> None:
+    """Issue 26 item 4: every member a fold keeps counts against
+    ``max_memory_bytes`` (64 new members of 64 KiB, a 2 MiB budget)."""
+    data = members_stream(dialect, 64, 64 << 10)
+    s = ssefold.Stream(dialect, max_memory_bytes=2 << 20)
+    with pytest.raises(ssefold.LimitExceededError) as info:
+        for i in range(0, len(data), 16 << 10):
+            s.feed(data[i : i + (16 << 10)])
+    assert (info.value.limit, info.value.max) == ("max_memory_bytes", 2 << 20)  # type: ignore[attr-defined]
+    kept = _json.dumps(s.message)
+    assert '"hi"' in kept, "the text before the error is kept"
+    assert 0 < kept.count("y" * (64 << 10)) < 64, "the members before the error are kept"
+    whole = ssefold.Stream(dialect)  # the default budget (128 MiB): every member
+    whole.feed(data)
+    whole.finish()
+    assert _json.dumps(whole.message).count("y" * (64 << 10)) == 64
+
+
 @pytest.mark.parametrize("chunk", [1, 3, 1000])
 def test_a_lone_surrogate_in_tool_arguments_is_u_fffd_with_a_warning(chunk: int) -> None:
     args = r'{"a": "x\ud83dy", "b": "\udc00", "c": "\ud83d\ud83d\ude00", "d": "\ud83d\n", "ok": "\ud83d\ude00"}'
