@@ -338,7 +338,9 @@ func hostileArgs(shape string, n int) string {
 
 func TestHostileToolArgumentsPastTheMemoryBudget(t *testing.T) {
 	for _, shape := range []string{"nested", "numbers", "keys"} {
-		in := anthropicToolStream(hostileArgs(shape, 2<<20), 4096)
+		// Arguments are held as text (issue 26 item 13): the budget refuses what the text does not fit.
+		args := hostileArgs(shape, 6<<20)
+		in := anthropicToolStream(args, 4096)
 		s, err := NewStream(Anthropic, &StreamOptions{NoEvents: true, MaxMemoryBytes: 4 << 20})
 		if err != nil {
 			t.Fatal(err)
@@ -357,11 +359,17 @@ func TestHostileToolArgumentsPastTheMemoryBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Feed(anthropicToolStream(hostileArgs(shape, 512<<10), 4096)); err != nil {
-			t.Fatalf("%s: default budget (128 MiB), 512 KB: %v", shape, err)
+		// The default budget (128 MiB): the same 6 MB fold, the input kept as text (its tree would
+		// not fit MaxMemoryBytes / 16) and written as it came into the message's JSON.
+		if _, err := s.Feed(in); err != nil {
+			t.Fatalf("%s: default budget (128 MiB), 6 MB: %v", shape, err)
 		}
 		if _, err := s.Finish(); err != nil {
 			t.Fatal(err)
+		}
+		msg, err = s.Message()
+		if err != nil || !strings.Contains(string(msg), `"input":`+args) {
+			t.Fatalf("%s: the input is the arguments' text: %v", shape, err)
 		}
 		s.Close()
 	}

@@ -6,6 +6,7 @@ encoder."""
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 from typing import Any, Dict, Iterator, List, Tuple
 
@@ -345,17 +346,26 @@ def hostile_args(shape: str, length: int) -> str:
 
 @pytest.mark.parametrize("shape", ["nested", "numbers", "keys"])
 def test_tool_arguments_past_the_memory_budget_raise_and_keep_the_fold(shape: str) -> None:
-    data = anthropic_tool_stream(hostile_args(shape, 2 << 20), 4096)
+    # Arguments are held as text (issue 26 item 13): the budget refuses what the text does not fit.
+    args = hostile_args(shape, 6 << 20)
+    data = anthropic_tool_stream(args, 4096)
     s = ssefold.AnthropicStream(max_memory_bytes=4 << 20)
     with pytest.raises(ssefold.LimitExceededError) as info:
         s.feed(data)
     assert (info.value.limit, info.value.max) == ("max_memory_bytes", 4 << 20)  # type: ignore[attr-defined]
     assert s.message is not None
     assert s.message["content"][0]["name"] == "f"
-    s2 = ssefold.Stream("anthropic")  # default budget (128 MiB): 512 KB of the same fold
-    s2.feed(anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096))
-    s2.finish()
-    assert s2.message is not None and isinstance(s2.message["content"][0]["input"]["a"], list)
+    # The default budget (128 MiB): the same 6 MB fold, kept as text (a tree would not fit
+    # max_memory_bytes / 16): the part has no input, the message's JSON writes the text, the
+    # message dict builds it.
+    s2 = ssefold.Stream("anthropic")
+    ends = [e for e in s2.feed(data) + s2.finish() if e.type == "part_end"]
+    assert len(ends) == 1 and "input" not in ends[0].content
+    call = ends[0].tool_call
+    assert isinstance(call, ssefold.ToolCallEnd) and call.arguments == args
+    expected = json.loads(args)
+    assert json.loads(s2.message_json())["content"][0]["input"] == expected
+    assert s2.message is not None and s2.message["content"][0]["input"] == expected
 
 
 def members_stream(dialect: str, n: int, size: int) -> bytes:

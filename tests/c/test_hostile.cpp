@@ -102,7 +102,8 @@ struct ArgsWatch {
 
 TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
   for (const char *shape : {"nested", "numbers", "keys"}) {
-    std::string input = anthropic_tool_stream(hostile_args(shape, 2 << 20), 4096);
+    // Arguments are held as text (issue 26 item 13): the budget refuses what the text does not fit.
+    std::string input = anthropic_tool_stream(hostile_args(shape, 6 << 20), 4096);
     ssefold_stream_config cfg;
     ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
     EXPECT_EQ(cfg.max_memory_bytes, size_t{128} << 20);
@@ -116,11 +117,13 @@ TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
     ASSERT_EQ(ssefold_stream_message_json(s, &v), SSEFOLD_RESULT_OK);
     EXPECT_NE(S(v).find("\"name\":\"f\""), std::string::npos) << shape;
     ssefold_stream_free(s);
-    // The default budget (128 MiB): 512 KB of the same fold.
-    input = anthropic_tool_stream(hostile_args(shape, 512 << 10), 4096);
+    // The default budget (128 MiB): the same 6 MB fold, the input kept as text (its tree would
+    // not fit max_memory_bytes / 16) and written as it came into the message's JSON.
     ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_ANTHROPIC, nullptr, &s), SSEFOLD_RESULT_OK);
     EXPECT_EQ(ssefold_stream_feed(s, B(input), input.size()), SSEFOLD_RESULT_OK) << shape;
     EXPECT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK) << shape;
+    ASSERT_EQ(ssefold_stream_message_json(s, &v), SSEFOLD_RESULT_OK);
+    EXPECT_NE(S(v).find("\"input\":" + hostile_args(shape, 6 << 20) + "}"), std::string::npos) << shape;
     ssefold_stream_free(s);
   }
 }
