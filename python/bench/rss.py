@@ -3,9 +3,11 @@ body arrives), every event built and dropped, then the folded message: the
 peak RSS figures of BENCHMARKS.md ("Hostile input and scale") come from
 running it under /usr/bin/time -v.
 
-    /usr/bin/time -v python python/bench/rss.py FILE [ui] [paths=N]
+    /usr/bin/time -v python python/bench/rss.py FILE [ui] [json] [paths=N]
 
 With `ui`, the stream keeps the UI state too (`Stream(ui=True)`); with
+`json`, the message is taken as its JSON (`Stream.message_json()`, bytes)
+instead of a dict (a large value the stream keeps as text stays text); with
 `paths=N`, `Stream(max_path_events_per_feed=N)` (default 16,384; a huge N is
 the stream before the limit: every path event of a feed returned).
 """
@@ -36,7 +38,7 @@ def main() -> None:
         events += len(stream.finish())
     except ssefold.Error as e:
         outcome = f"{type(e).__name__}: {e}"
-    message = stream.message
+    message = stream.message_json() if "json" in sys.argv[2:] else stream.message
     took = time.perf_counter() - start
     print(f"{outcome}; {events} events, at most {most} from one feed; message {type(message).__name__}; {took:.2f}s", file=sys.stderr)
 

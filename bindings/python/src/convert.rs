@@ -82,7 +82,7 @@ impl LastString {
 /// [`MessageView::into_value`]), built from what the stream lends: no Rust
 /// copy of the message first.
 pub fn message_to_py<'py>(py: Python<'py>, view: ssefold::providers::MessageView<'_>) -> PyResult<Bound<'py, PyAny>> {
-    use ssefold::providers::MessageView;
+    use ssefold::providers::{MessageView, PathStep};
     match view {
         MessageView::Owned(value) => value_to_py(py, &value),
         MessageView::Object { base, key, value } => {
@@ -104,8 +104,44 @@ pub fn message_to_py<'py>(py: Python<'py>, view: ssefold::providers::MessageView
             Ok(dict.into_any())
         }
         // Values the stream keeps as text are built now (the caller asked
-        // for objects).
-        other => value_to_py(py, &other.into_value()),
+        // for objects), by Python's own `json.loads`: no Rust tree of them
+        // first (16 MB of `[[[]]],…` is a 1.1 GB tree). A text with a `\u`
+        // escape of a surrogate goes the Rust way, a lone one becoming
+        // U+FFFD as everywhere else; so does one `json.loads` refuses (too
+        // deep for its recursion limit).
+        MessageView::Spliced { value, raw } => {
+            let message = value_to_py(py, &value)?;
+            let loads = py.import("json")?.getattr("loads")?;
+            for (path, text) in raw {
+                let Some((last, parents)) = path.split_last() else { continue };
+                let step = |obj: &Bound<'py, PyAny>, step: &PathStep| match step {
+                    PathStep::Key(k) => obj.get_item(*k),
+                    PathStep::Index(i) => obj.get_item(*i),
+                };
+                let mut slot = message.clone();
+                for s in parents {
+                    slot = step(&slot, s)?;
+                }
+                let surrogate = text.get().as_bytes().windows(4).any(|w| {
+                    w[..2] == *b"\\u"
+                        && matches!(w[2], b'd' | b'D')
+                        && matches!(w[3], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+                });
+                let parsed = match (!surrogate).then(|| loads.call1((text.get(),))) {
+                    Some(Ok(v)) => v,
+                    _ => {
+                        let one =
+                            MessageView::Spliced { value: serde_json::Value::Null, raw: vec![(Vec::new(), text)] };
+                        value_to_py(py, &one.into_value())?
+                    }
+                };
+                match last {
+                    PathStep::Key(k) => slot.set_item(*k, parsed)?,
+                    PathStep::Index(i) => slot.set_item(*i, parsed)?,
+                }
+            }
+            Ok(message)
+        }
     }
 }
 
