@@ -927,10 +927,12 @@ typedef struct ssefold_stream_config {
    */
   bool tool_input_trailing_strings;
   /**
-   * Most bytes the stream's parts may hold (texts, tool arguments and
-   * their parsed values, estimated; default 128 MiB). Over it:
-   * `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
-   * everything folded so far kept.
+   * Most bytes the stream may hold: everything it keeps (texts, tool
+   * arguments, media and every member and value of the fold; default 128
+   * MiB). Over it: `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED`
+   * (`max_memory_bytes`), with everything folded so far kept. A tool
+   * input whose tree would cost more than a sixteenth of it stays text:
+   * `message_json` writes it as it came.
    */
   size_t max_memory_bytes;
   /**

@@ -249,9 +249,11 @@ type StreamOptions struct {
 	// dropped with its key. It never makes a tool call ready.
 	ToolInputTrailingStrings bool
 	// MaxMemoryBytes (C: max_memory_bytes; default 128 MiB) bounds the
-	// bytes the stream's parts hold: texts, tool arguments and their
-	// parsed values (estimated). Over it: a *StreamError with code
-	// ResultStreamLimitExceeded, everything folded so far kept.
+	// bytes the stream holds: everything it keeps (texts, tool arguments,
+	// media and every member and value of the fold). Over it: a
+	// *StreamError with code ResultStreamLimitExceeded, everything folded
+	// so far kept. A tool input whose tree would cost more than a
+	// sixteenth of it stays text: Message writes it as it came.
 	MaxMemoryBytes int
 	// EventStream holds the AWS event-stream framing's limits (Bedrock).
 	EventStream EventStreamLimits

@@ -60,10 +60,12 @@ pub struct ssefold_stream_config {
     /// Anthropic: keep an unfinished trailing string in a partial tool input
     /// (jiter `partial_mode="trailing-strings"`; default false: dropped).
     pub tool_input_trailing_strings: bool,
-    /// Most bytes the stream's parts may hold (texts, tool arguments and
-    /// their parsed values, estimated; default 128 MiB). Over it:
-    /// `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED` (`max_memory_bytes`), with
-    /// everything folded so far kept.
+    /// Most bytes the stream may hold: everything it keeps (texts, tool
+    /// arguments, media and every member and value of the fold; default 128
+    /// MiB). Over it: `SSEFOLD_RESULT_STREAM_LIMIT_EXCEEDED`
+    /// (`max_memory_bytes`), with everything folded so far kept. A tool
+    /// input whose tree would cost more than a sixteenth of it stays text:
+    /// `message_json` writes it as it came.
     pub max_memory_bytes: usize,
     /// The AWS event-stream framing's limits (Bedrock).
     pub event_stream: ssefold_event_stream_limits,

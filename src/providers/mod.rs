@@ -283,13 +283,19 @@ pub struct StreamConfig {
     /// fine-grained-tool-streaming-2025-05-14`). Never changes whether a
     /// tool call is ready.
     pub tool_input_trailing_strings: bool,
-    /// Most bytes the stream's parts may hold (texts, raw tool arguments
-    /// and their parsed values, estimated), checked every 16 KiB received.
-    /// Over it: [`StreamError::LimitExceeded`] `max_memory_bytes`, with
-    /// everything folded so far kept. It bounds what tool arguments become
-    /// in memory (their parsed tree can be up to ~200× their text, e.g.
-    /// `[0,0,…]` or `[[[]]]`), where `max_tool_args_bytes` bounds only their
-    /// text. Default 128 MiB.
+    /// Most bytes the stream may hold: everything it keeps — texts, tool
+    /// arguments (their text and parser), media, and every value a dialect
+    /// keeps (top-level, choice, candidate and delta members, signatures,
+    /// citations, whole and committed parts, done items, usage). The parts
+    /// are checked every 16 KiB received; the dialect's values are measured
+    /// after an event whenever what arrived since (each byte at most 160
+    /// bytes of tree) might reach the limit, at least every 64 KiB, so the
+    /// stream goes past it by at most ~10 MiB; an event over 64 KiB is
+    /// estimated against what is left before it is parsed. Over it:
+    /// [`StreamError::LimitExceeded`] `max_memory_bytes`, with everything
+    /// folded so far kept. A tool input whose tree would cost more than a
+    /// sixteenth of it (Anthropic, Bedrock) is kept as its text (see
+    /// [`MessageView`]). Default 128 MiB.
     pub max_memory_bytes: usize,
     /// The AWS event-stream framing's limits (Bedrock): the longest message
     /// and headers section accepted (defaults 16 MiB and 128 KiB, the AWS
