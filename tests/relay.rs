@@ -94,7 +94,9 @@ fn expected(bytes: &[u8]) -> Vec<UiPart> {
                     Some(Value::String(s)) if content.get("input").is_none() && s.trim().is_empty() => json!({}),
                     Some(Value::String(s)) if content.get("input").is_none() => serde_json::from_str(s).unwrap(),
                     Some(v) => v.clone(),
-                    None => Value::Null,
+                    // No value in the part (a Gemini call without `args`, an input kept as
+                    // text): the call's arguments (`{}` for none).
+                    None => tool_call.and_then(|c| serde_json::from_str(c.arguments).ok()).unwrap_or(Value::Null),
                 }
             });
             parts.push((part, UiPart::Tool { id, name, input }));
