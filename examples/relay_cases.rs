@@ -218,7 +218,11 @@ fn main() {
                                     Some(Value::String(s)) if s.trim().is_empty() => json!({}),
                                     Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::Null),
                                     Some(v) => v.clone(),
-                                    None => Value::Null,
+                                    // No value in the part (a Gemini call without `args`, an
+                                    // input kept as text): the call's arguments (`{}` for none).
+                                    None => tool_call
+                                        .and_then(|c| serde_json::from_str(c.arguments).ok())
+                                        .unwrap_or(Value::Null),
                                 }
                             });
                             tool["input"] = input;
