@@ -439,7 +439,9 @@ func TestHTTPIdleTimeoutEndsAStalledConnectionAndGivesUp(t *testing.T) {
 func TestHTTPIdleTimeoutReconnectsAndResumes(t *testing.T) {
 	events, want := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
 	srv := &stallServer{events: events, stallAt: []int{3, -1}}
-	m, n, _, err := runIdle(t, srv, 300*time.Millisecond, 2, context.Background())
+	// 1 s: under -race on a loaded 2-core CI machine, 300 ms once passed between the
+	// server's third event and the client's read of it (Last-Event-ID "2").
+	m, n, _, err := runIdle(t, srv, time.Second, 2, context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
