@@ -712,47 +712,10 @@ mod tests {
 
     /// An Anthropic stream whose text, thinking, tool name, tool arguments
     /// and error try to drive the terminal: OSC 0 (title), OSC 52
-    /// (clipboard), CSI 2J (clear), a C1 CSI, BEL, a lone CR, backspace.
-    pub(crate) fn hostile_stream() -> Vec<u8> {
-        let events = [
-            (
-                "message_start",
-                r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#,
-            ),
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"think \u009b2J\u0007"}}"#,
-            ),
-            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a\u001b]0;pwned\u0007b\u001b]52;c;ZXZpbA==\u0007c\u001b[2Jd\rfake\u0008\u007f\r\nline\tend\n"}}"#,
-            ),
-            ("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t1","name":"evil\u001b]0;name\u0007\n","input":{}}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"\u001b]52;c;QQ==\u0007\u001b[2J\"}"}}"#,
-            ),
-            ("content_block_stop", r#"{"type":"content_block_stop","index":2}"#),
-            (
-                "error",
-                r#"{"type":"error","error":{"type":"api_error","message":"boom \u001b]0;err\u0007 \u009d52;c;QQ==\u009c"}}"#,
-            ),
-        ];
-        events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect::<String>().into_bytes()
-    }
+    /// (clipboard), CSI 2J (clear), a C1 CSI, BEL, a lone CR, backspace
+    /// (`cli/tests/fixtures/hostile_terminal.sse`, which `cli_escapes` runs
+    /// through the binary).
+    const HOSTILE_STREAM: &[u8] = include_bytes!("../tests/fixtures/hostile_terminal.sse");
 
     fn render_bytes(bytes: &[u8], layout: Layout) -> (String, String) {
         let (out, err) = (Shared::default(), Shared::default());
@@ -807,7 +770,7 @@ mod tests {
     #[test]
     fn provider_text_names_arguments_and_errors_cannot_drive_the_terminal() {
         let tty = Layout { render: Some(Fd::Stdout), stdout_tty: true, stderr_tty: true, width: 60 };
-        let (out, err) = render_bytes(&hostile_stream(), tty);
+        let (out, err) = render_bytes(HOSTILE_STREAM, tty);
         only_own_escapes(&out).unwrap();
         only_own_escapes(&err).unwrap();
         let plain = strip(&out);
@@ -822,7 +785,7 @@ mod tests {
         }
         assert!(err.contains(r"boom \u{1b}]0;err\u{7} \u{9d}52;c;QQ==\u{9c}"), "{err:?}");
         // Off a terminal: no escapes at all, the same visible text.
-        let (out, err) = render_bytes(&hostile_stream(), PIPE);
+        let (out, err) = render_bytes(HOSTILE_STREAM, PIPE);
         assert_eq!(out, "");
         assert!(!err.contains('\x1b') && !err.contains('\r'), "{err:?}");
         assert!(err.contains(r"a\u{1b}]0;pwned\u{7}b"), "{err:?}");

@@ -12,46 +12,9 @@ use serde_json::Value;
 /// An Anthropic stream whose text, thinking, tool name, tool arguments and
 /// error try to set the title (OSC 0), write the clipboard (OSC 52), clear
 /// the screen (CSI 2J, and the C1 CSI U+009B), ring the bell, overwrite a
-/// line (a lone CR, backspace).
+/// line (a lone CR, backspace). The render's unit test reads it too.
 fn hostile_stream() -> Vec<u8> {
-    let events = [
-        (
-            "message_start",
-            r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#,
-        ),
-        (
-            "content_block_start",
-            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
-        ),
-        (
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"think \u009b2J\u0007"}}"#,
-        ),
-        ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
-        (
-            "content_block_start",
-            r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
-        ),
-        (
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"a\u001b]0;pwned\u0007b\u001b]52;c;ZXZpbA==\u0007c\u001b[2Jd\rfake\u0008\u007f"}}"#,
-        ),
-        ("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
-        (
-            "content_block_start",
-            r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t1","name":"evil\u001b]0;name\u0007","input":{}}}"#,
-        ),
-        (
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"\u001b]52;c;QQ==\u0007\"}"}}"#,
-        ),
-        ("content_block_stop", r#"{"type":"content_block_stop","index":2}"#),
-        (
-            "error",
-            r#"{"type":"error","error":{"type":"api_error","message":"boom \u001b]0;err\u0007 \u009d52;c;QQ==\u009c"}}"#,
-        ),
-    ];
-    events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect::<String>().into_bytes()
+    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hostile_terminal.sse")).unwrap()
 }
 
 fn run(args: &[&str], input: &[u8]) -> (i32, String, String) {
@@ -82,7 +45,7 @@ fn fold_renders_provider_controls_as_visible_escapes() {
     for shown in [
         r"think \u{9b}2J\u{7}",
         r"a\u{1b}]0;pwned\u{7}b\u{1b}]52;c;ZXZpbA==\u{7}c\u{1b}[2Jd\u{d}fake\u{8}\u{7f}",
-        r"[tool call] evil\u{1b}]0;name\u{7} ",
+        r"[tool call] evil\u{1b}]0;name\u{7}\u{a} ",
         r"\u{1b}]52;c;QQ==\u{7}",
         r"ssefold fold: provider error api_error: boom \u{1b}]0;err\u{7} \u{9d}52;c;QQ==\u{9c}",
     ] {
@@ -93,8 +56,11 @@ fn fold_renders_provider_controls_as_visible_escapes() {
     assert!(out.contains(r"think \u009b2J\u0007"), "{out}");
     let m: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(m["content"][0]["thinking"], "think \u{9b}2J\u{7}");
-    assert_eq!(m["content"][1]["text"], "a\u{1b}]0;pwned\u{7}b\u{1b}]52;c;ZXZpbA==\u{7}c\u{1b}[2Jd\rfake\u{8}\u{7f}");
-    assert_eq!(m["content"][2]["name"], "evil\u{1b}]0;name\u{7}");
+    assert_eq!(
+        m["content"][1]["text"],
+        "a\u{1b}]0;pwned\u{7}b\u{1b}]52;c;ZXZpbA==\u{7}c\u{1b}[2Jd\rfake\u{8}\u{7f}\r\nline\tend\n"
+    );
+    assert_eq!(m["content"][2]["name"], "evil\u{1b}]0;name\u{7}\n");
 }
 
 #[test]
