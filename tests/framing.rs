@@ -7,7 +7,7 @@
 mod prov_common;
 
 use prov_common::{es_message, lcg, run_all, warnings, Run};
-use ssefold::providers::{Provider, Stream, StreamConfig, StreamEvent};
+use ssefold::providers::{Provider, Stream, StreamConfig};
 
 const OLLAMA: &str = concat!(
     "{\"model\":\"m\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"done\":false}\n",
@@ -46,24 +46,7 @@ fn prefixed(prefix: &str, body: &[u8]) -> Vec<u8> {
 
 /// A run with `config`, split at the sizes `sizes` gives, or its ending.
 fn run_config(provider: Provider, config: &StreamConfig, bytes: &[u8], sizes: &mut dyn FnMut() -> usize) -> Run {
-    let mut stream = Stream::with_config(provider, config.clone());
-    let mut events = Vec::new();
-    let mut error = None;
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let n = sizes().max(1).min(bytes.len() - pos);
-        if let Err(e) = stream.feed(&bytes[pos..pos + n], |e: &StreamEvent<'_>| events.push(e.to_json())) {
-            error = Some(format!("{e:?}"));
-            break;
-        }
-        pos += n;
-    }
-    if error.is_none() {
-        if let Err(e) = stream.finish(|e: &StreamEvent<'_>| events.push(e.to_json())) {
-            error = Some(format!("{e:?}"));
-        }
-    }
-    Run { events, message: stream.message(), error, detected: stream.provider().name() }
+    prov_common::run_config_with(provider, config, bytes, sizes)
 }
 
 /// [`run_config`] whole, byte by byte, and at every split into two.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use ssefold::providers::{Provider, Stream, StreamEvent};
+use ssefold::providers::{Provider, Stream, StreamConfig, StreamEvent};
 
 /// What one run produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +21,17 @@ pub struct Run {
 
 /// Feeds `bytes` split at the given chunk sizes (cycled), then finishes.
 pub fn run_with(provider: Provider, bytes: &[u8], sizes: &mut dyn FnMut() -> usize) -> Run {
-    let mut stream = Stream::new(provider);
+    run_config_with(provider, &StreamConfig::default(), bytes, sizes)
+}
+
+/// [`run_with`] a stream of `config`.
+pub fn run_config_with(
+    provider: Provider,
+    config: &StreamConfig,
+    bytes: &[u8],
+    sizes: &mut dyn FnMut() -> usize,
+) -> Run {
+    let mut stream = Stream::with_config(provider, config.clone());
     let mut events = Vec::new();
     let mut error = None;
     let mut pos = 0;
