@@ -77,14 +77,7 @@ func (e *PathEvent) FullPath() []PathSegment {
 	if e.Path != nil || e.Depth == 0 {
 		return e.Path
 	}
-	p := make([]PathSegment, e.Depth)
-	p[e.Depth-1] = e.Last
-	i := e.Depth - 2
-	for n := e.parent; n != nil && i >= 0; n = n.parent {
-		p[i] = n.seg
-		i--
-	}
-	return p
+	return pathOf(e.Depth, e.Last, e.parent)
 }
 
 // PartialJSONOptions configures a PartialJSON; zero limits take the

@@ -217,13 +217,19 @@ type pathNode struct {
 
 // Path is the path from the root (O(Depth), computed on each call).
 func (e *StreamPathEvent) Path() []PathSegment {
-	p := make([]PathSegment, e.Depth)
-	if e.Depth == 0 {
+	return pathOf(e.Depth, e.Last, e.parent)
+}
+
+// pathOf is the path of depth segments ending in last, the ones before it
+// read up the parent chain (an empty, non-nil path at depth 0).
+func pathOf(depth int, last PathSegment, parent *pathNode) []PathSegment {
+	p := make([]PathSegment, depth)
+	if depth == 0 {
 		return p
 	}
-	p[e.Depth-1] = e.Last
-	i := e.Depth - 2
-	for n := e.parent; n != nil && i >= 0; n = n.parent {
+	p[depth-1] = last
+	i := depth - 2
+	for n := parent; n != nil && i >= 0; n = n.parent {
 		p[i] = n.seg
 		i--
 	}
