@@ -24,14 +24,7 @@ botocore_session = pytest.importorskip("botocore.session")
 
 def frame(headers: dict[str, str], payload: bytes) -> bytes:
     """One event-stream message with string headers."""
-    h = b""
-    for name, value in headers.items():
-        raw, val = name.encode(), value.encode()
-        h += bytes([len(raw)]) + raw + bytes([7]) + struct.pack("!H", len(val)) + val
-    prelude = struct.pack("!II", 12 + len(h) + len(payload) + 4, len(h))
-    prelude += struct.pack("!I", binascii.crc32(prelude) & 0xFFFFFFFF)
-    body = prelude + h + payload
-    return body + struct.pack("!I", binascii.crc32(body) & 0xFFFFFFFF)
+    return raw_frame(list(headers.items()), payload)
 
 
 def event(event_type: str, payload: dict[str, Any]) -> bytes:
