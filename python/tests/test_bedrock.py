@@ -22,6 +22,19 @@ import ssefold
 botocore_session = pytest.importorskip("botocore.session")
 
 
+def raw_frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
+    """One event-stream message with string headers in the order given
+    (a name may repeat, or be empty)."""
+    h = b""
+    for name, value in headers:
+        raw, val = name.encode(), value.encode()
+        h += bytes([len(raw)]) + raw + bytes([7]) + struct.pack("!H", len(val)) + val
+    prelude = struct.pack("!II", 12 + len(h) + len(payload) + 4, len(h))
+    prelude += struct.pack("!I", binascii.crc32(prelude) & 0xFFFFFFFF)
+    body = prelude + h + payload
+    return body + struct.pack("!I", binascii.crc32(body) & 0xFFFFFFFF)
+
+
 def frame(headers: dict[str, str], payload: bytes) -> bytes:
     """One event-stream message with string headers."""
     return raw_frame(list(headers.items()), payload)
@@ -341,19 +354,6 @@ def test_the_event_stream_limits_are_keyword_options() -> None:
         ssefold.BedrockConverseStream(max_event_stream_headers_len=16).feed(body)
     with pytest.raises(ValueError):
         ssefold.BedrockConverseStream(max_event_stream_message_len=0)
-
-
-def raw_frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
-    """One event-stream message with string headers in the order given
-    (a name may repeat, or be empty)."""
-    h = b""
-    for name, value in headers:
-        raw, val = name.encode(), value.encode()
-        h += bytes([len(raw)]) + raw + bytes([7]) + struct.pack("!H", len(val)) + val
-    prelude = struct.pack("!II", 12 + len(h) + len(payload) + 4, len(h))
-    prelude += struct.pack("!I", binascii.crc32(prelude) & 0xFFFFFFFF)
-    body = prelude + h + payload
-    return body + struct.pack("!I", binascii.crc32(body) & 0xFFFFFFFF)
 
 
 def test_headers_follow_botocores_rules() -> None:
