@@ -471,8 +471,8 @@ impl Dialect for AnthropicFold {
             .iter()
             .enumerate()
             .filter_map(|(i, b)| {
-                let path = vec![PathStep::Key("content"), PathStep::Index(i), PathStep::Key("input")];
-                Some((path, b.raw_input.as_deref()?))
+                let raw = b.raw_input.as_deref()?;
+                Some((vec![PathStep::Key("content"), PathStep::Index(i), PathStep::Key("input")], raw))
             })
             .collect();
         if raw.is_empty() {
