@@ -2768,6 +2768,25 @@ ssefold_result ssefold_stream_abort(struct ssefold_stream *stream);
 ssefold_result ssefold_stream_is_aborted(const struct ssefold_stream *stream, bool *out);
 
 /**
+ * Whether the body may end here, asked when a connection's body ends and
+ * before `ssefold_stream_finish`: true when the turn ended normally (its
+ * terminal event came, or `finish` ended it), or when the answer is whole
+ * without a terminal event (Gemini, which has none, once every candidate
+ * has its `finishReason`; Bedrock Converse after `messageStop`; Ollama on
+ * a lone done line; OpenAI Chat without `[DONE]` once every choice has its
+ * `finish_reason` and the usage a chunk announced came). When true, the
+ * answer is complete (do not reconnect) and `ssefold_stream_finish` ends
+ * the turn normally (for Chat without `[DONE]`: a `terminal_missing`
+ * warning, then `TURN_END`). False after an error or an abort. Never
+ * changes the stream; an event the body's end left without its blank line
+ * is decided by `finish`. See `Stream::is_complete_at_end`.
+ *
+ * # Safety
+ * `stream` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_stream_is_complete_at_end(const struct ssefold_stream *stream, bool *out);
+
+/**
  * Call before feeding the body of a new connection (after the old one
  * broke): a partial event of the old connection is dropped, and the first
  * event of the new one decides between a restart (the server started the

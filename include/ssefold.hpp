@@ -406,6 +406,14 @@ class Stream {
     check(ssefold_stream_is_aborted(handle_, &aborted));
     return aborted;
   }
+  /// Whether the body may end here (asked before finish() when a
+  /// connection's body ends): the terminal event came, or the answer is
+  /// whole without one (OpenAI Chat without [DONE], Gemini, ...).
+  bool is_complete_at_end() const {
+    bool complete = false;
+    check(ssefold_stream_is_complete_at_end(handle_, &complete));
+    return complete;
+  }
   /// Call before feeding a new connection's body (restart or resume).
   void reconnect() { check(ssefold_stream_reconnect(handle_)); }
   /// The cursor to send when reconnecting (owning copy of the id).

@@ -422,11 +422,14 @@ func TestAgentTurnDrivenByHand(t *testing.T) {
 		t.Fatalf("tool results %s", res.ToolResults)
 	}
 
-	// A body that ends early: a stream failure, typed; the started call is cancelled.
+	// A body that ends early (its chunks announce the usage, which never
+	// comes; no [DONE]): a stream failure, typed; the started call is
+	// cancelled.
 	cut, _ := NewAgentTurn(&AgentTurnConfig{Stream: &StreamOptions{NoEvents: true}})
 	defer cut.Close()
 	cut.AddTool("add", ToolOptions{})
-	if evs, err := cut.Feed([]byte(chatCall), 1); err != nil || evs != nil {
+	early := strings.ReplaceAll(chatCall, "}\n\n", `,"usage":null}`+"\n\n")
+	if evs, err := cut.Feed([]byte(early), 1); err != nil || evs != nil {
 		t.Fatal(evs, err)
 	}
 	cut.EndOfBody(2)

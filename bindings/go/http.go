@@ -24,6 +24,13 @@ import (
 // Responses) comes from the stream and the Reconnector; NewRequest builds
 // each request from it (Run sets the Last-Event-ID header itself).
 //
+// A body that ends (EOF) before its terminal event is an early end,
+// reconnected, unless the answer is whole without it
+// (Stream.IsCompleteAtEnd: OpenAI Chat without [DONE] once every choice has
+// its finish_reason, Gemini after every finishReason): that is complete,
+// and Run's Finish ends the turn (for Chat, after a "terminal_missing"
+// warning).
+//
 // With Policy.IdleTimeout, a connection that gets no bytes for that long
 // (waiting for the response headers, or between two reads of the body: a
 // stalled or slow-drip server) is closed and counts as an idle end: Run
@@ -279,6 +286,18 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 		m, _ := st.stream.Message()
 		switch d.Kind {
 		case DecisionDone:
+			if _, terminated := st.stream.Status(); !terminated {
+				// Complete at the end of the body without a terminal event:
+				// Finish ends the turn (a terminal_missing warning for Chat).
+				evs, ferr := st.stream.Finish()
+				if err := h.emit(st, evs); err != nil {
+					return m, st.connections, err
+				}
+				m, _ = st.stream.Message()
+				if ferr != nil {
+					return m, st.connections, ferr
+				}
+			}
 			return m, st.connections, nil
 		case DecisionFail:
 			code := ResultStreamProviderError
@@ -411,6 +430,12 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 				return st.idleEnd("from the server"), nil
 			}
 			if rerr == io.EOF {
+				if st.stream.IsCompleteAtEnd() {
+					// The answer is whole without its terminal event (OpenAI
+					// Chat without [DONE], Gemini after every finishReason):
+					// complete; run's Finish ends the turn.
+					return StreamEnd{Kind: EndCompleted}, nil
+				}
 				// An unterminated final event is discarded (per the spec);
 				// Finish is only called once no reconnection follows.
 				return StreamEnd{Kind: EndEndedEarly}, nil

@@ -75,13 +75,18 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func runHTTP(t *testing.T, srv *server, ctx context.Context) (json.RawMessage, []StreamEvent, int, error) {
+	return runHTTPAs(t, srv, ctx, Anthropic)
+}
+
+// runHTTPAs is runHTTP with the body folded as provider p.
+func runHTTPAs(t *testing.T, srv *server, ctx context.Context, p Provider) (json.RawMessage, []StreamEvent, int, error) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	var evs []StreamEvent
 	pol := DefaultReconnectPolicy()
 	pol.InitialDelay = time.Millisecond
 	h := &HTTPStream{
-		Provider: Anthropic,
+		Provider: p,
 		Policy:   &pol,
 		OnEvent:  func(e StreamEvent) error { evs = append(evs, e); return nil },
 		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
@@ -90,6 +95,81 @@ func runHTTP(t *testing.T, srv *server, ctx context.Context) (json.RawMessage, [
 	}
 	m, n, err := h.run(ctx)
 	return m, evs, n, err
+}
+
+// wholeBody serves the fixture at path as one body, and its folded message.
+func wholeBody(t *testing.T, path string) (*server, json.RawMessage) {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(strings.TrimSuffix(path, ".sse") + ".json")
+	return &server{events: []string{string(body)}}, want
+}
+
+// warningCodes are the codes of the warning events (JSON form).
+func warningCodes(evs []StreamEvent) []string {
+	var codes []string
+	for _, e := range evs {
+		var w struct{ Code string }
+		if e.Kind == KindWarning && json.Unmarshal(e.JSON, &w) == nil {
+			codes = append(codes, w.Code)
+		}
+	}
+	return codes
+}
+
+// A Chat body that ends after its finish_reason without data: [DONE] (vLLM,
+// TGI, proxies) is complete: the message, one request, no error, and the
+// turn ended by Finish (a terminal_missing warning, then the turn end).
+func TestHTTPChatWithoutDoneIsCompleteInOneRequest(t *testing.T) {
+	srv, want := wholeBody(t, "../../tests/fixtures/openai_chat/no_done_vllm.sse")
+	m, evs, n, err := runHTTPAs(t, srv, context.Background(), OpenAIChat)
+	if err != nil || n != 1 || len(srv.requests) != 1 {
+		t.Fatalf("err %v, %d connections, %d requests", err, n, len(srv.requests))
+	}
+	if !jsonEqual(t, m, want) {
+		t.Fatalf("message\n got %s\nwant %s", m, want)
+	}
+	last := evs[len(evs)-1]
+	if codes := warningCodes(evs); len(codes) != 1 || codes[0] != "terminal_missing" {
+		t.Fatalf("warnings %q", codes)
+	}
+	if last.Kind != KindTurnEnd || last.Text != "stop" {
+		t.Fatalf("last event %+v", last)
+	}
+}
+
+// Gemini has no terminal event: a body that ends after every finishReason
+// is complete at EOF, never an early end reconnected.
+func TestHTTPGeminiBodyEndingAtEOFIsComplete(t *testing.T) {
+	srv, want := wholeBody(t, "../../tests/fixtures/gemini/text.sse")
+	m, evs, n, err := runHTTPAs(t, srv, context.Background(), Gemini)
+	if err != nil || n != 1 || len(srv.requests) != 1 {
+		t.Fatalf("err %v, %d connections, %d requests", err, n, len(srv.requests))
+	}
+	if !jsonEqual(t, m, want) {
+		t.Fatalf("message\n got %s\nwant %s", m, want)
+	}
+	for _, e := range evs {
+		if e.Kind == KindTurnReset {
+			t.Fatal("restarted")
+		}
+	}
+	if last := evs[len(evs)-1]; last.Kind != KindTurnEnd || last.Text != "STOP" {
+		t.Fatalf("last event %+v", last)
+	}
+}
+
+// A Chat body whose usage was announced ("usage": null) but never came is
+// not whole: an early end, reconnected, then given up.
+func TestHTTPChatMissingItsAnnouncedUsageIsReconnected(t *testing.T) {
+	srv, _ := wholeBody(t, "../../tests/fixtures/openai_chat/no_done_usage_missing.sse")
+	_, _, n, err := runHTTPAs(t, srv, context.Background(), OpenAIChat)
+	var g *GiveUpError
+	if !errors.As(err, &g) || g.LastEnd != EndEndedEarly || n != 3 || len(srv.requests) != 3 {
+		t.Fatalf("want give up after 3 connections, got %v (%d)", err, n)
+	}
 }
 
 func TestHTTPResumeWithLastEventID(t *testing.T) {

@@ -1,6 +1,8 @@
 package ssefold
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -72,5 +74,49 @@ func TestStreamAbortAndReconnect(t *testing.T) {
 	}
 	if _, err := a.Feed([]byte(withIDs[5])); err == nil {
 		t.Fatal("fed after abort")
+	}
+}
+
+// IsCompleteAtEnd: a Chat body without data: [DONE] is complete at its end
+// once every choice has its finish_reason, and Finish then ends the turn.
+func TestStreamIsCompleteAtEnd(t *testing.T) {
+	body, err := os.ReadFile("../../tests/fixtures/openai_chat/no_done_vllm.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.LastIndex(body, []byte("data: "))
+	s, _ := NewStream(OpenAIChat, nil)
+	defer s.Close()
+	if s.IsCompleteAtEnd() {
+		t.Fatal("complete before any event")
+	}
+	s.Feed(body[:cut])
+	if s.IsCompleteAtEnd() {
+		t.Fatal("complete before the finish_reason")
+	}
+	s.Feed(body[cut:])
+	if _, terminated := s.Status(); !s.IsCompleteAtEnd() || terminated {
+		t.Fatalf("after the finish_reason: complete %v, terminated %v", s.IsCompleteAtEnd(), terminated)
+	}
+	evs, err := s.Finish()
+	if err != nil || len(evs) != 2 || evs[0].Kind != KindWarning || evs[1].Kind != KindTurnEnd || evs[1].Text != "stop" {
+		t.Fatalf("finish: %v %+v", err, evs)
+	}
+	if !s.IsCompleteAtEnd() {
+		t.Fatal("not complete after a normal finish")
+	}
+	missing, _ := NewStream(Auto, nil)
+	defer missing.Close()
+	usage, _ := os.ReadFile("../../tests/fixtures/openai_chat/no_done_usage_missing.sse")
+	missing.Feed(usage)
+	if missing.IsCompleteAtEnd() {
+		t.Fatal("complete without the announced usage")
+	}
+	if _, err := missing.Finish(); !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("finish: %v", err)
+	}
+	s.Close()
+	if s.IsCompleteAtEnd() {
+		t.Fatal("complete after Close")
 	}
 }

@@ -675,6 +675,30 @@ func (s *Stream) IsAborted() bool {
 	return bool(out)
 }
 
+// IsCompleteAtEnd says whether the body may end here, asked when a
+// connection's body ends and before Finish: the terminal event came, or the
+// answer is whole without one (Gemini, which has none, once every candidate
+// has its finishReason; Bedrock Converse after messageStop; Ollama on a
+// lone done line; OpenAI Chat without [DONE] once every choice has its
+// finish_reason and the usage a chunk announced came). When true, Finish
+// ends the turn normally (Chat without [DONE]: a "terminal_missing"
+// warning, then the turn end); do not reconnect. False after an error,
+// Abort or Close. It never changes the stream.
+func (s *Stream) IsCompleteAtEnd() bool {
+	if s.use.enter() != nil {
+		return false
+	}
+	defer s.use.leave()
+	if s.ptr == nil {
+		return false
+	}
+	var out C.bool
+	maybeGC()
+	C.ssefold_stream_is_complete_at_end(s.ptr, &out)
+	runtime.KeepAlive(s)
+	return bool(out)
+}
+
 // Reconnect is called before feeding the body of a new connection: the
 // old connection's partial event is dropped, and the new connection's
 // first event decides between a restart (a KindTurnReset event, then the

@@ -396,6 +396,12 @@ class _Session:
             return StreamEnd.provider_error(self.error.type, self.error.message)
         if self.completed:
             return StreamEnd.completed()
+        if self.stream is not None and self.stream.is_complete_at_end:
+            # The answer is whole without its terminal event (OpenAI Chat
+            # without [DONE], Gemini after every finishReason): complete,
+            # never reconnected; finish() ends the turn.
+            self.completed = True
+            return StreamEnd.completed()
         if self.stream is None and self.terminal is None and self.decoder.discarded_bytes == 0:
             return StreamEnd.completed()
         return StreamEnd.ended_early()

@@ -31,6 +31,12 @@ ERROR = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error"
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "tests"
 BASIC = FIXTURES / "peer-fixtures" / "anthropic-sdk-python" / "basic_response.txt"
 ERROR_FIXTURE = FIXTURES / "fixtures" / "anthropic" / "error_mid_stream.sse"
+# Bodies whose answer is whole but whose terminal event never comes.
+COMPLETE_AT_END = {
+    "/chat-no-done": FIXTURES / "fixtures" / "openai_chat" / "no_done_vllm.sse",
+    "/chat-usage-missing": FIXTURES / "fixtures" / "openai_chat" / "no_done_usage_missing.sse",
+    "/gemini": FIXTURES / "fixtures" / "gemini" / "text.sse",
+}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -97,6 +103,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_events([body[:cut]], truncate=body[cut : cut + 10])
         elif self.path == "/anthropic-error":
             self.send_events([ERROR_FIXTURE.read_bytes()])
+        elif self.path in COMPLETE_AT_END:
+            self.send_events([COMPLETE_AT_END[self.path].read_bytes()])
         elif self.path == "/slow-anthropic":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
@@ -365,3 +373,50 @@ def test_provider_mode_abort_gives_an_aborted_turn_end(server: Server) -> None:
                 threading.Timer(0.05, abort.set).start()
     assert seen[-1].type == "turn_end" and seen[-1].stop_reason == "aborted"
     assert it.stream is not None and it.stream.is_aborted
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_provider_mode_chat_without_done_is_complete_in_one_request(server: Server, mode: str) -> None:
+    """A Chat body that ends after finish_reason without data: [DONE] (vLLM,
+    TGI, proxies): the complete message, no error, never reconnected."""
+    target = url(server, "/chat-no-done")
+    if mode == "sync":
+        with httpx.Client() as client:
+            it = ssefold.stream_events(client, "GET", target, provider="openai_chat", policy=FAST)
+            seen = list(it)
+        stream = it.stream
+    else:
+
+        async def run() -> Tuple[List[Any], Any]:
+            async with httpx.AsyncClient() as client:
+                ait = ssefold.astream_events(client, "GET", target, provider="auto", policy=FAST)
+                return [e async for e in ait], ait.stream
+
+        seen, stream = asyncio.run(run())
+    assert [e.code for e in seen if e.type == "warning"] == ["terminal_missing"]
+    assert seen[-1].type == "turn_end" and seen[-1].stop_reason == "stop"
+    assert stream is not None and stream.is_terminated and stream.is_complete_at_end
+    assert stream.message["choices"][0]["message"]["content"] == "Hello there!"
+    assert server.requests == [("/chat-no-done", None)]
+
+
+def test_provider_mode_gemini_body_ending_at_eof_is_complete(server: Server) -> None:
+    """Gemini has no terminal event: its body ending after every finishReason
+    is complete, not an early end reconnected."""
+    with httpx.Client() as client:
+        it = ssefold.stream_events(client, "GET", url(server, "/gemini"), provider="gemini", policy=FAST)
+        seen = list(it)
+    assert seen[-1].type == "turn_end" and seen[-1].stop_reason == "STOP"
+    assert "turn_reset" not in [e.type for e in seen]
+    assert it.stream is not None and it.stream.is_complete_at_end
+    assert server.requests == [("/gemini", None)]
+
+
+def test_provider_mode_chat_missing_its_announced_usage_is_reconnected(server: Server) -> None:
+    """Announced ("usage": null) but the usage chunk never came: not whole,
+    so an early end: reconnected, then given up."""
+    with httpx.Client() as client:
+        with pytest.raises(ssefold.IncompleteStreamError) as info:
+            list(ssefold.stream_events(client, "GET", url(server, "/chat-usage-missing"), provider="openai_chat", policy=FAST))
+    assert info.value.last is not None and info.value.last.kind == "ended_early"
+    assert len(server.requests) == 1 + FAST.max_retries

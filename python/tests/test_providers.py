@@ -147,6 +147,35 @@ def test_truncated_stream_raises_incomplete_on_finish_and_keeps_the_message() ->
     assert isinstance(s.message, dict)
 
 
+def test_is_complete_at_end_before_finish() -> None:
+    """A Chat body without data: [DONE]: complete at its end once every
+    choice has its finish_reason; finish() then ends the turn normally."""
+    data = (FIXTURES / "openai_chat" / "no_done_vllm.sse").read_bytes()
+    cut = data.rindex(b"data: ")
+    s = ssefold.Stream("openai_chat")
+    assert not s.is_complete_at_end
+    s.feed(data[:cut])
+    assert not s.is_complete_at_end and not s.is_terminated
+    s.feed(data[cut:])
+    assert s.is_complete_at_end and not s.is_terminated
+    events = s.finish()
+    assert [e.type for e in events] == ["warning", "turn_end"]
+    assert events[0].code == "terminal_missing" and events[1].stop_reason == "stop"
+    assert s.is_complete_at_end and s.is_terminated
+    # Announced usage that never came: not complete, finish() raises.
+    missing = ssefold.Stream("auto")
+    missing.feed((FIXTURES / "openai_chat" / "no_done_usage_missing.sse").read_bytes())
+    assert not missing.is_complete_at_end
+    with pytest.raises(ssefold.IncompleteStreamError):
+        missing.finish()
+    assert not missing.is_complete_at_end
+    # Aborted: never complete.
+    aborted = ssefold.Stream("openai_chat")
+    aborted.feed(data)
+    aborted.abort()
+    assert not aborted.is_complete_at_end
+
+
 def test_stream_event_attributes() -> None:
     path = next(p for p in peer_fixture_files() if p.name == "basic_response.txt")
     s = ssefold.AnthropicStream()

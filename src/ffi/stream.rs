@@ -848,6 +848,36 @@ pub unsafe extern "C" fn ssefold_stream_is_aborted(stream: *const ssefold_stream
     unsafe { handle::with_ref(stream, body) }
 }
 
+/// Whether the body may end here, asked when a connection's body ends and
+/// before `ssefold_stream_finish`: true when the turn ended normally (its
+/// terminal event came, or `finish` ended it), or when the answer is whole
+/// without a terminal event (Gemini, which has none, once every candidate
+/// has its `finishReason`; Bedrock Converse after `messageStop`; Ollama on
+/// a lone done line; OpenAI Chat without `[DONE]` once every choice has its
+/// `finish_reason` and the usage a chunk announced came). When true, the
+/// answer is complete (do not reconnect) and `ssefold_stream_finish` ends
+/// the turn normally (for Chat without `[DONE]`: a `terminal_missing`
+/// warning, then `TURN_END`). False after an error or an abort. Never
+/// changes the stream; an event the body's end left without its blank line
+/// is decided by `finish`. See `Stream::is_complete_at_end`.
+///
+/// # Safety
+/// `stream` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_stream_is_complete_at_end(
+    stream: *const ssefold_stream,
+    out: *mut bool,
+) -> ssefold_result {
+    let body = |s: &StreamState| {
+        check_not_null!(out);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, s.stream.is_complete_at_end()) };
+        Ok(())
+    };
+    // SAFETY: `stream` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(stream, body) }
+}
+
 /// Call before feeding the body of a new connection (after the old one
 /// broke): a partial event of the old connection is dropped, and the first
 /// event of the new one decides between a restart (the server started the

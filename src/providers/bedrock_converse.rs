@@ -370,9 +370,13 @@ impl Dialect for ConverseFold {
         self.top.get("stopReason").and_then(Value::as_str).map(str::to_owned)
     }
 
-    fn end_of_body(&mut self, _turn: &mut Turn, _sink: &mut Sink<'_>) -> bool {
+    fn complete_at_end(&self, _turn: &Turn) -> bool {
         // `metadata` may be missing after `messageStop`: the answer is whole.
         self.stopped
+    }
+
+    fn end_of_body(&mut self, turn: &mut Turn, _sink: &mut Sink<'_>) -> bool {
+        self.complete_at_end(turn)
     }
 
     fn is_restart(&self, ty: &str, _id: Option<&str>) -> bool {

@@ -193,11 +193,13 @@ pub enum WarningCode {
     InvalidBase64,
     /// `path_events_dropped`: one call of the stream reached `max_path_events_per_feed` path events: the rest of that call's are dropped (the argument text and the fold are complete).
     PathEventsDropped,
+    /// `terminal_missing`: the body ended without the terminal event once the answer was whole (OpenAI Chat: every choice's `finish_reason` and the announced usage came, no `[DONE]`): the turn ended normally.
+    TerminalMissing,
 }
 
 impl WarningCode {
     /// Every code, in the order of the table in [`super`].
-    pub fn all() -> [WarningCode; 20] {
+    pub fn all() -> [WarningCode; 21] {
         [
             WarningCode::UnterminatedFinalEvent,
             WarningCode::TruncatedFinalEvent,
@@ -219,6 +221,7 @@ impl WarningCode {
             WarningCode::TerminalBeforeStart,
             WarningCode::InvalidBase64,
             WarningCode::PathEventsDropped,
+            WarningCode::TerminalMissing,
         ]
     }
 
@@ -245,6 +248,7 @@ impl WarningCode {
             WarningCode::TerminalBeforeStart => "terminal_before_start",
             WarningCode::InvalidBase64 => "invalid_base64",
             WarningCode::PathEventsDropped => "path_events_dropped",
+            WarningCode::TerminalMissing => "terminal_missing",
         }
     }
 

@@ -458,17 +458,20 @@ impl Dialect for GeminiFold {
         c.fields.get("finishReason").and_then(Value::as_str).map(str::to_owned)
     }
 
+    /// Every candidate has its `finishReason`: the final chunk came.
+    fn complete_at_end(&self, turn: &Turn) -> bool {
+        turn.state == TurnState::Streaming && !self.candidates.is_empty() && self.candidates.iter().all(|c| c.finished)
+    }
+
     fn end_of_body(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
-        let done = turn.state == TurnState::Streaming
-            && !self.candidates.is_empty()
-            && self.candidates.iter().all(|c| c.finished);
-        if done {
-            for c in 0..self.candidates.len() {
-                self.close_text(turn, c, sink);
-                self.cut_call(turn, c, sink);
-            }
+        if !self.complete_at_end(turn) {
+            return false;
         }
-        done
+        for c in 0..self.candidates.len() {
+            self.close_text(turn, c, sink);
+            self.cut_call(turn, c, sink);
+        }
+        true
     }
 
     fn is_restart(&self, _ty: &str, _id: Option<&str>) -> bool {

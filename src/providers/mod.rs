@@ -102,7 +102,10 @@
 //! stream that ended before its terminal event ([`StreamError::Incomplete`];
 //! parts still open are committed first with outcome `incomplete`; Gemini
 //! has no terminal event: its body must end after every candidate's
-//! `finishReason`).
+//! `finishReason`; an OpenAI Chat body that ends without `[DONE]` after
+//! every choice's `finish_reason` and its announced usage is complete, with
+//! a `terminal_missing` warning; [`Stream::is_complete_at_end`] tells
+//! before `finish` whether the body may end here).
 //!
 //! **Warnings** (a `warning` event; folding goes on; the offending event is
 //! ignored unless said otherwise), by code:
@@ -129,6 +132,7 @@
 //! | `lone_surrogate` | a `\uD800`-`\uDFFF` escape not part of a surrogate pair (RFC 8259's grammar allows it; JavaScript and Python accept it; serde_json does not): read as U+FFFD, wherever it is in the event (delta text, tool-argument fragment, any other member); the event is applied |
 //! | `terminal_before_start` | a terminal event (`message_stop`, `[DONE]`) before the answer started (before any event that starts or fills it): a stray one, not the end; ignored, and folding goes on. Responses: a `response.completed` / `response.incomplete` whose `response` holds an `output` array is a whole answer in one event and is folded as such (warning `event_before_start`); without one it is ignored with this warning. Ollama: a `done: true` line without content first is stray only when another line follows (alone, it is an empty answer; see [`ollama`]) |
 //! | `invalid_base64` | a media part's base64 text holds a character outside the alphabet, misplaced padding or a lone final character: its `media_delta`s stop there (later bytes could not be aligned); its text stays in the folded message as received |
+//! | `terminal_missing` | at `finish`, the body ended without the terminal event but the answer is whole (OpenAI Chat: no `[DONE]` after every choice's `finish_reason` and, when a chunk announced it with `"usage": null`, the usage chunk — vLLM, Hugging Face TGI, several proxies): the turn ends normally (`turn_end` with the stop reason), never `Incomplete` |
 //! | `path_events_dropped` | one call of the stream (a `feed`, a `finish`) reached `max_path_events_per_feed` `tool_args_path` events (one whole-arguments delta gives one per token): the rest of that call's path events are dropped, once warned; the `tool_args_delta`s and the fold are complete |
 //!
 //! # Usage rules
@@ -1043,9 +1047,10 @@ impl Stream {
     /// Ends the stream. An event left undispatched by a missing final blank
     /// line is applied only if its data is complete JSON (warning
     /// `unterminated_final_event`), else discarded (warning
-    /// `truncated_final_event`). Then, if the terminal event never came,
-    /// open parts are committed as `incomplete` and
-    /// [`StreamError::Incomplete`] is returned.
+    /// `truncated_final_event`). Then, if the terminal event never came and
+    /// the answer is not whole without it (see
+    /// [`is_complete_at_end`](Self::is_complete_at_end)), open parts are
+    /// committed as `incomplete` and [`StreamError::Incomplete`] is returned.
     pub fn finish(&mut self, mut on_event: impl FnMut(&StreamEvent<'_>)) -> Result<(), StreamError> {
         self.finish_to(&mut on_event)
     }
@@ -1109,8 +1114,9 @@ impl Stream {
             return Ok(());
         }
         if d.end_of_body(&mut self.turn, sink) {
-            // A dialect without a terminal event (Gemini): the end of the
-            // body after its final chunk ends the turn.
+            // The answer is whole without a terminal event
+            // (`complete_at_end`: Gemini, which has none; Chat without
+            // `[DONE]`): the end of the body ends the turn.
             self.turn.close_open(d, sink);
             self.turn.state = TurnState::Done;
             let reason = d.on_turn_end(&self.turn, sink);
@@ -1138,6 +1144,32 @@ impl Stream {
     /// Whether the terminal event was seen.
     pub fn is_terminated(&self) -> bool {
         self.turn.is_terminated()
+    }
+
+    /// Whether the body may end here: the turn ended normally (its terminal
+    /// event came, or [`finish`](Self::finish) already ended it), or the
+    /// answer folded so far is whole without a terminal event — Gemini (it
+    /// has none) once every candidate has its `finishReason`, Bedrock
+    /// Converse after `messageStop`, Ollama on a lone done line, OpenAI Chat
+    /// once every choice has its `finish_reason` and the usage a chunk
+    /// announced came (no `[DONE]`: vLLM, TGI, proxies).
+    ///
+    /// Hosts ask it when a connection's body ends, before `finish`: when
+    /// true the answer is complete (no reconnection) and `finish` ends the
+    /// turn normally (`turn_end` with the stop reason; for OpenAI Chat
+    /// without `[DONE]`, after a `terminal_missing` warning). False after an
+    /// error or [`abort`](Self::abort), and while the answer is not whole
+    /// (then `finish` returns [`StreamError::Incomplete`]). It never changes
+    /// the stream, and considers the events dispatched so far only: an
+    /// event the body's end left without its dispatching blank line is
+    /// decided by `finish` (applied when its data is complete JSON).
+    pub fn is_complete_at_end(&self) -> bool {
+        if self.turn.state == TurnState::Done {
+            return true;
+        }
+        !self.closed
+            && !self.turn.is_terminated()
+            && self.dialect.as_deref().is_some_and(|d| d.complete_at_end(&self.turn))
     }
 
     /// Bytes held by the stream: its own size, the SSE decoder's buffers and

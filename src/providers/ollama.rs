@@ -214,7 +214,14 @@ impl Dialect for OllamaFold {
 
     /// The body ended on a held done line (see "Stray done lines" in the
     /// module docs): it was the whole answer, an empty one.
+    fn complete_at_end(&self, _turn: &Turn) -> bool {
+        self.held_done.is_some()
+    }
+
     fn end_of_body(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
+        if !self.complete_at_end(turn) {
+            return false;
+        }
         let Some(line) = self.held_done.take() else { return false };
         let event = Event::new("line", &line, None, None);
         matches!(self.apply(turn, &event, sink), Ok(Flow::End))

@@ -72,7 +72,14 @@
 //! * **Usage rule**: a chunk's non-null `usage` replaces the message's
 //!   usage (the final usage-only chunk of `stream_options.include_usage`).
 //! * `data: {"error": {...}}` is a provider error.
-//! * The terminal event is `data: [DONE]`, matched exactly.
+//! * The terminal event is `data: [DONE]`, matched exactly. A body that
+//!   ends without it once the answer is whole — at least one choice, every
+//!   choice with its `finish_reason`, and, when a chunk announced the usage
+//!   (`"usage": null`, as `stream_options.include_usage` sends before the
+//!   usage-only chunk), that usage — is complete (vLLM, Hugging Face TGI
+//!   and several proxies never send `[DONE]`): warning `terminal_missing`,
+//!   then `turn_end` with the stop reason, as with `[DONE]`. Otherwise it is
+//!   [`StreamError::Incomplete`].
 //! * Bad input: a member of the wrong shape (`choices` not an array, a
 //!   non-object `delta` or tool call, `content: 5`, a non-integer `index`,
 //!   …) is an `invalid_event` warning naming it, and **the rest of the chunk
@@ -364,6 +371,10 @@ struct ChunkView<'a> {
     object: Option<&'a str>,
     choices: LenientList<ChoiceView<'a>>,
     usage: Option<&'a str>,
+    /// The chunk has a `usage` member, `null` included
+    /// (`stream_options.include_usage` puts `"usage": null` on every chunk
+    /// before the usage-only one).
+    usage_member: bool,
     error: Option<&'a str>,
     /// Every other top-level member (id, created, model, extras), raw.
     top: Members<'a>,
@@ -379,7 +390,10 @@ impl<'de> FromMap<'de> for ChunkView<'de> {
     fn member<M: MapAccess<'de>>(&mut self, key: Str<'de>, map: &mut M) -> Result<(), M::Error> {
         match &*key {
             "choices" => self.choices = map.next_value()?,
-            "usage" => self.usage = Some(raw(map)?).filter(|t| *t != "null"),
+            "usage" => {
+                self.usage_member = true;
+                self.usage = Some(raw(map)?).filter(|t| *t != "null");
+            }
             "error" => self.error = Some(raw(map)?).filter(|t| *t != "null"),
             "obfuscation" => {
                 map.next_value::<IgnoredAny>()?;
@@ -884,6 +898,9 @@ pub(crate) struct ChatFold {
     top_text: String,
     choices: Vec<Choice>,
     usage: Option<Value>,
+    /// A chunk had a `usage` member (`null` until the usage-only chunk):
+    /// the usage is announced, and the answer is whole only once it came.
+    usage_announced: bool,
 }
 
 fn text_part_json(kind: PartKind, text: &str) -> Value {
@@ -918,15 +935,7 @@ impl Dialect for ChatFold {
                 return Ok(Flow::Continue);
             }
             self.start_if_idle(turn, sink);
-            for choice in &self.choices {
-                if !choice.open_parts(&turn.parts).is_empty() {
-                    let msg = format!(
-                        "choice {} has open parts at [DONE] (no finish_reason); committed as incomplete",
-                        choice.index
-                    );
-                    warn(sink, WarningCode::PartNotEnded, &msg);
-                }
-            }
+            self.warn_open_parts(turn, "at [DONE]", sink);
             return Ok(Flow::End);
         }
         let mut quick = ChunkView::default();
@@ -989,6 +998,7 @@ impl Dialect for ChatFold {
                 Lenient::Null => warn(sink, WarningCode::InvalidEvent, "a choice is null; ignored"),
             }
         }
+        self.usage_announced |= chunk.usage_member;
         if let Some(u) = chunk.usage.and_then(|u| value_lenient(u, "usage", sink).ok()) {
             let usage = self.usage.insert(u);
             sink.event(&StreamEvent::Usage { usage });
@@ -1036,6 +1046,31 @@ impl Dialect for ChatFold {
         self.choices.iter().find(|c| c.index == 0).and_then(|c| c.finish_reason.clone())
     }
 
+    /// The answer is whole without `[DONE]` (vLLM, Hugging Face TGI and
+    /// several proxies end the body without it): at least one choice came,
+    /// every choice has its `finish_reason`, and the usage, when announced
+    /// by a `"usage": null` member, came.
+    fn complete_at_end(&self, turn: &Turn) -> bool {
+        turn.state == TurnState::Streaming
+            && !self.choices.is_empty()
+            && self.choices.iter().all(|c| c.finish_reason.is_some())
+            && (!self.usage_announced || self.usage.is_some())
+    }
+
+    fn end_of_body(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) -> bool {
+        if !self.complete_at_end(turn) {
+            return false;
+        }
+        // (Every part was committed at its choice's finish_reason.)
+        self.warn_open_parts(turn, "at the end of the body", sink);
+        warn(
+            sink,
+            WarningCode::TerminalMissing,
+            "the body ended after every choice's finish_reason without data: [DONE]; the answer is complete",
+        );
+        true
+    }
+
     fn after_terminal(&self, _event: &Event<'_>) -> String {
         "chunk after [DONE]; ignored".to_owned()
     }
@@ -1051,6 +1086,18 @@ impl Dialect for ChatFold {
 }
 
 impl ChatFold {
+    /// Warns `part_not_ended` for each choice with parts still open at the
+    /// end of the turn (`at`; they are committed as incomplete).
+    fn warn_open_parts(&self, turn: &Turn, at: &str, sink: &mut Sink<'_>) {
+        for choice in &self.choices {
+            if !choice.open_parts(&turn.parts).is_empty() {
+                let msg =
+                    format!("choice {} has open parts {at} (no finish_reason); committed as incomplete", choice.index);
+                warn(sink, WarningCode::PartNotEnded, &msg);
+            }
+        }
+    }
+
     fn start_if_idle(&mut self, turn: &mut Turn, sink: &mut Sink<'_>) {
         if !turn.begin() {
             return;
@@ -1561,7 +1608,11 @@ fn quick_chunk<'a>(data: &'a str, known: &str, chunk: &mut ChunkView<'a>) -> Opt
                     q.eat(b']')?;
                 }
             }
-            "usage" | "error" => q.null()?,
+            "usage" => {
+                q.null()?;
+                chunk.usage_member = true;
+            }
+            "error" => q.null()?,
             "obfuscation" => {
                 q.string()?;
             }

@@ -204,10 +204,22 @@ pub(crate) trait Dialect: core::fmt::Debug + Send + Sync {
     /// final usage), and the stop reason `turn_end` carries.
     fn on_turn_end(&mut self, turn: &Turn, sink: &mut Sink<'_>) -> Option<String>;
 
+    /// Whether the answer folded so far is whole without a terminal event,
+    /// so that the body may end here: Gemini (which has none) once every
+    /// candidate has its `finishReason`, Bedrock Converse after
+    /// `messageStop`, Ollama on a held done line, OpenAI Chat once every
+    /// choice has its `finish_reason` (and the announced usage came).
+    /// Never changes the fold; [`end_of_body`](Self::end_of_body) ends the
+    /// turn exactly when this holds.
+    fn complete_at_end(&self, _turn: &Turn) -> bool {
+        false
+    }
+
     /// The body ended before a terminal event: whether that is the normal
-    /// end of this dialect's turn (Gemini, which has no terminal event: its
-    /// final chunk came). When it is, the dialect commits what it considers
-    /// finished first; the driver then ends the turn as on [`Flow::End`].
+    /// end of this dialect's turn ([`complete_at_end`](Self::complete_at_end)).
+    /// When it is, the dialect commits what it considers finished first
+    /// (and warns, when the terminal event it has was missing); the driver
+    /// then ends the turn as on [`Flow::End`].
     fn end_of_body(&mut self, _turn: &mut Turn, _sink: &mut Sink<'_>) -> bool {
         false
     }

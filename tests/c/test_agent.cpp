@@ -617,8 +617,15 @@ TEST(AgentTurn, AbortCancelsTheRunningCallAndDropsItsLateResult) {
 }
 
 TEST(AgentTurn, AStreamFailureIsTypedAndEndsTheTurn) {
+  // Its chunks announce the usage, which never comes (and no [DONE]): the
+  // answer is not whole, so the end of the body is a stream failure.
+  std::string early = CHAT_CALL;
+  const std::string announced = ",\"usage\":null}\n\n";
+  for (size_t at = 0; (at = early.find("}\n\n", at)) != std::string::npos; at += announced.size()) {
+    early.replace(at, 3, announced);
+  }
   Turn incomplete;
-  incomplete.feed(CHAT_CALL, 1);
+  incomplete.feed(early, 1);
   ASSERT_EQ(ssefold_agent_turn_end_of_body(incomplete.t, 2), SSEFOLD_RESULT_OK);
   EXPECT_TRUE(incomplete.finished());
   ssefold_turn_failure f;

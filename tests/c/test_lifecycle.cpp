@@ -117,6 +117,57 @@ TEST(AbortNull, NullHandleAndOutParams) {
   ssefold_stream_free(s);
 }
 
+using CompleteAtEnd = Fixture;
+
+/// An OpenAI Chat body that ends after its finish_reason without
+/// data: [DONE] (vLLM, TGI): complete at its end, and finish ends the turn.
+TEST_F(CompleteAtEnd, ChatWithoutDoneIsCompleteAndFinishEndsTheTurn) {
+  const std::string head = R"({"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":)";
+  bool complete = true;
+  ASSERT_EQ(ssefold_stream_is_complete_at_end(s, &complete), SSEFOLD_RESULT_OK);
+  EXPECT_FALSE(complete);
+  ASSERT_EQ(feed("data: " + head + R"([{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]})" + "\n\n"),
+            SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_is_complete_at_end(s, &complete), SSEFOLD_RESULT_OK);
+  EXPECT_FALSE(complete);
+  ASSERT_EQ(feed("data: " + head + R"([{"index":0,"delta":{},"finish_reason":"stop"}]})" + "\n\n"),
+            SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_is_complete_at_end(s, &complete), SSEFOLD_RESULT_OK);
+  EXPECT_TRUE(complete);
+  ASSERT_EQ(ssefold_stream_finish(s), SSEFOLD_RESULT_OK);
+  ASSERT_GE(seen.kinds.size(), 2u);
+  EXPECT_EQ(seen.kinds[seen.kinds.size() - 2], SSEFOLD_STREAM_EVENT_KIND_WARNING);
+  EXPECT_TRUE(contains(seen.texts[seen.texts.size() - 2], "without data: [DONE]"));
+  EXPECT_EQ(seen.kinds.back(), SSEFOLD_STREAM_EVENT_KIND_TURN_END);
+  EXPECT_EQ(seen.texts.back(), "stop");
+  EXPECT_EQ(seen.text, "Hi");
+  ASSERT_EQ(ssefold_stream_is_complete_at_end(s, &complete), SSEFOLD_RESULT_OK);
+  EXPECT_TRUE(complete);
+}
+
+TEST_F(CompleteAtEnd, FalseWhileTheAnswerIsNotWholeAndAfterAbort) {
+  std::string body = answer();
+  ASSERT_EQ(feed(before_id(body, 7)), SSEFOLD_RESULT_OK);
+  bool complete = true;
+  ASSERT_EQ(ssefold_stream_is_complete_at_end(s, &complete), SSEFOLD_RESULT_OK);
+  EXPECT_FALSE(complete);  // Anthropic: message_stop not yet
+  ASSERT_EQ(ssefold_stream_abort(s), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_stream_is_complete_at_end(s, &complete), SSEFOLD_RESULT_OK);
+  EXPECT_FALSE(complete);
+  ssefold::Stream whole(SSEFOLD_PROVIDER_AUTO);
+  whole.feed(body);
+  EXPECT_TRUE(whole.is_complete_at_end());
+}
+
+TEST(CompleteAtEndNull, NullHandleAndOutParam) {
+  bool b = false;
+  EXPECT_EQ(ssefold_stream_is_complete_at_end(nullptr, &b), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_stream *s = nullptr;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, nullptr, &s), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(ssefold_stream_is_complete_at_end(s, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_stream_free(s);
+}
+
 using Reconnect = Fixture;
 
 TEST_F(Reconnect, ResumeWithLastEventIdContinuesTheTurn) {

@@ -1089,6 +1089,20 @@ impl Stream {
         self.inner.is_terminated()
     }
 
+    /// Whether the body may end here, asked when a connection's body ends
+    /// and before `finish()`: the terminal event came, or the answer is
+    /// whole without one (Gemini, which has none, once every candidate has
+    /// its `finishReason`; Bedrock Converse after `messageStop`; Ollama on a
+    /// lone done line; OpenAI Chat without `[DONE]` once every choice has
+    /// its `finish_reason` and the usage a chunk announced came). When
+    /// true, `finish()` ends the turn normally (Chat without `[DONE]`: a
+    /// `terminal_missing` warning, then `turn_end`); do not reconnect.
+    /// False after an error or `abort()`. Never changes the stream.
+    #[getter]
+    fn is_complete_at_end(&self) -> bool {
+        self.inner.is_complete_at_end()
+    }
+
     fn __repr__(&self) -> String {
         format!("Stream(provider={:?}, terminated={})", self.inner.provider().name(), self.inner.is_terminated())
     }
