@@ -193,6 +193,11 @@ enum ssefold_result
    */
   SSEFOLD_RESULT_TOOL_UNSUPPORTED_PROVIDER = 608,
   /**
+   * Tool scheduler / agent turn: no call waits for this approval id
+   * (unknown, or already answered).
+   */
+  SSEFOLD_RESULT_TOOL_NOT_AWAITING_APPROVAL = 609,
+  /**
    * Relay: `finish` was called; nothing more can be sent.
    */
   SSEFOLD_RESULT_RELAY_FINISHED = 700,
@@ -438,6 +443,17 @@ enum ssefold_tool_event_kind
    * `tool_execution_finished`: the call has its result (`is_error`).
    */
   SSEFOLD_TOOL_EVENT_KIND_FINISHED = 2,
+  /**
+   * `tool_approval_requested`: the call waits for the host's approval
+   * (`approval_id`, `tool_name`, `text`: the arguments).
+   */
+  SSEFOLD_TOOL_EVENT_KIND_APPROVAL_REQUESTED = 3,
+  /**
+   * `tool_running_after_stop`: the turn stopped with a reason that lets
+   * no call start while this one ran (`tool_name`, `text`: the stop
+   * reason); the host may cancel it.
+   */
+  SSEFOLD_TOOL_EVENT_KIND_RUNNING_AFTER_STOP = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -514,6 +530,36 @@ typedef uint32_t ssefold_cursor_kind;
 #endif // __cplusplus
 
 /**
+ * What a reconnection sends (wire names `retry`, `resume`, `restart`).
+ */
+enum ssefold_replay
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No output was delivered: the same request again.
+   */
+  SSEFOLD_REPLAY_RETRY = 0,
+  /**
+   * Output was delivered: the request with the resume cursor.
+   */
+  SSEFOLD_REPLAY_RESUME = 1,
+  /**
+   * Output was delivered and cannot be resumed; the policy opted in to
+   * sending the request again (a second answer, `TURN_RESET`).
+   */
+  SSEFOLD_REPLAY_RESTART = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_replay ssefold_replay;
+#else
+typedef uint32_t ssefold_replay;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Why a turn ended with an error (the `kind` of
  * [`ssefold_turn_failure`]; wire names `stream`, `transport`,
  * `idle_timeout`, `too_many_calls` in the outcome's JSON).
@@ -537,7 +583,8 @@ enum ssefold_turn_failure_kind
    */
   SSEFOLD_TURN_FAILURE_KIND_TRANSPORT = 2,
   /**
-   * The connection went idle and was not (or could no longer be) resumed.
+   * The connection went idle or stalled (`stall` says which timeout)
+   * and was not (or could no longer be) resumed.
    */
   SSEFOLD_TURN_FAILURE_KIND_IDLE_TIMEOUT = 3,
   /**
@@ -545,12 +592,47 @@ enum ssefold_turn_failure_kind
    * calls past it get no result.
    */
   SSEFOLD_TURN_FAILURE_KIND_TOO_MANY_CALLS = 4,
+  /**
+   * The response was refused with an HTTP status (`http_status`) and not
+   * (or no longer) retried.
+   */
+  SSEFOLD_TURN_FAILURE_KIND_HTTP = 5,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum ssefold_turn_failure_kind ssefold_turn_failure_kind;
 #else
 typedef uint32_t ssefold_turn_failure_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which timeout found a connection idle (wire names `idle`,
+ * `first_content`, `content`).
+ */
+enum ssefold_stall_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No bytes for `idle_timeout_ms`.
+   */
+  SSEFOLD_STALL_KIND_IDLE = 0,
+  /**
+   * No content for `first_content_timeout_ms` before the first.
+   */
+  SSEFOLD_STALL_KIND_FIRST_CONTENT = 1,
+  /**
+   * No content for `content_timeout_ms` between contents.
+   */
+  SSEFOLD_STALL_KIND_CONTENT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_stall_kind ssefold_stall_kind;
+#else
+typedef uint32_t ssefold_stall_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -623,12 +705,46 @@ enum ssefold_stream_end_kind
    * The user aborted.
    */
   SSEFOLD_STREAM_END_KIND_ABORTED = 5,
+  /**
+   * The response was refused before its body (`status`, `hints`).
+   */
+  SSEFOLD_STREAM_END_KIND_HTTP_STATUS = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum ssefold_stream_end_kind ssefold_stream_end_kind;
 #else
 typedef uint32_t ssefold_stream_end_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why a reconnector gave up (wire names `retries_exhausted`,
+ * `not_resumable`, `not_retryable`).
+ */
+enum ssefold_give_up_reason
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `max_retries` reconnections were used.
+   */
+  SSEFOLD_GIVE_UP_REASON_RETRIES_EXHAUSTED = 0,
+  /**
+   * Output was delivered and the answer cannot be resumed.
+   */
+  SSEFOLD_GIVE_UP_REASON_NOT_RESUMABLE = 1,
+  /**
+   * The HTTP status is not one to retry (or `x-should-retry: false`).
+   */
+  SSEFOLD_GIVE_UP_REASON_NOT_RETRYABLE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_give_up_reason ssefold_give_up_reason;
+#else
+typedef uint32_t ssefold_give_up_reason;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -718,7 +834,7 @@ typedef uint32_t ssefold_provider;
 /**
  * Where a result came from (wire names `ran`, `unknown_tool`,
  * `invalid_input`, `cancelled`, `aborted`, `discarded`, `incomplete`,
- * `unnamed`).
+ * `unnamed`, `skipped`, `denied`).
  */
 enum ssefold_tool_result_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -757,6 +873,15 @@ enum ssefold_tool_result_kind
    * The provider sent the call without a tool name; nothing ran.
    */
   SSEFOLD_TOOL_RESULT_KIND_UNNAMED = 7,
+  /**
+   * The turn ended with a stop reason that lets no call start; the call
+   * never ran.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_SKIPPED = 8,
+  /**
+   * The host denied the call (or its approval timed out); it never ran.
+   */
+  SSEFOLD_TOOL_RESULT_KIND_DENIED = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -990,7 +1115,8 @@ typedef struct ssefold_reconnect_policy {
    */
   uint32_t max_retries;
   /**
-   * Jitter as a fraction of the delay, in [0, 1] (default 0: none).
+   * Jitter as a fraction of a computed delay, in [0, 1] (default 0.2;
+   * 0: none). Seed it per process with `ssefold_reconnector_seed_jitter`.
    */
   double jitter;
   /**
@@ -1003,6 +1129,27 @@ typedef struct ssefold_reconnect_policy {
    * still takes precedence over the backoff up to it.
    */
   uint64_t max_server_retry_ms;
+  /**
+   * Upper bound of an HTTP `Retry-After` wait, in milliseconds (default
+   * 60000; 0 also means the default).
+   */
+  uint64_t max_retry_after_ms;
+  /**
+   * Send the request again after output was delivered when the answer
+   * cannot be resumed (default false: it ends incomplete).
+   */
+  bool restart_after_output;
+  /**
+   * Stall: no content for this long after a connection opened, before
+   * the answer's first content, in milliseconds (default 300000; 0:
+   * none).
+   */
+  uint64_t first_content_timeout_ms;
+  /**
+   * Stall: no content for this long between contents, in milliseconds
+   * (default 120000; 0: none).
+   */
+  uint64_t content_timeout_ms;
 } ssefold_reconnect_policy;
 
 /**
@@ -1022,14 +1169,26 @@ typedef struct ssefold_agent_turn_config {
    */
   struct ssefold_tool_scheduler_config scheduler;
   /**
-   * Reconnect a connection that ends early, fails or goes idle, with
-   * `reconnect_policy` (default false: such an ending ends the turn).
+   * Retry, resume or (opted in) restart a connection that is refused
+   * with a transient HTTP status, ends early, fails or stalls, with
+   * `reconnect_policy` (default true). False: never send a request
+   * again (a host that reads one body); the policy's stall timeouts
+   * still apply.
    */
   bool reconnect;
   /**
-   * The reconnection policy, used when `reconnect` is true.
+   * The reconnection policy (its stall timeouts apply either way).
    */
   struct ssefold_reconnect_policy reconnect_policy;
+  /**
+   * A call waiting for approval that gets no answer for this long is
+   * denied, in milliseconds (0, the default: it waits for the host).
+   */
+  uint64_t approval_timeout_ms;
+  /**
+   * A random number for the retry jitter (0: the fixed default sequence).
+   */
+  uint64_t jitter_seed;
 } ssefold_agent_turn_config;
 
 /**
@@ -1064,6 +1223,18 @@ typedef struct ssefold_tool_options {
    * calls still to run in this turn.
    */
   bool abort_siblings_on_error;
+  /**
+   * When a ready call may start: a `ssefold_tool_start` value (default
+   * `AUTO`: as soon as it is ready, unless the tool is exclusive, then
+   * once the turn ended with a stop reason that allows tools). Another
+   * value is `INVALID_ARGUMENT`.
+   */
+  uint32_t start;
+  /**
+   * A ready call waits for the host's approval
+   * (`ssefold_agent_turn_approve` / `_deny`) first. Default false.
+   */
+  bool needs_approval;
 } ssefold_tool_options;
 
 /**
@@ -1266,11 +1437,12 @@ typedef struct ssefold_tool_event {
    */
   struct ssefold_str call_id;
   /**
-   * `STARTED` / `FINISHED`: the tool's name; absent for `UPDATE`.
+   * The tool's name; absent for `UPDATE`.
    */
   struct ssefold_str tool_name;
   /**
-   * `UPDATE`: the progress text; absent otherwise.
+   * `UPDATE`: the progress text; `APPROVAL_REQUESTED`: the call's
+   * arguments; `RUNNING_AFTER_STOP`: the stop reason; absent otherwise.
    */
   struct ssefold_str text;
   /**
@@ -1281,6 +1453,10 @@ typedef struct ssefold_tool_event {
    * The event's JSON form, `{"event": name, "call_id", …}`.
    */
   struct ssefold_str json;
+  /**
+   * `APPROVAL_REQUESTED`: the approval's id; absent otherwise.
+   */
+  struct ssefold_str approval_id;
 } ssefold_tool_event;
 
 /**
@@ -1292,6 +1468,26 @@ typedef struct ssefold_tool_event {
 typedef void (*ssefold_agent_turn_callback)(void *user_data,
                                             const struct ssefold_stream_event *stream_event,
                                             const struct ssefold_tool_event *tool_event);
+
+/**
+ * What a refused response's headers say about retrying it
+ * (`ssefold_retry_hints_from_headers`).
+ */
+typedef struct ssefold_retry_hints {
+  /**
+   * Whether `retry_after_ms` was sent.
+   */
+  bool has_retry_after;
+  /**
+   * `retry-after-ms`, or `Retry-After` (seconds or an HTTP date), in
+   * milliseconds.
+   */
+  uint64_t retry_after_ms;
+  /**
+   * `x-should-retry`: 0 not sent, 1 `true`, 2 `false`.
+   */
+  uint32_t should_retry;
+} ssefold_retry_hints;
 
 /**
  * A resume cursor. `last_event_id` is a view owned by the reconnector
@@ -1357,6 +1553,11 @@ typedef struct ssefold_agent_turn_action {
    * `RECONNECT`: what to send so the server can resume.
    */
   struct ssefold_resume_cursor cursor;
+  /**
+   * `RECONNECT`: what the request is (a retry before any output, a
+   * resume, or a restart the policy opted in to).
+   */
+  ssefold_replay replay;
 } ssefold_agent_turn_action;
 
 /**
@@ -1384,6 +1585,18 @@ typedef struct ssefold_turn_failure {
    * host's decision.
    */
   bool retryable;
+  /**
+   * `IDLE_TIMEOUT`: which timeout fired.
+   */
+  ssefold_stall_kind stall;
+  /**
+   * `IDLE_TIMEOUT`: its length in milliseconds.
+   */
+  uint64_t after_ms;
+  /**
+   * `HTTP`: the status (0 otherwise).
+   */
+  uint16_t http_status;
 } ssefold_turn_failure;
 
 /**
@@ -1458,6 +1671,14 @@ typedef struct ssefold_stream_end {
    * `TRANSPORT_ERROR` / `PROVIDER_ERROR`: the message (absent = empty).
    */
   struct ssefold_str message;
+  /**
+   * `HTTP_STATUS`: the HTTP status (0 otherwise).
+   */
+  uint16_t status;
+  /**
+   * `HTTP_STATUS`: what its headers say about retrying.
+   */
+  struct ssefold_retry_hints hints;
 } ssefold_stream_end;
 
 /**
@@ -1499,6 +1720,18 @@ typedef struct ssefold_reconnect_decision {
    * sent again).
    */
   bool retryable;
+  /**
+   * `RECONNECT`: what the request is (a retry, a resume, a restart).
+   */
+  ssefold_replay replay;
+  /**
+   * `GIVE_UP`: why no reconnection follows.
+   */
+  ssefold_give_up_reason give_up_reason;
+  /**
+   * `GIVE_UP` after `HTTP_STATUS`: the status (0 otherwise).
+   */
+  uint16_t status;
 } ssefold_reconnect_decision;
 
 /**
@@ -1797,6 +2030,73 @@ ssefold_result ssefold_agent_turn_tool_result(struct ssefold_agent_turn *turn,
                                               bool is_error);
 
 /**
+ * The host sent the request at `now_ms` (the first, or the one a
+ * `RECONNECT` asked for): the timings count from the first. Optional.
+ *
+ * # Safety
+ * `turn` must be NULL or live.
+ */
+ssefold_result ssefold_agent_turn_request_sent(struct ssefold_agent_turn *turn, uint64_t now_ms);
+
+/**
+ * The response was refused before its body at `now_ms`: `status` is not
+ * 2xx; `hints` (NULL: none) are its headers'
+ * (`ssefold_retry_hints_from_headers`). A transient status (408, 409, 429,
+ * 500, 502, 503, 504, 529) is retried under the policy (`RECONNECT` after
+ * its `Retry-After`, capped); another, or `x-should-retry: false`, ends the
+ * turn (failure `HTTP`; the body is the host's, for its error).
+ *
+ * Errors: `INVALID_ARGUMENT` (`hints->should_retry` not 0, 1 or 2).
+ *
+ * # Safety
+ * `turn` must be NULL or live; `hints` NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_http_status(struct ssefold_agent_turn *turn,
+                                              uint16_t status,
+                                              const struct ssefold_retry_hints *hints,
+                                              uint64_t now_ms);
+
+/**
+ * The host approves the call waiting for `approval_id` (its
+ * `TOOL_APPROVAL_REQUESTED` event): the scheduling rules now apply to it.
+ *
+ * Errors: `NULL_PARAMETER` (absent `approval_id`),
+ * `TOOL_NOT_AWAITING_APPROVAL`; nothing changes.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `approval_id` NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_approve(struct ssefold_agent_turn *turn,
+                                          struct ssefold_str approval_id);
+
+/**
+ * The host denies the call waiting for `approval_id`: its error result is
+ * `Denied by the user` (`: REASON` for a non-empty `reason`).
+ *
+ * Errors: as `ssefold_agent_turn_approve`.
+ *
+ * # Safety
+ * `turn` must be NULL or live; each view NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_deny(struct ssefold_agent_turn *turn,
+                                       struct ssefold_str approval_id,
+                                       struct ssefold_str reason);
+
+/**
+ * The host cancels the running call `call_id` (after a
+ * `TOOL_RUNNING_AFTER_STOP` event, say): its result is `Cancelled by the
+ * host` now; its late result is dropped. A call not running is left as it
+ * is.
+ *
+ * Errors: `NULL_PARAMETER`, `TOOL_UNKNOWN_CALL_ID`.
+ *
+ * # Safety
+ * `turn` must be NULL or live; `call_id` NULL or readable.
+ */
+ssefold_result ssefold_agent_turn_cancel_tool(struct ssefold_agent_turn *turn,
+                                              struct ssefold_str call_id);
+
+/**
  * The user aborted (`reason`, absent or empty: `Aborted`): the stream ends
  * (a `TURN_END` with stop reason `aborted`), running calls get
  * `CANCEL_TOOL`, every call without a result gets `Aborted: REASON`. Does
@@ -1851,14 +2151,16 @@ ssefold_result ssefold_agent_turn_failure(struct ssefold_agent_turn *turn,
  * The turn's outcome so far (final once `ssefold_agent_turn_is_finished`)
  * as one compact JSON document, owned by the turn until its next call:
  * `{"provider", "message", "stop_reason", "aborted", "failure": {"kind",
- * "message", "retryable"} | null, "calls": [{"part", "id",
+ * "message", "retryable", …} | null, "calls": [{"part", "id",
  * "id_synthesized", "name", "provider_type", "input_format",
  * "provider_executed", "outcome", "arguments"}…], "results": [{"call_id",
  * "id_synthesized", "name", "output", "is_error", "kind"}…], "next":
  * {"assistant", "tool_results", "append"} | null}`: `results` holds one
  * result per call the host answers (every call but the provider-run ones),
  * in call order; `next` is what to append to the conversation to continue
- * (the assistant turn, then the results, in the provider's request shape).
+ * (the assistant turn, then the results, in the provider's request shape);
+ * then `"gave_up"`, `"output_started"` and `"timings"` (see the Rust
+ * `agent::json` module docs for every member).
  *
  * # Safety
  * `turn` must be NULL or live; `out` NULL or writable.
@@ -2212,6 +2514,61 @@ ssefold_result ssefold_reconnector_on_event(struct ssefold_reconnector *reconnec
 ssefold_result ssefold_reconnector_on_end(struct ssefold_reconnector *reconnector,
                                           const struct ssefold_stream_end *end,
                                           struct ssefold_reconnect_decision *out);
+
+/**
+ * Content reached the host at `now_ms` (text, arguments, media, a part
+ * starting or ending, usage, the stop reason: `ssefold_stream_event.is_content`;
+ * not pings, comments or keep-alive events): the content timeouts restart
+ * and, from now on, the answer has output (it is resumed, never sent again
+ * unless the policy's `restart_after_output`).
+ *
+ * # Safety
+ * `reconnector` must be NULL or live.
+ */
+ssefold_result ssefold_reconnector_on_content(struct ssefold_reconnector *reconnector,
+                                              uint64_t now_ms);
+
+/**
+ * Seeds the jitter with a random number from the host.
+ *
+ * # Safety
+ * `reconnector` must be NULL or live.
+ */
+ssefold_result ssefold_reconnector_seed_jitter(struct ssefold_reconnector *reconnector,
+                                               uint64_t seed);
+
+/**
+ * Which timeout has passed at `now_ms`: writes `true` to `*stalled` and
+ * the timeout to `*kind` when one has, `false` otherwise. Whether output
+ * was delivered is written to `*output_started` (NULL: not asked).
+ *
+ * # Safety
+ * `reconnector` must be NULL or live; `stalled`, `kind` NULL or writable;
+ * `output_started` NULL or writable.
+ */
+ssefold_result ssefold_reconnector_stall(const struct ssefold_reconnector *reconnector,
+                                         uint64_t now_ms,
+                                         bool *stalled,
+                                         ssefold_stall_kind *kind,
+                                         bool *output_started);
+
+/**
+ * What `n` response headers (`names[i]`: `values[i]`) say about retrying a
+ * refused response: `retry-after-ms`, `Retry-After` (seconds, or an HTTP
+ * date counted from `now_unix_ms`, the host's wall clock), `x-should-retry`.
+ *
+ * Errors: `NULL_PARAMETER` (`out`, or `names` / `values` with `n` > 0),
+ * `INVALID_UTF8_ARGUMENT`.
+ *
+ * # Safety
+ * `names` and `values` must be NULL (with `n` 0) or `n` readable views;
+ * `out` NULL or writable.
+ */
+ssefold_result ssefold_retry_hints_from_headers(const struct ssefold_str *names,
+                                                const struct ssefold_str *values,
+                                                size_t n,
+                                                uint64_t now_unix_ms,
+                                                struct ssefold_retry_hints *out);
 
 /**
  * The cursor to send on the next connection (its view owned by the

@@ -487,7 +487,8 @@ proptest! {
     #[test]
     fn decision_table(calls in classes(), cut in any::<bool>(), end in ending(), sizes in prop::collection::vec(1usize..200, 1..8)) {
         let cut = cut && !calls.is_empty();
-        let policy = (end == Ending::Restart).then(ReconnectPolicy::default);
+        let policy = (end == Ending::Restart)
+            .then(|| ReconnectPolicy { restart_after_output: true, ..ReconnectPolicy::default() });
         let mut turn = AgentTurn::new(TurnConfig { reconnect: policy, ..TurnConfig::new(Provider::Anthropic) });
         turn.add_tool("known", ToolOptions::default());
         let (mut running, mut cancelled) = (Vec::new(), Vec::new());

@@ -8,16 +8,23 @@
 //!   "message": {...} | null,            // the folded message
 //!   "stop_reason": "tool_use" | null,
 //!   "aborted": false,
-//!   "failure": {"kind", "message", "retryable"} | null,
+//!   "failure": {"kind", "message", "retryable", "stall"?, "after_ms"?, "status"?, "retry_after_ms"?} | null,
 //!   "calls": [{"part", "id", "id_synthesized", "name", "provider_type", "input_format",
 //!              "provider_executed", "outcome", "arguments"}, ...],
 //!   "results": [{"call_id", "id_synthesized", "name", "output", "is_error", "kind"}, ...],
-//!   "next": {"assistant", "tool_results", "append"} | null
+//!   "next": {"assistant", "tool_results", "append"} | null,
+//!   "gave_up": "not_resumable" | "retries_exhausted" | "not_retryable" | null,
+//!   "output_started": true,
+//!   "timings": {"started_ms", "time_to_first_content_ms", "content_gaps": {"count", "median_ms",
+//!               "p95_ms", "max_ms"}, "duration_ms", "output_tokens", "input_tokens",
+//!               "output_tokens_per_second", "attempts": [{"started_ms", "ended_ms", "outcome", "status"}]}
 //! }
 //! ```
 //!
 //! `failure.kind` is [`TurnFailure::kind`]: `stream`, `transport`,
-//! `idle_timeout` or `too_many_calls`; `outcome` is [`CallOutcome::name`](super::CallOutcome::name);
+//! `idle_timeout` (with `stall`: `idle`, `first_content` or `content`, and
+//! `after_ms`), `http` (with `status`, `retry_after_ms`) or
+//! `too_many_calls`; `outcome` is [`CallOutcome::name`](super::CallOutcome::name);
 //! `kind` of a result is [`crate::tools::ToolResultKind::as_str`].
 
 use serde_json::{json, Value};
@@ -32,14 +39,29 @@ impl TurnFailure {
         match self {
             TurnFailure::Stream(_) => "stream",
             TurnFailure::Transport(_) => "transport",
-            TurnFailure::IdleTimeout => "idle_timeout",
+            TurnFailure::IdleTimeout { .. } => "idle_timeout",
+            TurnFailure::Http { .. } => "http",
             TurnFailure::TooManyCalls { .. } => "too_many_calls",
         }
     }
 
-    /// The JSON form: `{"kind", "message", "retryable"}`.
+    /// The JSON form: `{"kind", "message", "retryable"}`, with `stall` and
+    /// `after_ms` for `idle_timeout`, `status` and `retry_after_ms` for
+    /// `http`.
     pub fn to_json(&self) -> Value {
-        json!({"kind": self.kind(), "message": self.message(), "retryable": self.is_retryable()})
+        let mut doc = json!({"kind": self.kind(), "message": self.message(), "retryable": self.is_retryable()});
+        match self {
+            TurnFailure::IdleTimeout { stall, after_ms } => {
+                doc["stall"] = stall.as_str().into();
+                doc["after_ms"] = (*after_ms).into();
+            }
+            TurnFailure::Http { status, retry_after_ms } => {
+                doc["status"] = (*status).into();
+                doc["retry_after_ms"] = json!(retry_after_ms);
+            }
+            _ => {}
+        }
+        doc
     }
 }
 
@@ -95,6 +117,9 @@ impl TurnOutcome {
             "calls": self.calls.iter().map(TurnCall::to_json).collect::<Vec<_>>(),
             "results": self.results.iter().map(result_json).collect::<Vec<_>>(),
             "next": self.next().as_ref().map(NextRequest::to_json),
+            "gave_up": self.gave_up.map(|r| r.as_str()),
+            "output_started": self.output_started,
+            "timings": self.timings.to_json(),
         })
     }
 }
@@ -148,24 +173,40 @@ mod tests {
 
     #[test]
     fn a_failed_turn_names_its_failure() {
-        // No `[DONE]`: the body ended before the terminal event; the call
-        // committed at the end is never started and gets its aborted result.
-        let mut turn = AgentTurn::new(TurnConfig::new(Provider::OpenAIChat));
+        // No `finish_reason` and no `[DONE]`: the body ended before the
+        // answer did; the call committed at the end is never started and
+        // gets its aborted result.
+        let mut config = TurnConfig::new(Provider::OpenAIChat);
+        config.reconnect = None;
+        let mut turn = AgentTurn::new(config);
         turn.add_tool("add", ToolOptions::default());
-        turn.feed(&CHAT.as_bytes()[..CHAT.find("data: [DONE]").unwrap()], 0, |_| {});
+        let cut = CHAT
+            .find("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},")
+            .unwrap();
+        turn.feed(&CHAT.as_bytes()[..cut], 0, |_| {});
         turn.end_of_body(0, |_| {});
         assert!(turn.is_finished());
         let doc = turn.outcome().to_json();
         assert_eq!(doc["failure"]["kind"], "stream");
         assert_eq!(doc["failure"]["retryable"], false);
         assert!(doc["failure"]["message"].as_str().unwrap().starts_with("stream ended before"), "{doc}");
-        assert_eq!(doc["results"][0]["kind"], "aborted");
+        assert_eq!(doc["results"][0]["kind"], "incomplete");
         assert_eq!(doc["calls"].as_array().unwrap().len(), 1);
     }
 
     #[test]
     fn failure_kinds_are_named() {
-        assert_eq!(TurnFailure::IdleTimeout.to_json()["kind"], "idle_timeout");
+        let stall =
+            TurnFailure::IdleTimeout { stall: crate::reconnect::StallKind::FirstContent, after_ms: 5 }.to_json();
+        assert_eq!(
+            (&stall["kind"], &stall["stall"], &stall["after_ms"]),
+            (&json!("idle_timeout"), &json!("first_content"), &json!(5))
+        );
+        let http = TurnFailure::Http { status: 429, retry_after_ms: Some(7) }.to_json();
+        assert_eq!(
+            (&http["status"], &http["retry_after_ms"], &http["retryable"]),
+            (&json!(429), &json!(7), &json!(true))
+        );
         assert_eq!(TurnFailure::Transport("reset".into()).to_json()["retryable"], true);
         assert_eq!(TurnFailure::TooManyCalls { limit: 2 }.kind(), "too_many_calls");
     }

@@ -95,21 +95,27 @@
 
 mod json;
 pub mod next;
+mod timings;
 
 use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::Value;
 
 use crate::providers::{
-    PartKind, PartOutcome, Provider, Sink, Stream, StreamConfig, StreamError, StreamEvent, ToolCall, ToolInputFormat,
+    PartKind, PartOutcome, Provider, Sink, StopClass, Stream, StreamConfig, StreamError, StreamEvent, ToolCall,
+    ToolInputFormat,
 };
-use crate::reconnect::{ConnectionState, Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd};
+use crate::reconnect::{
+    ConnectionState, Decision, GiveUpReason, ReconnectPolicy, Reconnector, Replay, ResumeCursor, RetryHints, StallKind,
+    StreamEnd,
+};
 use crate::tools::{
-    SchedulerConfig, SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolResultKind, ToolScheduler,
+    Gate, SchedulerConfig, SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolResultKind, ToolScheduler,
 };
 use crate::ui::UiState;
 
 pub use next::{next_request, NextRequest, NextRequestError};
+pub use timings::{Attempt, GapStats, TurnTimings};
 
 /// How an [`AgentTurn`] is made.
 #[derive(Debug, Clone)]
@@ -120,12 +126,22 @@ pub struct TurnConfig {
     pub stream: StreamConfig,
     /// The tool scheduler's limits (`max_concurrency`, `max_calls`).
     pub scheduler: SchedulerConfig,
-    /// Reconnect a connection that ends early, fails or goes idle, with
-    /// this policy; `None` (the default): such an ending ends the turn.
+    /// Retry, resume or (opted in) restart a connection that is refused
+    /// with a transient HTTP status, ends early, fails or stalls, with this
+    /// policy (default: [`ReconnectPolicy::default`], see
+    /// [`crate::reconnect`]). `None`: never send a request again (a host
+    /// that reads one body it cannot request again); the policy's default
+    /// stall timeouts still apply.
     pub reconnect: Option<ReconnectPolicy>,
     /// Keep the streaming-UI state model ([`AgentTurn::ui`]): every event
     /// shown, the connection state, the tools' progress. Default false.
     pub ui: bool,
+    /// A call waiting for approval that gets no answer for this long is
+    /// denied (`None`, the default: it waits for the host).
+    pub approval_timeout_ms: Option<u64>,
+    /// A random number from the host for the retry jitter
+    /// ([`Reconnector::seed_jitter`]); 0: the fixed default sequence.
+    pub jitter_seed: u64,
 }
 
 impl TurnConfig {
@@ -135,8 +151,10 @@ impl TurnConfig {
             provider,
             stream: StreamConfig::default(),
             scheduler: SchedulerConfig::default(),
-            reconnect: None,
+            reconnect: Some(ReconnectPolicy::default()),
             ui: false,
+            approval_timeout_ms: None,
+            jitter_seed: 0,
         }
     }
 }
@@ -188,7 +206,8 @@ pub enum TurnAction {
     /// reconnection or the end of the turn, already decided.
     CloseConnection,
     /// Send the request again after `delay_ms` with the resume cursor, then
-    /// report [`AgentTurn::connected`] and feed the new body.
+    /// report [`AgentTurn::connected`] (or [`AgentTurn::http_status`]) and
+    /// feed the new body.
     Reconnect {
         /// How long to wait first.
         delay_ms: u64,
@@ -196,6 +215,9 @@ pub enum TurnAction {
         attempt: u32,
         /// What to send so the server can resume.
         cursor: ResumeCursor,
+        /// What the request is: a retry before any output, a resume, or a
+        /// restart the policy opted in to.
+        replay: Replay,
     },
 }
 
@@ -209,8 +231,22 @@ pub enum TurnFailure {
     /// The connection failed and was not (or could no longer be) resumed;
     /// the text says how.
     Transport(String),
-    /// The connection went idle and was not (or could no longer be) resumed.
-    IdleTimeout,
+    /// The connection went idle or stalled (no content: see [`StallKind`])
+    /// and was not (or could no longer be) resumed.
+    IdleTimeout {
+        /// Which timeout fired.
+        stall: StallKind,
+        /// Its length in ms.
+        after_ms: u64,
+    },
+    /// The response was refused with an HTTP status (not 2xx) and not (or
+    /// no longer) retried.
+    Http {
+        /// The status.
+        status: u16,
+        /// What its `Retry-After` said, in ms.
+        retry_after_ms: Option<u64>,
+    },
     /// The answer has more tool calls than [`SchedulerConfig::max_calls`]:
     /// the calls past it get no result.
     TooManyCalls {
@@ -225,7 +261,14 @@ impl TurnFailure {
         match self {
             TurnFailure::Stream(e) => e.to_string(),
             TurnFailure::Transport(t) => format!("connection failed: {t}"),
-            TurnFailure::IdleTimeout => "connection idle for too long".to_owned(),
+            TurnFailure::IdleTimeout { stall: StallKind::Idle, after_ms } => format!("no data for {after_ms} ms"),
+            TurnFailure::IdleTimeout { stall: StallKind::FirstContent, after_ms } => {
+                format!("no content for {after_ms} ms before the first (keep-alives only)")
+            }
+            TurnFailure::IdleTimeout { stall: StallKind::Content, after_ms } => {
+                format!("no content for {after_ms} ms (keep-alives only)")
+            }
+            TurnFailure::Http { status, .. } => format!("HTTP status {status}"),
             TurnFailure::TooManyCalls { limit } => format!("more than {limit} tool calls in one turn"),
         }
     }
@@ -238,7 +281,8 @@ impl TurnFailure {
         match self {
             TurnFailure::Stream(StreamError::Provider(e)) => crate::reconnect::is_retryable_error_type(&e.error_type),
             TurnFailure::Stream(_) | TurnFailure::TooManyCalls { .. } => false,
-            TurnFailure::Transport(_) | TurnFailure::IdleTimeout => true,
+            TurnFailure::Http { status, .. } => crate::reconnect::RETRYABLE_STATUSES.contains(status),
+            TurnFailure::Transport(_) | TurnFailure::IdleTimeout { .. } => true,
         }
     }
 }
@@ -310,6 +354,15 @@ pub struct TurnOutcome {
     /// One result per call the host had to answer (every call but the
     /// provider-run ones), in call order.
     pub results: Vec<ToolResult>,
+    /// Why no reconnection followed the last connection, when one was
+    /// wanted ([`GiveUpReason::NotResumable`]: output was delivered and the
+    /// answer could not be resumed: `message` is everything folded).
+    pub gave_up: Option<GiveUpReason>,
+    /// Whether content reached the host (a request sent again now would
+    /// bill and show a second answer unless resumed).
+    pub output_started: bool,
+    /// The timings, from the host's clock.
+    pub timings: TurnTimings,
 }
 
 impl TurnOutcome {
@@ -372,7 +425,7 @@ pub struct AgentTurn {
     tools: BTreeMap<String, ToolOptions>,
     scheduler_config: SchedulerConfig,
     scheduler: ToolScheduler,
-    reconnector: Option<Reconnector>,
+    reconnector: Reconnector,
     phase: Phase,
     /// The tool call parts started and not ended yet, by part id (only
     /// choice 0's calls count).
@@ -389,18 +442,92 @@ pub struct AgentTurn {
     ui: Option<Box<UiState>>,
     /// The host's time of its last input that had one.
     now_ms: u64,
+    /// Whether the host asked for reconnections ([`TurnConfig::reconnect`]).
+    reconnects: bool,
+    /// Calls waiting for approval: approval id → (call id, deadline).
+    approvals: BTreeMap<String, (String, Option<u64>)>,
+    approval_timeout_ms: Option<u64>,
+    gave_up: Option<GiveUpReason>,
+    clock: Clock,
+}
+
+/// What the turn measures of time (see [`TurnTimings`]).
+#[derive(Debug, Default)]
+struct Clock {
+    started_ms: Option<u64>,
+    first_content_ms: Option<u64>,
+    last_content_ms: Option<u64>,
+    gaps: timings::GapHistogram,
+    ended_ms: Option<u64>,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    attempts: Vec<Attempt>,
+}
+
+impl Clock {
+    fn attempt_started(&mut self, now_ms: u64) {
+        self.started_ms.get_or_insert(now_ms);
+        if self.attempts.last().map_or(true, |a| a.ended_ms.is_some()) {
+            self.attempts.push(Attempt { started_ms: now_ms, ended_ms: None, outcome: "open", status: None });
+        }
+    }
+
+    fn attempt_ended(&mut self, now_ms: u64, end: &StreamEnd) {
+        if let Some(a) = self.attempts.last_mut().filter(|a| a.ended_ms.is_none()) {
+            a.ended_ms = Some(now_ms);
+            a.outcome = end.name();
+            if let StreamEnd::HttpStatus { status, .. } = end {
+                a.status = Some(*status);
+            }
+        }
+    }
+
+    fn content(&mut self, now_ms: u64) {
+        match self.last_content_ms {
+            None => self.first_content_ms = Some(now_ms),
+            Some(last) => self.gaps.record(now_ms.saturating_sub(last)),
+        }
+        self.last_content_ms = Some(now_ms);
+    }
+
+    fn timings(&self) -> TurnTimings {
+        let since = |t: Option<u64>| Some(t?.saturating_sub(self.started_ms?));
+        let streaming_ms = match (self.first_content_ms, self.ended_ms.or(self.last_content_ms)) {
+            (Some(a), Some(b)) if b > a => Some(b - a),
+            _ => None,
+        };
+        TurnTimings {
+            started_ms: self.started_ms,
+            time_to_first_content_ms: since(self.first_content_ms),
+            content_gaps: self.gaps.stats(),
+            duration_ms: since(self.ended_ms),
+            output_tokens: self.output_tokens,
+            input_tokens: self.input_tokens,
+            output_tokens_per_second: match (self.output_tokens, streaming_ms) {
+                (Some(n), Some(ms)) => Some(n as f64 * 1000.0 / ms as f64),
+                _ => None,
+            },
+            attempts: self.attempts.clone(),
+        }
+    }
 }
 
 impl AgentTurn {
     /// A turn waiting for its first bytes.
     pub fn new(config: TurnConfig) -> Self {
         let media_budget = config.stream.max_memory_bytes;
+        let reconnects = config.reconnect.is_some();
+        let policy = config.reconnect.unwrap_or(ReconnectPolicy { max_retries: 0, ..ReconnectPolicy::default() });
+        let mut reconnector = Reconnector::new(policy);
+        if config.jitter_seed != 0 {
+            reconnector.seed_jitter(config.jitter_seed);
+        }
         AgentTurn {
             stream: Stream::with_config(config.provider, config.stream),
             tools: BTreeMap::new(),
             scheduler: ToolScheduler::with_config(config.scheduler),
             scheduler_config: config.scheduler,
-            reconnector: config.reconnect.map(Reconnector::new),
+            reconnector,
             phase: Phase::Streaming,
             call_parts: BTreeMap::new(),
             external: false,
@@ -412,6 +539,11 @@ impl AgentTurn {
             failure: None,
             ui: config.ui.then(|| Box::new(UiState::with_media_budget(media_budget))),
             now_ms: 0,
+            reconnects,
+            approvals: BTreeMap::new(),
+            approval_timeout_ms: config.approval_timeout_ms,
+            gave_up: None,
+            clock: Clock::default(),
         }
     }
 
@@ -424,6 +556,9 @@ impl AgentTurn {
 
     /// Moves the connection phase, and the UI's connection state with it.
     fn set_phase(&mut self, phase: Phase) {
+        if phase == Phase::Ended && self.phase != Phase::Ended {
+            self.clock.ended_ms = Some(self.now_ms);
+        }
         self.phase = phase;
         if let Some(ui) = self.ui.as_deref_mut() {
             ui.set_connection(match phase {
@@ -450,16 +585,50 @@ impl AgentTurn {
         self.stream.provider()
     }
 
-    /// The response headers of a connection arrived (the first, or the one
-    /// a [`TurnAction::Reconnect`] asked for).
+    /// The host sent the request (the first, or the one a
+    /// [`TurnAction::Reconnect`] asked for): the timings count from the
+    /// first. Optional: without it they count from [`connected`](Self::connected).
+    pub fn request_sent(&mut self, now_ms: u64) {
+        self.now_ms = now_ms;
+        if self.phase != Phase::Ended {
+            self.clock.attempt_started(now_ms);
+        }
+    }
+
+    /// The response headers of a connection arrived with a 2xx status (the
+    /// first, or the one a [`TurnAction::Reconnect`] asked for).
     pub fn connected(&mut self, now_ms: u64) {
         self.now_ms = now_ms;
-        if let Some(r) = self.reconnector.as_mut() {
-            r.on_connected(now_ms);
-        }
+        self.reconnector.on_connected(now_ms);
         if self.phase != Phase::Ended {
+            self.clock.attempt_started(now_ms);
             self.set_phase(Phase::Streaming);
         }
+    }
+
+    /// The response was refused before its body: `status` is not 2xx;
+    /// `hints` are its headers' ([`RetryHints::from_headers`]). A transient
+    /// status (408, 409, 429, 5xx, 529) is retried under the policy
+    /// ([`TurnAction::Reconnect`] after its `Retry-After`); another, or one
+    /// the provider said not to retry, ends the turn
+    /// ([`TurnFailure::Http`]; the host has the body, for its error).
+    pub fn http_status(
+        &mut self,
+        status: u16,
+        hints: RetryHints,
+        now_ms: u64,
+        mut on_event: impl FnMut(TurnEvent<'_>),
+    ) {
+        self.now_ms = now_ms;
+        if self.phase == Phase::Ended {
+            return;
+        }
+        let end =
+            StreamEnd::HttpStatus { status, retry_after_ms: hints.retry_after_ms, should_retry: hints.should_retry };
+        if self.try_reconnect(end) {
+            return;
+        }
+        self.fail(TurnFailure::Http { status, retry_after_ms: hints.retry_after_ms }, &mut on_event);
     }
 
     /// Bytes of the body arrived: `on_event` gets what to show, in order;
@@ -470,18 +639,14 @@ impl AgentTurn {
             return;
         }
         self.now_ms = now_ms;
-        if let Some(r) = self.reconnector.as_mut() {
-            r.on_activity(now_ms);
-        }
+        self.reconnector.on_activity(now_ms);
         let (result, seen) = self.shown(&mut on_event, |stream, on| stream.feed_to(chunk, on));
         self.apply_seen(seen, &mut on_event);
-        if let Some(r) = self.reconnector.as_mut() {
-            r.on_event(
-                self.stream.last_event_id(),
-                self.stream.last_sequence_number(),
-                self.stream.reconnection_time(),
-            );
-        }
+        self.reconnector.on_event(
+            self.stream.last_event_id(),
+            self.stream.last_sequence_number(),
+            self.stream.reconnection_time(),
+        );
         match result {
             Ok(()) if self.stream.is_terminated() => self.end_stream(None, &mut on_event),
             Ok(()) => {}
@@ -495,7 +660,7 @@ impl AgentTurn {
         if self.phase != Phase::Streaming {
             return;
         }
-        if !self.stream.is_terminated() && self.try_reconnect(StreamEnd::EndedEarly) {
+        if !self.stream.is_complete_at_end() && self.try_reconnect(StreamEnd::EndedEarly) {
             return;
         }
         let (result, seen) = self.shown(&mut on_event, |stream, on| stream.finish_to(on));
@@ -518,28 +683,99 @@ impl AgentTurn {
         self.fail(TurnFailure::Transport(error.to_owned()), &mut on_event);
     }
 
-    /// When [`tick`](Self::tick) should be called next (the idle deadline
-    /// of the connection), in the host's milliseconds.
+    /// When [`tick`](Self::tick) should be called next, in the host's
+    /// milliseconds: the connection's idle and stall deadlines, the
+    /// approval timeouts.
     pub fn deadline_ms(&self) -> Option<u64> {
-        match self.phase {
-            Phase::Streaming => self.reconnector.as_ref().and_then(Reconnector::idle_deadline_ms),
+        let stream = match (self.phase, self.external) {
+            (Phase::Streaming, false) => self.reconnector.idle_deadline_ms(),
             _ => None,
+        };
+        let approvals = self.approvals.values().filter_map(|(_, d)| *d).min();
+        stream.into_iter().chain(approvals).min()
+    }
+
+    /// The time passed: a connection idle or stalled past the policy's
+    /// timeouts is closed ([`TurnAction::CloseConnection`]) and
+    /// reconnected, or ends the turn ([`TurnFailure::IdleTimeout`]); an
+    /// approval past its timeout is denied.
+    pub fn tick(&mut self, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        self.now_ms = now_ms;
+        let expired: Vec<String> = self
+            .approvals
+            .iter()
+            .filter(|(_, (_, d))| d.is_some_and(|d| now_ms >= d))
+            .map(|(a, _)| a.clone())
+            .collect();
+        for approval in expired {
+            let text = format!("no approval within {} ms", self.approval_timeout_ms.unwrap_or(0));
+            let _ = self.answer_approval(&approval, Some(&text), &mut on_event);
+        }
+        let stall = match (self.phase, self.external) {
+            (Phase::Streaming, false) => self.reconnector.stall(now_ms),
+            _ => None,
+        };
+        let Some(stall) = stall else { return };
+        self.actions.push_back(TurnAction::CloseConnection);
+        if !self.try_reconnect(StreamEnd::IdleTimeout) {
+            let after_ms = self.reconnector.stall_timeout_ms(stall).unwrap_or(0);
+            self.fail(TurnFailure::IdleTimeout { stall, after_ms }, &mut on_event);
         }
     }
 
-    /// The time passed: a connection idle past the policy's timeout is
-    /// closed ([`TurnAction::CloseConnection`]) and reconnected, or ends the
-    /// turn.
-    pub fn tick(&mut self, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
-        self.now_ms = now_ms;
-        let idle = self.phase == Phase::Streaming && self.reconnector.as_ref().is_some_and(|r| r.is_idle(now_ms));
-        if !idle {
-            return;
+    /// The host approves a call waiting for approval (its
+    /// `tool_approval_requested`): the scheduling rules now apply to it.
+    pub fn approve(&mut self, approval_id: &str, mut on_event: impl FnMut(TurnEvent<'_>)) -> Result<(), TurnError> {
+        self.answer_approval(approval_id, None, &mut on_event)
+    }
+
+    /// The host denies a call waiting for approval: its error result is
+    /// `Denied by the user` (`: REASON` when `reason` is not empty), and the
+    /// model sees it.
+    pub fn deny(
+        &mut self,
+        approval_id: &str,
+        reason: &str,
+        mut on_event: impl FnMut(TurnEvent<'_>),
+    ) -> Result<(), TurnError> {
+        let text =
+            if reason.is_empty() { "Denied by the user".to_owned() } else { format!("Denied by the user: {reason}") };
+        self.answer_approval(approval_id, Some(&text), &mut on_event)
+    }
+
+    /// Approves (`denial` `None`) or denies a waiting call.
+    fn answer_approval(
+        &mut self,
+        approval_id: &str,
+        denial: Option<&str>,
+        on_event: &mut dyn FnMut(TurnEvent<'_>),
+    ) -> Result<(), TurnError> {
+        let Some((call_id, _)) = self.approvals.remove(approval_id) else {
+            return Err(SchedulerError::NotAwaitingApproval(approval_id.to_owned()).into());
+        };
+        match denial {
+            None => {
+                self.scheduler.open_gate(&call_id, Gate::Approval)?;
+            }
+            Some(text) => {
+                let output = if text.starts_with("Denied") { text.to_owned() } else { format!("Denied: {text}") };
+                self.scheduler.settle_waiting(&call_id, &output, ToolResultKind::Denied)?;
+                self.pending.remove(&call_id);
+            }
         }
-        self.actions.push_back(TurnAction::CloseConnection);
-        if !self.try_reconnect(StreamEnd::IdleTimeout) {
-            self.fail(TurnFailure::IdleTimeout, &mut on_event);
-        }
+        self.start_what_can_start();
+        self.drain_tool_events(on_event);
+        Ok(())
+    }
+
+    /// The host cancels a running call (after a `tool_running_after_stop`,
+    /// say): its result is `Cancelled by the host` now and its late result
+    /// is dropped. A call that is not running is left as it is.
+    pub fn cancel_tool(&mut self, call_id: &str, mut on_event: impl FnMut(TurnEvent<'_>)) -> Result<(), TurnError> {
+        self.scheduler.cancel_running(call_id, "Cancelled by the host", ToolResultKind::Cancelled)?;
+        self.start_what_can_start();
+        self.drain_tool_events(&mut on_event);
+        Ok(())
     }
 
     /// Progress text of a running call (a `tool_execution_update`).
@@ -607,9 +843,8 @@ impl AgentTurn {
             });
             seen.items.append(&mut shown.items);
             self.apply_seen(seen, &mut on_event);
-            if let Some(r) = self.reconnector.as_mut() {
-                r.on_end(StreamEnd::Aborted);
-            }
+            self.reconnector.on_end(StreamEnd::Aborted);
+            self.clock.attempt_ended(self.now_ms, &StreamEnd::Aborted);
             self.set_phase(Phase::Ended);
         }
         self.abort_calls(reason, &mut on_event);
@@ -651,6 +886,7 @@ impl AgentTurn {
             self.failure = Some(failure);
             self.abort_calls(&reason, &mut on_event);
         } else {
+            self.ended_normally();
             self.start_what_can_start();
             self.drain_tool_events(&mut on_event);
         }
@@ -716,6 +952,9 @@ impl AgentTurn {
             failure: self.failure.clone(),
             calls: self.calls.clone(),
             results,
+            gave_up: self.gave_up,
+            output_started: self.reconnector.output_started(),
+            timings: self.clock.timings(),
         }
     }
 
@@ -747,15 +986,22 @@ impl AgentTurn {
     /// Asks the policy whether this ending is reconnected; when it is, the
     /// reconnection is queued and the stream told that a new body follows.
     fn try_reconnect(&mut self, end: StreamEnd) -> bool {
-        let Some(r) = self.reconnector.as_mut() else { return false };
-        match r.on_end(end) {
-            Decision::Reconnect { delay_ms, attempt, cursor } => {
+        self.clock.attempt_ended(self.now_ms, &end);
+        if !self.reconnects {
+            return false;
+        }
+        match self.reconnector.on_end(end) {
+            Decision::Reconnect { delay_ms, attempt, cursor, replay } => {
                 if self.stream.reconnect().is_err() {
                     return false;
                 }
                 self.set_phase(Phase::Reconnecting);
-                self.actions.push_back(TurnAction::Reconnect { delay_ms, attempt, cursor });
+                self.actions.push_back(TurnAction::Reconnect { delay_ms, attempt, cursor, replay });
                 true
+            }
+            Decision::GiveUp { reason, .. } => {
+                self.gave_up = Some(reason);
+                false
             }
             _ => false,
         }
@@ -765,15 +1011,54 @@ impl AgentTurn {
     /// (the calls not started and the running ones get their aborted
     /// result).
     fn end_stream(&mut self, failure: Option<TurnFailure>, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
-        if let Some(r) = self.reconnector.as_mut() {
-            r.on_end(match &failure {
-                None => StreamEnd::Completed,
-                Some(f) => StreamEnd::TransportError(f.message()),
-            });
-        }
+        let end = match &failure {
+            None => StreamEnd::Completed,
+            Some(TurnFailure::Stream(StreamError::Provider(e))) => {
+                StreamEnd::ProviderError { error_type: e.error_type.clone(), message: e.message.clone() }
+            }
+            Some(TurnFailure::Stream(StreamError::Incomplete { .. })) => StreamEnd::EndedEarly,
+            Some(f) => StreamEnd::TransportError(f.message()),
+        };
+        self.clock.attempt_ended(self.now_ms, &end);
+        self.reconnector.on_end(end);
         match failure {
-            None => self.set_phase(Phase::Ended),
+            None => {
+                self.set_phase(Phase::Ended);
+                self.ended_normally();
+                self.start_what_can_start();
+                self.drain_tool_events(on_event);
+            }
             Some(f) => self.fail(f, on_event),
+        }
+    }
+
+    /// The stream ended normally: the calls waiting for the turn's end
+    /// start if its stop reason allows tools ([`StopClass::allows_tools`];
+    /// no stop reason counts as a normal end); otherwise no call that has
+    /// not started starts (each gets its `skipped` result) and each running
+    /// one is reported (`tool_running_after_stop`).
+    fn ended_normally(&mut self) {
+        let class = self.stop_reason.as_deref().map_or(StopClass::Normal, StopClass::of);
+        if class.allows_tools() {
+            for id in self.scheduler.queued() {
+                // Only a queued call can be waiting: the gate is open or not.
+                let _ = self.scheduler.open_gate(&id, Gate::TurnEnd);
+            }
+            return;
+        }
+        let reason = self.stop_reason.clone().unwrap_or_default();
+        let output = format!("Not run: the answer stopped with {reason} before the turn ended normally");
+        for id in self.scheduler.queued() {
+            let _ = self.scheduler.settle_waiting(&id, &output, ToolResultKind::Skipped);
+            self.pending.remove(&id);
+        }
+        self.approvals.clear();
+        for (call_id, name) in self.scheduler.running_calls() {
+            self.scheduler.push_event(ToolExecutionEvent::RunningAfterStop {
+                call_id,
+                name,
+                stop_reason: reason.clone(),
+            });
         }
     }
 
@@ -804,6 +1089,7 @@ impl AgentTurn {
             self.cancel(id);
         }
         self.pending.clear();
+        self.approvals.clear();
         self.drain_tool_events(on_event);
     }
 
@@ -814,6 +1100,10 @@ impl AgentTurn {
     /// Applies what the stream emitted (in order) to the calls and the
     /// scheduler, then tells the host what to start.
     fn apply_seen(&mut self, seen: Seen, on_event: &mut dyn FnMut(TurnEvent<'_>)) {
+        if seen.content {
+            self.reconnector.on_content(self.now_ms);
+            self.clock.content(self.now_ms);
+        }
         if seen.items.is_empty() {
             // Nothing the turn acts on (most chunks: text and argument deltas).
             return;
@@ -833,6 +1123,10 @@ impl AgentTurn {
                 }
                 SeenItem::Call { part, outcome, call } => self.on_call(part, outcome, call),
                 SeenItem::StopReason(reason) => self.stop_reason = Some(reason),
+                SeenItem::Usage { input, output } => {
+                    self.clock.input_tokens = input.or(self.clock.input_tokens);
+                    self.clock.output_tokens = output.or(self.clock.output_tokens);
+                }
                 SeenItem::Reset => self.on_reset(),
             }
         }
@@ -894,8 +1188,25 @@ impl AgentTurn {
                 ToolResultKind::UnknownTool,
             ),
             (SeenOutcome::Complete, Some(options)) => {
-                let added = self.scheduler.add_call(&view, *options);
+                let gates: &[Gate] = match (options.needs_approval, options.waits_for_turn_end()) {
+                    (true, true) => &[Gate::Approval, Gate::TurnEnd],
+                    (true, false) => &[Gate::Approval],
+                    (false, true) => &[Gate::TurnEnd],
+                    (false, false) => &[],
+                };
+                let added = self.scheduler.add_gated(&view, *options, gates);
                 if added.is_ok() {
+                    if self.scheduler.is_waiting(&call.id, Gate::Approval) {
+                        let approval_id = format!("approval_{}", call.id);
+                        let deadline = self.approval_timeout_ms.map(|t| self.now_ms.saturating_add(t));
+                        self.approvals.insert(approval_id.clone(), (call.id.clone(), deadline));
+                        self.scheduler.push_event(ToolExecutionEvent::ApprovalRequested {
+                            call_id: call.id.clone(),
+                            approval_id,
+                            name: call.name.clone(),
+                            arguments: call.arguments.clone(),
+                        });
+                    }
                     self.pending.insert(
                         call.id.clone(),
                         Pending {
@@ -963,6 +1274,7 @@ impl AgentTurn {
         self.scheduler = ToolScheduler::with_config(self.scheduler_config);
         self.calls.clear();
         self.pending.clear();
+        self.approvals.clear();
         self.call_parts.clear();
         self.stop_reason = None;
     }
@@ -993,6 +1305,8 @@ impl AgentTurn {
 #[derive(Default)]
 struct Seen {
     items: Vec<SeenItem>,
+    /// Some event was content ([`StreamEvent::is_content`]).
+    content: bool,
     /// The events are the host's own stream's (see
     /// [`AgentTurn::apply_event`]): the id and name of every open call are
     /// kept, to give the calls its abort leaves open their result. The
@@ -1021,6 +1335,7 @@ enum SeenItem {
     CallMeta { part: u32, key: MetaKey, value: String },
     Call { part: u32, outcome: SeenOutcome, call: OwnedCall },
     StopReason(String),
+    Usage { input: Option<u64>, output: Option<u64> },
     Reset,
 }
 
@@ -1044,6 +1359,7 @@ impl Seen {
     /// into the stream's event loop (most events are deltas).
     #[inline]
     fn note(&mut self, event: &StreamEvent<'_>) {
+        self.content |= event.is_content();
         if matches!(
             event,
             StreamEvent::PartStart { kind: PartKind::ToolCall, .. }
@@ -1052,6 +1368,7 @@ impl Seen {
                 | StreamEvent::StopReason { choice: 0, .. }
                 | StreamEvent::TurnEnd { stop_reason: Some(_) }
                 | StreamEvent::TurnReset
+                | StreamEvent::Usage { .. }
         ) {
             self.note_slow(event);
         }
@@ -1115,6 +1432,12 @@ impl Seen {
                 self.items.push(SeenItem::StopReason(reason.to_owned()))
             }
             StreamEvent::TurnReset => self.items.push(SeenItem::Reset),
+            StreamEvent::Usage { usage } => {
+                let (input, output) = timings::usage_tokens(usage);
+                if input.is_some() || output.is_some() {
+                    self.items.push(SeenItem::Usage { input, output });
+                }
+            }
             _ => {}
         }
     }

@@ -22,7 +22,10 @@
 use core::ffi::c_void;
 
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
-use super::reconnect::{cursor_view, default_policy, policy_from_c, ssefold_reconnect_policy, ssefold_resume_cursor};
+use super::reconnect::{
+    cursor_view, default_policy, policy_from_c, replay_c, ssefold_reconnect_policy, ssefold_replay,
+    ssefold_resume_cursor, ssefold_retry_hints, ssefold_stall_kind, stall_c,
+};
 use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_str};
 use super::stream::{
@@ -31,8 +34,8 @@ use super::stream::{
 };
 use super::tools::{ssefold_tool_event, ssefold_tool_options, ssefold_tool_scheduler_config, tool_event_view};
 use crate::agent::{AgentTurn, TurnAction, TurnConfig, TurnError, TurnEvent, TurnFailure};
-use crate::reconnect::ResumeCursor;
-use crate::tools::{SchedulerConfig, ToolOptions};
+use crate::reconnect::{ReconnectPolicy, ResumeCursor, RetryHints};
+use crate::tools::SchedulerConfig;
 
 /// One agent turn (opaque).
 pub struct ssefold_agent_turn {
@@ -49,11 +52,19 @@ pub struct ssefold_agent_turn_config {
     pub stream: ssefold_stream_config,
     /// The tool scheduler's limits (`max_concurrency`, `max_calls`).
     pub scheduler: ssefold_tool_scheduler_config,
-    /// Reconnect a connection that ends early, fails or goes idle, with
-    /// `reconnect_policy` (default false: such an ending ends the turn).
+    /// Retry, resume or (opted in) restart a connection that is refused
+    /// with a transient HTTP status, ends early, fails or stalls, with
+    /// `reconnect_policy` (default true). False: never send a request
+    /// again (a host that reads one body); the policy's stall timeouts
+    /// still apply.
     pub reconnect: bool,
-    /// The reconnection policy, used when `reconnect` is true.
+    /// The reconnection policy (its stall timeouts apply either way).
     pub reconnect_policy: ssefold_reconnect_policy,
+    /// A call waiting for approval that gets no answer for this long is
+    /// denied, in milliseconds (0, the default: it waits for the host).
+    pub approval_timeout_ms: u64,
+    /// A random number for the retry jitter (0: the fixed default sequence).
+    pub jitter_seed: u64,
 }
 
 /// The turn's event callback: exactly one of `stream_event` (a normalized
@@ -113,6 +124,9 @@ pub struct ssefold_agent_turn_action {
     pub attempt: u32,
     /// `RECONNECT`: what to send so the server can resume.
     pub cursor: ssefold_resume_cursor,
+    /// `RECONNECT`: what the request is (a retry before any output, a
+    /// resume, or a restart the policy opted in to).
+    pub replay: ssefold_replay,
 }
 
 /// Why a turn ended with an error (the `kind` of
@@ -128,11 +142,15 @@ pub enum ssefold_turn_failure_kind {
     Stream = 1,
     /// The connection failed and was not (or could no longer be) resumed.
     Transport = 2,
-    /// The connection went idle and was not (or could no longer be) resumed.
+    /// The connection went idle or stalled (`stall` says which timeout)
+    /// and was not (or could no longer be) resumed.
     IdleTimeout = 3,
     /// The answer has more tool calls than the scheduler's `max_calls`: the
     /// calls past it get no result.
     TooManyCalls = 4,
+    /// The response was refused with an HTTP status (`http_status`) and not
+    /// (or no longer) retried.
+    Http = 5,
 }
 
 /// A turn's failure, typed. Views are owned by the turn until its next call.
@@ -152,6 +170,12 @@ pub struct ssefold_turn_failure {
     /// error type, a transport failure, an idle connection). Retrying is the
     /// host's decision.
     pub retryable: bool,
+    /// `IDLE_TIMEOUT`: which timeout fired.
+    pub stall: ssefold_stall_kind,
+    /// `IDLE_TIMEOUT`: its length in milliseconds.
+    pub after_ms: u64,
+    /// `HTTP`: the status (0 otherwise).
+    pub http_status: u16,
 }
 
 /// The Rust side of [`ssefold_agent_turn`]: the turn plus the values that
@@ -216,6 +240,7 @@ fn action_view(a: &TurnAction) -> ssefold_agent_turn_action {
         delay_ms: 0,
         attempt: 0,
         cursor: cursor_view(&ResumeCursor::None),
+        replay: ssefold_replay::Retry,
     };
     match a {
         TurnAction::StartTool(s) => {
@@ -230,11 +255,12 @@ fn action_view(a: &TurnAction) -> ssefold_agent_turn_action {
             v.call_id = ssefold_str::new(call_id);
         }
         TurnAction::CloseConnection => v.kind = ssefold_agent_turn_action_kind::CloseConnection,
-        TurnAction::Reconnect { delay_ms, attempt, cursor } => {
+        TurnAction::Reconnect { delay_ms, attempt, cursor, replay } => {
             v.kind = ssefold_agent_turn_action_kind::Reconnect;
             v.delay_ms = *delay_ms;
             v.attempt = *attempt;
             v.cursor = cursor_view(cursor);
+            v.replay = replay_c(*replay);
         }
     }
     v
@@ -258,9 +284,10 @@ fn config_from_c(c: &ssefold_agent_turn_config) -> Result<TurnConfig, Failure> {
     let mut config = TurnConfig::new(provider);
     config.stream = super::stream::config_from_c(&c.stream)?;
     config.scheduler = super::tools::config_from_c(&c.scheduler)?;
-    if c.reconnect {
-        config.reconnect = Some(policy_from_c(&c.reconnect_policy)?);
-    }
+    let policy = policy_from_c(&c.reconnect_policy)?;
+    config.reconnect = Some(if c.reconnect { policy } else { ReconnectPolicy { max_retries: 0, ..policy } });
+    config.approval_timeout_ms = (c.approval_timeout_ms != 0).then_some(c.approval_timeout_ms);
+    config.jitter_seed = c.jitter_seed;
     Ok(config)
 }
 
@@ -281,8 +308,10 @@ pub unsafe extern "C" fn ssefold_agent_turn_config_default(out: *mut ssefold_age
             provider: 0,
             stream: default_config(),
             scheduler: ssefold_tool_scheduler_config { max_concurrency: d.max_concurrency, max_calls: d.max_calls },
-            reconnect: false,
+            reconnect: true,
             reconnect_policy: default_policy(),
+            approval_timeout_ms: 0,
+            jitter_seed: 0,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, c) };
@@ -356,7 +385,7 @@ pub unsafe extern "C" fn ssefold_agent_turn_add_tool(
     let body = |s: &mut AgentTurnState| {
         // SAFETY: view readable by contract.
         let name = unsafe { required(name, "name")? };
-        s.turn.add_tool(name, ToolOptions::new(options.exclusive, options.abort_siblings_on_error));
+        s.turn.add_tool(name, super::tools::options_from_c(&options)?);
         Ok(ssefold_result::Ok)
     };
     // SAFETY: `turn` is NULL or a live handle (contract).
@@ -568,6 +597,129 @@ pub unsafe extern "C" fn ssefold_agent_turn_tool_result(
     unsafe { handle::with_mut(turn, body) }
 }
 
+/// The host sent the request at `now_ms` (the first, or the one a
+/// `RECONNECT` asked for): the timings count from the first. Optional.
+///
+/// # Safety
+/// `turn` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_agent_turn_request_sent(turn: *mut ssefold_agent_turn, now_ms: u64) -> ssefold_result {
+    let body = |s: &mut AgentTurnState| {
+        s.turn.request_sent(now_ms);
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `turn` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(turn, body) }
+}
+
+/// The response was refused before its body at `now_ms`: `status` is not
+/// 2xx; `hints` (NULL: none) are its headers'
+/// (`ssefold_retry_hints_from_headers`). A transient status (408, 409, 429,
+/// 500, 502, 503, 504, 529) is retried under the policy (`RECONNECT` after
+/// its `Retry-After`, capped); another, or `x-should-retry: false`, ends the
+/// turn (failure `HTTP`; the body is the host's, for its error).
+///
+/// Errors: `INVALID_ARGUMENT` (`hints->should_retry` not 0, 1 or 2).
+///
+/// # Safety
+/// `turn` must be NULL or live; `hints` NULL or readable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_agent_turn_http_status(
+    turn: *mut ssefold_agent_turn,
+    status: u16,
+    hints: *const ssefold_retry_hints,
+    now_ms: u64,
+) -> ssefold_result {
+    let body = |s: &mut AgentTurnState| {
+        // SAFETY: NULL or readable by contract.
+        let hints = unsafe { hints.as_ref() }.copied().unwrap_or_default();
+        let hints = match super::reconnect::http_end_from_c(status, &hints)? {
+            crate::reconnect::StreamEnd::HttpStatus { retry_after_ms, should_retry, .. } => {
+                RetryHints { retry_after_ms, should_retry }
+            }
+            _ => RetryHints::default(),
+        };
+        let (turn, sink) = s.split();
+        turn.http_status(status, hints, now_ms, sink);
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `turn` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(turn, body) }
+}
+
+/// The host approves the call waiting for `approval_id` (its
+/// `TOOL_APPROVAL_REQUESTED` event): the scheduling rules now apply to it.
+///
+/// Errors: `NULL_PARAMETER` (absent `approval_id`),
+/// `TOOL_NOT_AWAITING_APPROVAL`; nothing changes.
+///
+/// # Safety
+/// `turn` must be NULL or live; `approval_id` NULL or readable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_agent_turn_approve(
+    turn: *mut ssefold_agent_turn,
+    approval_id: ssefold_str,
+) -> ssefold_result {
+    let body = |s: &mut AgentTurnState| {
+        // SAFETY: view readable by contract.
+        let id = unsafe { required(approval_id, "approval_id")? };
+        let (turn, sink) = s.split();
+        turn.approve(id, sink).map_err(turn_error)?;
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `turn` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(turn, body) }
+}
+
+/// The host denies the call waiting for `approval_id`: its error result is
+/// `Denied by the user` (`: REASON` for a non-empty `reason`).
+///
+/// Errors: as `ssefold_agent_turn_approve`.
+///
+/// # Safety
+/// `turn` must be NULL or live; each view NULL or readable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_agent_turn_deny(
+    turn: *mut ssefold_agent_turn,
+    approval_id: ssefold_str,
+    reason: ssefold_str,
+) -> ssefold_result {
+    let body = |s: &mut AgentTurnState| {
+        // SAFETY: views readable by contract.
+        let (id, reason) = unsafe { (required(approval_id, "approval_id")?, reason.to_str_or_empty()?) };
+        let (turn, sink) = s.split();
+        turn.deny(id, reason, sink).map_err(turn_error)?;
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `turn` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(turn, body) }
+}
+
+/// The host cancels the running call `call_id` (after a
+/// `TOOL_RUNNING_AFTER_STOP` event, say): its result is `Cancelled by the
+/// host` now; its late result is dropped. A call not running is left as it
+/// is.
+///
+/// Errors: `NULL_PARAMETER`, `TOOL_UNKNOWN_CALL_ID`.
+///
+/// # Safety
+/// `turn` must be NULL or live; `call_id` NULL or readable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_agent_turn_cancel_tool(
+    turn: *mut ssefold_agent_turn,
+    call_id: ssefold_str,
+) -> ssefold_result {
+    let body = |s: &mut AgentTurnState| {
+        // SAFETY: view readable by contract.
+        let id = unsafe { required(call_id, "call_id")? };
+        let (turn, sink) = s.split();
+        turn.cancel_tool(id, sink).map_err(turn_error)?;
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `turn` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(turn, body) }
+}
+
 /// The user aborted (`reason`, absent or empty: `Aborted`): the stream ends
 /// (a `TURN_END` with stop reason `aborted`), running calls get
 /// `CANCEL_TOOL`, every call without a result gets `Aborted: REASON`. Does
@@ -676,12 +828,23 @@ pub unsafe extern "C" fn ssefold_agent_turn_failure(
             status: ssefold_result::Ok,
             message: ssefold_str::ABSENT,
             retryable: false,
+            stall: ssefold_stall_kind::Idle,
+            after_ms: 0,
+            http_status: 0,
         };
         if let Some(f) = s.turn.failure() {
             (v.kind, v.status) = match f {
                 TurnFailure::Stream(e) => (K::Stream, super::stream::failure(e).code),
                 TurnFailure::Transport(_) => (K::Transport, ssefold_result::Ok),
-                TurnFailure::IdleTimeout => (K::IdleTimeout, ssefold_result::Ok),
+                TurnFailure::IdleTimeout { stall, after_ms } => {
+                    v.stall = stall_c(*stall);
+                    v.after_ms = *after_ms;
+                    (K::IdleTimeout, ssefold_result::Ok)
+                }
+                TurnFailure::Http { status, .. } => {
+                    v.http_status = *status;
+                    (K::Http, ssefold_result::Ok)
+                }
                 TurnFailure::TooManyCalls { .. } => (K::TooManyCalls, ssefold_result::ToolTooManyCalls),
             };
             v.retryable = f.is_retryable();
@@ -699,14 +862,16 @@ pub unsafe extern "C" fn ssefold_agent_turn_failure(
 /// The turn's outcome so far (final once `ssefold_agent_turn_is_finished`)
 /// as one compact JSON document, owned by the turn until its next call:
 /// `{"provider", "message", "stop_reason", "aborted", "failure": {"kind",
-/// "message", "retryable"} | null, "calls": [{"part", "id",
+/// "message", "retryable", …} | null, "calls": [{"part", "id",
 /// "id_synthesized", "name", "provider_type", "input_format",
 /// "provider_executed", "outcome", "arguments"}…], "results": [{"call_id",
 /// "id_synthesized", "name", "output", "is_error", "kind"}…], "next":
 /// {"assistant", "tool_results", "append"} | null}`: `results` holds one
 /// result per call the host answers (every call but the provider-run ones),
 /// in call order; `next` is what to append to the conversation to continue
-/// (the assistant turn, then the results, in the provider's request shape).
+/// (the assistant turn, then the results, in the provider's request shape);
+/// then `"gave_up"`, `"output_started"` and `"timings"` (see the Rust
+/// `agent::json` module docs for every member).
 ///
 /// # Safety
 /// `turn` must be NULL or live; `out` NULL or writable.

@@ -7,8 +7,8 @@ use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::result::ssefold_result;
 use super::slice::ssefold_str;
 use crate::reconnect::{
-    is_retryable_error_type, ConnectionState, Decision, ReconnectPolicy, Reconnector, ResumeCursor, StreamEnd,
-    DEFAULT_MAX_SERVER_RETRY_MS,
+    is_retryable_error_type, ConnectionState, Decision, GiveUpReason, ReconnectPolicy, Reconnector, Replay,
+    ResumeCursor, RetryHints, StallKind, StreamEnd, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_MAX_SERVER_RETRY_MS,
 };
 
 /// The knobs of the reconnection policy (a plain struct: fill it from
@@ -24,7 +24,8 @@ pub struct ssefold_reconnect_policy {
     pub max_delay_ms: u64,
     /// Reconnections in a row before giving up (default 2).
     pub max_retries: u32,
-    /// Jitter as a fraction of the delay, in [0, 1] (default 0: none).
+    /// Jitter as a fraction of a computed delay, in [0, 1] (default 0.2;
+    /// 0: none). Seed it per process with `ssefold_reconnector_seed_jitter`.
     pub jitter: f64,
     /// Idle timeout in milliseconds; 0 means none (the default).
     pub idle_timeout_ms: u64,
@@ -32,6 +33,33 @@ pub struct ssefold_reconnect_policy {
     /// 600000, 10 minutes; 0 also means the default); the server's value
     /// still takes precedence over the backoff up to it.
     pub max_server_retry_ms: u64,
+    /// Upper bound of an HTTP `Retry-After` wait, in milliseconds (default
+    /// 60000; 0 also means the default).
+    pub max_retry_after_ms: u64,
+    /// Send the request again after output was delivered when the answer
+    /// cannot be resumed (default false: it ends incomplete).
+    pub restart_after_output: bool,
+    /// Stall: no content for this long after a connection opened, before
+    /// the answer's first content, in milliseconds (default 300000; 0:
+    /// none).
+    pub first_content_timeout_ms: u64,
+    /// Stall: no content for this long between contents, in milliseconds
+    /// (default 120000; 0: none).
+    pub content_timeout_ms: u64,
+}
+
+/// What a refused response's headers say about retrying it
+/// (`ssefold_retry_hints_from_headers`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ssefold_retry_hints {
+    /// Whether `retry_after_ms` was sent.
+    pub has_retry_after: bool,
+    /// `retry-after-ms`, or `Retry-After` (seconds or an HTTP date), in
+    /// milliseconds.
+    pub retry_after_ms: u64,
+    /// `x-should-retry`: 0 not sent, 1 `true`, 2 `false`.
+    pub should_retry: u32,
 }
 
 /// Connection state for the UI.
@@ -64,6 +92,8 @@ pub enum ssefold_stream_end_kind {
     ProviderError = 4,
     /// The user aborted.
     Aborted = 5,
+    /// The response was refused before its body (`status`, `hints`).
+    HttpStatus = 6,
 }
 
 /// How a connection ended, as the host saw it (input of
@@ -77,6 +107,93 @@ pub struct ssefold_stream_end {
     pub error_type: ssefold_str,
     /// `TRANSPORT_ERROR` / `PROVIDER_ERROR`: the message (absent = empty).
     pub message: ssefold_str,
+    /// `HTTP_STATUS`: the HTTP status (0 otherwise).
+    pub status: u16,
+    /// `HTTP_STATUS`: what its headers say about retrying.
+    pub hints: ssefold_retry_hints,
+}
+
+/// What a reconnection sends (wire names `retry`, `resume`, `restart`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_replay {
+    /// No output was delivered: the same request again.
+    Retry = 0,
+    /// Output was delivered: the request with the resume cursor.
+    Resume = 1,
+    /// Output was delivered and cannot be resumed; the policy opted in to
+    /// sending the request again (a second answer, `TURN_RESET`).
+    Restart = 2,
+}
+
+/// Why a reconnector gave up (wire names `retries_exhausted`,
+/// `not_resumable`, `not_retryable`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_give_up_reason {
+    /// `max_retries` reconnections were used.
+    RetriesExhausted = 0,
+    /// Output was delivered and the answer cannot be resumed.
+    NotResumable = 1,
+    /// The HTTP status is not one to retry (or `x-should-retry: false`).
+    NotRetryable = 2,
+}
+
+/// Which timeout found a connection idle (wire names `idle`,
+/// `first_content`, `content`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ssefold_stall_kind {
+    /// No bytes for `idle_timeout_ms`.
+    Idle = 0,
+    /// No content for `first_content_timeout_ms` before the first.
+    FirstContent = 1,
+    /// No content for `content_timeout_ms` between contents.
+    Content = 2,
+}
+
+pub(crate) fn replay_c(r: Replay) -> ssefold_replay {
+    match r {
+        Replay::Retry => ssefold_replay::Retry,
+        Replay::Resume => ssefold_replay::Resume,
+        Replay::Restart => ssefold_replay::Restart,
+    }
+}
+
+pub(crate) fn stall_c(k: StallKind) -> ssefold_stall_kind {
+    match k {
+        StallKind::Idle => ssefold_stall_kind::Idle,
+        StallKind::FirstContent => ssefold_stall_kind::FirstContent,
+        StallKind::Content => ssefold_stall_kind::Content,
+    }
+}
+
+fn hints_c(h: RetryHints) -> ssefold_retry_hints {
+    ssefold_retry_hints {
+        has_retry_after: h.retry_after_ms.is_some(),
+        retry_after_ms: h.retry_after_ms.unwrap_or(0),
+        should_retry: match h.should_retry {
+            None => 0,
+            Some(true) => 1,
+            Some(false) => 2,
+        },
+    }
+}
+
+/// The core end of a C `HTTP_STATUS` end.
+pub(crate) fn http_end_from_c(status: u16, h: &ssefold_retry_hints) -> Result<StreamEnd, Failure> {
+    let should_retry = match h.should_retry {
+        0 => None,
+        1 => Some(true),
+        2 => Some(false),
+        n => {
+            return Err(Failure::new(
+                ssefold_result::InvalidArgument,
+                format!("should_retry must be 0, 1 or 2, not {n}"),
+            ))
+        }
+    };
+    Ok(StreamEnd::HttpStatus { status, retry_after_ms: h.has_retry_after.then_some(h.retry_after_ms), should_retry })
 }
 
 /// What to send when reconnecting (the `kind` of [`ssefold_resume_cursor`]).
@@ -143,6 +260,12 @@ pub struct ssefold_reconnect_decision {
     /// `FAIL`: whether the error type is transient (the whole request may be
     /// sent again).
     pub retryable: bool,
+    /// `RECONNECT`: what the request is (a retry, a resume, a restart).
+    pub replay: ssefold_replay,
+    /// `GIVE_UP`: why no reconnection follows.
+    pub give_up_reason: ssefold_give_up_reason,
+    /// `GIVE_UP` after `HTTP_STATUS`: the status (0 otherwise).
+    pub status: u16,
 }
 
 /// A reconnection state machine for one logical stream (opaque).
@@ -180,6 +303,13 @@ pub(super) fn policy_from_c(p: &ssefold_reconnect_policy) -> Result<ReconnectPol
             0 => DEFAULT_MAX_SERVER_RETRY_MS,
             ms => ms,
         },
+        max_retry_after_ms: match p.max_retry_after_ms {
+            0 => DEFAULT_MAX_RETRY_AFTER_MS,
+            ms => ms,
+        },
+        restart_after_output: p.restart_after_output,
+        first_content_timeout_ms: (p.first_content_timeout_ms != 0).then_some(p.first_content_timeout_ms),
+        content_timeout_ms: (p.content_timeout_ms != 0).then_some(p.content_timeout_ms),
     })
 }
 
@@ -211,6 +341,7 @@ fn end_kind(e: &StreamEnd) -> ssefold_stream_end_kind {
         StreamEnd::IdleTimeout => ssefold_stream_end_kind::IdleTimeout,
         StreamEnd::ProviderError { .. } => ssefold_stream_end_kind::ProviderError,
         StreamEnd::Aborted => ssefold_stream_end_kind::Aborted,
+        StreamEnd::HttpStatus { .. } => ssefold_stream_end_kind::HttpStatus,
     }
 }
 
@@ -224,20 +355,30 @@ fn decision_view(d: &Decision) -> ssefold_reconnect_decision {
         error_type: ssefold_str::ABSENT,
         message: ssefold_str::ABSENT,
         retryable: false,
+        replay: ssefold_replay::Retry,
+        give_up_reason: ssefold_give_up_reason::RetriesExhausted,
+        status: 0,
     };
     match d {
         Decision::Done => {}
         Decision::Stop => v.kind = ssefold_decision_kind::Stop,
-        Decision::Reconnect { delay_ms, attempt, cursor } => {
+        Decision::Reconnect { delay_ms, attempt, cursor, replay } => {
             v.kind = ssefold_decision_kind::Reconnect;
             v.delay_ms = *delay_ms;
             v.attempt = *attempt;
             v.cursor = cursor_view(cursor);
+            v.replay = replay_c(*replay);
         }
-        Decision::GiveUp { last } => {
+        Decision::GiveUp { last, reason } => {
             v.kind = ssefold_decision_kind::GiveUp;
             v.last_end = end_kind(last);
+            v.give_up_reason = match reason {
+                GiveUpReason::RetriesExhausted => ssefold_give_up_reason::RetriesExhausted,
+                GiveUpReason::NotResumable => ssefold_give_up_reason::NotResumable,
+                GiveUpReason::NotRetryable => ssefold_give_up_reason::NotRetryable,
+            };
             match last {
+                StreamEnd::HttpStatus { status, .. } => v.status = *status,
                 StreamEnd::TransportError(text) => v.message = ssefold_str::new(text),
                 StreamEnd::ProviderError { error_type, message } => {
                     v.error_type = ssefold_str::new(error_type);
@@ -284,6 +425,10 @@ pub(super) fn default_policy() -> ssefold_reconnect_policy {
         jitter: d.jitter,
         idle_timeout_ms: d.idle_timeout_ms.unwrap_or(0),
         max_server_retry_ms: d.max_server_retry_ms,
+        max_retry_after_ms: d.max_retry_after_ms,
+        restart_after_output: d.restart_after_output,
+        first_content_timeout_ms: d.first_content_timeout_ms.unwrap_or(0),
+        content_timeout_ms: d.content_timeout_ms.unwrap_or(0),
     }
 }
 
@@ -501,6 +646,7 @@ pub unsafe extern "C" fn ssefold_reconnector_on_end(
             3 => StreamEnd::IdleTimeout,
             4 => StreamEnd::ProviderError { error_type: error_type.to_owned(), message: message.to_owned() },
             5 => StreamEnd::Aborted,
+            6 => http_end_from_c(end.status, &end.hints)?,
             k => return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown stream end kind {k}"))),
         };
         let decision = r.decision.insert(r.machine.on_end(end));
@@ -510,6 +656,115 @@ pub unsafe extern "C" fn ssefold_reconnector_on_end(
     };
     // SAFETY: `reconnector` is NULL or a live handle (contract).
     unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// Content reached the host at `now_ms` (text, arguments, media, a part
+/// starting or ending, usage, the stop reason: `ssefold_stream_event.is_content`;
+/// not pings, comments or keep-alive events): the content timeouts restart
+/// and, from now on, the answer has output (it is resumed, never sent again
+/// unless the policy's `restart_after_output`).
+///
+/// # Safety
+/// `reconnector` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_on_content(
+    reconnector: *mut ssefold_reconnector,
+    now_ms: u64,
+) -> ssefold_result {
+    let body = |r: &mut ReconnectorState| {
+        r.machine.on_content(now_ms);
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// Seeds the jitter with a random number from the host.
+///
+/// # Safety
+/// `reconnector` must be NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_seed_jitter(
+    reconnector: *mut ssefold_reconnector,
+    seed: u64,
+) -> ssefold_result {
+    let body = |r: &mut ReconnectorState| {
+        r.machine.seed_jitter(seed);
+        Ok(ssefold_result::Ok)
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(reconnector, body) }
+}
+
+/// Which timeout has passed at `now_ms`: writes `true` to `*stalled` and
+/// the timeout to `*kind` when one has, `false` otherwise. Whether output
+/// was delivered is written to `*output_started` (NULL: not asked).
+///
+/// # Safety
+/// `reconnector` must be NULL or live; `stalled`, `kind` NULL or writable;
+/// `output_started` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_stall(
+    reconnector: *const ssefold_reconnector,
+    now_ms: u64,
+    stalled: *mut bool,
+    kind: *mut ssefold_stall_kind,
+    output_started: *mut bool,
+) -> ssefold_result {
+    let body = |r: &ReconnectorState| -> Result<(), Failure> {
+        check_not_null!(stalled, kind);
+        let stall = r.machine.stall(now_ms);
+        // SAFETY: non-NULL (checked) and writable by contract; `output_started` NULL or writable.
+        unsafe {
+            handle::write_out(stalled, stall.is_some());
+            handle::write_out(kind, stall_c(stall.unwrap_or(StallKind::Idle)));
+            if !output_started.is_null() {
+                handle::write_out(output_started, r.machine.output_started());
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(reconnector, body) }
+}
+
+/// What `n` response headers (`names[i]`: `values[i]`) say about retrying a
+/// refused response: `retry-after-ms`, `Retry-After` (seconds, or an HTTP
+/// date counted from `now_unix_ms`, the host's wall clock), `x-should-retry`.
+///
+/// Errors: `NULL_PARAMETER` (`out`, or `names` / `values` with `n` > 0),
+/// `INVALID_UTF8_ARGUMENT`.
+///
+/// # Safety
+/// `names` and `values` must be NULL (with `n` 0) or `n` readable views;
+/// `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_retry_hints_from_headers(
+    names: *const ssefold_str,
+    values: *const ssefold_str,
+    n: usize,
+    now_unix_ms: u64,
+    out: *mut ssefold_retry_hints,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() || (n > 0 && (names.is_null() || values.is_null())) {
+            return ssefold_result::NullParameter;
+        }
+        let mut pairs = Vec::with_capacity(n);
+        for i in 0..n {
+            // SAFETY: `n` readable views by contract.
+            let (name, value) = unsafe { (*names.add(i), *values.add(i)) };
+            // SAFETY: each view readable by contract.
+            match unsafe { (name.to_str_or_empty(), value.to_str_or_empty()) } {
+                (Ok(a), Ok(b)) => pairs.push((a, b)),
+                _ => return ssefold_result::InvalidUtf8Argument,
+            }
+        }
+        let hints = RetryHints::from_headers(pairs, now_unix_ms);
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(out, hints_c(hints)) };
+        ssefold_result::Ok
+    }
 }
 
 /// The cursor to send on the next connection (its view owned by the

@@ -103,6 +103,9 @@ pub enum ssefold_result {
     ToolDiscarded = 607,
     /// Tool scheduler: no tool result shape for this provider (`AUTO`).
     ToolUnsupportedProvider = 608,
+    /// Tool scheduler / agent turn: no call waits for this approval id
+    /// (unknown, or already answered).
+    ToolNotAwaitingApproval = 609,
     /// Relay: `finish` was called; nothing more can be sent.
     RelayFinished = 700,
     /// Relay: `feed` on a relay made without a provider stream.
@@ -118,7 +121,7 @@ pub enum ssefold_result {
 
 impl ssefold_result {
     /// Every status, in number order (for `ssefold_result_str` and tests).
-    pub(crate) const ALL: [ssefold_result; 41] = [
+    pub(crate) const ALL: [ssefold_result; 42] = [
         ssefold_result::Ok,
         ssefold_result::Stopped,
         ssefold_result::NullParameter,
@@ -155,6 +158,7 @@ impl ssefold_result {
         ssefold_result::ToolUnfinished,
         ssefold_result::ToolDiscarded,
         ssefold_result::ToolUnsupportedProvider,
+        ssefold_result::ToolNotAwaitingApproval,
         ssefold_result::RelayFinished,
         ssefold_result::RelayNoStream,
         ssefold_result::RelayReplayTooOld,
@@ -208,6 +212,7 @@ impl ssefold_result {
             ssefold_result::ToolUnfinished => "a tool call has no result yet\0",
             ssefold_result::ToolDiscarded => "the turn's tool work was discarded\0",
             ssefold_result::ToolUnsupportedProvider => "no tool result shape for this provider\0",
+            ssefold_result::ToolNotAwaitingApproval => "no tool call waits for this approval\0",
             ssefold_result::RelayFinished => "the relay has finished\0",
             ssefold_result::RelayNoStream => "the relay has no provider stream to feed\0",
             ssefold_result::RelayReplayTooOld => "the event id is no longer held for replay\0",

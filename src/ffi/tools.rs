@@ -13,7 +13,7 @@ use super::result::ssefold_result;
 use super::slice::ssefold_str;
 use crate::tools::{
     tool_results, SchedulerConfig, SchedulerError, ToolExecutionEvent, ToolOptions, ToolResult, ToolResultKind,
-    ToolScheduler,
+    ToolScheduler, ToolStart,
 };
 
 /// A tool scheduler (opaque): one turn's tool calls.
@@ -43,11 +43,52 @@ pub struct ssefold_tool_options {
     /// An error result of this call cancels its running siblings and the
     /// calls still to run in this turn.
     pub abort_siblings_on_error: bool,
+    /// When a ready call may start: a `ssefold_tool_start` value (default
+    /// `AUTO`: as soon as it is ready, unless the tool is exclusive, then
+    /// once the turn ended with a stop reason that allows tools). Another
+    /// value is `INVALID_ARGUMENT`.
+    pub start: u32,
+    /// A ready call waits for the host's approval
+    /// (`ssefold_agent_turn_approve` / `_deny`) first. Default false.
+    pub needs_approval: bool,
+}
+
+/// When a ready call may start (wire names `auto`, `ready`, `turn_end`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ssefold_tool_start {
+    /// `READY` for a tool that may run beside others, `TURN_END` for an
+    /// exclusive one.
+    #[default]
+    Auto = 0,
+    /// As soon as the call is ready.
+    Ready = 1,
+    /// Only once the turn ended with a normal or tool-use stop.
+    TurnEnd = 2,
+}
+
+/// The core options of C options (an unknown `start` value is refused).
+pub(super) fn options_from_c(o: &ssefold_tool_options) -> Result<ToolOptions, Failure> {
+    let start = [
+        (ssefold_tool_start::Auto, ToolStart::Auto),
+        (ssefold_tool_start::Ready, ToolStart::Ready),
+        (ssefold_tool_start::TurnEnd, ToolStart::TurnEnd),
+    ]
+    .into_iter()
+    .find(|(c, _)| *c as u32 == o.start)
+    .map(|(_, s)| s)
+    .ok_or_else(|| Failure::new(ssefold_result::InvalidArgument, format!("unknown tool start {}", o.start)))?;
+    Ok(ToolOptions {
+        exclusive: o.exclusive,
+        abort_siblings_on_error: o.abort_siblings_on_error,
+        start,
+        needs_approval: o.needs_approval,
+    })
 }
 
 /// Where a result came from (wire names `ran`, `unknown_tool`,
 /// `invalid_input`, `cancelled`, `aborted`, `discarded`, `incomplete`,
-/// `unnamed`).
+/// `unnamed`, `skipped`, `denied`).
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ssefold_tool_result_kind {
@@ -67,6 +108,11 @@ pub enum ssefold_tool_result_kind {
     Incomplete = 6,
     /// The provider sent the call without a tool name; nothing ran.
     Unnamed = 7,
+    /// The turn ended with a stop reason that lets no call start; the call
+    /// never ran.
+    Skipped = 8,
+    /// The host denied the call (or its approval timed out); it never ran.
+    Denied = 9,
 }
 
 /// The result of one tool call; views owned by the scheduler until its next
@@ -98,6 +144,13 @@ pub enum ssefold_tool_event_kind {
     Update = 1,
     /// `tool_execution_finished`: the call has its result (`is_error`).
     Finished = 2,
+    /// `tool_approval_requested`: the call waits for the host's approval
+    /// (`approval_id`, `tool_name`, `text`: the arguments).
+    ApprovalRequested = 3,
+    /// `tool_running_after_stop`: the turn stopped with a reason that lets
+    /// no call start while this one ran (`tool_name`, `text`: the stop
+    /// reason); the host may cancel it.
+    RunningAfterStop = 4,
 }
 
 /// One `tool_execution_*` event; views owned by the scheduler until its next
@@ -111,14 +164,17 @@ pub struct ssefold_tool_event {
     pub name: ssefold_str,
     /// The call's id.
     pub call_id: ssefold_str,
-    /// `STARTED` / `FINISHED`: the tool's name; absent for `UPDATE`.
+    /// The tool's name; absent for `UPDATE`.
     pub tool_name: ssefold_str,
-    /// `UPDATE`: the progress text; absent otherwise.
+    /// `UPDATE`: the progress text; `APPROVAL_REQUESTED`: the call's
+    /// arguments; `RUNNING_AFTER_STOP`: the stop reason; absent otherwise.
     pub text: ssefold_str,
     /// `FINISHED`: whether the result is an error (false otherwise).
     pub is_error: bool,
     /// The event's JSON form, `{"event": name, "call_id", …}`.
     pub json: ssefold_str,
+    /// `APPROVAL_REQUESTED`: the approval's id; absent otherwise.
+    pub approval_id: ssefold_str,
 }
 
 /// The scheduler plus the storage behind the views it returned last.
@@ -190,6 +246,8 @@ fn result_kind(kind: ToolResultKind) -> ssefold_tool_result_kind {
         ToolResultKind::Discarded => ssefold_tool_result_kind::Discarded,
         ToolResultKind::Incomplete => ssefold_tool_result_kind::Incomplete,
         ToolResultKind::Unnamed => ssefold_tool_result_kind::Unnamed,
+        ToolResultKind::Skipped => ssefold_tool_result_kind::Skipped,
+        ToolResultKind::Denied => ssefold_tool_result_kind::Denied,
     }
 }
 
@@ -204,6 +262,7 @@ pub(super) fn tool_event_view(e: &ToolExecutionEvent, json: &str) -> ssefold_too
         text: ssefold_str::ABSENT,
         is_error: false,
         json: ssefold_str::new(json),
+        approval_id: ssefold_str::ABSENT,
     };
     match e {
         ToolExecutionEvent::Started { name, .. } => view.tool_name = ssefold_str::new(name),
@@ -215,6 +274,17 @@ pub(super) fn tool_event_view(e: &ToolExecutionEvent, json: &str) -> ssefold_too
             view.kind = ssefold_tool_event_kind::Finished;
             view.tool_name = ssefold_str::new(name);
             view.is_error = *is_error;
+        }
+        ToolExecutionEvent::ApprovalRequested { approval_id, name, arguments, .. } => {
+            view.kind = ssefold_tool_event_kind::ApprovalRequested;
+            view.approval_id = ssefold_str::new(approval_id);
+            view.tool_name = ssefold_str::new(name);
+            view.text = ssefold_str::new(arguments);
+        }
+        ToolExecutionEvent::RunningAfterStop { name, stop_reason, .. } => {
+            view.kind = ssefold_tool_event_kind::RunningAfterStop;
+            view.tool_name = ssefold_str::new(name);
+            view.text = ssefold_str::new(stop_reason);
         }
     }
     view
@@ -240,6 +310,7 @@ pub(super) fn failure(e: &SchedulerError) -> Failure {
         SchedulerError::Unfinished(_) => ssefold_result::ToolUnfinished,
         SchedulerError::Discarded => ssefold_result::ToolDiscarded,
         SchedulerError::UnsupportedProvider(_) => ssefold_result::ToolUnsupportedProvider,
+        SchedulerError::NotAwaitingApproval(_) => ssefold_result::ToolNotAwaitingApproval,
     };
     Failure::new(code, e.to_string())
 }
@@ -333,7 +404,7 @@ pub unsafe extern "C" fn ssefold_tool_scheduler_add(
         // SAFETY: views readable by contract.
         let (id, name, input) =
             unsafe { (required(call_id, "call_id")?, required(name, "name")?, input_json.to_str_or_empty()?) };
-        let options = ToolOptions::new(options.exclusive, options.abort_siblings_on_error);
+        let options = options_from_c(&options)?;
         s.scheduler.add(id, name, input, options).map_err(|e| failure(&e))?;
         Ok(ssefold_result::Ok)
     };

@@ -523,6 +523,28 @@ impl<'a> StreamEvent<'a> {
         }
     }
 
+    /// Whether the event is content: it advances the fold (text,
+    /// arguments, media, a part starting or ending, part metadata, usage,
+    /// the stop reason, the end of the turn). `message_start`, warnings,
+    /// unknown events (pings, keep-alives), errors and `turn_reset` are
+    /// not: a stream that sends only those is stalled (see
+    /// [`crate::reconnect::StallKind`]).
+    pub fn is_content(&self) -> bool {
+        matches!(
+            self,
+            StreamEvent::PartStart { .. }
+                | StreamEvent::TextDelta { .. }
+                | StreamEvent::MediaDelta { .. }
+                | StreamEvent::ToolArgsDelta { .. }
+                | StreamEvent::ToolArgsPath { .. }
+                | StreamEvent::PartMetadata { .. }
+                | StreamEvent::PartEnd { .. }
+                | StreamEvent::Usage { .. }
+                | StreamEvent::StopReason { .. }
+                | StreamEvent::TurnEnd { .. }
+        )
+    }
+
     /// The wire name (snake_case), used verbatim by the bindings.
     pub fn name(&self) -> &'static str {
         match self {

@@ -204,6 +204,7 @@ pub mod ollama;
 pub mod openai_chat;
 pub mod openai_responses;
 mod raw;
+mod stop;
 mod turn;
 mod view;
 
@@ -218,6 +219,7 @@ pub use events::{
     PartKind, PartOutcome, ProviderError, StreamEvent, ToolCall, ToolCallStart, ToolInputFormat, WarningCode,
 };
 pub use message::{MessageView, PathStep};
+pub use stop::StopClass;
 
 /// Which provider dialect a [`Stream`] folds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

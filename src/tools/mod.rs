@@ -35,7 +35,7 @@ use serde_json::{json, Value};
 use crate::providers::Provider;
 
 pub(crate) use scheduler::unknown_tool_output;
-pub use scheduler::{Finished, SchedulerConfig, ToolScheduler};
+pub use scheduler::{Finished, Gate, SchedulerConfig, ToolScheduler};
 
 /// How a tool is scheduled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -47,18 +47,79 @@ pub struct ToolOptions {
     /// calls still to run in this turn (a failed shell command makes the
     /// parallel work pointless); the turn itself goes on.
     pub abort_siblings_on_error: bool,
+    /// When a ready call may start (see [`ToolStart`]; default
+    /// [`ToolStart::Auto`]: as soon as it is ready, unless the tool is
+    /// exclusive, then once the turn ended normally).
+    pub start: ToolStart,
+    /// A ready call waits for the host's approval
+    /// ([`crate::agent::AgentTurn::approve`] / `deny`) before the scheduling
+    /// rules apply to it; a denial is its error result. Default false.
+    pub needs_approval: bool,
 }
 
 impl ToolOptions {
-    /// Options with both flags given.
-    pub fn new(exclusive: bool, abort_siblings_on_error: bool) -> Self {
-        ToolOptions { exclusive, abort_siblings_on_error }
+    /// Options with both flags given (start [`ToolStart::Auto`], no
+    /// approval).
+    pub const fn new(exclusive: bool, abort_siblings_on_error: bool) -> Self {
+        ToolOptions { exclusive, abort_siblings_on_error, start: ToolStart::Auto, needs_approval: false }
+    }
+
+    /// Whether a ready call of this tool waits for the turn to end
+    /// normally before it starts ([`ToolStart::Auto`] resolved).
+    pub fn waits_for_turn_end(&self) -> bool {
+        match self.start {
+            ToolStart::Auto => self.exclusive,
+            ToolStart::Ready => false,
+            ToolStart::TurnEnd => true,
+        }
+    }
+}
+
+/// When a ready call may start. Wire names `auto`, `ready`, `turn_end`.
+///
+/// Starting a call the moment its arguments are complete is the latency
+/// win of streaming tool execution; a tool with side effects should not
+/// start for an answer that then stops for its length, a content filter, a
+/// refusal or an error (the AI SDK's rule since vercel/ai#19066): such a
+/// tool starts only once the turn ended with a normal or tool-use stop
+/// ([`crate::providers::StopClass::allows_tools`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ToolStart {
+    /// [`ToolStart::Ready`] for a tool that may run beside others,
+    /// [`ToolStart::TurnEnd`] for an exclusive one (an edit, a shell
+    /// command: the side effects).
+    #[default]
+    Auto,
+    /// As soon as the call is ready (and the scheduling rules allow).
+    Ready,
+    /// Only once the turn ended with a normal or tool-use stop.
+    TurnEnd,
+}
+
+impl ToolStart {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStart::Auto => "auto",
+            ToolStart::Ready => "ready",
+            ToolStart::TurnEnd => "turn_end",
+        }
+    }
+
+    /// The value of a wire name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "auto" => Some(ToolStart::Auto),
+            "ready" => Some(ToolStart::Ready),
+            "turn_end" => Some(ToolStart::TurnEnd),
+            _ => None,
+        }
     }
 }
 
 /// Where a result came from. Wire names: `ran`, `unknown_tool`,
 /// `invalid_input`, `cancelled`, `aborted`, `discarded`, `incomplete`,
-/// `unnamed`.
+/// `unnamed`, `skipped`, `denied`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ToolResultKind {
@@ -79,6 +140,12 @@ pub enum ToolResultKind {
     Incomplete,
     /// The provider sent the call without a tool name; nothing ran.
     Unnamed,
+    /// The turn ended with a stop reason that lets no call start (the
+    /// length, a content filter, a refusal, an error: see
+    /// [`ToolStart`]); the call had not started and never ran.
+    Skipped,
+    /// The host denied the call (or its approval timed out); it never ran.
+    Denied,
 }
 
 impl ToolResultKind {
@@ -93,11 +160,13 @@ impl ToolResultKind {
             ToolResultKind::Discarded => "discarded",
             ToolResultKind::Incomplete => "incomplete",
             ToolResultKind::Unnamed => "unnamed",
+            ToolResultKind::Skipped => "skipped",
+            ToolResultKind::Denied => "denied",
         }
     }
 
     /// Every kind, in the order of their numbers in the C ABI.
-    pub fn all() -> [ToolResultKind; 8] {
+    pub fn all() -> [ToolResultKind; 10] {
         [
             ToolResultKind::Ran,
             ToolResultKind::UnknownTool,
@@ -107,6 +176,8 @@ impl ToolResultKind {
             ToolResultKind::Discarded,
             ToolResultKind::Incomplete,
             ToolResultKind::Unnamed,
+            ToolResultKind::Skipped,
+            ToolResultKind::Denied,
         ]
     }
 }
@@ -132,7 +203,8 @@ pub struct ToolResult {
 }
 
 /// What a UI shows of tool execution. Wire names: `tool_execution_started`,
-/// `tool_execution_update`, `tool_execution_finished`.
+/// `tool_execution_update`, `tool_execution_finished`,
+/// `tool_approval_requested`, `tool_running_after_stop`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolExecutionEvent {
@@ -159,6 +231,30 @@ pub enum ToolExecutionEvent {
         /// Whether the result is an error.
         is_error: bool,
     },
+    /// A ready call of a tool that needs approval waits for the host's
+    /// answer (`approve` / `deny` with `approval_id`).
+    ApprovalRequested {
+        /// The call's id.
+        call_id: String,
+        /// The approval's id (unique in the turn: `approval_` + the call's
+        /// id).
+        approval_id: String,
+        /// The tool's name.
+        name: String,
+        /// The call's input as text.
+        arguments: String,
+    },
+    /// The turn ended with a stop reason that lets no call start while
+    /// this call was running: the host may cancel it
+    /// ([`crate::agent::AgentTurn::cancel_tool`]) or let it finish.
+    RunningAfterStop {
+        /// The call's id.
+        call_id: String,
+        /// The tool's name.
+        name: String,
+        /// The turn's stop reason (`length`, `max_tokens`, `error`, …).
+        stop_reason: String,
+    },
 }
 
 impl ToolExecutionEvent {
@@ -168,6 +264,8 @@ impl ToolExecutionEvent {
             ToolExecutionEvent::Started { .. } => "tool_execution_started",
             ToolExecutionEvent::Update { .. } => "tool_execution_update",
             ToolExecutionEvent::Finished { .. } => "tool_execution_finished",
+            ToolExecutionEvent::ApprovalRequested { .. } => "tool_approval_requested",
+            ToolExecutionEvent::RunningAfterStop { .. } => "tool_running_after_stop",
         }
     }
 
@@ -176,7 +274,9 @@ impl ToolExecutionEvent {
         match self {
             ToolExecutionEvent::Started { call_id, .. }
             | ToolExecutionEvent::Update { call_id, .. }
-            | ToolExecutionEvent::Finished { call_id, .. } => call_id,
+            | ToolExecutionEvent::Finished { call_id, .. }
+            | ToolExecutionEvent::ApprovalRequested { call_id, .. }
+            | ToolExecutionEvent::RunningAfterStop { call_id, .. } => call_id,
         }
     }
 
@@ -191,6 +291,13 @@ impl ToolExecutionEvent {
             }
             ToolExecutionEvent::Finished { call_id, name, is_error } => {
                 json!({"event": self.name(), "call_id": call_id, "name": name, "is_error": is_error})
+            }
+            ToolExecutionEvent::ApprovalRequested { call_id, approval_id, name, arguments } => json!({
+                "event": self.name(), "call_id": call_id, "approval_id": approval_id,
+                "name": name, "arguments": arguments,
+            }),
+            ToolExecutionEvent::RunningAfterStop { call_id, name, stop_reason } => {
+                json!({"event": self.name(), "call_id": call_id, "name": name, "stop_reason": stop_reason})
             }
         }
     }
@@ -230,6 +337,10 @@ pub enum SchedulerError {
     /// `tool_results` for a provider that has no fixed shape (`auto`).
     #[error("no tool result shape for provider {0}")]
     UnsupportedProvider(&'static str),
+    /// An approval answer for a call that is not waiting for one (no such
+    /// approval id, or already answered).
+    #[error("no tool call waits for approval {0:?}")]
+    NotAwaitingApproval(String),
 }
 
 impl SchedulerError {
@@ -245,6 +356,7 @@ impl SchedulerError {
             SchedulerError::Unfinished(_) => "unfinished",
             SchedulerError::Discarded => "discarded",
             SchedulerError::UnsupportedProvider(_) => "unsupported_provider",
+            SchedulerError::NotAwaitingApproval(_) => "not_awaiting_approval",
         }
     }
 }

@@ -42,6 +42,27 @@ enum Phase {
     Done,
 }
 
+/// What a queued call may wait for before it can start (see
+/// [`ToolScheduler::add_gated`]): each gate is opened by the host's answer
+/// ([`ToolScheduler::open_gate`]) or the call is settled while it waits
+/// ([`ToolScheduler::settle_waiting`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// The user's approval.
+    Approval,
+    /// The end of the turn with a stop reason that allows tools.
+    TurnEnd,
+}
+
+impl Gate {
+    fn bit(self) -> u8 {
+        match self {
+            Gate::Approval => 1,
+            Gate::TurnEnd => 2,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Call {
     id: String,
@@ -49,6 +70,8 @@ struct Call {
     name: String,
     options: ToolOptions,
     phase: Phase,
+    /// The [`Gate`] bits still closed: a call starts only once none is.
+    gates: u8,
     /// Whether the host started it (a `tool_execution_started` was emitted).
     started: bool,
     result: Option<(String, bool, ToolResultKind)>,
@@ -194,6 +217,86 @@ impl ToolScheduler {
         Ok(())
     }
 
+    /// [`add_call`](Self::add_call) for a call that waits behind `gates`
+    /// before the scheduling rules apply to it. A waiting exclusive call
+    /// keeps its place (nothing after it starts first); a waiting call that
+    /// may run beside others lets later calls pass.
+    pub fn add_gated(
+        &mut self,
+        call: &ToolCall<'_>,
+        options: ToolOptions,
+        gates: &[Gate],
+    ) -> Result<(), SchedulerError> {
+        let index = self.push_call(call.id, call.name, options)?;
+        self.calls[index].id_synthesized = call.id_synthesized;
+        self.calls[index].gates = gates.iter().fold(0, |bits, g| bits | g.bit());
+        self.settle_if_turn_ended(index);
+        Ok(())
+    }
+
+    /// Opens `gate` of a queued call: `Ok(true)` when it was closed, `Ok(false)`
+    /// when it was not (already open, or the call has its result).
+    pub fn open_gate(&mut self, call_id: &str, gate: Gate) -> Result<bool, SchedulerError> {
+        let index = self.index_of(call_id)?;
+        let call = &mut self.calls[index];
+        if call.phase != Phase::Queued || call.gates & gate.bit() == 0 {
+            return Ok(false);
+        }
+        call.gates &= !gate.bit();
+        Ok(true)
+    }
+
+    /// Whether a queued call still waits behind `gate`.
+    pub fn is_waiting(&self, call_id: &str, gate: Gate) -> bool {
+        self.by_id
+            .get(call_id)
+            .is_some_and(|&i| self.calls[i].phase == Phase::Queued && self.calls[i].gates & gate.bit() != 0)
+    }
+
+    /// Gives a call that has not started the error result `output` of
+    /// `kind` (a denial, a stop that lets no call start): `Ok(true)` when
+    /// it was queued, `Ok(false)` when it had started or has its result.
+    pub fn settle_waiting(
+        &mut self,
+        call_id: &str,
+        output: &str,
+        kind: ToolResultKind,
+    ) -> Result<bool, SchedulerError> {
+        let index = self.index_of(call_id)?;
+        if self.calls[index].phase != Phase::Queued {
+            return Ok(false);
+        }
+        self.settle(index, output.to_owned(), kind);
+        Ok(true)
+    }
+
+    /// The ids of the calls that have not started, in call order.
+    pub fn queued(&self) -> Vec<String> {
+        self.calls.iter().filter(|c| c.phase == Phase::Queued).map(|c| c.id.clone()).collect()
+    }
+
+    /// The ids and names of the calls running now, in call order.
+    pub fn running_calls(&self) -> Vec<(String, String)> {
+        self.calls.iter().filter(|c| c.phase == Phase::Running).map(|c| (c.id.clone(), c.name.clone())).collect()
+    }
+
+    /// Cancels a running call (the host asked): it gets the error result
+    /// `output` of `kind` now, and its late result is dropped. `Ok(false)`
+    /// when it was not running.
+    pub fn cancel_running(
+        &mut self,
+        call_id: &str,
+        output: &str,
+        kind: ToolResultKind,
+    ) -> Result<bool, SchedulerError> {
+        let index = self.index_of(call_id)?;
+        if self.calls[index].phase != Phase::Running {
+            return Ok(false);
+        }
+        self.settle(index, output.to_owned(), kind);
+        Ok(true)
+    }
+
     /// Adds a call that must not run, with the error result `output` of
     /// `kind` (a call whose arguments were cut or invalid, an unnamed call,
     /// a call to a tool the host does not have): it is a call of the
@@ -230,6 +333,7 @@ impl ToolScheduler {
             name: name.to_owned(),
             options,
             phase: Phase::Queued,
+            gates: 0,
             started: false,
             result: None,
         });
@@ -284,6 +388,13 @@ impl ToolScheduler {
         for index in self.released..self.calls.len() {
             let call = &self.calls[index];
             if call.phase != Phase::Queued {
+                continue;
+            }
+            if call.gates != 0 {
+                if call.options.exclusive {
+                    // A waiting exclusive call keeps its place.
+                    break;
+                }
                 continue;
             }
             let below_limit = self.config.max_concurrency == 0 || self.running < self.config.max_concurrency;
@@ -444,6 +555,12 @@ impl ToolScheduler {
         }
         self.state = TurnState::Aborted { reason: reason.to_owned() };
         cancel
+    }
+
+    /// Queues an event the turn made (an approval request, a call running
+    /// after a bad stop) in order with the scheduler's own.
+    pub(crate) fn push_event(&mut self, event: ToolExecutionEvent) {
+        self.events.push_back(event);
     }
 
     /// The next `tool_execution_*` event, in the order the calls above

@@ -3,9 +3,9 @@
 
 use super::*;
 
-const SAFE: ToolOptions = ToolOptions { exclusive: false, abort_siblings_on_error: false };
-const EXCL: ToolOptions = ToolOptions { exclusive: true, abort_siblings_on_error: false };
-const FATAL: ToolOptions = ToolOptions { exclusive: false, abort_siblings_on_error: true };
+const SAFE: ToolOptions = ToolOptions::new(false, false);
+const EXCL: ToolOptions = ToolOptions::new(true, false);
+const FATAL: ToolOptions = ToolOptions::new(false, true);
 
 fn ids(results: &[ToolResult]) -> Vec<&str> {
     results.iter().map(|r| r.call_id.as_str()).collect()
@@ -17,6 +17,7 @@ fn events(s: &mut ToolScheduler) -> Vec<String> {
             ToolExecutionEvent::Started { call_id, .. } => format!("started {call_id}"),
             ToolExecutionEvent::Update { call_id, text } => format!("update {call_id} {text}"),
             ToolExecutionEvent::Finished { call_id, is_error, .. } => format!("finished {call_id} {is_error}"),
+            other => format!("{} {}", other.name(), other.call_id()),
         })
         .collect()
 }
