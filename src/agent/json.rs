@@ -17,7 +17,8 @@
 //!   "output_started": true,
 //!   "timings": {"started_ms", "time_to_first_content_ms", "content_gaps": {"count", "median_ms",
 //!               "p95_ms", "max_ms"}, "duration_ms", "output_tokens", "input_tokens",
-//!               "output_tokens_per_second", "attempts": [{"started_ms", "ended_ms", "outcome", "status"}]}
+//!               "output_tokens_per_second", "attempts": [{"started_ms", "ended_ms", "outcome", "status"}]},
+//!   "telemetry": {"attributes": {"gen_ai.*": …}, "metrics": [{"name", "unit", "value", "attributes"}]}
 //! }
 //! ```
 //!
@@ -120,6 +121,7 @@ impl TurnOutcome {
             "gave_up": self.gave_up.map(|r| r.as_str()),
             "output_started": self.output_started,
             "timings": self.timings.to_json(),
+            "telemetry": {"attributes": self.gen_ai_attributes(), "metrics": self.gen_ai_metrics()},
         })
     }
 }

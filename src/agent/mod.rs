@@ -95,6 +95,7 @@
 
 mod json;
 pub mod next;
+pub mod telemetry;
 mod timings;
 
 use std::collections::{BTreeMap, VecDeque};
