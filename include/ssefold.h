@@ -1417,6 +1417,14 @@ typedef struct ssefold_stream_event {
    * provider-neutral (`present`); zeroed otherwise.
    */
   struct ssefold_tool_call tool_call;
+  /**
+   * Whether the event is content (text, arguments, media, a part
+   * starting or ending, part metadata, usage, the stop reason, the end
+   * of the turn; not `MESSAGE_START`, warnings, errors, unknown events
+   * such as pings, or `TURN_RESET`): what a host reports to
+   * `ssefold_reconnector_on_content`.
+   */
+  bool is_content;
 } ssefold_stream_event;
 
 /**

@@ -170,6 +170,12 @@ pub struct ssefold_stream_event {
     /// `PART_START` and `PART_END` of a `tool_call` part: its call,
     /// provider-neutral (`present`); zeroed otherwise.
     pub tool_call: ssefold_tool_call,
+    /// Whether the event is content (text, arguments, media, a part
+    /// starting or ending, part metadata, usage, the stop reason, the end
+    /// of the turn; not `MESSAGE_START`, warnings, errors, unknown events
+    /// such as pings, or `TURN_RESET`): what a host reports to
+    /// `ssefold_reconnector_on_content`.
+    pub is_content: bool,
 }
 
 /// How a part ended (the `outcome` of a `PART_END` event; wire names
@@ -498,6 +504,7 @@ fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
         data,
         outcome,
         tool_call,
+        is_content: e.is_content(),
     }
 }
 
