@@ -1041,10 +1041,7 @@ impl AgentTurn {
     fn ended_normally(&mut self) {
         let class = self.stop_reason.as_deref().map_or(StopClass::Normal, StopClass::of);
         if class.allows_tools() {
-            for id in self.scheduler.queued() {
-                // Only a queued call can be waiting: the gate is open or not.
-                let _ = self.scheduler.open_gate(&id, Gate::TurnEnd);
-            }
+            self.scheduler.open_gate_all(Gate::TurnEnd);
             return;
         }
         let reason = self.stop_reason.clone().unwrap_or_default();
@@ -1196,8 +1193,8 @@ impl AgentTurn {
                     (false, false) => &[],
                 };
                 let added = self.scheduler.add_gated(&view, *options, gates);
-                if added.is_ok() {
-                    if self.scheduler.is_waiting(&call.id, Gate::Approval) {
+                if let Ok(queued) = added {
+                    if queued && options.needs_approval {
                         let approval_id = format!("approval_{}", call.id);
                         let deadline = self.approval_timeout_ms.map(|t| self.now_ms.saturating_add(t));
                         self.approvals.insert(approval_id.clone(), (call.id.clone(), deadline));
@@ -1218,7 +1215,7 @@ impl AgentTurn {
                         },
                     );
                 }
-                added
+                added.map(|_| ())
             }
         };
         if added.is_err() && self.failure.is_none() {
@@ -1358,7 +1355,7 @@ struct OwnedCall {
 impl Seen {
     /// Notes `event` if the turn acts on it: a cheap test first, inlined
     /// into the stream's event loop (most events are deltas).
-    #[inline]
+    #[inline(always)]
     fn note(&mut self, event: &StreamEvent<'_>) {
         self.content |= event.is_content();
         if matches!(

@@ -25,8 +25,8 @@ pub struct Attempt {
 pub struct GapStats {
     /// Number of gaps measured (content-bearing inputs after the first).
     pub count: u64,
-    /// The median gap in ms (within 1/32 of the value above 32 ms, exact
-    /// below).
+    /// The median gap in ms (exact up to 32 gaps; beyond, within 1/32 of
+    /// the value above 32 ms, exact below).
     pub median_ms: u64,
     /// The 95th percentile gap in ms (same precision).
     pub p95_ms: u64,
@@ -89,20 +89,21 @@ const LINEAR: u64 = 32;
 const SUB: u64 = 16;
 const BUCKETS: usize = (LINEAR + (64 - 5) * SUB) as usize;
 
-/// A histogram of gaps: exact below 32 ms, 16 buckets per power of two
-/// above (a bucket's value is its middle: within 1/32).
-#[derive(Debug, Clone)]
+/// The gaps of a turn: the first [`EXACT`] kept as they are (quantiles
+/// exact, no allocation for a short answer), then a histogram, exact below
+/// 32 ms and 16 buckets per power of two above (a bucket's value is its
+/// middle: within 1/32).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct GapHistogram {
-    counts: Box<[u32; BUCKETS]>,
+    exact: [u64; EXACT],
+    /// Allocated when the gaps outgrow `exact` (they are moved into it).
+    counts: Option<Box<[u32; BUCKETS]>>,
     count: u64,
     max: u64,
 }
 
-impl Default for GapHistogram {
-    fn default() -> Self {
-        GapHistogram { counts: Box::new([0; BUCKETS]), count: 0, max: 0 }
-    }
-}
+/// Gaps kept exactly before the histogram takes over.
+const EXACT: usize = 32;
 
 impl GapHistogram {
     fn bucket(v: u64) -> usize {
@@ -128,10 +129,22 @@ impl GapHistogram {
     }
 
     pub(crate) fn record(&mut self, v: u64) {
-        let b = Self::bucket(v);
-        self.counts[b] = self.counts[b].saturating_add(1);
+        let n = self.count as usize;
         self.count += 1;
         self.max = self.max.max(v);
+        if n < EXACT {
+            self.exact[n] = v;
+            return;
+        }
+        let counts = self.counts.get_or_insert_with(|| {
+            let mut counts = Box::new([0u32; BUCKETS]);
+            for &g in &self.exact {
+                counts[Self::bucket(g)] += 1;
+            }
+            counts
+        });
+        let b = Self::bucket(v);
+        counts[b] = counts[b].saturating_add(1);
     }
 
     /// The value at quantile `q` (nearest rank), capped at the exact max.
@@ -140,8 +153,14 @@ impl GapHistogram {
             return 0;
         }
         let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        let Some(counts) = self.counts.as_deref() else {
+            let mut gaps = self.exact;
+            let gaps = &mut gaps[..self.count as usize];
+            gaps.sort_unstable();
+            return gaps[rank as usize - 1];
+        };
         let mut seen = 0u64;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (b, &c) in counts.iter().enumerate() {
             seen += u64::from(c);
             if seen >= rank {
                 return Self::value(b).min(self.max);
@@ -190,6 +209,22 @@ mod tests {
                 assert!(err <= 1.0 / 32.0 + 1e-12, "{v} -> {mid}");
             }
         }
+    }
+
+    #[test]
+    fn a_short_answer_has_exact_quantiles_and_a_long_one_close_ones() {
+        let mut h = GapHistogram::default();
+        for v in [500, 3, 40, 41, 7] {
+            h.record(v);
+        }
+        assert_eq!(h.stats(), GapStats { count: 5, median_ms: 40, p95_ms: 500, max_ms: 500 });
+        assert!(h.counts.is_none(), "no histogram for a short answer");
+        let mut h = GapHistogram::default();
+        for v in (0..10_000u64).map(|i| (i * 7919) % 1000) {
+            h.record(v);
+        }
+        let s = h.stats();
+        assert!(s.median_ms.abs_diff(500) <= 16 && s.p95_ms.abs_diff(950) <= 30, "{s:?}");
     }
 
     #[test]

@@ -220,18 +220,20 @@ impl ToolScheduler {
     /// [`add_call`](Self::add_call) for a call that waits behind `gates`
     /// before the scheduling rules apply to it. A waiting exclusive call
     /// keeps its place (nothing after it starts first); a waiting call that
-    /// may run beside others lets later calls pass.
+    /// may run beside others lets later calls pass. `Ok(true)` when the call
+    /// is queued, `Ok(false)` when it got its result at once (the turn was
+    /// aborted, or a sibling failed).
     pub fn add_gated(
         &mut self,
         call: &ToolCall<'_>,
         options: ToolOptions,
         gates: &[Gate],
-    ) -> Result<(), SchedulerError> {
+    ) -> Result<bool, SchedulerError> {
         let index = self.push_call(call.id, call.name, options)?;
         self.calls[index].id_synthesized = call.id_synthesized;
         self.calls[index].gates = gates.iter().fold(0, |bits, g| bits | g.bit());
         self.settle_if_turn_ended(index);
-        Ok(())
+        Ok(self.calls[index].phase == Phase::Queued)
     }
 
     /// Opens `gate` of a queued call: `Ok(true)` when it was closed, `Ok(false)`
@@ -244,6 +246,13 @@ impl ToolScheduler {
         }
         call.gates &= !gate.bit();
         Ok(true)
+    }
+
+    /// Opens `gate` of every queued call.
+    pub fn open_gate_all(&mut self, gate: Gate) {
+        for call in self.calls[self.released..].iter_mut().filter(|c| c.phase == Phase::Queued) {
+            call.gates &= !gate.bit();
+        }
     }
 
     /// Whether a queued call still waits behind `gate`.
