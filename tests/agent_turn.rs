@@ -83,16 +83,29 @@ struct Ran {
 /// Runs a turn over `body` in chunks of `sizes`, registering `tools`,
 /// answering each start at once with `result of ID`.
 fn run_turn(provider: Provider, body: &[u8], tools: &HashSet<String>, sizes: &mut dyn FnMut() -> usize) -> Ran {
+    run_turn_with(provider, body, tools, ToolOptions::default(), sizes)
+}
+
+/// [`run_turn`] with every tool registered with `options`; a call started
+/// while the stream still ran is recorded with a `*` after its name.
+fn run_turn_with(
+    provider: Provider,
+    body: &[u8],
+    tools: &HashSet<String>,
+    options: ToolOptions,
+    sizes: &mut dyn FnMut() -> usize,
+) -> Ran {
     let mut turn = AgentTurn::new(TurnConfig::new(provider));
     for name in tools {
-        turn.add_tool(name, ToolOptions::default());
+        turn.add_tool(name, options);
     }
     let mut started = Vec::new();
     let mut pos = 0;
     let answer = |turn: &mut AgentTurn, started: &mut Vec<(String, String, String)>| {
         while let Some(action) = turn.poll_action() {
             if let TurnAction::StartTool(s) = action {
-                started.push((s.call_id.clone(), s.name.clone(), s.arguments.clone()));
+                let name = if turn.is_stream_ended() { s.name.clone() } else { format!("{}*", s.name) };
+                started.push((s.call_id.clone(), name, s.arguments.clone()));
                 turn.tool_result(&s.call_id, &format!("result of {}", s.call_id), false, |_| {}).unwrap();
             }
         }
@@ -246,6 +259,49 @@ fn next_ids(provider: Provider, next: &ssefold::agent::NextRequest) -> (Vec<Stri
     (results, assistant)
 }
 
+/// Real traffic, every tool side-effecting (`start: turn_end`): no call
+/// starts while the answer streams; after a normal or tool-use stop every
+/// ready call starts once, after any other stop none does and each gets its
+/// `skipped` result.
+#[test]
+fn every_recording_starts_side_effecting_tools_only_after_a_stop_that_allows_them() {
+    use ssefold::providers::StopClass;
+    use ssefold::tools::ToolStart;
+    let (mut good, mut bad) = (0, 0);
+    for (file, provider) in bodies() {
+        let body = std::fs::read(&file).unwrap();
+        let (calls, _) = reference_calls(provider, &body);
+        let host_run: Vec<(String, String, String)> = calls
+            .iter()
+            .filter(|c| c.choice == 0 && c.outcome == "complete" && !c.provider_executed && !c.name.is_empty())
+            .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
+            .collect();
+        if host_run.is_empty() {
+            continue;
+        }
+        let name = file.display();
+        let tools: HashSet<String> = host_run.iter().map(|c| c.1.clone()).collect();
+        let options = ToolOptions { start: ToolStart::TurnEnd, ..ToolOptions::default() };
+        let ran = run_turn_with(provider, &body, &tools, options, &mut prov_common::lcg(11, 61));
+        let out = &ran.outcome;
+        assert!(ran.started.iter().all(|s| !s.1.ends_with('*')), "{name}: started while streaming: {:?}", ran.started);
+        let allows = out.stop_reason.as_deref().map_or(true, |r| StopClass::of(r).allows_tools());
+        if out.failure.is_some() {
+            assert!(ran.started.is_empty(), "{name}: a failed turn starts nothing that waited");
+        } else if allows {
+            good += 1;
+            assert_eq!(ran.started, host_run, "{name}");
+        } else {
+            bad += 1;
+            assert!(ran.started.is_empty(), "{name}");
+            let skipped = out.results.iter().filter(|r| r.kind == ToolResultKind::Skipped).count();
+            assert_eq!(skipped, host_run.len(), "{name}: {:?}", out.results);
+        }
+    }
+    assert!(good >= 10, "{good} bodies with calls and a good stop");
+    eprintln!("{good} bodies started their side-effecting calls after the stop, {bad} skipped them (bad stop)");
+}
+
 #[test]
 fn every_fixture_and_recording_runs_each_ready_call_once_and_answers_every_call() {
     let (mut with_calls, mut checked_next) = (0, 0);
@@ -273,6 +329,13 @@ fn every_fixture_and_recording_runs_each_ready_call_once_and_answers_every_call(
         let answered: Vec<&&SeenCall> = choice0.iter().filter(|c| !c.provider_executed).collect();
         for ran in &runs {
             let out = &ran.outcome;
+            let started: Vec<(String, String, String)> = ran
+                .started
+                .iter()
+                .map(|(id, n, a)| (id.clone(), n.trim_end_matches('*').to_owned(), a.clone()))
+                .collect();
+            let ran = Ran { started, outcome: out.clone() };
+            let ran = &ran;
             if out.failure.is_none() {
                 assert_eq!(ran.started, host_run, "{name}: the ready calls, each started once with the fold's input");
             } else {
