@@ -923,6 +923,70 @@ mod tests {
             ]
         }
 
+        #[derive(Debug, Clone, Copy)]
+        enum Tick {
+            Content,
+            KeepAlive,
+            Silence,
+        }
+
+        proptest! {
+            /// Content vs keep-alive timelines: whatever the keep-alives,
+            /// the stall fires exactly when the time since the last content
+            /// (or the opening, before the first) reaches its timeout, and
+            /// the byte idle timeout exactly when nothing at all came.
+            #[test]
+            fn stalls_follow_content_not_bytes(
+                ticks in proptest::collection::vec(
+                    (prop_oneof![Just(Tick::Content), Just(Tick::KeepAlive), Just(Tick::Silence)], 1u64..400),
+                    1..40,
+                ),
+                first in 100u64..2000,
+                between in 100u64..2000,
+                idle in proptest::option::of(50u64..1000),
+            ) {
+                let policy = ReconnectPolicy {
+                    idle_timeout_ms: idle,
+                    first_content_timeout_ms: Some(first),
+                    content_timeout_ms: Some(between),
+                    ..ReconnectPolicy::default()
+                };
+                let mut r = Reconnector::new(policy);
+                r.on_connected(0);
+                let (mut now, mut last_content, mut last_byte, mut output) = (0u64, 0u64, 0u64, false);
+                for (tick, dt) in ticks {
+                    now += dt;
+                    // What the model says at `now`, before the event.
+                    let content_deadline = last_content + if output { between } else { first };
+                    let idle_deadline = idle.map(|t| last_byte + t);
+                    let want = [
+                        (content_deadline, if output { StallKind::Content } else { StallKind::FirstContent }),
+                    ]
+                    .into_iter()
+                    .chain(idle_deadline.map(|d| (d, StallKind::Idle)))
+                    .filter(|(d, _)| now >= *d)
+                    .min_by_key(|(d, _)| *d)
+                    .map(|(_, k)| k);
+                    prop_assert_eq!(r.stall(now), want, "at {}", now);
+                    if want.is_some() {
+                        break;
+                    }
+                    match tick {
+                        Tick::Content => {
+                            r.on_activity(now);
+                            r.on_content(now);
+                            (last_content, last_byte, output) = (now, now, true);
+                        }
+                        Tick::KeepAlive => {
+                            r.on_activity(now);
+                            last_byte = now;
+                        }
+                        Tick::Silence => {}
+                    }
+                }
+            }
+        }
+
         proptest! {
             /// Before / after output × how it ended × resumable × opt-in:
             /// a request is never sent again after output without a cursor
