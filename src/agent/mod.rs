@@ -433,6 +433,9 @@ pub struct AgentTurn {
     call_parts: BTreeMap<u32, OpenCall>,
     /// Events come from the host's own stream ([`AgentTurn::apply_event`]).
     external: bool,
+    /// No event of the host's own stream came yet (its first starts the
+    /// timings when the host did not say when it sent the request).
+    external_start: bool,
     calls: Vec<TurnCall>,
     pending: BTreeMap<String, Pending>,
     actions: VecDeque<TurnAction>,
@@ -532,6 +535,7 @@ impl AgentTurn {
             phase: Phase::Streaming,
             call_parts: BTreeMap::new(),
             external: false,
+            external_start: true,
             calls: Vec::new(),
             pending: BTreeMap::new(),
             actions: VecDeque::new(),
@@ -858,7 +862,18 @@ impl AgentTurn {
     /// events). The turn's stream then stays unused: end with
     /// [`end_of_events`](Self::end_of_events) and read
     /// [`outcome_with_message`](Self::outcome_with_message).
-    pub fn apply_event(&mut self, event: &StreamEvent<'_>, mut on_event: impl FnMut(TurnEvent<'_>)) {
+    pub fn apply_event(&mut self, event: &StreamEvent<'_>, on_event: impl FnMut(TurnEvent<'_>)) {
+        self.apply_event_at(event, self.now_ms, on_event);
+    }
+
+    /// [`apply_event`](Self::apply_event) at `now_ms` (the host's clock:
+    /// the timings count the contents of the host's stream).
+    pub fn apply_event_at(&mut self, event: &StreamEvent<'_>, now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
+        self.now_ms = self.now_ms.max(now_ms);
+        if self.external_start {
+            self.external_start = false;
+            self.clock.attempt_started(self.now_ms);
+        }
         self.external = true;
         if self.phase == Phase::Ended {
             return;
@@ -881,6 +896,11 @@ impl AgentTurn {
             return;
         }
         self.close_open_calls();
+        let end = match &failure {
+            None => StreamEnd::Completed,
+            Some(f) => StreamEnd::TransportError(f.message()),
+        };
+        self.clock.attempt_ended(self.now_ms, &end);
         self.set_phase(Phase::Ended);
         if let Some(failure) = failure {
             let reason = failure.message();

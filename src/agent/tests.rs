@@ -582,4 +582,21 @@ mod policies {
         assert_eq!(t.output_tokens_per_second, Some(40.0));
         assert_eq!(t.duration_ms, Some(1300));
     }
+
+    #[test]
+    fn the_hosts_own_stream_is_timed_at_its_events() {
+        let mut turn = AgentTurn::new(TurnConfig::new(Provider::OpenAIChat));
+        let mut stream = Stream::new(Provider::OpenAIChat);
+        turn.request_sent(100);
+        let body = one_call("stop");
+        for (chunk, t) in body.split_inclusive("\n\n").zip([400, 450, 700, 700]) {
+            stream.feed(chunk.as_bytes(), |e| turn.apply_event_at(e, t, |_| {})).unwrap();
+        }
+        stream.finish(|e| turn.apply_event_at(e, 700, |_| {})).unwrap();
+        turn.end_of_events(None, |_| {});
+        let t = turn.outcome_with_message(stream.provider(), stream.message()).timings;
+        assert_eq!((t.started_ms, t.time_to_first_content_ms, t.duration_ms), (Some(100), Some(300), Some(600)));
+        assert_eq!(t.attempts.len(), 1);
+        assert_eq!(t.attempts[0].outcome, "completed");
+    }
 }
