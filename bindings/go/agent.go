@@ -1,6 +1,7 @@
 package ssefold
 
 /*
+#include <stdlib.h>
 #include "ssefold_go.h"
 ssefold_result ssefold_go_agent_turn_set_callback(struct ssefold_agent_turn *t, uintptr_t h, bool event_json);
 */
@@ -8,13 +9,17 @@ import "C"
 
 import (
 	"encoding/json"
+	"net/http"
 	"runtime"
 	"runtime/cgo"
+	"time"
+	"unsafe"
 )
 
 // AgentTurnConfig configures an AgentTurn; the zero value is the default
-// (provider Auto, the default limits, no reconnection, events on without
-// their JSON form).
+// (provider Auto, the default limits, reconnection with
+// DefaultReconnectPolicy and a random jitter seed, events on without their
+// JSON form).
 type AgentTurnConfig struct {
 	// Provider is the dialect (Auto: detected from the body).
 	Provider Provider
@@ -24,10 +29,21 @@ type AgentTurnConfig struct {
 	Stream *StreamOptions
 	// Scheduler holds the tool scheduler's limits (nil: the defaults).
 	Scheduler *SchedulerConfig
-	// Reconnect reconnects a connection that ends early, fails or goes
-	// idle, with this policy (the turn then asks for ActionReconnect); nil:
-	// such an ending ends the turn.
+	// Reconnect is the policy for a connection that is refused with a
+	// transient HTTP status (HTTPStatus), ends early, fails or stalls: the
+	// turn asks for ActionReconnect (a retry before output, a resume with
+	// the cursor after it) until the policy gives up (nil:
+	// DefaultReconnectPolicy). Its stall timeouts apply with NoReconnect
+	// too.
 	Reconnect *ReconnectPolicy
+	// NoReconnect: never send a request again (a host that reads one body
+	// it cannot request again); such an ending ends the turn.
+	NoReconnect bool
+	// ApprovalTimeout denies a call waiting for approval that gets no
+	// answer for this long (Tick; 0: it waits for the host).
+	ApprovalTimeout time.Duration
+	// JitterSeed seeds the retry jitter (0: a random seed).
+	JitterSeed uint64
 }
 
 // ActionKind is what a TurnAction asks the host to do.
@@ -55,11 +71,14 @@ type TurnAction struct {
 	// arguments as JSON for a JSON call) or to cancel (ActionCancelTool:
 	// only ID).
 	Call ToolCall
-	// DelayMS, Attempt and Cursor: ActionReconnect's wait, which
-	// reconnection this is (1 for the first), and what to send to resume.
+	// DelayMS, Attempt, Cursor and Replay: ActionReconnect's wait, which
+	// reconnection this is (1 for the first), what to send to resume, and
+	// what the request is (a retry before any output, a resume with the
+	// cursor, or a restart the policy opted in to).
 	DelayMS uint64
 	Attempt uint32
 	Cursor  Cursor
+	Replay  Replay
 }
 
 // AgentTurn is one sans-IO agent turn (the C ssefold_agent_turn): the host
@@ -108,8 +127,15 @@ func NewAgentTurn(cfg *AgentTurnConfig) (*AgentTurn, error) {
 		}
 	}
 	if c.Reconnect != nil {
-		cc.reconnect = true
 		cc.reconnect_policy = c.Reconnect.toC()
+	}
+	cc.reconnect = C.bool(!c.NoReconnect)
+	if c.ApprovalTimeout > 0 {
+		cc.approval_timeout_ms = C.uint64_t(ceilMS(c.ApprovalTimeout))
+	}
+	cc.jitter_seed = C.uint64_t(c.JitterSeed)
+	if c.JitterSeed == 0 {
+		cc.jitter_seed = C.uint64_t(randomSeed())
 	}
 	var ptr *C.struct_ssefold_agent_turn
 	maybeGC()
@@ -189,16 +215,125 @@ func (t *AgentTurn) AddTool(name string, opts ToolOptions) error {
 	}
 	n, free := strView(name, true)
 	defer free()
-	o := C.struct_ssefold_tool_options{exclusive: C.bool(opts.Exclusive), abort_siblings_on_error: C.bool(opts.AbortSiblingsOnError)}
 	maybeGC()
-	r := C.ssefold_agent_turn_add_tool(t.ptr, n, o)
+	r := C.ssefold_agent_turn_add_tool(t.ptr, n, opts.toC())
 	runtime.KeepAlive(t)
 	return t.err(r)
 }
 
+// RequestSent reports that the host sent the request at nowMS (the first,
+// or the one ActionReconnect asked for): the timings count from the first.
+// Optional (without it they count from Connected).
+func (t *AgentTurn) RequestSent(nowMS uint64) error {
+	if err := t.use.enter(); err != nil {
+		return err
+	}
+	defer t.use.leave()
+	if t.ptr == nil {
+		return ErrClosed
+	}
+	maybeGC()
+	r := C.ssefold_agent_turn_request_sent(t.ptr, C.uint64_t(nowMS))
+	runtime.KeepAlive(t)
+	return t.err(r)
+}
+
+// HTTPStatus reports that the response was refused before its body at
+// nowMS: status is not 2xx; header is the response's (its retry hints are
+// read with RetryHintsFromHeaders and the wall clock). A transient status
+// (408, 409, 429, 500, 502, 503, 504, 529) is retried under the policy
+// (ActionReconnect after its Retry-After, capped); another, or
+// x-should-retry: false, ends the turn (a *TurnFailure of kind http; the
+// body is the host's, for its error).
+func (t *AgentTurn) HTTPStatus(status int, header http.Header, nowMS uint64) ([]TurnEvent, error) {
+	hints, err := RetryHintsFromHeaders(header, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return t.HTTPStatusHints(status, hints, nowMS)
+}
+
+// HTTPStatusHints is HTTPStatus with the hints already read.
+func (t *AgentTurn) HTTPStatusHints(status int, hints RetryHints, nowMS uint64) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	if status < 0 || status > 0xFFFF {
+		return nil, &Error{Code: ResultInvalidArgument, Message: "HTTP status out of range"}
+	}
+	h := (*C.struct_ssefold_retry_hints)(C.malloc(C.size_t(unsafe.Sizeof(C.struct_ssefold_retry_hints{}))))
+	defer C.free(unsafe.Pointer(h))
+	*h = hints.toC()
+	maybeGC()
+	r := C.ssefold_agent_turn_http_status(t.ptr, C.uint16_t(status), h, C.uint64_t(nowMS))
+	return t.done(r)
+}
+
+// Approve approves the call waiting for approvalID (its
+// tool_approval_requested event): the scheduling rules now apply to it.
+// An unknown or already answered id matches ErrNotAwaitingApproval.
+func (t *AgentTurn) Approve(approvalID string) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	id, free := strView(approvalID, true)
+	defer free()
+	maybeGC()
+	r := C.ssefold_agent_turn_approve(t.ptr, id)
+	return t.done(r)
+}
+
+// Deny denies the call waiting for approvalID: its error result (kind
+// ToolDenied) is "Denied by the user", with ": REASON" for a non-empty
+// reason. Errors as Approve.
+func (t *AgentTurn) Deny(approvalID, reason string) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	id, f1 := strView(approvalID, true)
+	defer f1()
+	why, f2 := strView(reason, true)
+	defer f2()
+	maybeGC()
+	r := C.ssefold_agent_turn_deny(t.ptr, id, why)
+	return t.done(r)
+}
+
+// CancelTool cancels the running call callID (after its
+// tool_running_after_stop event, say): its result is "Cancelled by the
+// host" (kind ToolCancelled) now and its late result is dropped; the host
+// stops the call itself. A call not running is left as it is; an unknown id
+// matches ErrUnknownCallID.
+func (t *AgentTurn) CancelTool(callID string) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	id, free := strView(callID, true)
+	defer free()
+	maybeGC()
+	r := C.ssefold_agent_turn_cancel_tool(t.ptr, id)
+	return t.done(r)
+}
+
 // Connected reports that the response headers of a connection arrived at
-// nowMS (the host's clock): the first one, or the one ActionReconnect
-// asked for.
+// nowMS (the host's clock) with a 2xx status: the first one, or the one
+// ActionReconnect asked for.
 func (t *AgentTurn) Connected(nowMS uint64) error {
 	if err := t.use.enter(); err != nil {
 		return err
@@ -261,8 +396,9 @@ func (t *AgentTurn) ConnectionFailed(reason string, nowMS uint64) ([]TurnEvent, 
 	return t.done(r)
 }
 
-// Tick reports the time: a connection idle past the policy's timeout is
-// closed, then reconnected or the end of the turn.
+// Tick reports the time: a connection idle or stalled past the policy's
+// timeouts is closed (ActionCloseConnection), then reconnected or the end
+// of the turn; a call waiting for approval past ApprovalTimeout is denied.
 func (t *AgentTurn) Tick(nowMS uint64) ([]TurnEvent, error) {
 	if err := t.use.enter(); err != nil {
 		return nil, err
@@ -381,6 +517,7 @@ func (t *AgentTurn) PollAction() (a TurnAction, ok bool, err error) {
 	case ActionReconnect:
 		a.DelayMS, a.Attempt = uint64(c.delay_ms), uint32(c.attempt)
 		a.Cursor = cursorFromC(c.cursor)
+		a.Replay = Replay(c.replay)
 	}
 	return a, true, nil
 }
@@ -422,7 +559,9 @@ func (t *AgentTurn) IsStreamEnded() bool {
 // Failure is why the turn ended with an error (nil: it did not, or not
 // yet), as an error: an *Error with the stream's code for a stream failure
 // (errors.Is with ErrIncomplete, ErrProviderError, ...), with
-// ResultToolTooManyCalls for too many calls; a *TurnFailure otherwise.
+// ResultToolTooManyCalls for too many calls; a *TurnFailure otherwise
+// (transport, idle_timeout with its Stall and After, http with its
+// Status).
 func (t *AgentTurn) Failure() error {
 	if err := t.use.enter(); err != nil {
 		return err
@@ -446,8 +585,11 @@ func (t *AgentTurn) Failure() error {
 		return &Error{Code: Result(f.status), Message: msg}
 	case C.SSEFOLD_TURN_FAILURE_KIND_TRANSPORT:
 		return &TurnFailure{Kind: "transport", Message: msg, Retryable: bool(f.retryable)}
+	case C.SSEFOLD_TURN_FAILURE_KIND_HTTP:
+		return &TurnFailure{Kind: "http", Message: msg, Retryable: bool(f.retryable), Status: int(f.http_status)}
 	}
-	return &TurnFailure{Kind: "idle_timeout", Message: msg, Retryable: bool(f.retryable)}
+	return &TurnFailure{Kind: "idle_timeout", Message: msg, Retryable: bool(f.retryable), Stall: StallKind(f.stall),
+		After: msDuration(uint64(f.after_ms))}
 }
 
 // Outcome is the turn's result so far (final once IsFinished).

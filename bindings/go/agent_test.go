@@ -425,7 +425,7 @@ func TestAgentTurnDrivenByHand(t *testing.T) {
 	// A body that ends early (its chunks announce the usage, which never
 	// comes; no [DONE]): a stream failure, typed; the started call is
 	// cancelled.
-	cut, _ := NewAgentTurn(&AgentTurnConfig{Stream: &StreamOptions{NoEvents: true}})
+	cut, _ := NewAgentTurn(&AgentTurnConfig{Stream: &StreamOptions{NoEvents: true}, NoReconnect: true})
 	defer cut.Close()
 	cut.AddTool("add", ToolOptions{})
 	early := strings.ReplaceAll(chatCall, "}\n\n", `,"usage":null}`+"\n\n")
@@ -455,20 +455,23 @@ func TestAgentTurnDrivenByHand(t *testing.T) {
 		t.Fatalf("a late result is dropped: %v", err)
 	}
 
-	// With a policy, the early end is a reconnection with its cursor.
+	// With a policy (the default), the early end is a reconnection with its
+	// cursor: a resume, the text having been shown (no jitter: the delay is
+	// the policy's).
 	policy := DefaultReconnectPolicy()
+	policy.Jitter = 0
 	re, _ := NewAgentTurn(&AgentTurnConfig{Reconnect: &policy})
 	defer re.Close()
 	re.Connected(0)
-	re.Feed([]byte(chatCall), 1)
+	re.Feed([]byte(early), 1)
 	re.EndOfBody(2)
 	a, ok, _ = re.PollAction()
 	if !ok || a.Kind != ActionReconnect || a.DelayMS != 1000 || a.Attempt != 1 || a.Cursor.Kind != CursorLastEventID ||
-		a.Cursor.LastEventID != "2" {
+		a.Cursor.LastEventID != "2" || a.Replay != ReplayResume {
 		t.Fatalf("%+v", a)
 	}
 	if _, ok := re.Deadline(); ok {
-		t.Fatal("no idle timeout configured")
+		t.Fatal("no deadline while reconnecting")
 	}
 	re.Connected(1002)
 	re.Feed([]byte("data: [DONE]\n\n"), 1003)

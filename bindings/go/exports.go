@@ -64,7 +64,7 @@ func goAgentEvent(h C.uintptr_t, sev *C.struct_ssefold_stream_event, tev *C.stru
 
 // event copies a borrowed normalized event into Go memory.
 func (s *streamState) event(ev *C.struct_ssefold_stream_event) StreamEvent {
-	e := StreamEvent{Kind: EventKind(ev.kind), Part: -1}
+	e := StreamEvent{Kind: EventKind(ev.kind), Part: -1, content: bool(ev.is_content)}
 	if ev.part != C.uint32_t(0xFFFFFFFF) {
 		e.Part = int(ev.part)
 	}

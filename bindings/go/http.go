@@ -31,11 +31,27 @@ import (
 // and Run's Finish ends the turn (for Chat, after a "terminal_missing"
 // warning).
 //
+// A response whose status is not 2xx is an HTTP-status end with its
+// headers' retry hints (RetryHintsFromHeaders): a transient status (408,
+// 409, 429, 5xx, 529) is sent again after its Retry-After / retry-after-ms
+// (capped at Policy.MaxRetryAfter) or the backoff, unless x-should-retry:
+// false; otherwise, or once the retries are used, Run returns its
+// *HTTPStatusError.
+//
+// Once content reached OnEvent (StreamEvent.IsContent), a connection that
+// ends early is resumed with the cursor (Last-Event-ID, starting_after);
+// without one the answer ends incomplete, never sent twice: a *GiveUpError
+// with Reason GiveUpNotResumable and the message folded so far (unless
+// Policy.RestartAfterOutput).
+//
 // With Policy.IdleTimeout, a connection that gets no bytes for that long
 // (waiting for the response headers, or between two reads of the body: a
-// stalled or slow-drip server) is closed and counts as an idle end: Run
-// reconnects or gives up per the policy (a *GiveUpError with LastEnd
-// EndIdleTimeout), as the Python helpers do.
+// stalled or slow-drip server) is closed and counts as an idle end; so is a
+// connection that delivers no content (keep-alives, pings and comments
+// only) for Policy.FirstContentTimeout before the answer's first content or
+// Policy.ContentTimeout between contents (on by default). Run reconnects or
+// gives up per the policy (a *GiveUpError with LastEnd EndIdleTimeout and
+// the Stall that fired), as the Python helpers do.
 type HTTPStream struct {
 	// Client sends the requests (http.DefaultClient when nil).
 	Client *http.Client
@@ -54,7 +70,9 @@ type HTTPStream struct {
 // HTTPStatusError is a response whose status is not 2xx: a provider error
 // (errors.Is(err, ErrProviderError)), retryable for 408, 429, 529 and 5xx
 // or a transient error type (errors.Is(err, ErrRetryableProviderError)).
-// Run does not retry it.
+// Run (and RunTurnHTTP) return the last refused response as this error once
+// the core decided not to send the request again (a status it does not
+// retry, x-should-retry: false, or the retries used up).
 type HTTPStatusError struct {
 	// StatusCode is the HTTP status.
 	StatusCode int
@@ -112,20 +130,29 @@ func newHTTPStatusError(status int, body []byte) *HTTPStatusError {
 	return e
 }
 
-// GiveUpError is returned by Run when the reconnections are used up: the
-// answer is incomplete (errors.Is(err, ErrIncompleteStream)). Its text says
-// how the last connection ended ("could not connect: ..." when none ever
-// did).
+// GiveUpError is returned by Run (and RunTurnHTTP) when no reconnection
+// follows: the reconnections are used up, or output was delivered and the
+// answer cannot be resumed (Reason). The answer is incomplete
+// (errors.Is(err, ErrIncompleteStream)). Its text says how the last
+// connection ended ("could not connect: ..." when none ever did) and why
+// it was not resumed.
 type GiveUpError struct {
 	// Attempts is the number of reconnections made.
 	Attempts uint32
 	// LastEnd is how the last connection ended.
 	LastEnd EndKind
-	// Message is the last transport error, if any.
+	// Reason says why no reconnection followed (GiveUpNotResumable: output
+	// was delivered and the stream gave no resume cursor; nothing was sent
+	// again).
+	Reason GiveUpReason
+	// Stall is the timeout that fired (LastEnd EndIdleTimeout).
+	Stall StallKind
+	// Message is the last transport error, or how the connection went idle.
 	Message string
 	// Connected says whether any connection got a response.
 	Connected bool
-	// Err is the stream's own incomplete error (with what it expected), or nil.
+	// Err is the stream's own incomplete error (with what it expected), or
+	// the turn's failure (RunTurnHTTP), or nil.
 	Err error
 }
 
@@ -145,6 +172,13 @@ func (e *GiveUpError) Error() string {
 	default:
 		what = "the stream ended before its terminal event"
 	}
+	switch e.Reason {
+	case GiveUpNotResumable:
+		return fmt.Sprintf("ssefold: %s; not resumed (not_resumable: output was delivered and the stream gave no "+
+			"resume cursor); gave up after %d reconnection(s)", what, e.Attempts)
+	case GiveUpNotRetryable:
+		return fmt.Sprintf("ssefold: %s; not retried (not_retryable); gave up after %d reconnection(s)", what, e.Attempts)
+	}
 	return fmt.Sprintf("ssefold: %s; gave up after %d reconnection(s)", what, e.Attempts)
 }
 
@@ -159,12 +193,21 @@ func (e *GiveUpError) Unwrap() error { return e.Err }
 type runState struct {
 	stream      *Stream
 	rc          *Reconnector
+	policy      ReconnectPolicy
 	connections int
 	connected   bool
-	// idle is the policy's idle timeout (0: none); idleMessage says how the
-	// last idle connection went idle.
+	// idle is the policy's idle timeout (0: none); idleMessage and stall
+	// say how the last idle connection went idle.
 	idle        time.Duration
 	idleMessage string
+	stall       StallKind
+	// refused is the last response whose status was not 2xx.
+	refused *HTTPStatusError
+}
+
+// watched says whether the policy has a timeout the idle watch enforces.
+func (p ReconnectPolicy) watched() bool {
+	return p.IdleTimeout > 0 || p.FirstContentTimeout > 0 || p.ContentTimeout > 0
 }
 
 // idleWatch closes a connection that gets no bytes for the idle timeout:
@@ -180,12 +223,19 @@ type idleWatch struct {
 	fired  bool
 }
 
-// newIdleWatch arms a watch of d (nil when d is 0: no idle timeout).
-func newIdleWatch(d time.Duration, cancel context.CancelFunc) *idleWatch {
-	if d <= 0 {
+// newIdleWatch makes a watch (nil when !enabled: no timeout), armed for d
+// when d > 0 (until the response headers come the core has no deadline).
+func newIdleWatch(enabled bool, d time.Duration, cancel context.CancelFunc) *idleWatch {
+	if !enabled {
 		return nil
 	}
 	w := &idleWatch{cancel: cancel}
+	if d <= 0 {
+		// Disarmed until rearm (an AfterFunc of 0 could fire before Stop).
+		w.timer = time.AfterFunc(time.Duration(1<<63-1), w.fire)
+		w.timer.Stop()
+		return w
+	}
 	w.timer = time.AfterFunc(d, w.fire)
 	return w
 }
@@ -236,9 +286,19 @@ func (w *idleWatch) stop() bool {
 	return w.fired
 }
 
-// idleEnd is the end of a connection the watch closed.
-func (st *runState) idleEnd(waiting string) StreamEnd {
-	st.idleMessage = fmt.Sprintf("no data for %d ms %s", st.idle.Milliseconds(), waiting)
+// idleEnd is the end of a connection the watch closed: kind is the
+// timeout that fired.
+func (st *runState) idleEnd(kind StallKind, waiting string) StreamEnd {
+	st.stall = kind
+	ms := st.policy.timeout(kind).Milliseconds()
+	switch kind {
+	case StallFirstContent:
+		st.idleMessage = fmt.Sprintf("no content for %d ms before the first (keep-alives only)", ms)
+	case StallContent:
+		st.idleMessage = fmt.Sprintf("no content for %d ms (keep-alives only)", ms)
+	default:
+		st.idleMessage = fmt.Sprintf("no data for %d ms %s", ms, waiting)
+	}
 	return StreamEnd{Kind: EndIdleTimeout}
 }
 
@@ -263,11 +323,12 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	st := &runState{idle: policy.IdleTimeout}
+	st := &runState{idle: policy.IdleTimeout, policy: policy}
 	var err error
 	if st.rc, err = NewReconnector(policy); err != nil {
 		return nil, 0, err
 	}
+	st.rc.SeedJitter(randomSeed())
 	st.stream, _ = NewStream(h.Provider, &StreamOptions{EventJSON: true})
 	defer st.close()
 	start := time.Now()
@@ -306,6 +367,10 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 			}
 			return m, st.connections, &Error{Code: code, Message: "provider error " + d.ErrorType + ": " + d.Message}
 		case DecisionGiveUp:
+			if d.LastEnd == EndHTTPStatus && st.refused != nil {
+				// Refused and not sent again: the response's own error.
+				return m, st.connections, st.refused
+			}
 			evs, ferr := st.stream.Finish() // commit open parts as incomplete
 			_ = h.emit(st, evs)
 			m, _ = st.stream.Message()
@@ -314,8 +379,8 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 			if d.LastEnd == EndIdleTimeout {
 				msg = st.idleMessage
 			}
-			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Message: msg,
-				Connected: st.connected, Err: ferr}
+			return m, st.connections, &GiveUpError{Attempts: att, LastEnd: d.LastEnd, Reason: d.GiveUpReason,
+				Stall: st.stall, Message: msg, Connected: st.connected, Err: ferr}
 		case DecisionStop:
 			evs, _ := st.stream.Abort() // one turn_end "aborted"
 			_ = h.emit(st, evs)
@@ -361,7 +426,7 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 	}
 	// Until the response headers come the core has no deadline (it is not
 	// connected): the policy's idle timeout from the request on.
-	watch := newIdleWatch(st.idle, cancel)
+	watch := newIdleWatch(st.policy.watched(), st.idle, cancel)
 	defer watch.stop()
 	if cursor.Kind == CursorLastEventID {
 		req.Header.Set("Last-Event-ID", cursor.LastEventID)
@@ -374,15 +439,22 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 			return StreamEnd{Kind: EndAborted}, nil
 		}
 		if watch.stop() {
-			return st.idleEnd("waiting for the response"), nil
+			return st.idleEnd(StallIdle, "waiting for the response"), nil
 		}
 		return StreamEnd{Kind: EndTransportError, Message: err.Error()}, nil
 	}
 	defer resp.Body.Close()
 	watch.setBody(resp.Body)
 	if resp.StatusCode/100 != 2 {
+		// Refused: the core decides from the status and the headers' hints
+		// whether to send the request again.
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return StreamEnd{}, newHTTPStatusError(resp.StatusCode, b)
+		st.refused = newHTTPStatusError(resp.StatusCode, b)
+		hints, err := RetryHintsFromHeaders(resp.Header, time.Now())
+		if err != nil {
+			return StreamEnd{}, err
+		}
+		return StreamEnd{Kind: EndHTTPStatus, Status: resp.StatusCode, Hints: hints}, nil
 	}
 	st.connected = true
 	st.rc.OnConnected(now())
@@ -399,19 +471,17 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 		n, rerr := resp.Body.Read(buf)
 		if n > 0 {
 			st.rc.OnActivity(now())
-			h.rearm(watch, st, now)
 			out, serr := st.stream.Feed(buf[:n])
-			if len(out) > 0 {
-				c, _ := st.stream.ResumeCursor()
-				var seq, retry *uint64
-				if c.Kind == CursorStartingAfter {
-					seq = &c.StartingAfter
+			for i := range out {
+				if out[i].IsContent() {
+					st.rc.OnContent(now())
+					break
 				}
-				if ms, ok := st.stream.ReconnectionTime(); ok {
-					retry = &ms
-				}
-				st.rc.OnEvent(c.LastEventID, c.Kind == CursorLastEventID, seq, retry)
 			}
+			h.rearm(watch, st, now)
+			// After every chunk: an event that shows nothing (a ping) still
+			// moves the SSE cursor, as the agent turn has it.
+			h.noteCursor(st)
 			if err := h.emit(st, out); err != nil {
 				return StreamEnd{}, err
 			}
@@ -427,7 +497,8 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 				return StreamEnd{Kind: EndCompleted}, nil
 			}
 			if watch.stop() {
-				return st.idleEnd("from the server"), nil
+				kind, _ := st.rc.Stall(now())
+				return st.idleEnd(kind, "from the server"), nil
 			}
 			if rerr == io.EOF {
 				if st.stream.IsCompleteAtEnd() {
@@ -445,8 +516,21 @@ func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runSt
 	}
 }
 
-// rearm moves the idle deadline to the core's (the last activity plus the
-// idle timeout).
+// noteCursor tells the reconnector the stream's cursor and retry time.
+func (h *HTTPStream) noteCursor(st *runState) {
+	c, _ := st.stream.ResumeCursor()
+	var seq, retry *uint64
+	if c.Kind == CursorStartingAfter {
+		seq = &c.StartingAfter
+	}
+	if ms, ok := st.stream.ReconnectionTime(); ok {
+		retry = &ms
+	}
+	st.rc.OnEvent(c.LastEventID, c.Kind == CursorLastEventID, seq, retry)
+}
+
+// rearm moves the idle deadline to the core's: the earliest of the last
+// activity plus the idle timeout and the content deadline in force.
 func (h *HTTPStream) rearm(w *idleWatch, st *runState, now func() uint64) {
 	if w == nil {
 		return

@@ -80,11 +80,19 @@ func runHTTP(t *testing.T, srv *server, ctx context.Context) (json.RawMessage, [
 
 // runHTTPAs is runHTTP with the body folded as provider p.
 func runHTTPAs(t *testing.T, srv *server, ctx context.Context, p Provider) (json.RawMessage, []StreamEvent, int, error) {
+	return runHTTPWith(t, srv, ctx, p, nil)
+}
+
+// runHTTPWith is runHTTPAs with the policy changed by edit.
+func runHTTPWith(t *testing.T, srv *server, ctx context.Context, p Provider, edit func(*ReconnectPolicy)) (json.RawMessage, []StreamEvent, int, error) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	var evs []StreamEvent
 	pol := DefaultReconnectPolicy()
 	pol.InitialDelay = time.Millisecond
+	if edit != nil {
+		edit(&pol)
+	}
 	h := &HTTPStream{
 		Provider: p,
 		Policy:   &pol,
@@ -162,12 +170,21 @@ func TestHTTPGeminiBodyEndingAtEOFIsComplete(t *testing.T) {
 }
 
 // A Chat body whose usage was announced ("usage": null) but never came is
-// not whole: an early end, reconnected, then given up.
+// not whole: an early end. Its text was shown and Chat has no resume
+// cursor, so it is not sent again (not_resumable), unless the policy
+// restarts after output: then reconnected, then given up.
 func TestHTTPChatMissingItsAnnouncedUsageIsReconnected(t *testing.T) {
 	srv, _ := wholeBody(t, "../../tests/fixtures/openai_chat/no_done_usage_missing.sse")
 	_, _, n, err := runHTTPAs(t, srv, context.Background(), OpenAIChat)
 	var g *GiveUpError
-	if !errors.As(err, &g) || g.LastEnd != EndEndedEarly || n != 3 || len(srv.requests) != 3 {
+	if !errors.As(err, &g) || g.LastEnd != EndEndedEarly || g.Reason != GiveUpNotResumable || n != 1 ||
+		len(srv.requests) != 1 || !strings.Contains(err.Error(), "not_resumable") {
+		t.Fatalf("want not_resumable after 1 connection, got %v (%d)", err, n)
+	}
+	srv, _ = wholeBody(t, "../../tests/fixtures/openai_chat/no_done_usage_missing.sse")
+	_, _, n, err = runHTTPWith(t, srv, context.Background(), OpenAIChat, func(p *ReconnectPolicy) { p.RestartAfterOutput = true })
+	if !errors.As(err, &g) || g.LastEnd != EndEndedEarly || g.Reason != GiveUpRetriesExhausted || n != 3 ||
+		len(srv.requests) != 3 {
 		t.Fatalf("want give up after 3 connections, got %v (%d)", err, n)
 	}
 }
@@ -217,8 +234,17 @@ func TestHTTPRestartWithoutIDs(t *testing.T) {
 	body, _ := os.ReadFile("../../tests/fixtures/anthropic/thinking_text_citations.sse")
 	want, _ := os.ReadFile("../../tests/fixtures/anthropic/thinking_text_citations.json")
 	parts := strings.SplitAfter(string(body), "\n\n")
+	// Without a cursor an answer already shown is not sent again...
 	srv := &server{events: parts, dropAt: []int{4}}
 	m, _, n, err := runHTTP(t, srv, context.Background())
+	var g *GiveUpError
+	if !errors.As(err, &g) || g.Reason != GiveUpNotResumable || n != 1 || !strings.Contains(string(m), "Let me think") {
+		t.Fatalf("%v %d %q %s", err, n, srv.requests, m)
+	}
+	// ...unless the policy restarts after output (a turn_reset).
+	srv = &server{events: parts, dropAt: []int{4}}
+	restart := func(p *ReconnectPolicy) { p.RestartAfterOutput = true }
+	m, _, n, err = runHTTPWith(t, srv, context.Background(), Anthropic, restart)
 	if err != nil || n != 2 || srv.requests[1] != "" || !jsonEqual(t, m, want) {
 		t.Fatalf("%v %d %q %s", err, n, srv.requests, m)
 	}
@@ -519,8 +545,9 @@ func TestHTTPIdleTimeoutEndsAStalledConnectionAndGivesUp(t *testing.T) {
 func TestHTTPIdleTimeoutReconnectsAndResumes(t *testing.T) {
 	events, want := withIDs(t, "../../tests/fixtures/anthropic/thinking_text_citations.sse")
 	srv := &stallServer{events: events, stallAt: []int{3, -1}}
-	// 1 s: under -race on a loaded 2-core CI machine, 300 ms once passed between the
-	// server's third event and the client's read of it (Last-Event-ID "2").
+	// The third event is a ping: it moves the cursor although it shows
+	// nothing (it once did not when it came alone in a read: Last-Event-ID
+	// "2"; the test then blamed the machine and waited 1 s, kept).
 	m, n, _, err := runIdle(t, srv, time.Second, 2, context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -123,7 +123,17 @@ type StreamEvent struct {
 	// whole call); nil on every other event. A call is ready when its
 	// part_end's outcome is complete (see ReadyToolCall).
 	ToolCall *ToolCall
+	// content is the core's is_content of the event (see IsContent).
+	content bool
 }
+
+// IsContent says whether the event is content, as the core decides it
+// (text, arguments, media, a part starting or ending, part metadata, usage,
+// the stop reason, the end of the turn; not message_start, warnings,
+// errors, unknown events such as pings, or turn_reset): what a host reports
+// to Reconnector.OnContent. A stream that sends only other events is
+// stalled (ReconnectPolicy.FirstContentTimeout, ContentTimeout).
+func (e *StreamEvent) IsContent() bool { return e.content }
 
 // ReadyToolCall is the call of a part_end that makes a tool call ready
 // (kind tool_call, outcome complete: its arguments are complete, valid

@@ -24,6 +24,9 @@ const (
 	ResultToolUnfinished          Result = 606
 	ResultToolDiscarded           Result = 607
 	ResultToolUnsupportedProvider Result = 608
+	// ResultToolNotAwaitingApproval: no call waits for this approval id
+	// (unknown, or already answered).
+	ResultToolNotAwaitingApproval Result = 609
 )
 
 // Scheduler error kinds, matched with errors.Is against an *Error; their
@@ -38,6 +41,7 @@ var (
 	ErrUnfinished          = errors.New("ssefold: unfinished")
 	ErrDiscarded           = errors.New("ssefold: discarded")
 	ErrUnsupportedProvider = errors.New("ssefold: unsupported_provider")
+	ErrNotAwaitingApproval = errors.New("ssefold: not_awaiting_approval")
 )
 
 var schedulerErrors = map[Result]error{
@@ -50,6 +54,7 @@ var schedulerErrors = map[Result]error{
 	ResultToolUnfinished:          ErrUnfinished,
 	ResultToolDiscarded:           ErrDiscarded,
 	ResultToolUnsupportedProvider: ErrUnsupportedProvider,
+	ResultToolNotAwaitingApproval: ErrNotAwaitingApproval,
 }
 
 // isSchedulerError reports whether code is the scheduler error kind target.
@@ -74,6 +79,49 @@ type ToolOptions struct {
 	// AbortSiblingsOnError: its error result cancels the running siblings
 	// and the calls still to run in this turn.
 	AbortSiblingsOnError bool
+	// Start says when a ready call may start (ToolStartAuto: as soon as it
+	// is ready, or, for an Exclusive tool, once the turn ended normally).
+	Start ToolStart
+	// NeedsApproval: a ready call waits for the host's approval
+	// (AgentTurn.Approve / Deny after its tool_approval_requested event).
+	NeedsApproval bool
+}
+
+func (o ToolOptions) toC() C.struct_ssefold_tool_options {
+	return C.struct_ssefold_tool_options{exclusive: C.bool(o.Exclusive),
+		abort_siblings_on_error: C.bool(o.AbortSiblingsOnError), start: C.uint32_t(o.Start),
+		needs_approval: C.bool(o.NeedsApproval)}
+}
+
+// ToolStart says when a ready call may start (wire names in String).
+type ToolStart uint32
+
+// Tool starts.
+const (
+	// ToolStartAuto: ToolStartReady for a tool that may run beside others,
+	// ToolStartTurnEnd for an Exclusive one.
+	ToolStartAuto ToolStart = 0
+	// ToolStartReady: as soon as the call is ready, while the answer
+	// streams.
+	ToolStartReady ToolStart = 1
+	// ToolStartTurnEnd: only once the answer ended with a normal or
+	// tool-use stop; after another stop reason (length, content_filter,
+	// refusal, ...) the call never runs (a ToolSkipped result). For a tool
+	// with side effects.
+	ToolStartTurnEnd ToolStart = 2
+)
+
+// String is the wire name: auto, ready, turn_end.
+func (s ToolStart) String() string {
+	switch s {
+	case ToolStartAuto:
+		return "auto"
+	case ToolStartReady:
+		return "ready"
+	case ToolStartTurnEnd:
+		return "turn_end"
+	}
+	return "unknown"
 }
 
 // ToolResultKind says where a result came from.
@@ -93,10 +141,16 @@ const (
 	// ToolUnnamed: the provider sent the call without a tool name; nothing
 	// ran.
 	ToolUnnamed ToolResultKind = 7
+	// ToolSkipped: the answer stopped with a reason that lets no call start
+	// (length, content_filter, ...); the call never ran.
+	ToolSkipped ToolResultKind = 8
+	// ToolDenied: the host denied the call (or its approval timed out); it
+	// never ran.
+	ToolDenied ToolResultKind = 9
 )
 
 // String is the wire name: ran, unknown_tool, invalid_input, cancelled,
-// aborted, discarded, incomplete, unnamed.
+// aborted, discarded, incomplete, unnamed, skipped, denied.
 func (k ToolResultKind) String() string {
 	switch k {
 	case ToolRan:
@@ -115,6 +169,10 @@ func (k ToolResultKind) String() string {
 		return "incomplete"
 	case ToolUnnamed:
 		return "unnamed"
+	case ToolSkipped:
+		return "skipped"
+	case ToolDenied:
+		return "denied"
 	}
 	return "unknown"
 }
@@ -122,7 +180,7 @@ func (k ToolResultKind) String() string {
 // toolResultKinds maps the wire names back to the kinds.
 var toolResultKinds = func() map[string]ToolResultKind {
 	m := map[string]ToolResultKind{}
-	for k := ToolRan; k <= ToolUnnamed; k++ {
+	for k := ToolRan; k <= ToolDenied; k++ {
 		m[k.String()] = k
 	}
 	return m
@@ -152,8 +210,9 @@ type ToolResult struct {
 	Kind    ToolResultKind `json:"kind"`
 }
 
-// ToolExecutionEvent is a tool_execution_* event: Name is its wire name
-// (tool_execution_started, tool_execution_update, tool_execution_finished).
+// ToolExecutionEvent is a tool event: Name is its wire name
+// (tool_execution_started, tool_execution_update, tool_execution_finished,
+// tool_approval_requested, tool_running_after_stop).
 type ToolExecutionEvent struct {
 	Name   string
 	CallID string
@@ -163,9 +222,26 @@ type ToolExecutionEvent struct {
 	Text string
 	// IsError: a finished call's result is an error.
 	IsError bool
+	// ApprovalID and Arguments (tool_approval_requested): the id to answer
+	// with AgentTurn.Approve or Deny, and the call's arguments.
+	ApprovalID string
+	Arguments  string
+	// StopReason (tool_running_after_stop): the answer stopped with this
+	// reason, which lets no call start, while the call ran; the host may
+	// cancel it (AgentTurn.CancelTool).
+	StopReason string
 	// JSON is the event's JSON form ({"event": name, "call_id", ...}).
 	JSON json.RawMessage
 }
+
+// Tool event names.
+const (
+	ToolEventStarted           = "tool_execution_started"
+	ToolEventUpdate            = "tool_execution_update"
+	ToolEventFinished          = "tool_execution_finished"
+	ToolEventApprovalRequested = "tool_approval_requested"
+	ToolEventRunningAfterStop  = "tool_running_after_stop"
+)
 
 // Finished is what ToolScheduler.Finish did.
 type Finished struct {
@@ -276,9 +352,8 @@ func (s *ToolScheduler) Add(callID, name, input string, opts ToolOptions) error 
 	defer f2()
 	in, f3 := strView(input, true)
 	defer f3()
-	o := C.struct_ssefold_tool_options{exclusive: C.bool(opts.Exclusive), abort_siblings_on_error: C.bool(opts.AbortSiblingsOnError)}
 	maybeGC()
-	r := C.ssefold_tool_scheduler_add(s.ptr, id, n, in, o)
+	r := C.ssefold_tool_scheduler_add(s.ptr, id, n, in, opts.toC())
 	runtime.KeepAlive(s)
 	return s.err(r)
 }
@@ -443,7 +518,15 @@ func toolEventFromC(e *C.struct_ssefold_tool_event) ToolExecutionEvent {
 	ev.Name, _ = goString(e.name)
 	ev.CallID, _ = goString(e.call_id)
 	ev.ToolName, _ = goString(e.tool_name)
-	ev.Text, _ = goString(e.text)
+	switch e.kind {
+	case C.SSEFOLD_TOOL_EVENT_KIND_APPROVAL_REQUESTED:
+		ev.ApprovalID, _ = goString(e.approval_id)
+		ev.Arguments, _ = goString(e.text)
+	case C.SSEFOLD_TOOL_EVENT_KIND_RUNNING_AFTER_STOP:
+		ev.StopReason, _ = goString(e.text)
+	default:
+		ev.Text, _ = goString(e.text)
+	}
 	ev.IsError = bool(e.is_error)
 	ev.JSON = goBytes(e.json)
 	return ev

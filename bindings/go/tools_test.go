@@ -232,7 +232,10 @@ func TestRunTurnAnthropicReplayRunsToolsWhileStreaming(t *testing.T) {
 func TestRunTurnOpenAIChatReplayExclusiveToolsRunAlone(t *testing.T) {
 	var mu sync.Mutex
 	var running, most int
-	tools := map[string]Tool{"get_current_weather": {Fn: sleeper(50*time.Millisecond, &mu, &running, &most), Exclusive: true}}
+	// ToolStartReady: an exclusive tool starts while the answer streams
+	// (ToolStartAuto waits for the end of the turn for an exclusive tool).
+	tools := map[string]Tool{"get_current_weather": {Fn: sleeper(50*time.Millisecond, &mu, &running, &most), Exclusive: true,
+		Start: ToolStartReady}}
 	turn := RunTurn(context.Background(), newPacedReader(t, openaiChatParallel), OpenAIChat, tools, nil)
 	seq := names(collect(turn))
 	res, err := turn.Wait()
