@@ -615,3 +615,23 @@ func TestPolicyRetryHintsAndStalls(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicyRunTurnHTTPAbortStopsTheRequestAndTheRetryWait(t *testing.T) {
+	for _, step := range []func(http.ResponseWriter, *http.Request){pingForever, refuse(503, "retry-after", "30")} {
+		srv := &misbehaving{steps: []func(http.ResponseWriter, *http.Request){step}}
+		ts := httptest.NewServer(srv)
+		ctx, cancel := context.WithCancel(context.Background())
+		turn := RunTurnHTTP(ctx, OpenAIChat, nil, &TurnOptions{NoEvents: true, Policy: fastPolicy(),
+			NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+				return http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, nil)
+			}})
+		time.AfterFunc(100*time.Millisecond, cancel)
+		began := time.Now()
+		res, err := turn.Wait()
+		n, _ := srv.posts()
+		ts.Close()
+		if err != nil || !res.Aborted || n != 1 || time.Since(began) > 5*time.Second {
+			t.Fatalf("%v aborted %v, %d POSTs after %v", err, res.Aborted, n, time.Since(began))
+		}
+	}
+}
