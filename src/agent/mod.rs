@@ -1020,6 +1020,12 @@ impl AgentTurn {
                 self.actions.push_back(TurnAction::Reconnect { delay_ms, attempt, cursor, replay });
                 true
             }
+            // With no reconnection allowed, none was given up.
+            Decision::GiveUp { reason: GiveUpReason::RetriesExhausted, .. }
+                if self.reconnector.policy().max_retries == 0 =>
+            {
+                false
+            }
             Decision::GiveUp { reason, .. } => {
                 self.gave_up = Some(reason);
                 false

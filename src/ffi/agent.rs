@@ -292,8 +292,9 @@ fn config_from_c(c: &ssefold_agent_turn_config) -> Result<TurnConfig, Failure> {
 }
 
 /// Writes the default configuration to `*out`: provider `AUTO`, the default
-/// stream and scheduler limits, no reconnection (`reconnect_policy` holds
-/// the default policy, for a host that turns `reconnect` on).
+/// stream and scheduler limits, reconnection on with the default policy
+/// (retries before output, resume after it, the stall timeouts), no
+/// approval timeout.
 ///
 /// # Safety
 /// `out` must be NULL or writable.
