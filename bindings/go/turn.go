@@ -1,6 +1,7 @@
 package ssefold
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -321,6 +322,122 @@ type TurnResult struct {
 	// Timings: time to first content, the gaps between contents, tokens
 	// per second, the attempts.
 	Timings TurnTimings
+	// Telemetry is what the turn reports to OpenTelemetry, named by the
+	// core after the GenAI semantic conventions (the ssefoldotel package,
+	// module github.com/ssefold/ssefold/bindings/go/otel, records it).
+	Telemetry TurnTelemetry
+}
+
+// TurnTelemetry is the span attributes and the client metrics of a turn,
+// named and computed by the core (src/agent/telemetry.rs) after the
+// OpenTelemetry GenAI semantic conventions: gen_ai.operation.name,
+// gen_ai.provider.name, gen_ai.response.id, gen_ai.response.model,
+// gen_ai.response.finish_reasons, gen_ai.usage.input_tokens and
+// output_tokens, error.type; the metrics gen_ai.client.operation.duration,
+// gen_ai.client.operation.time_to_first_chunk, gen_ai.client.token.usage
+// and gen_ai.client.operation.time_per_output_chunk. The binding moves the
+// values as the core wrote them; a value absent there is absent here.
+//
+// Attribute values keep their JSON types: a string is a string, an integer
+// an int64 (a number with a fraction a float64), a boolean a bool, an array
+// of strings a []string (any other array a []any).
+type TurnTelemetry struct {
+	// Attributes are the span's attributes (gen_ai.*, error.type).
+	Attributes map[string]any
+	// Metrics are the measurements to record, in the core's order.
+	Metrics []TelemetryMetric
+}
+
+// TelemetryMetric is one measurement of a client metric: seconds for the
+// durations ("s"), a count for the token usage ("{token}").
+type TelemetryMetric struct {
+	Name  string
+	Unit  string
+	Value float64
+	// Attributes are the measurement's attributes (typed as
+	// TurnTelemetry.Attributes).
+	Attributes map[string]any
+}
+
+// UnmarshalJSON reads the telemetry of the outcome document.
+func (t *TurnTelemetry) UnmarshalJSON(b []byte) error {
+	var doc struct {
+		Attributes map[string]json.RawMessage `json:"attributes"`
+		Metrics    []struct {
+			Name       string                     `json:"name"`
+			Unit       string                     `json:"unit"`
+			Value      float64                    `json:"value"`
+			Attributes map[string]json.RawMessage `json:"attributes"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	attrs, err := telemetryAttributes(doc.Attributes)
+	if err != nil {
+		return err
+	}
+	*t = TurnTelemetry{Attributes: attrs}
+	for _, m := range doc.Metrics {
+		a, err := telemetryAttributes(m.Attributes)
+		if err != nil {
+			return err
+		}
+		t.Metrics = append(t.Metrics, TelemetryMetric{Name: m.Name, Unit: m.Unit, Value: m.Value, Attributes: a})
+	}
+	return nil
+}
+
+// telemetryAttributes types the JSON values of an attribute set (nil for
+// none).
+func telemetryAttributes(doc map[string]json.RawMessage) (map[string]any, error) {
+	if len(doc) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]any, len(doc))
+	for k, raw := range doc {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return nil, err
+		}
+		out[k] = telemetryValue(v)
+	}
+	return out, nil
+}
+
+// telemetryValue turns a decoded JSON value (numbers as json.Number) into
+// an attribute value.
+func telemetryValue(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		strs := make([]string, 0, len(v))
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				vals := make([]any, len(v))
+				for i, e := range v {
+					vals[i] = telemetryValue(e)
+				}
+				return vals
+			}
+			strs = append(strs, s)
+		}
+		return strs
+	case map[string]any:
+		for k, e := range v {
+			v[k] = telemetryValue(e)
+		}
+		return v
+	}
+	return v
 }
 
 // fromJSON reads the outcome document of ssefold_agent_turn_outcome_json.
@@ -337,12 +454,14 @@ func (r *TurnResult) fromJSON(doc []byte) error {
 		GaveUp     *GiveUpReason   `json:"gave_up"`
 		Output     bool            `json:"output_started"`
 		Timings    TurnTimings     `json:"timings"`
+		Telemetry  TurnTelemetry   `json:"telemetry"`
 	}
 	if err := json.Unmarshal(doc, &o); err != nil {
 		return err
 	}
 	*r = TurnResult{Message: o.Message, StopReason: "", Calls: o.Calls, Results: o.Results, Next: o.Next,
-		Aborted: o.Aborted, Failure: o.Failure, GaveUp: o.GaveUp, OutputStarted: o.Output, Timings: o.Timings}
+		Aborted: o.Aborted, Failure: o.Failure, GaveUp: o.GaveUp, OutputStarted: o.Output, Timings: o.Timings,
+		Telemetry: o.Telemetry}
 	for p := Auto; p <= BedrockConverse; p++ {
 		if p.String() == o.Provider {
 			r.Provider = p
