@@ -203,8 +203,10 @@ python-bench: python-venv
 # ---------------------------------------------------------------------------
 # Go binding: bindings/go links target/release/libssefold.a (cgo).
 # go-test builds the static library with `make capi`, then vets, runs the
-# tests under the race detector and checks gofmt. go-bench runs the
-# side-by-side benchmark in bindings/go/bench (its own module).
+# tests under the race detector and checks gofmt, for the package and for
+# its OpenTelemetry instrumentation in bindings/go/otel (a module of its own,
+# which requires go.opentelemetry.io/otel). go-bench runs the side-by-side
+# benchmark in bindings/go/bench (its own module).
 # ---------------------------------------------------------------------------
 
 GO ?= $(or $(shell command -v go),/usr/local/go/bin/go)
@@ -214,6 +216,7 @@ GO_FUZZTIME ?= 20s
 
 go-test: capi
 	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd bindings/go/otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	@out="$$(gofmt -l bindings/go)"; if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
 # A GC before every C call (debug_on.go; gcstress_test.go checks that every call

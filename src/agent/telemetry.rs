@@ -1,8 +1,9 @@
 //! What a turn reports to OpenTelemetry, named once for every binding after
 //! the GenAI semantic conventions (`gen_ai.*`): the span's attributes and the
 //! client metrics. A binding's instrumentation (Python's `ssefold.otel`, Go's
-//! `otel` option) creates the span `chat {model}` and records these values
-//! as they are; it never reads the provider's message itself.
+//! `ssefoldotel` package in `bindings/go/otel`) creates the span `chat {model}`
+//! and records these values as they are; it never reads the provider's
+//! message itself.
 //!
 //! | attribute | value |
 //! | --- | --- |
