@@ -357,7 +357,10 @@ pub struct TurnOutcome {
     pub results: Vec<ToolResult>,
     /// Why no reconnection followed the last connection, when one was
     /// wanted ([`GiveUpReason::NotResumable`]: output was delivered and the
-    /// answer could not be resumed: `message` is everything folded).
+    /// answer could not be resumed: `message` is everything folded). A
+    /// policy with `max_retries: 0` gives up at once
+    /// ([`GiveUpReason::RetriesExhausted`]); a turn made without one
+    /// ([`TurnConfig::reconnect`] `None`) never wants a reconnection.
     pub gave_up: Option<GiveUpReason>,
     /// Whether content reached the host (a request sent again now would
     /// bill and show a second answer unless resumed).
@@ -1019,12 +1022,6 @@ impl AgentTurn {
                 self.set_phase(Phase::Reconnecting);
                 self.actions.push_back(TurnAction::Reconnect { delay_ms, attempt, cursor, replay });
                 true
-            }
-            // With no reconnection allowed, none was given up.
-            Decision::GiveUp { reason: GiveUpReason::RetriesExhausted, .. }
-                if self.reconnector.policy().max_retries == 0 =>
-            {
-                false
             }
             Decision::GiveUp { reason, .. } => {
                 self.gave_up = Some(reason);
