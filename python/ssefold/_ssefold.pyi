@@ -1,6 +1,6 @@
 """Type stubs of the ssefold extension module (checked by mypy.stubtest)."""
 
-from typing import Any, Generic, Literal, Optional, Union, final, overload
+from typing import Any, Generic, Iterable, Literal, Mapping, Optional, TypedDict, Union, final, overload
 
 from typing_extensions import TypeVar, disjoint_base
 
@@ -107,10 +107,13 @@ class ProviderError(Error):
     retry_after_ms: Optional[int]
     """The HTTP response's ``retry-after-ms`` or ``Retry-After`` (seconds or
     an HTTP date), in milliseconds; ``None`` without one."""
+    gave_up: Optional[Literal["retries_exhausted", "not_resumable", "not_retryable"]]
+    """A refused response the HTTP helpers did not retry (again): why."""
     events: list[StreamEvent]
 
 class RetryableProviderError(ProviderError):
-    """Rate limit (429), overload (529), server error (5xx) or an error
+    """An HTTP status the core retries (408, 409, 429, 500, 502, 503, 504,
+    529) or an error
     event of a transient type: sending the request again may work."""
 
 class IncompleteStreamError(Error):
@@ -118,6 +121,15 @@ class IncompleteStreamError(Error):
 
     expected: str
     last: Optional[StreamEnd]
+    """How the last connection ended (from a connection: the HTTP helpers, a
+    turn's failed or stalled connection)."""
+    stall: Optional[Literal["idle", "first_content", "content"]]
+    """Which timeout found the connection stalled (``last`` an idle timeout)."""
+    after_ms: Optional[int]
+    """That timeout's length, in ms."""
+    gave_up: Optional[Literal["retries_exhausted", "not_resumable", "not_retryable"]]
+    """Why no reconnection followed: ``not_resumable`` when output had
+    started and the provider gave no cursor to resume from."""
     events: list[StreamEvent]
 
 @final
@@ -199,9 +211,13 @@ class ReconnectPolicy:
         growth: float = 1.5,
         max_delay_ms: int = 30000,
         max_retries: int = 2,
-        jitter: float = 0.0,
+        jitter: float = 0.2,
         idle_timeout_ms: Optional[int] = None,
         max_server_retry_ms: int = 600000,
+        max_retry_after_ms: int = 60000,
+        restart_after_output: bool = False,
+        first_content_timeout_ms: Optional[int] = 300000,
+        content_timeout_ms: Optional[int] = 120000,
     ) -> ReconnectPolicy: ...
     def next_delay_ms(self, attempt: int, server_retry_ms: Optional[int] = None) -> int: ...
     def jittered_delay_ms(self, attempt: int, server_retry_ms: Optional[int], random_unit: float) -> int: ...
@@ -219,10 +235,22 @@ class ReconnectPolicy:
     def idle_timeout_ms(self) -> Optional[int]: ...
     @property
     def max_server_retry_ms(self) -> int: ...
+    @property
+    def max_retry_after_ms(self) -> int: ...
+    @property
+    def restart_after_output(self) -> bool: ...
+    @property
+    def first_content_timeout_ms(self) -> Optional[int]: ...
+    @property
+    def content_timeout_ms(self) -> Optional[int]: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __ne__(self, value: object, /) -> bool: ...
 
-_StreamEndKind = Literal["completed", "ended_early", "transport_error", "idle_timeout", "provider_error", "aborted"]
+_StreamEndKind = Literal[
+    "completed", "ended_early", "transport_error", "idle_timeout", "provider_error", "aborted", "http_status"
+]
+_StallKind = Literal["idle", "first_content", "content"]
+_Headers = Union[Mapping[str, str], Iterable[tuple[Union[str, bytes], Union[str, bytes]]]]
 
 @final
 class StreamEnd:
@@ -240,12 +268,29 @@ class StreamEnd:
     def provider_error(error_type: str, message: str) -> StreamEnd: ...
     @staticmethod
     def aborted() -> StreamEnd: ...
+    @staticmethod
+    def http_status(
+        status: int,
+        headers: Optional[_Headers] = None,
+        *,
+        retry_after_ms: Optional[int] = None,
+        should_retry: Optional[bool] = None,
+    ) -> StreamEnd:
+        """A response refused with ``status`` (not 2xx); its ``headers`` give
+        the retry hints the core parses (``retry-after-ms``, ``Retry-After``,
+        ``x-should-retry``)."""
     @property
     def kind(self) -> _StreamEndKind: ...
     @property
     def message(self) -> Optional[str]: ...
     @property
     def error_type(self) -> Optional[str]: ...
+    @property
+    def status(self) -> Optional[int]: ...
+    @property
+    def retry_after_ms(self) -> Optional[int]: ...
+    @property
+    def should_retry(self) -> Optional[bool]: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __ne__(self, value: object, /) -> bool: ...
 
@@ -264,6 +309,9 @@ class ResumeCursor:
     def __eq__(self, value: object, /) -> bool: ...
     def __ne__(self, value: object, /) -> bool: ...
 
+_Replay = Literal["retry", "resume", "restart"]
+_GiveUpReason = Literal["retries_exhausted", "not_resumable", "not_retryable"]
+
 @final
 class Decision:
     """What to do after a connection ended."""
@@ -277,7 +325,14 @@ class Decision:
     @property
     def cursor(self) -> Optional[ResumeCursor]: ...
     @property
+    def replay(self) -> Optional[_Replay]:
+        """``reconnect``: ``retry`` (no output yet), ``resume`` (with the
+        cursor) or ``restart`` (``restart_after_output``)."""
+    @property
     def last(self) -> Optional[StreamEnd]: ...
+    @property
+    def reason(self) -> Optional[_GiveUpReason]:
+        """``give_up``: why no reconnection follows."""
     @property
     def error_type(self) -> Optional[str]: ...
     @property
@@ -303,9 +358,17 @@ class Reconnector:
     def on_event(
         self, id: Optional[str] = None, sequence_number: Optional[int] = None, retry_ms: Optional[int] = None
     ) -> None: ...
+    def on_content(self, now_ms: int) -> None: ...
+    @property
+    def output_started(self) -> bool: ...
+    @property
+    def replay_safe(self) -> bool: ...
+    def seed_jitter(self, seed: int) -> None: ...
     @property
     def idle_deadline_ms(self) -> Optional[int]: ...
     def is_idle(self, now_ms: int) -> bool: ...
+    def stall(self, now_ms: int) -> Optional[_StallKind]: ...
+    def stall_timeout_ms(self, stall: _StallKind) -> Optional[int]: ...
     @property
     def cursor(self) -> ResumeCursor: ...
     def on_end(self, end: StreamEnd) -> Decision: ...
@@ -469,6 +532,10 @@ class StreamEvent:
 
     @property
     def type(self) -> _StreamEventType: ...
+    @property
+    def is_content(self) -> bool:
+        """Whether the event is content (the core's ``is_content``): not a
+        ``message_start``, keep-alive (``unknown``), ``error`` or ``warning``."""
     @property
     def provider(self) -> _Provider:
         """``message_start``: the dialect."""
@@ -872,7 +939,16 @@ class SchedulerError(Error, ValueError):
     kind: _SchedulerErrorKind
 
 _ToolResultKind = Literal[
-    "ran", "unknown_tool", "invalid_input", "cancelled", "aborted", "discarded", "incomplete", "unnamed"
+    "ran",
+    "unknown_tool",
+    "invalid_input",
+    "cancelled",
+    "aborted",
+    "discarded",
+    "incomplete",
+    "unnamed",
+    "skipped",
+    "denied",
 ]
 
 @final
@@ -893,7 +969,13 @@ class ToolResult:
     def kind(self) -> _ToolResultKind: ...
     def __eq__(self, other: object, /) -> bool: ...
 
-_ToolExecutionEventType = Literal["tool_execution_started", "tool_execution_update", "tool_execution_finished"]
+_ToolExecutionEventType = Literal[
+    "tool_execution_started",
+    "tool_execution_update",
+    "tool_execution_finished",
+    "tool_approval_requested",
+    "tool_running_after_stop",
+]
 
 @final
 class ToolExecutionEvent:
@@ -909,6 +991,15 @@ class ToolExecutionEvent:
     def text(self) -> Optional[str]: ...
     @property
     def is_error(self) -> Optional[bool]: ...
+    @property
+    def approval_id(self) -> Optional[str]:
+        """``tool_approval_requested``: the id to ``approve`` / ``deny``."""
+    @property
+    def arguments(self) -> Optional[str]:
+        """``tool_approval_requested``: the call's input as text."""
+    @property
+    def stop_reason(self) -> Optional[str]:
+        """``tool_running_after_stop``: the answer's stop reason."""
     def to_dict(self) -> dict[str, Any]: ...
     def __eq__(self, other: object, /) -> bool: ...
 
@@ -1267,6 +1358,8 @@ class TurnAction:
     def attempt(self) -> Optional[int]: ...
     @property
     def cursor(self) -> Optional[ResumeCursor]: ...
+    @property
+    def replay(self) -> Optional[_Replay]: ...
     def __eq__(self, other: object, /) -> bool: ...
 
 @final
@@ -1308,6 +1401,31 @@ class NextRequest:
         """The assistant turn, then the results: what ``messages`` (Responses:
         ``input``; Gemini: ``contents``) is extended with."""
 
+class _GapStats(TypedDict):
+    count: int
+    median_ms: int
+    p95_ms: int
+    max_ms: int
+
+class _Attempt(TypedDict):
+    started_ms: int
+    ended_ms: Optional[int]
+    outcome: str
+    """``open`` while it runs, then how it ended (a ``StreamEnd`` kind)."""
+    status: Optional[int]
+
+class _TurnTimings(TypedDict):
+    """``TurnOutcome.timings``: milliseconds of the host's clock."""
+
+    started_ms: Optional[int]
+    time_to_first_content_ms: Optional[int]
+    content_gaps: _GapStats
+    duration_ms: Optional[int]
+    output_tokens: Optional[int]
+    input_tokens: Optional[int]
+    output_tokens_per_second: Optional[float]
+    attempts: list[_Attempt]
+
 @final
 class TurnOutcome:
     """What a finished (or aborted, or failed) turn gives the agent."""
@@ -1324,6 +1442,15 @@ class TurnOutcome:
     def failure(self) -> Optional[Error]: ...
     @property
     def retryable(self) -> bool: ...
+    @property
+    def failure_kind(self) -> Optional[Literal["stream", "transport", "idle_timeout", "http", "too_many_calls"]]: ...
+    @property
+    def gave_up(self) -> Optional[_GiveUpReason]: ...
+    @property
+    def output_started(self) -> bool: ...
+    @property
+    def timings(self) -> _TurnTimings:
+        """The timings on the host's clock, with the core's names."""
     @property
     def calls(self) -> list[TurnCall]: ...
     @property
@@ -1343,9 +1470,23 @@ class TurnCore:
         max_concurrency: int = 0,
         max_calls: int = 4096,
         reconnect: Optional[ReconnectPolicy] = None,
+        approval_timeout_ms: Optional[int] = None,
+        jitter_seed: Optional[int] = None,
     ) -> TurnCore: ...
-    def add_tool(self, name: str, *, exclusive: bool = False, abort_siblings_on_error: bool = False) -> None: ...
+    def add_tool(
+        self,
+        name: str,
+        *,
+        exclusive: bool = False,
+        abort_siblings_on_error: bool = False,
+        start: Literal["auto", "ready", "turn_end"] = "auto",
+        needs_approval: bool = False,
+    ) -> None: ...
+    def request_sent(self, now_ms: Optional[int] = None) -> None: ...
     def connected(self, now_ms: Optional[int] = None) -> None: ...
+    def http_status(
+        self, status: int, headers: Optional[_Headers] = None, now_ms: Optional[int] = None
+    ) -> list[_TurnEvent]: ...
     def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[_TurnEvent]: ...
     def end_of_body(self, now_ms: Optional[int] = None) -> list[_TurnEvent]: ...
     def connection_failed(self, error: str, now_ms: Optional[int] = None) -> list[_TurnEvent]: ...
@@ -1354,8 +1495,11 @@ class TurnCore:
     def deadline_ms(self) -> Optional[int]: ...
     def tool_update(self, call_id: str, text: str) -> list[_TurnEvent]: ...
     def tool_result(self, call_id: str, output: str, is_error: bool = False) -> list[_TurnEvent]: ...
+    def approve(self, approval_id: str) -> list[_TurnEvent]: ...
+    def deny(self, approval_id: str, reason: str = "") -> list[_TurnEvent]: ...
+    def cancel_tool(self, call_id: str) -> list[_TurnEvent]: ...
     def abort(self, reason: str = "") -> list[_TurnEvent]: ...
-    def apply_event(self, event: StreamEvent) -> list[ToolExecutionEvent]: ...
+    def apply_event(self, event: StreamEvent, now_ms: Optional[int] = None) -> list[ToolExecutionEvent]: ...
     def end_of_events(self, failure: Optional[BaseException] = None) -> list[ToolExecutionEvent]: ...
     def poll_actions(self) -> list[TurnAction]: ...
     def results(self) -> list[ToolResult]: ...

@@ -187,7 +187,11 @@ def test_abort_cancels_the_running_calls_and_answers_every_call() -> None:
 
 
 def test_a_reconnection_policy_asks_to_reconnect_and_the_deadline_to_tick() -> None:
-    policy = ssefold.ReconnectPolicy(initial_delay_ms=10, max_retries=2, idle_timeout_ms=1000)
+    # Anthropic gives no resume cursor: after output, only a policy that
+    # opts in sends the request again (the server starts over).
+    policy = ssefold.ReconnectPolicy(
+        initial_delay_ms=10, max_retries=2, idle_timeout_ms=1000, jitter=0, restart_after_output=True
+    )
     core = ssefold.TurnCore("anthropic", reconnect=policy)
     core.add_tool("get_weather")
     core.add_tool("get_time")
@@ -197,7 +201,7 @@ def test_a_reconnection_policy_asks_to_reconnect_and_the_deadline_to_tick() -> N
     assert core.tick(now_ms=500) == [] and drain(core) == []
     core.end_of_body(now_ms=20)  # ended before the answer did
     (reconnect,) = drain(core)
-    assert (reconnect.kind, reconnect.attempt, reconnect.delay_ms) == ("reconnect", 1, 10)
+    assert (reconnect.kind, reconnect.attempt, reconnect.delay_ms, reconnect.replay) == ("reconnect", 1, 10, "restart")
     assert reconnect.cursor is not None and "reconnect" in repr(reconnect)
     assert core.deadline_ms is None, "no connection to watch while reconnecting"
     core.connected(now_ms=40)
@@ -214,6 +218,8 @@ def test_a_reconnection_policy_asks_to_reconnect_and_the_deadline_to_tick() -> N
     outcome = core.outcome()
     # Call order: the order the calls were complete (toolu_B's block ends first).
     assert outcome.failure is None and [r.call_id for r in outcome.results] == ["toolu_B", "toolu_A"]
+    assert outcome.output_started and outcome.gave_up is None
+    assert [a["outcome"] for a in outcome.timings["attempts"]] == ["ended_early", "idle_timeout", "completed"]
 
 
 def events_of(body: bytes, provider: str) -> Tuple[List[ssefold.StreamEvent], ssefold.Stream, Any]:
@@ -270,3 +276,162 @@ def test_a_turn_fed_the_hosts_own_stream_equals_the_turn_that_folds(name: str) -
     if a.next is not None and b.next is not None:
         assert json.dumps(a.next.append) == json.dumps(b.next.append)
     assert type(a.failure) is type(b.failure)
+
+
+# ---- issue 27: statuses, approvals, the stop reason, stalls, timings ----------
+
+POLICY = ssefold.ReconnectPolicy(initial_delay_ms=10, max_retries=1, jitter=0)
+
+
+def chat_call(name: str, finish: str) -> bytes:
+    """A Chat body with one complete call of ``name`` stopped with ``finish``."""
+    return (
+        b'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,'
+        b'"id":"call_1","type":"function","function":{"name":"' + name.encode() + b'","arguments":"{\\"a\\":1}"}}]}}]}\n\n'
+        b'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},'
+        b'"finish_reason":"' + finish.encode() + b'"}]}\n\n'
+        b"data: [DONE]\n\n"
+    )
+
+
+def test_a_refused_status_is_retried_as_its_headers_say_then_fails_typed() -> None:
+    core = ssefold.TurnCore("openai_chat", reconnect=POLICY)
+    core.request_sent(now_ms=0)
+    assert core.http_status(429, {"Retry-After": "2"}, now_ms=5) == []
+    (action,) = drain(core)
+    assert (action.kind, action.delay_ms, action.replay, action.attempt) == ("reconnect", 2000, "retry", 1)
+    assert "replay='retry'" in repr(action)
+    core.request_sent(now_ms=2010)
+    core.http_status(503, [("x-should-retry", "true")], now_ms=2020)
+    assert drain(core) == [], "the retries are used up"
+    outcome = core.outcome()
+    assert outcome.failure_kind == "http" and outcome.gave_up == "retries_exhausted" and outcome.retryable
+    assert isinstance(outcome.failure, ssefold.RetryableProviderError)
+    assert (outcome.failure.status_code, outcome.failure.gave_up) == (503, "retries_exhausted")
+    assert [(a["outcome"], a["status"]) for a in outcome.timings["attempts"]] == [
+        ("http_status", 429),
+        ("http_status", 503),
+    ]
+    assert outcome.timings["started_ms"] == 0
+    # Not retryable: at once, no reconnection.
+    core = ssefold.TurnCore("openai_chat", reconnect=POLICY)
+    core.http_status(401, {}, now_ms=1)
+    assert drain(core) == [] and core.is_finished
+    outcome = core.outcome()
+    assert (outcome.failure_kind, outcome.gave_up, outcome.retryable) == ("http", "not_retryable", False)
+    assert type(outcome.failure) is ssefold.ProviderError and outcome.failure.status_code == 401
+
+
+def test_approval_approve_deny_and_timeout() -> None:
+    core = ssefold.TurnCore(approval_timeout_ms=100)
+    core.add_tool("add", needs_approval=True)
+    events = core.feed(CHAT, now_ms=0)
+    (asked,) = [e for e in events if isinstance(e, ssefold.ToolExecutionEvent)]
+    assert (asked.type, asked.call_id, asked.approval_id, asked.name, asked.arguments) == (
+        "tool_approval_requested", "call_1", "approval_call_1", "add", '{"a":1}'
+    )
+    assert asked.stop_reason is None and drain(core) == [] and core.deadline_ms == 100
+    events = core.approve("approval_call_1")
+    assert [e.type for e in events] == ["tool_execution_started"]
+    assert [a.kind for a in drain(core)] == ["start_tool"]
+    with pytest.raises(ssefold.SchedulerError) as info:
+        core.approve("approval_call_1")
+    assert info.value.kind == "not_awaiting_approval"
+
+    core = ssefold.TurnCore()
+    core.add_tool("add", needs_approval=True)
+    core.feed(CHAT)
+    core.deny("approval_call_1", "not now")
+    core.end_of_body()
+    assert core.is_finished
+    (result,) = core.outcome().results
+    assert (result.kind, result.output, result.is_error) == ("denied", "Denied by the user: not now", True)
+
+    core = ssefold.TurnCore(approval_timeout_ms=100)
+    core.add_tool("add", needs_approval=True)
+    core.feed(CHAT, now_ms=0)
+    core.end_of_body(now_ms=1)
+    core.tick(now_ms=99)
+    assert not core.is_finished
+    core.tick(now_ms=100)
+    assert core.is_finished
+    assert [(r.kind, r.output) for r in core.outcome().results] == [("denied", "Denied: no approval within 100 ms")]
+
+
+@pytest.mark.parametrize("start, exclusive", [("turn_end", False), ("auto", True)])
+def test_a_call_waiting_for_the_turns_end_is_skipped_after_a_bad_stop(start: str, exclusive: bool) -> None:
+    core = ssefold.TurnCore()
+    core.add_tool("write", start=start, exclusive=exclusive)  # type: ignore[arg-type]
+    core.feed(chat_call("write", "length"))
+    core.end_of_body()
+    assert drain(core) == [] and core.is_finished
+    (result,) = core.outcome().results
+    assert (result.kind, result.is_error) == ("skipped", True)
+    assert result.output.startswith("Not run: the answer stopped with length")
+    # After a normal stop it runs.
+    core = ssefold.TurnCore()
+    core.add_tool("write", start=start, exclusive=exclusive)  # type: ignore[arg-type]
+    body = chat_call("write", "tool_calls")
+    first = body.index(b"\n\n") + 2
+    core.feed(body[:first])
+    assert drain(core) == [], "the call is ready; it waits for the turn's end"
+    core.feed(body[first:])
+    assert [a.kind for a in drain(core)] == ["start_tool"]
+    with pytest.raises(ValueError):
+        core.add_tool("x", start="later")  # type: ignore[arg-type]
+
+
+def test_a_call_running_when_the_answer_stops_badly_is_reported_and_can_be_cancelled() -> None:
+    core = ssefold.TurnCore()
+    core.add_tool("write", start="ready")
+    events = core.feed(chat_call("write", "length"))
+    assert [a.kind for a in drain(core)] == ["start_tool"]
+    stops = [e for e in events if isinstance(e, ssefold.ToolExecutionEvent) and e.type == "tool_running_after_stop"]
+    assert [(e.call_id, e.name, e.stop_reason, e.approval_id) for e in stops] == [("call_1", "write", "length", None)]
+    events = core.cancel_tool("call_1")
+    assert [(e.type, e.is_error) for e in events] == [("tool_execution_finished", True)]
+    core.tool_result("call_1", "late")  # dropped
+    (result,) = core.outcome().results
+    assert (result.kind, result.output) == ("cancelled", "Cancelled by the host")
+    with pytest.raises(ssefold.SchedulerError):
+        core.cancel_tool("nope")
+
+
+def test_a_stall_ends_the_turn_with_a_typed_error_and_the_timings_are_kept() -> None:
+    policy = ssefold.ReconnectPolicy(max_retries=0, first_content_timeout_ms=300, content_timeout_ms=200)
+    core = ssefold.TurnCore("anthropic", reconnect=policy)
+    core.request_sent(now_ms=0)
+    core.connected(now_ms=10)
+    assert core.deadline_ms == 310
+    for t in range(60, 310, 50):
+        core.feed(b": ping\n\n", now_ms=t)
+        assert core.tick(now_ms=t) == []
+    core.tick(now_ms=310)
+    assert [a.kind for a in drain(core)] == ["close_connection"]
+    outcome = core.outcome()
+    assert outcome.failure_kind == "idle_timeout" and not outcome.output_started
+    assert isinstance(outcome.failure, ssefold.IncompleteStreamError)
+    assert (outcome.failure.stall, outcome.failure.after_ms) == ("first_content", 300)
+    assert outcome.failure.last is not None and outcome.failure.last.kind == "idle_timeout"
+    assert "before the first" in str(outcome.failure)
+    # Content, then silence between contents.
+    core = ssefold.TurnCore("anthropic", reconnect=policy)
+    core.request_sent(now_ms=0)
+    core.connected(now_ms=10)
+    core.feed(INTERLEAVED[:400], now_ms=50)
+    core.tick(now_ms=250)
+    outcome = core.outcome()
+    assert (outcome.failure.stall, outcome.failure.after_ms) == ("content", 200)  # type: ignore[union-attr]
+    assert outcome.output_started and outcome.gave_up == "not_resumable"
+    timings = outcome.timings
+    assert (timings["started_ms"], timings["time_to_first_content_ms"], timings["duration_ms"]) == (0, 50, 250)
+    assert set(timings["content_gaps"]) == {"count", "median_ms", "p95_ms", "max_ms"}
+
+
+def test_stream_events_say_whether_they_are_content() -> None:
+    events = ssefold.Stream("anthropic").feed(INTERLEAVED)
+    kinds = {(e.type, e.is_content) for e in events}
+    assert ("message_start", False) in kinds and ("part_start", True) in kinds and ("text_delta", True) in kinds
+    assert all(e.is_content for e in events if e.type in ("tool_args_delta", "part_end", "stop_reason", "turn_end"))
+    assert not any(e.is_content for e in events if e.type in ("unknown", "warning"))
+    assert "is_content" not in events[1].to_dict() and "is_content" not in events[1].fields()

@@ -11,7 +11,8 @@
 //! └── Error
 //!     ├── ProviderError              (.type, .message, .request_id, .output_emitted,
 //!     │   │                           .status_code, .body, .retryable, .retry_after_ms)
-//!     │   └── RetryableProviderError (rate limit, overload, server error: 429, 529, 5xx)
+//!     │   └── RetryableProviderError (a status the core retries: 408, 409, 429, 5xx but 501/505.., 529;
+//!     │                               or a transient error type)
 //!     ├── IncompleteStreamError      (the terminal event never came; .expected, .last)
 //!     ├── DecodeError + ValueError   (.offset)
 //!     │   ├── LineTooLongError       (.limit)
@@ -36,8 +37,10 @@
 //!
 //! A failed agent turn (`TurnOutcome.failure`) is one of these too: its
 //! stream's error, an `IncompleteStreamError` for a connection that failed
-//! or went idle (`.last` says how), a `LimitExceededError` (`max_calls`)
-//! for more calls than the turn takes.
+//! or went idle (`.last` says how; a stall also has `.stall` and
+//! `.after_ms`), a `ProviderError` with `.status_code` for a refused
+//! response, a `LimitExceededError` (`max_calls`) for more calls than the
+//! turn takes.
 
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
@@ -48,11 +51,11 @@ use pyo3::PyErr;
 use ssefold::agent::{TurnError, TurnFailure};
 use ssefold::json::{PartialJsonError, PartialJsonErrorKind};
 use ssefold::providers::{ProviderError as CoreProviderError, StreamError};
-use ssefold::reconnect::{is_retryable_error_type, StreamEnd as CoreEnd};
+use ssefold::reconnect::{is_retryable_error_type, StallKind, StreamEnd as CoreEnd, RETRYABLE_STATUSES};
 use ssefold::tools::SchedulerError as CoreSchedulerError;
 
 use crate::convert::{data_text, lossy};
-use crate::reconnect::StreamEnd;
+use crate::reconnect::{stall_kind, StreamEnd};
 use ssefold::sse::{DecodeError as CoreDecodeError, EncodeError as CoreEncodeError};
 
 /// The exception classes, in [`SPECS`] order.
@@ -101,8 +104,8 @@ const SPECS: [Spec; 19] = [
         name: "RetryableProviderError",
         parent: Some(Exc::ProviderError),
         value_error: false,
-        doc: "A provider error worth sending the request again for: rate limit (429), overload (529), server \
-              error (5xx) or an error event of such a type.",
+        doc: "A provider error worth sending the request again for: an HTTP status the core retries (408, 409, \
+              429, 500, 502, 503, 504, 529) or an error event of a transient type.",
     },
     Spec {
         name: "IncompleteStreamError",
@@ -207,6 +210,13 @@ const SPECS: [Spec; 19] = [
     },
 ];
 
+/// Attributes set only on some errors (`None` on the class otherwise): an
+/// `IncompleteStreamError` that came from a connection has how the last
+/// connection ended, which timeout fired and after how long, and why no
+/// reconnection followed; a `ProviderError` of a refused response the last.
+const OPTIONAL_ATTRS: [(Exc, &[&str]); 2] =
+    [(Exc::IncompleteStreamError, &["last", "stall", "after_ms", "gave_up"]), (Exc::ProviderError, &["gave_up"])];
+
 static TYPES: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();
 
 /// Every class, built on first use.
@@ -226,6 +236,13 @@ fn types(py: Python<'_>) -> PyResult<&Vec<Py<PyType>>> {
             let dict = PyDict::new(py);
             dict.set_item("__module__", "ssefold")?;
             dict.set_item("__doc__", spec.doc)?;
+            for (exc, attrs) in OPTIONAL_ATTRS {
+                if spec.name == SPECS[exc as usize].name {
+                    for attr in attrs {
+                        dict.set_item(attr, py.None())?;
+                    }
+                }
+            }
             let ty = py.get_type::<PyType>().call1((spec.name, bases, dict))?;
             built.push(ty.cast_into::<PyType>()?.unbind());
         }
@@ -393,7 +410,14 @@ impl ToPyErr for TurnFailure {
         match self {
             TurnFailure::Stream(e) => e.to_py_err(py),
             TurnFailure::Transport(text) => connection_lost(py, self.message(), CoreEnd::TransportError(text.clone())),
-            TurnFailure::IdleTimeout => connection_lost(py, self.message(), CoreEnd::IdleTimeout),
+            TurnFailure::IdleTimeout { stall, after_ms } => {
+                let err =
+                    with_attr(py, connection_lost(py, self.message(), CoreEnd::IdleTimeout), "stall", stall.as_str());
+                with_attr(py, err, "after_ms", *after_ms)
+            }
+            TurnFailure::Http { status, retry_after_ms } => {
+                provider_error_after(py, "http_error", &self.message(), Some(*status), None, *retry_after_ms)
+            }
             TurnFailure::TooManyCalls { limit } => {
                 let err = with_attr(py, new_err(py, Exc::LimitExceededError, self.message()), "limit", "max_calls");
                 with_attr(py, err, "max", *limit)
@@ -405,15 +429,21 @@ impl ToPyErr for TurnFailure {
 }
 
 /// The turn failure of an exception the host's own stream raised (an agent
-/// turn fed by `apply_event`): a `ProviderError` is the provider's error
-/// (its `.type`, `.message`, `.request_id`, `.output_emitted`), an
-/// `IncompleteStreamError` whose `.last` is an idle timeout is one, and any
-/// other exception is a failed connection described by its text.
+/// turn fed by `apply_event`): a `ProviderError` with a `.status_code` is a
+/// refused response (`http`), another is the provider's error (its
+/// `.type`, `.message`, `.request_id`, `.output_emitted`), an
+/// `IncompleteStreamError` whose `.last` is an idle timeout is one (its
+/// `.stall` and `.after_ms` when set), and any other exception is a failed
+/// connection described by its text.
 pub fn turn_failure_of(py: Python<'_>, err: &Bound<'_, PyAny>) -> PyResult<TurnFailure> {
     let classes = types(py)?;
     let attr = |name: &str| err.getattr(name).ok().filter(|v| !v.is_none());
     let text = |name: &str| attr(name).and_then(|v| v.extract::<String>().ok());
+    let number = |name: &str| attr(name).and_then(|v| v.extract::<u64>().ok());
     if err.is_instance(classes[Exc::ProviderError as usize].bind(py))? {
+        if let Some(status) = attr("status_code").and_then(|v| v.extract::<u16>().ok()) {
+            return Ok(TurnFailure::Http { status, retry_after_ms: number("retry_after_ms") });
+        }
         let error = CoreProviderError {
             error_type: text("type").unwrap_or_default(),
             message: text("message").unwrap_or_default(),
@@ -427,7 +457,8 @@ pub fn turn_failure_of(py: Python<'_>, err: &Bound<'_, PyAny>) -> PyResult<TurnF
             last.cast::<StreamEnd>().is_ok_and(|end| matches!(end.get().inner, CoreEnd::IdleTimeout))
         });
         if idle {
-            return Ok(TurnFailure::IdleTimeout);
+            let stall = text("stall").and_then(|s| stall_kind(&s)).unwrap_or(StallKind::Idle);
+            return Ok(TurnFailure::IdleTimeout { stall, after_ms: number("after_ms").unwrap_or(0) });
         }
     }
     let described = data_text(&err.str()?, "the failure's text")?.into_owned();
@@ -443,8 +474,8 @@ pub fn with_events(py: Python<'_>, err: PyErr, events: &Bound<'_, PyList>) -> Py
 
 /// A `ProviderError` with `.type`, `.message`, `.retryable`, `.status_code`,
 /// `.body` and `.retry_after_ms` (the response's `Retry-After`, `None`
-/// without one) set: a `RetryableProviderError` when the HTTP status is 408,
-/// 429, 529 or 5xx, or (no status) the type is a transient one
+/// without one) set: a `RetryableProviderError` when the HTTP status is one
+/// the core retries ([`RETRYABLE_STATUSES`]) or the type is a transient one
 /// ([`is_retryable_error_type`]).
 #[cold]
 pub fn provider_error(
@@ -468,7 +499,7 @@ fn provider_error_after(
     retry_after_ms: Option<u64>,
 ) -> PyErr {
     let retryable = match status_code {
-        Some(s) => matches!(s, 408 | 429 | 500..=599) || is_retryable_error_type(error_type),
+        Some(s) => RETRYABLE_STATUSES.contains(&s) || is_retryable_error_type(error_type),
         None => is_retryable_error_type(error_type),
     };
     let class = if retryable { Exc::RetryableProviderError } else { Exc::ProviderError };

@@ -34,6 +34,8 @@ use crate::tools::ToolExecutionEvent;
 #[pyclass(module = "ssefold", frozen)]
 pub struct StreamEvent {
     repr: Repr,
+    /// The core's `StreamEvent::is_content`, noted when the event was made.
+    content: bool,
 }
 
 /// What a `StreamEvent` holds. The frequent deltas are compact: their part
@@ -282,6 +284,16 @@ impl StreamEvent {
     #[getter]
     fn r#type(&self, py: Python<'_>) -> Py<PyString> {
         self.type_(py).unbind()
+    }
+
+    /// Whether the event is content (the core's `StreamEvent::is_content`):
+    /// a part starting or ending, text, arguments, media, metadata, usage,
+    /// the stop reason, the turn's end. A `message_start`, a keep-alive
+    /// (`unknown`), an `error` or a `warning` is not: a stream that sends
+    /// only those is stalled. A host tells its `Reconnector.on_content`.
+    #[getter]
+    fn is_content(&self) -> bool {
+        self.content
     }
 
     // The fields of the wire form (module table of `ssefold::providers`),
@@ -576,13 +588,13 @@ impl EventBuilder {
     pub(crate) fn build_held<'py>(&mut self, py: Python<'py>, held: &mut Held) -> PyResult<Bound<'py, PyList>> {
         let mut out: Vec<Py<PyAny>> = Vec::with_capacity(held.events.len());
         let texts = held.texts.share();
-        for h in held.events.drain(..) {
+        for (h, content) in held.events.drain(..) {
             let fields;
             let mut lazy = None;
             let name = match h {
                 HeldEvent::Delta { args, part, text } => {
                     let repr = Repr::Delta { args, part, text: LazyText::shared(&texts, text) };
-                    out.push(Py::new(py, StreamEvent { repr })?.into_any());
+                    out.push(Py::new(py, StreamEvent { repr, content })?.into_any());
                     continue;
                 }
                 HeldEvent::Media { part, mime_type, data } => {
@@ -594,7 +606,7 @@ impl EventBuilder {
                 }
                 HeldEvent::Path { part, event } => {
                     let event = Py::new(py, PathEvent::from_held(py, event)?)?;
-                    out.push(Py::new(py, StreamEvent { repr: Repr::Path { part, event } })?.into_any());
+                    out.push(Py::new(py, StreamEvent { repr: Repr::Path { part, event }, content })?.into_any());
                     continue;
                 }
                 HeldEvent::PartStart { part, kind, choice, index, provider_type, call } => {
@@ -646,7 +658,7 @@ impl EventBuilder {
                 }
             };
             let repr = Repr::Fields { type_: self.names.get(py, name), fields: fields.unbind(), lazy };
-            out.push(Py::new(py, StreamEvent { repr })?.into_any());
+            out.push(Py::new(py, StreamEvent { repr, content })?.into_any());
         }
         PyList::new(py, out)
     }
@@ -713,7 +725,8 @@ enum HeldContent {
 /// from call to call (its buffers keep their capacity).
 #[derive(Default)]
 pub(crate) struct Held {
-    events: Vec<HeldEvent>,
+    /// Each event, with whether it is content (`StreamEvent::is_content`).
+    events: Vec<(HeldEvent, bool)>,
     /// The deltas' texts.
     texts: TextArena,
     /// Each tool call's current path (shared nodes: a path event costs O(1)).
@@ -771,12 +784,12 @@ impl Held {
             }
             _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
         };
-        self.events.push(held);
+        self.events.push((held, e.is_content()));
     }
 
     /// A turn's `tool_execution_*` event, in order with the stream's.
     pub(crate) fn push_tool(&mut self, e: &ssefold::tools::ToolExecutionEvent) {
-        self.events.push(HeldEvent::Tool(e.clone()));
+        self.events.push((HeldEvent::Tool(e.clone()), false));
     }
 
     pub(crate) fn clear(&mut self) {

@@ -34,7 +34,9 @@ pub struct ToolResult {
     /// Whether it is an error result.
     is_error: bool,
     /// Where it came from: `ran`, `unknown_tool`, `invalid_input`,
-    /// `cancelled`, `aborted`, `discarded`, `incomplete`, `unnamed`.
+    /// `cancelled`, `aborted`, `discarded`, `incomplete`, `unnamed`,
+    /// `skipped` (the answer stopped with a reason that lets no call
+    /// start), `denied` (its approval was denied).
     kind: &'static str,
 }
 
@@ -81,7 +83,11 @@ impl ToolExecutionEvent {
 
 #[pymethods]
 impl ToolExecutionEvent {
-    /// `tool_execution_started`, `tool_execution_update` or `tool_execution_finished`.
+    /// `tool_execution_started`, `tool_execution_update`,
+    /// `tool_execution_finished`, `tool_approval_requested` (the call waits
+    /// for `TurnCore.approve` / `deny` with `approval_id`) or
+    /// `tool_running_after_stop` (the answer stopped with `stop_reason`
+    /// while the call ran: let it finish or `TurnCore.cancel_tool` it).
     #[getter]
     fn r#type(&self) -> &'static str {
         self.inner.name()
@@ -95,7 +101,35 @@ impl ToolExecutionEvent {
     #[getter]
     fn name(&self) -> Option<&str> {
         match &self.inner {
-            CoreEvent::Started { name, .. } | CoreEvent::Finished { name, .. } => Some(name),
+            CoreEvent::Started { name, .. }
+            | CoreEvent::Finished { name, .. }
+            | CoreEvent::ApprovalRequested { name, .. }
+            | CoreEvent::RunningAfterStop { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+    /// The approval's id (`tool_approval_requested`), for `approve` /
+    /// `deny`.
+    #[getter]
+    fn approval_id(&self) -> Option<&str> {
+        match &self.inner {
+            CoreEvent::ApprovalRequested { approval_id, .. } => Some(approval_id),
+            _ => None,
+        }
+    }
+    /// The call's input as text (`tool_approval_requested`).
+    #[getter]
+    fn arguments(&self) -> Option<&str> {
+        match &self.inner {
+            CoreEvent::ApprovalRequested { arguments, .. } => Some(arguments),
+            _ => None,
+        }
+    }
+    /// The answer's stop reason (`tool_running_after_stop`).
+    #[getter]
+    fn stop_reason(&self) -> Option<&str> {
+        match &self.inner {
+            CoreEvent::RunningAfterStop { stop_reason, .. } => Some(stop_reason),
             _ => None,
         }
     }

@@ -18,22 +18,34 @@ use ssefold::agent::{
     TurnOutcome as CoreOutcome,
 };
 use ssefold::providers::Provider;
-use ssefold::tools::{SchedulerConfig, ToolOptions};
+use ssefold::tools::{SchedulerConfig, ToolOptions, ToolStart};
 
 use crate::convert::{data_text, ident, value_to_py, with_bytes};
 use crate::errors::{turn_failure_of, ToPyErr};
 use crate::providers::{EventBuilder, Held, Stream, StreamEvent};
-use crate::reconnect::{ReconnectPolicy, ResumeCursor};
+use crate::reconnect::{retry_hints, ReconnectPolicy, ResumeCursor};
 use crate::tools::ToolResult;
 
+/// A random jitter seed for a turn whose host gave none (the process's
+/// hasher keys, drawn from the OS once, advanced for every turn).
+fn random_seed() -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64)
+}
+
 /// One agent turn, sans-IO: feed it what happened (bytes, the end of the
-/// body, a failed connection, a tool's update or result, an abort, the
-/// time); each input returns what to show (`StreamEvent`s and
-/// `ToolExecutionEvent`s, in order), and `poll_actions()` what to do
-/// (`TurnAction`s: start a tool, cancel one, close or reconnect). It never
-/// reads a socket, runs a tool or reads a clock (`now_ms` is yours: the
-/// default, `time.monotonic()` in ms, is read only with a `reconnect`
-/// policy).
+/// body, a refused response, a failed connection, a tool's update or
+/// result, an approval, an abort, the time); each input returns what to
+/// show (`StreamEvent`s and `ToolExecutionEvent`s, in order), and
+/// `poll_actions()` what to do (`TurnAction`s: start a tool, cancel one,
+/// close or reconnect). It never reads a socket, runs a tool or reads a
+/// clock (`now_ms` is yours: the default, `time.monotonic()` in ms, is read
+/// only with a `reconnect` policy or an `approval_timeout_ms`).
+///
+/// Without `reconnect` the turn never asks for a request again (a host
+/// reading one body it cannot request again); the stall timeouts of the
+/// default policy still apply once `connected` was told, on the clock the
+/// host passes.
 ///
 /// A host that folds the body with its own `Stream` (the HTTP helpers,
 /// which reconnect by themselves) hands it that stream's events instead:
@@ -91,12 +103,17 @@ fn collect(held: &mut Held, event: TurnEvent<'_>) {
 #[pymethods]
 impl TurnCore {
     #[new]
-    #[pyo3(signature = (provider = "auto", *, max_concurrency = 0, max_calls = 4096, reconnect = None))]
+    #[pyo3(signature = (
+        provider = "auto", *, max_concurrency = 0, max_calls = 4096, reconnect = None, approval_timeout_ms = None,
+        jitter_seed = None
+    ))]
     fn new(
         provider: &str,
         max_concurrency: usize,
         max_calls: usize,
         reconnect: Option<&Bound<'_, ReconnectPolicy>>,
+        approval_timeout_ms: Option<u64>,
+        jitter_seed: Option<u64>,
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
             .ok_or_else(|| PyValueError::new_err(format!("unknown provider {provider:?}")))?;
@@ -106,8 +123,10 @@ impl TurnCore {
         let mut config = TurnConfig::new(p);
         config.scheduler = SchedulerConfig { max_concurrency, max_calls };
         config.reconnect = reconnect.map(|r| r.get().inner.clone());
+        config.approval_timeout_ms = approval_timeout_ms;
+        config.jitter_seed = jitter_seed.unwrap_or_else(random_seed);
         Ok(TurnCore {
-            clock: config.reconnect.is_some(),
+            clock: config.reconnect.is_some() || approval_timeout_ms.is_some(),
             inner: AgentTurn::new(config),
             builder: EventBuilder::default(),
             held: Held::default(),
@@ -115,21 +134,70 @@ impl TurnCore {
     }
 
     /// Registers a tool the host runs: `exclusive` runs alone,
-    /// `abort_siblings_on_error` cancels the running siblings when it fails.
-    /// A call to a name not registered gets `No such tool available: NAME`.
-    #[pyo3(signature = (name, *, exclusive = false, abort_siblings_on_error = false))]
-    fn add_tool(&mut self, name: &Bound<'_, PyString>, exclusive: bool, abort_siblings_on_error: bool) -> PyResult<()> {
-        self.inner.add_tool(&ident(name, "name")?, ToolOptions::new(exclusive, abort_siblings_on_error));
+    /// `abort_siblings_on_error` cancels the running siblings when it fails,
+    /// `start` says when a ready call may start (`ready`: at once;
+    /// `turn_end`: once the answer ended with a normal or tool-use stop,
+    /// else it is `skipped`; `auto`: `turn_end` for an exclusive tool,
+    /// `ready` otherwise), `needs_approval` makes a ready call wait for
+    /// `approve` / `deny` (a `tool_approval_requested` event). A call to a
+    /// name not registered gets `No such tool available: NAME`.
+    #[pyo3(signature = (
+        name, *, exclusive = false, abort_siblings_on_error = false, start = "auto", needs_approval = false
+    ))]
+    fn add_tool(
+        &mut self,
+        name: &Bound<'_, PyString>,
+        exclusive: bool,
+        abort_siblings_on_error: bool,
+        start: &str,
+        needs_approval: bool,
+    ) -> PyResult<()> {
+        let start = ToolStart::from_name(start).ok_or_else(|| {
+            PyValueError::new_err(format!("start must be 'auto', 'ready' or 'turn_end', not {start:?}"))
+        })?;
+        let options = ToolOptions { start, needs_approval, ..ToolOptions::new(exclusive, abort_siblings_on_error) };
+        self.inner.add_tool(&ident(name, "name")?, options);
         Ok(())
     }
 
-    /// The response headers of a connection arrived (the first, or the one
-    /// a `reconnect` action asked for).
+    /// The request was sent (the first, or the one a `reconnect` action
+    /// asked for): the timings count from the first. Optional: without it
+    /// they count from `connected`.
+    #[pyo3(signature = (now_ms = None))]
+    fn request_sent(&mut self, py: Python<'_>, now_ms: Option<u64>) -> PyResult<()> {
+        let now = self.now_ms(py, now_ms)?;
+        self.inner.request_sent(now);
+        Ok(())
+    }
+
+    /// The response headers of a connection arrived with a 2xx status (the
+    /// first, or the one a `reconnect` action asked for).
     #[pyo3(signature = (now_ms = None))]
     fn connected(&mut self, py: Python<'_>, now_ms: Option<u64>) -> PyResult<()> {
         let now = self.now_ms(py, now_ms)?;
         self.inner.connected(now);
         Ok(())
+    }
+
+    /// The response was refused before its body (`status` not 2xx):
+    /// `headers` (a mapping such as `httpx.Headers`, or `(name, value)`
+    /// pairs) give the retry hints the core reads (`retry-after-ms`,
+    /// `Retry-After`, `x-should-retry`). A transient status is retried under
+    /// the `reconnect` policy (a `reconnect` action after its
+    /// `Retry-After`); another, or one the provider said not to retry, ends
+    /// the turn (`outcome().failure`: a `ProviderError` with
+    /// `.status_code`; the body is yours, for its error).
+    #[pyo3(signature = (status, headers = None, now_ms = None))]
+    fn http_status<'py>(
+        &mut self,
+        py: Python<'py>,
+        status: u16,
+        headers: Option<&Bound<'py, PyAny>>,
+        now_ms: Option<u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let hints = retry_hints(py, headers)?;
+        let now = self.now_ms(py, now_ms)?;
+        Ok(self.run(py, |t, on| t.http_status(status, hints, now, on))?.0)
     }
 
     /// Bytes of the body arrived: what to show. After the stream is over
@@ -167,16 +235,58 @@ impl TurnCore {
         Ok(self.run(py, |t, on| t.connection_failed(&error, now, on))?.0)
     }
 
-    /// The time passed: a connection idle past the policy's timeout is
-    /// closed and reconnected, or ends the turn.
+    /// The time passed: a connection idle or stalled past the policy's
+    /// timeouts is closed and reconnected, or ends the turn; a call waiting
+    /// for approval past `approval_timeout_ms` is denied.
     #[pyo3(signature = (now_ms = None))]
     fn tick<'py>(&mut self, py: Python<'py>, now_ms: Option<u64>) -> PyResult<Bound<'py, PyList>> {
         let now = self.now_ms(py, now_ms)?;
         Ok(self.run(py, |t, on| t.tick(now, on))?.0)
     }
 
-    /// When `tick` should be called next (the connection's idle deadline,
-    /// in the host's milliseconds), if ever.
+    /// Approves a call waiting for approval (its `tool_approval_requested`
+    /// event's `approval_id`): the scheduling rules now apply to it. Raises
+    /// `SchedulerError` (`.kind` `not_awaiting_approval`) for an id that
+    /// is not waiting.
+    fn approve<'py>(&mut self, py: Python<'py>, approval_id: &Bound<'_, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let approval_id = ident(approval_id, "approval_id")?;
+        let (events, result) = self.run(py, |t, on| t.approve(&approval_id, on))?;
+        result.map_err(|e| e.to_py_err(py))?;
+        Ok(events)
+    }
+
+    /// Denies a call waiting for approval: its error result is `Denied by
+    /// the user` (`: REASON` with a reason), kind `denied`, and the model
+    /// sees it. Raises `SchedulerError` as `approve` does.
+    #[pyo3(signature = (approval_id, reason = None), text_signature = "($self, approval_id, reason='')")]
+    fn deny<'py>(
+        &mut self,
+        py: Python<'py>,
+        approval_id: &Bound<'_, PyString>,
+        reason: Option<&Bound<'_, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let approval_id = ident(approval_id, "approval_id")?;
+        let reason = reason.map(|r| data_text(r, "TurnCore.deny reason")).transpose()?;
+        let reason = reason.as_deref().unwrap_or("");
+        let (events, result) = self.run(py, |t, on| t.deny(&approval_id, reason, on))?;
+        result.map_err(|e| e.to_py_err(py))?;
+        Ok(events)
+    }
+
+    /// Cancels a running call (after its `tool_running_after_stop`, say):
+    /// its result is `Cancelled by the host` now and its late result is
+    /// dropped; stopping the work is yours. A call that is not running is
+    /// left as it is; an unknown id raises `SchedulerError`.
+    fn cancel_tool<'py>(&mut self, py: Python<'py>, call_id: &Bound<'_, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let call_id = ident(call_id, "call_id")?;
+        let (events, result) = self.run(py, |t, on| t.cancel_tool(&call_id, on))?;
+        result.map_err(|e| e.to_py_err(py))?;
+        Ok(events)
+    }
+
+    /// When `tick` should be called next (the connection's idle and stall
+    /// deadlines, the approval timeouts, in the host's milliseconds), if
+    /// ever.
     #[getter]
     fn deadline_ms(&self) -> Option<u64> {
         self.inner.deadline_ms()
@@ -224,10 +334,18 @@ impl TurnCore {
     }
 
     /// One event of the host's own stream, in order (instead of `feed`):
-    /// the `ToolExecutionEvent`s it causes (not the event itself).
-    fn apply_event<'py>(&mut self, py: Python<'py>, event: &Bound<'py, StreamEvent>) -> PyResult<Bound<'py, PyList>> {
+    /// the `ToolExecutionEvent`s it causes (not the event itself). `now_ms`
+    /// times its content (the timings).
+    #[pyo3(signature = (event, now_ms = None))]
+    fn apply_event<'py>(
+        &mut self,
+        py: Python<'py>,
+        event: &Bound<'py, StreamEvent>,
+        now_ms: Option<u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let now = self.now_ms(py, now_ms)?;
         let Self { inner, held, builder, .. } = self;
-        event.get().with_core(py, |e| inner.apply_event(e, |t| collect(held, t)))?;
+        event.get().with_core(py, |e| inner.apply_event_at(e, now, |t| collect(held, t)))?;
         let built = builder.build_held(py, held);
         held.clear();
         built
@@ -314,7 +432,8 @@ impl TurnCore {
 /// `name` with `arguments` and report `TurnCore.tool_result(call_id, …)`),
 /// `cancel_tool` (the turn already gave `call_id` its result),
 /// `close_connection` (it went idle) or `reconnect` (after `delay_ms`, with
-/// `cursor`; then `connected()` and the new body).
+/// `cursor`, a `replay` of kind `retry`, `resume` or `restart`; then
+/// `connected()` and the new body).
 #[pyclass(module = "ssefold", frozen, eq)]
 #[derive(PartialEq)]
 pub struct TurnAction {
@@ -392,6 +511,16 @@ impl TurnAction {
             _ => None,
         }
     }
+    /// What the request is (`reconnect`): `retry` (no output yet: the same
+    /// request), `resume` (with the cursor) or `restart` (a second answer
+    /// the policy opted in to, reported as `turn_reset`).
+    #[getter]
+    fn replay(&self) -> Option<&'static str> {
+        match self.inner {
+            CoreAction::Reconnect { replay, .. } => Some(replay.as_str()),
+            _ => None,
+        }
+    }
 
     fn __repr__(&self) -> String {
         match &self.inner {
@@ -403,9 +532,10 @@ impl TurnAction {
                 s.input_format.name()
             ),
             CoreAction::CancelTool { call_id } => format!("TurnAction(kind='cancel_tool', call_id={call_id:?})"),
-            CoreAction::Reconnect { delay_ms, attempt, .. } => {
-                format!("TurnAction(kind='reconnect', delay_ms={delay_ms}, attempt={attempt})")
-            }
+            CoreAction::Reconnect { delay_ms, attempt, replay, .. } => format!(
+                "TurnAction(kind='reconnect', delay_ms={delay_ms}, attempt={attempt}, replay='{}')",
+                replay.as_str()
+            ),
             _ => format!("TurnAction(kind={:?})", self.kind()),
         }
     }
@@ -537,6 +667,27 @@ pub struct TurnOutcome {
     /// Whether sending the request again may succeed after `failure`.
     #[pyo3(get)]
     retryable: bool,
+    /// The kind of `failure`: `stream`, `transport`, `idle_timeout`,
+    /// `http`, `too_many_calls` (`None` without one).
+    #[pyo3(get)]
+    failure_kind: Option<&'static str>,
+    /// Why no reconnection followed the last connection, when one was
+    /// wanted: `not_resumable` (output was delivered and the answer could
+    /// not be resumed: `message` is everything folded), `retries_exhausted`
+    /// or `not_retryable`.
+    #[pyo3(get)]
+    gave_up: Option<&'static str>,
+    /// Whether content reached the host (a request sent again now would
+    /// bill and show a second answer unless resumed).
+    #[pyo3(get)]
+    output_started: bool,
+    /// The timings on the host's clock (a dict with the core's names):
+    /// `started_ms`, `time_to_first_content_ms`, `content_gaps` (`count`,
+    /// `median_ms`, `p95_ms`, `max_ms`), `duration_ms`, `output_tokens`,
+    /// `input_tokens`, `output_tokens_per_second`, `attempts` (each
+    /// `started_ms`, `ended_ms`, `outcome`, `status`).
+    #[pyo3(get)]
+    timings: Py<PyAny>,
     /// Every tool call of the answer, in part order.
     #[pyo3(get)]
     calls: Py<PyList>,
@@ -563,7 +714,22 @@ impl TurnOutcome {
             stop_reason: o.stop_reason,
             aborted: o.aborted,
             retryable: o.failure.as_ref().is_some_and(|f| f.is_retryable()),
-            failure: o.failure.map(|f| f.to_py_err(py).into_value(py).into_any()),
+            failure_kind: o.failure.as_ref().map(|f| f.kind()),
+            gave_up: o.gave_up.map(|r| r.as_str()),
+            output_started: o.output_started,
+            timings: value_to_py(py, &o.timings.to_json())?.unbind(),
+            failure: o
+                .failure
+                .map(|f| -> PyResult<Py<PyAny>> {
+                    let err = f.to_py_err(py).into_value(py).into_any();
+                    // Why no reconnection followed, on the error too (as the
+                    // HTTP helpers' errors have it).
+                    if let Some(reason) = o.gave_up {
+                        err.bind(py).setattr(intern!(py, "gave_up"), reason.as_str())?;
+                    }
+                    Ok(err)
+                })
+                .transpose()?,
             calls: PyList::new(py, calls)?.unbind(),
             results: PyList::new(py, results)?.unbind(),
             next_core,
@@ -590,7 +756,8 @@ impl TurnOutcome {
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
-            "TurnOutcome(provider={:?}, stop_reason={}, aborted={}, failure={}, calls={}, results={})",
+            "TurnOutcome(provider={:?}, stop_reason={}, aborted={}, failure={}, calls={}, results={}, gave_up={}, \
+             output_started={})",
             self.provider,
             self.stop_reason.as_ref().map_or_else(|| "None".to_owned(), |r| format!("{r:?}")),
             if self.aborted { "True" } else { "False" },
@@ -599,7 +766,9 @@ impl TurnOutcome {
                 None => "None".to_owned(),
             },
             self.calls.bind(py).len(),
-            self.results.bind(py).len()
+            self.results.bind(py).len(),
+            self.gave_up.map_or_else(|| "None".to_owned(), |r| format!("{r:?}")),
+            if self.output_started { "True" } else { "False" }
         ))
     }
 }
