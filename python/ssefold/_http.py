@@ -1,19 +1,21 @@
 """httpx integration: run a streaming request, decode its body with ssefold
-and reconnect per the core's policy (backoff, server ``retry:``,
-``Last-Event-ID``, abort).
+and reconnect per the core's policy (a refused status retried as its
+``Retry-After`` says, backoff, server ``retry:``, ``Last-Event-ID``, stalls,
+abort; after output, a resume and never a second request unless the policy
+says ``restart_after_output``).
 
-The reconnection *decisions* come from :class:`ssefold.Reconnector`; this
-module only does the I/O (httpx) and the waiting. ``httpx`` is imported
-lazily: ``import ssefold`` never needs it.
+The reconnection *decisions* come from :class:`ssefold.Reconnector` (and
+the retry hints of a response's headers from the core); this module only
+does the I/O (httpx), tells the reconnector what happened and waits.
+``httpx`` is imported lazily: ``import ssefold`` never needs it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
-import email.utils
 import json
-import math
+import random
 import time
 import zlib
 from collections import deque
@@ -26,6 +28,7 @@ from typing import (
     Generic,
     Iterator,
     List,
+    Literal,
     Mapping,
     Optional,
     Protocol,
@@ -53,6 +56,8 @@ from ._ssefold import (
 )
 
 Event = Union[ServerSentEvent, StreamEvent]
+_StallKind = Literal["idle", "first_content", "content"]
+_GiveUpReason = Literal["retries_exhausted", "not_resumable", "not_retryable"]
 _E = TypeVar("_E", ServerSentEvent, StreamEvent)
 
 __all__ = ["stream_events", "astream_events", "EventStream", "AsyncEventStream"]
@@ -92,7 +97,6 @@ def _error_from_text(text: str, status: Optional[int] = None, retry_after_ms: Op
 # the wire for it.
 _BODY_LIMIT = 4096
 _BODY_RAW_LIMIT = 65536
-_U64_MAX = (1 << 64) - 1
 
 
 class _BodyPrefix:
@@ -180,34 +184,6 @@ async def _aread_prefix(response: Any) -> _BodyPrefix:
     return prefix
 
 
-def _retry_after_ms(headers: Any) -> Optional[int]:
-    """The response's ``retry-after-ms`` (OpenAI) or ``Retry-After``
-    (seconds or an HTTP date, RFC 9110), in milliseconds; ``None`` when
-    absent or not understood."""
-    try:
-        ms = float(headers.get("retry-after-ms", ""))
-        if math.isfinite(ms) and ms >= 0:
-            return min(int(ms), _U64_MAX)
-    except ValueError:
-        pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        secs = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        if when.tzinfo is None:
-            return None
-        secs = max(0.0, when.timestamp() - time.time())
-    if not math.isfinite(secs) or secs < 0:
-        return None
-    return min(int(secs * 1000), _U64_MAX)
-
-
 # Response types that are certainly not a stream: a proxy's, a captive
 # portal's or a login page. Anything else is left to the stream to judge.
 _PAGE_TYPES = ("text/html", "application/xhtml+xml")
@@ -222,13 +198,14 @@ def _refused(response: Any) -> bool:
     return media in _PAGE_TYPES
 
 
-def _refusal_error(response: Any, prefix: _BodyPrefix) -> ProviderError:
+def _refusal_error(response: Any, prefix: _BodyPrefix, end: Optional[StreamEnd]) -> ProviderError:
     """The ``ProviderError`` of a refused response (see :func:`_refused`),
     from the start of its body: ``.status_code``, ``.body`` (at most 4 KiB),
-    ``.retry_after_ms``; retryable as its status says."""
+    ``.retry_after_ms`` (the hints the core read from its headers: ``end``,
+    its ``StreamEnd.http_status``); retryable as its status says."""
     status = response.status_code
     text = prefix.text()
-    retry_after = _retry_after_ms(response.headers)
+    retry_after = end.retry_after_ms if end is not None else None
     if 300 <= status < 400:
         location = response.headers.get("location")
         where = f" to {location}" if location else ""
@@ -268,15 +245,23 @@ class _Session:
         decoder: Optional[SSEDecoder],
         provider: Union[None, str, "Stream[Any]"],
     ) -> None:
-        self.reconnector = reconnector if reconnector is not None else Reconnector(policy)
+        if reconnector is None:
+            reconnector = Reconnector(policy)
+            # Two clients retrying after the same outage wait different times.
+            reconnector.seed_jitter(random.getrandbits(64))
+        self.reconnector = reconnector
         self.decoder = decoder if decoder is not None else SSEDecoder()
         self.terminal = terminal
         self.stream: Optional[Stream[Any]] = Stream(provider) if isinstance(provider, str) else provider
         self.completed = False
         self.connected = False
         self.error: Optional[BaseException] = None
-        # The read timeout (ms) of the connection that went idle.
-        self.idle_ms: Optional[int] = None
+        # The error of the last refused response (raised if it is not retried).
+        self.refusal: Optional[ProviderError] = None
+        # Which timeout found the connection stalled (a Reconnector.stall
+        # kind), and its length in ms.
+        self.stall: Optional[_StallKind] = None
+        self.stall_ms: Optional[int] = None
         # Raw mode's replay skipping, in constant memory: a server that
         # ignores Last-Event-ID sends the stream again from its start, one
         # that resends the last event from that event, one that honours it
@@ -301,6 +286,8 @@ class _Session:
         headers.update(cursor.headers())
         self._body_start = cursor.kind == "last_event_id" and self.stream is None and self._passed > 0
         self._skip = 0
+        self.refusal = None
+        self.stall = self.stall_ms = None
         if self.stream is not None and self.reconnector.attempts > 0:
             # The provider stream decides restart (a turn_reset event, then
             # the answer from the start) or resume from the new body.
@@ -311,13 +298,42 @@ class _Session:
         self.connected = True
         self.reconnector.on_connected(_now_ms())
 
+    def refused(self, response: Any, prefix: _BodyPrefix) -> StreamEnd:
+        """A response that is not a stream (see :func:`_refused`): a status
+        other than 2xx ends the connection as ``StreamEnd.http_status`` with
+        its headers' hints (the core decides whether it is retried; its
+        error is raised if not); a web page with a 2xx status raises now."""
+        status = response.status_code
+        if 200 <= status < 300:
+            self.error = _refusal_error(response, prefix, None)
+            raise self.error
+        end = StreamEnd.http_status(status, response.headers)
+        self.refusal = _refusal_error(response, prefix, end)
+        return end
+
+    def _check_stall(self, now: int) -> None:
+        """Notes a stall (keep-alives, no content) found at ``now``."""
+        stall = self.reconnector.stall(now)
+        if stall is not None:
+            self.stall, self.stall_ms = stall, self.reconnector.stall_timeout_ms(stall)
+
     def on_chunk(self, chunk: bytes) -> List[Event]:
         """The events of ``chunk`` to pass on (after a terminal or error
-        event, nothing more)."""
-        self.reconnector.on_activity(_now_ms())
-        out: List[Event] = []
+        event, nothing more). Content tells the reconnector (the answer has
+        output); a connection that sends only keep-alives past the policy's
+        content timeouts is stalled (``done``)."""
+        now = _now_ms()
+        self.reconnector.on_activity(now)
         if self.stream is not None:
-            return self._on_chunk_provider(self.stream, chunk)
+            out = self._on_chunk_provider(self.stream, chunk, now)
+        else:
+            out = self._on_chunk_raw(chunk, now)
+        if not self.done:
+            self._check_stall(now)
+        return out
+
+    def _on_chunk_raw(self, chunk: bytes, now: int) -> List[Event]:
+        out: List[Event] = []
         for ev in self.decoder.feed(chunk):
             if self.completed or self.error is not None:
                 break
@@ -332,6 +348,8 @@ class _Session:
             if ev.event == "error":
                 self.error = _error_from_text(ev.data)
                 break
+            # Raw SSE: every event passed on is content (comments are not).
+            self.reconnector.on_content(now)
             out.append(ev)
             if self.terminal is not None and self.terminal(ev):
                 self.completed = True
@@ -363,8 +381,8 @@ class _Session:
                 start = 0
         return 0 if start is None else self._passed - start
 
-    def _on_chunk_provider(self, stream: "Stream[Any]", chunk: bytes) -> List[Event]:
-        out: List[Event] = []
+    def _on_chunk_provider(self, stream: "Stream[Any]", chunk: bytes, now: int) -> List[Event]:
+        out: List[StreamEvent] = []
         try:
             out += stream.feed(chunk)
         except Error as exc:  # the stream is closed; its events still count
@@ -372,9 +390,11 @@ class _Session:
             self.error = exc
         if out:
             self.reconnector.on_event(stream.last_event_id, stream.last_sequence_number, stream.reconnection_time)
+            if any(e.is_content for e in out):
+                self.reconnector.on_content(now)
         if stream.is_terminated:
             self.completed = True
-        return out
+        return cast(List[Event], out)
 
     def abort_events(self) -> List[StreamEvent]:
         """The provider stream's ``turn_end`` (``aborted``), if any."""
@@ -386,7 +406,9 @@ class _Session:
 
     @property
     def done(self) -> bool:
-        return self.completed or self.error is not None
+        """Nothing more to read from this connection: the answer completed,
+        an error came, or it stalled."""
+        return self.completed or self.error is not None or self.stall is not None
 
     def end_of_body(self) -> StreamEnd:
         self.decoder.finish()
@@ -396,6 +418,8 @@ class _Session:
             return StreamEnd.provider_error(self.error.type, self.error.message)
         if self.completed:
             return StreamEnd.completed()
+        if self.stall is not None:
+            return StreamEnd.idle_timeout()
         if self.stream is not None and self.stream.is_complete_at_end:
             # The answer is whole without its terminal event (OpenAI Chat
             # without [DONE], Gemini after every finishReason): complete,
@@ -409,24 +433,37 @@ class _Session:
     def transport_failed(self, exc: BaseException, idle: bool) -> StreamEnd:
         self.decoder.finish()
         if idle:
-            self.idle_ms = _read_timeout_ms(exc)
+            # The read timeout is the shortest of the policy's timeouts: the
+            # one that has passed, else (the client's own read timeout) no
+            # bytes for that long.
+            self._check_stall(_now_ms())
+            if self.stall is None:
+                self.stall, self.stall_ms = "idle", _read_timeout_ms(exc)
             return StreamEnd.idle_timeout()
         return StreamEnd.transport_error(f"{type(exc).__name__}: {exc}")
 
     def decide(self, end: StreamEnd, cause: Optional[BaseException]) -> Decision:
-        """The decision; raises for ``fail`` and ``give_up``."""
+        """The decision; raises for ``fail`` and ``give_up`` (a refused
+        response not retried: its ``ProviderError``)."""
         decision = self.reconnector.on_end(end)
         if decision.kind == "fail":
             assert self.error is not None
             raise self.error
         if decision.kind == "give_up":
-            raise self.give_up_error(end) from cause
+            if self.refusal is not None:
+                self.error = self.refusal
+                self.refusal.gave_up = decision.reason
+                raise self.refusal from cause
+            raise self.give_up_error(end, decision.reason) from cause
         return decision
 
-    def give_up_error(self, end: StreamEnd) -> IncompleteStreamError:
-        """The ``IncompleteStreamError`` after the last reconnection: what the
-        last connection did, in words, with ``.expected``, ``.events`` (the
-        provider stream's open parts, committed as incomplete) and ``.last``."""
+    def give_up_error(self, end: StreamEnd, reason: Optional[_GiveUpReason]) -> IncompleteStreamError:
+        """The ``IncompleteStreamError`` when no reconnection follows: what
+        the last connection did, in words, and why it is not sent again
+        (``.gave_up``: ``not_resumable`` when output had started and the
+        provider cannot resume it), with ``.expected``, ``.events`` (the
+        provider stream's open parts, committed as incomplete), ``.last``
+        and, for a stall, ``.stall`` and ``.after_ms``."""
         events: List[StreamEvent] = []
         expected = "the terminal event" if self.terminal is not None else "the end of the last event"
         if self.stream is not None:
@@ -441,22 +478,49 @@ class _Session:
             what = "the connection failed" if self.connected else "could not connect"
             text = f"{what}: {end.message}"
         elif end.kind == "idle_timeout":
-            ms = self.idle_ms if self.idle_ms is not None else self.reconnector.policy.idle_timeout_ms
-            text = f"no data for {ms} ms" if ms is not None else "no data within the client's read timeout"
+            ms = self.stall_ms
+            if self.stall == "first_content":
+                text = f"no content for {ms} ms before the first (keep-alives only)"
+            elif self.stall == "content":
+                text = f"no content for {ms} ms (keep-alives only)"
+            else:
+                text = f"no data for {ms} ms" if ms is not None else "no data within the client's read timeout"
         else:
             text = f"the stream ended before its terminal event (expected {expected})"
-        err = _incomplete_error(f"{text}; gave up after {retries} reconnection(s)", expected)
+        if reason == "not_resumable":
+            why = (
+                "output had started and the provider cannot resume it (no event id to send as Last-Event-ID): "
+                "not sent again (ReconnectPolicy(restart_after_output=True) would)"
+            )
+        else:
+            why = f"gave up after {retries} reconnection(s)"
+        err = _incomplete_error(f"{text}; {why}", expected)
         err.events = events
         err.last = end
+        err.gave_up = reason
+        err.stall = self.stall
+        err.after_ms = self.stall_ms
         return err
 
 
-def _request_kwargs(session: _Session, kwargs: Dict[str, Any]) -> Dict[str, Any]:
-    idle = session.reconnector.policy.idle_timeout_ms
-    if idle is not None and "timeout" not in kwargs:
+def _request_kwargs(session: _Session, client: Any, kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """The request's keyword arguments with the read timeout at most the
+    shortest of the policy's timeouts (idle, first content, between
+    contents), so that a silent connection wakes the driver up (a stall is
+    judged by the reconnector); the client's own timeouts otherwise (a
+    shorter read timeout of its own stays); ``timeout=`` given by the caller
+    wins."""
+    policy = session.reconnector.policy
+    configured = (policy.idle_timeout_ms, policy.first_content_timeout_ms, policy.content_timeout_ms)
+    timeouts = [t / 1000 for t in configured if t is not None]
+    if timeouts and "timeout" not in kwargs:
         import httpx
 
-        kwargs = dict(kwargs, timeout=httpx.Timeout(10.0, read=idle / 1000))
+        own = getattr(client, "timeout", None)
+        if not isinstance(own, httpx.Timeout):
+            own = httpx.Timeout(10.0)
+        read = min(timeouts) if own.read is None else min(own.read, *timeouts)
+        kwargs = dict(kwargs, timeout=httpx.Timeout(connect=own.connect, read=read, write=own.write, pool=own.pool))
     return kwargs
 
 
@@ -478,22 +542,26 @@ def _stream_events(
             yield from session.abort_events()
             return
         cause: Optional[BaseException] = None
+        refused: Optional[StreamEnd] = None
         try:
             with client.stream(method, url, headers=session.request_headers(headers), **request) as response:
                 if _refused(response):
-                    session.error = _refusal_error(response, _read_prefix(response))
-                    raise session.error
-                session.on_connected()
-                for chunk in response.iter_bytes():
-                    yield from session.on_chunk(chunk)
-                    if session.done or (abort is not None and abort.is_set()):
-                        break
-            if abort is not None and abort.is_set() and not session.done:
+                    refused = session.refused(response, _read_prefix(response))
+                else:
+                    session.on_connected()
+                    for chunk in response.iter_bytes():
+                        yield from session.on_chunk(chunk)
+                        if session.done or (abort is not None and abort.is_set()):
+                            break
+            if refused is not None:
+                end = refused
+            elif abort is not None and abort.is_set() and not session.done:
                 session.decoder.finish()
                 session.decide(StreamEnd.aborted(), None)
                 yield from session.abort_events()
                 return
-            end = session.end_of_body()
+            else:
+                end = session.end_of_body()
         except httpx.TooManyRedirects as exc:
             session.error = _redirects_error(exc)
             raise session.error from exc
@@ -532,24 +600,28 @@ async def _astream_events(
                 yield event
             return
         cause: Optional[BaseException] = None
+        refused: Optional[StreamEnd] = None
         try:
             async with client.stream(method, url, headers=session.request_headers(headers), **request) as response:
                 if _refused(response):
-                    session.error = _refusal_error(response, await _aread_prefix(response))
-                    raise session.error
-                session.on_connected()
-                async for chunk in response.aiter_bytes():
-                    for item in session.on_chunk(chunk):
-                        yield item
-                    if session.done or (abort is not None and abort.is_set()):
-                        break
-            if abort is not None and abort.is_set() and not session.done:
+                    refused = session.refused(response, await _aread_prefix(response))
+                else:
+                    session.on_connected()
+                    async for chunk in response.aiter_bytes():
+                        for item in session.on_chunk(chunk):
+                            yield item
+                        if session.done or (abort is not None and abort.is_set()):
+                            break
+            if refused is not None:
+                end = refused
+            elif abort is not None and abort.is_set() and not session.done:
                 session.decoder.finish()
                 session.decide(StreamEnd.aborted(), None)
                 for event in session.abort_events():
                     yield event
                 return
-            end = session.end_of_body()
+            else:
+                end = session.end_of_body()
         except httpx.TooManyRedirects as exc:
             session.error = _redirects_error(exc)
             raise session.error from exc
@@ -691,8 +763,12 @@ def stream_events(
     **request: Any,
 ) -> "EventStream[Any]":
     """Runs ``client.stream(method, url, ...)`` (an ``httpx.Client``) and
-    yields its events, reconnecting when the body ends early, the transport
-    fails or it goes idle, per ``policy`` (default: ``ReconnectPolicy()``).
+    yields its events, sending the request again when the response is
+    refused with a transient status, the body ends early, the transport
+    fails or the connection stalls, per ``policy`` (default:
+    ``ReconnectPolicy()``): before any output the same request (a retry);
+    after output only a resume (``Last-Event-ID``), never a second answer
+    unless the policy says ``restart_after_output=True``.
 
     * ``provider`` (``"anthropic"``, ``"openai_chat"``,
       ``"openai_responses"``, ``"auto"`` or a :class:`ssefold.Stream`):
@@ -709,24 +785,39 @@ def stream_events(
     * On reconnection ``Last-Event-ID`` is sent when the server gave ids;
       events a server replays anyway (it ignored the header, or resent the
       last events) are skipped, in constant memory.
-    * An ``error`` event or an HTTP status other than 2xx raises
-      :class:`ssefold.ProviderError` (never retried; ``.status_code``,
-      ``.body``, the first 4 KiB of the body, ``.type`` from it, and
-      ``.retry_after_ms`` from ``Retry-After`` for an HTTP status):
-      :class:`ssefold.RetryableProviderError` for 408, 429, 529 and 5xx or
-      a transient error type. A redirect is one too, unless the client
-      follows it (``follow_redirects=True``; too many: type
-      ``too_many_redirects``), and so is a web page (``text/html``) with
-      status 200 (type ``unexpected_content_type``). Running out of retries raises
+    * An HTTP status other than 2xx goes to the reconnector as
+      :meth:`StreamEnd.http_status` with its headers' hints (the core reads
+      ``retry-after-ms``, ``Retry-After`` capped at ``max_retry_after_ms``,
+      ``x-should-retry``): 408, 409, 429, 500, 502, 503, 504 and 529 are
+      sent again after that wait; any other status, ``x-should-retry:
+      false`` or the last retry raises :class:`ssefold.ProviderError`
+      (``.status_code``, ``.body``, the first 4 KiB of the body, ``.type``
+      from it, ``.retry_after_ms``, ``.gave_up``):
+      :class:`ssefold.RetryableProviderError` for a status the core retries.
+      A redirect is one too, unless the client follows it
+      (``follow_redirects=True``; too many: type ``too_many_redirects``),
+      and so is a web page (``text/html``) with status 200 (type
+      ``unexpected_content_type``). An ``error`` event raises a
+      ``ProviderError`` too (never retried).
+    * Stalls: the read timeout is the shortest of the policy's
+      ``idle_timeout_ms``, ``first_content_timeout_ms`` and
+      ``content_timeout_ms`` (unless ``timeout=`` is given), and after
+      every chunk the reconnector judges whether content (not keep-alives:
+      ``StreamEvent.is_content``; in raw mode any event) came in time.
+    * No reconnection following raises
       :class:`ssefold.IncompleteStreamError` saying how the last connection
-      ended (``could not connect: ...`` when none ever did; ``.last``, the
-      :class:`StreamEnd`; ``.expected``; ``.events``, the provider stream's
-      open parts committed as incomplete).
+      ended (``could not connect: ...`` when none ever did; ``no content for
+      N ms ...`` for a stall, with ``.stall`` and ``.after_ms``) and why
+      (``.gave_up``: ``retries_exhausted``, or ``not_resumable`` when
+      output had started and the provider gave no id to resume from: the
+      request is not sent again), with ``.last``, the :class:`StreamEnd`;
+      ``.expected``; ``.events``, the provider stream's open parts
+      committed as incomplete (the folded answer: ``.stream.message``).
     * ``abort`` (e.g. a ``threading.Event``) set from another thread stops
       the stream at the next chunk or during a backoff wait.
     """
     session = _Session(policy, terminal, reconnector, decoder, provider)
-    request = _request_kwargs(session, request)
+    request = _request_kwargs(session, client, request)
     events = _stream_events(session, client, method, url, abort, headers, request)
     return EventStream(session, cast(Iterator[Any], events))
 
@@ -781,6 +872,6 @@ def astream_events(
     ``httpx.AsyncClient``; ``abort`` may be an ``asyncio.Event`` set from
     another task (cancelling the consuming task works too)."""
     session = _Session(policy, terminal, reconnector, decoder, provider)
-    request = _request_kwargs(session, request)
+    request = _request_kwargs(session, client, request)
     events = _astream_events(session, client, method, url, abort, headers, request)
     return AsyncEventStream(session, cast(AsyncIterator[Any], events))

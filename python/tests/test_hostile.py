@@ -97,8 +97,9 @@ class _Once(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def huge_retry_server() -> Iterator[str]:
-    # The body ends inside an event: an early end, so the client reconnects.
-    handler = type("H", (_Once,), {"body": b"retry: 18446744073709551615\ndata: a\n\ndata: cut"})
+    # The body ends inside an event: an early end, so the client reconnects
+    # (resumes: the event passed on has an id).
+    handler = type("H", (_Once,), {"body": b"retry: 18446744073709551615\nid: 1\ndata: a\n\ndata: cut"})
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
@@ -591,9 +592,15 @@ def _endless(total: int = 256 << 20) -> Iterator[bytes]:
         yield piece
 
 
+# One retry of a transient status, at once (Retry-After capped at 1 ms).
+_ONE_QUICK_RETRY = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=1, max_retry_after_ms=1)
+# A response's body read once: a transient status is not sent again.
+_NO_RETRY = ssefold.ReconnectPolicy(max_retries=0)
+
+
 def _fail_on_status(client: Any, asynchronous: bool, **kwargs: Any) -> Any:
     """The error ``stream_events`` (or ``astream_events``) raised."""
-    policy = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=1)
+    policy = kwargs.pop("policy", _ONE_QUICK_RETRY)
     if not asynchronous:
         with client:
             with pytest.raises(ssefold.Error) as info:
@@ -619,7 +626,7 @@ def test_a_gzip_bomb_error_body_is_read_only_4_kib(asynchronous: bool) -> None:
         500, headers={"Content-Encoding": "gzip"}, content=body if not asynchronous else body.__aiter__()
     )
     client = (_amock_client if asynchronous else _mock_client)(handler)
-    err = _fail_on_status(client, asynchronous, provider="anthropic")
+    err = _fail_on_status(client, asynchronous, provider="anthropic", policy=_NO_RETRY)
     assert isinstance(err, ssefold.RetryableProviderError)
     assert (err.status_code, err.type) == (500, "http_error")
     assert err.body == "\0" * 4096 and err.message == err.body
@@ -633,7 +640,7 @@ def test_an_endless_error_body_is_read_only_4_kib(asynchronous: bool) -> None:
         503, content=body if not asynchronous else body.__aiter__()
     )
     client = (_amock_client if asynchronous else _mock_client)(handler)
-    err = _fail_on_status(client, asynchronous)
+    err = _fail_on_status(client, asynchronous, policy=_NO_RETRY)
     assert isinstance(err, ssefold.RetryableProviderError) and err.status_code == 503
     assert err.body == "x" * 4096
     assert body.taken <= 128 << 10, body.taken
@@ -672,7 +679,7 @@ def test_an_error_body_in_an_encoding_not_read_is_not_decoded() -> None:
     httpx = pytest.importorskip("httpx")
     body = _Body(_endless())
     headers = {"Content-Encoding": "br"}
-    err = _fail_on_status(_mock_client(lambda request: httpx.Response(502, headers=headers, content=body)), False)
+    err = _fail_on_status(_mock_client(lambda request: httpx.Response(502, headers=headers, content=body)), False, policy=_NO_RETRY)
     assert isinstance(err, ssefold.RetryableProviderError)
     assert err.body == "(br-encoded body not decoded)" and body.taken == 0
 
@@ -775,7 +782,7 @@ def test_a_read_timeout_without_an_idle_policy_names_the_clients_timeout() -> No
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", "100")
             self.end_headers()
-            self.wfile.write(b"data: a\n\n")
+            self.wfile.write(b"id: 1\ndata: a\n\n")  # an id: resumed, not given up as not resumable
             self.wfile.flush()
             time.sleep(0.5)
 

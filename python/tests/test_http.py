@@ -1,6 +1,7 @@
 """The httpx helpers against a real HTTP server on loopback that drops the
 connection mid-stream, answers with API errors, and honours or ignores
-Last-Event-ID."""
+Last-Event-ID. (python/tests/test_policies.py has the issue 27 policies:
+statuses retried, no second request after output, stalls.)"""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import ssefold
 httpx = pytest.importorskip("httpx")
 
 FAST = ssefold.ReconnectPolicy(initial_delay_ms=10, max_retries=2)
+# FAST, and a body cut after output is sent again (the server starts over).
+RESTART = ssefold.ReconnectPolicy(initial_delay_ms=10, max_retries=2, restart_after_output=True)
 EVENTS = [b"id: 1\ndata: a\n\n", b"id: 2\ndata: b\n\n", b"id: 3\ndata: c\n\n", b"event: done\ndata: end\n\n"]
 STATUS_BODIES = {
     "/status": (529, b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
@@ -257,7 +260,10 @@ def test_http_status_errors_are_typed(server: Server, path: str, retryable: bool
     assert isinstance(err, ssefold.RetryableProviderError) == retryable == err.retryable
     assert (err.status_code, err.type, err.body) == (status, etype, body.decode())
     assert str(status) in str(err)
-    assert len(server.requests) == 1  # never retried by the helper
+    # A transient status is sent again (the core's decision) until the
+    # retries run out; another never.
+    assert len(server.requests) == (1 + FAST.max_retries if retryable else 1)
+    assert err.gave_up == ("retries_exhausted" if retryable else "not_retryable")
 
 
 def test_data_errors_stay_value_errors() -> None:
@@ -285,16 +291,24 @@ def test_a_refused_connection_says_so() -> None:
     assert isinstance(info.value.__cause__, httpx.ConnectError)
 
 
-def test_giving_up_carries_expected_and_events(server: Server) -> None:
+@pytest.mark.parametrize("restart", [False, True])
+def test_giving_up_carries_expected_and_events(server: Server, restart: bool) -> None:
     with httpx.Client() as client:
         with pytest.raises(ssefold.IncompleteStreamError) as info:
             path = url(server, "/anthropic-always-drop")
-            list(ssefold.stream_events(client, "GET", path, provider="anthropic", policy=FAST))
+            list(ssefold.stream_events(client, "GET", path, provider="anthropic", policy=RESTART if restart else FAST))
     err = info.value
     assert err.expected == "message_stop"
     assert [(e.type, e.outcome) for e in err.events if e.type == "part_end"] == [("part_end", "incomplete")]
     assert str(err).startswith("the connection failed: "), str(err)
-    assert "gave up after 2 reconnection(s)" in str(err)
+    if restart:
+        assert "gave up after 2 reconnection(s)" in str(err) and err.gave_up == "retries_exhausted"
+        assert len(server.requests) == 3
+    else:
+        # Output had started and Anthropic gives no id to resume from: the
+        # request is not sent again.
+        assert "not sent again" in str(err) and err.gave_up == "not_resumable"
+        assert len(server.requests) == 1
 
 
 def test_abort_from_another_thread(server: Server) -> None:
@@ -335,7 +349,7 @@ def test_idle_timeout_reconnects(server: Server) -> None:
 
 def test_provider_mode_restarts_the_fold_and_keeps_the_message(server: Server) -> None:
     with httpx.Client() as client:
-        it = ssefold.stream_events(client, "GET", url(server, "/anthropic"), provider="anthropic", policy=FAST)
+        it = ssefold.stream_events(client, "GET", url(server, "/anthropic"), provider="anthropic", policy=RESTART)
         types = [e.type for e in it]
     # The first connection's start, a reset, then the restarted answer.
     assert types.count("message_start") == 2 and types.count("turn_reset") == 1
@@ -412,11 +426,18 @@ def test_provider_mode_gemini_body_ending_at_eof_is_complete(server: Server) -> 
     assert server.requests == [("/gemini", None)]
 
 
-def test_provider_mode_chat_missing_its_announced_usage_is_reconnected(server: Server) -> None:
+@pytest.mark.parametrize("policy", [FAST, RESTART])
+def test_provider_mode_chat_missing_its_announced_usage_is_an_early_end(
+    server: Server, policy: ssefold.ReconnectPolicy
+) -> None:
     """Announced ("usage": null) but the usage chunk never came: not whole,
-    so an early end: reconnected, then given up."""
+    so an early end after output: not sent again (Chat has no ids to
+    resume from), or restarted until given up when the policy says so."""
     with httpx.Client() as client:
         with pytest.raises(ssefold.IncompleteStreamError) as info:
-            list(ssefold.stream_events(client, "GET", url(server, "/chat-usage-missing"), provider="openai_chat", policy=FAST))
+            list(ssefold.stream_events(client, "GET", url(server, "/chat-usage-missing"), provider="openai_chat", policy=policy))
     assert info.value.last is not None and info.value.last.kind == "ended_early"
-    assert len(server.requests) == 1 + FAST.max_retries
+    if policy.restart_after_output:
+        assert len(server.requests) == 1 + policy.max_retries and info.value.gave_up == "retries_exhausted"
+    else:
+        assert len(server.requests) == 1 and info.value.gave_up == "not_resumable"
