@@ -13,21 +13,28 @@ interleaved in the order they happened) and its result (:class:`TurnResult`:
 the folded message, every call and its result, and the next request).
 
 Each tool call starts as soon as its arguments are complete, not when the
-answer ends; calls run in parallel unless the tool is ``exclusive``;
-results come back in call order. An unknown tool, an unnamed call, invalid
-or cut arguments get an error result without running; a tool that raises
-gets its exception's text as an error result.
+answer ends (``start="ready"``); a tool with side effects can wait for the
+answer to end normally (``start="turn_end"``, the default of an
+``exclusive`` tool): if the answer stops for its length, a content filter,
+a refusal, the call never runs and gets a ``skipped`` result. Calls run in
+parallel unless the tool is ``exclusive``; results come back in call order.
+A tool with ``needs_approval`` waits for the ``approve`` callback (a denial
+is its ``denied`` result). An unknown tool, an unnamed call, invalid or cut
+arguments get an error result without running; a tool that raises gets its
+exception's text as an error result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import json
 import queue
 import threading
 from dataclasses import dataclass, field
 from typing import (
+    TYPE_CHECKING,
     Any,
     AsyncIterable,
     AsyncIterator,
@@ -39,6 +46,7 @@ from typing import (
     Iterable,
     Iterator,
     List,
+    Literal,
     Mapping,
     Optional,
     Tuple,
@@ -46,7 +54,7 @@ from typing import (
     Union,
 )
 
-from ._http import AsyncEventStream, EventStream
+from ._http import AsyncEventStream, EventStream, _now_ms
 from ._ssefold import (
     NextRequest,
     SchedulerError,
@@ -59,6 +67,9 @@ from ._ssefold import (
     TurnCore,
     TurnOutcome,
 )
+
+if TYPE_CHECKING:
+    from ._ssefold import _TurnTimings
 
 __all__ = [
     "AgentTurn",
@@ -85,11 +96,20 @@ class Tool(Generic[F]):
       it runs alone, and later calls wait for it.
     * ``abort_siblings_on_error``: its failure cancels the running siblings
       and the calls still to run in this turn.
+    * ``start``: when a ready call may start: ``"ready"`` (as soon as its
+      arguments are complete), ``"turn_end"`` (once the answer ended with a
+      normal or tool-use stop; after ``length``, a content filter, a
+      refusal it gets a ``skipped`` result and never runs) or ``"auto"``
+      (``turn_end`` for an ``exclusive`` tool, else ``ready``).
+    * ``needs_approval``: a ready call waits for the shell's ``approve``
+      callback (without one it is denied); a denial is its result.
     """
 
     fn: F
     exclusive: bool = False
     abort_siblings_on_error: bool = False
+    start: Literal["auto", "ready", "turn_end"] = "auto"
+    needs_approval: bool = False
 
 
 @dataclass
@@ -136,10 +156,31 @@ class TurnResult:
     """Why the turn failed (what ``run_turn`` raised), if it did."""
     stop_reason: Optional[str] = None
     """The answer's stop reason (``"aborted"`` after an abort)."""
+    gave_up: Optional[str] = None
+    """Why no reconnection followed the last connection, when one was
+    wanted: ``not_resumable`` (output had started and the provider cannot
+    resume: ``message`` is what was folded; the request was not sent
+    again), ``retries_exhausted`` or ``not_retryable``."""
+    output_started: bool = False
+    """Whether content reached the host (sending the request again now would
+    bill and show a second answer)."""
+    timings: "Optional[_TurnTimings]" = None
+    """The turn's timings (milliseconds of ``time.monotonic``): time to
+    first content, the gaps between contents, duration, output tokens per
+    second, the attempts (``TurnOutcome.timings``)."""
 
 
 AsyncToolFn = Callable[[ToolCall], Awaitable[Any]]
 SyncToolFn = Callable[[ToolCall], Any]
+Verdict = Union[bool, str]
+"""An approval callback's answer: ``True`` approves; ``False`` or a reason
+(a ``str``) denies."""
+AsyncApproveFn = Callable[[ToolCall], Union[Verdict, Awaitable[Verdict]]]
+SyncApproveFn = Callable[[ToolCall], Verdict]
+
+# The denial of a call that needs approval when the shell was given no
+# callback to ask.
+_NO_APPROVER = "the tool needs approval and the turn was given no approve callback"
 
 
 def _output_text(value: Any) -> str:
@@ -150,11 +191,41 @@ def _tools(tools: Mapping[str, Any]) -> Dict[str, "Tool[Any]"]:
     return {name: t if isinstance(t, Tool) else Tool(t) for name, t in tools.items()}
 
 
-def _core(provider: str, tools: Mapping[str, "Tool[Any]"], max_concurrency: int) -> TurnCore:
-    core = TurnCore(provider, max_concurrency=max_concurrency)
+def _core(
+    provider: str, tools: Mapping[str, "Tool[Any]"], max_concurrency: int, approval_timeout_ms: Optional[int]
+) -> TurnCore:
+    core = TurnCore(provider, max_concurrency=max_concurrency, approval_timeout_ms=approval_timeout_ms)
     for name, tool in tools.items():
-        core.add_tool(name, exclusive=tool.exclusive, abort_siblings_on_error=tool.abort_siblings_on_error)
+        core.add_tool(
+            name,
+            exclusive=tool.exclusive,
+            abort_siblings_on_error=tool.abort_siblings_on_error,
+            start=tool.start,
+            needs_approval=tool.needs_approval,
+        )
     return core
+
+
+def _approval_call(event: ToolExecutionEvent) -> ToolCall:
+    """The :class:`ToolCall` an approval callback is asked about (its input
+    parsed when it is JSON, else its text)."""
+    arguments = event.arguments or ""
+    try:
+        value: Any = json.loads(arguments)
+    except ValueError:
+        value = arguments
+    return ToolCall(event.call_id, event.name or "", value, arguments)
+
+
+def _answer(core: TurnCore, approval_id: str, verdict: Any) -> List["TurnEvent"]:
+    """Hands an approval callback's verdict to the turn (a call no longer
+    waiting, its approval timed out or the turn ended, takes none)."""
+    try:
+        if verdict is True:
+            return list(core.approve(approval_id))
+        return list(core.deny(approval_id, verdict if isinstance(verdict, str) else ""))
+    except SchedulerError:
+        return []
 
 
 def _tool_call(action: TurnAction, update: Callable[[str, str], None]) -> ToolCall:
@@ -178,9 +249,42 @@ def _failed(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+class _Deadlines:
+    """When the shells tick the turn: at its next deadline (an approval
+    timeout, a stalled body), also while inputs keep coming (keep-alives do
+    not hold off a stall), once per deadline."""
+
+    def __init__(self) -> None:
+        self._ticked: Optional[int] = None
+
+    def next(self, core: TurnCore) -> Optional[int]:
+        """Milliseconds until the next tick (0 or less: tick now), or
+        ``None`` without a deadline."""
+        deadline = core.deadline_ms
+        if deadline is None:
+            return None
+        left = deadline - _now_ms()
+        if left <= 0:
+            if self._ticked == deadline:
+                return 1  # ticked for it already: the turn moved on
+            self._ticked = deadline
+        return left
+
+
+def _cancel(core: TurnCore, call_id: str) -> List["TurnEvent"]:
+    """Cancels a call still running after a bad stop (its result is
+    ``Cancelled by the host``; one that ended meanwhile keeps its own)."""
+    try:
+        return list(core.cancel_tool(call_id))
+    except SchedulerError:
+        return []
+
+
 def _result(outcome: TurnOutcome, error: Optional[BaseException]) -> TurnResult:
-    """The turn's result; ``error`` (what the shell raises) is its failure."""
+    """The turn's result; ``error`` (what the shell raises) is its failure
+    (the HTTP helpers' error says why they gave up)."""
     failure = error if error is not None else outcome.failure
+    gave_up = outcome.gave_up or getattr(failure, "gave_up", None)
     next_request = outcome.next
     return TurnResult(
         message=outcome.message,
@@ -192,6 +296,9 @@ def _result(outcome: TurnOutcome, error: Optional[BaseException]) -> TurnResult:
         calls=list(outcome.calls),
         failure=failure,
         stop_reason=outcome.stop_reason,
+        gave_up=gave_up,
+        output_started=outcome.output_started,
+        timings=outcome.timings,
     )
 
 
@@ -211,17 +318,25 @@ def _step(
 ) -> List[TurnEvent]:
     """What both shells do with one thing that happened but an abort: hand
     it to the turn (``running``: the calls the shell runs, by id); what to
-    show."""
+    show. The time is the shells' (``time.monotonic``)."""
+    now = _now_ms()
     if kind == "chunk":
-        return list(core.feed(value))
+        return list(core.feed(value, now))
     if kind == "event":
-        return [value, *core.apply_event(value)]
+        return [value, *core.apply_event(value, now)]
     if kind == "end":
-        return list(core.end_of_events() if external is not None else core.end_of_body())
+        if external is not None:
+            return [*core.tick(now), *core.end_of_events()]
+        return list(core.end_of_body(now))
     if kind == "error":
         if external is not None:
-            return list(core.end_of_events(value))
-        return list(core.connection_failed(_failed(value)))
+            return [*core.tick(now), *core.end_of_events(value)]
+        return list(core.connection_failed(_failed(value), now))
+    if kind == "tick":
+        return list(core.tick(now))
+    if kind == "approval":
+        approval_id, verdict = value
+        return _answer(core, approval_id, verdict)
     if kind == "done":
         call_id, output, is_error = value
         if running.pop(call_id, None) is None:
@@ -256,11 +371,19 @@ class AgentTurn:
         tools: Mapping[str, Union[Tool[AsyncToolFn], AsyncToolFn]],
         provider: str,
         max_concurrency: int,
+        approve: Optional[AsyncApproveFn] = None,
+        approval_timeout_ms: Optional[int] = None,
+        cancel_running_on_bad_stop: bool = False,
     ) -> None:
         self._source = source
         self._external: Optional[Stream[Any]] = source.stream if isinstance(source, AsyncEventStream) else None
         self._tools = _tools(tools)
-        self._core = _core(provider, self._tools, max_concurrency)
+        self._core = _core(provider, self._tools, max_concurrency, approval_timeout_ms)
+        self._approve = approve
+        self._cancel_running_on_bad_stop = cancel_running_on_bad_stop
+        self._deadlines = _Deadlines()
+        self._asking: List["asyncio.Task[None]"] = []
+        self._source_done = False
         self._tasks: Dict[str, "asyncio.Task[None]"] = {}
         self._cancelled: List["asyncio.Task[None]"] = []
         self._inbox: "asyncio.Queue[Tuple[str, Any]]" = asyncio.Queue()
@@ -317,18 +440,71 @@ class AgentTurn:
             for e in events:
                 self._events.put_nowait(e)
 
-    def _act(self) -> None:
-        """Carries out what the turn asks: start and cancel tools."""
+    def _react(self, events: List[TurnEvent]) -> List[TurnEvent]:
+        """``events`` and what the shell's answers to them add: an approval
+        asked for (the callback runs on its own task), a call still running
+        when the answer stopped badly (cancelled with
+        ``cancel_running_on_bad_stop``, else left to finish)."""
+        out = list(events)
+        i = 0
+        while i < len(out):
+            e = out[i]
+            i += 1
+            if not isinstance(e, ToolExecutionEvent):
+                continue
+            if e.type == "tool_approval_requested" and e.approval_id is not None:
+                if self._approve is None:
+                    out += _answer(self._core, e.approval_id, _NO_APPROVER)
+                else:
+                    self._asking.append(asyncio.ensure_future(self._ask(self._approve, e.approval_id, _approval_call(e))))
+            elif e.type == "tool_running_after_stop" and self._cancel_running_on_bad_stop:
+                out += _cancel(self._core, e.call_id)
+                self._cancel_task(e.call_id)
+        return out
+
+    async def _ask(self, approve: AsyncApproveFn, approval_id: str, call: ToolCall) -> None:
+        try:
+            verdict = approve(call)
+            if inspect.isawaitable(verdict):
+                verdict = await verdict
+        except Exception as exc:  # a failed callback denies, saying why
+            verdict = f"the approval callback failed: {_failed(exc)}"
+        self._inbox.put_nowait(("approval", (approval_id, verdict)))
+
+    def _cancel_task(self, call_id: str) -> None:
+        task = self._tasks.pop(call_id, None)
+        if task is not None:
+            task.cancel()
+            self._cancelled.append(task)
+
+    def _act(self, reader: "asyncio.Future[None]") -> None:
+        """Carries out what the turn asks: start and cancel tools, stop
+        reading a connection that stalled."""
         for action in self._core.poll_actions():
             if action.kind == "start_tool":
                 call = _tool_call(action, lambda i, t: self._inbox.put_nowait(("update", (i, t))))
                 fn = self._tools[call.name].fn
                 self._tasks[call.id] = asyncio.ensure_future(self._run_tool(fn, call))
             elif action.kind == "cancel_tool" and action.call_id is not None:
-                task = self._tasks.pop(action.call_id, None)
-                if task is not None:
-                    task.cancel()
-                    self._cancelled.append(task)
+                self._cancel_task(action.call_id)
+            elif action.kind == "close_connection":
+                self._source_done = True
+                reader.cancel()
+
+    async def _next_input(self) -> Tuple[str, Any]:
+        """The next thing that happened, or a ``tick`` at the turn's next
+        deadline (an approval timeout, a stalled body)."""
+        deadline = self._deadlines.next(self._core)
+        if deadline is None:
+            return await self._inbox.get()
+        if deadline <= 0:
+            return ("tick", None)
+        if not self._inbox.empty():
+            return self._inbox.get_nowait()
+        try:
+            return await asyncio.wait_for(self._inbox.get(), deadline / 1000)
+        except asyncio.TimeoutError:
+            return ("tick", None)
 
     async def _run_tool(self, fn: AsyncToolFn, call: ToolCall) -> None:
         try:
@@ -364,28 +540,35 @@ class AgentTurn:
         return out + list(self._core.abort(value))
 
     async def _drive(self) -> TurnResult:
-        reader = asyncio.ensure_future(self._read())
         core = self._core
+        # The helper sends the request when it is first read; a body handed
+        # over was connected already (its stall timeouts count from now).
+        if self._external is not None:
+            core.request_sent(_now_ms())
+        else:
+            core.connected(_now_ms())
+        reader = asyncio.ensure_future(self._read())
         error: Optional[BaseException] = None
         # The source is read to its end (the connection stays reusable;
-        # bytes after the answer's end change nothing) unless it fails or
-        # the turn is aborted.
-        source_done = False
+        # bytes after the answer's end change nothing) unless it fails, it
+        # stalls or the turn is aborted.
         try:
-            while not (core.is_finished and source_done):
-                kind, value = await self._inbox.get()
+            while not (core.is_finished and self._source_done):
+                kind, value = await self._next_input()
                 if kind == "error":
                     error = value
                 if kind in ("end", "error", "abort"):
-                    source_done = True
+                    self._source_done = True
                     reader.cancel()
-                self._emit(self._step(kind, value))
-                self._act()
+                self._emit(self._react(self._step(kind, value)))
+                self._act(reader)
         finally:
             reader.cancel()
-            for task in self._tasks.values():
+            for task in [*self._tasks.values(), *self._asking]:
                 task.cancel()
-            await asyncio.gather(reader, *self._tasks.values(), *self._cancelled, return_exceptions=True)
+            await asyncio.gather(
+                reader, *self._tasks.values(), *self._cancelled, *self._asking, return_exceptions=True
+            )
             if self._events is not None:
                 self._events.put_nowait(None)
         outcome = core.outcome(self._external)
@@ -401,17 +584,34 @@ def run_turn(
     *,
     provider: str = "auto",
     max_concurrency: int = 0,
+    approve: Optional[AsyncApproveFn] = None,
+    approval_timeout_ms: Optional[int] = None,
+    cancel_running_on_bad_stop: bool = False,
 ) -> AgentTurn:
     """Runs one streamed turn and its tools on the running event loop.
 
     ``source``: the response body as an async iterable of bytes (e.g.
     ``response.aiter_bytes()``), folded by the turn as ``provider``; or the
     :func:`astream_events` helper's stream (built with a provider; it
-    reconnects by itself, and the turn follows its events).
+    reconnects by itself, and the turn follows its events). A body that
+    stalls (keep-alives only for the default policy's
+    ``first_content_timeout_ms`` / ``content_timeout_ms``) ends the turn
+    with an ``IncompleteStreamError`` (``.stall``, ``.after_ms``).
     ``tools``: name -> async function (or :class:`Tool` with its flags).
     ``max_concurrency``: most tools at once (0: no limit).
+    ``approve``: asked (on a task of its own) about each call of a tool with
+    ``needs_approval``: ``(ToolCall) -> bool | str`` (or a coroutine of
+    it): ``True`` runs it, ``False`` or a reason denies it (its result is
+    ``Denied by the user[: reason]``). Without it such a call is denied.
+    ``approval_timeout_ms``: an approval not answered in time is denied.
+    ``cancel_running_on_bad_stop``: a call still running when the answer
+    stopped with a reason that lets no tool start (``length``, a content
+    filter, ...; a ``tool_running_after_stop`` event) is cancelled (result
+    ``Cancelled by the host``); by default it runs to its result.
     """
-    return AgentTurn(source, tools, provider, max_concurrency)
+    return AgentTurn(
+        source, tools, provider, max_concurrency, approve, approval_timeout_ms, cancel_running_on_bad_stop
+    )
 
 
 # ------------------------------------------------------------------ threads
@@ -432,11 +632,18 @@ class SyncAgentTurn:
         provider: str,
         max_workers: int,
         max_concurrency: int,
+        approve: Optional[SyncApproveFn] = None,
+        approval_timeout_ms: Optional[int] = None,
+        cancel_running_on_bad_stop: bool = False,
     ) -> None:
         self._source = source
         self._external: Optional[Stream[Any]] = source.stream if isinstance(source, EventStream) else None
         self._tools = _tools(tools)
-        self._core = _core(provider, self._tools, max_concurrency)
+        self._core = _core(provider, self._tools, max_concurrency, approval_timeout_ms)
+        self._approve = approve
+        self._cancel_running_on_bad_stop = cancel_running_on_bad_stop
+        self._deadlines = _Deadlines()
+        self._source_done = False
         self._inbox: "queue.Queue[Tuple[str, Any]]" = queue.Queue()
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="ssefold-tool")
         self._running: Dict[str, "concurrent.futures.Future[None]"] = {}
@@ -485,16 +692,63 @@ class SyncAgentTurn:
 
     def _act(self) -> None:
         """Carries out what the turn asks: start tools (cancelled ones
-        cannot be stopped: their late results are dropped)."""
+        cannot be stopped: their late results are dropped), stop reading a
+        body that stalled."""
         for action in self._core.poll_actions():
             if action.kind == "start_tool":
                 call = _tool_call(action, lambda i, t: self._inbox.put(("update", (i, t))))
                 fn = self._tools[call.name].fn
                 self._running[call.id] = self._pool.submit(self._run_tool, fn, call)
             elif action.kind == "cancel_tool" and action.call_id is not None:
-                future = self._running.pop(action.call_id, None)
-                if future is not None:
-                    future.cancel()
+                self._cancel_future(action.call_id)
+            elif action.kind == "close_connection":
+                self._source_done = True
+                self._stop.set()
+
+    def _cancel_future(self, call_id: str) -> None:
+        future = self._running.pop(call_id, None)
+        if future is not None:
+            future.cancel()
+
+    def _react(self, events: List[TurnEvent]) -> List[TurnEvent]:
+        """``events`` and what the shell's answers add (see
+        :meth:`AgentTurn._react`; the approval callback runs on a thread of
+        its own)."""
+        out = list(events)
+        i = 0
+        while i < len(out):
+            e = out[i]
+            i += 1
+            if not isinstance(e, ToolExecutionEvent):
+                continue
+            if e.type == "tool_approval_requested" and e.approval_id is not None:
+                if self._approve is None:
+                    out += _answer(self._core, e.approval_id, _NO_APPROVER)
+                else:
+                    args = (self._approve, e.approval_id, _approval_call(e))
+                    threading.Thread(target=self._ask, args=args, name="ssefold-approval", daemon=True).start()
+            elif e.type == "tool_running_after_stop" and self._cancel_running_on_bad_stop:
+                out += _cancel(self._core, e.call_id)
+                self._cancel_future(e.call_id)
+        return out
+
+    def _ask(self, approve: SyncApproveFn, approval_id: str, call: ToolCall) -> None:
+        try:
+            verdict: Any = approve(call)
+        except Exception as exc:  # a failed callback denies, saying why
+            verdict = f"the approval callback failed: {_failed(exc)}"
+        self._inbox.put(("approval", (approval_id, verdict)))
+
+    def _next_input(self) -> Tuple[str, Any]:
+        """The next thing that happened, or a ``tick`` at the turn's next
+        deadline."""
+        deadline = self._deadlines.next(self._core)
+        if deadline is not None and deadline <= 0:
+            return ("tick", None)
+        try:
+            return self._inbox.get(timeout=None if deadline is None else deadline / 1000)
+        except queue.Empty:
+            return ("tick", None)
 
     def _run_tool(self, fn: SyncToolFn, call: ToolCall) -> None:
         try:
@@ -513,18 +767,22 @@ class SyncAgentTurn:
 
     def _run(self) -> Iterator[TurnEvent]:
         core = self._core
+        if self._external is not None:
+            core.request_sent(_now_ms())
+        else:
+            core.connected(_now_ms())
         self._reader = threading.Thread(target=self._read, name="ssefold-turn-reader", daemon=True)
         self._reader.start()
         error: Optional[BaseException] = None
-        source_done = False  # read to its end unless it fails or the turn is aborted
+        # Read to its end unless it fails, it stalls or the turn is aborted.
         try:
-            while not (core.is_finished and source_done):
-                kind, value = self._inbox.get()
+            while not (core.is_finished and self._source_done):
+                kind, value = self._next_input()
                 if kind == "error":
                     error = value
                 if kind in ("end", "error", "abort"):
-                    source_done = True
-                out = self._step(kind, value)
+                    self._source_done = True
+                out = self._react(self._step(kind, value))
                 self._act()
                 yield from out
         finally:
@@ -544,9 +802,17 @@ def run_turn_sync(
     provider: str = "auto",
     max_workers: int = 8,
     max_concurrency: int = 0,
+    approve: Optional[SyncApproveFn] = None,
+    approval_timeout_ms: Optional[int] = None,
+    cancel_running_on_bad_stop: bool = False,
 ) -> SyncAgentTurn:
     """The thread-pool twin of :func:`run_turn`: ``source`` is an iterable
     of bytes (e.g. ``response.iter_bytes()``) or :func:`stream_events`'
     stream; tools are plain functions run on a pool of ``max_workers``
-    threads."""
-    return SyncAgentTurn(source, tools, provider, max_workers, max_concurrency)
+    threads; ``approve`` is a plain function ``(ToolCall) -> bool | str``,
+    run on a thread of its own. A call cancelled after a bad stop
+    (``cancel_running_on_bad_stop``) cannot be interrupted: its result is
+    ``Cancelled by the host`` and its late result is dropped."""
+    return SyncAgentTurn(
+        source, tools, provider, max_workers, max_concurrency, approve, approval_timeout_ms, cancel_running_on_bad_stop
+    )

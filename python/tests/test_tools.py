@@ -250,7 +250,8 @@ def test_anthropic_replay_runs_tools_while_streaming() -> None:
 
 def test_openai_chat_replay_and_exclusive_tools_run_alone() -> None:
     rec = Recorder({"get_current_weather": 0.05})
-    tools = {"get_current_weather": Tool(rec.tool("get_current_weather"), exclusive=True)}
+    # start="ready": an exclusive tool waits for the answer's end by default.
+    tools = {"get_current_weather": Tool(rec.tool("get_current_weather"), exclusive=True, start="ready")}
 
     async def main() -> Any:
         turn = ssefold.run_turn(areplay(sse_events(OPENAI_CHAT_PARALLEL)), tools, provider="openai_chat")
