@@ -943,6 +943,36 @@ typedef uint32_t ssefold_relay_format;
 #endif // __cplusplus
 
 /**
+ * When a ready call may start (wire names `auto`, `ready`, `turn_end`).
+ */
+enum ssefold_tool_start
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * `READY` for a tool that may run beside others, `TURN_END` for an
+   * exclusive one.
+   */
+  SSEFOLD_TOOL_START_AUTO = 0,
+  /**
+   * As soon as the call is ready.
+   */
+  SSEFOLD_TOOL_START_READY = 1,
+  /**
+   * Only once the turn ended with a normal or tool-use stop.
+   */
+  SSEFOLD_TOOL_START_TURN_END = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ssefold_tool_start ssefold_tool_start;
+#else
+typedef uint32_t ssefold_tool_start;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * One agent turn (opaque).
  */
 typedef struct ssefold_agent_turn ssefold_agent_turn;
@@ -1876,8 +1906,9 @@ const char *ssefold_version(void);
 
 /**
  * Writes the default configuration to `*out`: provider `AUTO`, the default
- * stream and scheduler limits, no reconnection (`reconnect_policy` holds
- * the default policy, for a host that turns `reconnect` on).
+ * stream and scheduler limits, reconnection on with the default policy
+ * (retries before output, resume after it, the stall timeouts), no
+ * approval timeout.
  *
  * # Safety
  * `out` must be NULL or writable.

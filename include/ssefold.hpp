@@ -63,6 +63,35 @@ inline ssefold_str absent() noexcept { return ssefold_str{nullptr, 0}; }
 /// The library version at run time.
 inline std::string_view version() { return ssefold_version(); }
 
+/// What a refused response's headers (name, value) say about retrying it:
+/// `retry-after-ms`, `Retry-After` (seconds, or an HTTP date counted from
+/// `now_unix_ms`, the wall clock), `x-should-retry`. For
+/// AgentTurn::http_status and Reconnector::on_http_status. Throws Error on
+/// a header that is not UTF-8.
+inline ssefold_retry_hints retry_hints_from_headers(
+    const std::vector<std::pair<std::string_view, std::string_view>> &headers, std::uint64_t now_unix_ms) {
+  std::vector<ssefold_str> names, values;
+  names.reserve(headers.size());
+  values.reserve(headers.size());
+  for (const auto &h : headers) {
+    names.push_back(str(h.first));
+    values.push_back(str(h.second));
+  }
+  ssefold_retry_hints hints{};
+  ssefold_result rc =
+      ssefold_retry_hints_from_headers(names.data(), values.data(), headers.size(), now_unix_ms, &hints);
+  if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+  return hints;
+}
+
+/// Tool options (ssefold_tool_options) with every member given (`start`
+/// and `needs_approval` are an AgentTurn's: a ToolScheduler ignores them).
+inline ssefold_tool_options tool_options(bool exclusive = false, bool abort_siblings_on_error = false,
+                                         ssefold_tool_start start = SSEFOLD_TOOL_START_AUTO,
+                                         bool needs_approval = false) noexcept {
+  return ssefold_tool_options{exclusive, abort_siblings_on_error, static_cast<std::uint32_t>(start), needs_approval};
+}
+
 /// One SSE event; views valid only during the callback.
 struct Event {
   std::string_view event;
@@ -270,10 +299,39 @@ class Reconnector {
   /// The decision (views valid until the next call on this reconnector).
   ssefold_reconnect_decision on_end(ssefold_stream_end_kind kind, std::string_view message = {},
                                     std::string_view error_type = {}) {
-    ssefold_stream_end end{static_cast<std::uint32_t>(kind), str(error_type), str(message)};
+    ssefold_stream_end end{static_cast<std::uint32_t>(kind), str(error_type), str(message), 0, ssefold_retry_hints{}};
     ssefold_reconnect_decision d;
     check(ssefold_reconnector_on_end(handle_, &end, &d));
     return d;
+  }
+  /// The response was refused with `status` (an HTTP_STATUS end; `hints`
+  /// from retry_hints_from_headers). Views valid until the next call.
+  ssefold_reconnect_decision on_http_status(std::uint16_t status, const ssefold_retry_hints &hints = {}) {
+    ssefold_stream_end end{static_cast<std::uint32_t>(SSEFOLD_STREAM_END_KIND_HTTP_STATUS), absent(), absent(), status,
+                           hints};
+    ssefold_reconnect_decision d;
+    check(ssefold_reconnector_on_end(handle_, &end, &d));
+    return d;
+  }
+  /// Content reached the host (ssefold_stream_event.is_content): the
+  /// content timeouts restart, and the answer has output from now on.
+  void on_content(std::uint64_t now_ms) { check(ssefold_reconnector_on_content(handle_, now_ms)); }
+  /// Seeds the retry jitter with a random number from the host.
+  void seed_jitter(std::uint64_t seed) { check(ssefold_reconnector_seed_jitter(handle_, seed)); }
+  /// Which timeout has passed at `now_ms`, if one has.
+  std::optional<ssefold_stall_kind> stall(std::uint64_t now_ms) const {
+    bool stalled = false;
+    ssefold_stall_kind kind = SSEFOLD_STALL_KIND_IDLE;
+    check(ssefold_reconnector_stall(handle_, now_ms, &stalled, &kind, nullptr));
+    return stalled ? std::optional<ssefold_stall_kind>(kind) : std::nullopt;
+  }
+  /// Whether output was delivered (a reconnection is then a resume, or a
+  /// restart only when the policy opted in).
+  bool output_started() const {
+    bool stalled = false, started = false;
+    ssefold_stall_kind kind = SSEFOLD_STALL_KIND_IDLE;
+    check(ssefold_reconnector_stall(handle_, 0, &stalled, &kind, &started));
+    return started;
   }
   ssefold_connection_state state() const {
     ssefold_connection_state s;
@@ -498,6 +556,7 @@ class ToolScheduler {
     ssefold_tool_event_kind kind = SSEFOLD_TOOL_EVENT_KIND_STARTED;
     std::string name, call_id, tool_name, text, json;
     bool is_error = false;
+    std::string approval_id;  ///< APPROVAL_REQUESTED: the id to approve or deny
   };
   /// What finish() did: whether the result was recorded, and the running
   /// siblings to cancel now.
@@ -524,8 +583,8 @@ class ToolScheduler {
 
   void add(std::string_view call_id, std::string_view name, std::string_view input_json, bool exclusive = false,
            bool abort_siblings_on_error = false) {
-    ssefold_tool_options o{exclusive, abort_siblings_on_error};
-    check(ssefold_tool_scheduler_add(handle_, str(call_id), str(name), str(input_json), o));
+    check(ssefold_tool_scheduler_add(handle_, str(call_id), str(name), str(input_json),
+                                     tool_options(exclusive, abort_siblings_on_error)));
   }
   void add_unknown(std::string_view call_id, std::string_view name) {
     check(ssefold_tool_scheduler_add_unknown(handle_, str(call_id), str(name)));
@@ -576,8 +635,14 @@ class ToolScheduler {
     bool has = false;
     check(ssefold_tool_scheduler_next_event(handle_, &e, &has));
     if (!has) return std::nullopt;
-    return Event{e.kind, std::string(view(e.name)), std::string(view(e.call_id)), std::string(view(e.tool_name)),
-                 std::string(view(e.text)), std::string(view(e.json)), e.is_error};
+    return Event{e.kind,
+                 std::string(view(e.name)),
+                 std::string(view(e.call_id)),
+                 std::string(view(e.tool_name)),
+                 std::string(view(e.text)),
+                 std::string(view(e.json)),
+                 e.is_error,
+                 std::string(view(e.approval_id))};
   }
   /// Every result shaped for the next request of `provider` (JSON text).
   std::string tool_results(ssefold_provider provider) {
@@ -623,8 +688,10 @@ class ToolScheduler {
 };
 
 /// One agent turn (ssefold_agent_turn), sans-IO: report what happened
-/// (feed, end_of_body, connection_failed, tick, tool_result, abort), then
-/// drain poll_action (start a tool on your thread, cancel one, reconnect).
+/// (request_sent, connected, http_status, feed, end_of_body,
+/// connection_failed, tick, tool_result, approve / deny, cancel_tool,
+/// abort), then drain poll_action (start a tool on your thread, cancel one,
+/// reconnect).
 /// Events reach the callbacks during the call that produced them; an
 /// exception thrown by a callback is rethrown once the C call returned.
 /// Misuse (an unknown call id, a result twice) throws Error with a
@@ -646,6 +713,7 @@ class AgentTurn {
     ssefold_cursor_kind cursor_kind = SSEFOLD_CURSOR_KIND_NONE;
     std::string last_event_id;
     std::uint64_t starting_after = 0;
+    ssefold_replay replay = SSEFOLD_REPLAY_RETRY;  ///< RECONNECT: a retry, a resume or a restart
   };
   /// Why the turn failed, copied (kind NONE: it did not).
   struct Failure {
@@ -653,6 +721,9 @@ class AgentTurn {
     ssefold_result status = SSEFOLD_RESULT_OK;
     std::string message;
     bool retryable = false;
+    ssefold_stall_kind stall = SSEFOLD_STALL_KIND_IDLE;  ///< IDLE_TIMEOUT: which timeout fired
+    std::uint64_t after_ms = 0;                           ///< IDLE_TIMEOUT: its length
+    std::uint16_t http_status = 0;                        ///< HTTP: the status
   };
 
   explicit AgentTurn(std::optional<ssefold_agent_turn_config> config = std::nullopt, bool event_json = false)
@@ -679,9 +750,21 @@ class AgentTurn {
   void on_stream_event(StreamCallback cb) { state_->stream = std::move(cb); }
   void on_tool_event(ToolCallback cb) { state_->tool = std::move(cb); }
   void add_tool(std::string_view name, bool exclusive = false, bool abort_siblings_on_error = false) {
-    check(ssefold_agent_turn_add_tool(handle_, str(name), ssefold_tool_options{exclusive, abort_siblings_on_error}));
+    add_tool(name, tool_options(exclusive, abort_siblings_on_error));
   }
+  /// Registers a tool with every option (`start`, `needs_approval`: see
+  /// tool_options()).
+  void add_tool(std::string_view name, const ssefold_tool_options &options) {
+    check(ssefold_agent_turn_add_tool(handle_, str(name), options));
+  }
+  /// The request was sent (optional: the timings count from the first).
+  void request_sent(std::uint64_t now_ms) { check(ssefold_agent_turn_request_sent(handle_, now_ms)); }
   void connected(std::uint64_t now_ms) { check(ssefold_agent_turn_connected(handle_, now_ms)); }
+  /// The response was refused with a non-2xx `status`: retried (a
+  /// RECONNECT action) or the turn fails (failure HTTP).
+  void http_status(std::uint16_t status, const std::optional<ssefold_retry_hints> &hints, std::uint64_t now_ms) {
+    done(ssefold_agent_turn_http_status(handle_, status, hints ? &*hints : nullptr, now_ms));
+  }
   void feed(std::string_view bytes, std::uint64_t now_ms) {
     done(ssefold_agent_turn_feed(handle_, reinterpret_cast<const std::uint8_t *>(bytes.data()), bytes.size(), now_ms));
   }
@@ -703,6 +786,15 @@ class AgentTurn {
   void tool_result(std::string_view call_id, std::string_view output, bool is_error = false) {
     done(ssefold_agent_turn_tool_result(handle_, str(call_id), str(output), is_error));
   }
+  /// Approves the call waiting for `approval_id` (its APPROVAL_REQUESTED
+  /// tool event); throws TOOL_NOT_AWAITING_APPROVAL for another id.
+  void approve(std::string_view approval_id) { done(ssefold_agent_turn_approve(handle_, str(approval_id))); }
+  /// Denies it: its result is "Denied by the user[: reason]".
+  void deny(std::string_view approval_id, std::string_view reason = {}) {
+    done(ssefold_agent_turn_deny(handle_, str(approval_id), str(reason)));
+  }
+  /// Cancels a running call (after a RUNNING_AFTER_STOP tool event, say).
+  void cancel_tool(std::string_view call_id) { done(ssefold_agent_turn_cancel_tool(handle_, str(call_id))); }
   void abort(std::string_view reason = {}) { done(ssefold_agent_turn_abort(handle_, str(reason))); }
   /// The next thing to do, or nullopt.
   std::optional<Action> poll_action() {
@@ -720,7 +812,8 @@ class AgentTurn {
                   a.attempt,
                   a.cursor.kind,
                   std::string(view(a.cursor.last_event_id)),
-                  a.cursor.starting_after};
+                  a.cursor.starting_after,
+                  a.replay};
   }
   bool is_finished() const {
     bool out = false;
@@ -735,7 +828,7 @@ class AgentTurn {
   Failure failure() {
     ssefold_turn_failure f;
     check(ssefold_agent_turn_failure(handle_, &f));
-    return Failure{f.kind, f.status, std::string(view(f.message)), f.retryable};
+    return Failure{f.kind, f.status, std::string(view(f.message)), f.retryable, f.stall, f.after_ms, f.http_status};
   }
   /// The outcome as one JSON document (final once is_finished()).
   std::string outcome_json() {

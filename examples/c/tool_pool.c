@@ -188,6 +188,8 @@ int main(int argc, char **argv) {
       ssefold_tool_options options;
       options.exclusive = c->exclusive != 0;
       options.abort_siblings_on_error = false;
+      options.start = SSEFOLD_TOOL_START_AUTO;
+      options.needs_approval = false;
       if (strcmp(c->name, "no_such_tool") == 0)
         status |= check(s, ssefold_tool_scheduler_add_unknown(s, str(c->id), str(c->name)), "add_unknown");
       else

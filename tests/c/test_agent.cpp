@@ -320,12 +320,14 @@ Ran run_turn(uint32_t provider, const std::string &body, const std::set<std::str
   ssefold_agent_turn_config config;
   EXPECT_EQ(ssefold_agent_turn_config_default(&config), SSEFOLD_RESULT_OK);
   config.provider = provider;
+  config.reconnect = false;  // one body: an early end fails the turn (no connection actions)
   ssefold_agent_turn *t = nullptr;
   EXPECT_EQ(ssefold_agent_turn_new(&config, &t), SSEFOLD_RESULT_OK);
   if (!t) return ran;
   EXPECT_EQ(ssefold_agent_turn_set_callback(t, &TurnLog::callback, &ran.log, false), SSEFOLD_RESULT_OK);
+  const ssefold_tool_options options{false, false, SSEFOLD_TOOL_START_AUTO, false};
   for (const std::string &name : tools) {
-    EXPECT_EQ(ssefold_agent_turn_add_tool(t, V(name), ssefold_tool_options{false, false}), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(ssefold_agent_turn_add_tool(t, V(name), options), SSEFOLD_RESULT_OK);
   }
   size_t in_flight = 0;
   uint64_t now = 0;
@@ -541,7 +543,7 @@ struct Turn {
   }
 };
 
-const ssefold_tool_options SAFE{false, false};
+const ssefold_tool_options SAFE{false, false, SSEFOLD_TOOL_START_AUTO, false};
 
 }  // namespace
 
@@ -624,7 +626,11 @@ TEST(AgentTurn, AStreamFailureIsTypedAndEndsTheTurn) {
   for (size_t at = 0; (at = early.find("}\n\n", at)) != std::string::npos; at += announced.size()) {
     early.replace(at, 3, announced);
   }
-  Turn incomplete;
+  // Without reconnection (the default resumes it from its Last-Event-ID).
+  ssefold_agent_turn_config once;
+  ASSERT_EQ(ssefold_agent_turn_config_default(&once), SSEFOLD_RESULT_OK);
+  once.reconnect = false;
+  Turn incomplete(&once);
   incomplete.feed(early, 1);
   ASSERT_EQ(ssefold_agent_turn_end_of_body(incomplete.t, 2), SSEFOLD_RESULT_OK);
   EXPECT_TRUE(incomplete.finished());
@@ -636,14 +642,14 @@ TEST(AgentTurn, AStreamFailureIsTypedAndEndsTheTurn) {
   EXPECT_EQ(S(f.message).rfind("stream ended before", 0), 0u) << S(f.message);
   EXPECT_EQ(incomplete.outcome()["failure"]["kind"].text, "stream");
 
-  Turn provider_error;
+  Turn provider_error(&once);
   provider_error.feed("data: {\"error\": {\"message\": \"busy\", \"type\": \"server_error\"}}\n\n", 1);
   ASSERT_EQ(ssefold_agent_turn_failure(provider_error.t, &f), SSEFOLD_RESULT_OK);
   EXPECT_EQ(f.kind, SSEFOLD_TURN_FAILURE_KIND_STREAM);
   EXPECT_EQ(f.status, SSEFOLD_RESULT_STREAM_RETRYABLE_PROVIDER_ERROR);
   EXPECT_TRUE(f.retryable);
 
-  Turn transport;
+  Turn transport(&once);
   ASSERT_EQ(ssefold_agent_turn_connection_failed(transport.t, V("reset by peer"), 1), SSEFOLD_RESULT_OK);
   EXPECT_TRUE(transport.finished());
   ASSERT_EQ(ssefold_agent_turn_failure(transport.t, &f), SSEFOLD_RESULT_OK);
@@ -658,36 +664,45 @@ TEST(AgentTurn, AnEarlyEndIsReconnectedWithItsCursorAndTheAnswerResumes) {
   ssefold_agent_turn_config c;
   ASSERT_EQ(ssefold_agent_turn_config_default(&c), SSEFOLD_RESULT_OK);
   EXPECT_EQ(c.provider, static_cast<uint32_t>(SSEFOLD_PROVIDER_AUTO));
-  EXPECT_FALSE(c.reconnect);
+  EXPECT_TRUE(c.reconnect);
   EXPECT_EQ(c.reconnect_policy.initial_delay_ms, 1000u);
+  EXPECT_EQ(c.reconnect_policy.jitter, 0.2);
+  EXPECT_EQ(c.approval_timeout_ms, 0u);
+  EXPECT_EQ(c.jitter_seed, 0u);
   EXPECT_EQ(c.scheduler.max_calls, 4096u);
   EXPECT_EQ(c.stream.max_parts, 4096u);
-  c.reconnect = true;
+  c.reconnect_policy.jitter = 0;  // exact delays
+  // The body ends after the call's arguments, before the finish reason.
+  const size_t cut = CHAT_CALL.find("id: 2\n");
+  ASSERT_NE(cut, std::string::npos);
   Turn turn(&c);
   ASSERT_EQ(ssefold_agent_turn_add_tool(turn.t, V("add"), SAFE), SSEFOLD_RESULT_OK);
   ASSERT_EQ(ssefold_agent_turn_connected(turn.t, 0), SSEFOLD_RESULT_OK);
-  turn.feed(CHAT_CALL, 1);
+  turn.feed(CHAT_CALL.substr(0, cut), 1);
   ASSERT_EQ(ssefold_agent_turn_end_of_body(turn.t, 2), SSEFOLD_RESULT_OK);
   turn.drain();
-  ASSERT_EQ(turn.kinds.back(), SSEFOLD_AGENT_TURN_ACTION_KIND_RECONNECT);
+  ASSERT_EQ(turn.kinds, std::vector<ssefold_agent_turn_action_kind>{SSEFOLD_AGENT_TURN_ACTION_KIND_RECONNECT});
   EXPECT_EQ(turn.last.delay_ms, 1000u);
   EXPECT_EQ(turn.last.attempt, 1u);
   EXPECT_EQ(turn.last.cursor.kind, SSEFOLD_CURSOR_KIND_LAST_EVENT_ID);
-  EXPECT_EQ(turn.last_event_id, "2");
+  EXPECT_EQ(turn.last.replay, SSEFOLD_REPLAY_RESUME) << "output was delivered: resumed, not sent again";
+  EXPECT_EQ(turn.last_event_id, "1");
   bool ended = true;
   ASSERT_EQ(ssefold_agent_turn_is_stream_ended(turn.t, &ended), SSEFOLD_RESULT_OK);
   EXPECT_FALSE(ended);
   ASSERT_EQ(ssefold_agent_turn_connected(turn.t, 1002), SSEFOLD_RESULT_OK);
-  turn.feed(DONE, 1003);
-  for (const std::string &id : turn.ids) {
-    if (!id.empty()) {
-      ASSERT_EQ(ssefold_agent_turn_tool_result(turn.t, V(id), V("2"), false), SSEFOLD_RESULT_OK);
-    }
-  }
+  turn.feed(CHAT_CALL.substr(cut) + DONE, 1003);
+  turn.drain();
+  ASSERT_EQ(turn.kinds, (std::vector<ssefold_agent_turn_action_kind>{SSEFOLD_AGENT_TURN_ACTION_KIND_RECONNECT,
+                                                                     SSEFOLD_AGENT_TURN_ACTION_KIND_START_TOOL}));
+  EXPECT_EQ(turn.ids.back(), "call_1");
+  ASSERT_EQ(ssefold_agent_turn_tool_result(turn.t, V("call_1"), V("2"), false), SSEFOLD_RESULT_OK);
   turn.drain();
   EXPECT_TRUE(turn.finished());
   json::Value out = turn.outcome();
   EXPECT_TRUE(out["failure"].is_null()) << out["failure"]["message"].text;
+  EXPECT_TRUE(out["output_started"].boolean);
+  EXPECT_TRUE(out["gave_up"].is_null());
   EXPECT_EQ(out["results"].items.size(), 1u);
 }
 
@@ -695,6 +710,7 @@ TEST(AgentTurn, AnIdleConnectionIsClosedThenReconnectedOrEndsTheTurn) {
   ssefold_agent_turn_config c;
   ASSERT_EQ(ssefold_agent_turn_config_default(&c), SSEFOLD_RESULT_OK);
   c.reconnect = true;
+  c.reconnect_policy.jitter = 0;
   c.reconnect_policy.idle_timeout_ms = 100;
   c.reconnect_policy.max_retries = 1;
   Turn turn(&c);
@@ -764,7 +780,9 @@ TEST(AgentTurn, MisuseIsATypedStatusWithAMessage) {
   c.reconnect = true;
   c.reconnect_policy.growth = 0.5;
   EXPECT_EQ(ssefold_agent_turn_new(&c, &t), SSEFOLD_RESULT_INVALID_ARGUMENT);
-  c.reconnect = false;  // the policy is not read without reconnect
+  c.reconnect = false;  // the policy's stall timeouts still apply: it is read all the same
+  EXPECT_EQ(ssefold_agent_turn_new(&c, &t), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  c.reconnect_policy.growth = 1.5;
   ASSERT_EQ(ssefold_agent_turn_new(&c, &t), SSEFOLD_RESULT_OK);
   ssefold_agent_turn_free(t);
   ASSERT_EQ(ssefold_agent_turn_config_default(&c), SSEFOLD_RESULT_OK);

@@ -14,7 +14,7 @@ struct Rec {
   }
   ~Rec() { ssefold_reconnector_free(r); }
   ssefold_reconnect_decision end(uint32_t kind, const char *error_type = nullptr, const char *message = nullptr) {
-    ssefold_stream_end e{kind, error_type ? V(error_type) : ABSENT(), message ? V(message) : ABSENT()};
+    ssefold_stream_end e{kind, error_type ? V(error_type) : ABSENT(), message ? V(message) : ABSENT(), 0, {}};
     ssefold_reconnect_decision d;
     std::memset(&d, 0xAB, sizeof d);
     EXPECT_EQ(ssefold_reconnector_on_end(r, &e, &d), SSEFOLD_RESULT_OK);
@@ -36,8 +36,13 @@ TEST(Policy, DefaultsAndDelays) {
   EXPECT_EQ(p.growth, 1.5);
   EXPECT_EQ(p.max_delay_ms, 30000u);
   EXPECT_EQ(p.max_retries, 2u);
-  EXPECT_EQ(p.jitter, 0.0);
+  EXPECT_EQ(p.jitter, 0.2);
   EXPECT_EQ(p.idle_timeout_ms, 0u);
+  EXPECT_EQ(p.max_server_retry_ms, 600000u);
+  EXPECT_EQ(p.max_retry_after_ms, 60000u);
+  EXPECT_FALSE(p.restart_after_output);
+  EXPECT_EQ(p.first_content_timeout_ms, 300000u);
+  EXPECT_EQ(p.content_timeout_ms, 120000u);
   const uint64_t want[] = {1000, 1500, 2250, 3375};
   for (uint32_t a = 0; a < 4; a++) {
     uint64_t ms = 0;
@@ -149,8 +154,11 @@ TEST(Reconnector, DecisionTable) {
       {SSEFOLD_STREAM_END_KIND_TRANSPORT_ERROR, nullptr, "x", SSEFOLD_DECISION_KIND_RECONNECT},
       {SSEFOLD_STREAM_END_KIND_IDLE_TIMEOUT, nullptr, nullptr, SSEFOLD_DECISION_KIND_RECONNECT},
   };
+  ssefold_reconnect_policy exact;
+  ASSERT_EQ(ssefold_reconnect_policy_default(&exact), SSEFOLD_RESULT_OK);
+  exact.jitter = 0;  // exact delays
   for (const Row &row : rows) {
-    Rec t;
+    Rec t(&exact);
     ssefold_reconnector_on_connected(t.r, 0);
     ssefold_reconnect_decision d = t.end(row.kind, row.type, row.msg);
     EXPECT_EQ(d.kind, row.want) << row.kind;
@@ -189,7 +197,7 @@ TEST(Reconnector, IdleDeadline) {
 
 TEST(Reconnector, ArgumentErrors) {
   Rec t;
-  ssefold_stream_end bad{77, ABSENT(), ABSENT()};
+  ssefold_stream_end bad{77, ABSENT(), ABSENT(), 0, {}};
   ssefold_reconnect_decision d;
   ssefold_resume_cursor c;
   ssefold_connection_state s;
@@ -200,9 +208,9 @@ TEST(Reconnector, ArgumentErrors) {
   EXPECT_EQ(ssefold_reconnector_on_end(t.r, &bad, &d), SSEFOLD_RESULT_INVALID_ARGUMENT);
   ASSERT_EQ(ssefold_reconnector_last_error(t.r, &str), SSEFOLD_RESULT_OK);
   EXPECT_NE(S(str).find("77"), std::string::npos) << S(str);
-  ssefold_stream_end bad_utf8{SSEFOLD_STREAM_END_KIND_TRANSPORT_ERROR, ABSENT(), ssefold_str{"\xff", 1}};
+  ssefold_stream_end bad_utf8{SSEFOLD_STREAM_END_KIND_TRANSPORT_ERROR, ABSENT(), ssefold_str{"\xff", 1}, 0, {}};
   EXPECT_EQ(ssefold_reconnector_on_end(t.r, &bad_utf8, &d), SSEFOLD_RESULT_INVALID_UTF8_ARGUMENT);
-  ssefold_stream_end ok{SSEFOLD_STREAM_END_KIND_COMPLETED, ABSENT(), ABSENT()};
+  ssefold_stream_end ok{SSEFOLD_STREAM_END_KIND_COMPLETED, ABSENT(), ABSENT(), 0, {}};
   EXPECT_EQ(ssefold_reconnector_on_end(t.r, nullptr, &d), SSEFOLD_RESULT_NULL_PARAMETER);
   EXPECT_EQ(ssefold_reconnector_on_end(t.r, &ok, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
   EXPECT_EQ(ssefold_reconnector_on_end(nullptr, &ok, &d), SSEFOLD_RESULT_NULL_PARAMETER);

@@ -60,8 +60,8 @@ struct Sched {
   }
 };
 
-const ssefold_tool_options SAFE{false, false};
-const ssefold_tool_options EXCLUSIVE{true, false};
+const ssefold_tool_options SAFE{false, false, SSEFOLD_TOOL_START_AUTO, false};
+const ssefold_tool_options EXCLUSIVE{true, false, SSEFOLD_TOOL_START_AUTO, false};
 
 }  // namespace
 
@@ -174,7 +174,7 @@ TEST(ToolScheduler, NullAndInvalidArgumentsAreRefused) {
 TEST(ToolScheduler, InvalidInputAbortAndSiblingCancel) {
   Sched s;
   ASSERT_EQ(ssefold_tool_scheduler_add(s.p, V("bad"), V("read"), V("{\"p\":"), SAFE), SSEFOLD_RESULT_OK);
-  ssefold_tool_options fails_all{false, true};
+  ssefold_tool_options fails_all{false, true, SSEFOLD_TOOL_START_AUTO, false};
   ASSERT_EQ(ssefold_tool_scheduler_add(s.p, V("sh"), V("bash"), V("{}"), fails_all), SSEFOLD_RESULT_OK);
   ASSERT_EQ(ssefold_tool_scheduler_add(s.p, V("rd"), V("read"), V("{}"), SAFE), SSEFOLD_RESULT_OK);
   EXPECT_EQ(s.startable(), (std::vector<std::string>{"sh", "rd"}));
