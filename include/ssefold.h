@@ -562,7 +562,7 @@ typedef uint32_t ssefold_replay;
 /**
  * Why a turn ended with an error (the `kind` of
  * [`ssefold_turn_failure`]; wire names `stream`, `transport`,
- * `idle_timeout`, `too_many_calls` in the outcome's JSON).
+ * `idle_timeout`, `too_many_calls`, `http` in the outcome's JSON).
  */
 enum ssefold_turn_failure_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -1263,6 +1263,8 @@ typedef struct ssefold_tool_options {
   /**
    * A ready call waits for the host's approval
    * (`ssefold_agent_turn_approve` / `_deny`) first. Default false.
+   * `start` and `needs_approval` are applied by an agent turn; a
+   * standalone scheduler checks `start` and otherwise ignores both.
    */
   bool needs_approval;
 } ssefold_tool_options;
@@ -2015,9 +2017,12 @@ ssefold_result ssefold_agent_turn_connection_failed(struct ssefold_agent_turn *t
                                                     uint64_t now_ms);
 
 /**
- * The time passed (`now_ms`, host clock): a connection idle past the
- * policy's timeout gets a `CLOSE_CONNECTION` action, then a `RECONNECT`
- * or the end of the turn. Call it at `ssefold_agent_turn_deadline_ms`.
+ * The time passed (`now_ms`, host clock): a connection idle or stalled
+ * past the policy's timeouts (no bytes; no content before the first or
+ * between contents) gets a `CLOSE_CONNECTION` action, then a `RECONNECT`
+ * or the end of the turn; a call waiting for approval past the turn's
+ * `approval_timeout_ms` is denied (also after the stream ended). Call it
+ * at `ssefold_agent_turn_deadline_ms`.
  *
  * # Safety
  * `turn` must be NULL or live.
@@ -2025,10 +2030,10 @@ ssefold_result ssefold_agent_turn_connection_failed(struct ssefold_agent_turn *t
 ssefold_result ssefold_agent_turn_tick(struct ssefold_agent_turn *turn, uint64_t now_ms);
 
 /**
- * When `ssefold_agent_turn_tick` should be called next (the connection's
- * idle deadline, host clock): `*has_deadline` is false (and
- * `*deadline_ms` 0) when there is none (no idle timeout, no connection
- * streaming).
+ * When `ssefold_agent_turn_tick` should be called next (host clock): the
+ * earliest of the connection's idle and stall deadlines (while it
+ * streams) and the approval deadlines (also after the stream ended);
+ * `*has_deadline` is false (and `*deadline_ms` 0) when there is none.
  *
  * # Safety
  * `turn` must be NULL or live; the out-pointers NULL or writable.
@@ -2441,8 +2446,10 @@ ssefold_result ssefold_partial_json_last_error(const struct ssefold_partial_json
                                                struct ssefold_str *out);
 
 /**
- * Writes the default policy (1000 ms × 1.5^n capped at 30000 ms, 2
- * retries, no jitter, no idle timeout) to `*out`.
+ * Writes the default policy (1000 ms × 1.5^n capped at 30000 ms, ±20 %
+ * jitter, 2 retries, `Retry-After` capped at 60 s, no restart after
+ * output, no byte idle timeout, stalls after 300 s without a first content
+ * or 120 s between contents) to `*out`.
  *
  * # Safety
  * `out` must be NULL or writable.
@@ -2608,6 +2615,19 @@ ssefold_result ssefold_retry_hints_from_headers(const struct ssefold_str *names,
                                                 size_t n,
                                                 uint64_t now_unix_ms,
                                                 struct ssefold_retry_hints *out);
+
+/**
+ * Whether content reached the host on some connection of this answer
+ * (`*output_started`), and whether sending the request again now would
+ * neither bill nor show a second answer (`*replay_safe`: no output yet, or
+ * a resume cursor to send). Either out-pointer may be NULL.
+ *
+ * # Safety
+ * `reconnector` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_reconnector_output_started(const struct ssefold_reconnector *reconnector,
+                                                  bool *output_started,
+                                                  bool *replay_safe);
 
 /**
  * The cursor to send on the next connection (its view owned by the

@@ -35,7 +35,7 @@ use crate::tools::ToolResult;
 
 impl TurnFailure {
     /// A stable snake_case name of the failure's kind: `stream`,
-    /// `transport`, `idle_timeout`, `too_many_calls`.
+    /// `transport`, `idle_timeout`, `http`, `too_many_calls`.
     pub fn kind(&self) -> &'static str {
         match self {
             TurnFailure::Stream(_) => "stream",

@@ -633,6 +633,8 @@ impl AgentTurn {
         }
         let end =
             StreamEnd::HttpStatus { status, retry_after_ms: hints.retry_after_ms, should_retry: hints.should_retry };
+        // An attempt the host did not announce (`request_sent`) still counts.
+        self.clock.attempt_started(now_ms);
         if self.try_reconnect(end) {
             return;
         }

@@ -575,9 +575,10 @@ mod policies {
         let t = turn.outcome().timings;
         assert_eq!(t.started_ms, Some(1000));
         assert_eq!(t.time_to_first_content_ms, Some(300));
-        // Per input that carried content: 10, 30, 960 and 0 (`[DONE]`'s turn_end).
-        assert_eq!((t.content_gaps.count, t.content_gaps.max_ms), (4, 960));
-        assert_eq!((t.content_gaps.median_ms, t.content_gaps.p95_ms), (10, 960));
+        // Per input that carried content: 10, 30 and 960 (`[DONE]`'s turn_end;
+        // the usage-only chunk before it is no content).
+        assert_eq!((t.content_gaps.count, t.content_gaps.max_ms), (3, 960));
+        assert_eq!((t.content_gaps.median_ms, t.content_gaps.p95_ms), (30, 960));
         assert_eq!((t.input_tokens, t.output_tokens), (Some(7), Some(40)));
         assert_eq!(t.output_tokens_per_second, Some(40.0));
         assert_eq!(t.duration_ms, Some(1300));
@@ -598,5 +599,23 @@ mod policies {
         assert_eq!((t.started_ms, t.time_to_first_content_ms, t.duration_ms), (Some(100), Some(300), Some(600)));
         assert_eq!(t.attempts.len(), 1);
         assert_eq!(t.attempts[0].outcome, "completed");
+    }
+
+    #[test]
+    fn a_drop_after_message_start_is_retried_not_given_up() {
+        // Anthropic's message_start carries the input usage: nothing was shown yet.
+        let mut turn = AgentTurn::new(TurnConfig::new(Provider::Anthropic));
+        turn.connected(0);
+        let start = concat!(
+            "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",",
+            "\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,",
+            "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n",
+            "event: ping\ndata: {\"type\":\"ping\"}\n\n",
+        );
+        turn.feed(start.as_bytes(), 5, |_| {});
+        turn.connection_failed("reset", 6, |_| {});
+        let a = actions(&mut turn);
+        assert!(matches!(a.as_slice(), [TurnAction::Reconnect { replay: Replay::Retry, .. }]), "{a:?}");
+        assert!(!turn.outcome().output_started);
     }
 }

@@ -131,7 +131,7 @@ pub struct ssefold_agent_turn_action {
 
 /// Why a turn ended with an error (the `kind` of
 /// [`ssefold_turn_failure`]; wire names `stream`, `transport`,
-/// `idle_timeout`, `too_many_calls` in the outcome's JSON).
+/// `idle_timeout`, `too_many_calls`, `http` in the outcome's JSON).
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ssefold_turn_failure_kind {
@@ -502,9 +502,12 @@ pub unsafe extern "C" fn ssefold_agent_turn_connection_failed(
     unsafe { handle::with_mut(turn, body) }
 }
 
-/// The time passed (`now_ms`, host clock): a connection idle past the
-/// policy's timeout gets a `CLOSE_CONNECTION` action, then a `RECONNECT`
-/// or the end of the turn. Call it at `ssefold_agent_turn_deadline_ms`.
+/// The time passed (`now_ms`, host clock): a connection idle or stalled
+/// past the policy's timeouts (no bytes; no content before the first or
+/// between contents) gets a `CLOSE_CONNECTION` action, then a `RECONNECT`
+/// or the end of the turn; a call waiting for approval past the turn's
+/// `approval_timeout_ms` is denied (also after the stream ended). Call it
+/// at `ssefold_agent_turn_deadline_ms`.
 ///
 /// # Safety
 /// `turn` must be NULL or live.
@@ -519,10 +522,10 @@ pub unsafe extern "C" fn ssefold_agent_turn_tick(turn: *mut ssefold_agent_turn, 
     unsafe { handle::with_mut(turn, body) }
 }
 
-/// When `ssefold_agent_turn_tick` should be called next (the connection's
-/// idle deadline, host clock): `*has_deadline` is false (and
-/// `*deadline_ms` 0) when there is none (no idle timeout, no connection
-/// streaming).
+/// When `ssefold_agent_turn_tick` should be called next (host clock): the
+/// earliest of the connection's idle and stall deadlines (while it
+/// streams) and the approval deadlines (also after the stream ended);
+/// `*has_deadline` is false (and `*deadline_ms` 0) when there is none.
 ///
 /// # Safety
 /// `turn` must be NULL or live; the out-pointers NULL or writable.

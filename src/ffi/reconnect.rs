@@ -397,8 +397,10 @@ fn decision_view(d: &Decision) -> ssefold_reconnect_decision {
     v
 }
 
-/// Writes the default policy (1000 ms × 1.5^n capped at 30000 ms, 2
-/// retries, no jitter, no idle timeout) to `*out`.
+/// Writes the default policy (1000 ms × 1.5^n capped at 30000 ms, ±20 %
+/// jitter, 2 retries, `Retry-After` capped at 60 s, no restart after
+/// output, no byte idle timeout, stalls after 300 s without a first content
+/// or 120 s between contents) to `*out`.
 ///
 /// # Safety
 /// `out` must be NULL or writable.
@@ -765,6 +767,35 @@ pub unsafe extern "C" fn ssefold_retry_hints_from_headers(
         unsafe { handle::write_out(out, hints_c(hints)) };
         ssefold_result::Ok
     }
+}
+
+/// Whether content reached the host on some connection of this answer
+/// (`*output_started`), and whether sending the request again now would
+/// neither bill nor show a second answer (`*replay_safe`: no output yet, or
+/// a resume cursor to send). Either out-pointer may be NULL.
+///
+/// # Safety
+/// `reconnector` must be NULL or live; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_reconnector_output_started(
+    reconnector: *const ssefold_reconnector,
+    output_started: *mut bool,
+    replay_safe: *mut bool,
+) -> ssefold_result {
+    let body = |r: &ReconnectorState| -> Result<(), Failure> {
+        // SAFETY: each out-pointer NULL or writable by contract.
+        unsafe {
+            if !output_started.is_null() {
+                handle::write_out(output_started, r.machine.output_started());
+            }
+            if !replay_safe.is_null() {
+                handle::write_out(replay_safe, r.machine.replay_safe());
+            }
+        }
+        Ok(())
+    };
+    // SAFETY: `reconnector` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(reconnector, body) }
 }
 
 /// The cursor to send on the next connection (its view owned by the

@@ -50,6 +50,8 @@ pub struct ssefold_tool_options {
     pub start: u32,
     /// A ready call waits for the host's approval
     /// (`ssefold_agent_turn_approve` / `_deny`) first. Default false.
+    /// `start` and `needs_approval` are applied by an agent turn; a
+    /// standalone scheduler checks `start` and otherwise ignores both.
     pub needs_approval: bool,
 }
 

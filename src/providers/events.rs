@@ -523,12 +523,15 @@ impl<'a> StreamEvent<'a> {
         }
     }
 
-    /// Whether the event is content: it advances the fold (text,
-    /// arguments, media, a part starting or ending, part metadata, usage,
-    /// the stop reason, the end of the turn). `message_start`, warnings,
-    /// unknown events (pings, keep-alives), errors and `turn_reset` are
-    /// not: a stream that sends only those is stalled (see
-    /// [`crate::reconnect::StallKind`]).
+    /// Whether the event is content: output that advances the answer
+    /// (text, arguments, media, a part starting or ending, part metadata,
+    /// the stop reason, the end of the turn). `message_start`, usage,
+    /// warnings, unknown events (pings, keep-alives), errors and
+    /// `turn_reset` are not: a stream that sends only those is stalled (see
+    /// [`crate::reconnect::StallKind`]), and one cut after only those was
+    /// shown nothing, so sending it again is safe. Usage is left out
+    /// because Anthropic's `message_start` carries the input usage before
+    /// any output; elsewhere it comes with the stop reason, which counts.
     pub fn is_content(&self) -> bool {
         matches!(
             self,
@@ -539,7 +542,6 @@ impl<'a> StreamEvent<'a> {
                 | StreamEvent::ToolArgsPath { .. }
                 | StreamEvent::PartMetadata { .. }
                 | StreamEvent::PartEnd { .. }
-                | StreamEvent::Usage { .. }
                 | StreamEvent::StopReason { .. }
                 | StreamEvent::TurnEnd { .. }
         )

@@ -49,11 +49,14 @@ pub struct ToolOptions {
     pub abort_siblings_on_error: bool,
     /// When a ready call may start (see [`ToolStart`]; default
     /// [`ToolStart::Auto`]: as soon as it is ready, unless the tool is
-    /// exclusive, then once the turn ended normally).
+    /// exclusive, then once the turn ended normally). Applied by an
+    /// [`crate::agent::AgentTurn`]; a standalone [`ToolScheduler`] knows no
+    /// stop reason (its host gates a call with [`ToolScheduler::add_gated`]).
     pub start: ToolStart,
     /// A ready call waits for the host's approval
     /// ([`crate::agent::AgentTurn::approve`] / `deny`) before the scheduling
     /// rules apply to it; a denial is its error result. Default false.
+    /// Applied by an [`crate::agent::AgentTurn`], as `start` is.
     pub needs_approval: bool,
 }
 
