@@ -328,10 +328,16 @@ class Reconnector {
   /// Whether output was delivered (a reconnection is then a resume, or a
   /// restart only when the policy opted in).
   bool output_started() const {
-    bool stalled = false, started = false;
-    ssefold_stall_kind kind = SSEFOLD_STALL_KIND_IDLE;
-    check(ssefold_reconnector_stall(handle_, 0, &stalled, &kind, &started));
+    bool started = false;
+    check(ssefold_reconnector_output_started(handle_, &started, nullptr));
     return started;
+  }
+  /// Whether sending the request again now is safe: no output yet, or a
+  /// resume cursor to send.
+  bool replay_safe() const {
+    bool safe = false;
+    check(ssefold_reconnector_output_started(handle_, nullptr, &safe));
+    return safe;
   }
   ssefold_connection_state state() const {
     ssefold_connection_state s;

@@ -956,8 +956,10 @@ TEST(TurnPolicies, CppWrappersOfThePolicies) {
   EXPECT_EQ(r.stall(999), std::nullopt);
   EXPECT_EQ(r.stall(1000), SSEFOLD_STALL_KIND_FIRST_CONTENT);
   EXPECT_FALSE(r.output_started());
+  EXPECT_TRUE(r.replay_safe());
   r.on_content(500);
   EXPECT_TRUE(r.output_started());
+  EXPECT_FALSE(r.replay_safe()) << "output and no cursor";
   ssefold_reconnect_decision d = r.on_http_status(500);
   EXPECT_EQ(d.kind, SSEFOLD_DECISION_KIND_GIVE_UP) << "output and no cursor";
   EXPECT_EQ(d.give_up_reason, SSEFOLD_GIVE_UP_REASON_NOT_RESUMABLE);
