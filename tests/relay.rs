@@ -342,3 +342,55 @@ fn relaying_bytes_equals_relaying_their_events() {
     }
     assert!(checked >= 1300, "only {checked} bodies found");
 }
+
+/// A turn's approval request, written by the relay in both formats: the
+/// AI SDK's `tool-approval-request` and the catalog's `approval-required`.
+#[test]
+fn a_turns_approval_request_reaches_the_browser_in_both_formats() {
+    use ssefold::agent::{AgentTurn, TurnConfig, TurnEvent};
+    use ssefold::tools::{ToolExecutionEvent, ToolOptions};
+    let body = concat!(
+        "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":",
+        "{\"tool_calls\":[{\"index\":0,\"id\":\"call_9\",\"type\":\"function\",\"function\":",
+        "{\"name\":\"delete_file\",\"arguments\":\"{\\\"path\\\":\\\"/tmp/x\\\"}\"}}]}}]}\n\n",
+        "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},",
+        "\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    for format in [RelayFormat::AiSdk, RelayFormat::Catalog] {
+        let mut turn = AgentTurn::new(TurnConfig::new(Provider::OpenAIChat));
+        turn.add_tool("delete_file", ToolOptions { needs_approval: true, ..ToolOptions::default() });
+        let mut relay = Relay::new(RelayConfig::new(format));
+        let mut out = Vec::new();
+        let mut requests = Vec::new();
+        turn.feed(body.as_bytes(), 0, |e| match e {
+            TurnEvent::Stream(s) => out.extend_from_slice(relay.push(s)),
+            TurnEvent::Tool(ToolExecutionEvent::ApprovalRequested { approval_id, call_id, name, arguments }) => {
+                requests.push((approval_id.clone(), call_id.clone(), name.clone(), arguments.clone()))
+            }
+            _ => {}
+        });
+        assert_eq!(requests.len(), 1, "{format:?}");
+        let (approval_id, call_id, name, arguments) = &requests[0];
+        let input: Value = serde_json::from_str(arguments).unwrap();
+        out.extend_from_slice(relay.approval_required(approval_id, call_id, name, &input).unwrap());
+        let events = sse_data(&out);
+        let (ty, data) = events.last().unwrap();
+        let data: Value = serde_json::from_str(data).unwrap();
+        match format {
+            RelayFormat::AiSdk => assert_eq!(
+                data,
+                json!({"type": "tool-approval-request", "approvalId": "approval_call_9", "toolCallId": "call_9"}),
+                "{ty}"
+            ),
+            _ => {
+                assert_eq!(ty, "approval-required");
+                assert_eq!(
+                    data,
+                    json!({"approval_id": "approval_call_9", "call_id": "call_9", "name": "delete_file",
+                        "input": {"path": "/tmp/x"}})
+                );
+            }
+        }
+    }
+}
