@@ -1426,6 +1426,28 @@ class _TurnTimings(TypedDict):
     output_tokens_per_second: Optional[float]
     attempts: list[_Attempt]
 
+_TelemetryValue = Union[str, int, float, bool, list[str], list[int], list[float], list[bool]]
+"""A telemetry attribute's value as the core typed it (the finish reasons:
+a list of strings; the token counts: ints)."""
+
+class _TelemetryMetric(TypedDict):
+    """One measurement of a GenAI client metric."""
+
+    name: str
+    unit: str
+    """``s`` for the durations, ``{token}`` for the token usage."""
+    value: Union[int, float]
+    """Seconds (a float), or a count of tokens (an int)."""
+    attributes: dict[str, _TelemetryValue]
+
+class _TurnTelemetry(TypedDict):
+    """``TurnOutcome.telemetry``: the span's attributes and the client
+    metrics, named by the core after the OpenTelemetry GenAI semantic
+    conventions."""
+
+    attributes: dict[str, _TelemetryValue]
+    metrics: list[_TelemetryMetric]
+
 @final
 class TurnOutcome:
     """What a finished (or aborted, or failed) turn gives the agent."""
@@ -1451,6 +1473,9 @@ class TurnOutcome:
     @property
     def timings(self) -> _TurnTimings:
         """The timings on the host's clock, with the core's names."""
+    @property
+    def telemetry(self) -> _TurnTelemetry:
+        """What the turn reports to OpenTelemetry (``ssefold.otel`` records it)."""
     @property
     def calls(self) -> list[TurnCall]: ...
     @property

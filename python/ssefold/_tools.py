@@ -69,7 +69,7 @@ from ._ssefold import (
 )
 
 if TYPE_CHECKING:
-    from ._ssefold import _TurnTimings
+    from ._ssefold import _TurnTelemetry, _TurnTimings
 
 __all__ = [
     "AgentTurn",
@@ -168,6 +168,11 @@ class TurnResult:
     """The turn's timings (milliseconds of ``time.monotonic``): time to
     first content, the gaps between contents, duration, output tokens per
     second, the attempts (``TurnOutcome.timings``)."""
+    telemetry: "Optional[_TurnTelemetry]" = None
+    """What the turn reports to OpenTelemetry, named by the core after the
+    GenAI semantic conventions: ``{"attributes": {...}, "metrics": [...]}``
+    (``TurnOutcome.telemetry``; :func:`ssefold.otel.record_turn` records
+    it)."""
 
 
 AsyncToolFn = Callable[[ToolCall], Awaitable[Any]]
@@ -299,6 +304,7 @@ def _result(outcome: TurnOutcome, error: Optional[BaseException]) -> TurnResult:
         gave_up=gave_up,
         output_started=outcome.output_started,
         timings=outcome.timings,
+        telemetry=outcome.telemetry,
     )
 
 

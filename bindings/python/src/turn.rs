@@ -688,6 +688,12 @@ pub struct TurnOutcome {
     /// `started_ms`, `ended_ms`, `outcome`, `status`).
     #[pyo3(get)]
     timings: Py<PyAny>,
+    /// What the turn reports to OpenTelemetry, named and computed by the
+    /// core after the GenAI semantic conventions (`ssefold.otel` records
+    /// it): `{"attributes": {"gen_ai.*": …, "error.type": …}, "metrics":
+    /// [{"name", "unit", "value", "attributes"}]}`.
+    #[pyo3(get)]
+    telemetry: Py<PyAny>,
     /// Every tool call of the answer, in part order.
     #[pyo3(get)]
     calls: Py<PyList>,
@@ -705,6 +711,7 @@ pub struct TurnOutcome {
 impl TurnOutcome {
     fn from_core(py: Python<'_>, o: CoreOutcome) -> PyResult<Self> {
         let next_core = o.next();
+        let telemetry = serde_json::json!({"attributes": o.gen_ai_attributes(), "metrics": o.gen_ai_metrics()});
         let calls = o.calls.into_iter().map(|c| Py::new(py, TurnCall::from_core(c))).collect::<PyResult<Vec<_>>>()?;
         let results =
             o.results.into_iter().map(|r| Py::new(py, ToolResult::from_core(r))).collect::<PyResult<Vec<_>>>()?;
@@ -718,6 +725,7 @@ impl TurnOutcome {
             gave_up: o.gave_up.map(|r| r.as_str()),
             output_started: o.output_started,
             timings: value_to_py(py, &o.timings.to_json())?.unbind(),
+            telemetry: value_to_py(py, &telemetry)?.unbind(),
             failure: o
                 .failure
                 .map(|f| -> PyResult<Py<PyAny>> {
