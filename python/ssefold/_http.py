@@ -46,6 +46,7 @@ from ._ssefold import (
     ProviderError,
     ReconnectPolicy,
     Reconnector,
+    ResumeCursor,
     ServerSentEvent,
     SSEDecoder,
     Stream,
@@ -56,6 +57,8 @@ from ._ssefold import (
 )
 
 Event = Union[ServerSentEvent, StreamEvent]
+# How to resume from a cursor that is a request parameter: (method, url, request kwargs).
+_Resume = Callable[[ResumeCursor], Tuple[str, str, Dict[str, Any]]]
 _StallKind = Literal["idle", "first_content", "content"]
 _GiveUpReason = Literal["retries_exhausted", "not_resumable", "not_retryable"]
 _E = TypeVar("_E", ServerSentEvent, StreamEvent)
@@ -244,7 +247,11 @@ class _Session:
         reconnector: Optional[Reconnector],
         decoder: Optional[SSEDecoder],
         provider: Union[None, str, "Stream[Any]"],
+        resume: Optional["_Resume"] = None,
     ) -> None:
+        # How to ask for a resume whose cursor is a request parameter
+        # (Responses `starting_after`): the request to send instead.
+        self.resume = resume
         if reconnector is None:
             reconnector = Reconnector(policy)
             # Two clients retrying after the same outage wait different times.
@@ -446,6 +453,15 @@ class _Session:
         """The decision; raises for ``fail`` and ``give_up`` (a refused
         response not retried: its ``ProviderError``)."""
         decision = self.reconnector.on_end(end)
+        if (
+            decision.kind == "reconnect"
+            and decision.replay == "resume"
+            and self.resume is None
+            and self.reconnector.cursor.kind == "starting_after"
+        ):
+            # The cursor is a request parameter this helper cannot send: the
+            # same request again would be a second answer, never sent.
+            raise self.give_up_error(end, "not_resumable", parameter=True) from cause
         if decision.kind == "fail":
             assert self.error is not None
             raise self.error
@@ -457,7 +473,18 @@ class _Session:
             raise self.give_up_error(end, decision.reason) from cause
         return decision
 
-    def give_up_error(self, end: StreamEnd, reason: Optional[_GiveUpReason]) -> IncompleteStreamError:
+    def target(self, method: str, url: str, request: Dict[str, Any]) -> Tuple[str, str, Dict[str, Any]]:
+        """The request to send now: the caller's, or the ``resume`` hook's
+        for a resume from a ``starting_after`` cursor."""
+        cursor = self.reconnector.cursor
+        if self.resume is not None and self.reconnector.attempts > 0 and cursor.kind == "starting_after":
+            r_method, r_url, r_request = self.resume(cursor)
+            return r_method, r_url, dict(request, **r_request)
+        return method, url, request
+
+    def give_up_error(
+        self, end: StreamEnd, reason: Optional[_GiveUpReason], parameter: bool = False
+    ) -> IncompleteStreamError:
         """The ``IncompleteStreamError`` when no reconnection follows: what
         the last connection did, in words, and why it is not sent again
         (``.gave_up``: ``not_resumable`` when output had started and the
@@ -487,7 +514,12 @@ class _Session:
                 text = f"no data for {ms} ms" if ms is not None else "no data within the client's read timeout"
         else:
             text = f"the stream ended before its terminal event (expected {expected})"
-        if reason == "not_resumable":
+        if reason == "not_resumable" and parameter:
+            why = (
+                "output had started and the provider resumes from a request parameter (starting_after) "
+                "that needs a resume= hook: not sent again"
+            )
+        elif reason == "not_resumable":
             why = (
                 "output had started and the provider cannot resume it (no event id to send as Last-Event-ID): "
                 "not sent again (ReconnectPolicy(restart_after_output=True) would)"
@@ -527,16 +559,17 @@ def _request_kwargs(session: _Session, client: Any, kwargs: Dict[str, Any]) -> D
 def _stream_events(
     session: "_Session",
     client: Any,
-    method: str,
-    url: str,
+    first_method: str,
+    first_url: str,
     abort: Optional[_Flag],
     headers: Optional[Mapping[str, str]],
-    request: Dict[str, Any],
+    first_request: Dict[str, Any],
 ) -> Iterator[Event]:
     """The sync driver of :func:`stream_events`: I/O and waiting only."""
     import httpx
 
     while True:
+        method, url, request = session.target(first_method, first_url, first_request)
         if abort is not None and abort.is_set():
             session.decide(StreamEnd.aborted(), None)
             yield from session.abort_events()
@@ -584,16 +617,17 @@ def _stream_events(
 async def _astream_events(
     session: "_Session",
     client: Any,
-    method: str,
-    url: str,
+    first_method: str,
+    first_url: str,
     abort: Optional[_Flag],
     headers: Optional[Mapping[str, str]],
-    request: Dict[str, Any],
+    first_request: Dict[str, Any],
 ) -> AsyncIterator[Event]:
     """The async driver of :func:`astream_events`."""
     import httpx
 
     while True:
+        method, url, request = session.target(first_method, first_url, first_request)
         if abort is not None and abort.is_set():
             session.decide(StreamEnd.aborted(), None)
             for event in session.abort_events():
@@ -729,6 +763,7 @@ def stream_events(
     headers: Optional[Mapping[str, str]] = None,
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
+    resume: Optional["_Resume"] = None,
     **request: Any,
 ) -> EventStream[ServerSentEvent]: ...
 @overload
@@ -744,6 +779,7 @@ def stream_events(
     headers: Optional[Mapping[str, str]] = None,
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
+    resume: Optional["_Resume"] = None,
     **request: Any,
 ) -> EventStream[StreamEvent]: ...
 
@@ -760,6 +796,7 @@ def stream_events(
     headers: Optional[Mapping[str, str]] = None,
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
+    resume: Optional["_Resume"] = None,
     **request: Any,
 ) -> "EventStream[Any]":
     """Runs ``client.stream(method, url, ...)`` (an ``httpx.Client``) and
@@ -777,9 +814,14 @@ def stream_events(
       ``Stream.reconnect()``: a server that starts the answer over gives a
       ``turn_reset`` event, then the answer again; an abort gives a
       ``turn_end`` with ``stop_reason="aborted"``. The folded answer:
-      ``.stream.message``. (The Responses ``starting_after`` cursor is a
-      request parameter, not a header: pass it yourself from
-      ``.stream.resume_cursor``.)
+      ``.stream.message``.
+    * ``resume(cursor)`` says how to resume from a cursor that is a request
+      parameter, not a header (the Responses API's ``starting_after``:
+      ``GET /v1/responses/{id}?stream=true&starting_after=N`` for a
+      background response): it returns ``(method, url, request_kwargs)`` to
+      send instead of the first request. Without it such an answer is not
+      resumable: after output a cut raises ``IncompleteStreamError``
+      (``.gave_up == "not_resumable"``), never a second POST.
     * ``terminal(event)`` (raw mode) says which event completes the answer;
       without it a clean end of body (no unterminated event) completes it.
     * On reconnection ``Last-Event-ID`` is sent when the server gave ids;
@@ -816,7 +858,7 @@ def stream_events(
     * ``abort`` (e.g. a ``threading.Event``) set from another thread stops
       the stream at the next chunk or during a backoff wait.
     """
-    session = _Session(policy, terminal, reconnector, decoder, provider)
+    session = _Session(policy, terminal, reconnector, decoder, provider, resume)
     request = _request_kwargs(session, client, request)
     events = _stream_events(session, client, method, url, abort, headers, request)
     return EventStream(session, cast(Iterator[Any], events))
@@ -835,6 +877,7 @@ def astream_events(
     headers: Optional[Mapping[str, str]] = None,
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
+    resume: Optional["_Resume"] = None,
     **request: Any,
 ) -> AsyncEventStream[ServerSentEvent]: ...
 @overload
@@ -850,6 +893,7 @@ def astream_events(
     headers: Optional[Mapping[str, str]] = None,
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
+    resume: Optional["_Resume"] = None,
     **request: Any,
 ) -> AsyncEventStream[StreamEvent]: ...
 
@@ -866,12 +910,13 @@ def astream_events(
     headers: Optional[Mapping[str, str]] = None,
     reconnector: Optional[Reconnector] = None,
     decoder: Optional[SSEDecoder] = None,
+    resume: Optional["_Resume"] = None,
     **request: Any,
 ) -> "AsyncEventStream[Any]":
     """The async twin of :func:`stream_events` over an
     ``httpx.AsyncClient``; ``abort`` may be an ``asyncio.Event`` set from
     another task (cancelling the consuming task works too)."""
-    session = _Session(policy, terminal, reconnector, decoder, provider)
+    session = _Session(policy, terminal, reconnector, decoder, provider, resume)
     request = _request_kwargs(session, client, request)
     events = _astream_events(session, client, method, url, abort, headers, request)
     return AsyncEventStream(session, cast(AsyncIterator[Any], events))

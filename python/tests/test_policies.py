@@ -77,6 +77,38 @@ def two_calls() -> List[bytes]:
     return [chat({"role": "assistant", "tool_calls": calls}), chat({}, "tool_calls"), b"data: [DONE]\n\n"]
 
 
+def responses_events() -> List[Tuple[int, bytes]]:
+    """A Responses answer "Hello there!" as (sequence_number, SSE event)."""
+    item = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}
+    part = {"type": "output_text", "text": "", "annotations": []}
+    done_part = dict(part, text="Hello there!")
+    done_item = dict(item, status="completed", content=[done_part])
+    response = {"id": "resp_1", "object": "response", "status": "in_progress", "model": "m", "output": []}
+    texts = ["Hello", " there", "!"]
+    bodies: List[Dict[str, Any]] = [
+        {"type": "response.created", "response": response},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": part},
+        *(
+            {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": t}
+            for t in texts
+        ),
+        {"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0,
+         "text": "Hello there!"},
+        {"type": "response.content_part.done", "item_id": "msg_1", "output_index": 0, "content_index": 0,
+         "part": done_part},
+        {"type": "response.output_item.done", "output_index": 0, "item": done_item},
+        {"type": "response.completed",
+         "response": dict(response, status="completed", output=[done_item],
+                          usage={"input_tokens": 3, "output_tokens": 3, "total_tokens": 6})},
+    ]
+    out = []
+    for n, body in enumerate(bodies):
+        body = dict(body, sequence_number=n)
+        out.append((n, b"event: %s\ndata: %s\n\n" % (body["type"].encode(), json.dumps(body).encode())))
+    return out
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     """Scenarios by path; every POST is recorded with its Last-Event-ID."""
 
@@ -138,8 +170,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except OSError:  # the client went away
             self.close_connection = True
 
+    def do_GET(self) -> None:
+        """A Responses resume: ``/v1/responses/ID?stream=true&starting_after=N``."""
+        srv = self.server
+        path, _, query = self.path.partition("?")
+        with srv.lock:
+            srv.requests.append((path, query))
+        params = dict(kv.split("=", 1) for kv in query.split("&") if kv)
+        after = int(params.get("starting_after", "-1"))
+        self.events([event for n, event in responses_events() if n > after])
+
     def scenario(self, path: str, query: str, n: int, last: Optional[str]) -> None:
-        if path == "/refused-then-ok":
+        if path == "/responses-cut":
+            self.start()
+            for _, event in responses_events()[:5]:  # created … " there" (sequence 4)
+                self.chunk(event)
+            time.sleep(0.05)
+            self.reset()
+        elif path == "/refused-then-ok":
             # query: the refusal's headers, "name=value&..."
             headers = dict(kv.split("=", 1) for kv in query.split("&") if kv)
             if n == 1:
@@ -560,3 +608,42 @@ def test_an_approval_not_answered_in_time_is_denied(server: Server) -> None:
     events, result, error = turn_async(server, "/two-calls", FAST, tools, approve=never, approval_timeout_ms=100)
     assert time.monotonic() - started < 2
     assert [(r.kind, r.output) for r in result.results] == [("denied", "Denied: no approval within 100 ms")] * 2
+
+
+def test_a_responses_answer_cut_after_output_is_resumed_only_through_the_resume_hook(server: Server) -> None:
+    """The Responses cursor is a request parameter (``starting_after``):
+    without a ``resume=`` hook the cut answer is not resumable and the POST
+    is never sent again; with it the helper sends the hook's request (a GET
+    from sequence 4) and the answer completes, nothing shown twice."""
+    with httpx.Client() as client:
+        it = ssefold.stream_events(
+            client, "POST", url(server, "/responses-cut"), provider="openai_responses", policy=FAST, json=BODY
+        )
+        with pytest.raises(ssefold.IncompleteStreamError) as info:
+            list(it)
+    assert info.value.gave_up == "not_resumable"
+    assert "starting_after" in str(info.value)
+    assert [p for p, _ in server.requests] == ["/responses-cut"], "never sent again"
+
+    server.requests.clear()
+    resumes: List[int] = []
+
+    def resume(cursor: ssefold.ResumeCursor) -> Tuple[str, str, Dict[str, Any]]:
+        assert cursor.starting_after is not None
+        resumes.append(cursor.starting_after)
+        path = f"/v1/responses/resp_1?stream=true&starting_after={cursor.starting_after}"
+        return "GET", url(server, path), {"json": None}
+
+    with httpx.Client() as client:
+        it = ssefold.stream_events(
+            client, "POST", url(server, "/responses-cut"), provider="openai_responses", policy=FAST, json=BODY,
+            resume=resume,
+        )
+        events = list(it)
+    assert resumes == [4]
+    assert server.requests == [("/responses-cut", None), ("/v1/responses/resp_1", "stream=true&starting_after=4")]
+    text = "".join(e.text or "" for e in events if e.type == "text_delta")
+    assert text == "Hello there!"
+    assert not any(e.type == "turn_reset" for e in events)
+    assert it.stream.message["output"][0]["content"][0]["text"] == "Hello there!"
+
