@@ -59,12 +59,12 @@ class Replay:
             yield chunk
 
 
-def tools_for(names: List[str], seconds: float) -> Dict[str, Any]:
+def tools_for(names: List[str], seconds: float, start: str = "auto") -> Dict[str, Any]:
     async def tool(call: ssefold.ToolCall) -> str:
         await asyncio.sleep(seconds)
         return "ok"
 
-    return {name: tool for name in names}
+    return {name: ssefold.Tool(tool, start=start) for name in names}
 
 
 async def streaming(chunks: List[bytes], provider: str, tools: Dict[str, Any], delay: float) -> float:
@@ -91,10 +91,10 @@ async def after_the_end(
     assert stream.message is not None
     calls = [ssefold.ToolCall(i, name, {}) for i, name in calls_of(stream.message, provider)]
     if parallel:
-        await asyncio.gather(*(tools[c.name](c) for c in calls))
+        await asyncio.gather(*(tools[c.name].fn(c) for c in calls))
     else:
         for c in calls:
-            await tools[c.name](c)
+            await tools[c.name].fn(c)
     return time.perf_counter() - replay.first_byte
 
 
@@ -103,8 +103,18 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.03, help="seconds between SSE events (default 0.03)")
     parser.add_argument("--tool-seconds", type=float, nargs="+", default=[0.1, 0.5, 2.0])
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument(
+        "--start",
+        choices=["auto", "ready", "turn_end"],
+        default="auto",
+        help="when ssefold starts each tool (auto: as soon as ready for these tools, which are not exclusive; "
+        "turn_end: the side-effect rule, only after a normal or tool-use stop)",
+    )
     args = parser.parse_args()
-    print(f"replay: one SSE event per chunk, {args.delay * 1000:.0f} ms apart; medians of {args.reps} runs (ms)\n")
+    print(
+        f"replay: one SSE event per chunk, {args.delay * 1000:.0f} ms apart; tools start={args.start}; "
+        f"medians of {args.reps} runs (ms)\n"
+    )
     print("| stream | events | tool calls | tool time | streaming | after, parallel | after, sequential | saving vs parallel | saving vs sequential |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for provider, path in RECORDINGS.items():
@@ -112,7 +122,7 @@ def main() -> None:
         calls = calls_of(_message(provider, chunks), provider)
         names = sorted({name for _, name in calls})
         for seconds in args.tool_seconds:
-            tools = tools_for(names, seconds)
+            tools = tools_for(names, seconds, args.start)
             runs: Dict[str, List[float]] = {"streaming": [], "parallel": [], "sequential": []}
             for _ in range(args.reps):  # interleaved, so load drifts hit all three alike
                 runs["streaming"].append(asyncio.run(streaming(chunks, provider, tools, args.delay)))
