@@ -271,8 +271,20 @@ impl ToolScheduler {
         output: &str,
         kind: ToolResultKind,
     ) -> Result<bool, SchedulerError> {
+        self.settle_in(Phase::Queued, call_id, output, kind)
+    }
+
+    /// Gives the call `call_id` the error result `output` of `kind` when it
+    /// is in `phase`: whether it was.
+    fn settle_in(
+        &mut self,
+        phase: Phase,
+        call_id: &str,
+        output: &str,
+        kind: ToolResultKind,
+    ) -> Result<bool, SchedulerError> {
         let index = self.index_of(call_id)?;
-        if self.calls[index].phase != Phase::Queued {
+        if self.calls[index].phase != phase {
             return Ok(false);
         }
         self.settle(index, output.to_owned(), kind);
@@ -298,12 +310,7 @@ impl ToolScheduler {
         output: &str,
         kind: ToolResultKind,
     ) -> Result<bool, SchedulerError> {
-        let index = self.index_of(call_id)?;
-        if self.calls[index].phase != Phase::Running {
-            return Ok(false);
-        }
-        self.settle(index, output.to_owned(), kind);
-        Ok(true)
+        self.settle_in(Phase::Running, call_id, output, kind)
     }
 
     /// Adds a call that must not run, with the error result `output` of
