@@ -186,6 +186,20 @@ func (t *AgentTurn) err(r C.ssefold_result) error {
 	return &Error{Code: Result(r), Message: msg}
 }
 
+// report runs one input that reports events: the turn claimed and open,
+// call made with its handle (each call does its maybeGC() right before its
+// C call), then done.
+func (t *AgentTurn) report(call func(h *C.struct_ssefold_agent_turn) C.ssefold_result) ([]TurnEvent, error) {
+	if err := t.use.enter(); err != nil {
+		return nil, err
+	}
+	defer t.use.leave()
+	if t.ptr == nil {
+		return nil, ErrClosed
+	}
+	return t.done(call(t.ptr))
+}
+
 // done finishes a call that reported events: re-raises a panic of the
 // callback, and hands the events over.
 func (t *AgentTurn) done(r C.ssefold_result) ([]TurnEvent, error) {
@@ -255,60 +269,42 @@ func (t *AgentTurn) HTTPStatus(status int, header http.Header, nowMS uint64) ([]
 
 // HTTPStatusHints is HTTPStatus with the hints already read.
 func (t *AgentTurn) HTTPStatusHints(status int, hints RetryHints, nowMS uint64) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	if status < 0 || status > 0xFFFF {
 		return nil, &Error{Code: ResultInvalidArgument, Message: "HTTP status out of range"}
 	}
-	h := (*C.struct_ssefold_retry_hints)(C.malloc(C.size_t(unsafe.Sizeof(C.struct_ssefold_retry_hints{}))))
-	defer C.free(unsafe.Pointer(h))
-	*h = hints.toC()
-	maybeGC()
-	r := C.ssefold_agent_turn_http_status(t.ptr, C.uint16_t(status), h, C.uint64_t(nowMS))
-	return t.done(r)
+	hc := (*C.struct_ssefold_retry_hints)(C.malloc(C.size_t(unsafe.Sizeof(C.struct_ssefold_retry_hints{}))))
+	defer C.free(unsafe.Pointer(hc))
+	*hc = hints.toC()
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_http_status(h, C.uint16_t(status), hc, C.uint64_t(nowMS))
+	})
 }
 
 // Approve approves the call waiting for approvalID (its
 // tool_approval_requested event): the scheduling rules now apply to it.
 // An unknown or already answered id matches ErrNotAwaitingApproval.
 func (t *AgentTurn) Approve(approvalID string) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	id, free := strView(approvalID, true)
 	defer free()
-	maybeGC()
-	r := C.ssefold_agent_turn_approve(t.ptr, id)
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_approve(h, id)
+	})
 }
 
 // Deny denies the call waiting for approvalID: its error result (kind
 // ToolDenied) is "Denied by the user", with ": REASON" for a non-empty
 // reason. Errors as Approve.
 func (t *AgentTurn) Deny(approvalID, reason string) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	id, f1 := strView(approvalID, true)
 	defer f1()
 	why, f2 := strView(reason, true)
 	defer f2()
-	maybeGC()
-	r := C.ssefold_agent_turn_deny(t.ptr, id, why)
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_deny(h, id, why)
+	})
 }
 
 // CancelTool cancels the running call callID (after its
@@ -317,18 +313,12 @@ func (t *AgentTurn) Deny(approvalID, reason string) ([]TurnEvent, error) {
 // stops the call itself. A call not running is left as it is; an unknown id
 // matches ErrUnknownCallID.
 func (t *AgentTurn) CancelTool(callID string) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	id, free := strView(callID, true)
 	defer free()
-	maybeGC()
-	r := C.ssefold_agent_turn_cancel_tool(t.ptr, id)
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_cancel_tool(h, id)
+	})
 }
 
 // Connected reports that the response headers of a connection arrived at
@@ -351,65 +341,41 @@ func (t *AgentTurn) Connected(nowMS uint64) error {
 // Feed reports bytes of the body and returns the events to show. A failure
 // of the stream is no error here: it ends the turn (Failure, the outcome).
 func (t *AgentTurn) Feed(b []byte, nowMS uint64) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	p, n := bytesPtr(b)
-	maybeGC()
-	r := C.ssefold_agent_turn_feed(t.ptr, p, n, C.uint64_t(nowMS))
-	runtime.KeepAlive(b)
-	return t.done(r)
+	defer runtime.KeepAlive(b)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_feed(h, p, n, C.uint64_t(nowMS))
+	})
 }
 
 // EndOfBody reports that the body ended (the connection closed cleanly).
 func (t *AgentTurn) EndOfBody(nowMS uint64) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
-	maybeGC()
-	r := C.ssefold_agent_turn_end_of_body(t.ptr, C.uint64_t(nowMS))
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_end_of_body(h, C.uint64_t(nowMS))
+	})
 }
 
 // ConnectionFailed reports that the connection failed before the body
 // ended (reason says how).
 func (t *AgentTurn) ConnectionFailed(reason string, nowMS uint64) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	v, free := strView(reason, true)
 	defer free()
-	maybeGC()
-	r := C.ssefold_agent_turn_connection_failed(t.ptr, v, C.uint64_t(nowMS))
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_connection_failed(h, v, C.uint64_t(nowMS))
+	})
 }
 
 // Tick reports the time: a connection idle or stalled past the policy's
 // timeouts is closed (ActionCloseConnection), then reconnected or the end
 // of the turn; a call waiting for approval past ApprovalTimeout is denied.
 func (t *AgentTurn) Tick(nowMS uint64) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
-	maybeGC()
-	r := C.ssefold_agent_turn_tick(t.ptr, C.uint64_t(nowMS))
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_tick(h, C.uint64_t(nowMS))
+	})
 }
 
 // Deadline is when Tick should be called next (ok false: no deadline).
@@ -431,58 +397,40 @@ func (t *AgentTurn) Deadline() (deadlineMS uint64, ok bool) {
 
 // ToolUpdate reports progress text of a running call.
 func (t *AgentTurn) ToolUpdate(callID, text string) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	id, f1 := strView(callID, true)
 	defer f1()
 	v, f2 := strView(text, true)
 	defer f2()
-	maybeGC()
-	r := C.ssefold_agent_turn_tool_update(t.ptr, id, v)
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_tool_update(h, id, v)
+	})
 }
 
 // ToolResult reports the result of a call the turn started (a late result
 // of a call it already ended is dropped). Misuse matches the scheduler's
 // errors (ErrUnknownCallID, ErrNotStarted, ErrAlreadyFinished).
 func (t *AgentTurn) ToolResult(callID, output string, isError bool) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	id, f1 := strView(callID, true)
 	defer f1()
 	out, f2 := strView(output, true)
 	defer f2()
-	maybeGC()
-	r := C.ssefold_agent_turn_tool_result(t.ptr, id, out, C.bool(isError))
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_tool_result(h, id, out, C.bool(isError))
+	})
 }
 
 // Abort ends the turn because the user cancelled (reason: the results'
 // "Aborted: REASON"): running calls are cancelled, every call without a
 // result gets the aborted one. Nothing once the turn is over.
 func (t *AgentTurn) Abort(reason string) ([]TurnEvent, error) {
-	if err := t.use.enter(); err != nil {
-		return nil, err
-	}
-	defer t.use.leave()
-	if t.ptr == nil {
-		return nil, ErrClosed
-	}
 	v, free := strView(reason, true)
 	defer free()
-	maybeGC()
-	r := C.ssefold_agent_turn_abort(t.ptr, v)
-	return t.done(r)
+	return t.report(func(h *C.struct_ssefold_agent_turn) C.ssefold_result {
+		maybeGC()
+		return C.ssefold_agent_turn_abort(h, v)
+	})
 }
 
 // PollAction returns the next thing to do (ok false: nothing now). Drain
