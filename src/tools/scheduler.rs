@@ -255,13 +255,6 @@ impl ToolScheduler {
         }
     }
 
-    /// Whether a queued call still waits behind `gate`.
-    pub fn is_waiting(&self, call_id: &str, gate: Gate) -> bool {
-        self.by_id
-            .get(call_id)
-            .is_some_and(|&i| self.calls[i].phase == Phase::Queued && self.calls[i].gates & gate.bit() != 0)
-    }
-
     /// Gives a call that has not started the error result `output` of
     /// `kind` (a denial, a stop that lets no call start): `Ok(true)` when
     /// it was queued, `Ok(false)` when it had started or has its result.
