@@ -340,7 +340,7 @@ pub unsafe extern "C" fn ssefold_relay_approval_required(
             )
         };
         let input = input.unwrap_or(Value::Null);
-        let bytes = r.approval_required(approval_id, call_id, name, &input).map_err(|e| relay_failure(&e))?;
+        let bytes = r.approval_required(approval_id, call_id, name, &input, None).map_err(|e| relay_failure(&e))?;
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { write_bytes(out, bytes) }
     };
@@ -366,7 +366,7 @@ pub unsafe extern "C" fn ssefold_relay_log(
         check_not_null!(out);
         // SAFETY: views readable by contract.
         let (level, message) = unsafe { (level.to_str_or_empty()?, message.to_str_or_empty()?) };
-        let bytes = r.log(level, message).map_err(|e| relay_failure(&e))?;
+        let bytes = r.log(level, message, None, "", "").map_err(|e| relay_failure(&e))?;
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { write_bytes(out, bytes) }
     };
@@ -392,7 +392,7 @@ pub unsafe extern "C" fn ssefold_relay_error(
         check_not_null!(out);
         // SAFETY: view readable by contract.
         let message = unsafe { message.to_str_or_empty()? };
-        let bytes = r.error(message, recoverable).map_err(|e| relay_failure(&e))?;
+        let bytes = r.error(message, None, recoverable).map_err(|e| relay_failure(&e))?;
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { write_bytes(out, bytes) }
     };
