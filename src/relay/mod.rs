@@ -154,6 +154,9 @@ struct PartState {
     /// `mcp_tool_use`; Responses `mcp_call`): its result comes in the
     /// stream, not from the host.
     provider_executed: bool,
+    /// The choice (OpenAI `n > 1`) the part answers; the catalog's answer
+    /// is choice 0.
+    choice: u32,
 }
 
 /// The output of [`Relay::feed`].
@@ -1198,20 +1201,30 @@ impl Writer {
     fn catalog_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
-            StreamEvent::PartStart { part, kind, provider_type, .. } => {
+            StreamEvent::PartStart { part, kind, provider_type, choice, .. } => {
                 *self.part(part) = PartState {
                     kind: Some(kind),
                     provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
+                    choice,
                     ..PartState::default()
                 };
             }
             StreamEvent::TextDelta { part, text } => {
-                let Some(kind) = self.parts.get(part as usize).and_then(|p| p.kind).filter(|k| is_text(*k)) else {
+                let Some(state) = self.parts.get(part as usize).filter(|p| p.kind.is_some_and(is_text)) else {
                     return;
                 };
+                let choice = state.choice;
+                if choice > 0 {
+                    // Another choice (OpenAI `n > 1`) is not the answer.
+                    let kind = state.kind.map_or("text", PartKind::name);
+                    self.catalog("choice-delta", |o| {
+                        o.str("delta", text).value("choice", &choice).str("kind", kind);
+                    });
+                    return;
+                }
                 // The answer's text (a refusal is one) is `text-delta`;
                 // reasoning goes apart, as an event the seed's UI ignores.
-                let event = if kind == PartKind::Reasoning { "reasoning-delta" } else { "text-delta" };
+                let event = if state.kind == Some(PartKind::Reasoning) { "reasoning-delta" } else { "text-delta" };
                 self.last_id += 1;
                 let text = DeltaText::new(text, escaped);
                 frame::catalog_delta_frame(self.replay.frame(self.last_id), self.last_id, event, text);
