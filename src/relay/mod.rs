@@ -16,16 +16,23 @@
 //!   (Anthropic `server_tool_use` / `mcp_tool_use` and their `*_tool_result`
 //!   blocks, Responses `web_search_call`, `mcp_call`, …) are tool parts with
 //!   `providerExecuted: true` and the provider's output.
-//! - [`RelayFormat::Catalog`]: named events for an agent backend's own UI
-//!   (the table in the README): `text-delta`, `tool-call`, `tool-result`,
-//!   `approval-required`, `step-completed`, `log`, `finish`, `error`
-//!   (`tool-call` and `tool-result` with `provider_executed: true` for the
-//!   provider's own tools).
+//! - [`RelayFormat::Catalog`]: the named events of the CMS agent design's
+//!   browser streaming (the table in the README), with its payloads member
+//!   for member: `text-delta` `{delta}` (the answer only; reasoning is
+//!   `reasoning-delta`), `tool-call` `{id, name, args}`, `tool-result`
+//!   `{id, name, result, duration?}`, `approval-required`
+//!   `{approvalId, toolName, input, message}`, `step-completed`
+//!   `{stepNumber, usage}`, `log` `{level, message, metadata?, timestamp,
+//!   traceId}`, `finish` `{finishReason, usage: {promptTokens,
+//!   completionTokens, totalTokens}, stepCount}` ([`FinishReason`] maps the
+//!   provider's stop reason), `error` `{error, code?, recoverable}`. Extra
+//!   members (`providerExecuted`, `isError`, `stopReason`, `providerUsage`,
+//!   `toolCallId`) come besides them, never instead.
 //!
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
 //! host writes them; the relay never reads a clock ([`Relay::keep_alive`]
-//! takes the host's time) and never buffers output beyond its replay bound.
+//! and [`Relay::log`] take the host's time) and never buffers output beyond its replay bound.
 //! Besides its output it holds each open tool call's argument text (as the
 //! browser does), so that the ready call's input is that text copied, not
 //! its folded value encoded again. Text and argument deltas that the
