@@ -681,7 +681,15 @@ mod tests {
             assert_eq!(ssefold_relay_finish(r, ssefold_str::ABSENT, &mut out), ssefold_result::Ok);
             got.extend(bytes(out));
             assert_eq!(
-                ssefold_relay_log(r, ssefold_str::new("info"), ssefold_str::new("x"), &mut out),
+                ssefold_relay_log(
+                    r,
+                    ssefold_str::new("info"),
+                    ssefold_str::new("x"),
+                    ssefold_str::ABSENT,
+                    ssefold_str::new("2025-01-15T10:30:00.000Z"),
+                    ssefold_str::new("trace"),
+                    &mut out
+                ),
                 ssefold_result::RelayFinished
             );
             ssefold_relay_free(r);
