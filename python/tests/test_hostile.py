@@ -510,7 +510,13 @@ def test_the_ui_state_read_while_another_thread_feeds_is_runtime_error_not_a_pan
 
     def feeder() -> None:
         while not stop.is_set():
-            s.feed(chunk)
+            try:
+                s.feed(chunk)
+            except RuntimeError as exc:
+                # A read held the stream at that moment (free-threaded
+                # builds): the feeder goes on, or the reads never meet it.
+                if "borrowed" not in str(exc):
+                    raise
 
     reads: Dict[str, Any] = {
         "ui": lambda: s.ui,
