@@ -86,7 +86,7 @@ fn main() -> std::io::Result<()> {
             let text = std::str::from_utf8(f).ok()?;
             text.contains("event: tool-call\n").then(|| {
                 let data = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or("{}");
-                serde_json::from_str::<Value>(data).ok()?["call_id"].as_str().map(str::to_owned)
+                serde_json::from_str::<Value>(data).ok()?["id"].as_str().map(str::to_owned)
             })?
         })
         .collect();
@@ -94,9 +94,15 @@ fn main() -> std::io::Result<()> {
         all.extend_from_slice(relay.tool_result(call, &json!({"ok": call}), false, Some(7)).expect("open"));
     }
     all.extend_from_slice(
-        relay.approval_required("ap-1", "call-x", "delete_file", &json!({"path": "/tmp/x"})).expect("open"),
+        relay
+            .approval_required("ap-1", "call-x", "delete_file", &json!({"path": "/tmp/x"}), Some("Delete /tmp/x?"))
+            .expect("open"),
     );
-    all.extend_from_slice(relay.log("info", "line one\nline two: data: not a field").expect("open"));
+    all.extend_from_slice(
+        relay
+            .log("info", "line one\nline two: data: not a field", None, "2025-01-15T10:30:00.000Z", "trace-demo")
+            .expect("open"),
+    );
     all.extend_from_slice(relay.finish(None).expect("open"));
     let frames = frames(&all);
     let expected: Vec<Value> = {

@@ -2793,7 +2793,9 @@ ssefold_result ssefold_relay_tool_result(struct ssefold_relay *relay,
 
 /**
  * A tool call waits for the user's approval: `input_json` is the call's
- * input as JSON text (absent: `null`).
+ * input as JSON text (absent: `null`); `message` the sentence the user
+ * reads (absent or empty: `Allow NAME to run?`). Catalog
+ * `approval-required` `{approvalId, toolName, input, message}`.
  *
  * Errors: `INVALID_ARGUMENT` (`input_json` not JSON), `RELAY_FINISHED`.
  *
@@ -2806,12 +2808,17 @@ ssefold_result ssefold_relay_approval_required(struct ssefold_relay *relay,
                                                struct ssefold_str call_id,
                                                struct ssefold_str name,
                                                struct ssefold_str input_json,
+                                               struct ssefold_str message,
                                                struct ssefold_bytes *out);
 
 /**
- * A log line for the UI (`data-log`, transient; catalog `log`).
+ * A log line for the UI: catalog `log`
+ * `{level, message, metadata?, timestamp, traceId}` (the same object as a
+ * transient `data-log`'s `data`). `metadata_json` is JSON text (absent:
+ * left out); `timestamp` the host's ISO 8601 time
+ * (`ssefold_relay_iso_timestamp` writes one), `trace_id` the host's trace.
  *
- * Errors: `RELAY_FINISHED`.
+ * Errors: `INVALID_ARGUMENT` (`metadata_json` not JSON), `RELAY_FINISHED`.
  *
  * # Safety
  * `relay` must be NULL or live; the views NULL or `len` readable bytes;
@@ -2820,19 +2827,25 @@ ssefold_result ssefold_relay_approval_required(struct ssefold_relay *relay,
 ssefold_result ssefold_relay_log(struct ssefold_relay *relay,
                                  struct ssefold_str level,
                                  struct ssefold_str message,
+                                 struct ssefold_str metadata_json,
+                                 struct ssefold_str timestamp,
+                                 struct ssefold_str trace_id,
                                  struct ssefold_bytes *out);
 
 /**
- * An error for the UI; `recoverable`: the agent goes on.
+ * An error for the UI (catalog `error` `{error, code?, recoverable}`):
+ * `code` a machine-readable code (absent or empty: left out);
+ * `recoverable`: the agent goes on.
  *
  * Errors: `RELAY_FINISHED`.
  *
  * # Safety
- * `relay` must be NULL or live; `message` NULL or `len` readable bytes;
- * `out` NULL or writable.
+ * `relay` must be NULL or live; `message` and `code` NULL or `len`
+ * readable bytes; `out` NULL or writable.
  */
 ssefold_result ssefold_relay_error(struct ssefold_relay *relay,
                                    struct ssefold_str message,
+                                   struct ssefold_str code,
                                    bool recoverable,
                                    struct ssefold_bytes *out);
 
@@ -2860,6 +2873,23 @@ ssefold_result ssefold_relay_finish_step(struct ssefold_relay *relay, struct sse
 ssefold_result ssefold_relay_finish(struct ssefold_relay *relay,
                                     struct ssefold_str usage_json,
                                     struct ssefold_bytes *out);
+
+/**
+ * Writes the ISO 8601 UTC time of `unix_ms` milliseconds since the Unix
+ * epoch (`2025-01-15T10:30:00.000Z`, 24 bytes up to year 9999; no NUL) to
+ * `buf`, and its length to `*written`: a `log` event's `timestamp` from
+ * the host's clock.
+ *
+ * Errors: `NULL_PARAMETER`; `INVALID_ARGUMENT` when `buf_len` is too small
+ * (nothing is written to `buf`; `*written` is the length needed).
+ *
+ * # Safety
+ * `buf` NULL or `buf_len` writable bytes; `written` NULL or writable.
+ */
+ssefold_result ssefold_relay_iso_timestamp(uint64_t unix_ms,
+                                           uint8_t *buf,
+                                           size_t buf_len,
+                                           size_t *written);
 
 /**
  * A keep-alive comment when nothing was sent for the configured

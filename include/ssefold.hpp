@@ -934,19 +934,37 @@ class Relay {
                                        duration_ms ? &*duration_ms : nullptr, out);
     });
   }
-  /// A tool call waits for approval; `input_json` is JSON text.
+  /// A tool call waits for approval; `input_json` is JSON text; `message`
+  /// the sentence the user reads (empty: `Allow NAME to run?`).
   std::string approval_required(std::string_view approval_id, std::string_view call_id, std::string_view name,
-                                std::string_view input_json) {
+                                std::string_view input_json, std::string_view message = {}) {
     return call([&](ssefold_bytes *out) {
       return ssefold_relay_approval_required(handle_, str(approval_id), str(call_id), str(name), str(input_json),
-                                             out);
+                                             str(message), out);
     });
   }
-  std::string log(std::string_view level, std::string_view message) {
-    return call([&](ssefold_bytes *out) { return ssefold_relay_log(handle_, str(level), str(message), out); });
+  /// A log line: `timestamp` the host's ISO 8601 time (`iso_timestamp`),
+  /// `trace_id` its trace, `metadata_json` JSON text (absent: left out).
+  std::string log(std::string_view level, std::string_view message, std::string_view timestamp,
+                  std::string_view trace_id, std::optional<std::string_view> metadata_json = std::nullopt) {
+    return call([&](ssefold_bytes *out) {
+      return ssefold_relay_log(handle_, str(level), str(message), metadata_json ? str(*metadata_json) : absent(),
+                               str(timestamp), str(trace_id), out);
+    });
   }
-  std::string error(std::string_view message, bool recoverable) {
-    return call([&](ssefold_bytes *out) { return ssefold_relay_error(handle_, str(message), recoverable, out); });
+  /// An error for the UI; `code` empty: none.
+  std::string error(std::string_view message, bool recoverable, std::string_view code = {}) {
+    return call(
+        [&](ssefold_bytes *out) { return ssefold_relay_error(handle_, str(message), str(code), recoverable, out); });
+  }
+  /// The ISO 8601 UTC time of `unix_ms` (a log line's `timestamp`).
+  static std::string iso_timestamp(std::uint64_t unix_ms) {
+    char buf[32];
+    std::size_t n = 0;
+    if (ssefold_result rc = ssefold_relay_iso_timestamp(unix_ms, reinterpret_cast<std::uint8_t *>(buf), sizeof buf, &n);
+        rc != SSEFOLD_RESULT_OK)
+      throw Error(rc, "");
+    return std::string(buf, n);
   }
   std::string finish_step() {
     return call([&](ssefold_bytes *out) { return ssefold_relay_finish_step(handle_, out); });

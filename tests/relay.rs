@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent};
-use ssefold::relay::{Relay, RelayConfig, RelayFormat};
+use ssefold::relay::{Relay, RelayConfig, RelayFormat, STREAM_ERROR_CODE};
 use ssefold::sse::Decoder;
 
 mod prov_common;
@@ -215,23 +215,29 @@ fn rebuild_ai_sdk(bytes: &[u8]) -> Vec<UiPart> {
     parts.into_iter().map(|p| p.1).collect()
 }
 
-/// The catalog's text (per part, in the order parts first spoke, then
-/// joined) and ready tool calls.
+/// The catalog as the seed's `useAgent` hook reads it: the answer is every
+/// `text-delta`'s `delta` appended (`updateLastMessage(data.delta)`), and
+/// each `tool-call` gives its `name` and `args`. The text of other choices
+/// (OpenAI `n > 1`: `choice-delta`, which that hook ignores) is kept apart;
+/// the texts are joined in the order the choices first spoke.
 fn rebuild_catalog(bytes: &[u8]) -> (String, Vec<(String, Value)>) {
     let mut texts: Vec<(u64, String)> = Vec::new();
     let mut tools = Vec::new();
     for (event, data) in sse_data(bytes) {
         let v: Value = serde_json::from_str(&data).unwrap();
-        match event.as_str() {
-            "text-delta" if v["kind"] != "reasoning" => {
-                let part = v["part"].as_u64().unwrap();
-                match texts.iter_mut().find(|t| t.0 == part) {
-                    Some(t) => t.1.push_str(v["text"].as_str().unwrap()),
-                    None => texts.push((part, v["text"].as_str().unwrap().to_owned())),
-                }
+        let choice = match event.as_str() {
+            "text-delta" => 0,
+            "choice-delta" if v["kind"] != "reasoning" => v["choice"].as_u64().unwrap(),
+            "tool-call" => {
+                tools.push((v["name"].as_str().unwrap().to_owned(), v["args"].clone()));
+                continue;
             }
-            "tool-call" => tools.push((v["name"].as_str().unwrap().to_owned(), v["input"].clone())),
-            _ => {}
+            _ => continue,
+        };
+        let delta = v["delta"].as_str().unwrap();
+        match texts.iter_mut().find(|t| t.0 == choice) {
+            Some(t) => t.1.push_str(delta),
+            None => texts.push((choice, delta.to_owned())),
         }
     }
     (texts.into_iter().map(|t| t.1).collect(), tools)
@@ -308,9 +314,9 @@ fn relay_pushed(format: RelayFormat, bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let result = stream.feed(bytes, |event| out.extend_from_slice(relay.push(event)));
     if let Err(error) = result {
-        out.extend_from_slice(relay.error(&error.to_string(), false).unwrap());
+        out.extend_from_slice(relay.error(&error.to_string(), Some(STREAM_ERROR_CODE), false).unwrap());
     } else if let Err(error) = stream.finish(|event| out.extend_from_slice(relay.push(event))) {
-        out.extend_from_slice(relay.error(&error.to_string(), false).unwrap());
+        out.extend_from_slice(relay.error(&error.to_string(), Some(STREAM_ERROR_CODE), false).unwrap());
     }
     out.extend_from_slice(relay.finish(None).unwrap());
     out
@@ -373,7 +379,7 @@ fn a_turns_approval_request_reaches_the_browser_in_both_formats() {
         assert_eq!(requests.len(), 1, "{format:?}");
         let (approval_id, call_id, name, arguments) = &requests[0];
         let input: Value = serde_json::from_str(arguments).unwrap();
-        out.extend_from_slice(relay.approval_required(approval_id, call_id, name, &input).unwrap());
+        out.extend_from_slice(relay.approval_required(approval_id, call_id, name, &input, None).unwrap());
         let events = sse_data(&out);
         let (ty, data) = events.last().unwrap();
         let data: Value = serde_json::from_str(data).unwrap();
@@ -387,8 +393,8 @@ fn a_turns_approval_request_reaches_the_browser_in_both_formats() {
                 assert_eq!(ty, "approval-required");
                 assert_eq!(
                     data,
-                    json!({"approval_id": "approval_call_9", "call_id": "call_9", "name": "delete_file",
-                        "input": {"path": "/tmp/x"}})
+                    json!({"approvalId": "approval_call_9", "toolName": "delete_file",
+                        "input": {"path": "/tmp/x"}, "message": "Allow delete_file to run?", "toolCallId": "call_9"})
                 );
             }
         }

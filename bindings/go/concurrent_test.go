@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Issue 26, item 17: two goroutines on one value (not allowed) must get a
@@ -228,7 +229,7 @@ func TestConcurrentRelayUseIsBadStateFromTheCHandle(t *testing.T) {
 				}
 				return err
 			}, func() error {
-				_, err := rl.Log("info", "from the other goroutine")
+				_, err := rl.Log("info", "from the other goroutine", nil, time.Now(), "")
 				return err
 			}
 	})

@@ -276,8 +276,10 @@ func (rl *Relay) ToolResult(callID string, output any, isError bool, duration ti
 	return rl.out(r, b)
 }
 
-// ApprovalRequired relays that a tool call waits for the user's approval.
-func (rl *Relay) ApprovalRequired(approvalID, callID, name string, input any) ([]byte, error) {
+// ApprovalRequired relays that a tool call waits for the user's approval
+// (catalog approval-required {approvalId, toolName, input, message}):
+// message is the sentence the user reads ("": "Allow NAME to run?").
+func (rl *Relay) ApprovalRequired(approvalID, callID, name string, input any, message string) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
@@ -292,37 +294,59 @@ func (rl *Relay) ApprovalRequired(approvalID, callID, name string, input any) ([
 	defer f2()
 	n, f3 := strView(name, true)
 	defer f3()
+	m, f4 := strView(message, true)
+	defer f4()
 	var b C.struct_ssefold_bytes
 	maybeGC()
-	r := C.ssefold_relay_approval_required(rl.ptr, a, c, n, in, &b)
+	r := C.ssefold_relay_approval_required(rl.ptr, a, c, n, in, m, &b)
 	return rl.out(r, b)
 }
 
-// Log relays a log line for the UI (transient).
-func (rl *Relay) Log(level, message string) ([]byte, error) {
+// Log relays a log line for the UI (catalog log {level, message,
+// metadata?, timestamp, traceId}; a transient data-log in the AI SDK
+// format): level is info, warn or error; metadata (nil: left out) is
+// marshaled as JSON; at is the host's time (written as ISO 8601 UTC with
+// milliseconds) and traceID its trace.
+func (rl *Relay) Log(level, message string, metadata any, at time.Time, traceID string) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	meta, freeMeta := C.struct_ssefold_str{}, func() {}
+	if metadata != nil {
+		var err error
+		if meta, freeMeta, err = jsonView(metadata); err != nil {
+			return nil, err
+		}
+	}
+	defer freeMeta()
 	l, f1 := strView(level, true)
 	defer f1()
 	m, f2 := strView(message, true)
 	defer f2()
+	ts, f3 := strView(at.UTC().Format("2006-01-02T15:04:05.000Z"), true)
+	defer f3()
+	tr, f4 := strView(traceID, true)
+	defer f4()
 	var b C.struct_ssefold_bytes
 	maybeGC()
-	r := C.ssefold_relay_log(rl.ptr, l, m, &b)
+	r := C.ssefold_relay_log(rl.ptr, l, m, meta, ts, tr, &b)
 	return rl.out(r, b)
 }
 
-// ErrorEvent relays an error for the UI; recoverable: the agent goes on.
-func (rl *Relay) ErrorEvent(message string, recoverable bool) ([]byte, error) {
+// ErrorEvent relays an error for the UI (catalog error {error, code?,
+// recoverable}): code a machine-readable code ("": left out);
+// recoverable: the agent goes on.
+func (rl *Relay) ErrorEvent(message, code string, recoverable bool) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
 	m, f := strView(message, true)
 	defer f()
+	c, fc := strView(code, true)
+	defer fc()
 	var b C.struct_ssefold_bytes
 	maybeGC()
-	r := C.ssefold_relay_error(rl.ptr, m, C.bool(recoverable), &b)
+	r := C.ssefold_relay_error(rl.ptr, m, c, C.bool(recoverable), &b)
 	return rl.out(r, b)
 }
 

@@ -63,7 +63,7 @@ func (h *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		result, err := h.turn(r.Context(), relay, messages, send)
 		if err != nil {
 			if !errors.Is(err, ssefold.ErrProviderError) { // a provider error was relayed as its event
-				send(relay.ErrorEvent(err.Error(), false))
+				send(relay.ErrorEvent(err.Error(), "", false))
 			}
 			break
 		}

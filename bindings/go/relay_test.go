@@ -140,18 +140,28 @@ func TestRelayHostEventsReplayKeepAliveAndErrors(t *testing.T) {
 	}
 	defer rl.Close()
 	b, err := rl.ToolResult("call_1", map[string]int{"temp": 21}, false, 12*time.Millisecond)
-	want := "id: 1\nevent: tool-result\ndata: {\"call_id\":\"call_1\",\"output\":{\"temp\":21},\"is_error\":false,\"duration_ms\":12}\n\n"
+	// The seed's catalog payloads, member for member (a call never shown
+	// has no name).
+	want := "id: 1\nevent: tool-result\ndata: {\"id\":\"call_1\",\"name\":\"\",\"result\":{\"temp\":21},\"duration\":12}\n\n"
 	if err != nil || string(b) != want {
 		t.Fatalf("%q, %v", b, err)
 	}
-	if b, err = rl.ApprovalRequired("ap1", "call_2", "rm", json.RawMessage(`{"path":"/"}`)); err != nil ||
-		!bytes.Contains(b, []byte("event: approval-required")) {
+	b, err = rl.ApprovalRequired("ap1", "call_2", "rm", json.RawMessage(`{"path":"/"}`), "")
+	want = "id: 2\nevent: approval-required\ndata: {\"approvalId\":\"ap1\",\"toolName\":\"rm\",\"input\":{\"path\":\"/\"}," +
+		"\"message\":\"Allow rm to run?\",\"toolCallId\":\"call_2\"}\n\n"
+	if err != nil || string(b) != want {
 		t.Fatalf("%q, %v", b, err)
 	}
-	if b, err = rl.Log("info", "a line"); err != nil || !bytes.Contains(b, []byte("event: log")) {
+	at := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
+	b, err = rl.Log("info", "a line", map[string]string{"pageId": "p1"}, at, "trace-abc")
+	want = "id: 3\nevent: log\ndata: {\"level\":\"info\",\"message\":\"a line\",\"metadata\":{\"pageId\":\"p1\"}," +
+		"\"timestamp\":\"2025-01-15T10:30:00.000Z\",\"traceId\":\"trace-abc\"}\n\n"
+	if err != nil || string(b) != want {
 		t.Fatalf("%q, %v", b, err)
 	}
-	if b, err = rl.ErrorEvent("tool failed", true); err != nil || !bytes.Contains(b, []byte(`"recoverable":true`)) {
+	b, err = rl.ErrorEvent("tool failed", "tool_error", true)
+	want = "id: 4\nevent: error\ndata: {\"error\":\"tool failed\",\"code\":\"tool_error\",\"recoverable\":true}\n\n"
+	if err != nil || string(b) != want {
 		t.Fatalf("%q, %v", b, err)
 	}
 	// No provider turn opened a step: none is closed.
@@ -183,21 +193,21 @@ func TestRelayHostEventsReplayKeepAliveAndErrors(t *testing.T) {
 		t.Fatal("an output json cannot marshal was accepted")
 	}
 	if b, err = rl.Finish(map[string]int{"input_tokens": 3}); err != nil ||
-		!bytes.Contains(b, []byte(`"usage":{"input_tokens":3}`)) {
+		!bytes.Contains(b, []byte(`{"finishReason":"stop","usage":{"promptTokens":3,"completionTokens":0,"totalTokens":3},"stepCount":0}`)) {
 		t.Fatalf("%q, %v", b, err)
 	}
 	// 4 events, then finish (no step was open: no step-completed).
 	if id, finished := rl.LastEventID(); id != 5 || !finished {
 		t.Fatalf("status %d %v", id, finished)
 	}
-	if _, err = rl.Log("info", "late"); !errors.Is(err, ErrRelayFinished) {
+	if _, err = rl.Log("info", "late", nil, at, "t"); !errors.Is(err, ErrRelayFinished) {
 		t.Fatalf("after finish: %v", err)
 	}
 	if _, err = NewRelay(&RelayOptions{Format: 9}); err == nil {
 		t.Fatal("an unknown format was accepted")
 	}
 	rl.Close()
-	if _, err = rl.Log("info", "closed"); !errors.Is(err, ErrClosed) {
+	if _, err = rl.Log("info", "closed", nil, at, "t"); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Close: %v", err)
 	}
 }

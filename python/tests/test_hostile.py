@@ -1122,7 +1122,9 @@ def test_relay_ids_with_a_lone_surrogate_are_a_typed_error_and_texts_are_u_fffd(
         with _encode_error(field):
             relay.approval_required(*args, {})
     with _encode_error("level"):
-        relay.log(LONE, "m")
+        relay.log(LONE, "m", timestamp=0, trace_id="t")
+    with _encode_error("code"):
+        relay.error("m", code=LONE)
     with _replaced():
         out = relay.tool_result("c1", f"listed {FILE_NAME}")
     assert "listed caf\ufffd.txt".encode() in out
@@ -1130,7 +1132,9 @@ def test_relay_ids_with_a_lone_surrogate_are_a_typed_error_and_texts_are_u_fffd(
         out = relay.tool_result("c2", {"files": [FILE_NAME], FILE_NAME: 1})
     assert out.count("caf\ufffd.txt".encode()) == 2
     with _replaced():
-        assert "\ufffd".encode() in relay.log("info", LONE)
+        assert "\ufffd".encode() in relay.log("info", LONE, timestamp=0, trace_id="t")
+    with _replaced():
+        assert "\ufffd".encode() in relay.log("info", "m", timestamp=0, trace_id=LONE)
     with _replaced():
         assert "\ufffd".encode() in relay.error(f"cannot open {FILE_NAME}", recoverable=True)
     with _replaced():

@@ -97,14 +97,24 @@ def test_media_events_relay_like_feed() -> None:
 def test_catalog_format_and_host_events() -> None:
     relay = ssefold.Relay("catalog", provider=None, keep_alive_ms=1000)
     assert relay.format == "catalog"
+    # The seed's catalog payloads, member for member (a call never shown has
+    # no name).
     out = relay.tool_result("call_1", {"temp": 21.5, "ok": True, "tags": ("a", None)}, duration_ms=7)
     assert out == (
-        b'id: 1\nevent: tool-result\ndata: {"call_id":"call_1","output":{"temp":21.5,"ok":true,"tags":["a",null]},'
-        b'"is_error":false,"duration_ms":7}\n\n'
+        b'id: 1\nevent: tool-result\ndata: {"id":"call_1","name":"","result":{"temp":21.5,"ok":true,"tags":["a",null]},'
+        b'"duration":7}\n\n'
     )
-    assert b"event: approval-required" in relay.approval_required("ap1", "call_2", "rm", {"path": "/"})
-    assert b'"message":"line\\nbreak"' in relay.log("info", "line\nbreak")
-    assert b'"recoverable":true' in relay.error("tool failed", recoverable=True)
+    assert frames(relay.approval_required("ap1", "call_2", "rm", {"path": "/"}, message="Remove /?"))[0]["data"] == {
+        "approvalId": "ap1", "toolName": "rm", "input": {"path": "/"}, "message": "Remove /?", "toolCallId": "call_2",
+    }
+    log = relay.log("info", "line\nbreak", timestamp=1_736_937_000_000, trace_id="trace-abc", metadata={"pageId": "p1"})
+    assert frames(log)[0]["data"] == {
+        "level": "info", "message": "line\nbreak", "metadata": {"pageId": "p1"},
+        "timestamp": "2025-01-15T10:30:00.000Z", "traceId": "trace-abc",
+    }
+    assert frames(relay.error("tool failed", code="tool_error", recoverable=True))[0]["data"] == {
+        "error": "tool failed", "code": "tool_error", "recoverable": True,
+    }
     assert relay.finish_step() == b"", "no provider turn opened a step: none is closed"
     assert relay.keep_alive(0) == b""
     assert relay.keep_alive(999) == b""
@@ -112,7 +122,9 @@ def test_catalog_format_and_host_events() -> None:
     assert relay.last_event_id == 4
     assert [f["id"] for f in frames(relay.replay_after("2"))] == ["3", "4"]
     done = frames(relay.finish(usage={"input_tokens": 3}))
-    assert done[-1]["event"] == "finish" and done[-1]["data"]["usage"] == {"input_tokens": 3}
+    assert done[-1]["event"] == "finish" and done[-1]["data"] == {
+        "finishReason": "stop", "usage": {"promptTokens": 3, "completionTokens": 0, "totalTokens": 3}, "stepCount": 0,
+    }
     assert relay.is_finished
     assert ("content-type", "text/event-stream") in relay.headers()
 
@@ -134,14 +146,14 @@ def test_relay_errors_are_typed() -> None:
         relay.replay_after("7")
     assert unknown.value.kind == "unknown_event_id" and unknown.value.requested == "7"
     for _ in range(20):
-        relay.log("info", "a log line")
+        relay.log("info", "a log line", timestamp="2025-01-15T10:30:00.000Z", trace_id="t")
     with pytest.raises(ssefold.RelayError) as too_old:
         relay.replay_after("1")
     assert too_old.value.kind == "replay_too_old" and too_old.value.oldest > 2
     assert isinstance(too_old.value, ssefold.Error) and isinstance(too_old.value, ValueError)
     relay.finish()
     with pytest.raises(ssefold.RelayError) as finished:
-        relay.log("info", "late")
+        relay.log("info", "late", timestamp=0, trace_id="t")
     assert finished.value.kind == "finished"
     assert relay.push({"event": "turn_reset"}) == b""  # ignored after finish, as in the core
 

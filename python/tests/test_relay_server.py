@@ -180,7 +180,7 @@ def test_silence_gets_keep_alive_comments(monkeypatch: pytest.MonkeyPatch) -> No
     relay = ssefold.Relay(provider=None, keep_alive_ms=20)
 
     async def slow() -> Any:
-        yield relay.log("info", "working")
+        yield relay.log("info", "working", timestamp=0, trace_id="t")
         await asyncio.sleep(0.3)
         yield relay.finish()
 

@@ -116,6 +116,7 @@ use crate::tools::{
 use crate::ui::UiState;
 
 pub use next::{next_request, NextRequest, NextRequestError};
+pub(crate) use timings::usage_tokens;
 pub use timings::{Attempt, GapStats, TurnTimings};
 
 /// How an [`AgentTurn`] is made.

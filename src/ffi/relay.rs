@@ -312,7 +312,9 @@ pub unsafe extern "C" fn ssefold_relay_tool_result(
 }
 
 /// A tool call waits for the user's approval: `input_json` is the call's
-/// input as JSON text (absent: `null`).
+/// input as JSON text (absent: `null`); `message` the sentence the user
+/// reads (absent or empty: `Allow NAME to run?`). Catalog
+/// `approval-required` `{approvalId, toolName, input, message}`.
 ///
 /// Errors: `INVALID_ARGUMENT` (`input_json` not JSON), `RELAY_FINISHED`.
 ///
@@ -326,21 +328,24 @@ pub unsafe extern "C" fn ssefold_relay_approval_required(
     call_id: ssefold_str,
     name: ssefold_str,
     input_json: ssefold_str,
+    message: ssefold_str,
     out: *mut ssefold_bytes,
 ) -> ssefold_result {
     let body = |r: &mut Relay| {
         check_not_null!(out);
         // SAFETY: views readable by contract.
-        let (approval_id, call_id, name, input) = unsafe {
+        let (approval_id, call_id, name, input, message) = unsafe {
             (
                 approval_id.to_str_or_empty()?,
                 call_id.to_str_or_empty()?,
                 name.to_str_or_empty()?,
                 json_arg(input_json, "input_json")?,
+                message.to_str_or_empty()?,
             )
         };
         let input = input.unwrap_or(Value::Null);
-        let bytes = r.approval_required(approval_id, call_id, name, &input).map_err(|e| relay_failure(&e))?;
+        let message = (!message.is_empty()).then_some(message);
+        let bytes = r.approval_required(approval_id, call_id, name, &input, message).map_err(|e| relay_failure(&e))?;
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { write_bytes(out, bytes) }
     };
@@ -348,9 +353,13 @@ pub unsafe extern "C" fn ssefold_relay_approval_required(
     unsafe { handle::with_mut(relay, body) }
 }
 
-/// A log line for the UI (`data-log`, transient; catalog `log`).
+/// A log line for the UI: catalog `log`
+/// `{level, message, metadata?, timestamp, traceId}` (the same object as a
+/// transient `data-log`'s `data`). `metadata_json` is JSON text (absent:
+/// left out); `timestamp` the host's ISO 8601 time
+/// (`ssefold_relay_iso_timestamp` writes one), `trace_id` the host's trace.
 ///
-/// Errors: `RELAY_FINISHED`.
+/// Errors: `INVALID_ARGUMENT` (`metadata_json` not JSON), `RELAY_FINISHED`.
 ///
 /// # Safety
 /// `relay` must be NULL or live; the views NULL or `len` readable bytes;
@@ -360,13 +369,24 @@ pub unsafe extern "C" fn ssefold_relay_log(
     relay: *mut ssefold_relay,
     level: ssefold_str,
     message: ssefold_str,
+    metadata_json: ssefold_str,
+    timestamp: ssefold_str,
+    trace_id: ssefold_str,
     out: *mut ssefold_bytes,
 ) -> ssefold_result {
     let body = |r: &mut Relay| {
         check_not_null!(out);
         // SAFETY: views readable by contract.
-        let (level, message) = unsafe { (level.to_str_or_empty()?, message.to_str_or_empty()?) };
-        let bytes = r.log(level, message).map_err(|e| relay_failure(&e))?;
+        let (level, message, metadata, timestamp, trace_id) = unsafe {
+            (
+                level.to_str_or_empty()?,
+                message.to_str_or_empty()?,
+                json_arg(metadata_json, "metadata_json")?,
+                timestamp.to_str_or_empty()?,
+                trace_id.to_str_or_empty()?,
+            )
+        };
+        let bytes = r.log(level, message, metadata.as_ref(), timestamp, trace_id).map_err(|e| relay_failure(&e))?;
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { write_bytes(out, bytes) }
     };
@@ -374,25 +394,29 @@ pub unsafe extern "C" fn ssefold_relay_log(
     unsafe { handle::with_mut(relay, body) }
 }
 
-/// An error for the UI; `recoverable`: the agent goes on.
+/// An error for the UI (catalog `error` `{error, code?, recoverable}`):
+/// `code` a machine-readable code (absent or empty: left out);
+/// `recoverable`: the agent goes on.
 ///
 /// Errors: `RELAY_FINISHED`.
 ///
 /// # Safety
-/// `relay` must be NULL or live; `message` NULL or `len` readable bytes;
-/// `out` NULL or writable.
+/// `relay` must be NULL or live; `message` and `code` NULL or `len`
+/// readable bytes; `out` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ssefold_relay_error(
     relay: *mut ssefold_relay,
     message: ssefold_str,
+    code: ssefold_str,
     recoverable: bool,
     out: *mut ssefold_bytes,
 ) -> ssefold_result {
     let body = |r: &mut Relay| {
         check_not_null!(out);
-        // SAFETY: view readable by contract.
-        let message = unsafe { message.to_str_or_empty()? };
-        let bytes = r.error(message, recoverable).map_err(|e| relay_failure(&e))?;
+        // SAFETY: views readable by contract.
+        let (message, code) = unsafe { (message.to_str_or_empty()?, code.to_str_or_empty()?) };
+        let code = (!code.is_empty()).then_some(code);
+        let bytes = r.error(message, code, recoverable).map_err(|e| relay_failure(&e))?;
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { write_bytes(out, bytes) }
     };
@@ -446,6 +470,39 @@ pub unsafe extern "C" fn ssefold_relay_finish(
     };
     // SAFETY: `relay` is NULL or a live handle (contract).
     unsafe { handle::with_mut(relay, body) }
+}
+
+/// Writes the ISO 8601 UTC time of `unix_ms` milliseconds since the Unix
+/// epoch (`2025-01-15T10:30:00.000Z`, 24 bytes up to year 9999; no NUL) to
+/// `buf`, and its length to `*written`: a `log` event's `timestamp` from
+/// the host's clock.
+///
+/// Errors: `NULL_PARAMETER`; `INVALID_ARGUMENT` when `buf_len` is too small
+/// (nothing is written to `buf`; `*written` is the length needed).
+///
+/// # Safety
+/// `buf` NULL or `buf_len` writable bytes; `written` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_iso_timestamp(
+    unix_ms: u64,
+    buf: *mut u8,
+    buf_len: usize,
+    written: *mut usize,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        if buf.is_null() || written.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        let text = crate::relay::iso_timestamp(unix_ms);
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { handle::write_out(written, text.len()) };
+        if text.len() > buf_len {
+            return ssefold_result::InvalidArgument;
+        }
+        // SAFETY: `buf` holds `buf_len >= text.len()` writable bytes.
+        unsafe { core::ptr::copy_nonoverlapping(text.as_ptr(), buf, text.len()) };
+        ssefold_result::Ok
+    }
 }
 
 /// A keep-alive comment when nothing was sent for the configured
@@ -624,7 +681,15 @@ mod tests {
             assert_eq!(ssefold_relay_finish(r, ssefold_str::ABSENT, &mut out), ssefold_result::Ok);
             got.extend(bytes(out));
             assert_eq!(
-                ssefold_relay_log(r, ssefold_str::new("info"), ssefold_str::new("x"), &mut out),
+                ssefold_relay_log(
+                    r,
+                    ssefold_str::new("info"),
+                    ssefold_str::new("x"),
+                    ssefold_str::ABSENT,
+                    ssefold_str::new("2025-01-15T10:30:00.000Z"),
+                    ssefold_str::new("trace"),
+                    &mut out
+                ),
                 ssefold_result::RelayFinished
             );
             ssefold_relay_free(r);

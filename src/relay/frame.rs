@@ -298,17 +298,15 @@ pub(crate) fn ai_args_delta_frame(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8
     buf.extend_from_slice(b"}\n\n");
 }
 
-/// A whole `text-delta` frame of the catalog format:
-/// `{"part":N,"kind":KIND,"text":TEXT}`, as [`JsonObject`] writes it.
-pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, part: u32, kind: &'static str, text: DeltaText<'_>) {
-    buf.reserve(text.len() + 64);
+/// A whole delta frame of the catalog format: event `event` (`text-delta`,
+/// or `reasoning-delta`) with data `{"delta": TEXT}` (the seed's payload).
+pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, event: &'static str, text: DeltaText<'_>) {
+    buf.reserve(text.len() + 48);
     buf.extend_from_slice(b"id: ");
     buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
-    buf.extend_from_slice(b"\nevent: text-delta\ndata: {\"part\":");
-    buf.extend_from_slice(itoa::Buffer::new().format(part).as_bytes());
-    buf.extend_from_slice(b",\"kind\":\"");
-    buf.extend_from_slice(kind.as_bytes());
-    buf.extend_from_slice(b"\",\"text\":");
+    buf.extend_from_slice(b"\nevent: ");
+    buf.extend_from_slice(event.as_bytes());
+    buf.extend_from_slice(b"\ndata: {\"delta\":");
     text.write(buf);
     buf.extend_from_slice(b"}\n\n");
 }

@@ -16,16 +16,23 @@
 //!   (Anthropic `server_tool_use` / `mcp_tool_use` and their `*_tool_result`
 //!   blocks, Responses `web_search_call`, `mcp_call`, …) are tool parts with
 //!   `providerExecuted: true` and the provider's output.
-//! - [`RelayFormat::Catalog`]: named events for an agent backend's own UI
-//!   (the table in the README): `text-delta`, `tool-call`, `tool-result`,
-//!   `approval-required`, `step-completed`, `log`, `finish`, `error`
-//!   (`tool-call` and `tool-result` with `provider_executed: true` for the
-//!   provider's own tools).
+//! - [`RelayFormat::Catalog`]: the named events of the CMS agent design's
+//!   browser streaming (the table in the README), with its payloads member
+//!   for member: `text-delta` `{delta}` (the answer only; reasoning is
+//!   `reasoning-delta`), `tool-call` `{id, name, args}`, `tool-result`
+//!   `{id, name, result, duration?}`, `approval-required`
+//!   `{approvalId, toolName, input, message}`, `step-completed`
+//!   `{stepNumber, usage}`, `log` `{level, message, metadata?, timestamp,
+//!   traceId}`, `finish` `{finishReason, usage: {promptTokens,
+//!   completionTokens, totalTokens}, stepCount}` ([`FinishReason`] maps the
+//!   provider's stop reason), `error` `{error, code?, recoverable}`. Extra
+//!   members (`providerExecuted`, `isError`, `stopReason`, `providerUsage`,
+//!   `toolCallId`) come besides them, never instead.
 //!
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
 //! host writes them; the relay never reads a clock ([`Relay::keep_alive`]
-//! takes the host's time) and never buffers output beyond its replay bound.
+//! and [`Relay::log`] take the host's time) and never buffers output beyond its replay bound.
 //! Besides its output it holds each open tool call's argument text (as the
 //! browser does), so that the ready call's input is that text copied, not
 //! its folded value encoded again. Text and argument deltas that the
@@ -154,6 +161,9 @@ struct PartState {
     /// `mcp_tool_use`; Responses `mcp_call`): its result comes in the
     /// stream, not from the host.
     provider_executed: bool,
+    /// The choice (OpenAI `n > 1`) the part answers; the catalog's answer
+    /// is choice 0.
+    choice: u32,
 }
 
 /// The output of [`Relay::feed`].
@@ -200,6 +210,16 @@ struct Writer {
     /// Output was written since the last keep-alive check.
     active: bool,
     last_activity_ms: Option<u64>,
+    /// Calls shown to the catalog UI (`tool-call`, `approval-required`)
+    /// whose result has not been relayed: (id, name), for the result's
+    /// `name`.
+    call_names: Vec<(String, String)>,
+    /// The open step's token counts (from its last usage).
+    step_tokens: Tokens,
+    /// The counts of the closed steps, summed.
+    total_tokens: Tokens,
+    /// An error that ends the run (not recoverable) was relayed.
+    failed: bool,
 }
 
 /// The response headers of the UI message stream protocol.
@@ -267,7 +287,7 @@ impl Relay {
         let result = stream.feed_to(chunk, writer);
         let error = result.err();
         if let Some(error) = &error {
-            writer.error_frame(&error.to_string(), false);
+            writer.error_frame(&error.to_string(), Some(STREAM_ERROR_CODE), false);
         }
         Ok(Relayed { bytes: writer.replay.output(), error })
     }
@@ -285,7 +305,7 @@ impl Relay {
         let error = stream.finish_to(writer).err();
         // A stream closed by an earlier error: that error was relayed.
         if let Some(error) = error.as_ref().filter(|e| !matches!(e, StreamError::Closed)) {
-            writer.error_frame(&error.to_string(), false);
+            writer.error_frame(&error.to_string(), Some(STREAM_ERROR_CODE), false);
         }
         Ok(Relayed { bytes: writer.replay.output(), error })
     }
@@ -303,7 +323,10 @@ impl Relay {
     }
 
     /// A tool's result (`tool-output-available` / `tool-output-error`;
-    /// catalog `tool-result` with `duration_ms`).
+    /// catalog `tool-result` `{id, name, result, duration?}`, `name` the one
+    /// of the call with that id that the relay showed (`""` for a call it
+    /// never saw), `duration` in ms when given, and `isError: true` for a
+    /// failed tool).
     pub fn tool_result(
         &mut self,
         call_id: &str,
@@ -326,23 +349,34 @@ impl Relay {
                     });
                 }
             }
-            RelayFormat::Catalog => w.catalog("tool-result", |o| {
-                o.str("call_id", call_id).value("output", output).value("is_error", &is_error);
-                o.value("duration_ms", &duration_ms);
-            }),
+            RelayFormat::Catalog => {
+                let name = w.take_call_name(call_id);
+                w.catalog("tool-result", |o| {
+                    o.str("id", call_id).str("name", &name).value("result", output);
+                    if let Some(duration) = duration_ms {
+                        o.value("duration", &duration);
+                    }
+                    if is_error {
+                        o.value("isError", &true);
+                    }
+                });
+            }
         }
         Ok(self.writer.replay.output())
     }
 
     /// A tool call waits for the user's approval (human in the loop):
-    /// `tool-approval-request`; catalog `approval-required` (with the
-    /// call's name and input).
+    /// `tool-approval-request`; catalog `approval-required`
+    /// `{approvalId, toolName, input, message}` (and `toolCallId`).
+    /// `message` is the sentence the user reads; `None` writes
+    /// [`default_approval_message`] (`Allow NAME to run?`).
     pub fn approval_required(
         &mut self,
         approval_id: &str,
         call_id: &str,
         name: &str,
         input: &Value,
+        message: Option<&str>,
     ) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
         match w.config.format {
@@ -352,37 +386,68 @@ impl Relay {
                     o.str("approvalId", approval_id).str("toolCallId", call_id);
                 });
             }
-            RelayFormat::Catalog => w.catalog("approval-required", |o| {
-                o.str("approval_id", approval_id).str("call_id", call_id).str("name", name).value("input", input);
-            }),
+            RelayFormat::Catalog => {
+                w.remember_call(call_id, name);
+                let default;
+                let message = match message {
+                    Some(message) => message,
+                    None => {
+                        default = default_approval_message(name);
+                        &default
+                    }
+                };
+                w.catalog("approval-required", |o| {
+                    o.str("approvalId", approval_id).str("toolName", name).value("input", input);
+                    o.str("message", message).str("toolCallId", call_id);
+                });
+            }
         }
         Ok(self.writer.replay.output())
     }
 
-    /// A log line for the UI (`data-log`, transient: not part of the
-    /// message; catalog `log`).
-    pub fn log(&mut self, level: &str, message: &str) -> Result<&[u8], RelayError> {
+    /// A log line for the UI: catalog `log`
+    /// `{level, message, metadata?, timestamp, traceId}`; the same object as
+    /// the `data` of a transient `data-log` (not part of the message) in
+    /// the AI SDK format. `level` is `info`, `warn` or `error`; `timestamp`
+    /// the host's ISO 8601 time (the relay reads no clock:
+    /// [`iso_timestamp`] writes one from the host's Unix milliseconds) and
+    /// `trace_id` the host's trace. `metadata` is left out when `None`.
+    pub fn log(
+        &mut self,
+        level: &str,
+        message: &str,
+        metadata: Option<&Value>,
+        timestamp: &str,
+        trace_id: &str,
+    ) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
+        let fill = |o: &mut JsonObject<'_>| {
+            o.str("level", level).str("message", message);
+            if let Some(metadata) = metadata {
+                o.json("metadata", metadata);
+            }
+            o.str("timestamp", timestamp).str("traceId", trace_id);
+        };
         match w.config.format {
             RelayFormat::AiSdk => {
                 w.ensure_started();
-                let data = serde_json::json!({"level": level, "message": message});
                 w.ai("data-log", |o| {
-                    o.value("data", &data).value("transient", &true);
+                    o.object("data", fill).value("transient", &true);
                 });
             }
-            RelayFormat::Catalog => w.catalog("log", |o| {
-                o.str("level", level).str("message", message);
-            }),
+            RelayFormat::Catalog => w.catalog("log", fill),
         }
         Ok(self.writer.replay.output())
     }
 
-    /// An error for the UI. `recoverable`: the agent goes on (a tool
-    /// failed, a retry follows); otherwise the turn is over.
-    pub fn error(&mut self, message: &str, recoverable: bool) -> Result<&[u8], RelayError> {
+    /// An error for the UI: catalog `error` `{error, code?, recoverable}`
+    /// (`errorText` in the AI SDK format). `code` a machine-readable code
+    /// (left out when `None`); `recoverable`: the agent goes on (a tool
+    /// failed, a retry follows); otherwise the turn is over (and the
+    /// catalog's `finish` says `error`).
+    pub fn error(&mut self, message: &str, code: Option<&str>, recoverable: bool) -> Result<&[u8], RelayError> {
         let w = self.writer.begin()?;
-        w.error_frame(message, recoverable);
+        w.error_frame(message, code, recoverable);
         Ok(self.writer.replay.output())
     }
 
@@ -397,11 +462,16 @@ impl Relay {
 
     /// The end of the answer: closes the open step, then `finish` (with the
     /// finish reason and `messageMetadata: {usage, steps}`) and
-    /// `data: [DONE]`; catalog `finish` with `stop_reason`, `usage` and
-    /// `steps`. `usage` replaces the usage folded from the stream when given.
+    /// `data: [DONE]`; catalog `finish`
+    /// `{finishReason, usage: {promptTokens, completionTokens, totalTokens}, stepCount}`
+    /// (and `stopReason`, the provider's last stop reason, when there was
+    /// one): `finishReason` is [`FinishReason::of`] the run, `usage` the sum
+    /// over its steps. `usage` replaces the usage folded from the stream
+    /// when given (in the catalog: the run's total).
     /// No step is opened for it (after [`Relay::finish_step`], or before any
     /// provider turn, no empty step appears). Nothing can be sent afterwards.
     pub fn finish(&mut self, usage: Option<&Value>) -> Result<&[u8], RelayError> {
+        let usage_value = usage;
         let w = self.writer.begin()?;
         w.ensure_message_started();
         w.close_step();
@@ -421,10 +491,21 @@ impl Relay {
                 });
                 w.replay.tail().extend_from_slice(DONE);
             }
-            RelayFormat::Catalog => w.catalog("finish", |o| {
-                o.value("stop_reason", &(!stop_reason.is_empty()).then_some(&stop_reason));
-                o.raw("usage", json_or_null(&usage)).value("steps", &steps);
-            }),
+            RelayFormat::Catalog => {
+                let tokens = match usage_value {
+                    Some(usage) => Tokens::of(usage),
+                    None => w.total_tokens,
+                };
+                let reason = FinishReason::of(&stop_reason, w.failed);
+                w.catalog("finish", |o| {
+                    o.constant("finishReason", reason.name());
+                    o.object("usage", |u| tokens.write(u));
+                    o.value("stepCount", &steps);
+                    if !stop_reason.is_empty() {
+                        o.str("stopReason", &stop_reason);
+                    }
+                });
+            }
         }
         w.finished = true;
         Ok(self.writer.replay.output())
@@ -515,6 +596,139 @@ fn finish_reason(stop_reason: &str) -> &'static str {
     }
 }
 
+/// The catalog `error` code of a broken provider stream.
+pub const STREAM_ERROR_CODE: &str = "stream_error";
+/// The catalog `error` code of a tool call with invalid arguments
+/// (recoverable: the model can be told and try again).
+pub const INVALID_ARGUMENTS_CODE: &str = "invalid_tool_arguments";
+
+/// The catalog `finish` event's `finishReason`: how the agent's run ended,
+/// one of the seed's four.
+///
+/// From the provider's last stop reason, through
+/// [`StopClass`](crate::providers::StopClass) ([`FinishReason::of`]):
+///
+/// | stop class | provider stop reasons (e.g.) | `finishReason` |
+/// | --- | --- | --- |
+/// | `Normal` | `end_turn`, `stop_sequence`, `pause_turn`, `stop`, `completed`, `STOP` | `stop` |
+/// | `Refusal` | `refusal` (the model answered, declining) | `stop` |
+/// | `ToolUse` | `tool_use`, `tool_calls`, `function_call`: the run ended while the model still called tools, i.e. the host's step limit | `max-steps` |
+/// | `Length` | `max_tokens`, `length`, `max_output_tokens`, `MAX_TOKENS`, `model_context_window_exceeded`: the answer was cut | `error` |
+/// | `ContentFilter` | `content_filter`, `SAFETY`, `guardrail_intervened`, …: the provider cut the answer | `error` |
+/// | `Other` | `MALFORMED_FUNCTION_CALL`, `OTHER`, Responses `incomplete`, any unknown reason | `error` |
+/// | `Aborted` | `aborted` (the host aborted the turn) | `cancelled` |
+/// | — | no stop reason (a host-only relay, a cut stream) | `stop` |
+///
+/// A relayed error that is not recoverable (a provider error, a broken
+/// stream, [`Relay::error`] with `recoverable: false`) makes it `error`,
+/// unless the turn was aborted (`cancelled`). The provider's own reason is
+/// in the event's `stopReason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FinishReason {
+    /// The model ended its answer.
+    Stop,
+    /// The host stopped the run while the model still called tools.
+    MaxSteps,
+    /// The run failed, or its answer was cut short.
+    Error,
+    /// The host aborted the run.
+    Cancelled,
+}
+
+impl FinishReason {
+    /// The wire name: `stop`, `max-steps`, `error`, `cancelled`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::MaxSteps => "max-steps",
+            FinishReason::Error => "error",
+            FinishReason::Cancelled => "cancelled",
+        }
+    }
+
+    /// The finish reason of a run whose last provider stop reason is
+    /// `stop_reason` (`""`: none) and which relayed a fatal error or not
+    /// (`failed`); the map in the type's docs.
+    pub fn of(stop_reason: &str, failed: bool) -> FinishReason {
+        use crate::providers::StopClass;
+        if stop_reason.is_empty() {
+            return if failed { FinishReason::Error } else { FinishReason::Stop };
+        }
+        match StopClass::of(stop_reason) {
+            StopClass::Aborted => FinishReason::Cancelled,
+            _ if failed => FinishReason::Error,
+            StopClass::Normal | StopClass::Refusal => FinishReason::Stop,
+            StopClass::ToolUse => FinishReason::MaxSteps,
+            StopClass::Length | StopClass::ContentFilter | StopClass::Other => FinishReason::Error,
+        }
+    }
+}
+
+/// Token counts in the seed's shape (`promptTokens`, `completionTokens`,
+/// `totalTokens`); 0 for what the provider did not report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tokens {
+    prompt: u64,
+    completion: u64,
+    total: u64,
+}
+
+impl Tokens {
+    /// The counts of a usage object of any dialect (Anthropic, Responses,
+    /// Chat, Gemini, Ollama, Converse): the provider's total when it states
+    /// one (`total_tokens`, `totalTokens`, `totalTokenCount`), else the sum.
+    fn of(usage: &Value) -> Tokens {
+        let (prompt, completion) = crate::agent::usage_tokens(usage);
+        let (prompt, completion) = (prompt.unwrap_or(0), completion.unwrap_or(0));
+        let stated = ["total_tokens", "totalTokens", "totalTokenCount"]
+            .into_iter()
+            .find_map(|k| usage.get(k).and_then(Value::as_u64));
+        Tokens { prompt, completion, total: stated.unwrap_or(prompt + completion) }
+    }
+
+    fn add(&mut self, other: Tokens) {
+        self.prompt += other.prompt;
+        self.completion += other.completion;
+        self.total += other.total;
+    }
+
+    fn write(&self, o: &mut JsonObject<'_>) {
+        o.value("promptTokens", &self.prompt)
+            .value("completionTokens", &self.completion)
+            .value("totalTokens", &self.total);
+    }
+}
+
+/// The `message` of an `approval-required` event the host gave none:
+/// `Allow NAME to run?`.
+pub fn default_approval_message(name: &str) -> String {
+    format!("Allow {name} to run?")
+}
+
+/// The ISO 8601 UTC time (`2025-01-15T10:30:00.000Z`) of `unix_ms`
+/// milliseconds since the Unix epoch: a `log` event's `timestamp` from the
+/// host's clock (the relay reads none).
+pub fn iso_timestamp(unix_ms: u64) -> String {
+    let (secs, ms) = (unix_ms / 1000, unix_ms % 1000);
+    let (days, day_secs) = (secs / 86_400, secs % 86_400);
+    // Days to a civil date (Howard Hinnant's algorithm), from 1970-01-01.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        day_secs / 3600,
+        day_secs % 3600 / 60,
+        day_secs % 60
+    )
+}
+
 impl EventSink for Writer {
     fn event(&mut self, event: &StreamEvent<'_>) {
         self.write_event(event, None);
@@ -543,6 +757,10 @@ impl Writer {
             turn_ended: false,
             active: false,
             last_activity_ms: None,
+            call_names: Vec::new(),
+            step_tokens: Tokens::default(),
+            total_tokens: Tokens::default(),
+            failed: false,
         }
     }
 
@@ -557,6 +775,7 @@ impl Writer {
 
     /// The usage, kept as JSON text in a reused buffer.
     fn set_usage(&mut self, usage: &Value) {
+        self.step_tokens = Tokens::of(usage);
         self.usage.clear();
         if serde_json::to_writer(&mut self.usage, usage).is_err() {
             self.usage.clear();
@@ -646,6 +865,10 @@ impl Writer {
 
     fn close_step(&mut self) {
         self.turn_ended = false;
+        if self.step_open {
+            self.total_tokens.add(self.step_tokens);
+        }
+        let step_tokens = std::mem::take(&mut self.step_tokens);
         match self.config.format {
             RelayFormat::AiSdk => {
                 if self.step_open {
@@ -660,9 +883,11 @@ impl Writer {
                     let (stop_reason, usage) = (std::mem::take(&mut self.stop_reason), std::mem::take(&mut self.usage));
                     let steps = self.steps;
                     self.catalog("step-completed", |o| {
-                        o.value("step", &steps)
-                            .value("stop_reason", &(!stop_reason.is_empty()).then_some(&stop_reason));
-                        o.raw("usage", json_or_null(&usage));
+                        o.value("stepNumber", &steps).object("usage", |u| step_tokens.write(u));
+                        if !stop_reason.is_empty() {
+                            o.str("stopReason", &stop_reason);
+                        }
+                        o.raw("providerUsage", json_or_null(&usage));
                     });
                     (self.stop_reason, self.usage) = (stop_reason, usage);
                 }
@@ -737,15 +962,36 @@ impl Writer {
         }
     }
 
-    fn error_frame(&mut self, message: &str, recoverable: bool) {
+    fn error_frame(&mut self, message: &str, code: Option<&str>, recoverable: bool) {
         self.ensure_message_started();
+        self.failed |= !recoverable;
         match self.config.format {
             RelayFormat::AiSdk => self.ai("error", |o| {
                 o.str("errorText", message);
             }),
             RelayFormat::Catalog => self.catalog("error", |o| {
-                o.str("message", message).value("recoverable", &recoverable);
+                o.str("error", message);
+                if let Some(code) = code {
+                    o.str("code", code);
+                }
+                o.value("recoverable", &recoverable);
             }),
+        }
+    }
+
+    /// Notes a call shown to the catalog UI, for its result's `name`.
+    fn remember_call(&mut self, call_id: &str, name: &str) {
+        if !self.call_names.iter().any(|(id, _)| id == call_id) {
+            self.call_names.push((call_id.to_owned(), name.to_owned()));
+        }
+    }
+
+    /// The name of a call shown, forgotten now that its result is relayed
+    /// (`""` for a call never shown).
+    fn take_call_name(&mut self, call_id: &str) -> String {
+        match self.call_names.iter().position(|(id, _)| id == call_id) {
+            Some(i) => self.call_names.swap_remove(i).1,
+            None => String::new(),
         }
     }
 
@@ -909,7 +1155,8 @@ impl Writer {
                 } else {
                     format!("{}: {}", error.error_type, error.message)
                 };
-                self.error_frame(&message, false);
+                let code = (!error.error_type.is_empty()).then_some(error.error_type.as_str());
+                self.error_frame(&message, code, false);
             }
             _ => {}
         }
@@ -961,20 +1208,33 @@ impl Writer {
     fn catalog_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {
         match *event {
             StreamEvent::MessageStart { .. } => self.begin_turn(),
-            StreamEvent::PartStart { part, kind, provider_type, .. } => {
+            StreamEvent::PartStart { part, kind, provider_type, choice, .. } => {
                 *self.part(part) = PartState {
                     kind: Some(kind),
                     provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
+                    choice,
                     ..PartState::default()
                 };
             }
             StreamEvent::TextDelta { part, text } => {
-                let Some(kind) = self.parts.get(part as usize).and_then(|p| p.kind).filter(|k| is_text(*k)) else {
+                let Some(state) = self.parts.get(part as usize).filter(|p| p.kind.is_some_and(is_text)) else {
                     return;
                 };
+                let choice = state.choice;
+                if choice > 0 {
+                    // Another choice (OpenAI `n > 1`) is not the answer.
+                    let kind = state.kind.map_or("text", PartKind::name);
+                    self.catalog("choice-delta", |o| {
+                        o.str("delta", text).value("choice", &choice).str("kind", kind);
+                    });
+                    return;
+                }
+                // The answer's text (a refusal is one) is `text-delta`;
+                // reasoning goes apart, as an event the seed's UI ignores.
+                let event = if state.kind == Some(PartKind::Reasoning) { "reasoning-delta" } else { "text-delta" };
                 self.last_id += 1;
                 let text = DeltaText::new(text, escaped);
-                frame::catalog_delta_frame(self.replay.frame(self.last_id), self.last_id, part, kind.name(), text);
+                frame::catalog_delta_frame(self.replay.frame(self.last_id), self.last_id, event, text);
                 self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
@@ -995,19 +1255,20 @@ impl Writer {
                     PartOutcome::Complete => {
                         let input = tool_input(tool_call.as_ref(), content, &state.args);
                         self.catalog("tool-call", |o| {
-                            o.str("call_id", &call_id).str("name", &name);
-                            input.write(o, "input");
+                            o.str("id", &call_id).str("name", &name);
+                            input.write(o, "args");
                             if state.provider_executed {
-                                o.value("provider_executed", &true);
+                                o.value("providerExecuted", &true);
                             }
                         });
+                        self.remember_call(&call_id, &name);
                         if let Some(result) = server_result(content).filter(|_| state.provider_executed) {
                             self.catalog_server_result(&call_id, &result);
                         }
                     }
                     PartOutcome::InvalidArguments { error, .. } => {
                         let message = format!("tool call {name} ({call_id}): invalid arguments: {error}");
-                        self.error_frame(&message, true);
+                        self.error_frame(&message, Some(INVALID_ARGUMENTS_CODE), true);
                     }
                     PartOutcome::Incomplete => {}
                 }
@@ -1015,9 +1276,10 @@ impl Writer {
             StreamEvent::PartEnd { kind: PartKind::Other, content, .. } => {
                 if let Some(call) = server_item(content) {
                     self.catalog("tool-call", |o| {
-                        o.str("call_id", call.id).str("name", call.name).value("input", &call.input);
-                        o.value("provider_executed", &true);
+                        o.str("id", call.id).str("name", call.name).value("args", &call.input);
+                        o.value("providerExecuted", &true);
                     });
+                    self.remember_call(call.id, call.name);
                     let result = ServerResult { call_id: call.id, output: content, error: call.error };
                     self.catalog_server_result(call.id, &result);
                 } else if let Some(result) = server_result(content) {
@@ -1032,9 +1294,8 @@ impl Writer {
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
             StreamEvent::Error { error } => {
                 let (message, error_type) = (error.message.clone(), error.error_type.clone());
-                self.catalog("error", |o| {
-                    o.str("message", &message).str("error_type", &error_type).value("recoverable", &false);
-                });
+                let code = (!error_type.is_empty()).then_some(error_type.as_str());
+                self.error_frame(&message, code, false);
             }
             _ => {}
         }
@@ -1047,9 +1308,13 @@ impl Writer {
             Some(error) => Value::String(error.clone()),
             None => result.output.clone(),
         };
+        let name = self.take_call_name(call_id);
         self.catalog("tool-result", |o| {
-            o.str("call_id", call_id).value("output", &output).value("is_error", &result.error.is_some());
-            o.value("duration_ms", &None::<u64>).value("provider_executed", &true);
+            o.str("id", call_id).str("name", &name).value("result", &output);
+            if result.error.is_some() {
+                o.value("isError", &true);
+            }
+            o.value("providerExecuted", &true);
         });
     }
 }

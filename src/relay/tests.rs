@@ -115,37 +115,203 @@ fn any_chunking_of_the_provider_bytes_gives_the_same_browser_bytes() {
     assert_eq!(relay_all(RelayFormat::Catalog, ANTHROPIC, 1).1, whole);
 }
 
+/// The seed's catalog (its `text-delta`, `tool-call`, `tool-result`,
+/// `approval-required`, `step-completed`, `log`, `finish`, `error`), member
+/// for member.
 #[test]
-fn catalog_events_are_named_and_carry_the_documented_fields() {
+fn catalog_events_carry_the_seeds_payloads_exactly() {
     let (mut relay, mut out) = relay_all(RelayFormat::Catalog, ANTHROPIC, ANTHROPIC.len());
-    out.extend_from_slice(relay.tool_result("toolu_1", &json!("18°C"), false, Some(120)).unwrap());
-    out.extend_from_slice(relay.approval_required("ap_1", "toolu_2", "delete_file", &json!({"path": "/"})).unwrap());
-    out.extend_from_slice(relay.log("info", "ran get_weather").unwrap());
-    out.extend_from_slice(relay.error("a tool failed", true).unwrap());
+    out.extend_from_slice(relay.tool_result("toolu_1", &json!({"temp": 18}), false, Some(120)).unwrap());
+    out.extend_from_slice(
+        relay
+            .approval_required(
+                "ap_1",
+                "toolu_2",
+                "delete_file",
+                &json!({"path": "/"}),
+                Some("Delete '/'? This cannot be undone."),
+            )
+            .unwrap(),
+    );
+    out.extend_from_slice(relay.tool_result("toolu_2", &json!("denied"), true, None).unwrap());
+    let metadata = json!({"pageId": "page-123"});
+    let at = "2025-01-15T10:30:00.000Z";
+    out.extend_from_slice(relay.log("info", "ran get_weather", Some(&metadata), at, "trace-abc").unwrap());
+    out.extend_from_slice(relay.log("warn", "slow", None, at, "trace-abc").unwrap());
+    out.extend_from_slice(relay.error("a tool failed", Some("tool_failed"), true).unwrap());
+    out.extend_from_slice(relay.error("no code", None, true).unwrap());
     out.extend_from_slice(relay.finish(None).unwrap());
     let events = browser_events(&out);
     let names: Vec<&str> = events.iter().map(|e| e.1.as_str()).collect();
     assert_eq!(
         names,
-        ["text-delta", "tool-call", "tool-result", "approval-required", "log", "error", "step-completed", "finish"]
+        [
+            "text-delta",
+            "tool-call",
+            "tool-result",
+            "approval-required",
+            "tool-result",
+            "log",
+            "log",
+            "error",
+            "error",
+            "step-completed",
+            "finish"
+        ]
     );
     let data = |i: usize| serde_json::from_str::<Value>(&events[i].2).unwrap();
-    assert_eq!(data(0), json!({"part": 0, "kind": "text", "text": "line one\n\ndata: not an event\r\nid: 99"}));
-    assert_eq!(data(1), json!({"call_id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}));
-    assert_eq!(data(2), json!({"call_id": "toolu_1", "output": "18°C", "is_error": false, "duration_ms": 120}));
+    assert_eq!(data(0), json!({"delta": "line one\n\ndata: not an event\r\nid: 99"}));
+    assert_eq!(data(1), json!({"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}));
+    assert_eq!(data(2), json!({"id": "toolu_1", "name": "get_weather", "result": {"temp": 18}, "duration": 120}));
     assert_eq!(
         data(3),
-        json!({"approval_id": "ap_1", "call_id": "toolu_2", "name": "delete_file", "input": {"path": "/"}})
+        json!({"approvalId": "ap_1", "toolName": "delete_file", "input": {"path": "/"},
+               "message": "Delete '/'? This cannot be undone.", "toolCallId": "toolu_2"})
     );
-    assert_eq!(data(4), json!({"level": "info", "message": "ran get_weather"}));
-    assert_eq!(data(5), json!({"message": "a tool failed", "recoverable": true}));
+    // The name of an approved call is known from its approval; no duration
+    // given: none sent; a failed tool says so.
+    assert_eq!(data(4), json!({"id": "toolu_2", "name": "delete_file", "result": "denied", "isError": true}));
     assert_eq!(
-        data(6),
-        json!({"step": 1, "stop_reason": "tool_use", "usage": {"input_tokens": 3, "output_tokens": 9}})
+        data(5),
+        json!({"level": "info", "message": "ran get_weather", "metadata": {"pageId": "page-123"},
+               "timestamp": at, "traceId": "trace-abc"})
     );
-    assert_eq!(data(7)["steps"], 1);
-    assert_eq!(data(7)["usage"]["output_tokens"], 9);
-    assert_eq!(relay.headers().iter().find(|h| h.0 == "content-type").unwrap().1, "text/event-stream");
+    assert_eq!(data(6), json!({"level": "warn", "message": "slow", "timestamp": at, "traceId": "trace-abc"}));
+    assert_eq!(data(7), json!({"error": "a tool failed", "code": "tool_failed", "recoverable": true}));
+    assert_eq!(data(8), json!({"error": "no code", "recoverable": true}));
+    assert_eq!(
+        data(9),
+        json!({"stepNumber": 1, "usage": {"promptTokens": 3, "completionTokens": 9, "totalTokens": 12},
+               "stopReason": "tool_use", "providerUsage": {"input_tokens": 3, "output_tokens": 9}})
+    );
+    // The run ended while the model still called tools: the host's limit.
+    assert_eq!(
+        data(10),
+        json!({"finishReason": "max-steps", "usage": {"promptTokens": 3, "completionTokens": 9, "totalTokens": 12},
+               "stepCount": 1, "stopReason": "tool_use"})
+    );
+    let headers: Vec<(&str, &str)> = relay.headers().to_vec();
+    assert_eq!(
+        headers,
+        [
+            ("content-type", "text/event-stream"),
+            ("cache-control", "no-cache"),
+            ("connection", "keep-alive"),
+            ("x-accel-buffering", "no")
+        ]
+    );
+}
+
+#[test]
+fn reasoning_is_not_answer_text_in_the_catalog() {
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+    let mut out = Vec::new();
+    out.extend_from_slice(relay.push(&StreamEvent::PartStart {
+        part: 0,
+        kind: PartKind::Reasoning,
+        choice: 0,
+        index: 0,
+        provider_type: "thinking",
+        tool_call: None,
+    }));
+    out.extend_from_slice(relay.push(&StreamEvent::TextDelta { part: 0, text: "hmm" }));
+    out.extend_from_slice(relay.push(&StreamEvent::PartStart {
+        part: 1,
+        kind: PartKind::Text,
+        choice: 0,
+        index: 1,
+        provider_type: "text",
+        tool_call: None,
+    }));
+    out.extend_from_slice(relay.push(&StreamEvent::TextDelta { part: 1, text: "Hi" }));
+    let events = browser_events(&out);
+    let got: Vec<(&str, &str)> = events.iter().map(|e| (e.1.as_str(), e.2.as_str())).collect();
+    assert_eq!(got, [("reasoning-delta", "{\"delta\":\"hmm\"}"), ("text-delta", "{\"delta\":\"Hi\"}")]);
+}
+
+/// Every provider stop reason's `finishReason` (the map documented on
+/// [`FinishReason`]).
+#[test]
+fn every_stop_reason_maps_to_one_of_the_seeds_finish_reasons() {
+    let rows: &[(&[&str], &str)] = &[
+        (&["end_turn", "stop_sequence", "pause_turn", "stop", "completed", "STOP", "refusal", ""], "stop"),
+        (&["tool_use", "tool_calls", "function_call"], "max-steps"),
+        (&["max_tokens", "length", "max_output_tokens", "MAX_TOKENS", "model_context_window_exceeded"], "error"),
+        (&["content_filter", "SAFETY", "RECITATION", "guardrail_intervened", "content_filtered"], "error"),
+        (&["MALFORMED_FUNCTION_CALL", "OTHER", "incomplete", "a_reason_added_later"], "error"),
+        (&["aborted"], "cancelled"),
+    ];
+    for (reasons, want) in rows {
+        for reason in *reasons {
+            assert_eq!(FinishReason::of(reason, false).name(), *want, "{reason:?}");
+            // A fatal error relayed: `error`, unless the host aborted.
+            let failed = if *reason == "aborted" { "cancelled" } else { "error" };
+            assert_eq!(FinishReason::of(reason, true).name(), failed, "{reason:?} after an error");
+        }
+    }
+    // Through the relay: a normal answer, then a broken stream.
+    let (mut relay, _) = relay_all(
+        RelayFormat::Catalog,
+        &ANTHROPIC.replace("\"stop_reason\":\"tool_use\"", "\"stop_reason\":\"end_turn\""),
+        4096,
+    );
+    let finish = browser_events(relay.finish(None).unwrap()).pop().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&finish.2).unwrap()["finishReason"], "stop");
+    let mut relay = Relay::with_stream(RelayConfig::new(RelayFormat::Catalog), Stream::new(Provider::Anthropic));
+    let out = relay.feed(b"event: message_start\ndata: {not json}\n\n").unwrap().bytes.to_vec();
+    let error: Value = serde_json::from_str(&browser_events(&out).pop().unwrap().2).unwrap();
+    assert_eq!(error["code"], STREAM_ERROR_CODE);
+    assert_eq!(error["recoverable"], false);
+    assert!(error["error"].as_str().unwrap().contains("not JSON"), "{error}");
+    let finish = browser_events(relay.finish(None).unwrap()).pop().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&finish.2).unwrap()["finishReason"], "error");
+}
+
+#[test]
+fn usage_of_every_dialect_is_counted_and_summed_over_steps() {
+    let rows = [
+        (json!({"input_tokens": 3, "output_tokens": 5}), (3, 5, 8)),
+        (json!({"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 9}), (3, 5, 9)),
+        (
+            json!({"promptTokenCount": 3, "candidatesTokenCount": 4, "thoughtsTokenCount": 1, "totalTokenCount": 8}),
+            (3, 5, 8),
+        ),
+        (json!({"prompt_eval_count": 3, "eval_count": 5}), (3, 5, 8)),
+        (json!({"inputTokens": 3, "outputTokens": 5, "totalTokens": 8}), (3, 5, 8)),
+        (json!({}), (0, 0, 0)),
+    ];
+    for (usage, (prompt, completion, total)) in rows {
+        assert_eq!(Tokens::of(&usage), Tokens { prompt, completion, total }, "{usage}");
+    }
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+    let mut out = Vec::new();
+    let message = json!({});
+    for step in 0..2 {
+        out.extend_from_slice(relay.push(&StreamEvent::MessageStart { provider: "anthropic", message: &message }));
+        let usage = json!({"input_tokens": 10 + step, "output_tokens": 2});
+        out.extend_from_slice(relay.push(&StreamEvent::Usage { usage: &usage }));
+        out.extend_from_slice(relay.push(&StreamEvent::TurnEnd { stop_reason: Some("end_turn") }));
+        out.extend_from_slice(relay.finish_step().unwrap());
+    }
+    out.extend_from_slice(relay.finish(None).unwrap());
+    let events = browser_events(&out);
+    let data: Vec<Value> = events.iter().map(|e| serde_json::from_str(&e.2).unwrap()).collect();
+    assert_eq!(data[0]["stepNumber"], 1);
+    assert_eq!(data[1]["stepNumber"], 2);
+    assert_eq!(data[1]["usage"], json!({"promptTokens": 11, "completionTokens": 2, "totalTokens": 13}));
+    assert_eq!(
+        data[2],
+        json!({"finishReason": "stop", "usage": {"promptTokens": 21, "completionTokens": 4, "totalTokens": 25},
+               "stepCount": 2, "stopReason": "end_turn"})
+    );
+}
+
+#[test]
+fn iso_timestamps_come_from_the_hosts_milliseconds() {
+    assert_eq!(iso_timestamp(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(iso_timestamp(1_736_937_000_000), "2025-01-15T10:30:00.000Z");
+    assert_eq!(iso_timestamp(951_782_400_123), "2000-02-29T00:00:00.123Z");
+    assert_eq!(iso_timestamp(4_102_444_799_999), "2099-12-31T23:59:59.999Z");
 }
 
 #[test]
@@ -179,7 +345,7 @@ fn keep_alives_follow_the_hosts_clock() {
     assert_eq!(relay.keep_alive(10_000), b"");
     assert_eq!(relay.keep_alive(16_000), b": keep-alive\n\n");
     assert_eq!(relay.keep_alive(20_000), b"");
-    relay.log("info", "x").unwrap();
+    relay.log("info", "x", None, "2025-01-15T10:30:00.000Z", "t").unwrap();
     assert_eq!(relay.keep_alive(31_500), b"", "output counts as activity");
     assert_eq!(relay.keep_alive(46_500), b": keep-alive\n\n");
     let last = relay.last_event_id();
@@ -191,7 +357,7 @@ fn nothing_is_sent_after_finish() {
     let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
     let finish = relay.finish(Some(&json!({"output_tokens": 1}))).unwrap().to_vec();
     assert_eq!(chunk_types(&finish), ["start", "finish", "[DONE]"], "no step was open: none is made");
-    assert_eq!(relay.log("info", "late"), Err(RelayError::Finished));
+    assert_eq!(relay.log("info", "late", None, "", ""), Err(RelayError::Finished));
     assert_eq!(relay.finish(None), Err(RelayError::Finished));
     assert_eq!(relay.push(&StreamEvent::TurnReset), b"");
     assert_eq!(relay.keep_alive(1_000_000), b"");
@@ -218,7 +384,7 @@ fn finish_after_finish_step_opens_no_empty_step() {
         let (mut relay, mut out) = relay_all(format, ANTHROPIC, ANTHROPIC.len());
         out.extend_from_slice(relay.tool_result("toolu_1", &json!(18), false, Some(3)).unwrap());
         out.extend_from_slice(relay.finish_step().unwrap());
-        out.extend_from_slice(relay.error("late warning", true).unwrap());
+        out.extend_from_slice(relay.error("late warning", None, true).unwrap());
         out.extend_from_slice(relay.finish(None).unwrap());
         let events = browser_events(&out);
         if format == RelayFormat::AiSdk {
@@ -230,7 +396,7 @@ fn finish_after_finish_step_opens_no_empty_step() {
             let names: Vec<&str> = events.iter().map(|e| e.1.as_str()).collect();
             assert_eq!(names.iter().filter(|n| **n == "step-completed").count(), 1, "{names:?}");
             let finish: Value = serde_json::from_str(&events.last().unwrap().2).unwrap();
-            assert_eq!(finish["steps"], 1);
+            assert_eq!(finish["stepCount"], 1);
         }
     }
 }
@@ -265,9 +431,10 @@ fn provider_executed_tools_are_relayed_with_their_results() {
     let results: Vec<Value> =
         events.iter().filter(|e| e.1 == "tool-result").map(|e| serde_json::from_str(&e.2).unwrap()).collect();
     assert_eq!(results.len(), 2);
-    assert_eq!(results[0]["call_id"], "svu_web_001");
-    assert_eq!(results[1]["output"]["stdout"], "hello");
-    assert!(results.iter().all(|r| r["provider_executed"] == true && r["is_error"] == false));
+    assert_eq!(results[0]["id"], "svu_web_001");
+    assert_eq!(results[0]["name"], "web_search");
+    assert_eq!(results[1]["result"]["stdout"], "hello");
+    assert!(results.iter().all(|r| r["providerExecuted"] == true && r.get("isError").is_none()));
 }
 
 #[test]

@@ -100,16 +100,36 @@ TEST(Relay, HostEventsReplayAndKeepAlive) {
   ssefold_bytes b{nullptr, 0};
   uint64_t ms = 12;
   ASSERT_EQ(ssefold_relay_tool_result(r, V("call_1"), V("{\"temp\":21}"), false, &ms, &b), SSEFOLD_RESULT_OK);
+  // The seed's catalog payloads, member for member (a call never shown has
+  // no name).
   EXPECT_EQ(Bytes(b),
             "id: 1\nevent: tool-result\ndata: "
-            "{\"call_id\":\"call_1\",\"output\":{\"temp\":21},\"is_error\":false,\"duration_ms\":12}\n\n");
-  ASSERT_EQ(ssefold_relay_approval_required(r, V("ap1"), V("call_2"), V("rm"), V("{\"path\":\"/\"}"), &b),
+            "{\"id\":\"call_1\",\"name\":\"\",\"result\":{\"temp\":21},\"duration\":12}\n\n");
+  ASSERT_EQ(ssefold_relay_approval_required(r, V("ap1"), V("call_2"), V("rm"), V("{\"path\":\"/\"}"),
+                                            V("Remove /?"), &b),
             SSEFOLD_RESULT_OK);
-  EXPECT_NE(Bytes(b).find("event: approval-required"), std::string::npos);
-  ASSERT_EQ(ssefold_relay_log(r, V("info"), V("line\nbreak"), &b), SSEFOLD_RESULT_OK);
-  EXPECT_NE(Bytes(b).find("\"message\":\"line\\nbreak\""), std::string::npos) << Bytes(b);
-  ASSERT_EQ(ssefold_relay_error(r, V("tool failed"), true, &b), SSEFOLD_RESULT_OK);
-  EXPECT_NE(Bytes(b).find("\"recoverable\":true"), std::string::npos);
+  EXPECT_EQ(Bytes(b),
+            "id: 2\nevent: approval-required\ndata: "
+            "{\"approvalId\":\"ap1\",\"toolName\":\"rm\",\"input\":{\"path\":\"/\"},\"message\":\"Remove /?\","
+            "\"toolCallId\":\"call_2\"}\n\n");
+  char ts[32];
+  size_t ts_len = 0;
+  ASSERT_EQ(ssefold_relay_iso_timestamp(1736937000000u, reinterpret_cast<uint8_t *>(ts), sizeof ts, &ts_len),
+            SSEFOLD_RESULT_OK);
+  ASSERT_EQ(std::string(ts, ts_len), "2025-01-15T10:30:00.000Z");
+  EXPECT_EQ(ssefold_relay_iso_timestamp(0, reinterpret_cast<uint8_t *>(ts), 10, &ts_len),
+            SSEFOLD_RESULT_INVALID_ARGUMENT);
+  EXPECT_EQ(ts_len, 24u);
+  ASSERT_EQ(ssefold_relay_log(r, V("info"), V("line\nbreak"), V("{\"pageId\":\"p1\"}"), V("2025-01-15T10:30:00.000Z"),
+                              V("trace-abc"), &b),
+            SSEFOLD_RESULT_OK);
+  EXPECT_EQ(Bytes(b),
+            "id: 3\nevent: log\ndata: "
+            "{\"level\":\"info\",\"message\":\"line\\nbreak\",\"metadata\":{\"pageId\":\"p1\"},"
+            "\"timestamp\":\"2025-01-15T10:30:00.000Z\",\"traceId\":\"trace-abc\"}\n\n");
+  ASSERT_EQ(ssefold_relay_error(r, V("tool failed"), V("tool_error"), true, &b), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(Bytes(b),
+            "id: 4\nevent: error\ndata: {\"error\":\"tool failed\",\"code\":\"tool_error\",\"recoverable\":true}\n\n");
   // No provider turn opened a step: none is closed.
   ASSERT_EQ(ssefold_relay_finish_step(r, &b), SSEFOLD_RESULT_OK);
   EXPECT_EQ(Bytes(b), "");
@@ -136,8 +156,10 @@ TEST(Relay, HostEventsReplayAndKeepAlive) {
   EXPECT_NE(RelayLastError(r).find("99"), std::string::npos);
 
   ASSERT_EQ(ssefold_relay_finish(r, V("{\"input_tokens\":3}"), &b), SSEFOLD_RESULT_OK);
-  EXPECT_NE(Bytes(b).find("\"usage\":{\"input_tokens\":3}"), std::string::npos) << Bytes(b);
-  EXPECT_EQ(ssefold_relay_log(r, V("info"), V("late"), &b), SSEFOLD_RESULT_RELAY_FINISHED);
+  EXPECT_EQ(Bytes(b),
+            "id: 5\nevent: finish\ndata: {\"finishReason\":\"stop\",\"usage\":{\"promptTokens\":3,"
+            "\"completionTokens\":0,\"totalTokens\":3},\"stepCount\":0}\n\n");
+  EXPECT_EQ(ssefold_relay_log(r, V("info"), V("late"), ABSENT(), V("t"), V("x"), &b), SSEFOLD_RESULT_RELAY_FINISHED);
   EXPECT_EQ(ssefold_relay_finish(r, ABSENT(), &b), SSEFOLD_RESULT_RELAY_FINISHED);
   ASSERT_EQ(ssefold_relay_status(r, &last, &finished), SSEFOLD_RESULT_OK);
   EXPECT_TRUE(finished);
@@ -151,7 +173,7 @@ TEST(Relay, ReplayTooOldWhenTheBufferDroppedIt) {
   ssefold_relay *r = nullptr;
   ASSERT_EQ(ssefold_relay_new(&config, &r), SSEFOLD_RESULT_OK);
   ssefold_bytes b{nullptr, 0};
-  for (int i = 0; i < 20; i++) ASSERT_EQ(ssefold_relay_log(r, V("info"), V("a log line"), &b), SSEFOLD_RESULT_OK);
+  for (int i = 0; i < 20; i++) ASSERT_EQ(ssefold_relay_log(r, V("info"), V("a log line"), ABSENT(), V("t"), V("x"), &b), SSEFOLD_RESULT_OK);
   EXPECT_EQ(ssefold_relay_replay_after(r, V("1"), &b), SSEFOLD_RESULT_RELAY_REPLAY_TOO_OLD);
   EXPECT_NE(RelayLastError(r).find("no longer held"), std::string::npos) << RelayLastError(r);
   ssefold_relay_free(r);
@@ -168,15 +190,17 @@ TEST(Relay, ErrorsAreValues) {
   EXPECT_EQ(ssefold_relay_new(nullptr, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
   EXPECT_EQ(ssefold_relay_new_with_stream(nullptr, 42, nullptr, &r), SSEFOLD_RESULT_INVALID_ARGUMENT);
   ssefold_bytes b{nullptr, 0};
-  EXPECT_EQ(ssefold_relay_log(nullptr, V("a"), V("b"), &b), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_relay_log(nullptr, V("a"), V("b"), ABSENT(), V("t"), V("x"), &b), SSEFOLD_RESULT_NULL_PARAMETER);
   ASSERT_EQ(ssefold_relay_new(nullptr, &r), SSEFOLD_RESULT_OK);
-  EXPECT_EQ(ssefold_relay_log(r, V("a"), V("b"), nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_relay_log(r, V("a"), V("b"), ABSENT(), V("t"), V("x"), nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_relay_log(r, V("a"), V("b"), V("{not json"), V("t"), V("x"), &b), SSEFOLD_RESULT_INVALID_ARGUMENT);
   EXPECT_EQ(ssefold_relay_push_json(r, V("{not json"), &b), SSEFOLD_RESULT_RELAY_INVALID_EVENT);
   EXPECT_EQ(ssefold_relay_push_json(r, V("{\"event\":\"text_delta\"}"), &b), SSEFOLD_RESULT_RELAY_INVALID_EVENT);
   EXPECT_NE(RelayLastError(r).find("part"), std::string::npos) << RelayLastError(r);
   EXPECT_EQ(ssefold_relay_tool_result(r, V("c"), V("[1,"), false, nullptr, &b), SSEFOLD_RESULT_INVALID_ARGUMENT);
   const char bad_utf8[] = "\xff\xfe";
-  EXPECT_EQ(ssefold_relay_log(r, V("info"), ssefold_str{bad_utf8, 2}, &b), SSEFOLD_RESULT_INVALID_UTF8_ARGUMENT);
+  EXPECT_EQ(ssefold_relay_log(r, V("info"), ssefold_str{bad_utf8, 2}, ABSENT(), V("t"), V("x"), &b),
+            SSEFOLD_RESULT_INVALID_UTF8_ARGUMENT);
   EXPECT_EQ(ssefold_relay_replay_after(r, V("1"), &b), SSEFOLD_RESULT_RELAY_UNKNOWN_EVENT_ID);
   size_t n = 0;
   ASSERT_EQ(ssefold_relay_header_count(r, &n), SSEFOLD_RESULT_OK);
@@ -218,7 +242,7 @@ TEST(Relay, CppWrapper) {
     has_ui_header |= name == "x-vercel-ai-ui-message-stream" && value == "v1";
   EXPECT_TRUE(has_ui_header);
   try {
-    relay.log("info", "late");
+    relay.log("info", "late", ssefold::Relay::iso_timestamp(0), "trace");
     FAIL() << "expected ssefold::Error";
   } catch (const ssefold::Error &e) {
     EXPECT_EQ(e.code(), SSEFOLD_RESULT_RELAY_FINISHED);

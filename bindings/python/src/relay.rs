@@ -144,7 +144,10 @@ impl Relay {
         Relay::bytes(py, self.inner.tool_result(&call_id, &output, is_error, duration_ms))
     }
 
-    /// A tool call waits for the user's approval.
+    /// A tool call waits for the user's approval (catalog
+    /// `approval-required` `{approvalId, toolName, input, message}`):
+    /// `message` is the sentence the user reads (`None`: `Allow NAME to run?`).
+    #[pyo3(signature = (approval_id, call_id, name, input, *, message = None))]
     fn approval_required<'py>(
         &mut self,
         py: Python<'py>,
@@ -152,34 +155,54 @@ impl Relay {
         call_id: &Bound<'_, PyString>,
         name: &Bound<'_, PyString>,
         input: &Bound<'_, PyAny>,
+        message: Option<&Bound<'_, PyString>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let (approval_id, call_id) = (ident(approval_id, "approval_id")?, ident(call_id, "call_id")?);
         let name = ident(name, "name")?;
         let input = py_to_data(input, MAX_DEPTH, "Relay.approval_required input")?;
-        Relay::bytes(py, self.inner.approval_required(&approval_id, &call_id, &name, &input))
+        let message = message.map(|m| data_text(m, "Relay.approval_required message")).transpose()?;
+        Relay::bytes(py, self.inner.approval_required(&approval_id, &call_id, &name, &input, message.as_deref()))
     }
 
-    /// A log line for the UI (transient).
+    /// A log line for the UI (catalog `log` `{level, message, metadata?,
+    /// timestamp, traceId}`; a transient `data-log` in the AI SDK format).
+    /// `timestamp` is the host's time: an ISO 8601 string, or Unix
+    /// milliseconds (`int`, written as ISO 8601 UTC); `trace_id` its trace;
+    /// `metadata` any JSON-able value (`None`: left out).
+    #[pyo3(signature = (level, message, *, timestamp, trace_id, metadata = None))]
     fn log<'py>(
         &mut self,
         py: Python<'py>,
         level: &Bound<'_, PyString>,
         message: &Bound<'_, PyString>,
+        timestamp: &Bound<'_, PyAny>,
+        trace_id: &Bound<'_, PyString>,
+        metadata: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let (level, message) = (ident(level, "level")?, data_text(message, "Relay.log message")?);
-        Relay::bytes(py, self.inner.log(&level, &message))
+        let timestamp = match timestamp.cast::<PyString>() {
+            Ok(text) => data_text(text, "Relay.log timestamp")?.into_owned(),
+            Err(_) => ssefold::relay::iso_timestamp(timestamp.extract::<u64>()?),
+        };
+        let trace_id = data_text(trace_id, "Relay.log trace_id")?;
+        let metadata = metadata.map(|m| py_to_data(m, MAX_DEPTH, "Relay.log metadata")).transpose()?;
+        Relay::bytes(py, self.inner.log(&level, &message, metadata.as_ref(), &timestamp, &trace_id))
     }
 
-    /// An error for the UI; `recoverable`: the agent goes on.
-    #[pyo3(signature = (message, *, recoverable = false))]
+    /// An error for the UI (catalog `error` `{error, code?, recoverable}`):
+    /// `code` a machine-readable code (`None`: left out); `recoverable`: the
+    /// agent goes on.
+    #[pyo3(signature = (message, *, code = None, recoverable = false))]
     fn error<'py>(
         &mut self,
         py: Python<'py>,
         message: &Bound<'_, PyString>,
+        code: Option<&Bound<'_, PyString>>,
         recoverable: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let message = data_text(message, "Relay.error message")?;
-        Relay::bytes(py, self.inner.error(&message, recoverable))
+        let code = code.map(|c| ident(c, "code")).transpose()?;
+        Relay::bytes(py, self.inner.error(&message, code.as_deref(), recoverable))
     }
 
     /// Closes the open step (after the tools of a turn ran).
