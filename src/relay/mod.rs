@@ -27,7 +27,11 @@
 //!   completionTokens, totalTokens}, stepCount}` ([`FinishReason`] maps the
 //!   provider's stop reason), `error` `{error, code?, recoverable}`. Extra
 //!   members (`providerExecuted`, `isError`, `stopReason`, `providerUsage`,
-//!   `toolCallId`) come besides them, never instead.
+//!   `toolCallId`) come besides them, never instead. When the answer starts
+//!   over (a reconnection that restarts the provider stream) the catalog
+//!   writes `turn-reset` `{}` and a `text-delta` `{delta: "", snapshot: ""}`:
+//!   a UI that honours the seed's `snapshot` (the full text so far) drops the
+//!   abandoned text. [`CATALOG_EVENT_NAMES`] lists every event name.
 //!
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
@@ -596,6 +600,27 @@ fn finish_reason(stop_reason: &str) -> &'static str {
     }
 }
 
+/// Every event name the [`RelayFormat::Catalog`] format writes: the seed's
+/// eight (`text-delta`, `tool-call`, `tool-result`, `approval-required`,
+/// `step-completed`, `log`, `finish`, `error`) and the extras its frontend
+/// ignores (`reasoning-delta`, `choice-delta` for the other choices of an
+/// OpenAI `n > 1` request, `turn-reset` when the answer starts over). A
+/// browser's `EventSource` hears a named event only through a listener for
+/// that name: this is the list to register.
+pub const CATALOG_EVENT_NAMES: &[&str] = &[
+    "text-delta",
+    "tool-call",
+    "tool-result",
+    "approval-required",
+    "step-completed",
+    "log",
+    "finish",
+    "error",
+    "reasoning-delta",
+    "choice-delta",
+    "turn-reset",
+];
+
 /// The catalog `error` code of a broken provider stream.
 pub const STREAM_ERROR_CODE: &str = "stream_error";
 /// The catalog `error` code of a tool call with invalid arguments
@@ -707,26 +732,13 @@ pub fn default_approval_message(name: &str) -> String {
 
 /// The ISO 8601 UTC time (`2025-01-15T10:30:00.000Z`) of `unix_ms`
 /// milliseconds since the Unix epoch: a `log` event's `timestamp` from the
-/// host's clock (the relay reads none).
+/// host's clock (the relay reads none). RFC 3339 years end at 9999: a later
+/// time is written as its last millisecond, `9999-12-31T23:59:59.999Z`.
 pub fn iso_timestamp(unix_ms: u64) -> String {
-    let (secs, ms) = (unix_ms / 1000, unix_ms % 1000);
-    let (days, day_secs) = (secs / 86_400, secs % 86_400);
-    // Days to a civil date (Howard Hinnant's algorithm), from 1970-01-01.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z",
-        day_secs / 3600,
-        day_secs % 3600 / 60,
-        day_secs % 60
-    )
+    /// The last millisecond RFC 3339 can write (year 9999).
+    const LAST_MS: u64 = 253_402_300_800_000 - 1;
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(unix_ms.min(LAST_MS));
+    humantime::format_rfc3339_millis(at).to_string()
 }
 
 impl EventSink for Writer {
@@ -1292,6 +1304,16 @@ impl Writer {
             }
             StreamEvent::Usage { usage } => self.set_usage(usage),
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
+            StreamEvent::TurnReset => {
+                // The answer starts over (a reconnection that restarts the
+                // stream): `turn-reset` for a UI that drops what the
+                // attempt showed, and an empty answer as the seed's
+                // `snapshot` (the full text so far) for one that honours it.
+                self.catalog("turn-reset", |_| {});
+                self.catalog("text-delta", |o| {
+                    o.str("delta", "").str("snapshot", "");
+                });
+            }
             StreamEvent::Error { error } => {
                 let (message, error_type) = (error.message.clone(), error.error_type.clone());
                 let code = (!error_type.is_empty()).then_some(error_type.as_str());

@@ -229,6 +229,51 @@ fn reasoning_is_not_answer_text_in_the_catalog() {
     assert_eq!(got, [("reasoning-delta", "{\"delta\":\"hmm\"}"), ("text-delta", "{\"delta\":\"Hi\"}")]);
 }
 
+#[test]
+fn a_restarted_answer_is_reset_in_the_catalog() {
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+    let text = |part| StreamEvent::PartStart {
+        part,
+        kind: PartKind::Text,
+        choice: 0,
+        index: 0,
+        provider_type: "text",
+        tool_call: None,
+    };
+    let mut out = Vec::new();
+    out.extend_from_slice(relay.push(&text(0)));
+    out.extend_from_slice(relay.push(&StreamEvent::TextDelta { part: 0, text: "Hel" }));
+    out.extend_from_slice(relay.push(&StreamEvent::TurnReset));
+    out.extend_from_slice(relay.push(&text(0)));
+    out.extend_from_slice(relay.push(&StreamEvent::TextDelta { part: 0, text: "Hello" }));
+    let events = browser_events(&out);
+    let got: Vec<(&str, &str)> = events.iter().map(|e| (e.1.as_str(), e.2.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("text-delta", "{\"delta\":\"Hel\"}"),
+            ("turn-reset", "{}"),
+            ("text-delta", "{\"delta\":\"\",\"snapshot\":\"\"}"),
+            ("text-delta", "{\"delta\":\"Hello\"}"),
+        ]
+    );
+    // The snapshot rule rebuilds the answer: the last snapshot, then deltas.
+    let mut answer = String::new();
+    for (_, name, data) in &events {
+        let data: Value = serde_json::from_str(data).unwrap();
+        if name == "text-delta" {
+            match data["snapshot"].as_str() {
+                Some(snapshot) => answer = snapshot.to_owned(),
+                None => answer.push_str(data["delta"].as_str().unwrap()),
+            }
+        }
+    }
+    assert_eq!(answer, "Hello");
+    for (_, name, _) in &events {
+        assert!(CATALOG_EVENT_NAMES.contains(&name.as_str()), "{name} is listed");
+    }
+}
+
 /// Every provider stop reason's `finishReason` (the map documented on
 /// [`FinishReason`]).
 #[test]
@@ -312,6 +357,7 @@ fn iso_timestamps_come_from_the_hosts_milliseconds() {
     assert_eq!(iso_timestamp(1_736_937_000_000), "2025-01-15T10:30:00.000Z");
     assert_eq!(iso_timestamp(951_782_400_123), "2000-02-29T00:00:00.123Z");
     assert_eq!(iso_timestamp(4_102_444_799_999), "2099-12-31T23:59:59.999Z");
+    assert_eq!(iso_timestamp(u64::MAX), "9999-12-31T23:59:59.999Z");
 }
 
 #[test]
