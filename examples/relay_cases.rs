@@ -18,6 +18,14 @@
 //! Responses `web_search_call`, `mcp_call`, …) get no host result: their
 //! output is the one in the stream, with `providerExecuted: true`.
 //!
+//! `NAME.catalog.sse` is the same stream in the `catalog` format as a host
+//! sends it around a turn: a `log` first, the provider stream, then for
+//! every ready host tool an `approval-required` and its `tool-result`, the
+//! step and the `finish`; `NAME.catalog.json` says what the seed's frontend
+//! must show from it (tests/js/catalog_frontend.test.mjs): the answer (text
+//! of choice 0), the reasoning, the tools with their arguments and results,
+//! the approvals, the provider's error messages, and whether usage came.
+//!
 //! Streams: the fixtures, the peer fixtures, and the recordings
 //! (`tests/recordings`) that hold provider-executed tools.
 
@@ -25,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent, ToolInputFormat};
-use ssefold::relay::{Relay, RelayConfig, RelayFormat};
+use ssefold::relay::{iso_timestamp, Relay, RelayConfig, RelayFormat, STREAM_ERROR_CODE};
 
 fn streams(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -128,10 +136,50 @@ fn main() {
         let mut provider_executed: std::collections::HashSet<u32> = Default::default();
         let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
         let mut browser = Vec::new();
+        // The same events in the catalog format, after the host's first log line.
+        let mut catalog = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+        let mut page = Vec::new();
+        let source = path.strip_prefix(&root).expect("under tests/").to_string_lossy().into_owned();
+        let started = catalog
+            .log(
+                "info",
+                "Turn started",
+                Some(&json!({"source": source})),
+                &iso_timestamp(1_736_937_000_000),
+                "trace-cases",
+            )
+            .expect("not finished");
+        page.extend_from_slice(started);
+        // What the catalog page must show: the answer and reasoning of
+        // choice 0 (the part's choice by part number), error messages, usage.
+        let mut answer = String::new();
+        let mut reasoning = String::new();
+        let mut part_kinds: std::collections::HashMap<u32, (PartKind, u32)> = Default::default();
+        let mut provider_errors: Vec<String> = Vec::new();
+        let mut usage_seen = false;
+        let stream_error;
         let mut stream = Stream::new(Provider::Auto);
         {
             let mut on_event = |e: &StreamEvent<'_>| {
                 browser.extend_from_slice(relay.push(e));
+                page.extend_from_slice(catalog.push(e));
+                match *e {
+                    StreamEvent::PartStart { part, kind, choice, .. } => {
+                        part_kinds.insert(part, (kind, choice));
+                    }
+                    StreamEvent::TextDelta { part, text } => match part_kinds.get(&part) {
+                        Some((PartKind::Text | PartKind::Refusal, 0)) => answer.push_str(text),
+                        Some((PartKind::Reasoning, 0)) => reasoning.push_str(text),
+                        _ => {}
+                    },
+                    StreamEvent::Error { error } => provider_errors.push(error.message.clone()),
+                    StreamEvent::Usage { .. } => usage_seen = true,
+                    StreamEvent::TurnReset => {
+                        answer.clear();
+                        reasoning.clear();
+                    }
+                    _ => {}
+                }
                 match *e {
                     StreamEvent::TurnReset => {
                         texts.clear();
@@ -245,10 +293,18 @@ fn main() {
                     _ => {}
                 }
             };
-            let failed = stream.feed(&bytes, &mut on_event).is_err();
-            if !failed {
-                let _ = stream.finish(&mut on_event);
-            }
+            let failed = stream.feed(&bytes, &mut on_event).err();
+            stream_error = match failed {
+                Some(error) => Some(error),
+                None => stream.finish(&mut on_event).err(),
+            };
+        }
+        // A broken stream (not a provider's error event, which the relay
+        // showed): the host tells the page, as `Relay::feed` would.
+        let failed_stream = stream_error.is_some() && provider_errors.is_empty();
+        if let (true, Some(error)) = (failed_stream, &stream_error) {
+            let told = catalog.error(&error.to_string(), Some(STREAM_ERROR_CODE), false).expect("not finished");
+            page.extend_from_slice(told);
         }
         for tool in &mut tools {
             let (id, name) = ids.get(&(tool["part"].as_u64().unwrap_or(0) as u32)).cloned().unwrap_or_default();
@@ -265,16 +321,36 @@ fn main() {
             let output = json!({"ok": tool["toolCallId"]});
             let call_id = tool["toolCallId"].as_str().unwrap_or_default().to_owned();
             browser.extend_from_slice(relay.tool_result(&call_id, &output, false, Some(5)).expect("not finished"));
+            // The catalog page asks the user first, then shows the result.
+            let name = tool["toolName"].as_str().unwrap_or_default().to_owned();
+            let approval_id = format!("approval_{call_id}");
+            let asked =
+                catalog.approval_required(&approval_id, &call_id, &name, &tool["input"], None).expect("not finished");
+            page.extend_from_slice(asked);
+            page.extend_from_slice(catalog.tool_result(&call_id, &output, false, Some(5)).expect("not finished"));
             tool["output"] = output;
         }
         // The host closes the step after its tools ran, then finishes: no
         // empty step may follow.
         browser.extend_from_slice(relay.finish_step().expect("not finished"));
         browser.extend_from_slice(relay.finish(None).expect("not finished"));
+        page.extend_from_slice(catalog.finish_step().expect("not finished"));
+        page.extend_from_slice(catalog.finish(None).expect("not finished"));
         let texts: Vec<Value> = texts.into_iter().map(|(_, kind, text)| json!({"type": kind, "text": text})).collect();
         let expected = json!({"source": path.strip_prefix(&root).unwrap(), "texts": texts, "tools": tools});
         std::fs::write(out.join(format!("{name}.ai-sdk.sse")), &browser).expect("write");
         std::fs::write(out.join(format!("{name}.expected.json")), expected.to_string()).expect("write");
+        let shown = json!({
+            "source": source,
+            "answer": answer,
+            "reasoning": reasoning,
+            "tools": expected["tools"],
+            "providerErrors": provider_errors,
+            "streamFailed": failed_stream,
+            "usage": usage_seen,
+        });
+        std::fs::write(out.join(format!("{name}.catalog.sse")), &page).expect("write");
+        std::fs::write(out.join(format!("{name}.catalog.json")), shown.to_string()).expect("write");
         count += 1;
     }
     eprintln!("relay_cases: {count} streams written to {}", out.display());

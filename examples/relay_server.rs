@@ -19,18 +19,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use ssefold::providers::{Provider, Stream};
-use ssefold::relay::{Relay, RelayConfig, RelayFormat};
+use ssefold::relay::{Relay, RelayConfig, RelayFormat, CATALOG_EVENT_NAMES};
 use ssefold::sse::Decoder;
 
 const PAGE: &str = r#"<!doctype html>
 <meta charset="utf-8"><title>relay</title>
 <ul id="log"></ul>
 <script>
+const EVENT_NAMES = /*EVENT_NAMES*/;
 window.received = []; window.opens = 0; window.done = false; window.failures = 0;
 const source = new EventSource("/events");
 source.onopen = () => { window.opens += 1; };
 source.onerror = () => { window.failures += 1; };
-for (const name of ["text-delta", "tool-call", "tool-result", "approval-required", "step-completed", "log", "finish", "error"]) {
+for (const name of EVENT_NAMES) {
   source.addEventListener(name, (e) => {
     // EventSource's own connection errors are "error" events too: the
     // catalog's error events are the ones that carry data.
@@ -44,6 +45,13 @@ for (const name of ["text-delta", "tool-call", "tool-result", "approval-required
 }
 </script>
 "#;
+
+/// The page, listening for every name the catalog sends
+/// (`relay::CATALOG_EVENT_NAMES`): an `EventSource` drops a named event
+/// nobody listens for.
+fn page() -> String {
+    PAGE.replace("/*EVENT_NAMES*/", &json!(CATALOG_EVENT_NAMES).to_string())
+}
 
 /// Splits SSE bytes into one frame per event (catalog frames hold no blank line).
 fn frames(bytes: &[u8]) -> Vec<Vec<u8>> {
@@ -148,7 +156,7 @@ fn main() -> std::io::Result<()> {
             }
         }
         match path.as_str() {
-            "/" => respond(&conn, "200 OK", "text/html; charset=utf-8", PAGE.as_bytes())?,
+            "/" => respond(&conn, "200 OK", "text/html; charset=utf-8", page().as_bytes())?,
             "/expected" => {
                 respond(&conn, "200 OK", "application/json", Value::from(expected.clone()).to_string().as_bytes())?
             }
