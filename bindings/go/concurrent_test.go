@@ -210,8 +210,9 @@ func TestConcurrentAgentTurnUseIsBadState(t *testing.T) {
 	})
 }
 
-// A Relay has no Go state: the C handle's atomic claim refuses the other
-// goroutine's call.
+// A Relay's call returns bytes that point into the relay until Go copies
+// them: the Go claim covers the copy (without it, the other goroutine's call
+// could move the buffer under the copy), and refuses the other call.
 func TestConcurrentRelayUseIsBadStateFromTheCHandle(t *testing.T) {
 	body, _ := bigAnthropic(20000)
 	contend(t, func() (func() error, func() error) {

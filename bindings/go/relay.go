@@ -86,9 +86,12 @@ type RelayHeader struct {
 // Relay turns normalized events (or provider bytes) into the browser's SSE
 // bytes, plus the events the host injects (tool results, approvals, logs,
 // errors, steps, the finish). Every method returns a copy of the bytes to
-// send now. Not safe for concurrent use.
+// send now. Not safe for concurrent use: a call that overlaps another gets
+// ErrBadState (the bytes a call returns point into the relay until they are
+// copied, so the claim covers the copy, not only the C call).
 type Relay struct {
 	ptr *C.struct_ssefold_relay
+	use inUse
 }
 
 // NewRelay creates a relay of pushed events (Push, PushJSON); opts may be nil.
@@ -140,6 +143,10 @@ func newRelay(opts *RelayOptions, provider *Provider) (*Relay, error) {
 
 // Close frees the relay. It is idempotent.
 func (rl *Relay) Close() error {
+	if err := rl.use.enter(); err != nil {
+		return err
+	}
+	defer rl.use.leave()
 	if rl.ptr == nil {
 		return nil
 	}
@@ -195,6 +202,10 @@ func (rl *Relay) Feed(chunk []byte) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	var b C.struct_ssefold_bytes
 	var status C.ssefold_result
 	p, n := bytesPtr(chunk)
@@ -211,6 +222,10 @@ func (rl *Relay) EndOfInput() ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	var b C.struct_ssefold_bytes
 	var status C.ssefold_result
 	maybeGC()
@@ -225,6 +240,10 @@ func (rl *Relay) PushJSON(event []byte) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	v, free := strView(string(event), true)
 	defer free()
 	var b C.struct_ssefold_bytes
@@ -257,6 +276,10 @@ func (rl *Relay) ToolResult(callID string, output any, isError bool, duration ti
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	out, freeOut, err := jsonView(output)
 	if err != nil {
 		return nil, err
@@ -283,6 +306,10 @@ func (rl *Relay) ApprovalRequired(approvalID, callID, name string, input any, me
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	in, freeIn, err := jsonView(input)
 	if err != nil {
 		return nil, err
@@ -311,6 +338,10 @@ func (rl *Relay) Log(level, message string, metadata any, at time.Time, traceID 
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	meta, freeMeta := C.struct_ssefold_str{}, func() {}
 	if metadata != nil {
 		var err error
@@ -340,6 +371,10 @@ func (rl *Relay) ErrorEvent(message, code string, recoverable bool) ([]byte, err
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	m, f := strView(message, true)
 	defer f()
 	c, fc := strView(code, true)
@@ -355,6 +390,10 @@ func (rl *Relay) FinishStep() ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	var b C.struct_ssefold_bytes
 	maybeGC()
 	r := C.ssefold_relay_finish_step(rl.ptr, &b)
@@ -367,6 +406,10 @@ func (rl *Relay) Finish(usage any) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	u := C.struct_ssefold_str{}
 	if usage != nil {
 		view, free, err := jsonView(usage)
@@ -389,6 +432,10 @@ func (rl *Relay) KeepAlive(now time.Time) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	var b C.struct_ssefold_bytes
 	maybeGC()
 	r := C.ssefold_relay_keep_alive(rl.ptr, C.uint64_t(now.UnixMilli()), &b)
@@ -401,6 +448,10 @@ func (rl *Relay) ReplayAfter(lastEventID string) ([]byte, error) {
 	if rl.ptr == nil {
 		return nil, ErrClosed
 	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
 	v, f := strView(lastEventID, true)
 	defer f()
 	var b C.struct_ssefold_bytes

@@ -15,8 +15,8 @@
 //   error             log level "error" with data.error
 // and, beside them, what a page shows that the seed's stores do not keep:
 // the tool calls by id (arguments, result, duration), the reasoning text
-// (`reasoning-delta`, never part of the answer), the steps, the finish and
-// the errors. `turn-reset` (the answer started over) drops the text,
+// (`reasoning-delta`, never part of the answer), a call's argument text as
+// it streams (`tool-input-delta`), the steps, the finish and the errors. `turn-reset` (the answer started over) drops the text,
 // reasoning and tool calls of the step in progress.
 
 /** Every event name the catalog format sends (ssefold's
@@ -33,6 +33,7 @@ export const CATALOG_EVENT_NAMES = [
   "reasoning-delta",
   "choice-delta",
   "turn-reset",
+  "tool-input-delta",
 ];
 
 /**
@@ -165,6 +166,14 @@ export function handleEvent(state, event) {
       state.reasoning = "";
       state.tools.splice(state.stepToolStart);
       break;
+    case "tool-input-delta": {
+      // Not in the seed: a call's argument text as it streams.
+      const tool = toolById(state, data.id);
+      if (data.name !== undefined) tool.name = data.name;
+      tool.argsText = (tool.argsText ?? "") + data.delta;
+      if (tool.status === "pending") tool.status = "input-streaming";
+      break;
+    }
     case "tool-call": {
       addLog(state, { level: "info", message: `Calling ${data.name}...`, metadata: { args: data.args } });
       const tool = toolById(state, data.id);

@@ -604,7 +604,8 @@ fn finish_reason(stop_reason: &str) -> &'static str {
 /// eight (`text-delta`, `tool-call`, `tool-result`, `approval-required`,
 /// `step-completed`, `log`, `finish`, `error`) and the extras its frontend
 /// ignores (`reasoning-delta`, `choice-delta` for the other choices of an
-/// OpenAI `n > 1` request, `turn-reset` when the answer starts over). A
+/// OpenAI `n > 1` request, `turn-reset` when the answer starts over,
+/// `tool-input-delta` for a call's arguments as they stream). A
 /// browser's `EventSource` hears a named event only through a listener for
 /// that name: this is the list to register.
 pub const CATALOG_EVENT_NAMES: &[&str] = &[
@@ -619,6 +620,7 @@ pub const CATALOG_EVENT_NAMES: &[&str] = &[
     "reasoning-delta",
     "choice-delta",
     "turn-reset",
+    "tool-input-delta",
 ];
 
 /// The catalog `error` code of a broken provider stream.
@@ -1250,12 +1252,23 @@ impl Writer {
                 self.active = true;
             }
             StreamEvent::PartMetadata { part, key, value } => {
-                self.note_call(part, key, value);
+                if self.note_call(part, key, value) {
+                    self.catalog_open_call(part);
+                }
             }
             StreamEvent::ToolArgsDelta { part, json } => {
                 let state = self.part(part);
-                if state.kind == Some(PartKind::ToolCall) {
-                    state.args.push_str(json);
+                if state.kind != Some(PartKind::ToolCall) {
+                    return;
+                }
+                state.args.push_str(json);
+                if state.opened {
+                    // The id lent out while the frame is written (no copy).
+                    let id = state.call_id.take().unwrap_or_default();
+                    self.catalog("tool-input-delta", |o| {
+                        o.str("id", &id).str("delta", json);
+                    });
+                    self.part(part).call_id = Some(id);
                 }
             }
             StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content, tool_call } => {
@@ -1321,6 +1334,25 @@ impl Writer {
             }
             _ => {}
         }
+    }
+
+    /// The first `tool-input-delta` of a call (its `name`, and the argument
+    /// text held so far) once its id and name are known: a page shows the
+    /// call and its arguments filling in before the ready `tool-call`.
+    fn catalog_open_call(&mut self, part: u32) {
+        let state = self.part(part);
+        let known = state.call_id.is_some() && state.name.is_some();
+        if state.kind != Some(PartKind::ToolCall) || state.opened || !known {
+            return;
+        }
+        let (id, name) = (state.call_id.take().unwrap_or_default(), state.name.take().unwrap_or_default());
+        state.opened = true;
+        let held = std::mem::take(&mut state.args);
+        self.catalog("tool-input-delta", |o| {
+            o.str("id", &id).str("name", &name).str("delta", &held);
+        });
+        let state = self.part(part);
+        (state.call_id, state.name, state.args) = (Some(id), Some(name), held);
     }
 
     /// `tool-result` of a tool the provider ran (no duration: the

@@ -147,6 +147,9 @@ fn catalog_events_carry_the_seeds_payloads_exactly() {
         names,
         [
             "text-delta",
+            "tool-input-delta",
+            "tool-input-delta",
+            "tool-input-delta",
             "tool-call",
             "tool-result",
             "approval-required",
@@ -161,32 +164,37 @@ fn catalog_events_carry_the_seeds_payloads_exactly() {
     );
     let data = |i: usize| serde_json::from_str::<Value>(&events[i].2).unwrap();
     assert_eq!(data(0), json!({"delta": "line one\n\ndata: not an event\r\nid: 99"}));
-    assert_eq!(data(1), json!({"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}));
-    assert_eq!(data(2), json!({"id": "toolu_1", "name": "get_weather", "result": {"temp": 18}, "duration": 120}));
+    // The arguments as they stream (the first delta names the tool), then
+    // the ready call.
+    assert_eq!(data(1), json!({"id": "toolu_1", "name": "get_weather", "delta": ""}));
+    let streamed: String = (2..4).map(|i| data(i)["delta"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(serde_json::from_str::<Value>(&streamed).unwrap(), json!({"city": "Paris"}));
+    assert_eq!(data(4), json!({"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}));
+    assert_eq!(data(5), json!({"id": "toolu_1", "name": "get_weather", "result": {"temp": 18}, "duration": 120}));
     assert_eq!(
-        data(3),
+        data(6),
         json!({"approvalId": "ap_1", "toolName": "delete_file", "input": {"path": "/"},
                "message": "Delete '/'? This cannot be undone.", "toolCallId": "toolu_2"})
     );
     // The name of an approved call is known from its approval; no duration
     // given: none sent; a failed tool says so.
-    assert_eq!(data(4), json!({"id": "toolu_2", "name": "delete_file", "result": "denied", "isError": true}));
+    assert_eq!(data(7), json!({"id": "toolu_2", "name": "delete_file", "result": "denied", "isError": true}));
     assert_eq!(
-        data(5),
+        data(8),
         json!({"level": "info", "message": "ran get_weather", "metadata": {"pageId": "page-123"},
                "timestamp": at, "traceId": "trace-abc"})
     );
-    assert_eq!(data(6), json!({"level": "warn", "message": "slow", "timestamp": at, "traceId": "trace-abc"}));
-    assert_eq!(data(7), json!({"error": "a tool failed", "code": "tool_failed", "recoverable": true}));
-    assert_eq!(data(8), json!({"error": "no code", "recoverable": true}));
+    assert_eq!(data(9), json!({"level": "warn", "message": "slow", "timestamp": at, "traceId": "trace-abc"}));
+    assert_eq!(data(10), json!({"error": "a tool failed", "code": "tool_failed", "recoverable": true}));
+    assert_eq!(data(11), json!({"error": "no code", "recoverable": true}));
     assert_eq!(
-        data(9),
+        data(12),
         json!({"stepNumber": 1, "usage": {"promptTokens": 3, "completionTokens": 9, "totalTokens": 12},
                "stopReason": "tool_use", "providerUsage": {"input_tokens": 3, "output_tokens": 9}})
     );
     // The run ended while the model still called tools: the host's limit.
     assert_eq!(
-        data(10),
+        data(13),
         json!({"finishReason": "max-steps", "usage": {"promptTokens": 3, "completionTokens": 9, "totalTokens": 12},
                "stepCount": 1, "stopReason": "tool_use"})
     );
@@ -527,4 +535,40 @@ fn responses_server_items_and_mcp_calls_become_finished_tool_parts() {
     assert_eq!(tools[2]["output"]["status"], "completed");
     assert_eq!(tools[5]["input"], json!({"n": 2}));
     assert_eq!(tools[6]["output"], "4");
+}
+
+/// A call's arguments stream as `tool-input-delta` once its id and name
+/// are known (the first names the tool), and add up to the ready call's
+/// `args`, in any chunking.
+#[test]
+fn catalog_streams_tool_arguments_before_the_ready_call() {
+    let chat = include_str!("../../tests/fixtures/openai_chat/parallel_tools.sse");
+    for chunk in [1, 7, chat.len()] {
+        let (_, out) = relay_all(RelayFormat::Catalog, chat, chunk);
+        let mut streamed: std::collections::BTreeMap<String, (Option<String>, String)> = Default::default();
+        let mut ready = 0;
+        for (_, name, data) in browser_events(&out) {
+            let data: Value = serde_json::from_str(&data).unwrap();
+            let id = data["id"].as_str().unwrap_or_default().to_owned();
+            match name.as_str() {
+                "tool-input-delta" => {
+                    let entry = streamed.entry(id).or_default();
+                    if entry.0.is_none() {
+                        entry.0 = Some(data["name"].as_str().expect("the first delta names the tool").to_owned());
+                    } else {
+                        assert!(data.get("name").is_none(), "only the first delta names the tool");
+                    }
+                    entry.1.push_str(data["delta"].as_str().unwrap());
+                }
+                "tool-call" => {
+                    let (tool, text) = streamed.get(&id).expect("arguments streamed before the ready call");
+                    assert_eq!(tool.as_deref(), data["name"].as_str());
+                    assert_eq!(serde_json::from_str::<Value>(text).unwrap(), data["args"]);
+                    ready += 1;
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(ready, 2, "both calls ready (chunk {chunk})");
+    }
 }

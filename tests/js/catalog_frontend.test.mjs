@@ -47,6 +47,16 @@ function check(name, state, expected) {
       assert.deepEqual(got.args, want.input, where + `arguments of ${want.toolCallId}`);
       assert.deepEqual(got.result, want.output, where + `result of ${want.toolCallId}`);
       assert.equal(got.duration, 5, where + "duration");
+      // The arguments as they streamed add up to the ready call's.
+      if (got.argsText !== undefined && got.argsText.trim() !== "") {
+        let streamed;
+        try {
+          streamed = JSON.parse(got.argsText);
+        } catch {
+          streamed = got.argsText;
+        }
+        assert.deepEqual(streamed, want.input, where + `streamed arguments of ${want.toolCallId}`);
+      }
       assert.equal(got.status, "done");
     } else {
       assert.ok(got.result !== undefined || got.status === "called", where + "provider tool result");
@@ -127,6 +137,8 @@ test("cases were generated", () => {
   assert.ok(withTools.length >= 30, `only ${withTools.length} cases with ready tool calls`);
   const withReasoning = cases.filter((n) => expectedOf(n).reasoning.length > 0);
   assert.ok(withReasoning.length >= 5, `only ${withReasoning.length} cases with reasoning`);
+  const streamed = cases.filter((n) => readFileSync(join(dir, `${n}.catalog.sse`), "utf8").includes("event: tool-input-delta"));
+  assert.ok(streamed.length >= 30, `only ${streamed.length} cases stream tool arguments`);
 });
 
 test("every catalog event name is one the frontend knows", () => {
