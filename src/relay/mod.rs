@@ -1251,10 +1251,8 @@ impl Writer {
                 frame::catalog_delta_frame(self.replay.frame(self.last_id), self.last_id, event, text);
                 self.active = true;
             }
-            StreamEvent::PartMetadata { part, key, value } => {
-                if self.note_call(part, key, value) {
-                    self.catalog_open_call(part);
-                }
+            StreamEvent::PartMetadata { part, key, value } if self.note_call(part, key, value) => {
+                self.catalog_open_call(part);
             }
             StreamEvent::ToolArgsDelta { part, json } => {
                 let state = self.part(part);
