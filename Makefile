@@ -240,9 +240,22 @@ go-bench: capi
 
 RELAY_CASES := target/relay-cases
 
-js-test:
+js-test: python-develop
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
 	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
 	$(CARGO) build -q --example relay_server
 	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath target/debug/examples/relay_server) \
-	    SSEFOLD_ROOT=$(CURDIR) node --test
+	    SSEFOLD_ROOT=$(CURDIR) DEMO_PYTHON=$(abspath $(VPY)) node --test
+
+# The demo page (examples/web) served by python/examples/demo_web.py on
+# http://127.0.0.1:8000/: a relayed agent turn from recorded streams, no API
+# key. demo-web-screenshot renews the README's picture (headless Chromium).
+.PHONY: demo-web demo-web-screenshot
+demo-web: python-develop
+	$(VPY) python/examples/demo_web.py
+
+demo-web-screenshot: python-develop
+	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
+	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
+	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) SSEFOLD_ROOT=$(CURDIR) DEMO_PYTHON=$(abspath $(VPY)) \
+	    DEMO_SCREENSHOT=$(CURDIR)/examples/web/screenshot.png node --test demo_web.test.mjs

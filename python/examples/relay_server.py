@@ -25,9 +25,10 @@ Run ``python python/examples/relay_server.py`` and read the stream with
 from __future__ import annotations
 
 import asyncio
+import json
 import pathlib
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple
+from typing import Any, AsyncIterator, Awaitable, Callable, Collection, Dict, List, Optional, Tuple, Union
 
 import httpx
 import ssefold
@@ -49,17 +50,23 @@ KEEP_ALIVE_TICK_S = 1.0
 # ---- the fake provider ------------------------------------------------------
 
 
-def provider_app(bodies: List[bytes], chunk: int = 97, delay_s: float = 0.0) -> Starlette:
+def provider_app(bodies: List[bytes], chunk: int = 97, delay_s: float = 0.0, by_turn: bool = False) -> Starlette:
     """Answers the n-th request with ``bodies[n]`` (the last one again after
-    that), ``chunk`` bytes at a time, ``delay_s`` apart. ``app.state.requests``
-    keeps the JSON bodies received, ``app.state.ended`` when each body's last
-    byte was sent (``time.monotonic()``)."""
+    that), ``chunk`` bytes at a time, ``delay_s`` apart; ``by_turn``: a
+    request whose messages hold k assistant turns gets ``bodies[k]`` (each
+    new chat starts over). ``app.state.requests`` keeps the JSON bodies
+    received, ``app.state.ended`` when each body's last byte was sent
+    (``time.monotonic()``)."""
     requests: List[Dict[str, Any]] = []
     ended: List[float] = []
 
     async def messages(request: Request) -> Response:
         requests.append(await request.json())
-        body = bodies[min(len(requests), len(bodies)) - 1]
+        if by_turn:
+            turn = sum(1 for m in requests[-1].get("messages", []) if m.get("role") == "assistant")
+        else:
+            turn = len(requests) - 1
+        body = bodies[min(turn, len(bodies) - 1)]
 
         async def chunks() -> AsyncIterator[bytes]:
             for i in range(0, len(body), chunk):
@@ -94,10 +101,11 @@ TOOLS: Dict[str, Tool] = {"get_weather": get_weather, "get_time": get_time}
 Outcome = Tuple[Any, bool, int]
 
 
-def scheduled(fn: Tool, outcomes: Dict[str, Outcome]) -> ssefold.Tool[Any]:
+def scheduled(fn: Tool, outcomes: Dict[str, Outcome], needs_approval: bool = False) -> ssefold.Tool[Any]:
     """``fn`` (keyword arguments: the call's input) as a tool for
     ``ssefold.run_turn``; its output, failure and duration in milliseconds
-    are kept in ``outcomes`` by call id, for the browser."""
+    are kept in ``outcomes`` by call id, for the browser. ``needs_approval``:
+    each call waits for the user's answer first."""
 
     async def run(call: ssefold.ToolCall) -> Any:
         started = time.monotonic()
@@ -110,7 +118,7 @@ def scheduled(fn: Tool, outcomes: Dict[str, Outcome]) -> ssefold.Tool[Any]:
         outcomes[call.id] = (output, False, int((time.monotonic() - started) * 1000))
         return output
 
-    return ssefold.Tool(run)
+    return ssefold.Tool(run, needs_approval=needs_approval)
 
 
 # ---- the chat endpoint --------------------------------------------------------
@@ -122,20 +130,31 @@ async def relay_turns(
     messages: List[Dict[str, Any]],
     relay: ssefold.Relay,
     tools: Dict[str, Tool],
+    approvals: Optional["Approvals"] = None,
 ) -> AsyncIterator[bytes]:
-    """The browser bytes of the whole agent loop."""
+    """The browser bytes of the whole agent loop. With ``approvals``, the
+    calls of the tools it names wait for the user: the relay asks the
+    browser (``approval-required`` / ``tool-approval-request``) and the
+    browser's answer (``Approvals.answer``) runs or denies the call."""
     for _ in range(MAX_TURNS):
         outcomes: Dict[str, Outcome] = {}
         never_ran: List[str] = []  # unknown tools, invalid arguments: the scheduler's own results
         request = {"model": "claude-test", "max_tokens": 1024, "stream": True, "messages": messages}
         async with client.stream("POST", provider_url, json=request) as response:
             response.raise_for_status()
+            gated = approvals.tools if approvals is not None else ()
             turn = ssefold.run_turn(
-                response.aiter_raw(), {name: scheduled(fn, outcomes) for name, fn in tools.items()}, provider="anthropic"
+                response.aiter_raw(),
+                {name: scheduled(fn, outcomes, name in gated) for name, fn in tools.items()},
+                provider="anthropic",
+                approve=approvals.approve if approvals is not None else None,
+                approval_timeout_ms=approvals.timeout_ms if approvals is not None else None,
             )
             try:
                 async for event in turn:
                     if isinstance(event, ssefold.ToolExecutionEvent):
+                        if event.type == "tool_approval_requested" and approvals is not None:
+                            yield approvals.ask(relay, event)
                         if event.type == "tool_execution_finished":
                             if event.call_id in outcomes:
                                 output, is_error, ms = outcomes.pop(event.call_id)
@@ -161,6 +180,49 @@ async def relay_turns(
         # The assistant turn and the tool results, as the provider takes them back.
         messages = messages + result.next.append
     yield relay.finish()
+
+
+class Approvals:
+    """The user's answers to one chat's approval requests: the tools in
+    ``tools`` wait for them. ``ask`` relays a request to the browser;
+    ``answer`` (the browser's POST) settles it; ``approve`` is the turn's
+    callback, waiting for that answer."""
+
+    def __init__(self, tools: Collection[str], timeout_ms: Optional[int] = 300_000) -> None:
+        self.tools = frozenset(tools)
+        self.timeout_ms = timeout_ms  # unanswered this long: denied
+        self._answers: Dict[str, "asyncio.Future[Union[bool, str]]"] = {}  # by call id
+        self._calls: Dict[str, str] = {}  # approval id -> call id
+
+    def _answer_of(self, call_id: str) -> "asyncio.Future[Union[bool, str]]":
+        if call_id not in self._answers:
+            self._answers[call_id] = asyncio.get_running_loop().create_future()
+        return self._answers[call_id]
+
+    def ask(self, relay: ssefold.Relay, event: ssefold.ToolExecutionEvent) -> bytes:
+        """The browser's request for ``event`` (``tool_approval_requested``)."""
+        assert event.approval_id is not None
+        self._calls[event.approval_id] = event.call_id
+        self._answer_of(event.call_id)
+        name = event.name or ""
+        args = json.loads(event.arguments or "{}")
+        shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in args.items()) if isinstance(args, dict) else json.dumps(args)
+        message = f"Allow {name}({shown})?"
+        return relay.approval_required(event.approval_id, event.call_id, name, args, message=message)
+
+    def answer(self, approval_id: str, approved: bool, reason: Optional[str] = None) -> bool:
+        """Settles a request: whether it was one still waiting."""
+        call_id = self._calls.get(approval_id)
+        if call_id is None:
+            return False
+        answer = self._answer_of(call_id)
+        if answer.done():
+            return False
+        answer.set_result(True if approved else (reason or False))
+        return True
+
+    async def approve(self, call: ssefold.ToolCall) -> Union[bool, str]:
+        return await self._answer_of(call.id)
 
 
 async def with_keep_alive(relay: ssefold.Relay, source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
