@@ -311,6 +311,20 @@ pub(crate) fn catalog_delta_frame(buf: &mut Vec<u8>, id: u64, event: &'static st
     buf.extend_from_slice(b"}\n\n");
 }
 
+/// A whole `tool-input-delta` frame of the catalog format (not in the
+/// seed): `{"id":ID,"delta":TEXT}`, as [`JsonObject`] writes it;
+/// `call_id_json` is the id already written as a JSON string.
+pub(crate) fn catalog_args_delta_frame(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8], text: DeltaText<'_>) {
+    buf.reserve(text.len() + call_id_json.len() + 64);
+    buf.extend_from_slice(b"id: ");
+    buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+    buf.extend_from_slice(b"\nevent: tool-input-delta\ndata: {\"id\":");
+    buf.extend_from_slice(call_id_json);
+    buf.extend_from_slice(b",\"delta\":");
+    text.write(buf);
+    buf.extend_from_slice(b"}\n\n");
+}
+
 /// Ends a frame's data line and the event.
 pub(crate) fn end_frame(buf: &mut Vec<u8>) {
     buf.extend_from_slice(b"\n\n");

@@ -1261,12 +1261,11 @@ impl Writer {
                 }
                 state.args.push_str(json);
                 if state.opened {
-                    // The id lent out while the frame is written (no copy).
-                    let id = state.call_id.take().unwrap_or_default();
-                    self.catalog("tool-input-delta", |o| {
-                        o.str("id", &id).str("delta", json);
-                    });
-                    self.part(part).call_id = Some(id);
+                    let call_id = &self.parts[part as usize].call_id_json;
+                    self.last_id += 1;
+                    let json = DeltaText::new(json, escaped);
+                    frame::catalog_args_delta_frame(self.replay.frame(self.last_id), self.last_id, call_id, json);
+                    self.active = true;
                 }
             }
             StreamEvent::PartEnd { part, kind: PartKind::ToolCall, outcome, content, tool_call } => {
@@ -1345,6 +1344,8 @@ impl Writer {
         }
         let (id, name) = (state.call_id.take().unwrap_or_default(), state.name.take().unwrap_or_default());
         state.opened = true;
+        state.call_id_json.clear();
+        frame::write_json_str(&mut state.call_id_json, &id);
         let held = std::mem::take(&mut state.args);
         self.catalog("tool-input-delta", |o| {
             o.str("id", &id).str("name", &name).str("delta", &held);
