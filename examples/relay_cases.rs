@@ -353,5 +353,8 @@ fn main() {
         std::fs::write(out.join(format!("{name}.catalog.json")), shown.to_string()).expect("write");
         count += 1;
     }
+    // The catalog's event names, for the JavaScript frontend's own list.
+    let names = json!(ssefold::relay::CATALOG_EVENT_NAMES).to_string();
+    std::fs::write(out.join("catalog_event_names.json"), names).expect("write");
     eprintln!("relay_cases: {count} streams written to {}", out.display());
 }

@@ -141,6 +141,11 @@ test("cases were generated", () => {
   assert.ok(streamed.length >= 30, `only ${streamed.length} cases stream tool arguments`);
 });
 
+test("the frontend's event names are the relay's (relay::CATALOG_EVENT_NAMES)", () => {
+  const relay = JSON.parse(readFileSync(join(dir, "catalog_event_names.json"), "utf8"));
+  assert.deepEqual([...CATALOG_EVENT_NAMES].sort(), [...relay].sort());
+});
+
 test("every catalog event name is one the frontend knows", () => {
   const names = new Set();
   for (const name of cases) {
