@@ -235,7 +235,10 @@ go-bench: capi
 # Browser-side clients as judges of the relay (tests/js): the `ai` npm
 # package rebuilds the UI message from the relayed stream of every fixture,
 # and a headless Chromium EventSource reads the catalog format, reconnecting
-# with Last-Event-ID. npm ci installs the pinned packages (package-lock.json).
+# with Last-Event-ID; and the same browser resumes a stream kept in Redis on a
+# second server process after the first is killed (resumable_chromium, run
+# with the venv's Python: `make python-develop` first, as `make test` does).
+# npm ci installs the pinned packages (package-lock.json).
 # ---------------------------------------------------------------------------
 
 RELAY_CASES := target/relay-cases
@@ -245,4 +248,4 @@ js-test:
 	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
 	$(CARGO) build -q --example relay_server
 	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath target/debug/examples/relay_server) \
-	    SSEFOLD_ROOT=$(CURDIR) node --test
+	    SSEFOLD_ROOT=$(CURDIR) SSEFOLD_PYTHON=$(abspath $(VPY)) node --test

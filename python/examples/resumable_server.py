@@ -5,6 +5,7 @@ Two roles, each its own process:
 - ``produce``: feeds a recorded provider stream (an ``.sse`` file, paced)
   through a catalog ``Relay`` and appends every frame to Redis
   (``RedisReplayStore.save``), then the finished marker;
+- ``dump``: prints the stream's events as JSON lines (for tests);
 - ``serve``: serves ``GET /stream/<id>`` from Redis to browsers (the frames
   after ``Last-Event-ID``, then the new ones until ``finish``, keep-alive
   comments while waiting) and ``GET /`` a page whose ``EventSource`` reads
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import socket
 import sys
 import time
@@ -33,7 +35,7 @@ from typing import Optional
 
 import redis.asyncio as aioredis
 
-from ssefold import Relay, RelayError
+from ssefold import Relay, RelayError, SSEDecoder
 from ssefold.relay_store import RedisReplayStore
 
 CATALOG_EVENTS = [
@@ -97,6 +99,18 @@ async def produce(url: str, stream_id: str, fixture: Path, pace_ms: int) -> None
     await store.client.aclose()
 
 
+async def dump(url: str, stream_id: str) -> None:
+    """The stream's events as JSON lines (id, event, data): what the
+    producer wrote, for tests to compare with what a browser got."""
+    store = store_for(url, 1000)
+    body = b""
+    async for frame in store.after(stream_id):
+        body += frame
+    for event in SSEDecoder().feed(body):
+        print(json.dumps({"id": event.id, "event": event.event, "data": event.data}))
+    await store.client.aclose()
+
+
 async def handle(store: RedisReplayStore, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         head = await reader.readuntil(b"\r\n\r\n")
@@ -127,6 +141,8 @@ async def handle(store: RedisReplayStore, reader: asyncio.StreamReader, writer: 
 async def stream(
     store: RedisReplayStore, stream_id: str, last_event_id: Optional[str], writer: asyncio.StreamWriter
 ) -> None:
+    # Which process serves which stream (tests kill the one that does).
+    print(f"stream {stream_id} after {last_event_id or 0}", flush=True)
     frames = store.after(stream_id, last_event_id)
     try:
         first = await frames.__anext__()
@@ -170,10 +186,15 @@ def main(argv: Optional[list[str]] = None) -> None:
     p.add_argument("--stream", required=True)
     p.add_argument("--fixture", type=Path, required=True)
     p.add_argument("--pace-ms", type=int, default=40)
+    d = sub.add_parser("dump")
+    d.add_argument("--redis", required=True)
+    d.add_argument("--stream", required=True)
     args = parser.parse_args(argv)
     started = time.monotonic()
     if args.role == "serve":
         asyncio.run(serve(args.redis, args.host, args.port, args.block_ms))
+    elif args.role == "dump":
+        asyncio.run(dump(args.redis, args.stream))
     else:
         asyncio.run(produce(args.redis, args.stream, args.fixture, args.pace_ms))
         print(f"produced in {time.monotonic() - started:.1f} s", file=sys.stderr)
