@@ -205,7 +205,9 @@ python-bench: python-venv
 # go-test builds the static library with `make capi`, then vets, runs the
 # tests under the race detector and checks gofmt, for the package and for
 # its OpenTelemetry instrumentation in bindings/go/otel (a module of its own,
-# which requires go.opentelemetry.io/otel). go-bench runs the side-by-side
+# which requires go.opentelemetry.io/otel), and for the Redis replay store in
+# bindings/go/redisstore (its own module too, on go-redis; its tests start a
+# redis-server, which tools/setup.sh installs). go-bench runs the side-by-side
 # benchmark in bindings/go/bench (its own module).
 # ---------------------------------------------------------------------------
 
@@ -217,6 +219,7 @@ GO_FUZZTIME ?= 20s
 go-test: capi
 	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd bindings/go/otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd bindings/go/redisstore && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	@out="$$(gofmt -l bindings/go)"; if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
 # A GC before every C call (debug_on.go; gcstress_test.go checks that every call
