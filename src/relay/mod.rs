@@ -43,6 +43,17 @@
 //! [`Relay::replay_after`] gives a browser that reconnects with
 //! `Last-Event-ID` what it missed, or [`RelayError::ReplayTooOld`] when that
 //! is no longer held.
+//!
+//! **Resumable across processes.** That buffer lives in one process. A host
+//! that runs several (or restarts them) keeps the frames in a replay store
+//! they all reach (Redis Streams in the Python and Go bindings): after each
+//! call it appends [`Relay::frames`] (each frame of the call's output with
+//! its event id), and after [`Relay::finish`] a finished marker with
+//! [`Relay::trailer`] (what follows the last frame). Any process then serves
+//! a reconnecting browser from the store, starting after
+//! [`resume_point`]`(Last-Event-ID, oldest held, newest held)`, which
+//! decides as [`Relay::replay_after`] does. The store's I/O is the host's:
+//! the relay only cuts its output at frame boundaries.
 
 mod frame;
 mod replay;
