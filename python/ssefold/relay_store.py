@@ -87,7 +87,10 @@ class ReplayStore(abc.ABC):
         frame as it is appended, then the trailer when the stream finished.
         Yields ``b""`` when no frame came for the block time (send a
         keep-alive comment then). Raises ``RelayError`` (before yielding)
-        as ``ssefold.resume_point``."""
+        as ``ssefold.resume_point``. Ends early when the stream expires
+        while followed (its producer died): the browser's reconnection then
+        gets ``RelayError(kind="replay_too_old")``; a stream not written yet
+        is waited for."""
 
     async def save(self, stream_id: str, relay: Relay) -> int:
         """Appends the frames of the relay's last call, and finishes the
@@ -159,11 +162,18 @@ class MemoryReplayStore(ReplayStore):
         frames = stream.frames if stream is not None else []
         held = (frames[0][0], frames[-1][0]) if frames else (None, None)
         cursor = 0 if last_event_id is None else resume_point(last_event_id, *held)
+        idle = 0.0
         while True:
             stream = self._stream(stream_id, create=False)
             if stream is None:
-                # Not written yet (or expired while followed): wait for it.
-                await asyncio.sleep(min(self.block_ms, 50) / 1000)
+                if cursor > 0:
+                    return  # expired while followed: a reconnection gets "too old"
+                # Not written yet: wait for its first frame.
+                await asyncio.sleep(0.05)
+                idle += 0.05
+                if idle * 1000 >= self.block_ms:
+                    idle = 0.0
+                    yield b""
                 continue
             changed = stream.changed
             # Ids are ascending: skip to the first after the cursor.
@@ -267,6 +277,8 @@ class RedisReplayStore(ReplayStore):
         while True:
             reply: Any = await self.client.xread({key: cursor}, count=512, block=self.block_ms)
             if not reply:
+                if _entry_id(cursor) != (0, 0) and not await self.client.exists(key):
+                    return  # expired while followed: a reconnection gets "too old"
                 yield b""
                 continue
             # RESP2: [[key, entries]]; RESP3: {key: [entries]}.

@@ -163,6 +163,24 @@ def test_a_reader_follows_frames_as_they_are_appended(store_kind: str, redis_url
     asyncio.run(run())
 
 
+def test_a_followed_stream_that_expires_ends_its_readers(store_kind: str, redis_url: str) -> None:
+    """A producer that died never finishes: once the stream expires, its
+    readers end, and a reconnection is told it is too old."""
+
+    async def run() -> None:
+        store = make_store(store_kind, redis_url, block_ms=50, ttl_seconds=1)
+        await store.append("t", [(1, b"id: 1\ndata: x\n\n")])
+        started = time.monotonic()
+        assert await collect(store.after("t"), 10) == b"id: 1\ndata: x\n\n"
+        assert time.monotonic() - started >= 0.5
+        with pytest.raises(ssefold.RelayError) as e:
+            await collect(store.after("t", "1"))
+        assert e.value.kind == "replay_too_old"
+        await close(store)
+
+    asyncio.run(run())
+
+
 def test_redis_entries_expire_after_the_last_write(redis_url: str) -> None:
     async def run() -> None:
         client = aioredis.Redis.from_url(redis_url)

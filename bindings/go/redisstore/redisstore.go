@@ -207,7 +207,10 @@ func field(values map[string]any, name string) []byte {
 // for the block time (send a keep-alive comment then); an error from send,
 // from Redis, or ctx's, ends it. Before any send, an unknown or too old
 // lastEventID gives an error matching ssefold.ErrUnknownEventID or
-// ssefold.ErrReplayTooOld (as ssefold.ResumePoint).
+// ssefold.ErrReplayTooOld (as ssefold.ResumePoint). A stream that expires
+// while followed (its producer died) ends it with nil: the browser's
+// reconnection then gets ErrReplayTooOld. A stream not written yet is
+// waited for.
 func (s *Store) After(ctx context.Context, streamID, lastEventID string, send func(frame []byte) error) error {
 	key := s.Key(streamID)
 	var after uint64
@@ -237,6 +240,9 @@ func (s *Store) After(ctx context.Context, streamID, lastEventID string, send fu
 	for {
 		reply, err := s.client.XRead(ctx, &redis.XReadArgs{Streams: []string{key, cursor}, Count: 512, Block: s.opts.Block}).Result()
 		if errors.Is(err, redis.Nil) {
+			if cursor != "0-0" && s.client.Exists(ctx, key).Val() == 0 {
+				return nil // expired while followed: a reconnection gets ErrReplayTooOld
+			}
 			if err := send(nil); err != nil {
 				return err
 			}

@@ -395,3 +395,23 @@ func TestTwoServerProcessesOneKilledMidStream(t *testing.T) {
 		t.Fatalf("got %v\nwant %v", got, want)
 	}
 }
+
+// A producer that died never finishes: once the stream expires, its readers
+// end, and a reconnection is told it is too old.
+func TestAFollowedStreamThatExpiresEndsItsReaders(t *testing.T) {
+	s, _ := newStore(t, &Options{TTL: time.Second, Block: 50 * time.Millisecond})
+	frame := []byte("id: 1\ndata: x\n\n")
+	if _, err := s.Append(context.Background(), "t", []ssefold.RelayFrame{{ID: 1, Bytes: frame}}); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	if got, err := collect(t, s, "t", ""); err != nil || !bytes.Equal(got, frame) {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if time.Since(started) < 500*time.Millisecond {
+		t.Fatal("the reader ended before the stream expired")
+	}
+	if _, err := collect(t, s, "t", "1"); !errors.Is(err, ssefold.ErrReplayTooOld) {
+		t.Fatalf("reconnection after the expiry: %v", err)
+	}
+}
