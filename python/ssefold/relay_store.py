@@ -30,13 +30,15 @@ they never read the frames' JSON.
 .. code-block:: python
 
     store = RedisReplayStore(redis.asyncio.Redis.from_url(url))
-    # the producer
+    # the producer: save after every relay call (its frames only)
     relay = Relay("catalog")
     async for chunk in provider_body:
         relay.feed(chunk)
         await store.save(turn_id, relay)
-    relay.finish()
+    relay.end_of_input()
     await store.save(turn_id, relay)
+    relay.finish()
+    await store.save(turn_id, relay)  # the finish frame, then the marker
     # any process, per request
     async for frame in store.after(turn_id, request.headers.get("last-event-id")):
         await send(frame or b": keep-alive\\n\\n")
