@@ -102,7 +102,7 @@ def free_port() -> int:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--deltas", type=int, default=20000)
     parser.add_argument("--batch", type=int, default=64)
     args = parser.parse_args()

@@ -174,7 +174,7 @@ async def serve(url: str, host: str, port: int, block_ms: int) -> None:
 
 
 def main(argv: Optional[list[str]] = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     sub = parser.add_subparsers(dest="role", required=True)
     s = sub.add_parser("serve")
     s.add_argument("--redis", required=True)

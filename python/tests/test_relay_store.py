@@ -16,8 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import pytest
 
@@ -66,7 +65,7 @@ def redis_url() -> Iterator[str]:
             proc.wait()
 
 
-def relay_steps(format: str) -> tuple[list[list[tuple[int, bytes]]], bytes, bytes]:
+def relay_steps(format: Literal["ai-sdk", "catalog"]) -> tuple[list[list[tuple[int, bytes]]], bytes, bytes]:
     """The fixture through a relay, one SSE event per call: each call's
     frames, the trailer, and all the bytes the relay wrote."""
     relay = ssefold.Relay(format)
@@ -109,7 +108,9 @@ def store_kind(request: Any) -> str:
 
 
 @pytest.mark.parametrize("format", ["ai-sdk", "catalog"])
-def test_a_store_serves_every_frame_after_any_id_exactly_once(store_kind: str, redis_url: str, format: str) -> None:
+def test_a_store_serves_every_frame_after_any_id_exactly_once(
+    store_kind: str, redis_url: str, format: Literal["ai-sdk", "catalog"]
+) -> None:
     calls, trailer, out = relay_steps(format)
     frames = [f for call in calls for f in call]
     assert b"".join(f for _, f in frames) + trailer == out
