@@ -205,7 +205,9 @@ python-bench: python-venv
 # go-test builds the static library with `make capi`, then vets, runs the
 # tests under the race detector and checks gofmt, for the package and for
 # its OpenTelemetry instrumentation in bindings/go/otel (a module of its own,
-# which requires go.opentelemetry.io/otel). go-bench runs the side-by-side
+# which requires go.opentelemetry.io/otel), and for the Redis replay store in
+# bindings/go/redisstore (its own module too, on go-redis; its tests start a
+# redis-server, which tools/setup.sh installs). go-bench runs the side-by-side
 # benchmark in bindings/go/bench (its own module).
 # ---------------------------------------------------------------------------
 
@@ -217,6 +219,7 @@ GO_FUZZTIME ?= 20s
 go-test: capi
 	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd bindings/go/otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd bindings/go/redisstore && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	@out="$$(gofmt -l bindings/go)"; if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
 # A GC before every C call (debug_on.go; gcstress_test.go checks that every call
@@ -235,7 +238,10 @@ go-bench: capi
 # Browser-side clients as judges of the relay (tests/js): the `ai` npm
 # package rebuilds the UI message from the relayed stream of every fixture,
 # and a headless Chromium EventSource reads the catalog format, reconnecting
-# with Last-Event-ID. npm ci installs the pinned packages (package-lock.json).
+# with Last-Event-ID; and the same browser resumes a stream kept in Redis on a
+# second server process after the first is killed (resumable_chromium, run
+# with the venv's Python: `make python-develop` first, as `make test` does).
+# npm ci installs the pinned packages (package-lock.json).
 # ---------------------------------------------------------------------------
 
 RELAY_CASES := target/relay-cases
@@ -245,7 +251,7 @@ js-test: python-develop
 	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
 	$(CARGO) build -q --example relay_server
 	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath target/debug/examples/relay_server) \
-	    SSEFOLD_ROOT=$(CURDIR) DEMO_PYTHON=$(abspath $(VPY)) node --test
+	    SSEFOLD_ROOT=$(CURDIR) SSEFOLD_PYTHON=$(abspath $(VPY)) node --test
 
 # The demo page (examples/web) served by python/examples/demo_web.py on
 # http://127.0.0.1:8000/: a relayed agent turn from recorded streams, no API
@@ -257,5 +263,5 @@ demo-web: python-develop
 demo-web-screenshot: python-develop
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
 	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
-	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) SSEFOLD_ROOT=$(CURDIR) DEMO_PYTHON=$(abspath $(VPY)) \
+	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) SSEFOLD_ROOT=$(CURDIR) SSEFOLD_PYTHON=$(abspath $(VPY)) \
 	    DEMO_SCREENSHOT=$(CURDIR)/examples/web/screenshot.png node --test demo_web.test.mjs

@@ -2953,6 +2953,62 @@ ssefold_result ssefold_relay_status(const struct ssefold_relay *relay,
                                     bool *is_finished);
 
 /**
+ * The number of frames (events) in the output of the relay's last call
+ * (0 after `ssefold_relay_replay_after` and `ssefold_relay_keep_alive`);
+ * `ssefold_relay_frame` reads them.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_frame_count(const struct ssefold_relay *relay, size_t *out);
+
+/**
+ * Frame `index` of the relay's last call: its event id and its bytes (a
+ * view into the last call's output, valid until the relay's next call),
+ * to append to a replay store shared across processes. The frames joined
+ * are the output, without the trailer (`ssefold_relay_trailer`).
+ *
+ * Errors: `INVALID_ARGUMENT` (`index` out of range).
+ *
+ * # Safety
+ * `relay` must be NULL or live; the out-pointers NULL or writable.
+ */
+ssefold_result ssefold_relay_frame(const struct ssefold_relay *relay,
+                                   size_t index,
+                                   uint64_t *id,
+                                   struct ssefold_bytes *out);
+
+/**
+ * What a reader sends after the stream's last frame, part of no frame
+ * (`data: [DONE]\n\n` in the AI SDK format, empty in the catalog): a
+ * static view that lives forever. A replay store keeps it with its
+ * finished marker.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_trailer(const struct ssefold_relay *relay, struct ssefold_bytes *out);
+
+/**
+ * Where a replay store resumes for a browser's `Last-Event-ID`: writes to
+ * `*out` the id after which its frames are sent, given the ids it holds,
+ * `oldest..=newest` (both 0: it holds none; ids start at 1).
+ *
+ * Errors (nothing written): `RELAY_UNKNOWN_EVENT_ID` (not a number, or
+ * newer than `newest`), `RELAY_REPLAY_TOO_OLD` (frames after it are no
+ * longer held: reload the whole message), `INVALID_ARGUMENT` (`oldest` >
+ * `newest`, or only one of them 0).
+ *
+ * # Safety
+ * `last_event_id` must be NULL or `len` readable bytes; `out` NULL or
+ * writable.
+ */
+ssefold_result ssefold_relay_resume_point(struct ssefold_str last_event_id,
+                                          uint64_t oldest,
+                                          uint64_t newest,
+                                          uint64_t *out);
+
+/**
  * The message of the relay's last call (empty after success), as a
  * NUL-terminated view owned by the relay until its next call.
  *

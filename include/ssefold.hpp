@@ -1008,6 +1008,39 @@ class Relay {
     check(ssefold_relay_status(handle_, &id, &finished));
     return finished;
   }
+  /// The frames of the last call's output as (event id, frame bytes),
+  /// viewing the relay's buffer until its next call: what a host appends
+  /// to a replay store shared across processes.
+  std::vector<std::pair<std::uint64_t, std::string_view>> frames() const {
+    std::size_t n = 0;
+    check(ssefold_relay_frame_count(handle_, &n));
+    std::vector<std::pair<std::uint64_t, std::string_view>> out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; i++) {
+      std::uint64_t id = 0;
+      ssefold_bytes b{nullptr, 0};
+      check(ssefold_relay_frame(handle_, i, &id, &b));
+      out.emplace_back(id, b.len ? std::string_view(reinterpret_cast<const char *>(b.ptr), b.len) : std::string_view());
+    }
+    return out;
+  }
+  /// What a reader sends after the last frame (`data: [DONE]` in the AI
+  /// SDK format, empty in the catalog).
+  std::string_view trailer() const {
+    ssefold_bytes b{nullptr, 0};
+    check(ssefold_relay_trailer(handle_, &b));
+    return b.len ? std::string_view(reinterpret_cast<const char *>(b.ptr), b.len) : std::string_view();
+  }
+  /// Where a replay store holding ids `oldest..=newest` (0, 0: none)
+  /// resumes for `last_event_id` (throws RELAY_REPLAY_TOO_OLD /
+  /// RELAY_UNKNOWN_EVENT_ID).
+  static std::uint64_t resume_point(std::string_view last_event_id, std::uint64_t oldest, std::uint64_t newest) {
+    std::uint64_t after = 0;
+    if (ssefold_result rc = ssefold_relay_resume_point(str(last_event_id), oldest, newest, &after);
+        rc != SSEFOLD_RESULT_OK)
+      throw Error(rc, "");
+    return after;
+  }
   ssefold_relay *get() const noexcept { return handle_; }
 
  private:

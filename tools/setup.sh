@@ -5,7 +5,9 @@
 # "Prerequisites").
 #
 #   Debian packages  make cmake ninja-build pkg-config libgtest-dev
-#                    libcurl4-openssl-dev valgrind python3-venv chromium, and nodejs
+#                    libcurl4-openssl-dev valgrind python3-venv chromium
+#                    redis-server (the replay stores' tests start their own on a
+#                    free port; the service Debian starts is not used), and nodejs
 #                    npm when Node is missing (apt-get update first); gcc and the
 #                    zlib, OpenSSL and libffi headers for the free-threaded CPython
 #                    that tools/free-threaded-python.sh builds
@@ -17,7 +19,7 @@
 set -euo pipefail
 
 debian_packages=(make cmake ninja-build pkg-config libgtest-dev libcurl4-openssl-dev valgrind python3-venv chromium
-  gcc libssl-dev zlib1g-dev libffi-dev xz-utils)
+  redis-server gcc libssl-dev zlib1g-dev libffi-dev xz-utils)
 # Node.js >= 18 with npm: the image ships it; Debian's packages otherwise.
 command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 

@@ -9,6 +9,7 @@ import "C"
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"time"
 	"unsafe"
@@ -458,6 +459,77 @@ func (rl *Relay) ReplayAfter(lastEventID string) ([]byte, error) {
 	maybeGC()
 	r := C.ssefold_relay_replay_after(rl.ptr, v, &b)
 	return rl.out(r, b)
+}
+
+// RelayFrame is one frame of a relay call's output: its SSE event id and
+// its bytes (the "id: N" line included).
+type RelayFrame struct {
+	ID    uint64
+	Bytes []byte
+}
+
+// Frames returns the frames of the last call's output, oldest first
+// (copies): joined, they are that output without Trailer. A host that
+// shares the stream with other processes appends each to its replay store
+// under its id (bindings/go/redisstore). Empty after ReplayAfter and
+// KeepAlive, which write no frame.
+func (rl *Relay) Frames() []RelayFrame {
+	if rl.ptr == nil {
+		return nil
+	}
+	var n C.size_t
+	maybeGC()
+	C.ssefold_relay_frame_count(rl.ptr, &n)
+	out := make([]RelayFrame, 0, int(n))
+	for i := C.size_t(0); i < n; i++ {
+		var id C.uint64_t
+		var b C.struct_ssefold_bytes
+		maybeGC()
+		r := C.ssefold_relay_frame(rl.ptr, i, &id, &b)
+		if r != 0 {
+			break
+		}
+		out = append(out, RelayFrame{ID: uint64(id), Bytes: C.GoBytes(unsafe.Pointer(b.ptr), C.int(b.len))})
+	}
+	runtime.KeepAlive(rl)
+	return out
+}
+
+// Trailer returns what a reader sends after the stream's last frame, part
+// of no frame: "data: [DONE]\n\n" in the AI SDK format, nothing in the
+// catalog (its finish event is a frame). A replay store keeps it with its
+// finished marker.
+func (rl *Relay) Trailer() []byte {
+	if rl.ptr == nil {
+		return nil
+	}
+	var b C.struct_ssefold_bytes
+	maybeGC()
+	C.ssefold_relay_trailer(rl.ptr, &b)
+	var out []byte
+	if b.len > 0 {
+		out = C.GoBytes(unsafe.Pointer(b.ptr), C.int(b.len))
+	}
+	runtime.KeepAlive(rl)
+	return out
+}
+
+// ResumePoint is where a replay store resumes for a browser's
+// Last-Event-ID: the id after which its frames are sent, given the ids it
+// holds, oldest through newest (both 0: it holds none, as when the stream
+// expired). Errors match ErrUnknownEventID (not a number, or newer than
+// newest) or ErrReplayTooOld (the frames after it are no longer held), as
+// Relay.ReplayAfter's do.
+func ResumePoint(lastEventID string, oldest, newest uint64) (uint64, error) {
+	v, f := strView(lastEventID, true)
+	defer f()
+	var after C.uint64_t
+	maybeGC()
+	r := C.ssefold_relay_resume_point(v, C.uint64_t(oldest), C.uint64_t(newest), &after)
+	if r != 0 {
+		return 0, newError(r, fmt.Sprintf("Last-Event-ID %q, held %d..%d", lastEventID, oldest, newest))
+	}
+	return uint64(after), nil
 }
 
 // Headers returns the HTTP response headers the browser side needs.

@@ -231,3 +231,65 @@ func TestRelayStreamFailureComesWithItsErrorEvent(t *testing.T) {
 		t.Fatalf("headers %v", headers)
 	}
 }
+
+// Each call's frames, stored by id, are its output; a store resuming after
+// an id (ResumePoint) sends what ReplayAfter sends.
+func TestRelayFramesAndResumePoint(t *testing.T) {
+	body, err := os.ReadFile(relayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []RelayFormat{RelayAISDK, RelayCatalog} {
+		rl, err := NewRelayWithStream(Auto, &RelayOptions{Format: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var store [][]byte // frame of id i+1 at index i
+		record := func(out []byte, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var joined []byte
+			for _, f := range rl.Frames() {
+				if f.ID != uint64(len(store)+1) {
+					t.Fatalf("frame id %d after %d frames", f.ID, len(store))
+				}
+				store = append(store, f.Bytes)
+				joined = append(joined, f.Bytes...)
+			}
+			if _, finished := rl.LastEventID(); finished {
+				joined = append(joined, rl.Trailer()...)
+			}
+			if !bytes.Equal(joined, out) {
+				t.Fatalf("frames %q != output %q", joined, out)
+			}
+		}
+		for at := 0; at < len(body); at += 80 {
+			record(rl.Feed(body[at:min(at+80, len(body))]))
+		}
+		record(rl.EndOfInput())
+		record(rl.Finish(nil))
+		after, err := ResumePoint("5", 1, uint64(len(store)))
+		if err != nil || after != 5 {
+			t.Fatalf("%d, %v", after, err)
+		}
+		served := append(bytes.Join(store[after:], nil), rl.Trailer()...)
+		if replay, err := rl.ReplayAfter("5"); err != nil || !bytes.Equal(replay, served) {
+			t.Fatalf("replay %q != served %q (%v)", replay, served, err)
+		}
+		if len(rl.Frames()) != 0 {
+			t.Fatal("a replay writes no frame")
+		}
+		rl.Close()
+	}
+	if _, err := ResumePoint("2", 4, 9); !errors.Is(err, ErrReplayTooOld) {
+		t.Fatal(err)
+	}
+	if _, err := ResumePoint("2", 0, 0); !errors.Is(err, ErrReplayTooOld) {
+		t.Fatal(err)
+	}
+	if _, err := ResumePoint("10", 1, 9); !errors.Is(err, ErrUnknownEventID) {
+		t.Fatal(err)
+	}
+}

@@ -62,6 +62,7 @@ from ._ssefold import (
     __version__,
     is_retryable_error_type,
     parse_partial_json,
+    resume_point,
 )
 from ._iter import aiter_events, iter_events
 from ._http import AsyncEventStream, EventStream, astream_events, stream_events
@@ -132,6 +133,7 @@ __all__ = [
     "is_retryable_error_type",
     "iter_events",
     "parse_partial_json",
+    "resume_point",
     "run_turn",
     "run_turn_sync",
     "stream_events",

@@ -39,6 +39,7 @@ __all__ = [
     "PathEvent",
     "PartialJSON",
     "parse_partial_json",
+    "resume_point",
     "StreamEvent",
     "ToolCallStart",
     "ToolCallEnd",
@@ -1057,6 +1058,7 @@ class RelayError(Error, ValueError):
     requested: str
     oldest: Optional[int]
 
+def resume_point(last_event_id: str, oldest: Optional[int], newest: Optional[int]) -> int: ...
 @final
 class Relay:
     """Normalized events (or provider bytes) in, browser Server-Sent Events out."""
@@ -1087,6 +1089,9 @@ class Relay:
     def keep_alive(self, now_ms: int) -> bytes: ...
     def replay_after(self, last_event_id: str) -> bytes: ...
     def headers(self) -> list[tuple[str, str]]: ...
+    def frames(self) -> list[tuple[int, bytes]]: ...
+    @property
+    def trailer(self) -> bytes: ...
     @property
     def format(self) -> Literal["ai-sdk", "catalog"]: ...
     @property

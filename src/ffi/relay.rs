@@ -10,7 +10,7 @@ use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str};
 use super::stream::{config_from_c, failure as stream_failure, provider_from_c, ssefold_stream_config};
 use crate::providers::{Stream, StreamConfig};
-use crate::relay::{Relay, RelayConfig, RelayError, RelayFormat};
+use crate::relay::{resume_point, Relay, RelayConfig, RelayError, RelayFormat};
 
 /// The browser protocol a relay writes.
 #[repr(u32)]
@@ -621,6 +621,117 @@ pub unsafe extern "C" fn ssefold_relay_status(
     };
     // SAFETY: `relay` is NULL or a live handle (contract).
     unsafe { handle::with_ref(relay, body) }
+}
+
+/// The number of frames (events) in the output of the relay's last call
+/// (0 after `ssefold_relay_replay_after` and `ssefold_relay_keep_alive`);
+/// `ssefold_relay_frame` reads them.
+///
+/// # Safety
+/// `relay` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_frame_count(relay: *const ssefold_relay, out: *mut usize) -> ssefold_result {
+    let body = |r: &Relay| {
+        check_not_null!(out);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, r.frames().len()) };
+        Ok(())
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(relay, body) }
+}
+
+/// Frame `index` of the relay's last call: its event id and its bytes (a
+/// view into the last call's output, valid until the relay's next call),
+/// to append to a replay store shared across processes. The frames joined
+/// are the output, without the trailer (`ssefold_relay_trailer`).
+///
+/// Errors: `INVALID_ARGUMENT` (`index` out of range).
+///
+/// # Safety
+/// `relay` must be NULL or live; the out-pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_frame(
+    relay: *const ssefold_relay,
+    index: usize,
+    id: *mut u64,
+    out: *mut ssefold_bytes,
+) -> ssefold_result {
+    let body = |r: &Relay| {
+        check_not_null!(id, out);
+        let Some((frame_id, bytes)) = r.frames().nth(index) else {
+            return Err(Failure::new(ssefold_result::InvalidArgument, format!("no frame {index}")));
+        };
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(id, frame_id) };
+        // SAFETY: as above.
+        unsafe { handle::write_out(out, ssefold_bytes::new(bytes)) };
+        Ok(())
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(relay, body) }
+}
+
+/// What a reader sends after the stream's last frame, part of no frame
+/// (`data: [DONE]\n\n` in the AI SDK format, empty in the catalog): a
+/// static view that lives forever. A replay store keeps it with its
+/// finished marker.
+///
+/// # Safety
+/// `relay` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_trailer(relay: *const ssefold_relay, out: *mut ssefold_bytes) -> ssefold_result {
+    let body = |r: &Relay| {
+        check_not_null!(out);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, ssefold_bytes::new(r.trailer())) };
+        Ok(())
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_ref(relay, body) }
+}
+
+/// Where a replay store resumes for a browser's `Last-Event-ID`: writes to
+/// `*out` the id after which its frames are sent, given the ids it holds,
+/// `oldest..=newest` (both 0: it holds none; ids start at 1).
+///
+/// Errors (nothing written): `RELAY_UNKNOWN_EVENT_ID` (not a number, or
+/// newer than `newest`), `RELAY_REPLAY_TOO_OLD` (frames after it are no
+/// longer held: reload the whole message), `INVALID_ARGUMENT` (`oldest` >
+/// `newest`, or only one of them 0).
+///
+/// # Safety
+/// `last_event_id` must be NULL or `len` readable bytes; `out` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_resume_point(
+    last_event_id: ssefold_str,
+    oldest: u64,
+    newest: u64,
+    out: *mut u64,
+) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        if oldest > newest || (oldest == 0) != (newest == 0) {
+            return ssefold_result::InvalidArgument;
+        }
+        // SAFETY: view readable by contract.
+        let id = match unsafe { last_event_id.to_str_or_empty() } {
+            Ok(id) => id,
+            Err(code) => return code,
+        };
+        let held = |n: u64| (n > 0).then_some(n);
+        match resume_point(id, held(oldest), held(newest)) {
+            Ok(after) => {
+                // SAFETY: non-NULL (checked) and writable by contract.
+                unsafe { handle::write_out(out, after) };
+                ssefold_result::Ok
+            }
+            Err(e) => relay_failure(&e).code,
+        }
+    }
 }
 
 /// The message of the relay's last call (empty after success), as a

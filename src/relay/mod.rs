@@ -47,6 +47,17 @@
 //! [`Relay::replay_after`] gives a browser that reconnects with
 //! `Last-Event-ID` what it missed, or [`RelayError::ReplayTooOld`] when that
 //! is no longer held.
+//!
+//! **Resumable across processes.** That buffer lives in one process. A host
+//! that runs several (or restarts them) keeps the frames in a replay store
+//! they all reach (Redis Streams in the Python and Go bindings): after each
+//! call it appends [`Relay::frames`] (each frame of the call's output with
+//! its event id), and after [`Relay::finish`] a finished marker with
+//! [`Relay::trailer`] (what follows the last frame). Any process then serves
+//! a reconnecting browser from the store, starting after
+//! [`resume_point`]`(Last-Event-ID, oldest held, newest held)`, which
+//! decides as [`Relay::replay_after`] does. The store's I/O is the host's:
+//! the relay only cuts its output at frame boundaries.
 
 mod frame;
 mod replay;
@@ -57,6 +68,7 @@ use serde_json::Value;
 use crate::providers::{EventSink, PartKind, PartOutcome, Stream, StreamError, StreamEvent, ToolCall, ToolInputFormat};
 
 use frame::{begin_frame, end_frame, DeltaText, JsonObject};
+pub use replay::Frames;
 use replay::{Gap, ReplayBuffer};
 
 /// The browser protocol a [`Relay`] writes. Wire names: `ai-sdk`, `catalog`.
@@ -542,7 +554,7 @@ impl Relay {
     pub fn replay_after(&mut self, last_event_id: &str) -> Result<&[u8], RelayError> {
         let w = &mut self.writer;
         let newest = (w.last_id > 0).then_some(w.last_id);
-        let id: u64 = last_event_id.trim().parse().map_err(|_| RelayError::UnknownEventId(last_event_id.to_owned()))?;
+        let id = parse_event_id(last_event_id)?;
         let done = w.finished && w.config.format == RelayFormat::AiSdk;
         match w.replay.after(id, newest) {
             // After the last frame: only the `[DONE]` that followed it.
@@ -564,6 +576,70 @@ impl Relay {
     /// Whether [`Relay::finish`] was called.
     pub fn is_finished(&self) -> bool {
         self.writer.finished
+    }
+
+    /// The frames of the last call's output as (event id, frame bytes),
+    /// oldest first: the same bytes, cut at each frame (without the
+    /// [`Relay::trailer`] that ends the output of [`Relay::finish`]).
+    /// Empty after [`Relay::replay_after`] and [`Relay::keep_alive`] (they
+    /// write no new frame). A host that shares the stream with other
+    /// processes appends each frame to its store under its id.
+    pub fn frames(&self) -> Frames<'_> {
+        let w = &self.writer;
+        let output = w.replay.output();
+        let trailer = self.trailer();
+        let cut = if w.finished && !trailer.is_empty() && output.ends_with(trailer) { trailer.len() } else { 0 };
+        w.replay.call_frames(cut)
+    }
+
+    /// What a reader sends after the stream's last frame, part of no
+    /// frame: `data: [DONE]\n\n` in the ai-sdk format; nothing in the
+    /// catalog (its `finish` event is a frame). A store keeps it with its
+    /// finished marker.
+    pub fn trailer(&self) -> &'static [u8] {
+        match self.writer.config.format {
+            RelayFormat::AiSdk => DONE,
+            RelayFormat::Catalog => b"",
+        }
+    }
+}
+
+/// The event id in a browser's `Last-Event-ID` header (surrounding
+/// whitespace ignored), or [`RelayError::UnknownEventId`] when it is not
+/// one the relay writes (a decimal `u64`).
+pub fn parse_event_id(last_event_id: &str) -> Result<u64, RelayError> {
+    last_event_id.trim().parse().map_err(|_| RelayError::UnknownEventId(last_event_id.to_owned()))
+}
+
+/// Where a replay store resumes for a browser's `Last-Event-ID`: the id
+/// after which its frames are sent (the frames with greater ids, in
+/// order), given the ids it holds: `oldest..=newest` (consecutive), or
+/// none (`None`: expired, or nothing written yet).
+///
+/// Errors as [`Relay::replay_after`]: [`RelayError::UnknownEventId`] for
+/// an id that is not a number or is newer than `newest`;
+/// [`RelayError::ReplayTooOld`] when frames after it are no longer held
+/// (`oldest` is past the next one, or the store holds nothing and the id is
+/// not 0).
+///
+/// ```
+/// use ssefold::relay::{resume_point, RelayError};
+///
+/// assert_eq!(resume_point("3", Some(1), Some(9)), Ok(3));
+/// assert_eq!(resume_point("9", Some(1), Some(9)), Ok(9));
+/// assert!(matches!(resume_point("2", Some(5), Some(9)), Err(RelayError::ReplayTooOld { .. })));
+/// assert!(matches!(resume_point("10", Some(1), Some(9)), Err(RelayError::UnknownEventId(_))));
+/// assert!(matches!(resume_point("4", None, None), Err(RelayError::ReplayTooOld { oldest: None, .. })));
+/// ```
+pub fn resume_point(last_event_id: &str, oldest: Option<u64>, newest: Option<u64>) -> Result<u64, RelayError> {
+    let id = parse_event_id(last_event_id)?;
+    let too_old = || RelayError::ReplayTooOld { requested: last_event_id.to_owned(), oldest };
+    match (oldest, newest) {
+        (_, Some(newest)) if id > newest => Err(RelayError::UnknownEventId(last_event_id.to_owned())),
+        (_, Some(newest)) if id == newest => Ok(id),
+        (Some(oldest), Some(_)) if id.saturating_add(1) >= oldest => Ok(id),
+        (None, None) if id == 0 => Ok(0),
+        _ => Err(too_old()),
     }
 }
 

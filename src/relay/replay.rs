@@ -104,7 +104,72 @@ impl ReplayBuffer {
     pub(crate) fn len(&self) -> usize {
         self.bytes.len() - self.start
     }
+
+    /// The frames of the current call's output, oldest first; the last
+    /// one ends `trailer` bytes before the output does (the AI SDK's
+    /// `[DONE]`, part of no frame).
+    pub(crate) fn call_frames(&self, trailer: usize) -> Frames<'_> {
+        let first = self.frames.partition_point(|&(_, offset)| offset < self.call_start);
+        let end = self.bytes.len().saturating_sub(trailer).max(self.call_start);
+        Frames { bytes: &self.bytes[..end], frames: &self.frames, front: first, back: self.frames.len() }
+    }
 }
+
+/// The frames of a relay call's output as (event id, frame bytes), oldest
+/// first: what a host appends to a replay store shared across processes.
+/// From [`Relay::frames`](super::Relay::frames).
+#[derive(Debug, Clone)]
+pub struct Frames<'a> {
+    /// The buffer up to the end of the last frame.
+    bytes: &'a [u8],
+    frames: &'a VecDeque<(u64, usize)>,
+    /// The frames not yet iterated: `frames[front..back]`.
+    front: usize,
+    back: usize,
+}
+
+impl<'a> Frames<'a> {
+    /// Frame `index` of the call (0: its first), without iterating.
+    fn at(&self, index: usize) -> (u64, &'a [u8]) {
+        let (id, start) = self.frames[index];
+        let end = self.frames.get(index + 1).map_or(self.bytes.len(), |&(_, next)| next);
+        (id, &self.bytes[start..end])
+    }
+}
+
+impl<'a> Iterator for Frames<'a> {
+    type Item = (u64, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.nth(0)
+    }
+
+    fn nth(&mut self, n: usize) -> Option<Self::Item> {
+        let index = self.front.checked_add(n).filter(|&i| i < self.back);
+        let Some(index) = index else {
+            self.front = self.back;
+            return None;
+        };
+        self.front = index + 1;
+        Some(self.at(index))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.back - self.front, Some(self.back - self.front))
+    }
+}
+
+impl DoubleEndedIterator for Frames<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.at(self.back))
+    }
+}
+
+impl ExactSizeIterator for Frames<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -154,5 +219,28 @@ mod tests {
         assert_eq!(call(&mut r, &[(3, b"ef")]), b"ef");
         assert_eq!(r.bytes.len(), 2);
         assert_eq!(r.after(1, Some(3)), Err(Gap::TooOld { oldest: None }));
+    }
+
+    #[test]
+    fn call_frames_are_the_current_outputs_frames() {
+        let mut r = ReplayBuffer::new(6);
+        call(&mut r, &[(1, b"aaaa"), (2, b"bbbb")]);
+        let frames: Vec<_> = r.call_frames(0).collect();
+        assert_eq!(frames, [(1, &b"aaaa"[..]), (2, &b"bbbb"[..])]);
+        // The next call's frames only, after the window slid and the
+        // buffer was compacted; a trailer is cut from the last one.
+        r.begin_call();
+        r.frame(3).extend_from_slice(b"cc");
+        r.frame(4).extend_from_slice(b"dd");
+        r.tail().extend_from_slice(b"!");
+        let mut frames = r.call_frames(1);
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames.clone().nth(1), Some((4, &b"dd"[..])));
+        assert_eq!(frames.next_back(), Some((4, &b"dd"[..])));
+        assert_eq!(frames.next(), Some((3, &b"cc"[..])));
+        assert_eq!(frames.next(), None);
+        // A call without frames (a replay) has none.
+        r.begin_call();
+        assert_eq!(r.call_frames(0).count(), 0);
     }
 }

@@ -572,3 +572,56 @@ fn catalog_streams_tool_arguments_before_the_ready_call() {
         assert_eq!(ready, 2, "both calls ready (chunk {chunk})");
     }
 }
+
+/// Each call's frames, appended to a store by id, are the browser bytes cut
+/// at each event; a store resuming after any id (`resume_point`) sends what
+/// `replay_after` sends.
+#[test]
+fn frames_cut_each_calls_output_at_its_events() {
+    for format in [RelayFormat::AiSdk, RelayFormat::Catalog] {
+        let mut relay = Relay::with_stream(RelayConfig::new(format), Stream::new(Provider::Auto));
+        let mut store: Vec<(u64, Vec<u8>)> = Vec::new();
+        let mut out = Vec::new();
+        let mut record = |relay: &Relay, bytes: &[u8], out: &mut Vec<u8>| {
+            out.extend_from_slice(bytes);
+            let mut joined = Vec::new();
+            for (id, frame) in relay.frames() {
+                assert_eq!(id, store.last().map_or(1, |(last, _)| last + 1), "ids are consecutive");
+                joined.extend_from_slice(frame);
+                store.push((id, frame.to_vec()));
+            }
+            joined.extend_from_slice(if relay.is_finished() { relay.trailer() } else { b"" });
+            assert_eq!(joined, bytes, "the frames are the output");
+        };
+        for piece in ANTHROPIC.as_bytes().chunks(97) {
+            let bytes = relay.feed(piece).unwrap().bytes.to_vec();
+            record(&relay, &bytes, &mut out);
+        }
+        let bytes = relay.end_of_input().unwrap().bytes.to_vec();
+        record(&relay, &bytes, &mut out);
+        let bytes = relay.finish(None).unwrap().to_vec();
+        record(&relay, &bytes, &mut out);
+        assert_eq!(store.len() as u64, relay.last_event_id());
+        let trailer = relay.trailer();
+        assert_eq!(trailer, if format == RelayFormat::AiSdk { &b"data: [DONE]\n\n"[..] } else { b"" });
+        for last in 0..=relay.last_event_id() {
+            let after = resume_point(&last.to_string(), Some(1), Some(store.len() as u64)).unwrap();
+            let mut served: Vec<u8> = store.iter().filter(|(id, _)| *id > after).flat_map(|(_, f)| f.clone()).collect();
+            served.extend_from_slice(trailer);
+            if last > 0 {
+                assert_eq!(served, relay.replay_after(&last.to_string()).unwrap(), "after {last}");
+            } else {
+                assert_eq!(served, out);
+            }
+        }
+        assert_eq!(relay.frames().count(), 0, "a replay writes no frame");
+    }
+    assert_eq!(parse_event_id(" 12 "), Ok(12));
+    assert_eq!(parse_event_id("-1"), Err(RelayError::UnknownEventId("-1".into())));
+    assert_eq!(resume_point("0", None, None), Ok(0));
+    assert_eq!(resume_point("0", Some(1), Some(3)), Ok(0));
+    assert_eq!(
+        resume_point("1", Some(3), Some(3)),
+        Err(RelayError::ReplayTooOld { requested: "1".into(), oldest: Some(3) })
+    );
+}

@@ -254,3 +254,75 @@ TEST(Relay, CppWrapper) {
   ssefold::Relay moved = std::move(pushed);
   EXPECT_EQ(moved.last_event_id(), 0u);
 }
+
+// A host sharing the stream across processes: each call's frames, stored by
+// id, are its output; resuming from the store (ssefold_relay_resume_point)
+// sends what ssefold_relay_replay_after sends.
+TEST(Relay, FramesAndResumePointForAReplayStore) {
+  std::string body = Fixture();
+  for (uint32_t format : {SSEFOLD_RELAY_FORMAT_AI_SDK, SSEFOLD_RELAY_FORMAT_CATALOG}) {
+    ssefold_relay_config config;
+    ASSERT_EQ(ssefold_relay_config_default(format, &config), SSEFOLD_RESULT_OK);
+    ssefold_relay *r = nullptr;
+    ASSERT_EQ(ssefold_relay_new_with_stream(&config, SSEFOLD_PROVIDER_AUTO, nullptr, &r), SSEFOLD_RESULT_OK);
+    std::vector<std::string> store;  // frame of id i + 1 at index i
+    ssefold_bytes trailer{nullptr, 0};
+    ASSERT_EQ(ssefold_relay_trailer(r, &trailer), SSEFOLD_RESULT_OK);
+    auto record = [&](ssefold_bytes out, bool last) {
+      size_t n = 0;
+      ASSERT_EQ(ssefold_relay_frame_count(r, &n), SSEFOLD_RESULT_OK);
+      std::string joined;
+      for (size_t i = 0; i < n; i++) {
+        uint64_t id = 0;
+        ssefold_bytes f{nullptr, 0};
+        ASSERT_EQ(ssefold_relay_frame(r, i, &id, &f), SSEFOLD_RESULT_OK);
+        EXPECT_EQ(id, store.size() + 1);
+        store.push_back(Bytes(f));
+        joined += Bytes(f);
+      }
+      uint64_t id = 0;
+      ssefold_bytes f{nullptr, 0};
+      EXPECT_EQ(ssefold_relay_frame(r, n, &id, &f), SSEFOLD_RESULT_INVALID_ARGUMENT);
+      if (last) joined += Bytes(trailer);
+      EXPECT_EQ(joined, Bytes(out));
+    };
+    ssefold_bytes b{nullptr, 0};
+    ssefold_result status = SSEFOLD_RESULT_PANIC;
+    for (size_t at = 0; at < body.size(); at += 50) {
+      ASSERT_EQ(ssefold_relay_feed(r, B(body) + at, std::min<size_t>(50, body.size() - at), &b, &status),
+                SSEFOLD_RESULT_OK);
+      record(b, false);
+    }
+    ASSERT_EQ(ssefold_relay_end_of_input(r, &b, &status), SSEFOLD_RESULT_OK);
+    record(b, false);
+    ASSERT_EQ(ssefold_relay_finish(r, ABSENT(), &b), SSEFOLD_RESULT_OK);
+    record(b, true);
+    uint64_t after = 99;
+    ASSERT_EQ(ssefold_relay_resume_point(V("3"), 1, store.size(), &after), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(after, 3u);
+    std::string served;
+    for (size_t i = after; i < store.size(); i++) served += store[i];
+    served += Bytes(trailer);
+    ASSERT_EQ(ssefold_relay_replay_after(r, V("3"), &b), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(served, Bytes(b));
+    size_t n = 1;
+    ASSERT_EQ(ssefold_relay_frame_count(r, &n), SSEFOLD_RESULT_OK);
+    EXPECT_EQ(n, 0u) << "a replay writes no frame";
+    EXPECT_EQ(ssefold_relay_resume_point(V("1"), 4, 9, &after), SSEFOLD_RESULT_RELAY_REPLAY_TOO_OLD);
+    EXPECT_EQ(ssefold_relay_resume_point(V("4"), 0, 0, &after), SSEFOLD_RESULT_RELAY_REPLAY_TOO_OLD);
+    EXPECT_EQ(ssefold_relay_resume_point(V("10"), 1, 9, &after), SSEFOLD_RESULT_RELAY_UNKNOWN_EVENT_ID);
+    EXPECT_EQ(ssefold_relay_resume_point(V("x"), 1, 9, &after), SSEFOLD_RESULT_RELAY_UNKNOWN_EVENT_ID);
+    EXPECT_EQ(ssefold_relay_resume_point(V("1"), 0, 9, &after), SSEFOLD_RESULT_INVALID_ARGUMENT);
+    EXPECT_EQ(ssefold_relay_resume_point(V("1"), 1, 9, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+    EXPECT_EQ(ssefold_relay_frame_count(nullptr, &n), SSEFOLD_RESULT_NULL_PARAMETER);
+    ssefold_relay_free(r);
+  }
+  ssefold::Relay relay(nullptr, SSEFOLD_PROVIDER_AUTO);
+  std::string out = relay.feed(body).bytes;
+  std::string joined;
+  for (auto [id, frame] : relay.frames()) joined += frame;
+  EXPECT_EQ(joined, out);
+  EXPECT_EQ(relay.trailer(), "data: [DONE]\n\n");
+  EXPECT_EQ(ssefold::Relay::resume_point("2", 1, 5), 2u);
+  EXPECT_THROW(ssefold::Relay::resume_point("9", 1, 5), ssefold::Error);
+}

@@ -1,5 +1,5 @@
 // The demo page (examples/web/index.html, served by
-// python/examples/demo_web.py with DEMO_PYTHON, the venv's interpreter)
+// python/examples/demo_web.py with SSEFOLD_PYTHON, the venv's interpreter)
 // in headless Chromium: a person's message, the approval answered with the
 // page's own buttons (Approve: the tool runs; Deny: its result says so), and
 // the DOM after the stream: the answer, the reasoning folded away, each tool
@@ -13,9 +13,9 @@ import { join } from "node:path";
 import puppeteer from "puppeteer-core";
 
 const root = process.env.SSEFOLD_ROOT;
-const python = process.env.DEMO_PYTHON;
+const python = process.env.SSEFOLD_PYTHON;
 const cases = process.env.RELAY_CASES;
-if (!root || !python || !cases) throw new Error("SSEFOLD_ROOT, DEMO_PYTHON and RELAY_CASES must be set (make js-test sets them)");
+if (!root || !python || !cases) throw new Error("SSEFOLD_ROOT, SSEFOLD_PYTHON and RELAY_CASES must be set (make js-test sets them)");
 const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
 if (!chromium) throw new Error("Chromium not found: tools/setup.sh installs Debian's chromium");
 

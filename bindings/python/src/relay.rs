@@ -4,10 +4,12 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use ssefold::providers::{Provider, Stream as CoreStream, StreamError};
-use ssefold::relay::{Relay as CoreRelay, RelayConfig, RelayError as CoreRelayError, RelayFormat};
+use ssefold::relay::{
+    resume_point as core_resume_point, Relay as CoreRelay, RelayConfig, RelayError as CoreRelayError, RelayFormat,
+};
 
 use crate::convert::{data_text, ident, lossy, py_to_data, with_bytes};
 use crate::errors::{new_err, Exc, ToPyErr};
@@ -259,6 +261,25 @@ impl Relay {
         self.inner.is_finished()
     }
 
+    /// The frames of the last call's output as `(event_id, frame_bytes)`,
+    /// oldest first (joined, they are that output without `trailer`):
+    /// what a host appends to a replay store shared across processes.
+    fn frames<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self
+            .inner
+            .frames()
+            .map(|(id, frame)| PyTuple::new(py, [id.into_pyobject(py)?.into_any(), PyBytes::new(py, frame).into_any()]))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// What a reader sends after the stream's last frame (`b"data: [DONE]\n\n"`
+    /// in the ai-sdk format, `b""` in the catalog, whose `finish` is a frame).
+    #[getter]
+    fn trailer<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.trailer())
+    }
+
     /// The provider stream's failure (an `ssefold.Error`), if `feed` or
     /// `end_of_input` met one (the relay sent an `error` event for it).
     #[getter]
@@ -276,7 +297,23 @@ impl Relay {
     }
 }
 
-/// Registers `Relay` and `RelayError` on the module.
+/// Where a replay store resumes for a browser's `Last-Event-ID`: the id
+/// after which its frames are sent, given the ids it holds, `oldest` to
+/// `newest` (both `None`: it holds none). Raises `RelayError`
+/// (`kind="replay_too_old"` or `"unknown_event_id"`) as `Relay.replay_after`.
+#[pyfunction]
+#[pyo3(signature = (last_event_id, oldest, newest))]
+pub fn resume_point(
+    py: Python<'_>,
+    last_event_id: &Bound<'_, PyString>,
+    oldest: Option<u64>,
+    newest: Option<u64>,
+) -> PyResult<u64> {
+    core_resume_point(&lossy(last_event_id)?, oldest, newest).map_err(|e| e.to_py_err(py))
+}
+
+/// Registers `Relay`, `resume_point` and `RelayError` on the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(resume_point, m)?)?;
     m.add_class::<Relay>()
 }
