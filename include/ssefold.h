@@ -3009,6 +3009,19 @@ ssefold_result ssefold_relay_resume_point(struct ssefold_str last_event_id,
                                           uint64_t *out);
 
 /**
+ * Catalog event name `index` (`relay::CATALOG_EVENT_NAMES`: every event
+ * name the `catalog` format sends; a browser's `EventSource` needs a
+ * listener for each) as a static string that lives forever.
+ *
+ * Errors (nothing written): `INVALID_ARGUMENT` (`index` past the last
+ * name: count them by calling with 0, 1, 2… until it).
+ *
+ * # Safety
+ * `out` must be NULL or writable.
+ */
+ssefold_result ssefold_relay_catalog_event_name(size_t index, struct ssefold_str *out);
+
+/**
  * The message of the relay's last call (empty after success), as a
  * NUL-terminated view owned by the relay until its next call.
  *

@@ -1041,6 +1041,14 @@ class Relay {
       throw Error(rc, "");
     return after;
   }
+  /// Every event name the catalog format sends (static strings): an
+  /// EventSource needs a listener for each.
+  static std::vector<std::string_view> catalog_event_names() {
+    std::vector<std::string_view> names;
+    ssefold_str name{nullptr, 0};
+    while (ssefold_relay_catalog_event_name(names.size(), &name) == SSEFOLD_RESULT_OK) names.push_back(view(name));
+    return names;
+  }
   ssefold_relay *get() const noexcept { return handle_; }
 
  private:

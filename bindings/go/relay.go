@@ -532,6 +532,21 @@ func ResumePoint(lastEventID string, oldest, newest uint64) (uint64, error) {
 	return uint64(after), nil
 }
 
+// CatalogEventNames returns every event name the catalog format sends: a
+// browser's EventSource needs a listener for each.
+func CatalogEventNames() []string {
+	var names []string
+	for {
+		var name C.struct_ssefold_str
+		maybeGC()
+		r := C.ssefold_relay_catalog_event_name(C.size_t(len(names)), &name)
+		if r != 0 {
+			return names
+		}
+		names = append(names, C.GoStringN(name.ptr, C.int(name.len)))
+	}
+}
+
 // Headers returns the HTTP response headers the browser side needs.
 func (rl *Relay) Headers() []RelayHeader {
 	if rl.ptr == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,8 +85,19 @@ func TestRelayFeedInAnyChunking(t *testing.T) {
 	if calls != 4 { // two host tools, a server tool, an MCP tool
 		t.Fatalf("%d tool-input-available chunks, want 4", calls)
 	}
-	if catalog := relayFeed(t, RelayCatalog, body, 64); !bytes.Contains(catalog, []byte("event: tool-call\n")) {
+	catalog := relayFeed(t, RelayCatalog, body, 64)
+	if !bytes.Contains(catalog, []byte("event: tool-call\n")) {
 		t.Fatalf("no tool-call in the catalog bytes: %s", catalog)
+	}
+	// Every event the catalog sent is one of its listed names.
+	names := CatalogEventNames()
+	if len(names) != 12 {
+		t.Fatalf("CatalogEventNames: %q", names)
+	}
+	for _, line := range strings.Split(string(catalog), "\n") {
+		if name, ok := strings.CutPrefix(line, "event: "); ok && !slices.Contains(names, name) {
+			t.Fatalf("event %q is not in CatalogEventNames %q", name, names)
+		}
 	}
 }
 

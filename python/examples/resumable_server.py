@@ -35,22 +35,9 @@ from typing import Optional
 
 import redis.asyncio as aioredis
 
-from ssefold import Relay, RelayError, SSEDecoder
+from ssefold import CATALOG_EVENT_NAMES, Relay, RelayError, SSEDecoder
 from ssefold.relay_store import RedisReplayStore
 
-CATALOG_EVENTS = [
-    "text-delta",
-    "reasoning-delta",
-    "choice-delta",
-    "tool-call",
-    "tool-result",
-    "approval-required",
-    "step-completed",
-    "log",
-    "finish",
-    "error",
-    "turn-reset",
-]
 
 PAGE = """<!doctype html>
 <meta charset="utf-8"><title>resumable relay</title>
@@ -72,7 +59,7 @@ for (const name of NAMES) {
   });
 }
 </script>
-""".replace("NAMES", repr(CATALOG_EVENTS))
+""".replace("NAMES", json.dumps(list(CATALOG_EVENT_NAMES)))
 
 # Reconnect quickly after a cut (the browser's default is about 3 s).
 RETRY = b"retry: 200\n\n"

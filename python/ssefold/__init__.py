@@ -63,6 +63,7 @@ from ._ssefold import (
     is_retryable_error_type,
     parse_partial_json,
     resume_point,
+    CATALOG_EVENT_NAMES,
 )
 from ._iter import aiter_events, iter_events
 from ._http import AsyncEventStream, EventStream, astream_events, stream_events
@@ -134,6 +135,7 @@ __all__ = [
     "iter_events",
     "parse_partial_json",
     "resume_point",
+    "CATALOG_EVENT_NAMES",
     "run_turn",
     "run_turn_sync",
     "stream_events",

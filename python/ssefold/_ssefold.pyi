@@ -40,6 +40,7 @@ __all__ = [
     "PartialJSON",
     "parse_partial_json",
     "resume_point",
+    "CATALOG_EVENT_NAMES",
     "StreamEvent",
     "ToolCallStart",
     "ToolCallEnd",
@@ -1057,6 +1058,10 @@ class RelayError(Error, ValueError):
     kind: _RelayErrorKind
     requested: str
     oldest: Optional[int]
+
+CATALOG_EVENT_NAMES: tuple[str, ...]
+"""Every event name the ``catalog`` relay format sends (an ``EventSource``
+hears a named event only through a listener for it)."""
 
 def resume_point(last_event_id: str, oldest: Optional[int], newest: Optional[int]) -> int: ...
 @final

@@ -734,6 +734,30 @@ pub unsafe extern "C" fn ssefold_relay_resume_point(
     }
 }
 
+/// Catalog event name `index` (`relay::CATALOG_EVENT_NAMES`: every event
+/// name the `catalog` format sends; a browser's `EventSource` needs a
+/// listener for each) as a static string that lives forever.
+///
+/// Errors (nothing written): `INVALID_ARGUMENT` (`index` past the last
+/// name: count them by calling with 0, 1, 2… until it).
+///
+/// # Safety
+/// `out` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_catalog_event_name(index: usize, out: *mut ssefold_str) -> ssefold_result {
+    ffi_panic_boundary! {
+        if out.is_null() {
+            return ssefold_result::NullParameter;
+        }
+        let Some(name) = crate::relay::CATALOG_EVENT_NAMES.get(index) else {
+            return ssefold_result::InvalidArgument;
+        };
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { handle::write_out(out, ssefold_str::new(name)) };
+        ssefold_result::Ok
+    }
+}
+
 /// The message of the relay's last call (empty after success), as a
 /// NUL-terminated view owned by the relay until its next call.
 ///

@@ -1,6 +1,7 @@
 // The relay through the C ABI: provider bytes and pushed JSON events give
 // the same browser bytes, host events, replay, keep-alive, headers, and
 // every error path; plus the ssefold.hpp wrapper.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "common.hpp"
@@ -62,6 +63,16 @@ TEST(Relay, ProviderBytesInAnyChunkingGiveTheSameUiMessageStream) {
   std::string catalog = RelayBytes(body, 13, SSEFOLD_RELAY_FORMAT_CATALOG);
   EXPECT_NE(catalog.find("event: tool-call\n"), std::string::npos) << catalog;
   EXPECT_NE(catalog.find("event: finish\n"), std::string::npos) << catalog;
+  // Every event the catalog sent is one of its listed names.
+  std::vector<std::string_view> names = ssefold::Relay::catalog_event_names();
+  EXPECT_EQ(names.size(), 12u);
+  for (size_t at = catalog.find("event: "); at != std::string::npos; at = catalog.find("event: ", at + 1)) {
+    std::string name = catalog.substr(at + 7, catalog.find('\n', at) - at - 7);
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+  ssefold_str past{nullptr, 0};
+  EXPECT_EQ(ssefold_relay_catalog_event_name(names.size(), &past), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  EXPECT_EQ(ssefold_relay_catalog_event_name(0, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
 }
 
 TEST(Relay, PushedJsonEventsGiveTheBytesOfFeed) {

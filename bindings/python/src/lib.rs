@@ -18,7 +18,7 @@ mod turn;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyTuple};
 
 /// Decodes `data` in `chunk`-byte pieces with the GIL released and counts
 /// the events, building no Python object: the core-only baseline of
@@ -64,6 +64,7 @@ fn _stream_fold_count(py: Python<'_>, data: &Bound<'_, PyBytes>, chunk: usize, p
 #[pymodule(gil_used = false)]
 fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("CATALOG_EVENT_NAMES", PyTuple::new(m.py(), ssefold::relay::CATALOG_EVENT_NAMES)?)?;
     errors::register(m)?;
     m.add_class::<sse::ServerSentEvent>()?;
     m.add_class::<sse::SSEDecoder>()?;
