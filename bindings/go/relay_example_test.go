@@ -144,7 +144,11 @@ func (h *chatHandler) turn(ctx context.Context, relay *ssefold.Relay, messages [
 // fakeProvider answers the n-th request with the n-th recorded body, in
 // small flushed chunks paced like a model's; firstEnded is closed when the
 // first body was sent whole.
-func fakeProvider(bodies [][]byte) (srv *httptest.Server, requests *[][]byte, firstEnded chan struct{}) {
+//
+// The first body's last chunk waits (up to 10 s) for holdLast to close: a
+// tool that starts while the answer streams starts before the body ends, on
+// a slow machine too (the debug build's GC before every C call).
+func fakeProvider(bodies [][]byte, holdLast <-chan struct{}) (srv *httptest.Server, requests *[][]byte, firstEnded chan struct{}) {
 	var mu sync.Mutex
 	var reqs [][]byte
 	firstEnded = make(chan struct{})
@@ -157,6 +161,12 @@ func fakeProvider(bodies [][]byte) (srv *httptest.Server, requests *[][]byte, fi
 		mu.Unlock()
 		w.Header().Set("content-type", "text/event-stream")
 		for at := 0; at < len(body); at += 97 {
+			if n == 1 && at+97 >= len(body) {
+				select {
+				case <-holdLast:
+				case <-time.After(10 * time.Second):
+				}
+			}
 			w.Write(body[at:min(at+97, len(body))])
 			w.(http.Flusher).Flush()
 			time.Sleep(3 * time.Millisecond)
@@ -178,7 +188,9 @@ func Example_relayHandler() {
 		}
 		bodies = append(bodies, b)
 	}
-	provider, requests, firstEnded := fakeProvider(bodies)
+	weatherStarted := make(chan struct{})
+	var startOnce sync.Once
+	provider, requests, firstEnded := fakeProvider(bodies, weatherStarted)
 	defer provider.Close()
 	startedEarly := make(chan bool, 1)
 	chat := httptest.NewServer(&chatHandler{providerURL: provider.URL, tools: map[string]func(json.RawMessage) (any, error){
@@ -190,6 +202,7 @@ func Example_relayHandler() {
 			default:
 				startedEarly <- true
 			}
+			startOnce.Do(func() { close(weatherStarted) })
 			var args struct{ City string }
 			json.Unmarshal(in, &args)
 			return map[string]any{"city": args.City, "temp_c": 21}, nil
