@@ -71,9 +71,10 @@ fn ai_sdk_chunks_follow_the_ui_message_stream_protocol() {
             "text-delta",
             "text-end",
             "tool-input-start",
-            "tool-input-delta",
+            // Coalesced (the default 4 KiB): the call's two deltas as one.
             "tool-input-delta",
             "tool-input-available",
+            "message-metadata",
             "tool-output-available",
             "finish-step",
             "finish",
@@ -81,11 +82,16 @@ fn ai_sdk_chunks_follow_the_ui_message_stream_protocol() {
         ]
     );
     let events = browser_events(&out);
-    let available: Value = serde_json::from_str(&events[8].2).unwrap();
+    let delta: Value = serde_json::from_str(&events[6].2).unwrap();
+    assert_eq!(delta["inputTextDelta"], "{\"city\": \"Paris\"}");
+    let available: Value = serde_json::from_str(&events[7].2).unwrap();
     assert_eq!(
         available,
         json!({"type": "tool-input-available", "toolCallId": "toolu_1", "toolName": "get_weather", "input": {"city": "Paris"}})
     );
+    // The usage as the provider reported it, when its turn ends.
+    let metadata: Value = serde_json::from_str(&events[8].2).unwrap();
+    assert_eq!(metadata["messageMetadata"]["usage"]["output_tokens"], 9);
     let finish: Value = serde_json::from_str(&events[11].2).unwrap();
     assert_eq!(finish["type"], "finish");
     assert_eq!(finish["finishReason"], "tool-calls");

@@ -116,10 +116,10 @@ impl Relay {
     /// As [`Relay::push`], for an event in its JSON form
     /// ([`StreamEvent::to_json`]: `{"event": name, …}`, or the name under
     /// `type`), the form the
-    /// bindings hand over. Every member the relay reads is checked;
-    /// `tool_args_path`, `media_delta`, `warning` and `unknown` events are
-    /// accepted and give no bytes (the relay shows none of them; nor does it
-    /// show media parts). Ignored (no bytes)
+    /// bindings hand over (a `media_delta`'s `data` in base64). Every member
+    /// the relay reads is checked; `tool_args_path`, `warning` and `unknown`
+    /// events are accepted and give no bytes (the relay shows none of
+    /// them). Ignored (no bytes)
     /// after [`Relay::finish`], as `push`.
     ///
     /// # Errors
@@ -130,6 +130,7 @@ impl Relay {
         let map = event.as_object().ok_or_else(|| invalid("an event must be a JSON object"))?;
         let f = Fields(map);
         let provider_error;
+        let media;
         // The name: `event` (the core's JSON form), or `type` (Python's
         // `to_dict()` carries the event's name as `type` too).
         let name = match f.opt_str("event")? {
@@ -151,6 +152,14 @@ impl Relay {
             },
             "text_delta" => StreamEvent::TextDelta { part: f.u32("part")?, text: f.str("text")? },
             "tool_args_delta" => StreamEvent::ToolArgsDelta { part: f.u32("part")?, json: f.str("json")? },
+            "media_delta" => {
+                use base64::Engine;
+                let data = f.str("data")?;
+                media = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .map_err(|e| invalid(format!("media_delta data is not base64: {e}")))?;
+                StreamEvent::MediaDelta { part: f.u32("part")?, mime_type: f.str("mime_type")?, data: &media }
+            }
             "part_metadata" => {
                 StreamEvent::PartMetadata { part: f.u32("part")?, key: f.str("key")?, value: f.value("value") }
             }
@@ -187,7 +196,7 @@ impl Relay {
                 };
                 StreamEvent::Error { error: &provider_error }
             }
-            "tool_args_path" | "media_delta" | "warning" | "unknown" => {
+            "tool_args_path" | "warning" | "unknown" => {
                 self.writer.replay.begin_call();
                 return Ok(self.writer.replay.output());
             }
