@@ -5,7 +5,7 @@
 //! | dialect | where | url source | document source |
 //! | --- | --- | --- | --- |
 //! | Anthropic | text block `citations` | `web_search_result_location` (`url`, `title`), `search_result_location` whose `source` is a URL | `char_location` / `content_block_location` (`text/plain`), `page_location` (`application/pdf`), titled `document_title`; other `search_result_location`s |
-//! | OpenAI Responses | `output_text` `annotations` | `url_citation` (`url`, `title`, `start_index`, `end_index`) | `file_citation`, `container_file_citation` (`text/plain`, `filename`), `file_path` (`application/octet-stream`) |
+//! | OpenAI Responses | `output_text` `annotations`, else those of the part's `response.output_text.annotation.added` events | `url_citation` (`url`, `title`, `start_index`, `end_index`) | `file_citation`, `container_file_citation` (`text/plain`, `filename`), `file_path` (`application/octet-stream`) |
 //! | Bedrock Converse | `citationsContent.citations` | `location.web` (`url`, `title`) | any other location (`documentPage`: `application/pdf`; else `text/plain`), titled `title` / `source` |
 //! | Gemini | candidate `groundingMetadata.groundingChunks`, `citationMetadata` | `web` / `retrievedContext` with a `uri`, citations with a `uri` | `retrievedContext` without one (`text/plain`) |
 
@@ -116,7 +116,7 @@ pub(crate) fn citations(content: &Value) -> Vec<Citation<'_>> {
         out.extend(list.iter().filter_map(anthropic_citation));
     }
     if let Some(list) = content.get("annotations").and_then(Value::as_array) {
-        out.extend(list.iter().filter_map(responses_annotation));
+        out.extend(annotations(list));
     }
     if let Some(list) = content.pointer("/citationsContent/citations").and_then(Value::as_array) {
         out.extend(list.iter().filter_map(converse_citation));
@@ -148,6 +148,12 @@ fn anthropic_citation(c: &Value) -> Option<Citation<'_>> {
         _ => Source::Url { url: str_of(c, "url")?, title: str_of(c, "title") },
     };
     Some(Citation { source, start: None, end: None, cited_text })
+}
+
+/// The citations of Responses annotations (an `output_text`'s, or those
+/// of its `response.output_text.annotation.added` events).
+pub(crate) fn annotations(list: &[Value]) -> impl Iterator<Item = Citation<'_>> {
+    list.iter().filter_map(responses_annotation)
 }
 
 fn responses_annotation(a: &Value) -> Option<Citation<'_>> {

@@ -53,7 +53,7 @@ use serde_json::Value;
 
 use crate::providers::{EventSink, PartKind, PartOutcome, Stream, StreamError, StreamEvent, ToolCall, ToolInputFormat};
 
-use cite::{citations, grounding_sources, FileData, Source};
+use cite::{annotations, citations, grounding_sources, FileData, Source};
 use frame::{begin_frame, end_frame, DeltaText, JsonObject};
 use replay::{Gap, ReplayBuffer};
 
@@ -273,6 +273,10 @@ struct Writer {
     now_ms: Option<u64>,
     /// The sources shown in the message: (key, `sourceId`).
     sources: Vec<(String, String)>,
+    /// Responses annotations of the open text part
+    /// (`response.output_text.annotation.added`: the folded part keeps
+    /// none).
+    annotations: Vec<Value>,
     /// The dialect of the turn (`MessageStart`).
     provider: &'static str,
     /// A Gemini turn ended: its grounding sources are read from the folded
@@ -876,6 +880,7 @@ impl Writer {
             held_since: None,
             now_ms: None,
             sources: Vec::new(),
+            annotations: Vec::new(),
             provider: "",
             grounding_due: false,
         }
@@ -1303,6 +1308,14 @@ impl Writer {
             }
             StreamEvent::Usage { usage } => self.set_usage(usage),
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
+            StreamEvent::Unknown { provider_type: "response.output_text.annotation.added", data, .. } => {
+                // Kept for the text part's end (its folded part has none).
+                if let Ok(Value::Object(mut event)) = serde_json::from_str::<Value>(data) {
+                    if let Some(annotation) = event.remove("annotation") {
+                        self.annotations.push(annotation);
+                    }
+                }
+            }
             StreamEvent::TurnReset => {
                 // The answer starts over: `reset-step` removes what the
                 // open step shows of it (text, tools, sources, files) and
@@ -1313,6 +1326,7 @@ impl Writer {
                 self.parts.clear();
                 self.server_calls.clear();
                 self.sources.clear();
+                self.annotations.clear();
                 self.stop_reason.clear();
                 self.turn_ended = false;
                 if self.step_open {
@@ -1375,10 +1389,14 @@ impl Writer {
         let reasoning = state.kind == Some(PartKind::Reasoning);
         let chunk = if reasoning { "reasoning-end" } else { "text-end" };
         let ui = state.ui_id;
-        let citations = match content {
+        let added = std::mem::take(&mut self.annotations);
+        let mut citations = match content {
             Some(content) if !reasoning => citations(content),
             _ => Vec::new(),
         };
+        if citations.is_empty() && !reasoning {
+            citations.extend(annotations(&added));
+        }
         if citations.is_empty() {
             self.ai(chunk, |o| {
                 o.ascii("id", &ui);

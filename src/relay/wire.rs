@@ -117,9 +117,9 @@ impl Relay {
     /// ([`StreamEvent::to_json`]: `{"event": name, …}`, or the name under
     /// `type`), the form the
     /// bindings hand over (a `media_delta`'s `data` in base64). Every member
-    /// the relay reads is checked; `tool_args_path`, `warning` and `unknown`
-    /// events are accepted and give no bytes (the relay shows none of
-    /// them). Ignored (no bytes)
+    /// the relay reads is checked; `tool_args_path` and `warning` events
+    /// are accepted and give no bytes (the relay shows neither; of `unknown`
+    /// events it reads only Responses annotations). Ignored (no bytes)
     /// after [`Relay::finish`], as `push`.
     ///
     /// # Errors
@@ -196,7 +196,12 @@ impl Relay {
                 };
                 StreamEvent::Error { error: &provider_error }
             }
-            "tool_args_path" | "warning" | "unknown" => {
+            "unknown" => StreamEvent::Unknown {
+                scope: if f.opt_str("scope")? == Some("delta") { "delta" } else { "event" },
+                provider_type: f.str("provider_type")?,
+                data: f.opt_str("data")?.unwrap_or(""),
+            },
+            "tool_args_path" | "warning" => {
                 self.writer.replay.begin_call();
                 return Ok(self.writer.replay.output());
             }
@@ -253,6 +258,21 @@ mod tests {
         let body =
             std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openai_chat/audio_stream.sse")).unwrap();
         relay_both_ways(Provider::OpenAIChat, &body);
+        let inline =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gemini/inline_data.sse")).unwrap();
+        relay_both_ways(Provider::Gemini, &inline);
+    }
+
+    /// Citations carried by `unknown` events (Responses annotations) relay
+    /// through the JSON form as through the events.
+    #[test]
+    fn annotations_relay_like_the_events() {
+        let body = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/recordings/openai_responses/vercel-ai/openai__responses__openai-web-search-tool.1.sse"
+        ))
+        .unwrap();
+        relay_both_ways(Provider::Auto, &body);
     }
 
     #[test]
