@@ -16,10 +16,17 @@
 //! arguments) in state `output-error`. Tools the provider ran (Anthropic
 //! `server_tool_use` / `mcp_tool_use` with their `*_tool_result` block,
 //! Responses `web_search_call`, `mcp_call`, …) get no host result: their
-//! output is the one in the stream, with `providerExecuted: true`.
+//! output is the one in the stream, with `providerExecuted: true`. Then
+//! the sources the answer cites (`sources`: `{type: "source-url", url}` or
+//! `{type: "source-document", title}`, each once), the files (`files`:
+//! `{mediaType, url}`, the media parts' bytes as `data:` URLs, and a
+//! Responses generated image), and the provider's last usage (`usage`,
+//! the message metadata's).
 //!
-//! Streams: the fixtures, the peer fixtures, and the recordings
-//! (`tests/recordings`) that hold provider-executed tools.
+//! Streams: the fixtures (Gemini and Bedrock ConverseStream ones too), the
+//! peer fixtures, and the recordings (`tests/recordings`) that hold
+//! provider-executed tools, tool calls of the other dialects, citations,
+//! grounding or media.
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +36,14 @@ use ssefold::relay::{Relay, RelayConfig, RelayFormat};
 
 fn streams(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut dirs: Vec<PathBuf> = ["fixtures/anthropic", "fixtures/openai_chat", "fixtures/openai_responses"]
+    let fixture_dirs = [
+        "fixtures/anthropic",
+        "fixtures/openai_chat",
+        "fixtures/openai_responses",
+        "fixtures/gemini",
+        "fixtures/bedrock_converse",
+    ];
+    let mut dirs: Vec<PathBuf> = fixture_dirs
         .iter()
         .map(|d| root.join(d))
         .collect();
@@ -42,7 +56,7 @@ fn streams(root: &Path) -> Vec<PathBuf> {
     for dir in dirs {
         for entry in std::fs::read_dir(&dir).expect("fixture dir") {
             let path = entry.expect("dir entry").path();
-            if path.extension().is_some_and(|e| e == "sse" || e == "txt") {
+            if path.extension().is_some_and(|e| e == "sse" || e == "txt" || e == "bin") {
                 files.push(path);
             }
         }
@@ -61,6 +75,8 @@ fn streams(root: &Path) -> Vec<PathBuf> {
     // Recordings with tool calls of the other dialects (Gemini, Bedrock
     // ConverseStream).
     const OTHER_TOOL_CALLS: [&str; 2] = ["\"functionCall\"", "\"toolUse\""];
+    // Recordings with citations, grounding or media.
+    const CITED: [&str; 5] = ["citations_delta", "url_citation", "groundingChunks", "inlineData", "file_citation"];
     let mut pending = vec![root.join("recordings")];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).expect("recordings dir") {
@@ -70,7 +86,7 @@ fn streams(root: &Path) -> Vec<PathBuf> {
             } else if path.extension().is_some_and(|e| e == "sse" || e == "bin") {
                 let bytes = std::fs::read(&path).unwrap_or_default();
                 let has = |marker: &str| memchr::memmem::find(&bytes, marker.as_bytes()).is_some();
-                if SERVER_TOOLS.iter().chain(&OTHER_TOOL_CALLS).any(|t| has(t)) {
+                if SERVER_TOOLS.iter().chain(&OTHER_TOOL_CALLS).chain(&CITED).any(|t| has(t)) {
                     files.push(path);
                 }
             }
@@ -112,6 +128,53 @@ fn server_item(item: &Value) -> Option<Value> {
     Some(tool)
 }
 
+/// What the UI shows of a source: its URL, or a document's title.
+fn source(kind: &str, at: &str) -> Value {
+    if kind == "url" {
+        json!({"type": "source-url", "url": at})
+    } else {
+        json!({"type": "source-document", "title": at})
+    }
+}
+
+/// The sources a folded text part cites (Anthropic `citations`, Responses
+/// `annotations`, Converse `citationsContent.citations`), and those of
+/// Responses annotation events.
+fn cited(content: &Value, added: &[Value]) -> Vec<Value> {
+    let s = |v: &Value, k: &str| v[k].as_str().map(str::to_owned);
+    let mut out = Vec::new();
+    for c in content["citations"].as_array().into_iter().flatten() {
+        let doc_title = || s(c, "document_title").unwrap_or_else(|| format!("Document {}", c["document_index"].as_u64().unwrap_or(0)));
+        match c["type"].as_str().unwrap_or_default() {
+            "char_location" | "page_location" | "content_block_location" => out.push(source("doc", &doc_title())),
+            "search_result_location" => match s(c, "source") {
+                Some(url) if url.starts_with("http") => out.push(source("url", &url)),
+                Some(other) => out.push(source("doc", &s(c, "title").unwrap_or(other))),
+                None => {}
+            },
+            _ => out.extend(s(c, "url").map(|u| source("url", &u))),
+        }
+    }
+    let annotations = content["annotations"].as_array().filter(|a| !a.is_empty()).map(Vec::as_slice).unwrap_or(added);
+    for a in annotations {
+        match a["type"].as_str().unwrap_or_default() {
+            "url_citation" => out.extend(s(a, "url").map(|u| source("url", &u))),
+            "file_citation" | "container_file_citation" => {
+                out.extend(s(a, "filename").or_else(|| s(a, "file_id")).map(|t| source("doc", &t)))
+            }
+            "file_path" => out.extend(s(a, "file_id").map(|t| source("doc", &t))),
+            _ => {}
+        }
+    }
+    for c in content.pointer("/citationsContent/citations").and_then(Value::as_array).into_iter().flatten() {
+        match c.pointer("/location/web/url").and_then(Value::as_str) {
+            Some(url) => out.push(source("url", url)),
+            None => out.push(source("doc", &s(c, "title").or_else(|| s(c, "source")).unwrap_or_else(|| "Document".into()))),
+        }
+    }
+    out
+}
+
 fn main() {
     let out = PathBuf::from(std::env::args().nth(1).expect("usage: relay_cases OUT_DIR"));
     std::fs::create_dir_all(&out).expect("create OUT_DIR");
@@ -126,16 +189,53 @@ fn main() {
         let mut tools: Vec<Value> = Vec::new();
         let mut ids: std::collections::HashMap<u32, (Option<String>, Option<String>)> = Default::default();
         let mut provider_executed: std::collections::HashSet<u32> = Default::default();
-        let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+        let mut sources: Vec<Value> = Vec::new();
+        let mut added: Vec<Value> = Vec::new();
+        let mut files: Vec<Value> = Vec::new();
+        let mut media: std::collections::HashMap<u32, (String, Vec<u8>)> = Default::default();
+        let mut usage = Value::Null;
+        // The relay folds the provider bytes itself (as a server does; a
+        // Gemini answer's grounding is read from its folded message).
+        let mut relay = Relay::with_stream(RelayConfig::new(RelayFormat::AiSdk), Stream::new(Provider::Auto));
         let mut browser = Vec::new();
         let mut stream = Stream::new(Provider::Auto);
         {
             let mut on_event = |e: &StreamEvent<'_>| {
-                browser.extend_from_slice(relay.push(e));
                 match *e {
                     StreamEvent::TurnReset => {
                         texts.clear();
                         tools.clear();
+                        sources.clear();
+                        files.clear();
+                    }
+                    StreamEvent::Usage { usage: u } => usage = u.clone(),
+                    StreamEvent::Unknown { provider_type: "response.output_text.annotation.added", data, .. } => {
+                        let event: Value = serde_json::from_str(data).unwrap_or_default();
+                        added.push(event["annotation"].clone());
+                    }
+                    StreamEvent::PartEnd { kind: PartKind::Text, content, .. } => {
+                        sources.extend(cited(content, &added));
+                        added.clear();
+                    }
+                    StreamEvent::PartStart { part, kind: PartKind::Media, provider_type, .. } => {
+                        if !provider_type.ends_with("partial_image") {
+                            media.insert(part, (String::new(), Vec::new()));
+                        }
+                    }
+                    StreamEvent::MediaDelta { part, mime_type, data } => {
+                        if let Some(m) = media.get_mut(&part) {
+                            if m.0.is_empty() {
+                                m.0 = mime_type.to_owned();
+                            }
+                            m.1.extend_from_slice(data);
+                        }
+                    }
+                    StreamEvent::PartEnd { part, kind: PartKind::Media, .. } => {
+                        use base64::Engine;
+                        if let Some((mime, bytes)) = media.remove(&part).filter(|m| !m.1.is_empty()) {
+                            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                            files.push(json!({"mediaType": mime, "url": format!("data:{mime};base64,{data}")}));
+                        }
                     }
                     StreamEvent::PartStart { part, kind: PartKind::Text | PartKind::Refusal, .. } => {
                         texts.push((part, "text", String::new()))
@@ -172,6 +272,12 @@ fn main() {
                     StreamEvent::PartEnd { kind: PartKind::Other, content, .. } => {
                         if let Some(tool) = server_item(content) {
                             tools.push(tool);
+                        }
+                        if let (Some("image_generation_call"), Some(image)) =
+                            (content["type"].as_str(), content["result"].as_str())
+                        {
+                            let mime = format!("image/{}", content["output_format"].as_str().unwrap_or("png"));
+                            files.push(json!({"mediaType": mime, "url": format!("data:{mime};base64,{image}")}));
                         }
                         // An Anthropic result block: the output of the call it names.
                         let kind = content["type"].as_str().unwrap_or_default();
@@ -250,6 +356,30 @@ fn main() {
                 let _ = stream.finish(&mut on_event);
             }
         }
+        let relayed = relay.feed(&bytes).expect("not finished");
+        browser.extend_from_slice(relayed.bytes);
+        if relayed.error.is_none() {
+            browser.extend_from_slice(relay.end_of_input().expect("not finished").bytes);
+        }
+        // A Gemini answer's grounding: the candidate's sources, after its text.
+        let message = stream.message();
+        let candidate = &message["candidates"][0];
+        for chunk in candidate.pointer("/groundingMetadata/groundingChunks").and_then(Value::as_array).into_iter().flatten() {
+            let inner = if chunk["web"].is_object() { &chunk["web"] } else { &chunk["retrievedContext"] };
+            match (inner["uri"].as_str(), inner["title"].as_str()) {
+                (Some(url), _) => sources.push(source("url", url)),
+                (None, Some(title)) => sources.push(source("doc", title)),
+                _ => {}
+            }
+        }
+        for at in ["/citationMetadata/citations", "/citationMetadata/citationSources"] {
+            for c in candidate.pointer(at).and_then(Value::as_array).into_iter().flatten() {
+                sources.extend(c["uri"].as_str().map(|u| source("url", u)));
+            }
+        }
+        // Each source once.
+        let mut seen = std::collections::HashSet::new();
+        sources.retain(|s| seen.insert(s.to_string()));
         for tool in &mut tools {
             let (id, name) = ids.get(&(tool["part"].as_u64().unwrap_or(0) as u32)).cloned().unwrap_or_default();
             if tool.get("toolCallId").is_none() {
@@ -272,7 +402,14 @@ fn main() {
         browser.extend_from_slice(relay.finish_step().expect("not finished"));
         browser.extend_from_slice(relay.finish(None).expect("not finished"));
         let texts: Vec<Value> = texts.into_iter().map(|(_, kind, text)| json!({"type": kind, "text": text})).collect();
-        let expected = json!({"source": path.strip_prefix(&root).unwrap(), "texts": texts, "tools": tools});
+        let expected = json!({
+            "source": path.strip_prefix(&root).unwrap(),
+            "texts": texts,
+            "tools": tools,
+            "sources": sources,
+            "files": files,
+            "usage": usage,
+        });
         std::fs::write(out.join(format!("{name}.ai-sdk.sse")), &browser).expect("write");
         std::fs::write(out.join(format!("{name}.expected.json")), expected.to_string()).expect("write");
         count += 1;
