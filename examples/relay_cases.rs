@@ -175,6 +175,73 @@ fn cited(content: &Value, added: &[Value]) -> Vec<Value> {
     out
 }
 
+/// Two cases the recordings never hold, from a fixture with reasoning,
+/// text and citations (`events`): the server restarts the answer midway
+/// (`turn_reset` after the reconnection: the relay's `reset-step`, which
+/// only `ai` 7 reads: `ai7Only`), and the host aborts the turn midway
+/// (`abort`, no `finish`).
+fn synthetic(out: &Path, root: &Path) -> usize {
+    let bytes = std::fs::read(root.join("fixtures/anthropic/thinking_text_citations.sse")).expect("fixture");
+    // Cut after the event that gives the text its first delta.
+    let text_delta = memchr::memmem::find(&bytes, b"\"text_delta\"").expect("a text delta");
+    let cut = text_delta + memchr::memmem::find(&bytes[text_delta..], b"\n\n").expect("its end") + 2;
+    for (name, abort) in [("synthetic_turn_reset", false), ("synthetic_abort", true)] {
+        let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+        let mut browser = Vec::new();
+        let mut texts: Vec<(u32, &'static str, String)> = Vec::new();
+        let mut sources: Vec<Value> = Vec::new();
+        let mut usage = Value::Null;
+        let mut on_event = |e: &StreamEvent<'_>| {
+            browser.extend_from_slice(relay.push(e));
+            match *e {
+                StreamEvent::TurnReset => {
+                    texts.clear();
+                    sources.clear();
+                }
+                StreamEvent::PartStart { part, kind: PartKind::Text, .. } => texts.push((part, "text", String::new())),
+                StreamEvent::PartStart { part, kind: PartKind::Reasoning, .. } => {
+                    texts.push((part, "reasoning", String::new()))
+                }
+                StreamEvent::TextDelta { part, text } => {
+                    if let Some(t) = texts.iter_mut().rev().find(|t| t.0 == part) {
+                        t.2.push_str(text);
+                    }
+                }
+                StreamEvent::PartEnd { kind: PartKind::Text, content, .. } => sources.extend(cited(content, &[])),
+                StreamEvent::Usage { usage: u } => usage = u.clone(),
+                _ => {}
+            }
+        };
+        let mut first = Stream::new(Provider::Auto);
+        first.feed(&bytes[..cut], &mut on_event).expect("fixture");
+        if abort {
+            first.abort(&mut on_event);
+        } else {
+            on_event(&StreamEvent::TurnReset);
+            let mut again = Stream::new(Provider::Auto);
+            again.feed(&bytes, &mut on_event).expect("fixture");
+            again.finish(&mut on_event).expect("fixture");
+        }
+        let mut seen = std::collections::HashSet::new();
+        sources.retain(|s| seen.insert(s.to_string()));
+        let texts: Vec<Value> = texts.into_iter().map(|(_, kind, text)| json!({"type": kind, "text": text})).collect();
+        browser.extend_from_slice(relay.finish(None).expect("not finished"));
+        let expected = json!({
+            "source": name,
+            "texts": texts,
+            "tools": [],
+            "sources": sources,
+            "files": [],
+            "usage": usage,
+            "ai7Only": !abort,
+            "aborted": abort,
+        });
+        std::fs::write(out.join(format!("{name}.ai-sdk.sse")), &browser).expect("write");
+        std::fs::write(out.join(format!("{name}.expected.json")), expected.to_string()).expect("write");
+    }
+    2
+}
+
 fn main() {
     let out = PathBuf::from(std::env::args().nth(1).expect("usage: relay_cases OUT_DIR"));
     std::fs::create_dir_all(&out).expect("create OUT_DIR");
@@ -414,5 +481,6 @@ fn main() {
         std::fs::write(out.join(format!("{name}.expected.json")), expected.to_string()).expect("write");
         count += 1;
     }
+    count += synthetic(&out, &root);
     eprintln!("relay_cases: {count} streams written to {}", out.display());
 }

@@ -111,9 +111,11 @@ test("cases with sources and files were generated", () => {
 
 for (const [pkgName, pkg] of PACKAGES) for (const file of cases) {
   const name = file.replace(/\.ai-sdk\.sse$/, "");
-  test(`${pkgName} rebuilds the folded parts: ${name}`, async () => {
+  const expected = JSON.parse(readFileSync(join(dir, `${name}.expected.json`), "utf8"));
+  // `reset-step` is a chunk of ai 7: ai 6's schema refuses it.
+  const skip = expected.ai7Only && pkg === ai6 ? "reset-step is new in ai 7" : false;
+  test(`${pkgName} rebuilds the folded parts: ${name}`, { skip }, async () => {
     const body = readFileSync(join(dir, file));
-    const expected = JSON.parse(readFileSync(join(dir, `${name}.expected.json`), "utf8"));
     const { message, errors } = await withServer(body, (url) => rebuild(url, pkg));
     assert.ok(message, "a UI message was rebuilt");
     assert.equal(message.role, "assistant");
@@ -160,6 +162,14 @@ for (const [pkgName, pkg] of PACKAGES) for (const file of cases) {
     const files = message.parts.filter((p) => p.type === "file").map((p) => ({ mediaType: p.mediaType, url: p.url }));
     assert.deepEqual(files, expected.files);
     assertContains(message.metadata?.usage ?? null, expected.usage);
+    // An aborted turn ends with `abort`, never `finish`.
+    const chunkTypes = body
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("data: {"))
+      .map((l) => JSON.parse(l.slice(6)).type);
+    assert.equal(chunkTypes.includes("abort"), !!expected.aborted);
+    assert.equal(chunkTypes.includes("finish"), !expected.aborted);
     // A provider error in the stream is reported as one, nothing else is.
     const streamErrors = body.toString("utf8").includes('"type":"error"');
     assert.equal(errors.length > 0 || streamErrors, streamErrors, `unexpected errors: ${errors}`);
