@@ -238,11 +238,13 @@ go-bench: capi
 # with Last-Event-ID. npm ci installs the pinned packages (package-lock.json).
 # ---------------------------------------------------------------------------
 
-RELAY_CASES := target/relay-cases
+# Where cargo builds (CARGO_TARGET_DIR when set, as cargo reads it).
+RELAY_TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+RELAY_CASES := $(RELAY_TARGET_DIR)/relay-cases
 
 js-test:
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
 	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
 	$(CARGO) build -q --example relay_server
-	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath target/debug/examples/relay_server) \
+	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath $(RELAY_TARGET_DIR)/debug/examples/relay_server) \
 	    SSEFOLD_ROOT=$(CURDIR) node --test

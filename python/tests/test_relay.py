@@ -189,3 +189,42 @@ def test_a_failing_provider_stream_is_relayed_and_reported() -> None:
     truncated.feed((ROOT / "tests" / "fixtures" / "anthropic" / "truncated.sse").read_bytes())
     assert b'"type":"error"' in truncated.end_of_input()
     assert isinstance(truncated.stream_error, ssefold.IncompleteStreamError)
+
+
+def tool_input_deltas(data: bytes) -> List[str]:
+    return [f["data"]["inputTextDelta"] for f in frames(data)
+            if isinstance(f["data"], dict) and f["data"]["type"] == "tool-input-delta"]
+
+
+def test_tool_input_is_coalesced_and_flushed_by_the_hosts_timer() -> None:
+    # A call whose arguments come in several deltas in a row.
+    body = (FIXTURE.parent.parent / "openai_responses" / "reasoning_text_tool.sse").read_bytes()
+    plain = relay_bytes(ssefold.Relay(tool_input_coalesce_bytes=0), body, 40)
+    big = ssefold.Relay(tool_input_coalesce_bytes=1 << 20, tool_input_coalesce_ms=10)
+    assert big.tick(1000) == b""
+    out = b""
+    for i in range(0, len(body), 40):
+        out += big.feed(body[i : i + 40])
+        out += big.tick(1005)  # 5 ms: not due
+    out += big.flush() + big.end_of_input() + big.finish()
+    assert big.flush() == b"" and big.tick(10_000) == b""  # nothing after finish
+    assert "".join(tool_input_deltas(out)) == "".join(tool_input_deltas(plain))
+    assert 0 < len(tool_input_deltas(out)) < len(tool_input_deltas(plain))
+    # The defaults coalesce too (4 KiB, 50 ms), with the same input.
+    default = relay_bytes(ssefold.Relay(), body, 40)
+    assert "".join(tool_input_deltas(default)) == "".join(tool_input_deltas(plain))
+
+
+def test_a_timer_tick_writes_held_input_once_due() -> None:
+    relay = ssefold.Relay(provider=None)
+    for event in (
+        {"event": "part_start", "part": 0, "kind": "tool_call", "provider_type": "tool_use"},
+        {"event": "part_metadata", "part": 0, "key": "id", "value": "call_1"},
+        {"event": "part_metadata", "part": 0, "key": "name", "value": "f"},
+    ):
+        relay.push(event)
+    relay.keep_alive(0)
+    assert relay.push({"event": "tool_args_delta", "part": 0, "json": "{\"a\":"}) == b""
+    assert relay.tick(49) == b""
+    assert tool_input_deltas(relay.tick(50)) == ["{\"a\":"]
+    assert relay.tick(51) == b""
