@@ -248,3 +248,11 @@ js-test:
 	$(CARGO) build -q --example relay_server
 	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath $(RELAY_TARGET_DIR)/debug/examples/relay_server) \
 	    SSEFOLD_ROOT=$(CURDIR) node --test
+
+# The browser's time to take a 320 KB tool argument relayed with and without
+# tool-input coalescing (headless Chromium, the real `ai` package; BENCHMARKS.md).
+.PHONY: js-bench
+js-bench:
+	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
+	$(CARGO) run -q --example bench_tool_input -- $(RELAY_TARGET_DIR)/bench-tool-input
+	cd tests/js && BENCH_DIR=$(abspath $(RELAY_TARGET_DIR)/bench-tool-input) node bench_tool_input.mjs
