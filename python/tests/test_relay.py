@@ -79,8 +79,19 @@ def test_every_golden_pushed_as_stream_events_relays_like_feed(path: pathlib.Pat
         relay = ssefold.Relay(provider=None)
         pushed.append(b"".join(relay.push(make(e)) for e in events) + relay.finish())
     assert pushed[0] == pushed[1], path.name
-    if not failed:  # (a failed body's relay also writes the failure, which no event carries)
-        assert pushed[0] == relay_bytes(ssefold.Relay(provider=path.parent.name), body, 50), path.name
+    if failed:  # (a failed body's relay also writes the failure, which no event carries)
+        return
+    fed = relay_bytes(ssefold.Relay(provider=path.parent.name), body, 50)
+    if path.parent.name == "gemini":
+        # A Gemini answer's grounding and citations are in its folded
+        # message, not in any event: only a relay with its own stream shows
+        # them (source chunks after the turn). Everything else is the same.
+        def shown(data: bytes) -> List[Any]:
+            return [f["data"] for f in frames(data)
+                    if not (isinstance(f["data"], dict) and f["data"]["type"].startswith("source-"))]
+        assert shown(pushed[0]) == shown(fed), path.name
+        return
+    assert pushed[0] == fed, path.name
 
 
 def test_media_events_relay_like_feed() -> None:
