@@ -69,7 +69,8 @@ fn main() {
             browser.extend_from_slice(relay.feed(chunk).expect("not finished").bytes);
         }
         browser.extend_from_slice(relay.end_of_input().expect("not finished").bytes);
-        browser.extend_from_slice(relay.tool_result("toolu_1", &serde_json::json!("written"), false, None).expect("open"));
+        browser
+            .extend_from_slice(relay.tool_result("toolu_1", &serde_json::json!("written"), false, None).expect("open"));
         browser.extend_from_slice(relay.finish(None).expect("not finished"));
         let deltas = memchr::memmem::find_iter(&browser, b"\"type\":\"tool-input-delta\"").count();
         std::fs::write(out.join(format!("{name}.sse")), &browser).expect("write");

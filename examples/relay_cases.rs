@@ -43,10 +43,7 @@ fn streams(root: &Path) -> Vec<PathBuf> {
         "fixtures/gemini",
         "fixtures/bedrock_converse",
     ];
-    let mut dirs: Vec<PathBuf> = fixture_dirs
-        .iter()
-        .map(|d| root.join(d))
-        .collect();
+    let mut dirs: Vec<PathBuf> = fixture_dirs.iter().map(|d| root.join(d)).collect();
     for entry in std::fs::read_dir(root.join("peer-fixtures")).expect("tests/peer-fixtures") {
         let path = entry.expect("dir entry").path();
         if path.is_dir() {
@@ -144,7 +141,9 @@ fn cited(content: &Value, added: &[Value]) -> Vec<Value> {
     let s = |v: &Value, k: &str| v[k].as_str().map(str::to_owned);
     let mut out = Vec::new();
     for c in content["citations"].as_array().into_iter().flatten() {
-        let doc_title = || s(c, "document_title").unwrap_or_else(|| format!("Document {}", c["document_index"].as_u64().unwrap_or(0)));
+        let doc_title = || {
+            s(c, "document_title").unwrap_or_else(|| format!("Document {}", c["document_index"].as_u64().unwrap_or(0)))
+        };
         match c["type"].as_str().unwrap_or_default() {
             "char_location" | "page_location" | "content_block_location" => out.push(source("doc", &doc_title())),
             "search_result_location" => match s(c, "source") {
@@ -169,7 +168,9 @@ fn cited(content: &Value, added: &[Value]) -> Vec<Value> {
     for c in content.pointer("/citationsContent/citations").and_then(Value::as_array).into_iter().flatten() {
         match c.pointer("/location/web/url").and_then(Value::as_str) {
             Some(url) => out.push(source("url", url)),
-            None => out.push(source("doc", &s(c, "title").or_else(|| s(c, "source")).unwrap_or_else(|| "Document".into()))),
+            None => {
+                out.push(source("doc", &s(c, "title").or_else(|| s(c, "source")).unwrap_or_else(|| "Document".into())))
+            }
         }
     }
     out
@@ -284,10 +285,10 @@ fn main() {
                         sources.extend(cited(content, &added));
                         added.clear();
                     }
-                    StreamEvent::PartStart { part, kind: PartKind::Media, provider_type, .. } => {
-                        if !provider_type.ends_with("partial_image") {
-                            media.insert(part, (String::new(), Vec::new()));
-                        }
+                    StreamEvent::PartStart { part, kind: PartKind::Media, provider_type, .. }
+                        if !provider_type.ends_with("partial_image") =>
+                    {
+                        media.insert(part, (String::new(), Vec::new()));
                     }
                     StreamEvent::MediaDelta { part, mime_type, data } => {
                         if let Some(m) = media.get_mut(&part) {
@@ -431,7 +432,9 @@ fn main() {
         // A Gemini answer's grounding: the candidate's sources, after its text.
         let message = stream.message();
         let candidate = &message["candidates"][0];
-        for chunk in candidate.pointer("/groundingMetadata/groundingChunks").and_then(Value::as_array).into_iter().flatten() {
+        for chunk in
+            candidate.pointer("/groundingMetadata/groundingChunks").and_then(Value::as_array).into_iter().flatten()
+        {
             let inner = if chunk["web"].is_object() { &chunk["web"] } else { &chunk["retrievedContext"] };
             match (inner["uri"].as_str(), inner["title"].as_str()) {
                 (Some(url), _) => sources.push(source("url", url)),

@@ -159,9 +159,11 @@ pub(crate) fn annotations(list: &[Value]) -> impl Iterator<Item = Citation<'_>> 
 fn responses_annotation(a: &Value) -> Option<Citation<'_>> {
     let index = |key| a.get(key).and_then(Value::as_u64);
     let (source, start, end) = match str_of(a, "type")? {
-        "url_citation" => {
-            (Source::Url { url: str_of(a, "url")?, title: str_of(a, "title") }, index("start_index"), index("end_index"))
-        }
+        "url_citation" => (
+            Source::Url { url: str_of(a, "url")?, title: str_of(a, "title") },
+            index("start_index"),
+            index("end_index"),
+        ),
         "file_citation" | "container_file_citation" => {
             let filename = str_of(a, "filename");
             let title = filename.or_else(|| str_of(a, "file_id"))?.to_owned();

@@ -544,7 +544,9 @@ impl Relay {
         }
         let (steps, stop_reason, usage) = (w.steps, std::mem::take(&mut w.stop_reason), std::mem::take(&mut w.usage));
         match w.config.format {
-            RelayFormat::AiSdk if crate::providers::StopClass::of(&stop_reason) == crate::providers::StopClass::Aborted => {
+            RelayFormat::AiSdk
+                if crate::providers::StopClass::of(&stop_reason) == crate::providers::StopClass::Aborted =>
+            {
                 // Aborted: the metadata, then `abort` (no `finish`: the
                 // turn did not finish), as the `ai` package's own streams.
                 w.ai("message-metadata", |o| {
@@ -1077,7 +1079,8 @@ impl Writer {
             });
             let result = ServerResult { call_id: call.id, output: content, error: call.error };
             self.ai_server_output(call.id, &result);
-            if let Some(image) = content.get("result").and_then(Value::as_str).filter(|_| call.name == "image_generation")
+            if let Some(image) =
+                content.get("result").and_then(Value::as_str).filter(|_| call.name == "image_generation")
             {
                 // The generated image, as a file of the message.
                 let format = content.get("output_format").and_then(Value::as_str).unwrap_or("png");

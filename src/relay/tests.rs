@@ -508,7 +508,8 @@ fn a_restarted_answer_is_a_reset_step_in_the_open_step() {
     let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
     let mut out = Vec::new();
     let mut stream = Stream::new(Provider::Auto);
-    let half = ANTHROPIC.find("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1").unwrap();
+    let half =
+        ANTHROPIC.find("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1").unwrap();
     stream.feed(&ANTHROPIC.as_bytes()[..half], |e| out.extend_from_slice(relay.push(e))).unwrap();
     // The server starts the answer over: the events rebuild it.
     out.extend_from_slice(relay.push(&StreamEvent::TurnReset));
