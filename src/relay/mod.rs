@@ -15,7 +15,23 @@
 //!   `x-vercel-ai-ui-message-stream: v1`). Tools the provider runs itself
 //!   (Anthropic `server_tool_use` / `mcp_tool_use` and their `*_tool_result`
 //!   blocks, Responses `web_search_call`, `mcp_call`, …) are tool parts with
-//!   `providerExecuted: true` and the provider's output.
+//!   `providerExecuted: true` and the provider's output. What `ai` 7
+//!   defines, where the relay has the fact: `source-url` /
+//!   `source-document` for each source the answer cites, once (Anthropic
+//!   `citations`, Responses annotations, Converse `citation`s, after their
+//!   text's `text-end`, which carries them as `citations`; a Gemini
+//!   candidate's `groundingMetadata` / `citationMetadata` after its turn,
+//!   read from the folded message: only with [`Relay::with_stream`]); `file`
+//!   (a `data:` URL) for a media part and a Responses generated image;
+//!   `message-metadata` with the provider's usage when a turn ends;
+//!   `reset-step` when the server restarts the answer ([`StreamEvent::TurnReset`]:
+//!   the open step's parts are dropped and rebuilt; `ai` 6 does not know
+//!   this chunk); `abort` instead of `finish` when the turn was aborted
+//!   (stop reason `aborted`); `inputEncoding: "text"` on the
+//!   `tool-input-start` of a call whose input is free text (a Responses
+//!   custom tool). A tool call's argument deltas are coalesced
+//!   ([`RelayConfig::tool_input_coalesce_bytes`], [`Relay::tick`]): the
+//!   browser parses the whole input again on each.
 //! - [`RelayFormat::Catalog`]: the named events of the CMS agent design's
 //!   browser streaming (the table in the README), with its payloads member
 //!   for member: `text-delta` `{delta}` (the answer only; reasoning is
@@ -31,8 +47,10 @@
 //!
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
-//! host writes them; the relay never reads a clock ([`Relay::keep_alive`]
-//! and [`Relay::log`] take the host's time) and never buffers output beyond its replay bound.
+//! host writes them; the relay never reads a clock ([`Relay::keep_alive`],
+//! [`Relay::tick`] and [`Relay::log`] take the host's time) and never
+//! buffers output beyond its replay bound, but for the argument text of one
+//! tool call it holds back (coalescing), written before any other frame.
 //! Besides its output it holds each open tool call's argument text (as the
 //! browser does), so that the ready call's input is that text copied, not
 //! its folded value encoded again. Text and argument deltas that the
@@ -205,6 +223,8 @@ struct PartState {
     /// A Responses partial image: a preview the final image replaces (no
     /// `file` chunk; the final image is the call's).
     preview: bool,
+    /// A tool call whose input is free text (`inputEncoding: "text"`).
+    text_input: bool,
 }
 
 /// The output of [`Relay::feed`].
@@ -1199,13 +1219,14 @@ impl Writer {
                 self.provider = provider;
                 self.begin_turn();
             }
-            StreamEvent::PartStart { part, kind, provider_type, .. } => {
+            StreamEvent::PartStart { part, kind, provider_type, tool_call, .. } => {
                 self.ensure_started();
                 let state = self.part(part);
                 *state = PartState {
                     kind: Some(kind),
                     provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
                     preview: kind == PartKind::Media && provider_type.ends_with("partial_image"),
+                    text_input: tool_call.is_some_and(|c| c.input_format == ToolInputFormat::Text),
                     ..PartState::default()
                 };
                 if matches!(kind, PartKind::Text | PartKind::Refusal | PartKind::Reasoning) {
@@ -1366,9 +1387,13 @@ impl Writer {
         frame::write_json_str(&mut state.call_id_json, &call_id);
         let name = state.name.clone().unwrap_or_default();
         let pending = std::mem::take(&mut state.args);
-        let provider_executed = state.provider_executed;
+        let (provider_executed, text_input) = (state.provider_executed, state.text_input);
         self.ai("tool-input-start", |o| {
             o.str("toolCallId", &call_id).str("toolName", &name);
+            if text_input {
+                // Free text, not JSON: `ai` 7 shows it as it streams.
+                o.constant("inputEncoding", "text");
+            }
             if provider_executed {
                 o.value("providerExecuted", &true);
             }

@@ -751,3 +751,16 @@ proptest::proptest! {
         proptest::prop_assert_eq!(got, expected);
     }
 }
+
+#[test]
+fn a_free_text_tool_input_streams_with_input_encoding_text() {
+    let config = RelayConfig::new(RelayFormat::AiSdk);
+    let chunks = ai_chunks_of_file("fixtures/openai_responses/tool_streams.sse", Provider::Auto, config);
+    let starts = of_type(&chunks, "tool-input-start");
+    let text: Vec<_> = starts.iter().filter(|c| c["inputEncoding"] == "text").collect();
+    assert_eq!(text.len(), 1, "{starts:?}");
+    assert!(starts.iter().filter(|c| c.get("inputEncoding").is_none()).count() >= 1, "JSON inputs say nothing");
+    let id = &text[0]["toolCallId"];
+    let available = chunks.iter().find(|c| c["type"] == "tool-input-available" && c["toolCallId"] == *id).unwrap();
+    assert!(available["input"].is_string());
+}
