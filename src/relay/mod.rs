@@ -119,8 +119,9 @@ pub struct RelayConfig {
     /// 15 s, below the idle timeouts of common proxies).
     pub keep_alive_ms: u64,
     /// AI SDK format: a tool call's argument deltas are held back and
-    /// written as one `tool-input-delta` once this many bytes are held
-    /// (0: every delta is its own chunk, as the provider sent it). The
+    /// written as one `tool-input-delta` once this many bytes of it are
+    /// held, as written (JSON-escaped) (0: every delta is its own chunk, as
+    /// the provider sent it). The
     /// browser's `useChat` parses a call's whole input text again on every
     /// delta (quadratic in the input's size: seconds for a few hundred KB
     /// sent in the usual few-byte deltas), so fewer, larger deltas are
@@ -285,7 +286,9 @@ struct Writer {
     /// the part it belongs to, its call id as a JSON string, the text.
     held_part: Option<u32>,
     held_call_id: Vec<u8>,
-    held: String,
+    /// The held text, escaped as a JSON string's contents (each delta
+    /// escaped once, or copied as the provider escaped it).
+    held: Vec<u8>,
     /// The host's time when the text began to be held (`None`: unknown,
     /// due at the next tick).
     held_since: Option<u64>,
@@ -898,7 +901,7 @@ impl Writer {
             failed: false,
             held_part: None,
             held_call_id: Vec::new(),
-            held: String::new(),
+            held: Vec::new(),
             held_since: None,
             now_ms: None,
             sources: Vec::new(),
@@ -1273,7 +1276,7 @@ impl Writer {
                 }
                 let limit = self.config.tool_input_coalesce_bytes;
                 if limit > 0 {
-                    self.hold_args(part, json, limit);
+                    self.hold_args(part, DeltaText::new(json, escaped), limit);
                     return;
                 }
                 let call_id = &self.parts[part as usize].call_id_json;
@@ -1509,7 +1512,7 @@ impl Writer {
     /// Holds a delta of an open call's argument text back (coalescing), and
     /// writes what is held once it reaches `limit` bytes. Text of another
     /// call held before is written first.
-    fn hold_args(&mut self, part: u32, json: &str, limit: usize) {
+    fn hold_args(&mut self, part: u32, json: DeltaText<'_>, limit: usize) {
         if self.held_part != Some(part) {
             self.flush_held();
             self.held_part = Some(part);
@@ -1517,7 +1520,7 @@ impl Writer {
             self.held_call_id.extend_from_slice(&self.parts[part as usize].call_id_json);
             self.held_since = self.now_ms;
         }
-        self.held.push_str(json);
+        json.write_contents(&mut self.held);
         if self.held.len() >= limit {
             self.flush_held();
         }
@@ -1532,7 +1535,7 @@ impl Writer {
         if !self.held.is_empty() {
             self.last_id += 1;
             let buf = self.replay.frame(self.last_id);
-            frame::ai_args_delta_frame(buf, self.last_id, &self.held_call_id, DeltaText::Text(&self.held));
+            frame::ai_args_delta_frame_escaped(buf, self.last_id, &self.held_call_id, &self.held);
             self.held.clear();
             self.active = true;
         }
