@@ -196,10 +196,17 @@ impl Relay {
                 };
                 StreamEvent::Error { error: &provider_error }
             }
-            "unknown" => StreamEvent::Unknown {
-                scope: if f.opt_str("scope")? == Some("delta") { "delta" } else { "event" },
-                provider_type: f.str("provider_type")?,
-                data: f.opt_str("data")?.unwrap_or(""),
+            "unknown" => match f.opt_str("provider_type")? {
+                Some(provider_type) => StreamEvent::Unknown {
+                    scope: if f.opt_str("scope")? == Some("delta") { "delta" } else { "event" },
+                    provider_type,
+                    data: f.opt_str("data")?.unwrap_or(""),
+                },
+                // Nothing the relay reads.
+                None => {
+                    self.writer.replay.begin_call();
+                    return Ok(self.writer.replay.output());
+                }
             },
             "tool_args_path" | "warning" => {
                 self.writer.replay.begin_call();
