@@ -2889,6 +2889,20 @@ ssefold_result ssefold_relay_finish(struct ssefold_relay *relay,
                                     struct ssefold_bytes *out);
 
 /**
+ * The host aborted the run (the user pressed stop): the relay's provider
+ * stream, if it has one, is aborted (its open parts end) and the run ends
+ * aborted: AI SDK `message-metadata`, `abort`, `data: [DONE]` (no
+ * `finish`); catalog `finish` with `finishReason: "cancelled"`. Nothing can
+ * be sent afterwards.
+ *
+ * Errors: `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_abort(struct ssefold_relay *relay, struct ssefold_bytes *out);
+
+/**
  * Writes the ISO 8601 UTC time of `unix_ms` milliseconds since the Unix
  * epoch (`2025-01-15T10:30:00.000Z`, 24 bytes up to year 9999; no NUL) to
  * `buf`, and its length to `*written`: a `log` event's `timestamp` from

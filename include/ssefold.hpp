@@ -975,6 +975,11 @@ class Relay {
       return ssefold_relay_finish(handle_, usage_json ? str(*usage_json) : absent(), out);
     });
   }
+  /// The host aborted the run: `abort` (catalog: `finish` `cancelled`);
+  /// nothing can be sent afterwards.
+  std::string abort() {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_abort(handle_, out); });
+  }
   /// A keep-alive comment when one is due by the host clock (else empty).
   std::string keep_alive(std::uint64_t now_ms) {
     return call([&](ssefold_bytes *out) { return ssefold_relay_keep_alive(handle_, now_ms, out); });

@@ -382,6 +382,20 @@ func (rl *Relay) FinishStep() ([]byte, error) {
 	return rl.out(r, b)
 }
 
+// Abort ends a run the host aborted (the user pressed stop): the relay's
+// provider stream, if any, is aborted (its open parts end), then the AI SDK
+// format's abort chunk instead of finish (the catalog's finish says
+// cancelled). Later calls fail with ErrRelayFinished.
+func (rl *Relay) Abort() ([]byte, error) {
+	if rl.ptr == nil {
+		return nil, ErrClosed
+	}
+	var b C.struct_ssefold_bytes
+	maybeGC()
+	r := C.ssefold_relay_abort(rl.ptr, &b)
+	return rl.out(r, b)
+}
+
 // Finish ends the answer; usage (nil: the usage folded from the stream) is
 // marshaled as JSON. Later calls fail with ErrRelayFinished.
 func (rl *Relay) Finish(usage any) ([]byte, error) {

@@ -303,3 +303,35 @@ func TestRelayToolInputCoalescingAndTick(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRelayAbortEndsTheRunWithAbort(t *testing.T) {
+	body, err := os.ReadFile(relayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := NewRelayWithStream(Auto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	out, err := rl.Feed(body[:len(body)/2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := rl.Abort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := uiChunks(t, append(out, end...))
+	if n := len(chunks); n < 3 || chunks[n-2]["type"] != "abort" || chunks[n-1] != nil {
+		t.Fatalf("ends %v", chunks[max(0, n-3):])
+	}
+	for _, c := range chunks {
+		if c != nil && c["type"] == "finish" {
+			t.Fatal("an aborted run has no finish")
+		}
+	}
+	if _, err := rl.Abort(); !errors.Is(err, ErrRelayFinished) {
+		t.Fatal(err)
+	}
+}

@@ -239,3 +239,16 @@ def test_a_timer_tick_writes_held_input_once_due() -> None:
     assert relay.tick(49) == b""
     assert tool_input_deltas(relay.tick(50)) == ["{\"a\":"]
     assert relay.tick(51) == b""
+
+
+def test_abort_ends_the_run_with_abort_not_finish() -> None:
+    body = FIXTURE.read_bytes()
+    relay = ssefold.Relay()
+    out = relay.feed(body[: len(body) // 2]) + relay.abort()
+    types = [f["data"]["type"] if isinstance(f["data"], dict) else f["data"] for f in frames(out)]
+    assert types[-2:] == ["abort", "[DONE]"] and "finish" not in types
+    with pytest.raises(ssefold.RelayError) as err:
+        relay.abort()
+    assert err.value.kind == "finished"
+    catalog = ssefold.Relay("catalog", provider=None).abort()
+    assert b'"finishReason":"cancelled"' in catalog

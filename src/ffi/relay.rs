@@ -490,6 +490,28 @@ pub unsafe extern "C" fn ssefold_relay_finish(
     unsafe { handle::with_mut(relay, body) }
 }
 
+/// The host aborted the run (the user pressed stop): the relay's provider
+/// stream, if it has one, is aborted (its open parts end) and the run ends
+/// aborted: AI SDK `message-metadata`, `abort`, `data: [DONE]` (no
+/// `finish`); catalog `finish` with `finishReason: "cancelled"`. Nothing can
+/// be sent afterwards.
+///
+/// Errors: `RELAY_FINISHED`.
+///
+/// # Safety
+/// `relay` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_abort(relay: *mut ssefold_relay, out: *mut ssefold_bytes) -> ssefold_result {
+    let body = |r: &mut Relay| {
+        check_not_null!(out);
+        let bytes = r.abort().map_err(|e| relay_failure(&e))?;
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { write_bytes(out, bytes) }
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(relay, body) }
+}
+
 /// Writes the ISO 8601 UTC time of `unix_ms` milliseconds since the Unix
 /// epoch (`2025-01-15T10:30:00.000Z`, 24 bytes up to year 9999; no NUL) to
 /// `buf`, and its length to `*written`: a `log` event's `timestamp` from

@@ -27,7 +27,7 @@
 //!   `reset-step` when the server restarts the answer ([`StreamEvent::TurnReset`]:
 //!   the open step's parts are dropped and rebuilt; `ai` 6 does not know
 //!   this chunk); `abort` instead of `finish` when the turn was aborted
-//!   (stop reason `aborted`); `inputEncoding: "text"` on the
+//!   (stop reason `aborted`; [`Relay::abort`]); `inputEncoding: "text"` on the
 //!   `tool-input-start` of a call whose input is free text (a Responses
 //!   custom tool). A tool call's argument deltas are coalesced
 //!   ([`RelayConfig::tool_input_coalesce_bytes`], [`Relay::tick`]): the
@@ -558,8 +558,38 @@ impl Relay {
     /// No step is opened for it (after [`Relay::finish_step`], or before any
     /// provider turn, no empty step appears). Nothing can be sent afterwards.
     pub fn finish(&mut self, usage: Option<&Value>) -> Result<&[u8], RelayError> {
+        self.writer.begin()?;
+        Ok(self.end_run(usage))
+    }
+
+    /// The host aborted the run (the user pressed stop): the relay's
+    /// provider stream, if it has one, is aborted ([`Stream::abort`]: its
+    /// open parts end), the turn ends with stop reason `aborted`, and the
+    /// run ends as [`Relay::finish`] ends an aborted one: AI SDK
+    /// `message-metadata` `{usage, steps}`, `abort` and `data: [DONE]` (no
+    /// `finish`); catalog `finish` with `finishReason: "cancelled"`.
+    /// Nothing can be sent afterwards.
+    pub fn abort(&mut self) -> Result<&[u8], RelayError> {
+        self.writer.begin()?;
+        let writer = &mut self.writer;
+        let mut ended = false;
+        if let Some(stream) = self.stream.as_mut() {
+            stream.abort(|event| {
+                ended |= matches!(event, StreamEvent::TurnEnd { .. });
+                writer.write_event(event, None);
+            });
+        }
+        if !ended {
+            // A host-only relay, or a stream already over: the run still ends aborted.
+            writer.write_event(&StreamEvent::TurnEnd { stop_reason: Some("aborted") }, None);
+        }
+        Ok(self.end_run(None))
+    }
+
+    /// The body of [`Relay::finish`], after `begin`.
+    fn end_run(&mut self, usage: Option<&Value>) -> &[u8] {
         let usage_value = usage;
-        let w = self.writer.begin()?;
+        let w = &mut self.writer;
         w.ensure_message_started();
         w.close_step();
         if let Some(usage) = usage {
@@ -608,7 +638,7 @@ impl Relay {
             }
         }
         w.finished = true;
-        Ok(self.writer.replay.output())
+        self.writer.replay.output()
     }
 
     /// A keep-alive comment (`: keep-alive`) when nothing was sent for

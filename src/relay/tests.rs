@@ -764,3 +764,31 @@ fn a_free_text_tool_input_streams_with_input_encoding_text() {
     let available = chunks.iter().find(|c| c["type"] == "tool-input-available" && c["toolCallId"] == *id).unwrap();
     assert!(available["input"].is_string());
 }
+
+#[test]
+fn the_host_aborts_a_relay_with_its_stream_or_without() {
+    let half = ANTHROPIC.find("event: content_block_stop").unwrap();
+    // With its stream: the open text part ends, then the aborted end.
+    let mut relay = Relay::with_stream(RelayConfig::new(RelayFormat::AiSdk), Stream::new(Provider::Auto));
+    let mut out = relay.feed(&ANTHROPIC.as_bytes()[..half]).unwrap().bytes.to_vec();
+    out.extend_from_slice(relay.abort().unwrap());
+    let types = chunk_types(&out);
+    assert_eq!(
+        types[types.len() - 6..],
+        ["text-end", "message-metadata", "finish-step", "message-metadata", "abort", "[DONE]"]
+    );
+    assert!(relay.is_finished() && relay.stream().unwrap().is_aborted());
+    assert_eq!(relay.abort(), Err(RelayError::Finished));
+    // Host-only, after the turn ended normally: still an aborted run.
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    let mut stream = Stream::new(Provider::Auto);
+    stream.feed(ANTHROPIC.as_bytes(), |e| out.extend_from_slice(relay.push(e))).unwrap();
+    assert_eq!(
+        chunk_types(relay.abort().unwrap())[..],
+        ["message-metadata", "finish-step", "message-metadata", "abort", "[DONE]"]
+    );
+    // The catalog's finish says `cancelled`.
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+    let end = String::from_utf8(relay.abort().unwrap().to_vec()).unwrap();
+    assert!(end.contains("event: finish\n") && end.contains("\"finishReason\":\"cancelled\""), "{end}");
+}

@@ -123,6 +123,26 @@ TEST(Relay, ToolInputIsCoalescedAndFlushedByTheHostsTimer) {
   EXPECT_FALSE(plain_input.empty());
 }
 
+TEST(Relay, AbortEndsTheRunWithAbort) {
+  std::string body = Fixture();
+  ssefold_relay *r = nullptr;
+  ASSERT_EQ(ssefold_relay_new_with_stream(nullptr, SSEFOLD_PROVIDER_AUTO, nullptr, &r), SSEFOLD_RESULT_OK);
+  ssefold_bytes b{nullptr, 0};
+  ssefold_result status = SSEFOLD_RESULT_PANIC;
+  ASSERT_EQ(ssefold_relay_feed(r, B(body), body.size() / 2, &b, &status), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_relay_abort(r, &b), SSEFOLD_RESULT_OK);
+  std::string end = Bytes(b);
+  EXPECT_NE(end.find("data: {\"type\":\"abort\"}\n\ndata: [DONE]\n\n"), std::string::npos) << end;
+  EXPECT_EQ(end.find("\"type\":\"finish\""), std::string::npos) << end;
+  EXPECT_EQ(ssefold_relay_abort(r, &b), SSEFOLD_RESULT_RELAY_FINISHED);
+  EXPECT_EQ(ssefold_relay_abort(r, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_relay_free(r);
+  ssefold_relay_config config;
+  ASSERT_EQ(ssefold_relay_config_default(SSEFOLD_RELAY_FORMAT_CATALOG, &config), SSEFOLD_RESULT_OK);
+  ssefold::Relay cat(&config);
+  EXPECT_NE(cat.abort().find("\"finishReason\":\"cancelled\""), std::string::npos);
+}
+
 TEST(Relay, PushedJsonEventsGiveTheBytesOfFeed) {
   std::string body = Fixture();
   ssefold_stream *s = nullptr;

@@ -238,6 +238,14 @@ impl Relay {
         Relay::bytes(py, self.inner.finish(usage.as_ref()))
     }
 
+    /// The host aborted the run (the user pressed stop): the relay's
+    /// provider stream, if any, is aborted and the run ends aborted (AI SDK
+    /// `abort` instead of `finish`; catalog `finish` `cancelled`). Raises
+    /// `RelayError` (`kind="finished"`) after the end.
+    fn abort<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Relay::bytes(py, self.inner.abort())
+    }
+
     /// A keep-alive comment when nothing was sent for `keep_alive_ms` by
     /// the host's clock `now_ms`; `b""` otherwise. Call it on a timer.
     fn keep_alive<'py>(&mut self, py: Python<'py>, now_ms: u64) -> Bound<'py, PyBytes> {
