@@ -244,14 +244,24 @@ go-bench: capi
 # npm ci installs the pinned packages (package-lock.json).
 # ---------------------------------------------------------------------------
 
-RELAY_CASES := target/relay-cases
+# Where cargo builds (CARGO_TARGET_DIR when set, as cargo reads it).
+RELAY_TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+RELAY_CASES := $(RELAY_TARGET_DIR)/relay-cases
 
 js-test: python-develop
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
 	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
 	$(CARGO) build -q --example relay_server
-	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath target/debug/examples/relay_server) \
+	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath $(RELAY_TARGET_DIR)/debug/examples/relay_server) \
 	    SSEFOLD_ROOT=$(CURDIR) SSEFOLD_PYTHON=$(abspath $(VPY)) node --test
+
+# The browser's time to take a 320 KB tool argument relayed with and without
+# tool-input coalescing (headless Chromium, the real `ai` package; BENCHMARKS.md).
+.PHONY: js-bench
+js-bench:
+	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
+	$(CARGO) run -q --example bench_tool_input -- $(RELAY_TARGET_DIR)/bench-tool-input
+	cd tests/js && BENCH_DIR=$(abspath $(RELAY_TARGET_DIR)/bench-tool-input) node bench_tool_input.mjs
 
 # The demo page (examples/web) served by python/examples/demo_web.py on
 # http://127.0.0.1:8000/: a relayed agent turn from recorded streams, no API

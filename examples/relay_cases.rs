@@ -16,7 +16,12 @@
 //! arguments) in state `output-error`. Tools the provider ran (Anthropic
 //! `server_tool_use` / `mcp_tool_use` with their `*_tool_result` block,
 //! Responses `web_search_call`, `mcp_call`, …) get no host result: their
-//! output is the one in the stream, with `providerExecuted: true`.
+//! output is the one in the stream, with `providerExecuted: true`. Then
+//! the sources the answer cites (`sources`: `{type: "source-url", url}` or
+//! `{type: "source-document", title}`, each once), the files (`files`:
+//! `{mediaType, url}`, the media parts' bytes as `data:` URLs, and a
+//! Responses generated image), and the provider's last usage (`usage`,
+//! the message metadata's).
 //!
 //! `NAME.catalog.sse` is the same stream in the `catalog` format as a host
 //! sends it around a turn: a `log` first, the provider stream, then for
@@ -26,8 +31,10 @@
 //! of choice 0), the reasoning, the tools with their arguments and results,
 //! the approvals, the provider's error messages, and whether usage came.
 //!
-//! Streams: the fixtures, the peer fixtures, and the recordings
-//! (`tests/recordings`) that hold provider-executed tools.
+//! Streams: the fixtures (Gemini and Bedrock ConverseStream ones too), the
+//! peer fixtures, and the recordings (`tests/recordings`) that hold
+//! provider-executed tools, tool calls of the other dialects, citations,
+//! grounding or media.
 
 use std::path::{Path, PathBuf};
 
@@ -37,10 +44,14 @@ use ssefold::relay::{iso_timestamp, Relay, RelayConfig, RelayFormat, STREAM_ERRO
 
 fn streams(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut dirs: Vec<PathBuf> = ["fixtures/anthropic", "fixtures/openai_chat", "fixtures/openai_responses"]
-        .iter()
-        .map(|d| root.join(d))
-        .collect();
+    let fixture_dirs = [
+        "fixtures/anthropic",
+        "fixtures/openai_chat",
+        "fixtures/openai_responses",
+        "fixtures/gemini",
+        "fixtures/bedrock_converse",
+    ];
+    let mut dirs: Vec<PathBuf> = fixture_dirs.iter().map(|d| root.join(d)).collect();
     for entry in std::fs::read_dir(root.join("peer-fixtures")).expect("tests/peer-fixtures") {
         let path = entry.expect("dir entry").path();
         if path.is_dir() {
@@ -50,7 +61,7 @@ fn streams(root: &Path) -> Vec<PathBuf> {
     for dir in dirs {
         for entry in std::fs::read_dir(&dir).expect("fixture dir") {
             let path = entry.expect("dir entry").path();
-            if path.extension().is_some_and(|e| e == "sse" || e == "txt") {
+            if path.extension().is_some_and(|e| e == "sse" || e == "txt" || e == "bin") {
                 files.push(path);
             }
         }
@@ -69,6 +80,8 @@ fn streams(root: &Path) -> Vec<PathBuf> {
     // Recordings with tool calls of the other dialects (Gemini, Bedrock
     // ConverseStream).
     const OTHER_TOOL_CALLS: [&str; 2] = ["\"functionCall\"", "\"toolUse\""];
+    // Recordings with citations, grounding or media.
+    const CITED: [&str; 5] = ["citations_delta", "url_citation", "groundingChunks", "inlineData", "file_citation"];
     let mut pending = vec![root.join("recordings")];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).expect("recordings dir") {
@@ -78,7 +91,7 @@ fn streams(root: &Path) -> Vec<PathBuf> {
             } else if path.extension().is_some_and(|e| e == "sse" || e == "bin") {
                 let bytes = std::fs::read(&path).unwrap_or_default();
                 let has = |marker: &str| memchr::memmem::find(&bytes, marker.as_bytes()).is_some();
-                if SERVER_TOOLS.iter().chain(&OTHER_TOOL_CALLS).any(|t| has(t)) {
+                if SERVER_TOOLS.iter().chain(&OTHER_TOOL_CALLS).chain(&CITED).any(|t| has(t)) {
                     files.push(path);
                 }
             }
@@ -120,6 +133,124 @@ fn server_item(item: &Value) -> Option<Value> {
     Some(tool)
 }
 
+/// What the UI shows of a source: its URL, or a document's title.
+fn source(kind: &str, at: &str) -> Value {
+    if kind == "url" {
+        json!({"type": "source-url", "url": at})
+    } else {
+        json!({"type": "source-document", "title": at})
+    }
+}
+
+/// The sources a folded text part cites (Anthropic `citations`, Responses
+/// `annotations`, Converse `citationsContent.citations`), and those of
+/// Responses annotation events.
+fn cited(content: &Value, added: &[Value]) -> Vec<Value> {
+    let s = |v: &Value, k: &str| v[k].as_str().map(str::to_owned);
+    let mut out = Vec::new();
+    for c in content["citations"].as_array().into_iter().flatten() {
+        let doc_title = || {
+            s(c, "document_title").unwrap_or_else(|| format!("Document {}", c["document_index"].as_u64().unwrap_or(0)))
+        };
+        match c["type"].as_str().unwrap_or_default() {
+            "char_location" | "page_location" | "content_block_location" => out.push(source("doc", &doc_title())),
+            "search_result_location" => match s(c, "source") {
+                Some(url) if url.starts_with("http") => out.push(source("url", &url)),
+                Some(other) => out.push(source("doc", &s(c, "title").unwrap_or(other))),
+                None => {}
+            },
+            _ => out.extend(s(c, "url").map(|u| source("url", &u))),
+        }
+    }
+    let annotations = content["annotations"].as_array().filter(|a| !a.is_empty()).map(Vec::as_slice).unwrap_or(added);
+    for a in annotations {
+        match a["type"].as_str().unwrap_or_default() {
+            "url_citation" => out.extend(s(a, "url").map(|u| source("url", &u))),
+            "file_citation" | "container_file_citation" => {
+                out.extend(s(a, "filename").or_else(|| s(a, "file_id")).map(|t| source("doc", &t)))
+            }
+            "file_path" => out.extend(s(a, "file_id").map(|t| source("doc", &t))),
+            _ => {}
+        }
+    }
+    for c in content.pointer("/citationsContent/citations").and_then(Value::as_array).into_iter().flatten() {
+        match c.pointer("/location/web/url").and_then(Value::as_str) {
+            Some(url) => out.push(source("url", url)),
+            None => {
+                out.push(source("doc", &s(c, "title").or_else(|| s(c, "source")).unwrap_or_else(|| "Document".into())))
+            }
+        }
+    }
+    out
+}
+
+/// Two cases the recordings never hold, from a fixture with reasoning,
+/// text and citations (`events`): the server restarts the answer midway
+/// (`turn_reset` after the reconnection: the relay's `reset-step`, which
+/// only `ai` 7 reads: `ai7Only`), and the host aborts the turn midway
+/// (`abort`, no `finish`).
+fn synthetic(out: &Path, root: &Path) -> usize {
+    let bytes = std::fs::read(root.join("fixtures/anthropic/thinking_text_citations.sse")).expect("fixture");
+    // Cut after the event that gives the text its first delta.
+    let text_delta = memchr::memmem::find(&bytes, b"\"text_delta\"").expect("a text delta");
+    let cut = text_delta + memchr::memmem::find(&bytes[text_delta..], b"\n\n").expect("its end") + 2;
+    for (name, abort) in [("synthetic_turn_reset", false), ("synthetic_abort", true)] {
+        let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+        let mut browser = Vec::new();
+        let mut texts: Vec<(u32, &'static str, String)> = Vec::new();
+        let mut sources: Vec<Value> = Vec::new();
+        let mut usage = Value::Null;
+        let mut on_event = |e: &StreamEvent<'_>| {
+            browser.extend_from_slice(relay.push(e));
+            match *e {
+                StreamEvent::TurnReset => {
+                    texts.clear();
+                    sources.clear();
+                }
+                StreamEvent::PartStart { part, kind: PartKind::Text, .. } => texts.push((part, "text", String::new())),
+                StreamEvent::PartStart { part, kind: PartKind::Reasoning, .. } => {
+                    texts.push((part, "reasoning", String::new()))
+                }
+                StreamEvent::TextDelta { part, text } => {
+                    if let Some(t) = texts.iter_mut().rev().find(|t| t.0 == part) {
+                        t.2.push_str(text);
+                    }
+                }
+                StreamEvent::PartEnd { kind: PartKind::Text, content, .. } => sources.extend(cited(content, &[])),
+                StreamEvent::Usage { usage: u } => usage = u.clone(),
+                _ => {}
+            }
+        };
+        let mut first = Stream::new(Provider::Auto);
+        first.feed(&bytes[..cut], &mut on_event).expect("fixture");
+        if abort {
+            first.abort(&mut on_event);
+        } else {
+            on_event(&StreamEvent::TurnReset);
+            let mut again = Stream::new(Provider::Auto);
+            again.feed(&bytes, &mut on_event).expect("fixture");
+            again.finish(&mut on_event).expect("fixture");
+        }
+        let mut seen = std::collections::HashSet::new();
+        sources.retain(|s| seen.insert(s.to_string()));
+        let texts: Vec<Value> = texts.into_iter().map(|(_, kind, text)| json!({"type": kind, "text": text})).collect();
+        browser.extend_from_slice(relay.finish(None).expect("not finished"));
+        let expected = json!({
+            "source": name,
+            "texts": texts,
+            "tools": [],
+            "sources": sources,
+            "files": [],
+            "usage": usage,
+            "ai7Only": !abort,
+            "aborted": abort,
+        });
+        std::fs::write(out.join(format!("{name}.ai-sdk.sse")), &browser).expect("write");
+        std::fs::write(out.join(format!("{name}.expected.json")), expected.to_string()).expect("write");
+    }
+    2
+}
+
 fn main() {
     let out = PathBuf::from(std::env::args().nth(1).expect("usage: relay_cases OUT_DIR"));
     std::fs::create_dir_all(&out).expect("create OUT_DIR");
@@ -134,17 +265,24 @@ fn main() {
         let mut tools: Vec<Value> = Vec::new();
         let mut ids: std::collections::HashMap<u32, (Option<String>, Option<String>)> = Default::default();
         let mut provider_executed: std::collections::HashSet<u32> = Default::default();
-        let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+        let mut sources: Vec<Value> = Vec::new();
+        let mut added: Vec<Value> = Vec::new();
+        let mut files: Vec<Value> = Vec::new();
+        let mut media: std::collections::HashMap<u32, (String, Vec<u8>)> = Default::default();
+        let mut usage = Value::Null;
+        // The relay folds the provider bytes itself (as a server does; a
+        // Gemini answer's grounding is read from its folded message).
+        let mut relay = Relay::with_stream(RelayConfig::new(RelayFormat::AiSdk), Stream::new(Provider::Auto));
         let mut browser = Vec::new();
         // The same events in the catalog format, after the host's first log line.
         let mut catalog = Relay::new(RelayConfig::new(RelayFormat::Catalog));
         let mut page = Vec::new();
-        let source = path.strip_prefix(&root).expect("under tests/").to_string_lossy().into_owned();
+        let source_path = path.strip_prefix(&root).expect("under tests/").to_string_lossy().into_owned();
         let started = catalog
             .log(
                 "info",
                 "Turn started",
-                Some(&json!({"source": source})),
+                Some(&json!({"source": source_path})),
                 &iso_timestamp(1_736_937_000_000),
                 "trace-cases",
             )
@@ -161,7 +299,6 @@ fn main() {
         let mut stream = Stream::new(Provider::Auto);
         {
             let mut on_event = |e: &StreamEvent<'_>| {
-                browser.extend_from_slice(relay.push(e));
                 page.extend_from_slice(catalog.push(e));
                 match *e {
                     StreamEvent::PartStart { part, kind, choice, .. } => {
@@ -184,6 +321,37 @@ fn main() {
                     StreamEvent::TurnReset => {
                         texts.clear();
                         tools.clear();
+                        sources.clear();
+                        files.clear();
+                    }
+                    StreamEvent::Usage { usage: u } => usage = u.clone(),
+                    StreamEvent::Unknown { provider_type: "response.output_text.annotation.added", data, .. } => {
+                        let event: Value = serde_json::from_str(data).unwrap_or_default();
+                        added.push(event["annotation"].clone());
+                    }
+                    StreamEvent::PartEnd { kind: PartKind::Text, content, .. } => {
+                        sources.extend(cited(content, &added));
+                        added.clear();
+                    }
+                    StreamEvent::PartStart { part, kind: PartKind::Media, provider_type, .. }
+                        if !provider_type.ends_with("partial_image") =>
+                    {
+                        media.insert(part, (String::new(), Vec::new()));
+                    }
+                    StreamEvent::MediaDelta { part, mime_type, data } => {
+                        if let Some(m) = media.get_mut(&part) {
+                            if m.0.is_empty() {
+                                m.0 = mime_type.to_owned();
+                            }
+                            m.1.extend_from_slice(data);
+                        }
+                    }
+                    StreamEvent::PartEnd { part, kind: PartKind::Media, .. } => {
+                        use base64::Engine;
+                        if let Some((mime, bytes)) = media.remove(&part).filter(|m| !m.1.is_empty()) {
+                            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                            files.push(json!({"mediaType": mime, "url": format!("data:{mime};base64,{data}")}));
+                        }
                     }
                     StreamEvent::PartStart { part, kind: PartKind::Text | PartKind::Refusal, .. } => {
                         texts.push((part, "text", String::new()))
@@ -220,6 +388,12 @@ fn main() {
                     StreamEvent::PartEnd { kind: PartKind::Other, content, .. } => {
                         if let Some(tool) = server_item(content) {
                             tools.push(tool);
+                        }
+                        if let (Some("image_generation_call"), Some(image)) =
+                            (content["type"].as_str(), content["result"].as_str())
+                        {
+                            let mime = format!("image/{}", content["output_format"].as_str().unwrap_or("png"));
+                            files.push(json!({"mediaType": mime, "url": format!("data:{mime};base64,{image}")}));
                         }
                         // An Anthropic result block: the output of the call it names.
                         let kind = content["type"].as_str().unwrap_or_default();
@@ -306,6 +480,32 @@ fn main() {
             let told = catalog.error(&error.to_string(), Some(STREAM_ERROR_CODE), false).expect("not finished");
             page.extend_from_slice(told);
         }
+        let relayed = relay.feed(&bytes).expect("not finished");
+        browser.extend_from_slice(relayed.bytes);
+        if relayed.error.is_none() {
+            browser.extend_from_slice(relay.end_of_input().expect("not finished").bytes);
+        }
+        // A Gemini answer's grounding: the candidate's sources, after its text.
+        let message = stream.message();
+        let candidate = &message["candidates"][0];
+        for chunk in
+            candidate.pointer("/groundingMetadata/groundingChunks").and_then(Value::as_array).into_iter().flatten()
+        {
+            let inner = if chunk["web"].is_object() { &chunk["web"] } else { &chunk["retrievedContext"] };
+            match (inner["uri"].as_str(), inner["title"].as_str()) {
+                (Some(url), _) => sources.push(source("url", url)),
+                (None, Some(title)) => sources.push(source("doc", title)),
+                _ => {}
+            }
+        }
+        for at in ["/citationMetadata/citations", "/citationMetadata/citationSources"] {
+            for c in candidate.pointer(at).and_then(Value::as_array).into_iter().flatten() {
+                sources.extend(c["uri"].as_str().map(|u| source("url", u)));
+            }
+        }
+        // Each source once.
+        let mut seen = std::collections::HashSet::new();
+        sources.retain(|s| seen.insert(s.to_string()));
         for tool in &mut tools {
             let (id, name) = ids.get(&(tool["part"].as_u64().unwrap_or(0) as u32)).cloned().unwrap_or_default();
             if tool.get("toolCallId").is_none() {
@@ -337,11 +537,18 @@ fn main() {
         page.extend_from_slice(catalog.finish_step().expect("not finished"));
         page.extend_from_slice(catalog.finish(None).expect("not finished"));
         let texts: Vec<Value> = texts.into_iter().map(|(_, kind, text)| json!({"type": kind, "text": text})).collect();
-        let expected = json!({"source": path.strip_prefix(&root).unwrap(), "texts": texts, "tools": tools});
+        let expected = json!({
+            "source": path.strip_prefix(&root).unwrap(),
+            "texts": texts,
+            "tools": tools,
+            "sources": sources,
+            "files": files,
+            "usage": usage,
+        });
         std::fs::write(out.join(format!("{name}.ai-sdk.sse")), &browser).expect("write");
         std::fs::write(out.join(format!("{name}.expected.json")), expected.to_string()).expect("write");
         let shown = json!({
-            "source": source,
+            "source": source_path,
             "answer": answer,
             "reasoning": reasoning,
             "tools": expected["tools"],
@@ -356,5 +563,6 @@ fn main() {
     // The catalog's event names, for the JavaScript frontend's own list.
     let names = json!(ssefold::relay::CATALOG_EVENT_NAMES).to_string();
     std::fs::write(out.join("catalog_event_names.json"), names).expect("write");
+    count += synthetic(&out, &root);
     eprintln!("relay_cases: {count} streams written to {}", out.display());
 }

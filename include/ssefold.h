@@ -1792,6 +1792,20 @@ typedef struct ssefold_relay_config {
    * (default 15000 ms).
    */
   uint64_t keep_alive_ms;
+  /**
+   * AI SDK format: a tool call's argument deltas are held back and
+   * written as one `tool-input-delta` once this many bytes are held
+   * (default 4096; 0: every delta as it came). The browser parses a
+   * call's whole input again on every delta; held text is written before
+   * any other frame, at the call's end, and by `ssefold_relay_tick`.
+   */
+  size_t tool_input_coalesce_bytes;
+  /**
+   * AI SDK format: the longest argument text is held back, by the host's
+   * clock given to `ssefold_relay_tick` (default 50 ms; 0: every tick
+   * writes what is held).
+   */
+  uint64_t tool_input_coalesce_ms;
 } ssefold_relay_config;
 
 /**
@@ -2875,6 +2889,20 @@ ssefold_result ssefold_relay_finish(struct ssefold_relay *relay,
                                     struct ssefold_bytes *out);
 
 /**
+ * The host aborted the run (the user pressed stop): the relay's provider
+ * stream, if it has one, is aborted (its open parts end) and the run ends
+ * aborted: AI SDK `message-metadata`, `abort`, `data: [DONE]` (no
+ * `finish`); catalog `finish` with `finishReason: "cancelled"`. Nothing can
+ * be sent afterwards.
+ *
+ * Errors: `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_abort(struct ssefold_relay *relay, struct ssefold_bytes *out);
+
+/**
  * Writes the ISO 8601 UTC time of `unix_ms` milliseconds since the Unix
  * epoch (`2025-01-15T10:30:00.000Z`, 24 bytes up to year 9999; no NUL) to
  * `buf`, and its length to `*written`: a `log` event's `timestamp` from
@@ -2902,6 +2930,29 @@ ssefold_result ssefold_relay_iso_timestamp(uint64_t unix_ms,
 ssefold_result ssefold_relay_keep_alive(struct ssefold_relay *relay,
                                         uint64_t now_ms,
                                         struct ssefold_bytes *out);
+
+/**
+ * The host's timer for held-back tool input (`tool_input_coalesce_bytes`):
+ * at the host's time `now_ms` (milliseconds, any epoch, the clock given to
+ * `ssefold_relay_keep_alive`), writes to `*out` the argument text held for
+ * at least `tool_input_coalesce_ms`; empty when nothing is due. Call it
+ * every `tool_input_coalesce_ms` or so while a stream is relayed.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_tick(struct ssefold_relay *relay,
+                                  uint64_t now_ms,
+                                  struct ssefold_bytes *out);
+
+/**
+ * Writes to `*out` the argument text held back now, whatever its age
+ * (empty when nothing is held).
+ *
+ * # Safety
+ * `relay` must be NULL or live; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_flush(struct ssefold_relay *relay, struct ssefold_bytes *out);
 
 /**
  * The frames sent after event `last_event_id` (a reconnecting browser's

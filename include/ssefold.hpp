@@ -975,9 +975,23 @@ class Relay {
       return ssefold_relay_finish(handle_, usage_json ? str(*usage_json) : absent(), out);
     });
   }
+  /// The host aborted the run: `abort` (catalog: `finish` `cancelled`);
+  /// nothing can be sent afterwards.
+  std::string abort() {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_abort(handle_, out); });
+  }
   /// A keep-alive comment when one is due by the host clock (else empty).
   std::string keep_alive(std::uint64_t now_ms) {
     return call([&](ssefold_bytes *out) { return ssefold_relay_keep_alive(handle_, now_ms, out); });
+  }
+  /// Held-back tool input (`tool_input_coalesce_bytes`) due by the host
+  /// clock `now_ms` (`tool_input_coalesce_ms`); empty when nothing is due.
+  std::string tick(std::uint64_t now_ms) {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_tick(handle_, now_ms, out); });
+  }
+  /// Held-back tool input, whatever its age (empty when nothing is held).
+  std::string flush() {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_flush(handle_, out); });
   }
   /// What a browser reconnecting with `Last-Event-ID` missed (throws
   /// RELAY_REPLAY_TOO_OLD / RELAY_UNKNOWN_EVENT_ID).

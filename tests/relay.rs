@@ -322,19 +322,47 @@ fn relay_pushed(format: RelayFormat, bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The frames of AI SDK bytes without their ids, less the sources of a
+/// Gemini answer's grounding (`source-url` / `source-document` after its
+/// turn), which are in its folded message and no event: only a relay with
+/// its own stream shows them.
+fn without_grounding(bytes: &[u8]) -> (Vec<String>, usize) {
+    let text = String::from_utf8_lossy(bytes);
+    let mut sources = 0;
+    let frames = text
+        .split("\n\n")
+        .filter(|frame| {
+            let source = frame.contains("data: {\"type\":\"source-");
+            sources += usize::from(source);
+            !source
+        })
+        .map(|frame| frame.lines().filter(|l| !l.starts_with("id: ")).collect::<Vec<_>>().join("\n"))
+        .collect();
+    (frames, sources)
+}
+
 /// Relaying provider bytes (where the stream hands the relay each text and
 /// argument delta as the provider escaped it, copied when it is escaped as
 /// the relay escapes) writes exactly the bytes of relaying the same events
 /// pushed one by one (every delta escaped by the relay), on every fixture
-/// and recording, in both formats.
+/// and recording, in both formats; but for a Gemini answer's grounding
+/// sources (see [`without_grounding`]), only in the bytes fed.
 #[test]
 fn relaying_bytes_equals_relaying_their_events() {
     let mut checked = 0;
+    let mut grounded = 0;
     for path in every_body() {
         let bytes = std::fs::read(&path).unwrap();
         for format in [RelayFormat::AiSdk, RelayFormat::Catalog] {
             let fed = relay(format, &bytes, usize::MAX);
             let pushed = relay_pushed(format, &bytes);
+            if fed != pushed && format == RelayFormat::AiSdk && path.to_string_lossy().contains("gemini") {
+                let ((fed, sources), (pushed, none)) = (without_grounding(&fed), without_grounding(&pushed));
+                assert!(sources > 0 && none == 0, "{}", path.display());
+                assert_eq!(fed, pushed, "{}: all but the grounding sources", path.display());
+                grounded += 1;
+                continue;
+            }
             assert!(
                 fed == pushed,
                 "{} ({}): fed\n{}\npushed\n{}",
@@ -347,6 +375,7 @@ fn relaying_bytes_equals_relaying_their_events() {
         checked += 1;
     }
     assert!(checked >= 1300, "only {checked} bodies found");
+    assert!(grounded >= 5, "only {grounded} Gemini bodies with grounding");
 }
 
 /// A turn's approval request, written by the relay in both formats: the

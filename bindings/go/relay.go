@@ -77,6 +77,17 @@ type RelayOptions struct {
 	// KeepAlive is the idle time after which KeepAlive sends a comment
 	// (0: the default, 15 s).
 	KeepAlive time.Duration
+	// ToolInputCoalesceBytes (AI SDK format): a tool call's argument
+	// deltas are held back and written as one tool-input-delta once this
+	// many bytes are held (0: the default, 4096; negative: every delta as
+	// it came). The browser parses a call's whole input again on every
+	// delta; held text is written before any other frame, at the call's
+	// end, and by Tick.
+	ToolInputCoalesceBytes int
+	// ToolInputCoalesce is the longest argument text is held back, by the
+	// clock given to Tick (0: the default, 50 ms; negative: every Tick
+	// writes what is held).
+	ToolInputCoalesce time.Duration
 }
 
 // RelayHeader is one HTTP response header the browser side needs.
@@ -123,6 +134,16 @@ func newRelay(opts *RelayOptions, provider *Provider) (*Relay, error) {
 	}
 	if o.KeepAlive > 0 {
 		cfg.keep_alive_ms = C.uint64_t(o.KeepAlive.Milliseconds())
+	}
+	if o.ToolInputCoalesceBytes > 0 {
+		cfg.tool_input_coalesce_bytes = C.size_t(o.ToolInputCoalesceBytes)
+	} else if o.ToolInputCoalesceBytes < 0 {
+		cfg.tool_input_coalesce_bytes = 0
+	}
+	if o.ToolInputCoalesce > 0 {
+		cfg.tool_input_coalesce_ms = C.uint64_t(o.ToolInputCoalesce.Milliseconds())
+	} else if o.ToolInputCoalesce < 0 {
+		cfg.tool_input_coalesce_ms = 0
 	}
 	var ptr *C.struct_ssefold_relay
 	if provider == nil {
@@ -401,6 +422,20 @@ func (rl *Relay) FinishStep() ([]byte, error) {
 	return rl.out(r, b)
 }
 
+// Abort ends a run the host aborted (the user pressed stop): the relay's
+// provider stream, if any, is aborted (its open parts end), then the AI SDK
+// format's abort chunk instead of finish (the catalog's finish says
+// cancelled). Later calls fail with ErrRelayFinished.
+func (rl *Relay) Abort() ([]byte, error) {
+	if rl.ptr == nil {
+		return nil, ErrClosed
+	}
+	var b C.struct_ssefold_bytes
+	maybeGC()
+	r := C.ssefold_relay_abort(rl.ptr, &b)
+	return rl.out(r, b)
+}
+
 // Finish ends the answer; usage (nil: the usage folded from the stream) is
 // marshaled as JSON. Later calls fail with ErrRelayFinished.
 func (rl *Relay) Finish(usage any) ([]byte, error) {
@@ -440,6 +475,32 @@ func (rl *Relay) KeepAlive(now time.Time) ([]byte, error) {
 	var b C.struct_ssefold_bytes
 	maybeGC()
 	r := C.ssefold_relay_keep_alive(rl.ptr, C.uint64_t(now.UnixMilli()), &b)
+	return rl.out(r, b)
+}
+
+// Tick is the host's timer for held-back tool input
+// (ToolInputCoalesceBytes): the argument text held for ToolInputCoalesce by
+// the host's clock now (the one given to KeepAlive); empty when nothing is
+// due. Call it on a ticker every ToolInputCoalesce while a stream is relayed.
+func (rl *Relay) Tick(now time.Time) ([]byte, error) {
+	if rl.ptr == nil {
+		return nil, ErrClosed
+	}
+	var b C.struct_ssefold_bytes
+	maybeGC()
+	r := C.ssefold_relay_tick(rl.ptr, C.uint64_t(now.UnixMilli()), &b)
+	return rl.out(r, b)
+}
+
+// Flush returns the argument text held back, whatever its age (empty when
+// nothing is held).
+func (rl *Relay) Flush() ([]byte, error) {
+	if rl.ptr == nil {
+		return nil, ErrClosed
+	}
+	var b C.struct_ssefold_bytes
+	maybeGC()
+	r := C.ssefold_relay_flush(rl.ptr, &b)
 	return rl.out(r, b)
 }
 

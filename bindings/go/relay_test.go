@@ -305,3 +305,107 @@ func TestRelayFramesAndResumePoint(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// toolInputDeltas concatenates the inputTextDelta of every tool-input-delta.
+func toolInputDeltas(t *testing.T, b []byte) (string, int) {
+	t.Helper()
+	var text strings.Builder
+	n := 0
+	for _, c := range uiChunks(t, b) {
+		if c != nil && c["type"] == "tool-input-delta" {
+			text.WriteString(c["inputTextDelta"].(string))
+			n++
+		}
+	}
+	return text.String(), n
+}
+
+func TestRelayToolInputCoalescingAndTick(t *testing.T) {
+	// A call whose arguments come in several deltas in a row.
+	body, err := os.ReadFile("../../tests/fixtures/openai_responses/reasoning_text_tool.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	relayWith := func(opts *RelayOptions, ticks bool) []byte {
+		rl, err := NewRelayWithStream(Auto, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rl.Close()
+		var out bytes.Buffer
+		start := time.UnixMilli(1000)
+		if b, err := rl.Tick(start); err != nil || len(b) != 0 {
+			t.Fatalf("tick before anything: %q %v", b, err)
+		}
+		for at := 0; at < len(body); at += 40 {
+			b, err := rl.Feed(body[at:min(at+40, len(body))])
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Write(b)
+			if ticks {
+				b, err = rl.Tick(start.Add(5 * time.Millisecond)) // not due yet
+				if err != nil {
+					t.Fatal(err)
+				}
+				out.Write(b)
+			}
+		}
+		for _, step := range []func() ([]byte, error){rl.Flush, rl.EndOfInput, func() ([]byte, error) { return rl.Finish(nil) }} {
+			b, err := step()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Write(b)
+		}
+		return out.Bytes()
+	}
+	plain, many := toolInputDeltas(t, relayWith(&RelayOptions{ToolInputCoalesceBytes: -1}, false))
+	held, few := toolInputDeltas(t, relayWith(&RelayOptions{ToolInputCoalesceBytes: 1 << 20, ToolInputCoalesce: 10 * time.Millisecond}, true))
+	byDefault, _ := toolInputDeltas(t, relayWith(nil, true))
+	if plain == "" || held != plain || byDefault != plain {
+		t.Fatalf("rebuilt input differs:\n%q\n%q\n%q", plain, held, byDefault)
+	}
+	if few == 0 || few >= many {
+		t.Fatalf("%d deltas coalesced, %d without", few, many)
+	}
+	var closed Relay
+	if _, err := closed.Tick(time.Now()); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+	if _, err := closed.Flush(); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+}
+
+func TestRelayAbortEndsTheRunWithAbort(t *testing.T) {
+	body, err := os.ReadFile(relayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := NewRelayWithStream(Auto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	out, err := rl.Feed(body[:len(body)/2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := rl.Abort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := uiChunks(t, append(out, end...))
+	if n := len(chunks); n < 3 || chunks[n-2]["type"] != "abort" || chunks[n-1] != nil {
+		t.Fatalf("ends %v", chunks[max(0, n-3):])
+	}
+	for _, c := range chunks {
+		if c != nil && c["type"] == "finish" {
+			t.Fatal("an aborted run has no finish")
+		}
+	}
+	if _, err := rl.Abort(); !errors.Is(err, ErrRelayFinished) {
+		t.Fatal(err)
+	}
+}

@@ -44,7 +44,9 @@ FIXTURES = ROOT / "tests" / "fixtures" / "anthropic"
 # Turn 1 asks for two tools (and shows a server-side web search); turn 2 answers.
 RECORDED_TURNS = [FIXTURES / "interleaved_tools.sse", FIXTURES / "thinking_text_citations.sse"]
 MAX_TURNS = 8
-KEEP_ALIVE_TICK_S = 1.0
+# The relay's timer: tool input it holds back (coalescing) is due after
+# tool_input_coalesce_ms (50 ms), a keep-alive comment after 15 s of silence.
+KEEP_ALIVE_TICK_S = 0.05
 
 
 # ---- the fake provider ------------------------------------------------------
@@ -226,8 +228,10 @@ class Approvals:
 
 
 async def with_keep_alive(relay: ssefold.Relay, source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """``source``'s bytes, plus a keep-alive comment whenever the relay says
-    one is due (checked every ``KEEP_ALIVE_TICK_S`` of silence)."""
+    """``source``'s bytes, plus what the relay's timer gives: the tool input
+    it held back once due (``Relay.tick``, checked whenever every earlier
+    output was sent, so that nothing is reordered) and a keep-alive comment
+    when one is due (checked every ``KEEP_ALIVE_TICK_S`` of silence)."""
     queue: asyncio.Queue[Optional[bytes]] = asyncio.Queue()
 
     async def pump() -> None:
@@ -243,11 +247,17 @@ async def with_keep_alive(relay: ssefold.Relay, source: AsyncIterator[bytes]) ->
             try:
                 data = await asyncio.wait_for(queue.get(), KEEP_ALIVE_TICK_S)
             except asyncio.TimeoutError:
-                data = relay.keep_alive(int(time.monotonic() * 1000))
+                now = int(time.monotonic() * 1000)
+                data = relay.tick(now) + relay.keep_alive(now)
             if data is None:
                 break
             if data:
                 yield data
+            if queue.empty():
+                # Every output so far is sent: held tool input may follow.
+                held = relay.tick(int(time.monotonic() * 1000))
+                if held:
+                    yield held
         await task  # re-raises what the loop raised
     finally:
         task.cancel()

@@ -190,3 +190,29 @@ def test_silence_gets_keep_alive_comments(monkeypatch: pytest.MonkeyPatch) -> No
     out = asyncio.run(asyncio.wait_for(collect(), 10))
     assert out[0].startswith(b"id: 1\n") and out[-1].endswith(b"data: [DONE]\n\n")
     assert b": keep-alive\n\n" in out[1:-1]
+
+
+def test_held_tool_input_is_sent_by_the_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(relay_server, "KEEP_ALIVE_TICK_S", 0.01)
+    relay = ssefold.Relay(provider=None, tool_input_coalesce_ms=20)
+
+    async def slow() -> Any:
+        for event in (
+            {"event": "part_start", "part": 0, "kind": "tool_call", "provider_type": "tool_use"},
+            {"event": "part_metadata", "part": 0, "key": "id", "value": "call_1"},
+            {"event": "part_metadata", "part": 0, "key": "name", "value": "f"},
+        ):
+            yield relay.push(event)
+        yield relay.push({"event": "tool_args_delta", "part": 0, "json": "{\"a\": 1"})  # held: b""
+        await asyncio.sleep(0.3)  # the provider is slow: the timer sends it
+        yield relay.finish()
+
+    async def collect() -> List[bytes]:
+        return [data async for data in relay_server.with_keep_alive(relay, slow())]
+
+    out = asyncio.run(asyncio.wait_for(collect(), 10))
+    held = [i for i, data in enumerate(out) if b'"inputTextDelta":"{\\"a\\": 1"' in data]
+    assert len(held) == 1 and b'"type":"finish' not in out[held[0]], out
+    assert out[-1].endswith(b"data: [DONE]\n\n")

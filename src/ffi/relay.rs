@@ -34,6 +34,16 @@ pub struct ssefold_relay_config {
     /// A keep-alive comment is due after this long without output
     /// (default 15000 ms).
     pub keep_alive_ms: u64,
+    /// AI SDK format: a tool call's argument deltas are held back and
+    /// written as one `tool-input-delta` once this many bytes are held
+    /// (default 4096; 0: every delta as it came). The browser parses a
+    /// call's whole input again on every delta; held text is written before
+    /// any other frame, at the call's end, and by `ssefold_relay_tick`.
+    pub tool_input_coalesce_bytes: usize,
+    /// AI SDK format: the longest argument text is held back, by the host's
+    /// clock given to `ssefold_relay_tick` (default 50 ms; 0: every tick
+    /// writes what is held).
+    pub tool_input_coalesce_ms: u64,
 }
 
 /// A relay (opaque).
@@ -63,7 +73,13 @@ fn config_from_c_relay(c: &ssefold_relay_config) -> Result<RelayConfig, Failure>
         f if f == ssefold_relay_format::Catalog as u32 => RelayFormat::Catalog,
         f => return Err(Failure::new(ssefold_result::InvalidArgument, format!("unknown relay format {f}"))),
     };
-    Ok(RelayConfig { format, replay_bytes: c.replay_bytes, keep_alive_ms: c.keep_alive_ms })
+    Ok(RelayConfig {
+        format,
+        replay_bytes: c.replay_bytes,
+        keep_alive_ms: c.keep_alive_ms,
+        tool_input_coalesce_bytes: c.tool_input_coalesce_bytes,
+        tool_input_coalesce_ms: c.tool_input_coalesce_ms,
+    })
 }
 
 /// Reads a JSON text argument (`what` names it in the error).
@@ -105,6 +121,8 @@ pub unsafe extern "C" fn ssefold_relay_config_default(format: u32, out: *mut sse
             format,
             replay_bytes: RelayConfig::DEFAULT_REPLAY_BYTES,
             keep_alive_ms: RelayConfig::DEFAULT_KEEP_ALIVE_MS,
+            tool_input_coalesce_bytes: RelayConfig::DEFAULT_TOOL_INPUT_COALESCE_BYTES,
+            tool_input_coalesce_ms: RelayConfig::DEFAULT_TOOL_INPUT_COALESCE_MS,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, c) };
@@ -472,6 +490,28 @@ pub unsafe extern "C" fn ssefold_relay_finish(
     unsafe { handle::with_mut(relay, body) }
 }
 
+/// The host aborted the run (the user pressed stop): the relay's provider
+/// stream, if it has one, is aborted (its open parts end) and the run ends
+/// aborted: AI SDK `message-metadata`, `abort`, `data: [DONE]` (no
+/// `finish`); catalog `finish` with `finishReason: "cancelled"`. Nothing can
+/// be sent afterwards.
+///
+/// Errors: `RELAY_FINISHED`.
+///
+/// # Safety
+/// `relay` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_abort(relay: *mut ssefold_relay, out: *mut ssefold_bytes) -> ssefold_result {
+    let body = |r: &mut Relay| {
+        check_not_null!(out);
+        let bytes = r.abort().map_err(|e| relay_failure(&e))?;
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { write_bytes(out, bytes) }
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(relay, body) }
+}
+
 /// Writes the ISO 8601 UTC time of `unix_ms` milliseconds since the Unix
 /// epoch (`2025-01-15T10:30:00.000Z`, 24 bytes up to year 9999; no NUL) to
 /// `buf`, and its length to `*written`: a `log` event's `timestamp` from
@@ -520,6 +560,47 @@ pub unsafe extern "C" fn ssefold_relay_keep_alive(
     let body = |r: &mut Relay| {
         check_not_null!(out);
         let bytes = r.keep_alive(now_ms);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { write_bytes(out, bytes) }
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(relay, body) }
+}
+
+/// The host's timer for held-back tool input (`tool_input_coalesce_bytes`):
+/// at the host's time `now_ms` (milliseconds, any epoch, the clock given to
+/// `ssefold_relay_keep_alive`), writes to `*out` the argument text held for
+/// at least `tool_input_coalesce_ms`; empty when nothing is due. Call it
+/// every `tool_input_coalesce_ms` or so while a stream is relayed.
+///
+/// # Safety
+/// `relay` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_tick(
+    relay: *mut ssefold_relay,
+    now_ms: u64,
+    out: *mut ssefold_bytes,
+) -> ssefold_result {
+    let body = |r: &mut Relay| {
+        check_not_null!(out);
+        let bytes = r.tick(now_ms);
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { write_bytes(out, bytes) }
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(relay, body) }
+}
+
+/// Writes to `*out` the argument text held back now, whatever its age
+/// (empty when nothing is held).
+///
+/// # Safety
+/// `relay` must be NULL or live; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_flush(relay: *mut ssefold_relay, out: *mut ssefold_bytes) -> ssefold_result {
+    let body = |r: &mut Relay| {
+        check_not_null!(out);
+        let bytes = r.flush();
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { write_bytes(out, bytes) }
     };

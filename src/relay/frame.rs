@@ -118,10 +118,18 @@ fn byte_needs_escape(b: u8) -> bool {
 /// `\u00XX`, everything else as it is). The next byte to escape is found
 /// eight bytes at a time, and the plain text before it copied as one run.
 pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
+    buf.reserve(value.len() + 2);
+    buf.push(b'"');
+    write_json_str_contents(buf, value);
+    buf.push(b'"');
+}
+
+/// [`write_json_str`] without the quotes: the escaped contents (escaping is
+/// per character, so the contents of a concatenation are the
+/// concatenation of the contents).
+pub(crate) fn write_json_str_contents(buf: &mut Vec<u8>, value: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = value.as_bytes();
-    buf.reserve(bytes.len() + 2);
-    buf.push(b'"');
     let mut copied = 0;
     let mut i = 0;
     loop {
@@ -160,7 +168,6 @@ pub(crate) fn write_json_str(buf: &mut Vec<u8>, value: &str) {
         copied = i;
     }
     buf.extend_from_slice(&bytes[copied..]);
-    buf.push(b'"');
 }
 
 /// A delta's text for a frame: the text, or the provider's escape of it
@@ -198,6 +205,14 @@ impl<'a> DeltaText<'a> {
     fn len(&self) -> usize {
         match self {
             DeltaText::Text(t) | DeltaText::Escaped(t) => t.len(),
+        }
+    }
+
+    /// Appends the escaped contents (no quotes) to `buf`.
+    pub(crate) fn write_contents(&self, buf: &mut Vec<u8>) {
+        match self {
+            DeltaText::Text(text) => write_json_str_contents(buf, text),
+            DeltaText::Escaped(escaped) => buf.extend_from_slice(escaped.as_bytes()),
         }
     }
 
@@ -289,13 +304,27 @@ pub(crate) fn ai_delta_frame(buf: &mut Vec<u8>, id: u64, chunk_type: &'static st
 /// JSON string.
 pub(crate) fn ai_args_delta_frame(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8], text: DeltaText<'_>) {
     buf.reserve(text.len() + call_id_json.len() + 80);
+    ai_args_delta_head(buf, id, call_id_json);
+    text.write(buf);
+    buf.extend_from_slice(b"}\n\n");
+}
+
+/// [`ai_args_delta_frame`] of text already escaped (`escaped`: the JSON
+/// string's contents, as [`write_json_str_contents`] writes them).
+pub(crate) fn ai_args_delta_frame_escaped(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8], escaped: &[u8]) {
+    buf.reserve(escaped.len() + call_id_json.len() + 80);
+    ai_args_delta_head(buf, id, call_id_json);
+    buf.push(b'"');
+    buf.extend_from_slice(escaped);
+    buf.extend_from_slice(b"\"}\n\n");
+}
+
+fn ai_args_delta_head(buf: &mut Vec<u8>, id: u64, call_id_json: &[u8]) {
     buf.extend_from_slice(b"id: ");
     buf.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
     buf.extend_from_slice(b"\ndata: {\"type\":\"tool-input-delta\",\"toolCallId\":");
     buf.extend_from_slice(call_id_json);
     buf.extend_from_slice(b",\"inputTextDelta\":");
-    text.write(buf);
-    buf.extend_from_slice(b"}\n\n");
 }
 
 /// A whole delta frame of the catalog format: event `event` (`text-delta`,

@@ -15,7 +15,23 @@
 //!   `x-vercel-ai-ui-message-stream: v1`). Tools the provider runs itself
 //!   (Anthropic `server_tool_use` / `mcp_tool_use` and their `*_tool_result`
 //!   blocks, Responses `web_search_call`, `mcp_call`, …) are tool parts with
-//!   `providerExecuted: true` and the provider's output.
+//!   `providerExecuted: true` and the provider's output. What `ai` 7
+//!   defines, where the relay has the fact: `source-url` /
+//!   `source-document` for each source the answer cites, once (Anthropic
+//!   `citations`, Responses annotations, Converse `citation`s, after their
+//!   text's `text-end`, which carries them as `citations`; a Gemini
+//!   candidate's `groundingMetadata` / `citationMetadata` after its turn,
+//!   read from the folded message: only with [`Relay::with_stream`]); `file`
+//!   (a `data:` URL) for a media part and a Responses generated image;
+//!   `message-metadata` with the provider's usage when a turn ends;
+//!   `reset-step` when the server restarts the answer ([`StreamEvent::TurnReset`]:
+//!   the open step's parts are dropped and rebuilt; `ai` 6 does not know
+//!   this chunk); `abort` instead of `finish` when the turn was aborted
+//!   (stop reason `aborted`; [`Relay::abort`]); `inputEncoding: "text"` on the
+//!   `tool-input-start` of a call whose input is free text (a Responses
+//!   custom tool). A tool call's argument deltas are coalesced
+//!   ([`RelayConfig::tool_input_coalesce_bytes`], [`Relay::tick`]): the
+//!   browser parses the whole input again on each.
 //! - [`RelayFormat::Catalog`]: the named events of the CMS agent design's
 //!   browser streaming (the table in the README), with its payloads member
 //!   for member: `text-delta` `{delta}` (the answer only; reasoning is
@@ -35,8 +51,10 @@
 //!
 //! Sans-IO: every call returns the bytes to send now (a view of a buffer
 //! reused across calls: zero allocations per delta in steady state) and the
-//! host writes them; the relay never reads a clock ([`Relay::keep_alive`]
-//! and [`Relay::log`] take the host's time) and never buffers output beyond its replay bound.
+//! host writes them; the relay never reads a clock ([`Relay::keep_alive`],
+//! [`Relay::tick`] and [`Relay::log`] take the host's time) and never
+//! buffers output beyond its replay bound, but for the argument text of one
+//! tool call it holds back (coalescing), written before any other frame.
 //! Besides its output it holds each open tool call's argument text (as the
 //! browser does), so that the ready call's input is that text copied, not
 //! its folded value encoded again. Text and argument deltas that the
@@ -59,6 +77,7 @@
 //! decides as [`Relay::replay_after`] does. The store's I/O is the host's:
 //! the relay only cuts its output at frame boundaries.
 
+mod cite;
 mod frame;
 mod replay;
 mod wire;
@@ -67,6 +86,7 @@ use serde_json::Value;
 
 use crate::providers::{EventSink, PartKind, PartOutcome, Stream, StreamError, StreamEvent, ToolCall, ToolInputFormat};
 
+use cite::{annotations, citations, grounding_sources, FileData, Source};
 use frame::{begin_frame, end_frame, DeltaText, JsonObject};
 pub use replay::Frames;
 use replay::{Gap, ReplayBuffer};
@@ -114,6 +134,29 @@ pub struct RelayConfig {
     /// A keep-alive comment is due after this long without output (default
     /// 15 s, below the idle timeouts of common proxies).
     pub keep_alive_ms: u64,
+    /// AI SDK format: a tool call's argument deltas are held back and
+    /// written as one `tool-input-delta` once this many bytes of it are
+    /// held, as written (JSON-escaped) (0: every delta is its own chunk, as
+    /// the provider sent it). The
+    /// browser's `useChat` parses a call's whole input text again on every
+    /// delta (quadratic in the input's size: seconds for a few hundred KB
+    /// sent in the usual few-byte deltas), so fewer, larger deltas are
+    /// cheaper for it; the default
+    /// ([`RelayConfig::DEFAULT_TOOL_INPUT_COALESCE_BYTES`], 4 KiB) makes a
+    /// 320 KB argument 80 parses instead of thousands, and is small next to
+    /// a frame of text. Held text is never lost or reordered: it is
+    /// written before any other frame, at the call's end, and by
+    /// [`Relay::tick`] once [`tool_input_coalesce_ms`](Self::tool_input_coalesce_ms)
+    /// have passed ([`Relay::flush`] writes it at once).
+    pub tool_input_coalesce_bytes: usize,
+    /// AI SDK format: the longest argument text is held back, by the host's
+    /// clock given to [`Relay::tick`] (default
+    /// [`RelayConfig::DEFAULT_TOOL_INPUT_COALESCE_MS`], 50 ms: under the
+    /// ~100 ms a reader notices, and 20 updates a second of a call's input
+    /// is as smooth as a UI shows it). 0: every [`Relay::tick`] writes what
+    /// is held. The relay reads no clock: without ticks, held text waits
+    /// for the byte limit, another frame or the call's end.
+    pub tool_input_coalesce_ms: u64,
 }
 
 impl RelayConfig {
@@ -121,10 +164,20 @@ impl RelayConfig {
     pub const DEFAULT_REPLAY_BYTES: usize = 1 << 20;
     /// Default [`RelayConfig::keep_alive_ms`]: 15 s.
     pub const DEFAULT_KEEP_ALIVE_MS: u64 = 15_000;
+    /// Default [`RelayConfig::tool_input_coalesce_bytes`]: 4 KiB.
+    pub const DEFAULT_TOOL_INPUT_COALESCE_BYTES: usize = 4096;
+    /// Default [`RelayConfig::tool_input_coalesce_ms`]: 50 ms.
+    pub const DEFAULT_TOOL_INPUT_COALESCE_MS: u64 = 50;
 
     /// The defaults with `format`.
     pub fn new(format: RelayFormat) -> Self {
-        RelayConfig { format, replay_bytes: Self::DEFAULT_REPLAY_BYTES, keep_alive_ms: Self::DEFAULT_KEEP_ALIVE_MS }
+        RelayConfig {
+            format,
+            replay_bytes: Self::DEFAULT_REPLAY_BYTES,
+            keep_alive_ms: Self::DEFAULT_KEEP_ALIVE_MS,
+            tool_input_coalesce_bytes: Self::DEFAULT_TOOL_INPUT_COALESCE_BYTES,
+            tool_input_coalesce_ms: Self::DEFAULT_TOOL_INPUT_COALESCE_MS,
+        }
     }
 }
 
@@ -180,6 +233,15 @@ struct PartState {
     /// The choice (OpenAI `n > 1`) the part answers; the catalog's answer
     /// is choice 0.
     choice: u32,
+    /// A media part's bytes so far (its `file` chunk at its end), and
+    /// their MIME type.
+    media: Vec<u8>,
+    mime_type: String,
+    /// A Responses partial image: a preview the final image replaces (no
+    /// `file` chunk; the final image is the call's).
+    preview: bool,
+    /// A tool call whose input is free text (`inputEncoding: "text"`).
+    text_input: bool,
 }
 
 /// The output of [`Relay::feed`].
@@ -236,6 +298,29 @@ struct Writer {
     total_tokens: Tokens,
     /// An error that ends the run (not recoverable) was relayed.
     failed: bool,
+    /// Argument text held back ([`RelayConfig::tool_input_coalesce_bytes`]):
+    /// the part it belongs to, its call id as a JSON string, the text.
+    held_part: Option<u32>,
+    held_call_id: Vec<u8>,
+    /// The held text, escaped as a JSON string's contents (each delta
+    /// escaped once, or copied as the provider escaped it).
+    held: Vec<u8>,
+    /// The host's time when the text began to be held (`None`: unknown,
+    /// due at the next tick).
+    held_since: Option<u64>,
+    /// The host's latest time ([`Relay::tick`], [`Relay::keep_alive`]).
+    now_ms: Option<u64>,
+    /// The sources shown in the message: (key, `sourceId`).
+    sources: Vec<(String, String)>,
+    /// Responses annotations of the open text part
+    /// (`response.output_text.annotation.added`: the folded part keeps
+    /// none).
+    annotations: Vec<Value>,
+    /// The dialect of the turn (`MessageStart`).
+    provider: &'static str,
+    /// A Gemini turn ended: its grounding sources are read from the folded
+    /// message once the stream call returns.
+    grounding_due: bool,
 }
 
 /// The response headers of the UI message stream protocol.
@@ -301,6 +386,7 @@ impl Relay {
         }
         writer.replay.begin_call();
         let result = stream.feed_to(chunk, writer);
+        writer.relay_grounding(stream);
         let error = result.err();
         if let Some(error) = &error {
             writer.error_frame(&error.to_string(), Some(STREAM_ERROR_CODE), false);
@@ -319,6 +405,7 @@ impl Relay {
         }
         writer.replay.begin_call();
         let error = stream.finish_to(writer).err();
+        writer.relay_grounding(stream);
         // A stream closed by an earlier error: that error was relayed.
         if let Some(error) = error.as_ref().filter(|e| !matches!(e, StreamError::Closed)) {
             writer.error_frame(&error.to_string(), Some(STREAM_ERROR_CODE), false);
@@ -487,8 +574,38 @@ impl Relay {
     /// No step is opened for it (after [`Relay::finish_step`], or before any
     /// provider turn, no empty step appears). Nothing can be sent afterwards.
     pub fn finish(&mut self, usage: Option<&Value>) -> Result<&[u8], RelayError> {
+        self.writer.begin()?;
+        Ok(self.end_run(usage))
+    }
+
+    /// The host aborted the run (the user pressed stop): the relay's
+    /// provider stream, if it has one, is aborted ([`Stream::abort`]: its
+    /// open parts end), the turn ends with stop reason `aborted`, and the
+    /// run ends as [`Relay::finish`] ends an aborted one: AI SDK
+    /// `message-metadata` `{usage, steps}`, `abort` and `data: [DONE]` (no
+    /// `finish`); catalog `finish` with `finishReason: "cancelled"`.
+    /// Nothing can be sent afterwards.
+    pub fn abort(&mut self) -> Result<&[u8], RelayError> {
+        self.writer.begin()?;
+        let writer = &mut self.writer;
+        let mut ended = false;
+        if let Some(stream) = self.stream.as_mut() {
+            stream.abort(|event| {
+                ended |= matches!(event, StreamEvent::TurnEnd { .. });
+                writer.write_event(event, None);
+            });
+        }
+        if !ended {
+            // A host-only relay, or a stream already over: the run still ends aborted.
+            writer.write_event(&StreamEvent::TurnEnd { stop_reason: Some("aborted") }, None);
+        }
+        Ok(self.end_run(None))
+    }
+
+    /// The body of [`Relay::finish`], after `begin`.
+    fn end_run(&mut self, usage: Option<&Value>) -> &[u8] {
         let usage_value = usage;
-        let w = self.writer.begin()?;
+        let w = &mut self.writer;
         w.ensure_message_started();
         w.close_step();
         if let Some(usage) = usage {
@@ -496,6 +613,19 @@ impl Relay {
         }
         let (steps, stop_reason, usage) = (w.steps, std::mem::take(&mut w.stop_reason), std::mem::take(&mut w.usage));
         match w.config.format {
+            RelayFormat::AiSdk
+                if crate::providers::StopClass::of(&stop_reason) == crate::providers::StopClass::Aborted =>
+            {
+                // Aborted: the metadata, then `abort` (no `finish`: the
+                // turn did not finish), as the `ai` package's own streams.
+                w.ai("message-metadata", |o| {
+                    o.object("messageMetadata", |m| {
+                        m.raw("usage", json_or_null(&usage)).value("steps", &steps);
+                    });
+                });
+                w.ai("abort", |_| {});
+                w.replay.tail().extend_from_slice(DONE);
+            }
             RelayFormat::AiSdk => {
                 w.ai("finish", |o| {
                     if !stop_reason.is_empty() {
@@ -524,7 +654,7 @@ impl Relay {
             }
         }
         w.finished = true;
-        Ok(self.writer.replay.output())
+        self.writer.replay.output()
     }
 
     /// A keep-alive comment (`: keep-alive`) when nothing was sent for
@@ -533,6 +663,7 @@ impl Relay {
     /// id and are not replayed.
     pub fn keep_alive(&mut self, now_ms: u64) -> &[u8] {
         let w = &mut self.writer;
+        w.now_ms = Some(now_ms);
         if w.finished {
             return b"";
         }
@@ -547,6 +678,43 @@ impl Relay {
             return b": keep-alive\n\n";
         }
         b""
+    }
+
+    /// The host's timer for held-back tool input
+    /// ([`RelayConfig::tool_input_coalesce_bytes`]): at the host's time
+    /// `now_ms`, writes the argument text held for at least
+    /// [`RelayConfig::tool_input_coalesce_ms`] (by the times given to
+    /// `tick` and [`Relay::keep_alive`]; text held since before any time
+    /// was given is due at once). Empty when nothing is due. Call it every
+    /// `tool_input_coalesce_ms` or so while a stream is relayed.
+    pub fn tick(&mut self, now_ms: u64) -> &[u8] {
+        let w = &mut self.writer;
+        w.replay.begin_call();
+        w.now_ms = Some(now_ms);
+        let due = match w.held_since {
+            Some(since) => now_ms.saturating_sub(since) >= w.config.tool_input_coalesce_ms,
+            None => true,
+        };
+        if due && !w.finished {
+            w.flush_held();
+        }
+        w.replay.output()
+    }
+
+    /// Writes the argument text held back now, whatever its age (e.g.
+    /// before the host waits on something else). Empty when nothing is held.
+    pub fn flush(&mut self) -> &[u8] {
+        let w = &mut self.writer;
+        w.replay.begin_call();
+        if !w.finished {
+            w.flush_held();
+        }
+        w.replay.output()
+    }
+
+    /// Whether argument text is held back (see [`Relay::tick`]).
+    pub fn has_held_input(&self) -> bool {
+        self.writer.held_part.is_some()
     }
 
     /// The frames sent after event `last_event_id` (the browser's
@@ -851,6 +1019,15 @@ impl Writer {
             step_tokens: Tokens::default(),
             total_tokens: Tokens::default(),
             failed: false,
+            held_part: None,
+            held_call_id: Vec::new(),
+            held: Vec::new(),
+            held_since: None,
+            now_ms: None,
+            sources: Vec::new(),
+            annotations: Vec::new(),
+            provider: "",
+            grounding_due: false,
         }
     }
 
@@ -875,6 +1052,7 @@ impl Writer {
     /// A frame of the AI SDK format: `{"type": TYPE, …}` written by `fill`,
     /// straight into the output (which is the replay buffer).
     fn ai(&mut self, chunk_type: &'static str, fill: impl FnOnce(&mut JsonObject<'_>)) {
+        self.flush_held();
         self.last_id += 1;
         let buf = self.replay.frame(self.last_id);
         begin_frame(buf, self.last_id, None);
@@ -949,6 +1127,18 @@ impl Writer {
         }
         if self.config.format == RelayFormat::AiSdk {
             self.close_parts();
+            if !self.usage.is_empty() {
+                // The usage as the provider reported it, while the step
+                // stays open for the tools (`finish` repeats the last).
+                let usage = std::mem::take(&mut self.usage);
+                self.ai("message-metadata", |o| {
+                    o.object("messageMetadata", |m| {
+                        m.raw("usage", &usage);
+                    });
+                });
+                self.usage = usage;
+            }
+            self.grounding_due = self.provider == "gemini";
         }
         self.turn_ended = true;
     }
@@ -991,7 +1181,7 @@ impl Writer {
     fn close_parts(&mut self) {
         for part in 0..self.parts.len() {
             match self.parts[part].kind {
-                Some(kind) if is_text(kind) && self.parts[part].opened => self.end_text_part(part as u32),
+                Some(kind) if is_text(kind) && self.parts[part].opened => self.end_text_part(part as u32, None),
                 Some(PartKind::ToolCall) => {
                     self.fail_tool(part as u32, "", "the stream ended before the arguments were complete")
                 }
@@ -1032,6 +1222,14 @@ impl Writer {
             });
             let result = ServerResult { call_id: call.id, output: content, error: call.error };
             self.ai_server_output(call.id, &result);
+            if let Some(image) =
+                content.get("result").and_then(Value::as_str).filter(|_| call.name == "image_generation")
+            {
+                // The generated image, as a file of the message.
+                let format = content.get("output_format").and_then(Value::as_str).unwrap_or("png");
+                let mime_type = format!("image/{format}");
+                self.ai_file(&mime_type, FileData::Base64(image));
+            }
         } else if let Some(result) = server_result(content) {
             // Only for a call the UI knows: a result for another is refused
             // by the UI message stream reader.
@@ -1140,13 +1338,18 @@ impl Writer {
 
     fn ai_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {
         match *event {
-            StreamEvent::MessageStart { .. } => self.begin_turn(),
-            StreamEvent::PartStart { part, kind, provider_type, .. } => {
+            StreamEvent::MessageStart { provider, .. } => {
+                self.provider = provider;
+                self.begin_turn();
+            }
+            StreamEvent::PartStart { part, kind, provider_type, tool_call, .. } => {
                 self.ensure_started();
                 let state = self.part(part);
                 *state = PartState {
                     kind: Some(kind),
                     provider_executed: kind == PartKind::ToolCall && provider_executed_call(provider_type),
+                    preview: kind == PartKind::Media && provider_type.ends_with("partial_image"),
+                    text_input: tool_call.is_some_and(|c| c.input_format == ToolInputFormat::Text),
                     ..PartState::default()
                 };
                 if matches!(kind, PartKind::Text | PartKind::Refusal | PartKind::Reasoning) {
@@ -1164,6 +1367,7 @@ impl Writer {
                 let Some(kind) = state.kind.filter(|k| is_text(*k)) else { return };
                 let chunk = if kind == PartKind::Reasoning { "reasoning-delta" } else { "text-delta" };
                 let ui = state.ui_id;
+                self.flush_held();
                 self.last_id += 1;
                 let text = DeltaText::new(text, escaped);
                 frame::ai_delta_frame(self.replay.frame(self.last_id), self.last_id, chunk, &ui, text);
@@ -1172,6 +1376,15 @@ impl Writer {
             StreamEvent::PartMetadata { part, key, value } if self.note_call(part, key, value) => {
                 self.maybe_open_tool(part, false);
             }
+            StreamEvent::MediaDelta { part, mime_type, data } => {
+                let state = self.part(part);
+                if state.kind == Some(PartKind::Media) && !state.preview {
+                    if state.mime_type.is_empty() {
+                        state.mime_type.push_str(mime_type);
+                    }
+                    state.media.extend_from_slice(data);
+                }
+            }
             StreamEvent::ToolArgsDelta { part, json } => {
                 let state = self.part(part);
                 let opened = state.opened;
@@ -1179,6 +1392,11 @@ impl Writer {
                 if !opened {
                     // Opening writes the text held back, this fragment too.
                     self.maybe_open_tool(part, false);
+                    return;
+                }
+                let limit = self.config.tool_input_coalesce_bytes;
+                if limit > 0 {
+                    self.hold_args(part, DeltaText::new(json, escaped), limit);
                     return;
                 }
                 let call_id = &self.parts[part as usize].call_id_json;
@@ -1191,7 +1409,13 @@ impl Writer {
                 PartKind::Text | PartKind::Refusal | PartKind::Reasoning
                     if self.parts.get(part as usize).is_some_and(|p| p.opened) =>
                 {
-                    self.end_text_part(part);
+                    self.end_text_part(part, Some(content));
+                }
+                PartKind::Media => {
+                    let state = std::mem::take(self.part(part));
+                    if !state.media.is_empty() {
+                        self.ai_file(&state.mime_type, FileData::Bytes(&state.media));
+                    }
                 }
                 PartKind::ToolCall => match outcome {
                     _ if self.adopt_call_id(part, tool_call.as_ref()) => {}
@@ -1231,13 +1455,30 @@ impl Writer {
             }
             StreamEvent::Usage { usage } => self.set_usage(usage),
             StreamEvent::TurnEnd { stop_reason } => self.end_turn(stop_reason),
+            StreamEvent::Unknown { provider_type: "response.output_text.annotation.added", data, .. } => {
+                // Kept for the text part's end (its folded part has none).
+                if let Ok(Value::Object(mut event)) = serde_json::from_str::<Value>(data) {
+                    if let Some(annotation) = event.remove("annotation") {
+                        self.annotations.push(annotation);
+                    }
+                }
+            }
             StreamEvent::TurnReset => {
-                // The answer starts over: close what was shown as its own
-                // step and tell a UI that can drop it (useChat keeps it).
-                self.close_step();
-                self.ai("data-turn-reset", |o| {
-                    o.raw("data", b"{}").value("transient", &true);
-                });
+                // The answer starts over: `reset-step` removes what the
+                // open step shows of it (text, tools, sources, files) and
+                // what follows rebuilds it in the same step. The argument
+                // text held back belongs to the answer thrown away.
+                self.held_part = None;
+                self.held.clear();
+                self.parts.clear();
+                self.server_calls.clear();
+                self.sources.clear();
+                self.annotations.clear();
+                self.stop_reason.clear();
+                self.turn_ended = false;
+                if self.step_open {
+                    self.ai("reset-step", |_| {});
+                }
             }
             StreamEvent::Error { error } => {
                 let message = if error.error_type.is_empty() {
@@ -1269,9 +1510,13 @@ impl Writer {
         frame::write_json_str(&mut state.call_id_json, &call_id);
         let name = state.name.clone().unwrap_or_default();
         let pending = std::mem::take(&mut state.args);
-        let provider_executed = state.provider_executed;
+        let (provider_executed, text_input) = (state.provider_executed, state.text_input);
         self.ai("tool-input-start", |o| {
             o.str("toolCallId", &call_id).str("toolName", &name);
+            if text_input {
+                // Free text, not JSON: `ai` 7 shows it as it streams.
+                o.constant("inputEncoding", "text");
+            }
             if provider_executed {
                 o.value("providerExecuted", &true);
             }
@@ -1285,14 +1530,135 @@ impl Writer {
         true
     }
 
-    fn end_text_part(&mut self, part: u32) {
+    /// `text-end` / `reasoning-end`; for text whose folded part (`content`)
+    /// cites sources, the `citations` (what `ai` 7 keeps on the text part),
+    /// then a `source-url` / `source-document` for each source the message
+    /// does not show yet.
+    fn end_text_part(&mut self, part: u32, content: Option<&Value>) {
         let state = &mut self.parts[part as usize];
         state.opened = false;
-        let chunk = if state.kind == Some(PartKind::Reasoning) { "reasoning-end" } else { "text-end" };
+        let reasoning = state.kind == Some(PartKind::Reasoning);
+        let chunk = if reasoning { "reasoning-end" } else { "text-end" };
         let ui = state.ui_id;
+        let added = std::mem::take(&mut self.annotations);
+        let mut citations = match content {
+            Some(content) if !reasoning => citations(content),
+            _ => Vec::new(),
+        };
+        if citations.is_empty() && !reasoning {
+            citations.extend(annotations(&added));
+        }
+        if citations.is_empty() {
+            self.ai(chunk, |o| {
+                o.ascii("id", &ui);
+            });
+            return;
+        }
+        let ids: Vec<(String, bool)> = citations.iter().map(|c| self.source_id(&c.source)).collect();
+        let list: Vec<Value> = citations.iter().zip(&ids).map(|(c, (id, _))| c.to_json(id)).collect();
         self.ai(chunk, |o| {
-            o.ascii("id", &ui);
+            o.ascii("id", &ui).json("citations", &Value::Array(list));
         });
+        for (citation, (id, new)) in citations.iter().zip(&ids) {
+            if *new {
+                self.ai_source(&citation.source, id);
+            }
+        }
+    }
+
+    /// The `sourceId` of a source, and whether it is new to the message
+    /// (`src-1`, `src-2`…; the same URL or document is one source).
+    fn source_id(&mut self, source: &Source<'_>) -> (String, bool) {
+        let key = source.key();
+        if let Some((_, id)) = self.sources.iter().find(|(k, _)| *k == key) {
+            return (id.clone(), false);
+        }
+        let id = format!("src-{}", self.sources.len() + 1);
+        self.sources.push((key, id.clone()));
+        (id, true)
+    }
+
+    fn ai_source(&mut self, source: &Source<'_>, id: &str) {
+        match source {
+            Source::Url { url, title } => self.ai("source-url", |o| {
+                o.str("sourceId", id).str("url", url);
+                if let Some(title) = title {
+                    o.str("title", title);
+                }
+            }),
+            Source::Document { media_type, title, filename } => self.ai("source-document", |o| {
+                o.str("sourceId", id).constant("mediaType", media_type).str("title", title);
+                if let Some(filename) = filename {
+                    o.str("filename", filename);
+                }
+            }),
+        }
+    }
+
+    /// After a Gemini turn ended: the sources of candidate 0's
+    /// `groundingMetadata` (`groundingChunks`: `web` / `retrievedContext`)
+    /// and `citationMetadata`, read from the folded message.
+    fn relay_grounding(&mut self, stream: &Stream) {
+        if !std::mem::take(&mut self.grounding_due) || self.finished {
+            return;
+        }
+        let message = stream.message();
+        let Some(candidate) = message.get("candidates").and_then(|c| c.get(0)) else { return };
+        for source in grounding_sources(candidate) {
+            let (id, new) = self.source_id(&source);
+            if new {
+                self.ai_source(&source, &id);
+            }
+        }
+    }
+
+    /// A `file` chunk: the bytes as a `data:` URL.
+    fn ai_file(&mut self, mime_type: &str, data: FileData<'_>) {
+        use base64::Engine;
+        let mime_type = if mime_type.is_empty() { "application/octet-stream" } else { mime_type };
+        let mut url = String::with_capacity(16 + mime_type.len() + 4 * data.len() / 3);
+        url.push_str("data:");
+        url.push_str(mime_type);
+        url.push_str(";base64,");
+        match data {
+            FileData::Bytes(bytes) => base64::engine::general_purpose::STANDARD.encode_string(bytes, &mut url),
+            FileData::Base64(text) => url.push_str(text),
+        }
+        self.ai("file", |o| {
+            o.str("mediaType", mime_type).str("url", &url);
+        });
+    }
+
+    /// Holds a delta of an open call's argument text back (coalescing), and
+    /// writes what is held once it reaches `limit` bytes. Text of another
+    /// call held before is written first.
+    fn hold_args(&mut self, part: u32, json: DeltaText<'_>, limit: usize) {
+        if self.held_part != Some(part) {
+            self.flush_held();
+            self.held_part = Some(part);
+            self.held_call_id.clear();
+            self.held_call_id.extend_from_slice(&self.parts[part as usize].call_id_json);
+            self.held_since = self.now_ms;
+        }
+        json.write_contents(&mut self.held);
+        if self.held.len() >= limit {
+            self.flush_held();
+        }
+    }
+
+    /// Writes the argument text held back, if any, as one `tool-input-delta`.
+    fn flush_held(&mut self) {
+        if self.held_part.take().is_none() {
+            return;
+        }
+        self.held_since = None;
+        if !self.held.is_empty() {
+            self.last_id += 1;
+            let buf = self.replay.frame(self.last_id);
+            frame::ai_args_delta_frame_escaped(buf, self.last_id, &self.held_call_id, &self.held);
+            self.held.clear();
+            self.active = true;
+        }
     }
 
     fn catalog_event(&mut self, event: &StreamEvent<'_>, escaped: Option<&str>) {

@@ -71,9 +71,10 @@ fn ai_sdk_chunks_follow_the_ui_message_stream_protocol() {
             "text-delta",
             "text-end",
             "tool-input-start",
-            "tool-input-delta",
+            // Coalesced (the default 4 KiB): the call's two deltas as one.
             "tool-input-delta",
             "tool-input-available",
+            "message-metadata",
             "tool-output-available",
             "finish-step",
             "finish",
@@ -81,11 +82,16 @@ fn ai_sdk_chunks_follow_the_ui_message_stream_protocol() {
         ]
     );
     let events = browser_events(&out);
-    let available: Value = serde_json::from_str(&events[8].2).unwrap();
+    let delta: Value = serde_json::from_str(&events[6].2).unwrap();
+    assert_eq!(delta["inputTextDelta"], "{\"city\": \"Paris\"}");
+    let available: Value = serde_json::from_str(&events[7].2).unwrap();
     assert_eq!(
         available,
         json!({"type": "tool-input-available", "toolCallId": "toolu_1", "toolName": "get_weather", "input": {"city": "Paris"}})
     );
+    // The usage as the provider reported it, when its turn ends.
+    let metadata: Value = serde_json::from_str(&events[8].2).unwrap();
+    assert_eq!(metadata["messageMetadata"]["usage"]["output_tokens"], 9);
     let finish: Value = serde_json::from_str(&events[11].2).unwrap();
     assert_eq!(finish["type"], "finish");
     assert_eq!(finish["finishReason"], "tool-calls");
@@ -624,4 +630,308 @@ fn frames_cut_each_calls_output_at_its_events() {
         resume_point("1", Some(3), Some(3)),
         Err(RelayError::ReplayTooOld { requested: "1".into(), oldest: Some(3) })
     );
+}
+
+/// The AI SDK chunks of a recorded stream relayed whole, then finished.
+fn ai_chunks_of_file(path: &str, provider: Provider, config: RelayConfig) -> Vec<Value> {
+    let body = std::fs::read(format!("{}/tests/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut relay = Relay::with_stream(config, Stream::new(provider));
+    let mut out = relay.feed(&body).unwrap().bytes.to_vec();
+    out.extend_from_slice(relay.end_of_input().unwrap().bytes);
+    out.extend_from_slice(relay.finish(None).unwrap());
+    browser_events(&out).iter().filter(|e| e.2 != "[DONE]").map(|e| serde_json::from_str(&e.2).unwrap()).collect()
+}
+
+fn of_type<'a>(chunks: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    chunks.iter().filter(|c| c["type"] == kind).collect()
+}
+
+#[test]
+fn a_restarted_answer_is_a_reset_step_in_the_open_step() {
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    let mut out = Vec::new();
+    let mut stream = Stream::new(Provider::Auto);
+    let half =
+        ANTHROPIC.find("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1").unwrap();
+    stream.feed(&ANTHROPIC.as_bytes()[..half], |e| out.extend_from_slice(relay.push(e))).unwrap();
+    // The server starts the answer over: the events rebuild it.
+    out.extend_from_slice(relay.push(&StreamEvent::TurnReset));
+    let mut again = Stream::new(Provider::Auto);
+    again.feed(ANTHROPIC.as_bytes(), |e| out.extend_from_slice(relay.push(e))).unwrap();
+    out.extend_from_slice(relay.finish(None).unwrap());
+    let types = chunk_types(&out);
+    let reset = types.iter().position(|t| t == "reset-step").expect("reset-step");
+    assert_eq!(types[..reset], ["start", "start-step", "text-start", "text-delta", "text-end"]);
+    // The same step goes on: no finish-step / start-step around the reset,
+    // and the text part starts again under its first id.
+    assert_eq!(types[reset + 1], "text-start");
+    assert_eq!(types.iter().filter(|t| *t == "start-step").count(), 1);
+    assert!(!types.iter().any(|t| t.starts_with("data-")));
+    // Not shown when nothing of a turn is open.
+    let mut idle = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    assert_eq!(idle.push(&StreamEvent::TurnReset), b"");
+}
+
+#[test]
+fn an_aborted_turn_ends_with_abort_not_finish() {
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    let mut out = Vec::new();
+    let mut stream = Stream::new(Provider::Auto);
+    let half = ANTHROPIC.find("event: content_block_stop").unwrap();
+    stream.feed(&ANTHROPIC.as_bytes()[..half], |e| out.extend_from_slice(relay.push(e))).unwrap();
+    stream.abort(|e| out.extend_from_slice(relay.push(e)));
+    out.extend_from_slice(relay.finish(None).unwrap());
+    let types = chunk_types(&out);
+    assert_eq!(types[types.len() - 4..], ["finish-step", "message-metadata", "abort", "[DONE]"]);
+    assert!(!types.contains(&"finish".to_owned()));
+    let events = browser_events(&out);
+    let metadata: Value = serde_json::from_str(&events[events.len() - 3].2).unwrap();
+    assert_eq!(metadata["messageMetadata"]["steps"], 1);
+    assert_eq!(metadata["messageMetadata"]["usage"]["input_tokens"], 3);
+    assert_eq!(serde_json::from_str::<Value>(&events[events.len() - 2].2).unwrap(), json!({"type": "abort"}));
+}
+
+#[test]
+fn anthropic_citations_are_document_sources_and_text_end_citations() {
+    let config = RelayConfig::new(RelayFormat::AiSdk);
+    let chunks = ai_chunks_of_file("fixtures/anthropic/thinking_text_citations.sse", Provider::Auto, config);
+    let docs = of_type(&chunks, "source-document");
+    assert_eq!(docs.len(), 1, "one document cited: one source");
+    assert_eq!(
+        *docs[0],
+        json!({"type": "source-document", "sourceId": "src-1", "mediaType": "text/plain", "title": "Doc"})
+    );
+    let end = chunks.iter().find(|c| c["type"] == "text-end" && c.get("citations").is_some()).expect("cited text");
+    let citation = &end["citations"][0];
+    assert_eq!(citation["source"]["id"], "src-1");
+    assert_eq!(citation["source"]["sourceType"], "document");
+    assert_eq!(citation["citedText"], "The grass is green.");
+    // The source follows its text's end.
+    let at = |c: &Value| chunks.iter().position(|x| x == c).unwrap();
+    assert!(at(docs[0]) > at(end));
+}
+
+#[test]
+fn responses_url_citations_are_url_sources_once_each() {
+    let path = "recordings/openai_responses/vercel-ai/openai__responses__openai-web-search-tool.1.sse";
+    let chunks = ai_chunks_of_file(path, Provider::Auto, RelayConfig::new(RelayFormat::AiSdk));
+    let urls: Vec<&str> = of_type(&chunks, "source-url").iter().map(|c| c["url"].as_str().unwrap()).collect();
+    assert!(urls.len() >= 5, "{urls:?}");
+    let unique: std::collections::HashSet<_> = urls.iter().collect();
+    assert_eq!(unique.len(), urls.len(), "a URL cited twice is one source");
+    assert!(urls.iter().all(|u| u.starts_with("https://")));
+    let end = chunks.iter().find(|c| c.get("citations").is_some()).unwrap();
+    let first = &end["citations"][0];
+    assert_eq!(first["source"]["sourceType"], "url");
+    assert!(first["startIndex"].as_u64().unwrap() < first["endIndex"].as_u64().unwrap());
+}
+
+#[test]
+fn converse_citations_and_gemini_grounding_are_sources() {
+    let converse = ai_chunks_of_file(
+        "fixtures/bedrock_converse/citations.bin",
+        Provider::BedrockConverse,
+        RelayConfig::new(RelayFormat::AiSdk),
+    );
+    let sources = converse.iter().filter(|c| c["type"].as_str().unwrap().starts_with("source-")).count();
+    assert!(sources >= 1, "{converse:?}");
+    let path = "recordings/gemini/pydantic-ai/models__test_google__test_google_model_web_search_tool_stream.sse";
+    let gemini = ai_chunks_of_file(path, Provider::Gemini, RelayConfig::new(RelayFormat::AiSdk));
+    let urls = of_type(&gemini, "source-url");
+    assert!(!urls.is_empty());
+    assert!(urls.iter().all(|c| c["url"].as_str().unwrap().starts_with("http")));
+    // After the turn's end, before the finish.
+    let types: Vec<&str> = gemini.iter().map(|c| c["type"].as_str().unwrap()).collect();
+    let last_source = types.iter().rposition(|t| *t == "source-url").unwrap();
+    assert!(types[last_source..].contains(&"finish"));
+}
+
+#[test]
+fn media_parts_are_files_with_data_urls() {
+    use base64::Engine;
+    let config = RelayConfig::new(RelayFormat::AiSdk);
+    let chunks = ai_chunks_of_file("fixtures/gemini/inline_data.sse", Provider::Gemini, config);
+    let files = of_type(&chunks, "file");
+    assert!(!files.is_empty());
+    let body = std::fs::read(format!("{}/tests/fixtures/gemini/inline_data.sse", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut media: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut stream = Stream::new(Provider::Gemini);
+    let mut on_event = |e: &StreamEvent<'_>| match *e {
+        StreamEvent::PartStart { kind: PartKind::Media, .. } => media.push((String::new(), Vec::new())),
+        StreamEvent::MediaDelta { mime_type, data, .. } => {
+            let last = media.last_mut().unwrap();
+            last.0 = mime_type.to_owned();
+            last.1.extend_from_slice(data);
+        }
+        _ => {}
+    };
+    stream.feed(&body, &mut on_event).unwrap();
+    let _ = stream.finish(&mut on_event);
+    let expected: Vec<Value> = media
+        .iter()
+        .filter(|m| !m.1.is_empty())
+        .map(|(mime, bytes)| {
+            let url = format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes));
+            json!({"type": "file", "mediaType": mime, "url": url})
+        })
+        .collect();
+    assert_eq!(files.into_iter().cloned().collect::<Vec<_>>(), expected);
+}
+
+/// The argument text of every call a browser rebuilds, concatenated from
+/// its `tool-input-delta`s, and the number of those.
+fn rebuilt_inputs(bytes: &[u8]) -> (Vec<(String, String)>, usize) {
+    let mut calls: Vec<(String, String)> = Vec::new();
+    let mut deltas = 0;
+    for (_, _, data) in browser_events(bytes) {
+        let Ok(chunk) = serde_json::from_str::<Value>(&data) else { continue };
+        let id = chunk["toolCallId"].as_str().unwrap_or_default().to_owned();
+        match chunk["type"].as_str() {
+            Some("tool-input-start") => calls.push((id, String::new())),
+            Some("tool-input-delta") => {
+                deltas += 1;
+                let call = calls.iter_mut().find(|c| c.0 == id).expect("a delta of a started call");
+                call.1.push_str(chunk["inputTextDelta"].as_str().unwrap());
+            }
+            Some("tool-input-available") => {
+                let call = calls.iter().find(|c| c.0 == id).unwrap();
+                let input: Value = serde_json::from_str(&call.1).unwrap();
+                assert_eq!(input, chunk["input"], "the deltas add up to the input before it is available");
+            }
+            _ => {}
+        }
+    }
+    (calls, deltas)
+}
+
+fn relay_with(config: RelayConfig, body: &[u8], chunk: usize, ticks: &[u64]) -> Vec<u8> {
+    let mut relay = Relay::with_stream(config, Stream::new(Provider::Auto));
+    let mut out = Vec::new();
+    for (i, piece) in body.chunks(chunk.max(1)).enumerate() {
+        out.extend_from_slice(relay.feed(piece).unwrap().bytes);
+        if let Some(now) = ticks.get(i) {
+            out.extend_from_slice(relay.tick(*now));
+        }
+    }
+    out.extend_from_slice(relay.end_of_input().unwrap().bytes);
+    out.extend_from_slice(relay.finish(None).unwrap());
+    out
+}
+
+#[test]
+fn tool_input_deltas_are_coalesced_by_bytes_and_flushed_before_other_frames() {
+    let body = ssefold_corpus::anthropic_tool_use(64 << 10);
+    let off = RelayConfig { tool_input_coalesce_bytes: 0, ..RelayConfig::new(RelayFormat::AiSdk) };
+    let (plain, many) = rebuilt_inputs(&relay_with(off, &body, 512, &[]));
+    let on = RelayConfig { tool_input_coalesce_bytes: 8192, ..RelayConfig::new(RelayFormat::AiSdk) };
+    let (coalesced, few) = rebuilt_inputs(&relay_with(on, &body, 512, &[]));
+    assert_eq!(coalesced, plain);
+    assert!(many > 100 && few * 20 < many, "{many} deltas without, {few} with");
+}
+
+#[test]
+fn held_tool_input_waits_for_the_hosts_timer() {
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    let start = StreamEvent::PartStart {
+        part: 0,
+        kind: PartKind::ToolCall,
+        choice: 0,
+        index: 0,
+        provider_type: "tool_use",
+        tool_call: None,
+    };
+    relay.push(&start);
+    relay.push(&StreamEvent::PartMetadata { part: 0, key: "id", value: &json!("call_1") });
+    assert!(!relay.push(&StreamEvent::PartMetadata { part: 0, key: "name", value: &json!("f") }).is_empty());
+    assert_eq!(relay.keep_alive(1000), b"");
+    assert_eq!(relay.push(&StreamEvent::ToolArgsDelta { part: 0, json: "{\"a\":" }), b"", "held");
+    assert!(relay.has_held_input());
+    assert_eq!(relay.tick(1049), b"", "not yet 50 ms");
+    let due = String::from_utf8(relay.tick(1050).to_vec()).unwrap();
+    assert!(due.contains(r#""inputTextDelta":"{\"a\":""#), "{due}");
+    assert!(!relay.has_held_input());
+    assert_eq!(relay.tick(5000), b"");
+    // Held, then another frame: the held text goes first.
+    relay.push(&StreamEvent::ToolArgsDelta { part: 0, json: "1" });
+    let text = StreamEvent::PartStart {
+        part: 1,
+        kind: PartKind::Text,
+        choice: 0,
+        index: 1,
+        provider_type: "text",
+        tool_call: None,
+    };
+    let types = chunk_types(relay.push(&text));
+    assert_eq!(types, ["tool-input-delta", "text-start"]);
+    // Held, then flush: written whatever its age.
+    relay.push(&StreamEvent::ToolArgsDelta { part: 0, json: "}" });
+    assert_eq!(chunk_types(relay.flush()), ["tool-input-delta"]);
+    assert_eq!(relay.flush(), b"");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// Any coalescing settings, chunking and ticks give the browser the same
+    /// tool input as none.
+    #[test]
+    fn any_coalescing_rebuilds_the_same_tool_input(
+        bytes in 0usize..20_000,
+        ms in 0u64..200,
+        chunk in 1usize..700,
+        ticks in proptest::collection::vec(0u64..10_000, 0..64),
+    ) {
+        let body = ssefold_corpus::anthropic_tool_use(8 << 10);
+        let off = RelayConfig { tool_input_coalesce_bytes: 0, ..RelayConfig::new(RelayFormat::AiSdk) };
+        let (expected, _) = rebuilt_inputs(&relay_with(off, &body, chunk, &[]));
+        let mut ticks = ticks;
+        ticks.sort_unstable();
+        let config = RelayConfig {
+            tool_input_coalesce_bytes: bytes,
+            tool_input_coalesce_ms: ms,
+            ..RelayConfig::new(RelayFormat::AiSdk)
+        };
+        let (got, _) = rebuilt_inputs(&relay_with(config, &body, chunk, &ticks));
+        proptest::prop_assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn a_free_text_tool_input_streams_with_input_encoding_text() {
+    let config = RelayConfig::new(RelayFormat::AiSdk);
+    let chunks = ai_chunks_of_file("fixtures/openai_responses/tool_streams.sse", Provider::Auto, config);
+    let starts = of_type(&chunks, "tool-input-start");
+    let text: Vec<_> = starts.iter().filter(|c| c["inputEncoding"] == "text").collect();
+    assert_eq!(text.len(), 1, "{starts:?}");
+    assert!(starts.iter().filter(|c| c.get("inputEncoding").is_none()).count() >= 1, "JSON inputs say nothing");
+    let id = &text[0]["toolCallId"];
+    let available = chunks.iter().find(|c| c["type"] == "tool-input-available" && c["toolCallId"] == *id).unwrap();
+    assert!(available["input"].is_string());
+}
+
+#[test]
+fn the_host_aborts_a_relay_with_its_stream_or_without() {
+    let half = ANTHROPIC.find("event: content_block_stop").unwrap();
+    // With its stream: the open text part ends, then the aborted end.
+    let mut relay = Relay::with_stream(RelayConfig::new(RelayFormat::AiSdk), Stream::new(Provider::Auto));
+    let mut out = relay.feed(&ANTHROPIC.as_bytes()[..half]).unwrap().bytes.to_vec();
+    out.extend_from_slice(relay.abort().unwrap());
+    let types = chunk_types(&out);
+    assert_eq!(
+        types[types.len() - 6..],
+        ["text-end", "message-metadata", "finish-step", "message-metadata", "abort", "[DONE]"]
+    );
+    assert!(relay.is_finished() && relay.stream().unwrap().is_aborted());
+    assert_eq!(relay.abort(), Err(RelayError::Finished));
+    // Host-only, after the turn ended normally: still an aborted run.
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    let mut stream = Stream::new(Provider::Auto);
+    stream.feed(ANTHROPIC.as_bytes(), |e| out.extend_from_slice(relay.push(e))).unwrap();
+    assert_eq!(
+        chunk_types(relay.abort().unwrap())[..],
+        ["message-metadata", "finish-step", "message-metadata", "abort", "[DONE]"]
+    );
+    // The catalog's finish says `cancelled`.
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+    let end = String::from_utf8(relay.abort().unwrap().to_vec()).unwrap();
+    assert!(end.contains("event: finish\n") && end.contains("\"finishReason\":\"cancelled\""), "{end}");
 }

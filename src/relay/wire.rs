@@ -116,10 +116,10 @@ impl Relay {
     /// As [`Relay::push`], for an event in its JSON form
     /// ([`StreamEvent::to_json`]: `{"event": name, …}`, or the name under
     /// `type`), the form the
-    /// bindings hand over. Every member the relay reads is checked;
-    /// `tool_args_path`, `media_delta`, `warning` and `unknown` events are
-    /// accepted and give no bytes (the relay shows none of them; nor does it
-    /// show media parts). Ignored (no bytes)
+    /// bindings hand over (a `media_delta`'s `data` in base64). Every member
+    /// the relay reads is checked; `tool_args_path` and `warning` events
+    /// are accepted and give no bytes (the relay shows neither; of `unknown`
+    /// events it reads only Responses annotations). Ignored (no bytes)
     /// after [`Relay::finish`], as `push`.
     ///
     /// # Errors
@@ -130,6 +130,7 @@ impl Relay {
         let map = event.as_object().ok_or_else(|| invalid("an event must be a JSON object"))?;
         let f = Fields(map);
         let provider_error;
+        let media;
         // The name: `event` (the core's JSON form), or `type` (Python's
         // `to_dict()` carries the event's name as `type` too).
         let name = match f.opt_str("event")? {
@@ -151,6 +152,14 @@ impl Relay {
             },
             "text_delta" => StreamEvent::TextDelta { part: f.u32("part")?, text: f.str("text")? },
             "tool_args_delta" => StreamEvent::ToolArgsDelta { part: f.u32("part")?, json: f.str("json")? },
+            "media_delta" => {
+                use base64::Engine;
+                let data = f.str("data")?;
+                media = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .map_err(|e| invalid(format!("media_delta data is not base64: {e}")))?;
+                StreamEvent::MediaDelta { part: f.u32("part")?, mime_type: f.str("mime_type")?, data: &media }
+            }
             "part_metadata" => {
                 StreamEvent::PartMetadata { part: f.u32("part")?, key: f.str("key")?, value: f.value("value") }
             }
@@ -187,7 +196,19 @@ impl Relay {
                 };
                 StreamEvent::Error { error: &provider_error }
             }
-            "tool_args_path" | "media_delta" | "warning" | "unknown" => {
+            "unknown" => match f.opt_str("provider_type")? {
+                Some(provider_type) => StreamEvent::Unknown {
+                    scope: if f.opt_str("scope")? == Some("delta") { "delta" } else { "event" },
+                    provider_type,
+                    data: f.opt_str("data")?.unwrap_or(""),
+                },
+                // Nothing the relay reads.
+                None => {
+                    self.writer.replay.begin_call();
+                    return Ok(self.writer.replay.output());
+                }
+            },
+            "tool_args_path" | "warning" => {
                 self.writer.replay.begin_call();
                 return Ok(self.writer.replay.output());
             }
@@ -244,6 +265,21 @@ mod tests {
         let body =
             std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openai_chat/audio_stream.sse")).unwrap();
         relay_both_ways(Provider::OpenAIChat, &body);
+        let inline =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gemini/inline_data.sse")).unwrap();
+        relay_both_ways(Provider::Gemini, &inline);
+    }
+
+    /// Citations carried by `unknown` events (Responses annotations) relay
+    /// through the JSON form as through the events.
+    #[test]
+    fn annotations_relay_like_the_events() {
+        let body = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/recordings/openai_responses/vercel-ai/openai__responses__openai-web-search-tool.1.sse"
+        ))
+        .unwrap();
+        relay_both_ways(Provider::Auto, &body);
     }
 
     #[test]

@@ -75,6 +75,85 @@ TEST(Relay, ProviderBytesInAnyChunkingGiveTheSameUiMessageStream) {
   EXPECT_EQ(ssefold_relay_catalog_event_name(0, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
 }
 
+/// The `inputTextDelta`s of `bytes`, concatenated, and their number.
+std::pair<std::string, size_t> ToolInputDeltas(const std::string &bytes) {
+  std::string input;
+  size_t n = 0;
+  const std::string key = "\"inputTextDelta\":\"";
+  for (size_t at = bytes.find(key); at != std::string::npos; at = bytes.find(key, at)) {
+    at += key.size();
+    size_t end = bytes.find("\"}\n\n", at);
+    input += bytes.substr(at, end - at);
+    n++;
+  }
+  return {input, n};
+}
+
+TEST(Relay, ToolInputIsCoalescedAndFlushedByTheHostsTimer) {
+  // A call whose arguments come in several deltas in a row.
+  std::string body = read_file(std::string(SSEFOLD_ROOT) + "/tests/fixtures/openai_responses/reasoning_text_tool.sse");
+  ssefold_relay_config config;
+  ASSERT_EQ(ssefold_relay_config_default(SSEFOLD_RELAY_FORMAT_AI_SDK, &config), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(config.tool_input_coalesce_bytes, 4096u);
+  EXPECT_EQ(config.tool_input_coalesce_ms, 50u);
+  // Off: every delta as it came; on: fewer deltas, the same text.
+  config.tool_input_coalesce_bytes = 0;
+  std::string plain;
+  {
+    ssefold::Relay relay(&config, SSEFOLD_PROVIDER_AUTO);
+    plain = relay.feed(body).bytes;
+    plain += relay.end_of_input().bytes;
+  }
+  config.tool_input_coalesce_bytes = 1 << 20;
+  config.tool_input_coalesce_ms = 10;
+  ssefold_relay *r = nullptr;
+  ASSERT_EQ(ssefold_relay_new_with_stream(&config, SSEFOLD_PROVIDER_AUTO, nullptr, &r), SSEFOLD_RESULT_OK);
+  ssefold_bytes b{nullptr, 0};
+  ssefold_result status = SSEFOLD_RESULT_PANIC;
+  ASSERT_EQ(ssefold_relay_tick(r, 1000, &b), SSEFOLD_RESULT_OK);
+  EXPECT_EQ(b.len, 0u);
+  std::string coalesced;
+  for (size_t at = 0; at < body.size(); at += 50) {
+    ASSERT_EQ(ssefold_relay_feed(r, B(body) + at, std::min<size_t>(50, body.size() - at), &b, &status),
+              SSEFOLD_RESULT_OK);
+    coalesced += Bytes(b);
+    ASSERT_EQ(ssefold_relay_tick(r, 1005, &b), SSEFOLD_RESULT_OK);
+    coalesced += Bytes(b);
+  }
+  ASSERT_EQ(ssefold_relay_flush(r, &b), SSEFOLD_RESULT_OK);
+  coalesced += Bytes(b);
+  ASSERT_EQ(ssefold_relay_end_of_input(r, &b, &status), SSEFOLD_RESULT_OK);
+  coalesced += Bytes(b);
+  EXPECT_EQ(ssefold_relay_tick(r, 1, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  EXPECT_EQ(ssefold_relay_flush(nullptr, &b), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_relay_free(r);
+  auto [plain_input, plain_n] = ToolInputDeltas(plain);
+  auto [input, n] = ToolInputDeltas(coalesced);
+  EXPECT_EQ(input, plain_input);
+  EXPECT_LT(n, plain_n);
+  EXPECT_FALSE(plain_input.empty());
+}
+
+TEST(Relay, AbortEndsTheRunWithAbort) {
+  std::string body = Fixture();
+  ssefold_relay *r = nullptr;
+  ASSERT_EQ(ssefold_relay_new_with_stream(nullptr, SSEFOLD_PROVIDER_AUTO, nullptr, &r), SSEFOLD_RESULT_OK);
+  ssefold_bytes b{nullptr, 0};
+  ssefold_result status = SSEFOLD_RESULT_PANIC;
+  ASSERT_EQ(ssefold_relay_feed(r, B(body), body.size() / 2, &b, &status), SSEFOLD_RESULT_OK);
+  ASSERT_EQ(ssefold_relay_abort(r, &b), SSEFOLD_RESULT_OK);
+  std::string end = Bytes(b);
+  EXPECT_NE(end.find("data: {\"type\":\"abort\"}\n\ndata: [DONE]\n\n"), std::string::npos) << end;
+  EXPECT_EQ(end.find("\"type\":\"finish\""), std::string::npos) << end;
+  EXPECT_EQ(ssefold_relay_abort(r, &b), SSEFOLD_RESULT_RELAY_FINISHED);
+  EXPECT_EQ(ssefold_relay_abort(r, nullptr), SSEFOLD_RESULT_NULL_PARAMETER);
+  ssefold_relay_free(r);
+  ssefold_relay_config config;
+  ASSERT_EQ(ssefold_relay_config_default(SSEFOLD_RELAY_FORMAT_CATALOG, &config), SSEFOLD_RESULT_OK);
+  ssefold::Relay cat(&config);
+  EXPECT_NE(cat.abort().find("\"finishReason\":\"cancelled\""), std::string::npos);
+}
+
 TEST(Relay, PushedJsonEventsGiveTheBytesOfFeed) {
   std::string body = Fixture();
   ssefold_stream *s = nullptr;

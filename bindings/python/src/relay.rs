@@ -70,15 +70,35 @@ impl Relay {
     /// dialect `feed` folds (`"auto"` by default; `None`: events are only
     /// pushed). `replay_bytes`: recent frames kept for `replay_after`;
     /// `keep_alive_ms`: idle time before `keep_alive` sends a comment.
+    /// `tool_input_coalesce_bytes` (AI SDK format): a tool call's argument
+    /// deltas are held back and written as one once this many bytes are
+    /// held (0: every delta as it came); `tool_input_coalesce_ms`: the
+    /// longest they are held, by the clock given to `tick`.
     #[new]
     #[pyo3(
-        signature = (format = "ai-sdk", *, provider = Some("auto"), replay_bytes = 1048576, keep_alive_ms = 15000),
-        text_signature = "(format='ai-sdk', *, provider='auto', replay_bytes=1048576, keep_alive_ms=15000)"
+        signature = (
+            format = "ai-sdk",
+            *,
+            provider = Some("auto"),
+            replay_bytes = 1048576,
+            keep_alive_ms = 15000,
+            tool_input_coalesce_bytes = RelayConfig::DEFAULT_TOOL_INPUT_COALESCE_BYTES,
+            tool_input_coalesce_ms = RelayConfig::DEFAULT_TOOL_INPUT_COALESCE_MS,
+        ),
+        text_signature = "(format='ai-sdk', *, provider='auto', replay_bytes=1048576, keep_alive_ms=15000, tool_input_coalesce_bytes=4096, tool_input_coalesce_ms=50)"
     )]
-    fn new(format: &str, provider: Option<&str>, replay_bytes: usize, keep_alive_ms: u64) -> PyResult<Self> {
+    fn new(
+        format: &str,
+        provider: Option<&str>,
+        replay_bytes: usize,
+        keep_alive_ms: u64,
+        tool_input_coalesce_bytes: usize,
+        tool_input_coalesce_ms: u64,
+    ) -> PyResult<Self> {
         let format = RelayFormat::from_name(format)
             .ok_or_else(|| PyValueError::new_err(format!("format must be 'ai-sdk' or 'catalog', not {format:?}")))?;
-        let config = RelayConfig { format, replay_bytes, keep_alive_ms };
+        let config =
+            RelayConfig { format, replay_bytes, keep_alive_ms, tool_input_coalesce_bytes, tool_input_coalesce_ms };
         let inner = match provider {
             None => CoreRelay::new(config),
             Some(name) => {
@@ -220,10 +240,30 @@ impl Relay {
         Relay::bytes(py, self.inner.finish(usage.as_ref()))
     }
 
+    /// The host aborted the run (the user pressed stop): the relay's
+    /// provider stream, if any, is aborted and the run ends aborted (AI SDK
+    /// `abort` instead of `finish`; catalog `finish` `cancelled`). Raises
+    /// `RelayError` (`kind="finished"`) after the end.
+    fn abort<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Relay::bytes(py, self.inner.abort())
+    }
+
     /// A keep-alive comment when nothing was sent for `keep_alive_ms` by
     /// the host's clock `now_ms`; `b""` otherwise. Call it on a timer.
     fn keep_alive<'py>(&mut self, py: Python<'py>, now_ms: u64) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.inner.keep_alive(now_ms))
+    }
+
+    /// The host's timer for held-back tool input: the argument text held
+    /// for `tool_input_coalesce_ms` by the clock `now_ms` (the one given to
+    /// `keep_alive`); `b""` when nothing is due.
+    fn tick<'py>(&mut self, py: Python<'py>, now_ms: u64) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.tick(now_ms))
+    }
+
+    /// The argument text held back, whatever its age (`b""`: none).
+    fn flush<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.flush())
     }
 
     /// What a browser reconnecting with `Last-Event-ID` missed. Raises
