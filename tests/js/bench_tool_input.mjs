@@ -16,12 +16,11 @@ import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 
 const dir = process.env.BENCH_DIR;
 if (!dir) throw new Error("BENCH_DIR is not set (make js-bench sets it)");
 const runs = Number(process.env.RUNS ?? 3);
-const chromium = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const streams = { off: readFileSync(join(dir, "off.sse")), default: readFileSync(join(dir, "default.sse")) };
 
 const bundle = await build({
@@ -59,11 +58,7 @@ const server = createServer((req, res) => {
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const browser = await puppeteer.launch({
-  executablePath: chromium,
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   await page.goto(`${base}/`);

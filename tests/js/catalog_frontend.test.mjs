@@ -11,9 +11,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 
 const dir = process.env.RELAY_CASES;
 const root = process.env.SSEFOLD_ROOT;
@@ -169,9 +169,7 @@ for (const name of cases) {
 }
 
 test("Chromium: the seed's frontend reads every case over fetch", { timeout: 300_000 }, async () => {
-  const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
-  assert.ok(chromium, "Chromium not found: tools/setup.sh installs Debian's chromium");
-  const server = createServer((req, res) => {
+    const server = createServer((req, res) => {
     const url = new URL(req.url, "http://x");
     if (url.pathname === "/") {
       res.writeHead(200, { "content-type": "text/html" });
@@ -205,11 +203,7 @@ test("Chromium: the seed's frontend reads every case over fetch", { timeout: 300
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${server.address().port}`;
-  const browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.goto(base + "/");

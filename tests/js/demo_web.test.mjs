@@ -8,16 +8,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 
 const root = process.env.SSEFOLD_ROOT;
 const python = process.env.SSEFOLD_PYTHON;
 const cases = process.env.RELAY_CASES;
 if (!root || !python || !cases) throw new Error("SSEFOLD_ROOT, SSEFOLD_PYTHON and RELAY_CASES must be set (make js-test sets them)");
-const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
-if (!chromium) throw new Error("Chromium not found: tools/setup.sh installs Debian's chromium");
 
 // What the recorded turns fold to (relay_cases wrote it): the seed's page
 // shows one assistant message, the text of both turns.
@@ -43,11 +41,7 @@ let browser;
 let demo;
 test.before(async () => {
   demo = await startDemo();
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-  });
+  browser = await launchChromium();
 });
 test.after(async () => {
   await browser?.close();

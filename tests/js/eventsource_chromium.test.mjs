@@ -8,13 +8,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 
 const server = process.env.RELAY_SERVER;
 const root = process.env.SSEFOLD_ROOT;
-const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
 if (!server || !root) throw new Error("RELAY_SERVER and SSEFOLD_ROOT must be set (make js-test sets them)");
-if (!chromium) throw new Error("Chromium not found: tools/setup.sh installs Debian's chromium");
 
 const cases = [
   ["tests/fixtures/anthropic/interleaved_tools.sse", 4],
@@ -35,11 +33,7 @@ function startServer(fixture, cutAfter) {
 
 let browser;
 test.before(async () => {
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-  });
+  browser = await launchChromium();
 });
 test.after(async () => {
   await browser?.close();

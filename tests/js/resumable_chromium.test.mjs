@@ -17,14 +17,12 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import puppeteer from "puppeteer-core";
+import { launchChromium } from "./chromium.mjs";
 
 const root = process.env.SSEFOLD_ROOT;
 const python = process.env.SSEFOLD_PYTHON;
-const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
 const redisServer = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((p) => existsSync(p));
 if (!root || !python) throw new Error("SSEFOLD_ROOT and SSEFOLD_PYTHON must be set (make js-test sets them)");
-if (!chromium) throw new Error("Chromium not found: tools/setup.sh installs Debian's chromium");
 if (!redisServer) throw new Error("redis-server not found: tools/setup.sh installs Debian's redis-server");
 
 const example = join(root, "python/examples/resumable_server.py");
@@ -105,11 +103,7 @@ test("EventSource resumes on a second server process when the first is killed mi
     );
     children.push(producer);
 
-    browser = await puppeteer.launch({
-      executablePath: chromium,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage();
     await page.goto(`${servers[0].line}#${streamId}`);
     await page.waitForFunction("window.received.length >= 2", { timeout: 20_000 });
