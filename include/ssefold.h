@@ -2889,6 +2889,22 @@ ssefold_result ssefold_relay_finish(struct ssefold_relay *relay,
                                     struct ssefold_bytes *out);
 
 /**
+ * Metadata of the answer from the host (`metadata_json`, a JSON object,
+ * e.g. `{"timings": …}` from the agent turn's outcome): AI SDK
+ * `message-metadata`; the catalog writes nothing (`*out` empty).
+ *
+ * Errors: `INVALID_ARGUMENT` (`metadata_json` not a JSON object),
+ * `RELAY_FINISHED`.
+ *
+ * # Safety
+ * `relay` must be NULL or live; `metadata_json` NULL or `len` readable
+ * bytes; `out` NULL or writable.
+ */
+ssefold_result ssefold_relay_message_metadata(struct ssefold_relay *relay,
+                                              struct ssefold_str metadata_json,
+                                              struct ssefold_bytes *out);
+
+/**
  * The host aborted the run (the user pressed stop): the relay's provider
  * stream, if it has one, is aborted (its open parts end) and the run ends
  * aborted: AI SDK `message-metadata`, `abort`, `data: [DONE]` (no

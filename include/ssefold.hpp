@@ -969,6 +969,11 @@ class Relay {
   std::string finish_step() {
     return call([&](ssefold_bytes *out) { return ssefold_relay_finish_step(handle_, out); });
   }
+  /// The host's metadata of the answer (a JSON object, e.g. timings): AI
+  /// SDK `message-metadata`; nothing in the catalog.
+  std::string message_metadata(std::string_view metadata_json) {
+    return call([&](ssefold_bytes *out) { return ssefold_relay_message_metadata(handle_, str(metadata_json), out); });
+  }
   /// The end of the answer; `usage_json` (nullopt: the folded usage).
   std::string finish(std::optional<std::string_view> usage_json = std::nullopt) {
     return call([&](ssefold_bytes *out) {

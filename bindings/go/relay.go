@@ -407,6 +407,28 @@ func (rl *Relay) ErrorEvent(message, code string, recoverable bool) ([]byte, err
 	return rl.out(r, b)
 }
 
+// MessageMetadata sends the host's metadata of the answer (marshalled to a
+// JSON object, e.g. a turn's timings): AI SDK message-metadata, which
+// useChat merges into the message's metadata; the catalog writes nothing.
+func (rl *Relay) MessageMetadata(metadata any) ([]byte, error) {
+	if rl.ptr == nil {
+		return nil, ErrClosed
+	}
+	if err := rl.use.enter(); err != nil {
+		return nil, err
+	}
+	defer rl.use.leave()
+	view, free, err := jsonView(metadata)
+	if err != nil {
+		return nil, err
+	}
+	defer free()
+	var b C.struct_ssefold_bytes
+	maybeGC()
+	r := C.ssefold_relay_message_metadata(rl.ptr, view, &b)
+	return rl.out(r, b)
+}
+
 // FinishStep closes the open step (after the tools of a turn ran).
 func (rl *Relay) FinishStep() ([]byte, error) {
 	if rl.ptr == nil {

@@ -409,3 +409,19 @@ func TestRelayAbortEndsTheRunWithAbort(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRelayMessageMetadataFromTheHost(t *testing.T) {
+	rl, err := NewRelay(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	out, err := rl.MessageMetadata(map[string]any{"timings": map[string]int{"ttfc_ms": 12}})
+	if err != nil || !bytes.Contains(out, []byte(`{"type":"message-metadata","messageMetadata":{"timings":{"ttfc_ms":12}}}`)) {
+		t.Fatalf("%q %v", out, err)
+	}
+	var e *Error
+	if _, err := rl.MessageMetadata([]int{1}); !errors.As(err, &e) || e.Code != ResultInvalidArgument {
+		t.Fatalf("a list: %v", err)
+	}
+}

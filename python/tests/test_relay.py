@@ -252,3 +252,12 @@ def test_abort_ends_the_run_with_abort_not_finish() -> None:
     assert err.value.kind == "finished"
     catalog = ssefold.Relay("catalog", provider=None).abort()
     assert b'"finishReason":"cancelled"' in catalog
+
+
+def test_host_metadata_is_message_metadata() -> None:
+    relay = ssefold.Relay("ai-sdk", provider=None)
+    out = relay.message_metadata({"timings": {"ttfc_ms": 12}})
+    assert b'{"type":"message-metadata","messageMetadata":{"timings":{"ttfc_ms":12}}}' in out
+    with pytest.raises(TypeError):
+        relay.message_metadata([1])  # type: ignore[arg-type]
+    assert ssefold.Relay("catalog", provider=None).message_metadata({"a": 1}) == b""

@@ -490,6 +490,40 @@ pub unsafe extern "C" fn ssefold_relay_finish(
     unsafe { handle::with_mut(relay, body) }
 }
 
+/// Metadata of the answer from the host (`metadata_json`, a JSON object,
+/// e.g. `{"timings": …}` from the agent turn's outcome): AI SDK
+/// `message-metadata`; the catalog writes nothing (`*out` empty).
+///
+/// Errors: `INVALID_ARGUMENT` (`metadata_json` not a JSON object),
+/// `RELAY_FINISHED`.
+///
+/// # Safety
+/// `relay` must be NULL or live; `metadata_json` NULL or `len` readable
+/// bytes; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ssefold_relay_message_metadata(
+    relay: *mut ssefold_relay,
+    metadata_json: ssefold_str,
+    out: *mut ssefold_bytes,
+) -> ssefold_result {
+    let body = |r: &mut Relay| {
+        check_not_null!(out);
+        // SAFETY: view readable by contract.
+        let metadata = unsafe { json_arg(metadata_json, "metadata_json")? };
+        let Some(Value::Object(metadata)) = metadata else {
+            return Err(Failure::new(
+                ssefold_result::InvalidArgument,
+                "metadata_json must be a JSON object".to_owned(),
+            ));
+        };
+        let bytes = r.message_metadata(&metadata).map_err(|e| relay_failure(&e))?;
+        // SAFETY: non-NULL (checked) and writable by contract.
+        unsafe { write_bytes(out, bytes) }
+    };
+    // SAFETY: `relay` is NULL or a live handle (contract).
+    unsafe { handle::with_mut(relay, body) }
+}
+
 /// The host aborted the run (the user pressed stop): the relay's provider
 /// stream, if it has one, is aborted (its open parts end) and the run ends
 /// aborted: AI SDK `message-metadata`, `abort`, `data: [DONE]` (no

@@ -543,6 +543,25 @@ impl Relay {
         Ok(self.writer.replay.output())
     }
 
+    /// Metadata of the answer from the host, e.g. a turn's timings
+    /// (`TurnOutcome::timings`): AI SDK `message-metadata`
+    /// `{messageMetadata: METADATA}` (useChat merges it into the message's
+    /// `metadata`, beside the usage the relay sends). The catalog has no
+    /// such event (the seed's frontend reads usage from `step-completed` and
+    /// `finish`): nothing is written there.
+    ///
+    /// Errors: [`RelayError::Finished`].
+    pub fn message_metadata(&mut self, metadata: &serde_json::Map<String, Value>) -> Result<&[u8], RelayError> {
+        let w = self.writer.begin()?;
+        if w.config.format == RelayFormat::AiSdk {
+            w.ensure_message_started();
+            w.ai("message-metadata", |o| {
+                o.value("messageMetadata", metadata);
+            });
+        }
+        Ok(self.writer.replay.output())
+    }
+
     /// An error for the UI: catalog `error` `{error, code?, recoverable}`
     /// (`errorText` in the AI SDK format). `code` a machine-readable code
     /// (left out when `None`); `recoverable`: the agent goes on (a tool

@@ -935,3 +935,22 @@ fn the_host_aborts_a_relay_with_its_stream_or_without() {
     let end = String::from_utf8(relay.abort().unwrap().to_vec()).unwrap();
     assert!(end.contains("event: finish\n") && end.contains("\"finishReason\":\"cancelled\""), "{end}");
 }
+
+/// The host's metadata (a turn's timings) is an AI SDK `message-metadata`
+/// chunk; the catalog has no such event.
+#[test]
+fn host_metadata_is_message_metadata() {
+    let metadata = json!({"timings": {"ttfc_ms": 120, "tokens_per_s": 41.5}});
+    let metadata = metadata.as_object().unwrap();
+    let mut relay = Relay::new(RelayConfig::new(RelayFormat::AiSdk));
+    let out = String::from_utf8(relay.message_metadata(metadata).unwrap().to_vec()).unwrap();
+    assert_eq!(
+        out,
+        "id: 1\ndata: {\"type\":\"start\"}\n\nid: 2\ndata: {\"type\":\"message-metadata\",\"messageMetadata\":\
+         {\"timings\":{\"ttfc_ms\":120,\"tokens_per_s\":41.5}}}\n\n"
+    );
+    relay.finish(None).unwrap();
+    assert_eq!(relay.message_metadata(metadata), Err(RelayError::Finished));
+    let mut catalog = Relay::new(RelayConfig::new(RelayFormat::Catalog));
+    assert_eq!(catalog.message_metadata(metadata).unwrap(), b"");
+}

@@ -324,7 +324,12 @@ TEST(Relay, CppWrapper) {
   }
   out += relay.end_of_input().bytes;
   out += relay.tool_result("toolu_A", "{\"ok\":true}", false, 5);
-  out += relay.finish();
+  std::string meta = relay.message_metadata("{\"timings\":{\"ttfc_ms\":12}}");
+  EXPECT_NE(meta.find("{\"type\":\"message-metadata\",\"messageMetadata\":{\"timings\":{\"ttfc_ms\":12}}}"),
+            std::string::npos)
+      << meta;
+  EXPECT_THROW(relay.message_metadata("[1]"), ssefold::Error);
+  out += meta + relay.finish();
   EXPECT_TRUE(relay.is_finished());
   EXPECT_NE(out.find("\"type\":\"tool-output-available\""), std::string::npos);
   bool has_ui_header = false;

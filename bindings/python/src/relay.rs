@@ -2,7 +2,7 @@
 //! events (`push`) in, the browser's SSE bytes out, plus the events the host
 //! injects; and `RelayError`, its typed exception.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
@@ -225,6 +225,16 @@ impl Relay {
         let message = data_text(message, "Relay.error message")?;
         let code = code.map(|c| ident(c, "code")).transpose()?;
         Relay::bytes(py, self.inner.error(&message, code.as_deref(), recoverable))
+    }
+
+    /// Metadata of the answer from the host (a dict, e.g. a turn's
+    /// timings): AI SDK ``message-metadata``; nothing in the catalog.
+    fn message_metadata<'py>(&mut self, py: Python<'py>, metadata: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        let serde_json::Value::Object(metadata) = py_to_data(metadata, MAX_DEPTH, "Relay.message_metadata metadata")?
+        else {
+            return Err(PyTypeError::new_err("Relay.message_metadata takes a dict"));
+        };
+        Relay::bytes(py, self.inner.message_metadata(&metadata))
     }
 
     /// Closes the open step (after the tools of a turn ran).
