@@ -177,6 +177,9 @@ async def relay_turns(
         for r in result.results:
             if r.call_id in never_ran:
                 yield relay.tool_result(r.call_id, r.output, is_error=r.is_error)
+        if result.timings is not None:
+            # The turn's timings, for the page (useChat: the message's metadata).
+            yield relay.message_metadata({"timings": dict(result.timings)})
         if not result.results or result.aborted or result.next is None:
             break
         # The assistant turn and the tool results, as the provider takes them back.
