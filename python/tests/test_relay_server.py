@@ -128,7 +128,8 @@ def test_the_agent_loop_is_relayed_as_the_ui_message_stream(servers: Dict[str, S
     assert text
     assert chunks[-1]["finishReason"] == "stop"
     # Each turn's timings, from the host, as message metadata.
-    timings = [c["messageMetadata"]["timings"] for c in chunks if c["type"] == "message-metadata" and "timings" in c["messageMetadata"]]
+    metadata = [c["messageMetadata"] for c in chunks if c["type"] == "message-metadata"]
+    timings = [m["timings"] for m in metadata if "timings" in m]
     assert len(timings) == 2 and all(t["time_to_first_content_ms"] is not None for t in timings), timings
     # The tool scheduler ran them: both started while the first answer was
     # still streaming (not after it), and the results went back in call order.
