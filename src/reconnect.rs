@@ -607,7 +607,9 @@ impl Reconnector {
             (Some(t), Some(since)) if connected => Some((since.saturating_add(t), kind)),
             _ => None,
         };
-        idle.into_iter().chain(content)
+        // Content first: when both pass at once, the stall is the content
+        // one (it says more: keep-alives came, the answer did not).
+        content.into_iter().chain(idle)
     }
 
     /// Whether a deadline has passed at `now_ms`. When one has, the host
@@ -617,8 +619,8 @@ impl Reconnector {
         self.stall(now_ms).is_some()
     }
 
-    /// Which timeout has passed at `now_ms` (the one that passed first), if
-    /// any.
+    /// Which timeout has passed at `now_ms` (the one that passed first; of
+    /// two that pass at the same time, the content one), if any.
     pub fn stall(&self, now_ms: u64) -> Option<StallKind> {
         self.deadlines().filter(|(d, _)| now_ms >= *d).min_by_key(|(d, _)| *d).map(|(_, k)| k)
     }
@@ -707,6 +709,27 @@ impl Reconnector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The idle and the first-content timeouts pass at the same time: the
+    /// stall is the first-content one (a property test found the tie).
+    #[test]
+    fn a_tie_between_idle_and_content_is_the_content_stall() {
+        let policy = ReconnectPolicy {
+            idle_timeout_ms: Some(628),
+            first_content_timeout_ms: Some(628),
+            ..ReconnectPolicy::default()
+        };
+        let mut r = Reconnector::new(policy.clone());
+        r.on_connected(0);
+        assert_eq!(r.stall(627), None);
+        assert_eq!(r.stall(628), Some(StallKind::FirstContent));
+        let between = ReconnectPolicy { idle_timeout_ms: Some(50), content_timeout_ms: Some(50), ..policy };
+        let mut r = Reconnector::new(between);
+        r.on_connected(0);
+        r.on_activity(10);
+        r.on_content(10);
+        assert_eq!(r.stall(60), Some(StallKind::Content));
+    }
 
     #[test]
     fn backoff_sequence_and_cap() {
