@@ -255,3 +255,65 @@ impl Framing {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::StreamEvent;
+
+    fn kind(f: &Framing) -> &'static str {
+        match f {
+            Framing::Undecided { .. } => "undecided",
+            Framing::Sse(_) => "sse",
+            Framing::Lines { .. } => "lines",
+            Framing::EventStream(_) => "event_stream",
+        }
+    }
+
+    /// The body's framing and the units it gave (name and data), fed in
+    /// `chunk`-byte pieces.
+    fn frame(provider: Provider, body: &[u8], chunk: usize) -> (&'static str, Vec<String>) {
+        let mut f = Framing::of(provider, &StreamConfig::default());
+        let mut units = Vec::new();
+        let mut each = |unit: Unit<'_, '_>, _: &mut Sink<'_>| {
+            units.push(match unit {
+                Unit::Event(e) => format!("event {}", e.data()),
+                Unit::Line(e) => format!("line {}", e.data()),
+                Unit::Message(m, _) => format!("message {}", m.payload.len()),
+            });
+            Ok(())
+        };
+        let sink = &mut |_: &StreamEvent<'_>| {};
+        for piece in body.chunks(chunk) {
+            f.feed(piece, sink, &mut each).unwrap();
+        }
+        f.finish(sink, &mut each).unwrap();
+        (kind(&f), units)
+    }
+
+    #[test]
+    fn auto_keeps_only_the_decoder_its_body_needs() {
+        let cases: [(&[u8], &str, &[&str]); 4] = [
+            (b"\xef\xbb\xbf\n\ndata: x\n\ndata: 1", "sse", &["event x", "event 1"]),
+            (b"\r\n{\"a\":1}\n{\"b\":2}", "lines", &["line {\"a\":1}", "line {\"b\":2}"]),
+            (b"\n \n", "undecided", &[]),
+            (b"\x00\x00\x00", "event_stream", &[]),
+        ];
+        for (body, framing, units) in cases {
+            for chunk in [1, 2, body.len()] {
+                assert_eq!(
+                    frame(Provider::Auto, body, chunk),
+                    (framing, units.iter().map(|u| u.to_string()).collect())
+                );
+            }
+        }
+        assert!(Framing::of(Provider::Auto, &StreamConfig::default()).sse().is_some());
+        for (provider, framing) in
+            [(Provider::Anthropic, "sse"), (Provider::Ollama, "lines"), (Provider::Bedrock, "event_stream")]
+        {
+            let f = Framing::of(provider, &StreamConfig::default());
+            assert_eq!(kind(&f), framing);
+            assert_eq!(f.sse().is_some(), framing == "sse", "{provider:?}");
+        }
+    }
+}
