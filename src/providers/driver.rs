@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::detect::{check_dialect, detect, make_dialect};
-use super::framing::Unit;
+use super::framing::{Unit, Units};
 use super::sink::{warn, Sink};
 use super::turn::{Dialect, Flow, Turn, TurnState};
 use super::{bedrock, ndjson, MessageView, Provider, ProviderError, StreamConfig, StreamError, StreamEvent};
@@ -49,23 +49,11 @@ impl Driver {
         self.dialect.as_ref().map_or(self.provider, |d| d.provider())
     }
 
-    /// One unit of a body being fed.
-    #[inline]
-    pub(crate) fn unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        self.route(unit, true, sink)
-    }
-
-    /// The unit a body's end left unfinished, applied at `finish` (no
-    /// restart-or-resume decision: it is the end of the body fed).
-    pub(crate) fn final_unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        self.route(unit, false, sink)
-    }
-
     /// A unit to the path its framing takes: an SSE event as it is, a line
     /// for Ollama (a lone CR explained in its JSON error), an event-stream
     /// message through [`frame`](Self::frame); `resume`: the first event
     /// may decide restart or resume.
-    #[inline]
+    #[inline(always)]
     fn route(&mut self, unit: Unit<'_, '_>, resume: bool, sink: &mut Sink<'_>) -> Result<(), StreamError> {
         match unit {
             Unit::Event(event) => self.event(event, None, resume, sink),
@@ -80,7 +68,7 @@ impl Driver {
     /// One event: after a reconnection, the restart-or-resume decision
     /// first (when `resume`); then [`dispatch`](Self::dispatch), the
     /// dialect named by the framing (`framed_as`) if none is yet.
-    #[inline]
+    #[inline(always)]
     fn event(
         &mut self,
         event: &Event<'_>,
@@ -312,5 +300,19 @@ impl Driver {
     /// Bytes held by the turn and the dialect (capacities).
     pub(crate) fn footprint(&self) -> usize {
         self.turn.footprint() + self.dialect.as_ref().map_or(0, |d| d.footprint())
+    }
+}
+
+impl Units for Driver {
+    /// One unit of a body being fed.
+    #[inline(always)]
+    fn unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        self.route(unit, true, sink)
+    }
+
+    /// The unit a body's end left unfinished, applied at `finish` (no
+    /// restart-or-resume decision: it is the end of the body fed).
+    fn last_unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        self.route(unit, false, sink)
     }
 }

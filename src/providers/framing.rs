@@ -26,6 +26,15 @@ pub(crate) enum Unit<'u, 'a> {
     Message(&'u Message<'a>, &'u mut Vec<u8>),
 }
 
+/// What a framing hands its units to: the [driver](super::driver).
+pub(crate) trait Units {
+    /// Takes one unit of a body being fed.
+    fn unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError>;
+
+    /// Takes the unit a body's end left unfinished, at `finish`.
+    fn last_unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError>;
+}
+
 /// How a body is framed into units, with the one decoder that framing needs.
 #[derive(Debug)]
 pub(crate) enum Framing {
@@ -80,13 +89,15 @@ impl Framing {
     }
 
     /// Frames `chunk`, the next bytes of the body, handing each complete
-    /// unit to `each` in body order; stops at the first error (a framing's
-    /// or `each`'s).
+    /// unit to `units` in body order; stops at the first error (a
+    /// framing's or `units`').
     #[inline]
-    pub(crate) fn feed<F>(&mut self, chunk: &[u8], sink: &mut Sink<'_>, mut each: F) -> Result<(), StreamError>
-    where
-        F: FnMut(Unit<'_, '_>, &mut Sink<'_>) -> Result<(), StreamError>,
-    {
+    pub(crate) fn feed<U: Units>(
+        &mut self,
+        chunk: &[u8],
+        sink: &mut Sink<'_>,
+        units: &mut U,
+    ) -> Result<(), StreamError> {
         let mut chunk = chunk;
         if let Framing::Undecided { sse, prefix, .. } = self {
             let (len, picked) = Prefix::scan(prefix.as_deref(), chunk);
@@ -102,18 +113,19 @@ impl Framing {
                 let mut events = decoder.feed(chunk);
                 while let Some(r) = events.next_event() {
                     let event = r.map_err(StreamError::Sse)?;
-                    each(Unit::Event(&event), sink)?;
+                    units.unit(Unit::Event(&event), sink)?;
                 }
                 Ok(())
             }
-            Framing::Lines { lines, max_line_len } => lines
-                .feed(chunk, *max_line_len, &mut |line| each(Unit::Line(&Event::new("line", line, None, None)), sink)),
+            Framing::Lines { lines, max_line_len } => lines.feed(chunk, *max_line_len, &mut |line| {
+                units.unit(Unit::Line(&Event::new("line", line, None, None)), sink)
+            }),
             Framing::EventStream(frames) => {
                 let bedrock::Frames { decoder, json } = &mut **frames;
                 let mut failure = None;
                 let r = decoder.feed(chunk, |message| {
                     if failure.is_none() {
-                        failure = each(Unit::Message(&message, json), sink).err();
+                        failure = units.unit(Unit::Message(&message, json), sink).err();
                     }
                 });
                 match (failure, r) {
@@ -154,17 +166,14 @@ impl Framing {
     }
 
     /// Ends the body: the unit its end left unfinished, if any, is handed
-    /// to `each` when it is whole (warning `unterminated_final_event`), else
+    /// to `units` when it is whole (warning `unterminated_final_event`), else
     /// discarded (warning `truncated_final_event`; see the module docs of
     /// [`providers`](super) and [`ollama`](super::ollama)).
-    pub(crate) fn finish<F>(&mut self, sink: &mut Sink<'_>, mut each: F) -> Result<(), StreamError>
-    where
-        F: FnMut(Unit<'_, '_>, &mut Sink<'_>) -> Result<(), StreamError>,
-    {
+    pub(crate) fn finish<U: Units>(&mut self, sink: &mut Sink<'_>, units: &mut U) -> Result<(), StreamError> {
         let unterminated = match self {
             Framing::Lines { lines, .. } => {
                 if let Some(line) = lines.finish() {
-                    ndjson::finish_line(&line, sink, &mut |event, sink| each(Unit::Line(event), sink))?;
+                    ndjson::finish_line(&line, sink, &mut |event, sink| units.last_unit(Unit::Line(event), sink))?;
                 }
                 None
             }
@@ -196,7 +205,7 @@ impl Framing {
                     ev.event
                 ),
             );
-            each(Unit::Event(&ev.as_event()), sink)
+            units.last_unit(Unit::Event(&ev.as_event()), sink)
         } else {
             warn(
                 sink,
@@ -273,22 +282,28 @@ mod tests {
     /// The body's framing and the units it gave (name and data), fed in
     /// `chunk`-byte pieces.
     fn frame(provider: Provider, body: &[u8], chunk: usize) -> (&'static str, Vec<String>) {
+        struct Seen(Vec<String>);
+        impl Units for Seen {
+            fn unit(&mut self, unit: Unit<'_, '_>, _: &mut Sink<'_>) -> Result<(), StreamError> {
+                self.0.push(match unit {
+                    Unit::Event(e) => format!("event {}", e.data()),
+                    Unit::Line(e) => format!("line {}", e.data()),
+                    Unit::Message(m, _) => format!("message {}", m.payload.len()),
+                });
+                Ok(())
+            }
+            fn last_unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+                self.unit(unit, sink)
+            }
+        }
         let mut f = Framing::of(provider, &StreamConfig::default());
-        let mut units = Vec::new();
-        let mut each = |unit: Unit<'_, '_>, _: &mut Sink<'_>| {
-            units.push(match unit {
-                Unit::Event(e) => format!("event {}", e.data()),
-                Unit::Line(e) => format!("line {}", e.data()),
-                Unit::Message(m, _) => format!("message {}", m.payload.len()),
-            });
-            Ok(())
-        };
+        let mut units = Seen(Vec::new());
         let sink = &mut |_: &StreamEvent<'_>| {};
         for piece in body.chunks(chunk) {
-            f.feed(piece, sink, &mut each).unwrap();
+            f.feed(piece, sink, &mut units).unwrap();
         }
-        f.finish(sink, &mut each).unwrap();
-        (kind(&f), units)
+        f.finish(sink, &mut units).unwrap();
+        (kind(&f), units.0)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::driver::Driver;
-use super::framing::{Framing, Unit};
+use super::framing::{Framing, Unit, Units};
 use super::sink::Sink;
 use super::{MessageView, Provider, StreamConfig, StreamError, StreamEvent};
 use crate::reconnect::ResumeCursor;
@@ -73,7 +73,7 @@ impl Stream {
         }
         self.driver.turn.begin_call();
         let Stream { framing, driver, .. } = self;
-        let r = framing.feed(chunk, sink, |unit, sink| driver.unit(unit, sink));
+        let r = framing.feed(chunk, sink, driver);
         if r.is_err() {
             self.closed = true;
         }
@@ -201,7 +201,7 @@ impl Stream {
         self.driver.turn.begin_call();
         self.closed = true;
         let Stream { framing, driver, .. } = self;
-        framing.finish(sink, |unit, sink| driver.final_unit(unit, sink))?;
+        framing.finish(sink, driver)?;
         driver.end_of_body(sink)
     }
 
