@@ -316,3 +316,39 @@ impl Units for Driver {
         self.route(unit, false, sink)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::providers::{Provider, Stream, StreamEvent};
+
+    const START: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n";
+
+    fn names(s: &mut Stream, body: &str, finish: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        s.feed(body.as_bytes(), |e: &StreamEvent<'_>| out.push(e.name().to_owned())).unwrap();
+        if finish {
+            let _ = s.finish(|e: &StreamEvent<'_>| out.push(e.name().to_owned()));
+        }
+        out
+    }
+
+    /// After a reconnection the first event fed decides restart or resume,
+    /// once; the event a body's end left unfinished, applied at `finish`,
+    /// decides nothing.
+    #[test]
+    fn only_the_first_event_fed_after_a_reconnection_decides() {
+        let mut s = Stream::new(Provider::Anthropic);
+        names(&mut s, &format!("{START}\n"), false);
+        s.reconnect().unwrap();
+        let seen = names(&mut s, &format!("{START}\n{START}\n"), false);
+        assert_eq!(seen.iter().filter(|n| *n == "turn_reset").count(), 1, "{seen:?}");
+        assert_eq!(seen[0], "turn_reset");
+
+        let mut s = Stream::new(Provider::Anthropic);
+        names(&mut s, &format!("{START}\n"), false);
+        s.reconnect().unwrap();
+        let seen = names(&mut s, START, true);
+        assert!(!seen.iter().any(|n| n == "turn_reset"), "{seen:?}");
+        assert!(seen.iter().any(|n| n == "warning"), "{seen:?}");
+    }
+}
