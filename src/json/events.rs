@@ -1,6 +1,8 @@
 //! Path-level events emitted by [`PartialJson::push`](super::PartialJson::push).
-
-use std::borrow::Cow;
+//!
+//! The event types only: this module knows nothing of the parser.
+//! [`PathEvent::value`], which parses a completed container's text, is
+//! defined beside the parser, in [`partial`](super::partial).
 
 use serde_json::Value;
 
@@ -103,18 +105,6 @@ impl PathEvent<'_> {
             | PathEvent::StringAppend { path, .. }
             | PathEvent::ValueComplete { path, .. }
             | PathEvent::ContainerComplete { path, .. } => path,
-        }
-    }
-
-    /// The completed value of a `"value_complete"` event: borrowed for
-    /// [`ValueComplete`](PathEvent::ValueComplete), parsed from the text (in time and memory
-    /// proportional to it; a lone surrogate escape is U+FFFD) for
-    /// [`ContainerComplete`](PathEvent::ContainerComplete); `None` for other events.
-    pub fn value(&self) -> Option<Cow<'_, Value>> {
-        match self {
-            PathEvent::ValueComplete { value, .. } => Some(Cow::Borrowed(*value)),
-            PathEvent::ContainerComplete { json, .. } => Some(Cow::Owned(super::partial::value_of_text(json))),
-            _ => None,
         }
     }
 

@@ -6,6 +6,8 @@
 //! fragments is carried over in a few bytes of state. Every byte is looked at a bounded number of
 //! times, so `push` costs time proportional to its fragment (plus the events it reports).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::error::{PartialJsonError, PartialJsonErrorKind, PartialJsonLimits};
@@ -1246,10 +1248,24 @@ impl PartialJson {
     }
 }
 
+impl PathEvent<'_> {
+    /// The completed value of a `"value_complete"` event: borrowed for
+    /// [`ValueComplete`](PathEvent::ValueComplete), parsed from the text (in time and memory
+    /// proportional to it; a lone surrogate escape is U+FFFD) for
+    /// [`ContainerComplete`](PathEvent::ContainerComplete); `None` for other events.
+    pub fn value(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            PathEvent::ValueComplete { value, .. } => Some(Cow::Borrowed(*value)),
+            PathEvent::ContainerComplete { json, .. } => Some(Cow::Owned(value_of_text(json))),
+            _ => None,
+        }
+    }
+}
+
 /// The value of a complete JSON text the parser validated (a skeleton parser's
 /// [`PathEvent::ContainerComplete`]): as `serde_json` reads it, with any depth up to the default
 /// limit and a lone surrogate escape as U+FFFD; `Null` for text that is not one complete value.
-pub(crate) fn value_of_text(text: &str) -> Value {
+fn value_of_text(text: &str) -> Value {
     let mut parser =
         PartialJson::with_limits(PartialJsonLimits { max_bytes: u64::MAX, ..PartialJsonLimits::default() });
     parser.set_lossy_surrogates(true);

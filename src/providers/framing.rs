@@ -1,196 +1,334 @@
-//! How [`Provider::Auto`](super::Provider::Auto) tells the framing of a body
-//! (SSE, newline-delimited JSON, the AWS event stream) from its first bytes,
-//! the same way for every chunking.
+//! How a body's bytes become the units the [driver](super::driver) folds:
+//! one [`Framing`] over Server-Sent Events, newline-delimited JSON (Ollama)
+//! and the AWS event stream (Bedrock), holding only the decoder its body
+//! needs.
 //!
-//! The rules are the table "Framing" of the [`providers`](super) module
-//! docs.
-//!
-//! Until the byte that decides comes, the undecided start is fed to the SSE
-//! decoder and to a newline-delimited framer alike (neither makes an event
-//! of blank bytes), and its first 12 bytes are kept for an event-stream
-//! decoder; each framer's error, if any, is held until its framing is
-//! picked. The framing picked then goes on from where the undecided start
-//! left it: the result is the one the whole body fed at once gives.
+//! A stream given its dialect knows its framing from the start;
+//! [`Provider::Auto`] reads the body's start
+//! undecided (see [`prefix`](super::prefix)) and picks the framing at the
+//! first byte that decides, dropping what the others would have needed: a
+//! body that is not SSE holds no SSE decoder.
 
-use super::{ndjson, StreamError};
-use crate::eventstream::{Decoder as FrameDecoder, EventStreamError};
-use crate::sse::{DecodeError, Decoder};
+use super::prefix::{Picked, Prefix};
+use super::sink::{warn, Sink};
+use super::{bedrock, ndjson, Provider, StreamConfig, StreamError, WarningCode};
+use crate::eventstream::{DecoderLimits, Message};
+use crate::sse::{Decoder, Event};
 
-/// The UTF-8 byte order mark.
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
-
-/// An event-stream prelude's length: the most of the undecided start an
-/// event-stream decoder reads (no 12 bytes of a BOM and blanks pass a
-/// prelude's CRC: see the tests).
-const PRELUDE_LEN: usize = 12;
-
-/// The framing the first deciding byte picks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Picked {
-    Sse,
-    Lines,
-    EventStream,
+/// One unit of a body, as its framing delivers it to the driver.
+pub(crate) enum Unit<'u, 'a> {
+    /// An SSE event.
+    Event(&'u Event<'a>),
+    /// One line of a newline-delimited JSON body, as an event named `line`.
+    Line(&'u Event<'a>),
+    /// One AWS event-stream message, with the buffer a `chunk` message's
+    /// base64 payload is decoded into (reused).
+    Message(&'u Message<'a>, &'u mut Vec<u8>),
 }
 
-/// The undecided start of an auto body: a BOM (or the start of one) and
-/// blank bytes, as each framing took it.
+/// What a framing hands its units to: the [driver](super::driver).
+pub(crate) trait Units {
+    /// Takes one unit of a body being fed.
+    fn unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError>;
+
+    /// Takes the unit a body's end left unfinished, at `finish`.
+    fn last_unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError>;
+}
+
+/// How a body is framed into units, with the one decoder that framing needs.
 #[derive(Debug)]
-pub(crate) struct Prefix {
-    /// BOM bytes matched at the body's start; `None` once past the BOM.
-    bom: Option<u8>,
-    /// The first bytes, for an event-stream decoder.
-    head: [u8; PRELUDE_LEN],
-    head_len: usize,
-    /// The start as newline-delimited JSON, and the first error it gave.
-    lines: ndjson::Lines,
-    lines_error: Option<StreamError>,
-    /// The first error the SSE decoder gave for the start.
-    sse_error: Option<DecodeError>,
+pub(crate) enum Framing {
+    /// [`Provider::Auto`] before the byte that decides: the undecided start
+    /// (a BOM, blank bytes) fed to the SSE decoder, which the SSE framing
+    /// then keeps, and, once there is one, as the other framings took it.
+    Undecided {
+        /// The SSE decoder, fed the undecided start.
+        sse: Decoder,
+        /// The undecided start as the other framings took it.
+        prefix: Option<Box<Prefix>>,
+        /// The limits of an event-stream decoder, if that framing is picked.
+        event_stream: DecoderLimits,
+    },
+    /// Server-Sent Events.
+    Sse(Decoder),
+    /// One JSON document per line (Ollama).
+    Lines {
+        /// The line splitter.
+        lines: ndjson::Lines,
+        /// The longest line accepted (the SSE decoder's `max_line_len`).
+        max_line_len: usize,
+    },
+    /// AWS event-stream messages (Bedrock).
+    EventStream(Box<bedrock::Frames>),
 }
 
-impl Default for Prefix {
-    fn default() -> Self {
-        Prefix {
-            bom: Some(0),
-            head: [0; PRELUDE_LEN],
-            head_len: 0,
-            lines: ndjson::Lines::default(),
-            lines_error: None,
-            sse_error: None,
+impl Framing {
+    /// The framing of `provider`'s bodies (undecided for
+    /// [`Provider::Auto`]), within `config`'s limits.
+    pub(crate) fn of(provider: Provider, config: &StreamConfig) -> Framing {
+        match provider {
+            Provider::Auto => Framing::Undecided {
+                sse: Decoder::with_config(config.sse.clone()),
+                prefix: None,
+                event_stream: config.event_stream,
+            },
+            Provider::Ollama => Framing::lines(config.sse.max_line_len),
+            Provider::Bedrock | Provider::BedrockConverse => Framing::event_stream(config.event_stream),
+            _ => Framing::Sse(Decoder::with_config(config.sse.clone())),
         }
     }
-}
 
-impl Prefix {
-    /// Splits `chunk` into the part that continues the undecided start and
-    /// the rest, with the framing the rest's first byte picks (none: the
-    /// whole chunk is undecided). `prefix`: the start so far, if any.
-    pub(crate) fn scan(prefix: Option<&Prefix>, chunk: &[u8]) -> (usize, Option<Picked>) {
-        let mut bom = prefix.map_or(Some(0), |p| p.bom);
-        for (i, &b) in chunk.iter().enumerate() {
-            if let Some(matched) = bom {
-                if b == BOM[matched as usize] {
-                    bom = (matched < 2).then_some(matched + 1);
-                    continue;
+    /// Newline-delimited JSON, lines up to `max_line_len` bytes.
+    fn lines(max_line_len: usize) -> Framing {
+        Framing::Lines { lines: ndjson::Lines::default(), max_line_len }
+    }
+
+    /// The AWS event stream, within `limits`.
+    fn event_stream(limits: DecoderLimits) -> Framing {
+        Framing::EventStream(Box::new(bedrock::Frames::with_limits(limits)))
+    }
+
+    /// Frames `chunk`, the next bytes of the body, handing each complete
+    /// unit to `units` in body order; stops at the first error (a
+    /// framing's or `units`').
+    #[inline]
+    pub(crate) fn feed<U: Units>(
+        &mut self,
+        chunk: &[u8],
+        sink: &mut Sink<'_>,
+        units: &mut U,
+    ) -> Result<(), StreamError> {
+        let mut chunk = chunk;
+        if let Framing::Undecided { sse, prefix, .. } = self {
+            let (len, picked) = Prefix::scan(prefix.as_deref(), chunk);
+            if len > 0 {
+                prefix.get_or_insert_with(Default::default).take(&chunk[..len], sse);
+                chunk = &chunk[len..];
+            }
+            let Some(picked) = picked else { return Ok(()) };
+            self.pick(picked)?;
+        }
+        match self {
+            Framing::Sse(decoder) => {
+                let mut events = decoder.feed(chunk);
+                while let Some(r) = events.next_event() {
+                    let event = r.map_err(StreamError::Sse)?;
+                    units.unit(Unit::Event(&event), sink)?;
                 }
-                if matched > 0 {
-                    // The start of a BOM, not a BOM: a line starts with it.
-                    return (i, Some(Picked::Sse));
+                Ok(())
+            }
+            Framing::Lines { lines, max_line_len } => lines.feed(chunk, *max_line_len, &mut |line| {
+                units.unit(Unit::Line(&Event::new("line", line, None, None)), sink)
+            }),
+            Framing::EventStream(frames) => {
+                let bedrock::Frames { decoder, json } = &mut **frames;
+                let mut failure = None;
+                let r = decoder.feed(chunk, |message| {
+                    if failure.is_none() {
+                        failure = units.unit(Unit::Message(&message, json), sink).err();
+                    }
+                });
+                match (failure, r) {
+                    (Some(e), _) => Err(e),
+                    (None, r) => r.map_err(StreamError::EventStream),
                 }
-                bom = None;
             }
-            match b {
-                b' ' | b'\t' | b'\r' | b'\n' => {}
-                b'{' => return (i, Some(Picked::Lines)),
-                0 => return (i, Some(Picked::EventStream)),
-                _ => return (i, Some(Picked::Sse)),
-            }
-        }
-        (chunk.len(), None)
-    }
-
-    /// Takes `bytes`, the next part of the undecided start: the SSE decoder
-    /// and the line framer read them (errors held), the first 12 are kept.
-    pub(crate) fn take(&mut self, bytes: &[u8], sse: &mut Decoder) {
-        for &b in bytes {
-            self.bom = match self.bom {
-                Some(matched) if b == BOM[matched as usize] && matched < 2 => Some(matched + 1),
-                _ => None,
-            };
-        }
-        let n = (PRELUDE_LEN - self.head_len).min(bytes.len());
-        self.head[self.head_len..self.head_len + n].copy_from_slice(&bytes[..n]);
-        self.head_len += n;
-        let sse_error = &mut self.sse_error;
-        sse.feed_each(bytes, |r| {
-            if let Err(e) = r {
-                sse_error.get_or_insert(e);
-            }
-        });
-        if self.lines_error.is_none() {
-            let max = sse.config().max_line_len;
-            if let Err(e) = self.lines.feed(bytes, max, &mut |_| Ok(())) {
-                self.lines_error = Some(e);
-            }
+            Framing::Undecided { .. } => Ok(()),
         }
     }
 
-    /// The SSE decoder's error for the start, if it gave one.
-    pub(crate) fn sse_error(&mut self) -> Option<DecodeError> {
-        self.sse_error.take()
-    }
-
-    /// The line framer that read the start, or its error.
-    pub(crate) fn into_lines(self) -> Result<ndjson::Lines, StreamError> {
-        match self.lines_error {
-            Some(e) => Err(e),
-            None => Ok(self.lines),
+    /// [`Provider::Auto`]'s framing, picked by the first deciding byte,
+    /// going on from the undecided start (see [`prefix`](super::prefix)):
+    /// the error a framing found in that start is the stream's. The SSE
+    /// decoder is kept only when SSE is picked.
+    fn pick(&mut self, picked: Picked) -> Result<(), StreamError> {
+        let undecided = core::mem::replace(self, Framing::lines(0));
+        let Framing::Undecided { sse, prefix, event_stream } = undecided else {
+            *self = undecided;
+            return Ok(());
+        };
+        let max_line_len = sse.config().max_line_len;
+        *self = match picked {
+            Picked::Sse => Framing::Sse(sse),
+            Picked::Lines => Framing::lines(max_line_len),
+            Picked::EventStream => Framing::event_stream(event_stream),
+        };
+        let Some(mut prefix) = prefix else { return Ok(()) };
+        match self {
+            Framing::Sse(_) => prefix.sse_error().map_or(Ok(()), |e| Err(StreamError::Sse(e))),
+            Framing::Lines { lines, .. } => {
+                *lines = prefix.into_lines()?;
+                Ok(())
+            }
+            Framing::EventStream(frames) => Ok(prefix.into_frames(&mut frames.decoder)?),
+            Framing::Undecided { .. } => Ok(()),
         }
     }
 
-    /// Feeds the start to an event-stream decoder (its error: the bytes
-    /// before a prelude fail the prelude's CRC).
-    pub(crate) fn into_frames(self, frames: &mut FrameDecoder) -> Result<(), EventStreamError> {
-        // A message is at least 16 bytes: none comes out of 12.
-        frames.feed(&self.head[..self.head_len], |_| {})
+    /// Ends the body: the unit its end left unfinished, if any, is handed
+    /// to `units` when it is whole (warning `unterminated_final_event`), else
+    /// discarded (warning `truncated_final_event`; see the module docs of
+    /// [`providers`](super) and [`ollama`](super::ollama)).
+    pub(crate) fn finish<U: Units>(&mut self, sink: &mut Sink<'_>, units: &mut U) -> Result<(), StreamError> {
+        let unterminated = match self {
+            Framing::Lines { lines, .. } => {
+                if let Some(line) = lines.finish() {
+                    ndjson::finish_line(&line, sink, &mut |event, sink| units.last_unit(Unit::Line(event), sink))?;
+                }
+                None
+            }
+            Framing::EventStream(frames) => {
+                let end = frames.decoder.finish();
+                if end.discarded_bytes > 0 {
+                    let msg = format!("{} bytes of an unfinished event-stream message; discarded", end.discarded_bytes);
+                    warn(sink, WarningCode::TruncatedFinalEvent, &msg);
+                }
+                None
+            }
+            Framing::Undecided { sse, prefix, .. } => {
+                // A blank body: the default framing's (SSE's) error, if any.
+                if let Some(e) = prefix.as_mut().and_then(|p| p.sse_error()) {
+                    return Err(StreamError::Sse(e));
+                }
+                sse.finish().unterminated
+            }
+            Framing::Sse(decoder) => decoder.finish().unterminated,
+        };
+        let Some(ev) = unterminated else { return Ok(()) };
+        let complete = ev.data.trim() == "[DONE]" || serde_json::from_str::<serde::de::IgnoredAny>(&ev.data).is_ok();
+        if complete {
+            warn(
+                sink,
+                WarningCode::UnterminatedFinalEvent,
+                &format!(
+                    "final event {:?} had no dispatching blank line; applied (its data is complete JSON)",
+                    ev.event
+                ),
+            );
+            units.last_unit(Unit::Event(&ev.as_event()), sink)
+        } else {
+            warn(
+                sink,
+                WarningCode::TruncatedFinalEvent,
+                &format!("final event {:?} had no dispatching blank line and truncated data; discarded", ev.event),
+            );
+            Ok(())
+        }
     }
 
-    /// Bytes held.
+    /// The connection dropped: what the old body left unfinished is
+    /// forgotten, and the new body starts afresh (an undecided one decides
+    /// anew); the SSE last event ID and reconnection time are kept.
+    pub(crate) fn reconnect(&mut self) {
+        match self {
+            Framing::Sse(decoder) => {
+                decoder.finish();
+            }
+            Framing::Undecided { sse, prefix, .. } => {
+                sse.finish();
+                *prefix = None;
+            }
+            Framing::Lines { lines, .. } => lines.reset(),
+            Framing::EventStream(frames) => {
+                frames.decoder.finish();
+            }
+        }
+    }
+
+    /// The SSE decoder, if the body is (or may still be) SSE.
+    fn sse(&self) -> Option<&Decoder> {
+        match self {
+            Framing::Sse(decoder) | Framing::Undecided { sse: decoder, .. } => Some(decoder),
+            Framing::Lines { .. } | Framing::EventStream(_) => None,
+        }
+    }
+
+    /// The SSE last event ID (none for a body that is not SSE).
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.sse().and_then(Decoder::last_event_id)
+    }
+
+    /// The server's SSE reconnection time (`retry:`), if it sent one.
+    pub(crate) fn reconnection_time(&self) -> Option<u64> {
+        self.sse().and_then(Decoder::reconnection_time)
+    }
+
+    /// Bytes held outside the framing's own size: the decoder's buffers.
     pub(crate) fn footprint(&self) -> usize {
-        core::mem::size_of::<Self>() + self.lines.footprint()
+        let sse = self.sse().map_or(0, |d| d.memory_footprint() - core::mem::size_of::<Decoder>());
+        sse + match self {
+            Framing::Undecided { prefix, .. } => prefix.as_ref().map_or(0, |p| p.footprint()),
+            Framing::Lines { lines, .. } => lines.footprint(),
+            Framing::EventStream(frames) => frames.footprint(),
+            Framing::Sse(_) => 0,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::providers::StreamEvent;
 
-    /// Every 12 bytes of blanks, with or without a BOM first, fail an
-    /// event-stream prelude's CRC: the event-stream decoder never needs
-    /// more of an undecided start than its first 12 bytes.
-    #[test]
-    fn no_blank_prelude_passes_its_crc() {
-        const BLANK: [u8; 4] = [b' ', b'\t', b'\r', b'\n'];
-        let passes = |first: &[u8]| {
-            let crc = crc32fast::hash(first).to_be_bytes();
-            crc.iter().all(|b| BLANK.contains(b))
-        };
-        let mut tried = 0;
-        for n in 0..(1u32 << 16) {
-            let bytes: Vec<u8> = (0..8).map(|i| BLANK[(n >> (2 * i)) as usize & 3]).collect();
-            assert!(!passes(&bytes), "{bytes:?}");
-            tried += 1;
+    fn kind(f: &Framing) -> &'static str {
+        match f {
+            Framing::Undecided { .. } => "undecided",
+            Framing::Sse(_) => "sse",
+            Framing::Lines { .. } => "lines",
+            Framing::EventStream(_) => "event_stream",
         }
-        for n in 0..(1u32 << 10) {
-            let mut bytes = BOM.to_vec();
-            bytes.extend((0..5).map(|i| BLANK[(n >> (2 * i)) as usize & 3]));
-            assert!(!passes(&bytes), "{bytes:?}");
-            tried += 1;
+    }
+
+    /// The body's framing and the units it gave (name and data), fed in
+    /// `chunk`-byte pieces.
+    fn frame(provider: Provider, body: &[u8], chunk: usize) -> (&'static str, Vec<String>) {
+        struct Seen(Vec<String>);
+        impl Units for Seen {
+            fn unit(&mut self, unit: Unit<'_, '_>, _: &mut Sink<'_>) -> Result<(), StreamError> {
+                self.0.push(match unit {
+                    Unit::Event(e) => format!("event {}", e.data()),
+                    Unit::Line(e) => format!("line {}", e.data()),
+                    Unit::Message(m, _) => format!("message {}", m.payload.len()),
+                });
+                Ok(())
+            }
+            fn last_unit(&mut self, unit: Unit<'_, '_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+                self.unit(unit, sink)
+            }
         }
-        assert_eq!(tried, 65_536 + 1024);
+        let mut f = Framing::of(provider, &StreamConfig::default());
+        let mut units = Seen(Vec::new());
+        let sink = &mut |_: &StreamEvent<'_>| {};
+        for piece in body.chunks(chunk) {
+            f.feed(piece, sink, &mut units).unwrap();
+        }
+        f.finish(sink, &mut units).unwrap();
+        (kind(&f), units.0)
     }
 
     #[test]
-    fn the_first_deciding_byte_picks_the_framing() {
-        let cases: [(&[u8], usize, Option<Picked>); 9] = [
-            (b"data: x", 0, Some(Picked::Sse)),
-            (b"\r\n \t{", 4, Some(Picked::Lines)),
-            (b"\xef\xbb\xbf{", 3, Some(Picked::Lines)),
-            (b"\xef\xbb\xbf\n\x00", 4, Some(Picked::EventStream)),
-            (b"\x00\x00", 0, Some(Picked::EventStream)),
-            (b" \n", 2, None),
-            (b"\xef\xbb", 2, None),
-            (b"\xef\xbb{", 2, Some(Picked::Sse)),
-            (b" \xef\xbb\xbf{", 1, Some(Picked::Sse)),
+    fn auto_keeps_only_the_decoder_its_body_needs() {
+        let cases: [(&[u8], &str, &[&str]); 4] = [
+            (b"\xef\xbb\xbf\n\ndata: x\n\ndata: 1", "sse", &["event x", "event 1"]),
+            (b"\r\n{\"a\":1}\n{\"b\":2}", "lines", &["line {\"a\":1}", "line {\"b\":2}"]),
+            (b"\n \n", "undecided", &[]),
+            (b"\x00\x00\x00", "event_stream", &[]),
         ];
-        for (chunk, len, picked) in cases {
-            assert_eq!(Prefix::scan(None, chunk), (len, picked), "{chunk:?}");
+        for (body, framing, units) in cases {
+            for chunk in [1, 2, body.len()] {
+                assert_eq!(
+                    frame(Provider::Auto, body, chunk),
+                    (framing, units.iter().map(|u| u.to_string()).collect())
+                );
+            }
         }
-        // Split: the BOM's state carries over.
-        let mut p = Prefix::default();
-        let mut sse = Decoder::new();
-        p.take(b"\xef", &mut sse);
-        assert_eq!(Prefix::scan(Some(&p), b"\xbb\xbf{"), (2, Some(Picked::Lines)));
-        assert_eq!(Prefix::scan(Some(&p), b"\xbb{"), (1, Some(Picked::Sse)));
+        assert!(Framing::of(Provider::Auto, &StreamConfig::default()).sse().is_some());
+        for (provider, framing) in
+            [(Provider::Anthropic, "sse"), (Provider::Ollama, "lines"), (Provider::Bedrock, "event_stream")]
+        {
+            let f = Framing::of(provider, &StreamConfig::default());
+            assert_eq!(kind(&f), framing);
+            assert_eq!(f.sse().is_some(), framing == "sse", "{provider:?}");
+        }
     }
 }

@@ -8,8 +8,7 @@
 //! chunked; a line longer than the limit is an error, never unbounded
 //! memory.
 
-use super::turn::{Dialect, Turn};
-use super::{warn, Sink, Stream, StreamError, StreamLimit, WarningCode};
+use super::{warn, Sink, StreamError, StreamLimit, WarningCode};
 use crate::sse::Event;
 
 /// The UTF-8 byte order mark.
@@ -162,13 +161,12 @@ fn has_inner_cr(line: &str) -> bool {
 }
 
 /// The last line of the body, which lacked its line end, at `finish` (see
-/// the module docs): complete JSON is applied, JSON cut short discarded,
-/// anything else refused as any line is.
+/// the module docs): complete JSON is handed to `each`, JSON cut short
+/// discarded, anything else handed on to be refused as any line is.
 pub(crate) fn finish_line(
-    dialect: &mut Option<Box<dyn Dialect>>,
-    turn: &mut Turn,
     line: &str,
     sink: &mut Sink<'_>,
+    each: &mut dyn FnMut(&Event<'_>, &mut Sink<'_>) -> Result<(), StreamError>,
 ) -> Result<(), StreamError> {
     let event = Event::new("line", line, None, None);
     match LastLine::of(line) {
@@ -186,9 +184,9 @@ pub(crate) fn finish_line(
                 WarningCode::UnterminatedFinalEvent,
                 "the last line had no line end; applied (it is complete JSON)",
             );
-            Stream::dispatch_line(dialect, turn, &event, sink)
+            each(&event, sink)
         }
-        LastLine::Invalid => Stream::dispatch_line(dialect, turn, &event, sink),
+        LastLine::Invalid => each(&event, sink),
     }
 }
 

@@ -24,18 +24,10 @@
 
 use core::ops::Range;
 
+use super::buffer::{release_large, KEEP_CAPACITY};
 use super::event::{Event, OwnedEvent};
 use super::fields::{parse_field, parse_retry, Field};
 use super::lines::{Cursor, LineRef, LineSplitter};
-
-/// Empties `buf`, releasing its memory when it grew past
-/// [`KEEP_CAPACITY`](super::lines::KEEP_CAPACITY).
-pub(crate) fn release_large(buf: &mut Vec<u8>) {
-    buf.clear();
-    if buf.capacity() > super::lines::KEEP_CAPACITY {
-        *buf = Vec::new();
-    }
-}
 
 /// Default for [`DecoderConfig::max_line_len`] and
 /// [`DecoderConfig::max_event_size`]: 16 MiB.
@@ -215,7 +207,7 @@ impl Block {
         self.event_type = Slot::Empty;
         self.type_buf.clear();
         release_large(&mut self.data_buf);
-        if self.data_scratch.capacity() > super::lines::KEEP_CAPACITY {
+        if self.data_scratch.capacity() > KEEP_CAPACITY {
             self.data_scratch = String::new();
         }
         self.retry = None;
@@ -724,7 +716,6 @@ impl Events<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sse::lines::KEEP_CAPACITY;
 
     /// (events as (type, data), end-of-stream report) for `chunks`.
     fn decode(config: DecoderConfig, chunks: &[&[u8]]) -> (Vec<Result<OwnedEvent, DecodeError>>, EndOfStream) {

@@ -17,11 +17,9 @@
 
 use core::ops::Range;
 
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+use super::buffer::release_large;
 
-/// The capacity a reused buffer keeps once emptied (1 MiB): past it, the
-/// memory a large line or event needed is released.
-pub(crate) const KEEP_CAPACITY: usize = 1 << 20;
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// Where the line handed out by [`LineSplitter::next_line`] lies.
 ///
@@ -147,9 +145,9 @@ impl LineSplitter {
 
     /// Forgets the current stream: the next byte is the start of a new one
     /// (a BOM is stripped again). Buffers keep their capacity up to
-    /// [`KEEP_CAPACITY`].
+    /// [`KEEP_CAPACITY`](super::buffer::KEEP_CAPACITY).
     pub fn reset(&mut self) {
-        super::decoder::release_large(&mut self.tail);
+        release_large(&mut self.tail);
         self.tail_handed_out = false;
         self.skip_lf = false;
         self.overflowing = false;
@@ -257,7 +255,7 @@ impl LineSplitter {
     pub fn next_line(&mut self, chunk: &[u8], cur: &mut Cursor) -> Option<Line> {
         let pos = &mut cur.pos;
         if self.tail_handed_out {
-            super::decoder::release_large(&mut self.tail);
+            release_large(&mut self.tail);
             self.tail_handed_out = false;
         }
         loop {

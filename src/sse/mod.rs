@@ -6,6 +6,7 @@
 //! The decoder follows the WHATWG HTML "event stream" interpretation
 //! exactly (see [`decoder`] for the list of rules it implements).
 
+pub(crate) mod buffer;
 pub mod decoder;
 pub mod encoder;
 pub mod event;
