@@ -92,6 +92,37 @@ inline ssefold_tool_options tool_options(bool exclusive = false, bool abort_sibl
   return ssefold_tool_options{exclusive, abort_siblings_on_error, static_cast<std::uint32_t>(start), needs_approval};
 }
 
+/// The name of a connection state (`"connected"`, ...; `"unknown"` for any
+/// other number).
+inline std::string_view connection_state_name(ssefold_connection_state state) noexcept {
+  return ssefold_connection_state_name(static_cast<std::uint32_t>(state));
+}
+
+/// Whether a provider error type is transient (`overloaded_error`,
+/// `rate_limit_error`, ...: sending the same request again may succeed).
+/// Throws Error on a type that is not UTF-8.
+inline bool is_retryable_error_type(std::string_view error_type) {
+  bool retryable = false;
+  if (ssefold_result rc = ssefold_reconnect_is_retryable_error_type(str(error_type), &retryable);
+      rc != SSEFOLD_RESULT_OK)
+    throw Error(rc, "");
+  return retryable;
+}
+
+/// The delay before retry number `attempt` (0 for the first retry) under
+/// `policy`: the server's `retry:` time when it sent one, else the capped
+/// exponential backoff, spread by the policy's jitter with `random_unit` in
+/// [0, 1) from the host (0.5 for none). Throws Error (a policy out of range).
+inline std::uint64_t next_delay_ms(const ssefold_reconnect_policy &policy, std::uint32_t attempt,
+                                   std::optional<std::uint64_t> server_retry_ms, double random_unit) {
+  std::uint64_t ms = 0;
+  if (ssefold_result rc = ssefold_reconnect_next_delay_ms(
+          &policy, attempt, server_retry_ms ? &*server_retry_ms : nullptr, random_unit, &ms);
+      rc != SSEFOLD_RESULT_OK)
+    throw Error(rc, "");
+  return ms;
+}
+
 /// One SSE event; views valid only during the callback.
 struct Event {
   std::string_view event;
@@ -164,6 +195,10 @@ class SseDecoder {
     check(ssefold_sse_decoder_finish(handle_, &end));
     return end;
   }
+
+  /// Forgets everything, the last event ID and reconnection time included:
+  /// a fresh decoder with the same options and callback.
+  void reset() { check(ssefold_sse_decoder_reset(handle_)); }
 
   /// The last event ID, if any (valid until the next call).
   std::optional<std::string_view> last_event_id() const {
@@ -339,6 +374,27 @@ class Reconnector {
     check(ssefold_reconnector_output_started(handle_, nullptr, &safe));
     return safe;
   }
+  /// The cursor to send on the next connection (views valid until the
+  /// next call on this reconnector).
+  ssefold_resume_cursor cursor() {
+    ssefold_resume_cursor c;
+    check(ssefold_reconnector_cursor(handle_, &c));
+    return c;
+  }
+  /// When the current connection counts as idle (host clock), if a
+  /// timeout applies.
+  std::optional<std::uint64_t> idle_deadline_ms() const {
+    bool has = false;
+    std::uint64_t ms = 0;
+    check(ssefold_reconnector_idle_deadline_ms(handle_, &has, &ms));
+    return has ? std::optional<std::uint64_t>(ms) : std::nullopt;
+  }
+  /// Whether the idle deadline has passed at `now_ms`.
+  bool is_idle(std::uint64_t now_ms) const {
+    bool idle = false;
+    check(ssefold_reconnector_is_idle(handle_, now_ms, &idle));
+    return idle;
+  }
   ssefold_connection_state state() const {
     ssefold_connection_state s;
     std::uint32_t attempts = 0;
@@ -395,6 +451,29 @@ class PartialJson {
     return std::string(view(json));
   }
   void reset() { check(ssefold_partial_json_reset(handle_)); }
+  /// Whether a complete top-level value was parsed.
+  bool is_complete() const {
+    bool complete = false;
+    std::uint64_t n = 0;
+    check(ssefold_partial_json_status(handle_, &complete, &n));
+    return complete;
+  }
+  /// How many bytes were accepted so far.
+  std::uint64_t bytes_pushed() const {
+    bool complete = false;
+    std::uint64_t n = 0;
+    check(ssefold_partial_json_status(handle_, &complete, &n));
+    return n;
+  }
+  /// One-shot best-effort parse of `text` as JSON text (independent of the
+  /// pushed document), if a value has begun.
+  std::optional<std::string> parse(std::string_view text, bool partial_strings = true) {
+    bool has = false;
+    ssefold_str json{nullptr, 0};
+    check(ssefold_partial_json_parse(handle_, str(text), partial_strings, &has, &json));
+    if (!has) return std::nullopt;
+    return std::string(view(json));
+  }
   ssefold_partial_json *get() const noexcept { return handle_; }
 
  private:
@@ -469,6 +548,20 @@ class Stream {
     bool aborted = false;
     check(ssefold_stream_is_aborted(handle_, &aborted));
     return aborted;
+  }
+  /// The dialect (the one given, or the detected one; AUTO until detection).
+  ssefold_provider provider() const {
+    ssefold_provider p = SSEFOLD_PROVIDER_AUTO;
+    bool terminated = false;
+    check(ssefold_stream_status(handle_, &p, &terminated));
+    return p;
+  }
+  /// Whether the terminal event was seen.
+  bool is_terminated() const {
+    ssefold_provider p = SSEFOLD_PROVIDER_AUTO;
+    bool terminated = false;
+    check(ssefold_stream_status(handle_, &p, &terminated));
+    return terminated;
   }
   /// Whether the body may end here (asked before finish() when a
   /// connection's body ends): the terminal event came, or the answer is

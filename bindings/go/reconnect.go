@@ -660,6 +660,19 @@ func (rc *Reconnector) OutputStarted() bool {
 	return started
 }
 
+// ReplaySafe says whether sending the request again now would neither
+// bill nor show a second answer: no output yet, or a resume cursor to send.
+func (rc *Reconnector) ReplaySafe() bool {
+	if rc.ptr == nil {
+		return false
+	}
+	var safe C.bool
+	maybeGC()
+	C.ssefold_reconnector_output_started(rc.ptr, nil, &safe)
+	runtime.KeepAlive(rc)
+	return bool(safe)
+}
+
 func (rc *Reconnector) stall(nowMS uint64) (StallKind, bool, bool) {
 	if rc.ptr == nil {
 		return 0, false, false
