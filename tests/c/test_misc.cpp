@@ -331,3 +331,24 @@ TEST(Cpp, StatusAndOneShotWrappers) {
   s.feed("data: [DONE]\n\n");
   EXPECT_TRUE(s.is_terminated());
 }
+
+// Every class owns its handle through detail::Owned: moving leaves the
+// source empty, assigning over a live handle frees it (valgrind's leak check
+// sees a missed free), and `_free(NULL)` makes the empty ones' destruction a
+// no-op.
+TEST(Cpp, HandlesMoveAndFreeOnce) {
+  ssefold::Stream a(SSEFOLD_PROVIDER_ANTHROPIC);
+  ssefold::Stream b;
+  ssefold_stream *held = a.get();
+  b = std::move(a);
+  EXPECT_EQ(a.get(), nullptr);
+  EXPECT_EQ(b.get(), held);
+  EXPECT_EQ(b.provider(), SSEFOLD_PROVIDER_ANTHROPIC);
+  ssefold::Relay r;
+  ssefold::Relay moved(std::move(r));
+  EXPECT_EQ(r.get(), nullptr);
+  EXPECT_NE(moved.get(), nullptr);
+  ssefold::AgentTurn t;
+  t = ssefold::AgentTurn();
+  EXPECT_NE(t.get(), nullptr);
+}
