@@ -498,10 +498,7 @@ func NewReconnector(policy ReconnectPolicy) (*Reconnector, error) {
 	if r := C.ssefold_reconnector_new(&cp, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
-	rc := &Reconnector{ptr: ptr}
-	runtime.SetFinalizer(rc, (*Reconnector).Close)
-	return rc, nil
+	return track(&Reconnector{ptr: ptr}, (*Reconnector).Close), nil
 }
 
 // Close frees the reconnector. It is idempotent.
@@ -512,8 +509,7 @@ func (rc *Reconnector) Close() error {
 	maybeGC()
 	C.ssefold_reconnector_free(rc.ptr)
 	rc.ptr = nil
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(rc, nil)
+	untrack(rc, nil)
 	return nil
 }
 
