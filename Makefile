@@ -139,7 +139,8 @@ c-bench:
 # creates .venv/, builds the extension in place (maturin develop) and runs
 # pytest (-W error, xfail_strict from pyproject.toml), the stub check and the
 # binding crate's lints. Needs python3 (>= 3.9) with venv; PyPI for the
-# tools. `make python-bench` builds in release mode and writes BENCHMARKS.md.
+# tools. `make python-bench` builds in release mode, with the benchmarks'
+# core-only hooks (cargo feature `bench`), and writes BENCHMARKS.md.
 # ---------------------------------------------------------------------------
 
 PYTHON ?= python3
@@ -197,7 +198,7 @@ sdk-oracle-report: python-develop
 
 python-bench: python-venv
 	$(VPY) -m pip install -q httpx-sse sseclient-py matplotlib anthropic openai partial-json-parser jiter
-	$(VENV)/bin/maturin develop -q --release
+	$(VENV)/bin/maturin develop -q --release --features bench
 	$(VPY) python/bench/bench.py
 
 # ---------------------------------------------------------------------------

@@ -43,6 +43,38 @@ class Error : public std::runtime_error {
   ssefold_result code_;
 };
 
+namespace detail {
+
+/// The one owner of a C handle, written once for every class below: frees
+/// it with `Free` when destroyed (also when the class's constructor throws
+/// after `_new`), moves it (the source left empty), never copies it. Reads
+/// as the raw pointer, so a class passes `handle_` to the C functions as is.
+template <typename T, void (*Free)(T *)>
+class Owned {
+ public:
+  Owned() = default;
+  ~Owned() { Free(ptr_); }
+  Owned(Owned &&o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
+  Owned &operator=(Owned &&o) noexcept {
+    if (this != &o) {
+      Free(ptr_);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+    }
+    return *this;
+  }
+  Owned(const Owned &) = delete;
+  Owned &operator=(const Owned &) = delete;
+
+  /// Where `_new` writes the handle (only while empty).
+  T **out() noexcept { return &ptr_; }
+  operator T *() const noexcept { return ptr_; }
+
+ private:
+  T *ptr_ = nullptr;
+};
+
+}  // namespace detail
+
 /// A view as a string_view (empty when absent).
 inline std::string_view view(ssefold_str s) noexcept {
   return s.ptr ? std::string_view(s.ptr, s.len) : std::string_view();
@@ -92,6 +124,37 @@ inline ssefold_tool_options tool_options(bool exclusive = false, bool abort_sibl
   return ssefold_tool_options{exclusive, abort_siblings_on_error, static_cast<std::uint32_t>(start), needs_approval};
 }
 
+/// The name of a connection state (`"connected"`, ...; `"unknown"` for any
+/// other number).
+inline std::string_view connection_state_name(ssefold_connection_state state) noexcept {
+  return ssefold_connection_state_name(static_cast<std::uint32_t>(state));
+}
+
+/// Whether a provider error type is transient (`overloaded_error`,
+/// `rate_limit_error`, ...: sending the same request again may succeed).
+/// Throws Error on a type that is not UTF-8.
+inline bool is_retryable_error_type(std::string_view error_type) {
+  bool retryable = false;
+  if (ssefold_result rc = ssefold_reconnect_is_retryable_error_type(str(error_type), &retryable);
+      rc != SSEFOLD_RESULT_OK)
+    throw Error(rc, "");
+  return retryable;
+}
+
+/// The delay before retry number `attempt` (0 for the first retry) under
+/// `policy`: the server's `retry:` time when it sent one, else the capped
+/// exponential backoff, spread by the policy's jitter with `random_unit` in
+/// [0, 1) from the host (0.5 for none). Throws Error (a policy out of range).
+inline std::uint64_t next_delay_ms(const ssefold_reconnect_policy &policy, std::uint32_t attempt,
+                                   std::optional<std::uint64_t> server_retry_ms, double random_unit) {
+  std::uint64_t ms = 0;
+  if (ssefold_result rc = ssefold_reconnect_next_delay_ms(
+          &policy, attempt, server_retry_ms ? &*server_retry_ms : nullptr, random_unit, &ms);
+      rc != SSEFOLD_RESULT_OK)
+    throw Error(rc, "");
+  return ms;
+}
+
 /// One SSE event; views valid only during the callback.
 struct Event {
   std::string_view event;
@@ -113,23 +176,9 @@ class SseDecoder {
   using Callback = std::function<bool(const Event &)>;
 
   explicit SseDecoder(const ssefold_sse_decoder_config *config = nullptr) : state_(new State) {
-    ssefold_sse_decoder *h = nullptr;
-    check_new(ssefold_sse_decoder_new(config, &h));
-    handle_ = h;
+    check_new(ssefold_sse_decoder_new(config, handle_.out()));
     check(ssefold_sse_decoder_set_callback(handle_, &SseDecoder::trampoline, state_.get()));
   }
-  ~SseDecoder() { ssefold_sse_decoder_free(handle_); }
-  SseDecoder(SseDecoder &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), state_(std::move(o.state_)) {}
-  SseDecoder &operator=(SseDecoder &&o) noexcept {
-    if (this != &o) {
-      ssefold_sse_decoder_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-      state_ = std::move(o.state_);
-    }
-    return *this;
-  }
-  SseDecoder(const SseDecoder &) = delete;
-  SseDecoder &operator=(const SseDecoder &) = delete;
 
   /// Sets the event callback.
   void on_event(Callback cb) { state_->callback = std::move(cb); }
@@ -164,6 +213,10 @@ class SseDecoder {
     check(ssefold_sse_decoder_finish(handle_, &end));
     return end;
   }
+
+  /// Forgets everything, the last event ID and reconnection time included:
+  /// a fresh decoder with the same options and callback.
+  void reset() { check(ssefold_sse_decoder_reset(handle_)); }
 
   /// The last event ID, if any (valid until the next call).
   std::optional<std::string_view> last_event_id() const {
@@ -218,27 +271,16 @@ class SseDecoder {
   }
   Error error(ssefold_result rc) const { return Error(rc, last_error()); }
 
-  ssefold_sse_decoder *handle_ = nullptr;
   std::unique_ptr<State> state_;
+  detail::Owned<ssefold_sse_decoder, ssefold_sse_decoder_free> handle_;  // after state_: freed first
 };
 
 /// An SSE encoder writing into a buffer it owns.
 class SseEncoder {
  public:
   SseEncoder() {
-    if (ssefold_result rc = ssefold_sse_encoder_new(&handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+    if (ssefold_result rc = ssefold_sse_encoder_new(handle_.out()); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
   }
-  ~SseEncoder() { ssefold_sse_encoder_free(handle_); }
-  SseEncoder(SseEncoder &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  SseEncoder &operator=(SseEncoder &&o) noexcept {
-    if (this != &o) {
-      ssefold_sse_encoder_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-    }
-    return *this;
-  }
-  SseEncoder(const SseEncoder &) = delete;
-  SseEncoder &operator=(const SseEncoder &) = delete;
 
   /// Appends an event (throws Error for a line break in event/id, a NUL in id).
   void event(std::string_view data, std::optional<std::string_view> event = std::nullopt,
@@ -268,26 +310,15 @@ class SseEncoder {
     ssefold_sse_encoder_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }
-  ssefold_sse_encoder *handle_ = nullptr;
+  detail::Owned<ssefold_sse_encoder, ssefold_sse_encoder_free> handle_;
 };
 
 /// The reconnection state machine of one logical stream.
 class Reconnector {
  public:
   explicit Reconnector(const ssefold_reconnect_policy *policy = nullptr) {
-    if (ssefold_result rc = ssefold_reconnector_new(policy, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+    if (ssefold_result rc = ssefold_reconnector_new(policy, handle_.out()); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
   }
-  ~Reconnector() { ssefold_reconnector_free(handle_); }
-  Reconnector(Reconnector &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  Reconnector &operator=(Reconnector &&o) noexcept {
-    if (this != &o) {
-      ssefold_reconnector_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-    }
-    return *this;
-  }
-  Reconnector(const Reconnector &) = delete;
-  Reconnector &operator=(const Reconnector &) = delete;
 
   void on_connected(std::uint64_t now_ms) { check(ssefold_reconnector_on_connected(handle_, now_ms)); }
   void on_activity(std::uint64_t now_ms) { check(ssefold_reconnector_on_activity(handle_, now_ms)); }
@@ -339,6 +370,27 @@ class Reconnector {
     check(ssefold_reconnector_output_started(handle_, nullptr, &safe));
     return safe;
   }
+  /// The cursor to send on the next connection (views valid until the
+  /// next call on this reconnector).
+  ssefold_resume_cursor cursor() {
+    ssefold_resume_cursor c;
+    check(ssefold_reconnector_cursor(handle_, &c));
+    return c;
+  }
+  /// When the current connection counts as idle (host clock), if a
+  /// timeout applies.
+  std::optional<std::uint64_t> idle_deadline_ms() const {
+    bool has = false;
+    std::uint64_t ms = 0;
+    check(ssefold_reconnector_idle_deadline_ms(handle_, &has, &ms));
+    return has ? std::optional<std::uint64_t>(ms) : std::nullopt;
+  }
+  /// Whether the idle deadline has passed at `now_ms`.
+  bool is_idle(std::uint64_t now_ms) const {
+    bool idle = false;
+    check(ssefold_reconnector_is_idle(handle_, now_ms, &idle));
+    return idle;
+  }
   ssefold_connection_state state() const {
     ssefold_connection_state s;
     std::uint32_t attempts = 0;
@@ -354,26 +406,15 @@ class Reconnector {
     ssefold_reconnector_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }
-  ssefold_reconnector *handle_ = nullptr;
+  detail::Owned<ssefold_reconnector, ssefold_reconnector_free> handle_;
 };
 
 /// An incremental partial-JSON parser; values come back as JSON text.
 class PartialJson {
  public:
   explicit PartialJson(const ssefold_partial_json_limits *limits = nullptr) {
-    if (ssefold_result rc = ssefold_partial_json_new(limits, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+    if (ssefold_result rc = ssefold_partial_json_new(limits, handle_.out()); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
   }
-  ~PartialJson() { ssefold_partial_json_free(handle_); }
-  PartialJson(PartialJson &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  PartialJson &operator=(PartialJson &&o) noexcept {
-    if (this != &o) {
-      ssefold_partial_json_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-    }
-    return *this;
-  }
-  PartialJson(const PartialJson &) = delete;
-  PartialJson &operator=(const PartialJson &) = delete;
 
   /// Feeds a fragment (throws Error on invalid JSON or an exceeded limit).
   void push(std::string_view fragment) {
@@ -395,6 +436,29 @@ class PartialJson {
     return std::string(view(json));
   }
   void reset() { check(ssefold_partial_json_reset(handle_)); }
+  /// Whether a complete top-level value was parsed.
+  bool is_complete() const {
+    bool complete = false;
+    std::uint64_t n = 0;
+    check(ssefold_partial_json_status(handle_, &complete, &n));
+    return complete;
+  }
+  /// How many bytes were accepted so far.
+  std::uint64_t bytes_pushed() const {
+    bool complete = false;
+    std::uint64_t n = 0;
+    check(ssefold_partial_json_status(handle_, &complete, &n));
+    return n;
+  }
+  /// One-shot best-effort parse of `text` as JSON text (independent of the
+  /// pushed document), if a value has begun.
+  std::optional<std::string> parse(std::string_view text, bool partial_strings = true) {
+    bool has = false;
+    ssefold_str json{nullptr, 0};
+    check(ssefold_partial_json_parse(handle_, str(text), partial_strings, &has, &json));
+    if (!has) return std::nullopt;
+    return std::string(view(json));
+  }
   ssefold_partial_json *get() const noexcept { return handle_; }
 
  private:
@@ -404,7 +468,7 @@ class PartialJson {
     ssefold_partial_json_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }
-  ssefold_partial_json *handle_ = nullptr;
+  detail::Owned<ssefold_partial_json, ssefold_partial_json_free> handle_;
 };
 
 /// A provider stream: body bytes in, normalized events out, the folded
@@ -419,23 +483,10 @@ class Stream {
   explicit Stream(ssefold_provider provider = SSEFOLD_PROVIDER_AUTO, const ssefold_stream_config *config = nullptr,
                   bool event_json = false)
       : state_(new State) {
-    ssefold_stream *h = nullptr;
-    if (ssefold_result rc = ssefold_stream_new(provider, config, &h); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
-    handle_ = h;
+    if (ssefold_result rc = ssefold_stream_new(provider, config, handle_.out()); rc != SSEFOLD_RESULT_OK)
+      throw Error(rc, "");
     check(ssefold_stream_set_callback(handle_, &Stream::trampoline, state_.get(), event_json));
   }
-  ~Stream() { ssefold_stream_free(handle_); }
-  Stream(Stream &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), state_(std::move(o.state_)) {}
-  Stream &operator=(Stream &&o) noexcept {
-    if (this != &o) {
-      ssefold_stream_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-      state_ = std::move(o.state_);
-    }
-    return *this;
-  }
-  Stream(const Stream &) = delete;
-  Stream &operator=(const Stream &) = delete;
 
   void on_event(Callback cb) { state_->callback = std::move(cb); }
 
@@ -469,6 +520,20 @@ class Stream {
     bool aborted = false;
     check(ssefold_stream_is_aborted(handle_, &aborted));
     return aborted;
+  }
+  /// The dialect (the one given, or the detected one; AUTO until detection).
+  ssefold_provider provider() const {
+    ssefold_provider p = SSEFOLD_PROVIDER_AUTO;
+    bool terminated = false;
+    check(ssefold_stream_status(handle_, &p, &terminated));
+    return p;
+  }
+  /// Whether the terminal event was seen.
+  bool is_terminated() const {
+    ssefold_provider p = SSEFOLD_PROVIDER_AUTO;
+    bool terminated = false;
+    check(ssefold_stream_status(handle_, &p, &terminated));
+    return terminated;
   }
   /// Whether the body may end here (asked before finish() when a
   /// connection's body ends): the terminal event came, or the answer is
@@ -540,8 +605,8 @@ class Stream {
     ssefold_stream_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }
-  ssefold_stream *handle_ = nullptr;
   std::unique_ptr<State> state_;
+  detail::Owned<ssefold_stream, ssefold_stream_free> handle_;  // after state_: freed first
 };
 
 /// A tool scheduler (ssefold_tool_scheduler): which ready tool calls to run
@@ -572,20 +637,9 @@ class ToolScheduler {
   };
 
   explicit ToolScheduler(std::optional<ssefold_tool_scheduler_config> config = std::nullopt) {
-    ssefold_result rc = ssefold_tool_scheduler_new(config ? &*config : nullptr, &handle_);
+    ssefold_result rc = ssefold_tool_scheduler_new(config ? &*config : nullptr, handle_.out());
     if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
   }
-  ~ToolScheduler() { ssefold_tool_scheduler_free(handle_); }
-  ToolScheduler(ToolScheduler &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  ToolScheduler &operator=(ToolScheduler &&o) noexcept {
-    if (this != &o) {
-      ssefold_tool_scheduler_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-    }
-    return *this;
-  }
-  ToolScheduler(const ToolScheduler &) = delete;
-  ToolScheduler &operator=(const ToolScheduler &) = delete;
 
   void add(std::string_view call_id, std::string_view name, std::string_view input_json, bool exclusive = false,
            bool abort_siblings_on_error = false) {
@@ -690,7 +744,7 @@ class ToolScheduler {
     ssefold_tool_scheduler_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }
-  ssefold_tool_scheduler *handle_ = nullptr;
+  detail::Owned<ssefold_tool_scheduler, ssefold_tool_scheduler_free> handle_;
 };
 
 /// One agent turn (ssefold_agent_turn), sans-IO: report what happened
@@ -734,24 +788,11 @@ class AgentTurn {
 
   explicit AgentTurn(std::optional<ssefold_agent_turn_config> config = std::nullopt, bool event_json = false)
       : state_(new State) {
-    ssefold_agent_turn *h = nullptr;
-    if (ssefold_result rc = ssefold_agent_turn_new(config ? &*config : nullptr, &h); rc != SSEFOLD_RESULT_OK)
+    if (ssefold_result rc = ssefold_agent_turn_new(config ? &*config : nullptr, handle_.out());
+        rc != SSEFOLD_RESULT_OK)
       throw Error(rc, "");
-    handle_ = h;
     check(ssefold_agent_turn_set_callback(handle_, &AgentTurn::trampoline, state_.get(), event_json));
   }
-  ~AgentTurn() { ssefold_agent_turn_free(handle_); }
-  AgentTurn(AgentTurn &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), state_(std::move(o.state_)) {}
-  AgentTurn &operator=(AgentTurn &&o) noexcept {
-    if (this != &o) {
-      ssefold_agent_turn_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-      state_ = std::move(o.state_);
-    }
-    return *this;
-  }
-  AgentTurn(const AgentTurn &) = delete;
-  AgentTurn &operator=(const AgentTurn &) = delete;
 
   void on_stream_event(StreamCallback cb) { state_->stream = std::move(cb); }
   void on_tool_event(ToolCallback cb) { state_->tool = std::move(cb); }
@@ -870,8 +911,8 @@ class AgentTurn {
     ssefold_agent_turn_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }
-  ssefold_agent_turn *handle_ = nullptr;
   std::unique_ptr<State> state_;
+  detail::Owned<ssefold_agent_turn, ssefold_agent_turn_free> handle_;  // after state_: freed first
 };
 
 /// The browser bytes of a relay call, or its provider stream's failure.
@@ -886,25 +927,14 @@ class Relay {
  public:
   /// A relay of pushed events (`config` NULL: the AI SDK defaults).
   explicit Relay(const ssefold_relay_config *config = nullptr) {
-    if (ssefold_result rc = ssefold_relay_new(config, &handle_); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
+    if (ssefold_result rc = ssefold_relay_new(config, handle_.out()); rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
   }
   /// A relay that folds `provider` bytes itself (`feed`).
   Relay(const ssefold_relay_config *config, ssefold_provider provider,
         const ssefold_stream_config *stream_config = nullptr) {
-    ssefold_result rc = ssefold_relay_new_with_stream(config, provider, stream_config, &handle_);
+    ssefold_result rc = ssefold_relay_new_with_stream(config, provider, stream_config, handle_.out());
     if (rc != SSEFOLD_RESULT_OK) throw Error(rc, "");
   }
-  ~Relay() { ssefold_relay_free(handle_); }
-  Relay(Relay &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
-  Relay &operator=(Relay &&o) noexcept {
-    if (this != &o) {
-      ssefold_relay_free(handle_);
-      handle_ = std::exchange(o.handle_, nullptr);
-    }
-    return *this;
-  }
-  Relay(const Relay &) = delete;
-  Relay &operator=(const Relay &) = delete;
 
   /// Provider bytes through the relay's stream.
   Relayed feed(std::string_view bytes) {
@@ -1086,7 +1116,7 @@ class Relay {
     ssefold_relay_last_error(handle_, &s);
     throw Error(rc, std::string(view(s)));
   }
-  ssefold_relay *handle_ = nullptr;
+  detail::Owned<ssefold_relay, ssefold_relay_free> handle_;
 };
 
 }  // namespace ssefold

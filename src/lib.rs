@@ -20,6 +20,13 @@
 //!   calls (which run, which get an error result, in what order), the
 //!   reconnection policy, and the next request for every dialect.
 //! * [`tools`] — the tool scheduler ([`agent`] drives it).
+//! * [`eventstream`] — the AWS event-stream framing that Bedrock's two
+//!   dialects arrive in (the other framings: SSE, and Ollama's
+//!   newline-delimited JSON).
+//! * [`reconnect`] — when to reconnect, after how long, with which resume
+//!   cursor; [`ui`] — the streaming-UI state model.
+//! * [`relay`] — a stream relayed to a web page as Server-Sent Events (the
+//!   AI SDK UI message stream, or the catalog format).
 //! * `ffi` (cargo feature `capi`, on by default) — the C ABI over all of
 //!   the above: opaque handles, callbacks, one status enum; header
 //!   `include/ssefold.h`.

@@ -142,7 +142,6 @@ func NewAgentTurn(cfg *AgentTurnConfig) (*AgentTurn, error) {
 	if r := C.ssefold_agent_turn_new(&cc, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
 	t := &AgentTurn{ptr: ptr, state: &turnState{stream: streamState{names: map[string]string{},
 		pathLimit: int(cc.stream.max_path_events_per_feed)}}}
 	if !o.NoEvents {
@@ -150,8 +149,7 @@ func NewAgentTurn(cfg *AgentTurnConfig) (*AgentTurn, error) {
 		maybeGC()
 		C.ssefold_go_agent_turn_set_callback(ptr, C.uintptr_t(t.handle), C.bool(o.EventJSON))
 	}
-	runtime.SetFinalizer(t, (*AgentTurn).Close)
-	return t, nil
+	return track(t, (*AgentTurn).Close), nil
 }
 
 // Close frees the turn. It is idempotent.
@@ -166,12 +164,7 @@ func (t *AgentTurn) Close() error {
 	maybeGC()
 	C.ssefold_agent_turn_free(t.ptr)
 	t.ptr = nil
-	if t.handle != 0 {
-		t.handle.Delete()
-		t.handle = 0
-	}
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(t, nil)
+	untrack(t, &t.handle)
 	return nil
 }
 

@@ -3,7 +3,7 @@
 // message) done once in Rust, reached through its C ABI.
 //
 // Every handle (Decoder, Encoder, Stream, PartialJSON, Reconnector,
-// ToolScheduler, AgentTurn) owns C memory: call Close when done (a
+// ToolScheduler, Relay, AgentTurn) owns C memory: call Close when done (a
 // finalizer is only a safety net). A handle must not be used from several
 // goroutines at once. Every string the C library lends is copied before the
 // call returns.

@@ -104,13 +104,11 @@ func NewDecoder(cfg *DecoderConfig) (*Decoder, error) {
 	if r := C.ssefold_sse_decoder_new(&c, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
 	d := &Decoder{ptr: ptr, state: &decoderState{}}
 	d.handle = cgo.NewHandle(d.state)
 	maybeGC()
 	C.ssefold_go_decoder_set_callback(ptr, C.uintptr_t(d.handle))
-	runtime.SetFinalizer(d, (*Decoder).Close)
-	return d, nil
+	return track(d, (*Decoder).Close), nil
 }
 
 // Close frees the decoder. It is idempotent.
@@ -125,9 +123,7 @@ func (d *Decoder) Close() error {
 	maybeGC()
 	C.ssefold_sse_decoder_free(d.ptr)
 	d.ptr = nil
-	d.handle.Delete()
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(d, nil)
+	untrack(d, &d.handle)
 	return nil
 }
 

@@ -23,10 +23,7 @@ func NewEncoder() (*Encoder, error) {
 	if r := C.ssefold_sse_encoder_new(&ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
-	e := &Encoder{ptr: ptr}
-	runtime.SetFinalizer(e, (*Encoder).Close)
-	return e, nil
+	return track(&Encoder{ptr: ptr}, (*Encoder).Close), nil
 }
 
 // Close frees the encoder. It is idempotent.
@@ -37,8 +34,7 @@ func (e *Encoder) Close() error {
 	maybeGC()
 	C.ssefold_sse_encoder_free(e.ptr)
 	e.ptr = nil
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(e, nil)
+	untrack(e, nil)
 	return nil
 }
 

@@ -251,15 +251,13 @@ func NewPartialJSON(opts *PartialJSONOptions) (*PartialJSON, error) {
 	if r := C.ssefold_partial_json_new(&lim, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
 	p := &PartialJSON{ptr: ptr, state: &partialState{lazy: o.LazyPaths}}
 	if o.Events {
 		p.handle = cgo.NewHandle(p.state)
 		maybeGC()
 		C.ssefold_go_partial_json_set_callback(ptr, C.uintptr_t(p.handle), C.bool(o.ContainerValues))
 	}
-	runtime.SetFinalizer(p, (*PartialJSON).Close)
-	return p, nil
+	return track(p, (*PartialJSON).Close), nil
 }
 
 // Close frees the parser. It is idempotent.
@@ -274,12 +272,7 @@ func (p *PartialJSON) Close() error {
 	maybeGC()
 	C.ssefold_partial_json_free(p.ptr)
 	p.ptr = nil
-	if p.handle != 0 {
-		p.handle.Delete()
-		p.handle = 0
-	}
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(p, nil)
+	untrack(p, &p.handle)
 	return nil
 }
 

@@ -573,12 +573,15 @@ func TestPolicyRetryHintsAndStalls(t *testing.T) {
 	if _, ok := rc.Stall(99); ok {
 		t.Fatal("stalled early")
 	}
-	if k, ok := rc.Stall(100); !ok || k != StallFirstContent || rc.OutputStarted() {
+	if k, ok := rc.Stall(100); !ok || k != StallFirstContent || rc.OutputStarted() || !rc.ReplaySafe() {
 		t.Fatalf("%v %v", k, ok)
 	}
 	rc.OnContent(60)
 	if d, ok := rc.IdleDeadline(); !ok || d != 110 || !rc.OutputStarted() {
 		t.Fatalf("deadline %d %v", d, ok)
+	}
+	if rc.ReplaySafe() {
+		t.Fatal("output without a cursor: replaying the request is not safe")
 	}
 	if k, ok := rc.Stall(110); !ok || k != StallContent {
 		t.Fatalf("%v %v", k, ok)

@@ -498,10 +498,7 @@ func NewReconnector(policy ReconnectPolicy) (*Reconnector, error) {
 	if r := C.ssefold_reconnector_new(&cp, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
-	rc := &Reconnector{ptr: ptr}
-	runtime.SetFinalizer(rc, (*Reconnector).Close)
-	return rc, nil
+	return track(&Reconnector{ptr: ptr}, (*Reconnector).Close), nil
 }
 
 // Close frees the reconnector. It is idempotent.
@@ -512,8 +509,7 @@ func (rc *Reconnector) Close() error {
 	maybeGC()
 	C.ssefold_reconnector_free(rc.ptr)
 	rc.ptr = nil
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(rc, nil)
+	untrack(rc, nil)
 	return nil
 }
 
@@ -658,6 +654,19 @@ func (rc *Reconnector) Stall(nowMS uint64) (kind StallKind, ok bool) {
 func (rc *Reconnector) OutputStarted() bool {
 	_, _, started := rc.stall(0)
 	return started
+}
+
+// ReplaySafe says whether sending the request again now would neither
+// bill nor show a second answer: no output yet, or a resume cursor to send.
+func (rc *Reconnector) ReplaySafe() bool {
+	if rc.ptr == nil {
+		return false
+	}
+	var safe C.bool
+	maybeGC()
+	C.ssefold_reconnector_output_started(rc.ptr, nil, &safe)
+	runtime.KeepAlive(rc)
+	return bool(safe)
 }
 
 func (rc *Reconnector) stall(nowMS uint64) (StallKind, bool, bool) {

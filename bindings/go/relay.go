@@ -157,10 +157,7 @@ func newRelay(opts *RelayOptions, provider *Provider) (*Relay, error) {
 			return nil, &Error{Code: Result(r)}
 		}
 	}
-	liveHandles.Add(1)
-	rl := &Relay{ptr: ptr}
-	runtime.SetFinalizer(rl, (*Relay).Close)
-	return rl, nil
+	return track(&Relay{ptr: ptr}, (*Relay).Close), nil
 }
 
 // Close frees the relay. It is idempotent.
@@ -175,8 +172,7 @@ func (rl *Relay) Close() error {
 	maybeGC()
 	C.ssefold_relay_free(rl.ptr)
 	rl.ptr = nil
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(rl, nil)
+	untrack(rl, nil)
 	return nil
 }
 

@@ -467,7 +467,6 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
 	s := &Stream{ptr: ptr, provider: provider, opts: o,
 		state: &streamState{names: map[string]string{}, pathLimit: int(cfg.max_path_events_per_feed)}}
 	if !o.NoEvents {
@@ -475,8 +474,7 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 		maybeGC()
 		C.ssefold_go_stream_set_callback(ptr, C.uintptr_t(s.handle), C.bool(o.EventJSON))
 	}
-	runtime.SetFinalizer(s, (*Stream).Close)
-	return s, nil
+	return track(s, (*Stream).Close), nil
 }
 
 // toC is the C configuration: the defaults, with the limits o sets.
@@ -528,12 +526,7 @@ func (s *Stream) Close() error {
 	maybeGC()
 	C.ssefold_stream_free(s.ptr)
 	s.ptr = nil
-	if s.handle != 0 {
-		s.handle.Delete()
-		s.handle = 0
-	}
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(s, nil)
+	untrack(s, &s.handle)
 	return nil
 }
 

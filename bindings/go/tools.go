@@ -281,10 +281,7 @@ func NewToolScheduler(cfg *SchedulerConfig) (*ToolScheduler, error) {
 	if r := C.ssefold_tool_scheduler_new(&c, &ptr); r != 0 {
 		return nil, &Error{Code: Result(r)}
 	}
-	liveHandles.Add(1)
-	s := &ToolScheduler{ptr: ptr}
-	runtime.SetFinalizer(s, (*ToolScheduler).Close)
-	return s, nil
+	return track(&ToolScheduler{ptr: ptr}, (*ToolScheduler).Close), nil
 }
 
 // Close frees the scheduler. It is idempotent.
@@ -295,8 +292,7 @@ func (s *ToolScheduler) Close() error {
 	maybeGC()
 	C.ssefold_tool_scheduler_free(s.ptr)
 	s.ptr = nil
-	liveHandles.Add(-1)
-	runtime.SetFinalizer(s, nil)
+	untrack(s, nil)
 	return nil
 }
 

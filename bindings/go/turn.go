@@ -462,7 +462,7 @@ func (r *TurnResult) fromJSON(doc []byte) error {
 	*r = TurnResult{Message: o.Message, StopReason: "", Calls: o.Calls, Results: o.Results, Next: o.Next,
 		Aborted: o.Aborted, Failure: o.Failure, GaveUp: o.GaveUp, OutputStarted: o.Output, Timings: o.Timings,
 		Telemetry: o.Telemetry}
-	for p := Auto; p <= BedrockConverse; p++ {
+	for p := Auto; p.String() != "unknown"; p++ {
 		if p.String() == o.Provider {
 			r.Provider = p
 		}

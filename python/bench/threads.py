@@ -2,7 +2,7 @@
 `SSEDecoder.feed` and `Stream.feed` scale now that the core decodes (and
 folds) with the GIL released?
 
-    make python-develop   (or maturin develop --release for the figures)
+    maturin develop --features bench   (--release too for the figures; make python-bench does both)
     python python/bench/threads.py [--size BYTES] [--chunk BYTES] [--repeats N] [--only sse|streams] [--read-text]
 
 For each workload it times one thread decoding the input N times, then two
@@ -47,8 +47,18 @@ def sse_work(read_data: bool = False) -> Callable[[bytes, int, int], int]:
     return run
 
 
+def hook(name: str) -> Callable[..., int]:
+    """A core-only baseline of the extension: only in a build with the cargo
+    feature `bench` (bindings/python/src/bench.rs), never in the wheel."""
+    f = getattr(ssefold._ssefold, name, None)
+    if f is None:
+        sys.exit(f"ssefold._ssefold.{name} is missing: build with `maturin develop --release --features bench`")
+    return f  # type: ignore[no-any-return]
+
+
 def core_only(data: bytes, chunk: int, repeats: int) -> int:
-    return sum(ssefold._ssefold._sse_decode_count(data, chunk) for _ in range(repeats))
+    count = hook("_sse_decode_count")
+    return sum(count(data, chunk) for _ in range(repeats))
 
 
 def fold_work(provider: str, read_text: bool = False) -> Callable[[bytes, int, int], int]:
@@ -74,8 +84,10 @@ def fold_work(provider: str, read_text: bool = False) -> Callable[[bytes, int, i
 
 
 def fold_core_only(provider: str) -> Callable[[bytes, int, int], int]:
+    count = hook("_stream_fold_count")
+
     def run(data: bytes, chunk: int, repeats: int) -> int:
-        return sum(ssefold._ssefold._stream_fold_count(data, chunk, provider) for _ in range(repeats))
+        return sum(count(data, chunk, provider) for _ in range(repeats))
 
     return run
 

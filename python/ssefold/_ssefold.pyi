@@ -34,8 +34,6 @@ __all__ = [
     "is_retryable_error_type",
     "_provider_error",
     "_incomplete_error",
-    "_sse_decode_count",
-    "_stream_fold_count",
     "PathEvent",
     "PartialJSON",
     "parse_partial_json",
@@ -384,8 +382,6 @@ def _provider_error(
     retry_after_ms: Optional[int] = None,
 ) -> ProviderError: ...
 def _incomplete_error(message: str, expected: str) -> IncompleteStreamError: ...
-def _sse_decode_count(data: bytes, chunk: int) -> int: ...
-def _stream_fold_count(data: bytes, chunk: int, provider: str) -> int: ...
 
 # --- partial JSON --------------------------------------------------------------
 

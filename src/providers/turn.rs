@@ -6,8 +6,11 @@
 //!
 //! A dialect keeps only what is its own (the provider's block, choice or
 //! item JSON, the message skeleton) and builds the JSON of a part when the
-//! turn commits it ([`Dialect::part_content`]). Adding a dialect means
-//! writing one file that implements [`Dialect`].
+//! turn commits it ([`Dialect::part_content`]). A new dialect's fold is one
+//! file that implements [`Dialect`] and defines its `DIALECT`; the C ABI, the
+//! bindings, the command line and the test lists that name every dialect
+//! need it too (CONTRIBUTING.md, "A new dialect"; `tests/parity.rs` fails
+//! until each has it).
 
 use std::borrow::Cow;
 

@@ -4,6 +4,8 @@
 //! core. Errors are mapped in [`errors`], the one place that builds Python
 //! exceptions.
 
+#[cfg(feature = "bench")]
+mod bench;
 mod convert;
 mod errors;
 #[cfg(all(Py_GIL_DISABLED, not(Py_3_14)))]
@@ -16,47 +18,8 @@ mod sse;
 mod tools;
 mod turn;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
-
-/// Decodes `data` in `chunk`-byte pieces with the GIL released and counts
-/// the events, building no Python object: the core-only baseline of
-/// `python/bench/threads.py` (how much of `SSEDecoder.feed` runs without
-/// the GIL).
-#[pyfunction]
-fn _sse_decode_count(py: Python<'_>, data: &Bound<'_, PyBytes>, chunk: usize) -> usize {
-    let bytes = data.as_bytes();
-    py.detach(|| {
-        let mut d = ssefold::sse::Decoder::new();
-        let mut n = 0;
-        for c in bytes.chunks(chunk.max(1)) {
-            d.feed_each(c, |_| n += 1);
-        }
-        n
-    })
-}
-
-/// Folds `data` (one provider stream) in `chunk`-byte pieces with the GIL
-/// released and counts the normalized events, building no Python object:
-/// the core-only baseline of `Stream.feed` in `python/bench/threads.py`.
-#[pyfunction]
-fn _stream_fold_count(py: Python<'_>, data: &Bound<'_, PyBytes>, chunk: usize, provider: &str) -> PyResult<usize> {
-    let p = ssefold::providers::Provider::from_name(provider)
-        .ok_or_else(|| PyValueError::new_err(format!("unknown provider {provider:?}")))?;
-    let bytes = data.as_bytes();
-    Ok(py.detach(|| {
-        let mut s = ssefold::providers::Stream::new(p);
-        let mut n = 0;
-        for c in bytes.chunks(chunk.max(1)) {
-            if s.feed(c, |_| n += 1).is_err() {
-                break;
-            }
-        }
-        let _ = s.finish(|_| n += 1);
-        n
-    }))
-}
+use pyo3::types::PyTuple;
 
 /// The extension module. Every class is either immutable (`frozen`) or
 /// guarded by PyO3's per-object borrow flag, so no state is shared without
@@ -77,8 +40,8 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reconnect::is_retryable_error_type, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_provider_error, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_incomplete_error, m)?)?;
-    m.add_function(wrap_pyfunction!(_sse_decode_count, m)?)?;
-    m.add_function(wrap_pyfunction!(_stream_fold_count, m)?)?;
+    #[cfg(feature = "bench")]
+    bench::register(m)?;
     m.add_class::<partial_json::PathEvent>()?;
     m.add_class::<partial_json::PartialJSON>()?;
     m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;

@@ -1,5 +1,7 @@
-//! `Stream` and its three dialects (`AnthropicStream`, `OpenAIChatStream`,
-//! `OpenAIResponsesStream`) over `ssefold::providers`: normalized events as
+//! `Stream` and one subclass per dialect (`AnthropicStream`,
+//! `OpenAIChatStream`, `OpenAIResponsesStream`, `GeminiStream`,
+//! `OllamaStream`, `BedrockStream`, `BedrockConverseStream`: the `dialect!`
+//! lines at the end) over `ssefold::providers`: normalized events as
 //! `StreamEvent` objects, the folded message as a `dict`.
 
 use std::collections::HashMap;

@@ -1,0 +1,311 @@
+//! Parity: what a new dialect or a new C function must reach, checked so that
+//! forgetting a step fails here with the file to edit, instead of a binding
+//! that silently lacks it (CONTRIBUTING.md has the checklists).
+//!
+//! * [`every_dialect_is_known_everywhere`]: each dialect of
+//!   `src/providers/mod.rs`'s `DIALECTS` (its variant and wire name read from
+//!   its file's `DIALECT`) is in the C ABI, the Python and Go bindings, the
+//!   command line and the test lists that enumerate dialects.
+//! * [`every_c_function_is_wrapped`]: each function of `include/ssefold.h` is
+//!   called by `include/ssefold.hpp` and by the Go package, or is listed in
+//!   `tests/parity/not_wrapped.txt` with the reason.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn read(path: &str) -> String {
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
+}
+
+/// A dialect as the core defines it: `Provider::<variant>`, wire `name`.
+struct Dialect {
+    module: String,
+    variant: String,
+    name: String,
+}
+
+/// The text after `key` up to the next `end` (trimmed).
+fn field<'a>(text: &'a str, key: &str, end: char) -> Option<&'a str> {
+    let at = text.find(key)? + key.len();
+    let rest = &text[at..];
+    Some(rest[..rest.find(end)?].trim())
+}
+
+/// Every dialect, from the `DIALECTS` table and each file's `DIALECT`.
+fn dialects() -> Vec<Dialect> {
+    let mod_rs = read("src/providers/mod.rs");
+    let table = field(&mod_rs, "const DIALECTS: [&DialectInfo; ", ']').expect("DIALECTS in src/providers/mod.rs");
+    let len: usize = table.parse().expect("the length of DIALECTS");
+    let body = field(&mod_rs[mod_rs.find("const DIALECTS").unwrap()..], "= [", ']').unwrap();
+    let modules: Vec<&str> =
+        body.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.trim_start_matches('&')).collect();
+    assert_eq!(modules.len(), len, "DIALECTS in src/providers/mod.rs: {modules:?}");
+    modules
+        .iter()
+        .map(|entry| {
+            let module = entry.strip_suffix("::DIALECT").unwrap_or_else(|| panic!("DIALECTS entry {entry}"));
+            let file = format!("src/providers/{module}.rs");
+            let text = read(&file);
+            let info =
+                &text[text.find("const DIALECT: DialectInfo").unwrap_or_else(|| panic!("no DIALECT in {file}"))..];
+            let variant = field(info, "provider: Provider::", ',').unwrap().to_owned();
+            let name = field(info, "name: \"", '"').unwrap().to_owned();
+            Dialect { module: module.to_owned(), variant, name }
+        })
+        .collect()
+}
+
+#[test]
+fn the_dialect_table_is_read() {
+    let names: Vec<String> = dialects().iter().map(|d| d.name.clone()).collect();
+    assert!(names.len() >= 7 && names.iter().any(|n| n == "bedrock_converse"), "{names:?}");
+    for d in dialects() {
+        let p = ssefold::providers::Provider::from_name(&d.name).unwrap();
+        assert_eq!((p.name(), format!("{p:?}")), (d.name.as_str(), d.variant.clone()), "{}", d.module);
+    }
+}
+
+/// Where one dialect must appear: `needle` in `file`, inside the list from
+/// `list.0` to the next `list.1` when one is given.
+struct Place {
+    file: &'static str,
+    list: Option<(&'static str, &'static str)>,
+    needle: String,
+    how: &'static str,
+}
+
+fn place(file: &'static str, list: Option<(&'static str, &'static str)>, needle: String, how: &'static str) -> Place {
+    Place { file, list, needle, how }
+}
+
+/// Every place a dialect must appear.
+fn places(d: &Dialect) -> Vec<Place> {
+    let (name, variant, upper) = (&d.name, &d.variant, d.name.to_uppercase());
+    let quoted = format!("\"{name}\"");
+    vec![
+        // The C ABI.
+        place(
+            "src/ffi/stream.rs",
+            None,
+            format!("=> Some(Provider::{variant})"),
+            "a number in provider_from_c (and a ssefold_provider variant)",
+        ),
+        place(
+            "include/ssefold.h",
+            None,
+            format!("SSEFOLD_PROVIDER_{upper} = "),
+            "a ssefold_provider variant in src/ffi/stream.rs, then `make header`",
+        ),
+        // Python.
+        place(
+            "bindings/python/src/providers.rs",
+            None,
+            format!("Provider::{variant},"),
+            "a `dialect!(<Name>Stream, Provider::..., doc)` line",
+        ),
+        place(
+            "python/ssefold/_ssefold.pyi",
+            Some(("_Provider = Literal[", "]")),
+            quoted.clone(),
+            "the `_Provider` Literal",
+        ),
+        // Go.
+        place("bindings/go/stream.go", None, format!("{variant} Provider = "), "a Provider constant (the C number)"),
+        place("bindings/go/stream.go", None, format!("return {quoted}"), "a case of Provider.String"),
+        // The command line.
+        place(
+            "cli/src/main.rs",
+            None,
+            format!("=> Provider::{variant},"),
+            "a ProviderArg variant and its arm in From<ProviderArg>",
+        ),
+        // The test lists that enumerate the dialects.
+        place(
+            "tests/golden_providers.rs",
+            None,
+            format!("Provider::{variant})"),
+            "a `<name>_golden` test over tests/fixtures/<name>",
+        ),
+        place("tests/agent_turn.rs", Some(("for dialect in [", "]")), quoted.clone(), "the dialect list of bodies()"),
+        place(
+            "tests/hostile.rs",
+            Some(("const KEPT_CASES", "];")),
+            format!("\"{name} "),
+            "its cases in KEPT_CASES and kept()'s arm",
+        ),
+        place("python/tests/test_providers.py", None, format!("{quoted}: ssefold."), "the name -> stream class map"),
+        place("python/tests/test_turn.py", Some(("DIALECTS = [", "]")), quoted.clone(), "DIALECTS"),
+        place(
+            "bindings/go/golden_test.go",
+            Some(("var dialects = map[string]Provider{", "}")),
+            format!("{quoted}:"),
+            "the dialects map",
+        ),
+        place(
+            "tests/c/test_stream.cpp",
+            None,
+            format!("{{{quoted}, SSEFOLD_PROVIDER_{upper}, "),
+            "the goldens' dialect table",
+        ),
+        place(
+            "tests/c/test_agent.cpp",
+            None,
+            format!("{{{quoted}, SSEFOLD_PROVIDER_{upper}}}"),
+            "provider_of()'s names",
+        ),
+        place(
+            "tests/c/test_agent.cpp",
+            Some(("for (const char *dialect :", ")")),
+            quoted,
+            "the dialect loop of bodies()",
+        ),
+    ]
+}
+
+/// The part of `text` a place searches: its list, or everything.
+fn scope<'a>(text: &'a str, p: &Place) -> Option<&'a str> {
+    let Some((start, end)) = p.list else { return Some(text) };
+    let rest = &text[text.find(start)? + start.len()..];
+    Some(&rest[..rest.find(end)?])
+}
+
+#[test]
+fn every_dialect_is_known_everywhere() {
+    let mut missing = Vec::new();
+    for d in dialects() {
+        for p in places(&d) {
+            match scope(&read(p.file), &p) {
+                None => {
+                    let (start, end) = p.list.unwrap();
+                    missing.push(format!("{}: no `{start} … {end}` (the list moved: update tests/parity.rs)", p.file));
+                }
+                Some(text) if !text.contains(&p.needle) => {
+                    let inside = p.list.map(|(start, end)| format!(" in `{start} … {end}`")).unwrap_or_default();
+                    missing.push(format!("{}: no `{}`{inside} for dialect {} ({})", p.file, p.needle, d.name, p.how));
+                }
+                Some(_) => {}
+            }
+        }
+        let class = python_class(&d);
+        for file in ["python/ssefold/__init__.py", "python/ssefold/_ssefold.pyi"] {
+            if !read(file).contains(&format!("\"{class}\"")) {
+                missing.push(format!("{file}: {class} is not exported (`__all__`) for dialect {}", d.name));
+            }
+        }
+        if !read("python/ssefold/_ssefold.pyi").contains(&format!("class {class}(")) {
+            missing.push(format!("python/ssefold/_ssefold.pyi: no `class {class}(` for dialect {}", d.name));
+        }
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(&d.name);
+        if !fixtures.is_dir() {
+            missing.push(format!("tests/fixtures/{}/: no golden fixtures (tests/fixtures/README.md)", d.name));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "a dialect is missing from (see CONTRIBUTING.md, \"A new dialect\"):\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+/// The Python class of a dialect, from its `dialect!` line.
+fn python_class(d: &Dialect) -> String {
+    let src = read("bindings/python/src/providers.rs");
+    let needle = format!("Provider::{},", d.variant);
+    let Some(at) = src.find(&needle) else { return format!("<the {} stream class>", d.name) };
+    let start = src[..at].rfind("dialect!(").expect("dialect!( before the provider") + "dialect!(".len();
+    src[start..at].trim().trim_end_matches(',').trim().to_owned()
+}
+
+/// The functions `include/ssefold.h` declares.
+fn c_functions() -> BTreeSet<String> {
+    let header = read("include/ssefold.h");
+    let mut out = BTreeSet::new();
+    for line in header.lines() {
+        if line.starts_with(' ') || line.starts_with('*') || line.starts_with("/*") || line.starts_with('#') {
+            continue;
+        }
+        let Some(paren) = line.find('(') else { continue };
+        let before = &line[..paren];
+        let name = before.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
+        if name.starts_with("ssefold_") && !before.starts_with("typedef") {
+            out.insert(name.to_owned());
+        }
+    }
+    out
+}
+
+/// Whether `text` mentions `name` as a whole identifier outside `//` comments.
+fn calls(text: &str, name: &str) -> bool {
+    text.lines().map(|l| l.split("//").next().unwrap_or("")).any(|code| {
+        code.match_indices(name).any(|(at, _)| {
+            let before = code[..at].chars().next_back();
+            let after = code[at + name.len()..].chars().next();
+            let ident = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            !ident(before) && !ident(after)
+        })
+    })
+}
+
+/// The Go package's sources (not its tests; callbacks.c and ssefold_go.h
+/// hold C helpers that call the library for it).
+fn go_sources() -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/go");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            (n.ends_with(".go") && !n.ends_with("_test.go")) || n.ends_with(".c") || n.ends_with(".h")
+        })
+        .collect();
+    files.sort();
+    files.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn every_c_function_is_wrapped() {
+    let functions = c_functions();
+    assert!(functions.len() > 100 && functions.contains("ssefold_relay_message_metadata"), "{functions:?}");
+    let allowed = read("tests/parity/not_wrapped.txt");
+    let mut listed = BTreeSet::new();
+    let mut problems = Vec::new();
+    for (n, line) in allowed.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.splitn(3, char::is_whitespace);
+        let (function, binding, reason) =
+            (words.next().unwrap(), words.next().unwrap_or(""), words.next().unwrap_or(""));
+        if !matches!(binding, "c++" | "go") || reason.trim().is_empty() {
+            problems.push(format!("tests/parity/not_wrapped.txt:{}: want `<function> c++|go <reason>`", n + 1));
+        } else if !functions.contains(function) {
+            problems.push(format!("tests/parity/not_wrapped.txt:{}: {function} is not in include/ssefold.h", n + 1));
+        }
+        listed.insert((function.to_owned(), binding.to_owned()));
+    }
+    let bindings = [
+        ("c++", read("include/ssefold.hpp"), "include/ssefold.hpp"),
+        ("go", go_sources(), "bindings/go/*.go (C.<function>)"),
+    ];
+    for function in &functions {
+        for (binding, text, file) in &bindings {
+            let is_listed = listed.contains(&(function.clone(), (*binding).to_owned()));
+            match (calls(text, function), is_listed) {
+                (false, false) => problems.push(format!(
+                    "{function}: not called in {file}; wrap it, or list it in tests/parity/not_wrapped.txt as `{function} {binding} <reason>`"
+                )),
+                (true, true) => problems.push(format!(
+                    "{function}: {file} calls it now; remove `{function} {binding}` from tests/parity/not_wrapped.txt"
+                )),
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "C functions and their wrappers (CONTRIBUTING.md, \"A new C function\"):\n  {}",
+        problems.join("\n  ")
+    );
+}
