@@ -3,7 +3,7 @@
 //! that silently lacks it (CONTRIBUTING.md has the checklists).
 //!
 //! * [`every_dialect_is_known_everywhere`]: each dialect of
-//!   `src/providers/mod.rs`'s `DIALECTS` (its variant and wire name read from
+//!   `src/providers/detect.rs`'s `DIALECTS` (its variant and wire name read from
 //!   its file's `DIALECT`) is in the C ABI, the Python and Go bindings, the
 //!   command line and the test lists that enumerate dialects.
 //! * [`every_c_function_is_wrapped`]: each function of `include/ssefold.h` is
@@ -34,13 +34,13 @@ fn field<'a>(text: &'a str, key: &str, end: char) -> Option<&'a str> {
 
 /// Every dialect, from the `DIALECTS` table and each file's `DIALECT`.
 fn dialects() -> Vec<Dialect> {
-    let mod_rs = read("src/providers/mod.rs");
-    let table = field(&mod_rs, "const DIALECTS: [&DialectInfo; ", ']').expect("DIALECTS in src/providers/mod.rs");
+    let mod_rs = read("src/providers/detect.rs");
+    let table = field(&mod_rs, "const DIALECTS: [&DialectInfo; ", ']').expect("DIALECTS in src/providers/detect.rs");
     let len: usize = table.parse().expect("the length of DIALECTS");
     let body = field(&mod_rs[mod_rs.find("const DIALECTS").unwrap()..], "= [", ']').unwrap();
     let modules: Vec<&str> =
         body.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.trim_start_matches('&')).collect();
-    assert_eq!(modules.len(), len, "DIALECTS in src/providers/mod.rs: {modules:?}");
+    assert_eq!(modules.len(), len, "DIALECTS in src/providers/detect.rs: {modules:?}");
     modules
         .iter()
         .map(|entry| {
