@@ -12,7 +12,7 @@
 //!   (normally, a provider error, a body that ends early, an abort, a
 //!   restart after a reconnection), in random chunkings.
 
-mod prov_common;
+use crate::prov_common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

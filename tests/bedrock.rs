@@ -4,7 +4,7 @@
 //! event), folds to the same events and message as the SSE stream, in any
 //! chunking; exceptions are typed provider errors.
 
-mod prov_common;
+use crate::prov_common;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! own encoder; every stream is fed whole, in 1-byte chunks and in random
 //! chunkings (`run_all`).
 
-mod prov_common;
+use crate::prov_common;
 
 use base64::Engine;
 use prov_common::{converse_event, converse_exception, es_message, named, run_all, run_with, warnings, Run};

@@ -6,7 +6,7 @@
 //! `finish`, agrees with what `finish` does, for every golden fixture of
 //! every dialect at every event boundary.
 
-mod prov_common;
+use crate::prov_common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! `accumulate_event`, anthropic 2.12.0) folds it. Every stream is fed whole,
 //! in 1-byte chunks and in random chunkings.
 
-mod prov_common;
+use crate::prov_common;
 
 use prov_common::{lcg, named, run_all, warnings, Run};
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! whole, in 1-byte chunks and in random chunkings (`run_all`), with the
 //! dialect given; auto-detection is checked on the first chunk's shapes.
 
-mod prov_common;
+use crate::prov_common;
 
 use prov_common::{named, run_all, warnings, Run};
 use serde_json::{json, Value};

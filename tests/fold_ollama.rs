@@ -2,7 +2,7 @@
 //! behaviour; every body is fed whole, in 1-byte chunks and in random
 //! chunkings (`run_all`), with the dialect given and detected.
 
-mod prov_common;
+use crate::prov_common;
 
 use prov_common::{named, run_all, warnings, Run};
 use serde_json::{json, Value};

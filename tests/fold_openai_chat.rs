@@ -4,7 +4,7 @@
 //! `ChatCompletionStreamState`; where ssefold deliberately differs, the test
 //! says so.
 
-mod prov_common;
+use crate::prov_common;
 
 use prov_common::{named, run_all, warnings, Run};
 use serde_json::{json, Value};

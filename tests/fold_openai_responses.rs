@@ -4,7 +4,7 @@
 //! `get_final_response()`), except the deliberate differences listed in
 //! the module docs of `ssefold::providers::openai_responses`.
 
-mod prov_common;
+use crate::prov_common;
 
 use prov_common::Run;
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 //! body is fed whole, in 1-byte chunks and in random chunkings, and must
 //! give the same events, message and ending each way.
 
-mod prov_common;
+use crate::prov_common;
 
 use prov_common::{es_message, lcg, run_all, warnings, Run};
 use ssefold::providers::{Provider, Stream, StreamConfig};

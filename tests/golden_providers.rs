@@ -3,9 +3,9 @@
 //! message (`.json`) and normalized event log (`.jsonl`, whose last line is
 //! `{"end": "ok"}` or `{"end": "<error>"}`), each checked whole, in 1-byte
 //! and in random chunkings. `SSEFOLD_BLESS=1 cargo test --test
-//! golden_providers` rewrites the expected files (review them by hand).
+//! behaviour golden_providers::` rewrites the expected files (review them by hand).
 
-mod prov_common;
+use crate::prov_common;
 
 use std::path::Path;
 

@@ -847,7 +847,7 @@ fn whole_calls_that_would_not_fit_the_budget_are_refused_before_they_are_parsed(
 
 // ---- Issue 26 item 4: every value a fold keeps counts against the budget ----
 
-mod prov_common;
+use crate::prov_common;
 
 /// A body whose middle is `n` chunks written one at a time (a replace case
 /// is 5,000 chunks of 64 KiB: never held whole), after a text ("hi").

@@ -5,7 +5,7 @@
 //! the folded message keeps the provider's base64 text unchanged; bad base64
 //! is a warning, never a panic.
 
-mod prov_common;
+use crate::prov_common;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;

@@ -9,6 +9,8 @@
 //! * [`every_c_function_is_wrapped`]: each function of `include/ssefold.h` is
 //!   called by `include/ssefold.hpp` and by the Go package, or is listed in
 //!   `tests/parity/not_wrapped.txt` with the reason.
+//! * [`every_test_file_is_compiled`]: each file of `tests/` is a module of
+//!   `tests/behaviour.rs` or a test binary of its own in Cargo.toml.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -308,4 +310,33 @@ fn every_c_function_is_wrapped() {
         "C functions and their wrappers (CONTRIBUTING.md, \"A new C function\"):\n  {}",
         problems.join("\n  ")
     );
+}
+
+/// `autotests = false`: a file of `tests/` runs only when `tests/behaviour.rs`
+/// declares it (or Cargo.toml names it as a `[[test]]`); a new file left out
+/// would compile nowhere and fail nothing.
+#[test]
+fn every_test_file_is_compiled() {
+    let root = read("tests/behaviour.rs");
+    let declared: BTreeSet<String> =
+        root.lines().filter_map(|l| l.trim().strip_prefix("mod ")?.strip_suffix(';').map(str::to_owned)).collect();
+    let manifest = read("Cargo.toml");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let (Some(stem), Some("rs")) =
+            (path.file_stem().and_then(|s| s.to_str()), path.extension().and_then(|e| e.to_str()))
+        else {
+            continue;
+        };
+        let own_binary = manifest.contains(&format!("path = \"tests/{stem}.rs\""));
+        if !own_binary && !declared.contains(stem) {
+            missing.push(format!("tests/{stem}.rs"));
+        }
+    }
+    assert!(missing.is_empty(), "add `mod NAME;` to tests/behaviour.rs for {missing:?}");
+    for name in &declared {
+        assert!(dir.join(format!("{name}.rs")).exists() || dir.join(name).join("mod.rs").exists(), "tests/{name}");
+    }
 }

@@ -3,7 +3,7 @@
 //! chunkings, must give what `tests/peer-fixtures/SOURCES.md` says the SDK
 //! folds.
 
-mod prov_common;
+use crate::prov_common;
 
 use prov_common::{named, run_all, warnings, Run};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! without the blank line that dispatches its last event is reported as
 //! such: the event is not dispatched (WHATWG), and `EndOfStream` shows it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

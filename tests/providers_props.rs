@@ -1,7 +1,7 @@
 //! Property tests: any sequence of (possibly mangled) provider events, in
 //! any chunking, never panics and folds the same way.
 
-mod prov_common;
+use crate::prov_common;
 
 use proptest::prelude::*;
 use ssefold::providers::Provider;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use ssefold::providers::Provider;
 
-mod prov_common;
+use crate::prov_common;
 use prov_common::{lcg, run_with, Run};
 
 /// Recordings known to fail one of the checks below, with the failure as

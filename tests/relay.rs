@@ -12,7 +12,7 @@ use ssefold::providers::{PartKind, PartOutcome, Provider, Stream, StreamEvent};
 use ssefold::relay::{Relay, RelayConfig, RelayFormat, STREAM_ERROR_CODE};
 use ssefold::sse::Decoder;
 
-mod prov_common;
+use crate::prov_common;
 
 fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");

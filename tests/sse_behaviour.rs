@@ -1,7 +1,7 @@
 //! Behaviour of the SSE decoder beyond the spec's rules: limits, strict
 //! UTF-8, stopping early, reconnection state.
 
-mod common;
+use crate::common;
 
 use common::{decode_chunks, decode_every_way};
 use ssefold::sse::{DecodeError, Decoder, DecoderConfig, Utf8Mode};

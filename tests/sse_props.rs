@@ -1,7 +1,7 @@
 //! Property tests: any chunking of the same bytes gives the same events,
 //! errors and end-of-stream report; decode(encode(events)) == events.
 
-mod common;
+use crate::common;
 
 use common::{decode_chunks, decode_split};
 use proptest::prelude::*;

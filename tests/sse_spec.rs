@@ -2,7 +2,7 @@
 //! `tests/golden/sse_spec.json`, each run whole, byte by byte and split at
 //! every offset.
 
-mod common;
+use crate::common;
 
 use common::decode_every_way;
 use serde_json::Value;

@@ -1096,7 +1096,7 @@ def write_readme(out, manifest, sources, skipped):
     w("")
     w("```")
     w("python3 tests/recordings/collect.py --mirrors /path/to/mirrors   # needs PyYAML")
-    w("cargo test --test recordings")
+    w("cargo test --test behaviour recordings::")
     w("```")
     w("")
     with open(os.path.join(out, "README.md"), "w") as f:
