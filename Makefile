@@ -47,7 +47,8 @@ bench:
 
 # ---- C ABI -----------------------------------------------------------------
 # Targets:
-#   make capi                       build libssefold.{so,a} (CAPI_PROFILE=release|debug)
+#   make capi                       build libssefold.{so,a} (CAPI_PROFILE=release|debug|test)
+#                                   and copy them into target/capi/ (what the Go package links)
 #   make install PREFIX=/usr/local  header(s), libs (.so.X.Y.Z, .so.X, .so), .a,
 #                                   pkg-config file, CMake package config
 #   make header / header-check      regenerate include/ssefold.h / fail when stale
@@ -58,8 +59,14 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+# release: the shipped build (fat LTO, one codegen unit). test: the profile
+# `cargo test` builds with (opt-level 2, line tables), so the suite's C and Go
+# tests link the library `make rust-test` already compiled instead of building
+# it once more. debug: cargo's dev profile.
 CAPI_PROFILE ?= release
-CAPI_TARGET_DIR := target/$(CAPI_PROFILE)
+CAPI_CARGO_PROFILE := $(if $(filter debug,$(CAPI_PROFILE)),dev,$(CAPI_PROFILE))
+# Where cargo puts a profile's output: dev and test share target/debug.
+CAPI_TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)/$(if $(filter debug dev test,$(CAPI_PROFILE)),debug,$(CAPI_PROFILE))
 CAPI_VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' Cargo.toml | head -n 1)
 CAPI_MAJOR := $(word 1,$(subst ., ,$(CAPI_VERSION)))
 CAPI_MINOR := $(word 2,$(subst ., ,$(CAPI_VERSION)))
@@ -75,7 +82,9 @@ C_TEST_DIR ?= target/c-test
 .PHONY: capi install header header-check header-tool c-test c-bench
 
 capi:
-	$(CARGO) build --lib $(if $(filter release,$(CAPI_PROFILE)),--release,)
+	$(CARGO) build --lib --profile $(CAPI_CARGO_PROFILE)
+	mkdir -p target/capi
+	cp -f $(CAPI_TARGET_DIR)/libssefold.a $(CAPI_TARGET_DIR)/libssefold.so target/capi/
 
 # Libraries are installed without their debug info (INSTALL_STRIP=0 keeps it).
 INSTALL_STRIP ?= 1
@@ -124,11 +133,11 @@ header-check: header-tool
 	$(HEADER_TOOL) --check .
 
 c-test: header-check
-	$(MAKE) install CAPI_PROFILE=debug INSTALL_STRIP=0 PREFIX=$(abspath $(C_TEST_DIR)/prefix)
+	$(MAKE) install CAPI_PROFILE=test INSTALL_STRIP=0 PREFIX=$(abspath $(C_TEST_DIR)/prefix)
 	cmake -S tests/c -B $(C_TEST_DIR)/build -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	    -DCMAKE_PREFIX_PATH=$(abspath $(C_TEST_DIR)/prefix) -DSSEFOLD_ROOT=$(CURDIR)
 	cmake --build $(C_TEST_DIR)/build
-	ctest --test-dir $(C_TEST_DIR)/build --output-on-failure --parallel 2
+	CAPI_PROFILE=test ctest --test-dir $(C_TEST_DIR)/build --output-on-failure --parallel 2
 
 c-bench:
 	tests/c/bench.sh
@@ -202,8 +211,10 @@ python-bench: python-venv
 	$(VPY) python/bench/bench.py
 
 # ---------------------------------------------------------------------------
-# Go binding: bindings/go links target/release/libssefold.a (cgo).
-# go-test builds the static library with `make capi`, then vets, runs the
+# Go binding: bindings/go links target/capi/libssefold.a (cgo; `make capi`
+# copies it there). go-test builds it in the test profile (the build
+# `make rust-test` already made: opt-level 2, not the shipped fat-LTO release;
+# go-bench builds the release), then vets, runs the
 # tests under the race detector and checks gofmt, for the package and for
 # its OpenTelemetry instrumentation in bindings/go/otel (a module of its own,
 # which requires go.opentelemetry.io/otel), and for the Redis replay store in
@@ -217,7 +228,8 @@ GO_FUZZTIME ?= 20s
 
 .PHONY: go-test go-test-debug go-fuzz go-bench
 
-go-test: capi
+go-test:
+	$(MAKE) capi CAPI_PROFILE=test
 	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd bindings/go/otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd bindings/go/redisstore && $(GO) vet ./... && $(GO) test -race -count=1 ./...
@@ -225,14 +237,17 @@ go-test: capi
 
 # A GC before every C call (debug_on.go; gcstress_test.go checks that every call
 # has one): a missing runtime.KeepAlive shows up as a use-after-free (~50-150 s).
-go-test-debug: capi
+go-test-debug:
+	$(MAKE) capi CAPI_PROFILE=test
 	cd bindings/go && $(GO) test -tags debug -count=1 ./...
 
-go-fuzz: capi
+go-fuzz:
+	$(MAKE) capi CAPI_PROFILE=test
 	cd bindings/go && for f in FuzzDecoder FuzzStream FuzzPartialJSON; do \
 		$(GO) test -run XXX -fuzz=$$f -fuzztime=$(GO_FUZZTIME) . || exit 1; done
 
-go-bench: capi
+go-bench:
+	$(MAKE) capi CAPI_PROFILE=release
 	cd bindings/go/bench && $(GO) test -run XXX -bench . -benchtime=3x -count=1 .
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 // call returns.
 //
 // Finding the C library: by default the package links the static
-// target/release/libssefold.a of the repository it sits in (run `make capi`
+// target/capi/libssefold.a of the repository it sits in (run `make capi`
 // at the repository root first; cgo_local.go). With the build tag
 // ssefold_pkgconfig it asks pkg-config for "ssefold" instead (after `make
 // install`; cgo_pkgconfig.go). Without the library the build stops with a

@@ -3,11 +3,11 @@
 package ssefold
 
 // The static library of the checkout this package sits in (`make capi`).
-// ${SRCDIR}/../../target/release is on the include path only so that
+// ${SRCDIR}/../../target/capi is on the include path only so that
 // ssefold_go.h can tell whether libssefold.a exists.
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include -I${SRCDIR}/../../target/release
-#cgo LDFLAGS: ${SRCDIR}/../../target/release/libssefold.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+#cgo CFLAGS: -I${SRCDIR}/../../include -I${SRCDIR}/../../target/capi
+#cgo LDFLAGS: ${SRCDIR}/../../target/capi/libssefold.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 */
 import "C"

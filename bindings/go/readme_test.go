@@ -152,7 +152,7 @@ func TestReadmeGoBlocksWithPkgConfig(t *testing.T) {
 	}
 	// The library under the names `make install` gives it (its SONAME is
 	// libssefold.so.<major>).
-	built := filepath.Join(root, "target", "release", "libssefold.so")
+	built := filepath.Join(root, "target", "capi", "libssefold.so")
 	if _, err := os.Stat(built); err != nil {
 		t.Fatalf("make capi first: %v", err)
 	}

@@ -9,7 +9,7 @@
 #include <ssefold.h>
 #else
 #if !__has_include("ssefold.h") || !__has_include(<libssefold.a>)
-#error "ssefold: the C library is missing: in a checkout, run `make capi` at the repository root (builds target/release/libssefold.a); elsewhere, `make install` it and build with -tags ssefold_pkgconfig (see bindings/go/README.md)"
+#error "ssefold: the C library is missing: in a checkout, run `make capi` at the repository root (builds target/capi/libssefold.a); elsewhere, `make install` it and build with -tags ssefold_pkgconfig (see bindings/go/README.md)"
 #endif
 #include "ssefold.h"
 #endif

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix="$tmp/prefix"
 
-make -s -C "$root" install PREFIX="$prefix" CAPI_PROFILE="${CAPI_PROFILE:-debug}" >/dev/null
+make -s -C "$root" install PREFIX="$prefix" CAPI_PROFILE="${CAPI_PROFILE:-test}" >/dev/null
 
 # Libraries and the SONAME symlink chain.
 test -f "$prefix/lib/libssefold.a"
@@ -81,7 +81,7 @@ cmake --build "$tmp/cmake/build" >/dev/null
 # A Debian-style LIBDIR (lib/<multiarch>): pkg-config and find_package still
 # give the right include and library paths, and the program starts.
 deb="$tmp/deb"
-make -s -C "$root" install PREFIX="$deb" LIBDIR="$deb/lib/x86_64-linux-gnu" CAPI_PROFILE="${CAPI_PROFILE:-debug}" >/dev/null
+make -s -C "$root" install PREFIX="$deb" LIBDIR="$deb/lib/x86_64-linux-gnu" CAPI_PROFILE="${CAPI_PROFILE:-test}" >/dev/null
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_deb" $(PKG_CONFIG_PATH="$deb/lib/x86_64-linux-gnu/pkgconfig" pkg-config --cflags --libs ssefold)
 [ "$(env -u LD_LIBRARY_PATH "$tmp/app_deb")" = installed ]
