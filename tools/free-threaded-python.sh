@@ -8,7 +8,13 @@
 #   tools/free-threaded-python.sh     prints the interpreter's path, building it
 #                                     first (~2 minutes on 2 cores) if missing
 #
-# Installed under target/python3.13t (SSEFOLD_FT_PREFIX overrides). Needs
+# Installed under target/python3.13t (SSEFOLD_FT_PREFIX overrides). An
+# interpreter is built once per source tarball: it is installed into a cache,
+# ${XDG_CACHE_HOME:-~/.cache}/ssefold/python3.13t-<SHA-256 of the tarball> (the
+# hash from the archive's signed index, before any download), and
+# target/python3.13t links to it, so a clean checkout or `rm -rf target` on the
+# same machine takes it from there. SSEFOLD_FT_CACHE sets the cache directory;
+# SSEFOLD_FT_CACHE= (empty) builds into target/python3.13t as before. Needs
 # apt-get, gcc, make and the headers tools/setup.sh installs (zlib, OpenSSL,
 # libffi: pip needs the first two). Elsewhere, point SSEFOLD_FT_PYTHON at a
 # free-threaded interpreter you have (3.13t or later): it is used instead.
@@ -46,8 +52,38 @@ apt_options=(
   -o "Dir::Cache=$work/cache"
   -o "APT::Sandbox::User=$(id -un)"
 )
-say "fetching Debian trixie's python3.13 source package"
 apt-get "${apt_options[@]}" update >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; exit 1; }
+
+# The cache entry: the upstream tarball's SHA-256 as the signed index gives it
+# (and this script's configure line, by its version below).
+build_version=1
+cache="${SSEFOLD_FT_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/ssefold}"
+if [ -n "$cache" ] && [ -z "${SSEFOLD_FT_PREFIX:-}" ]; then
+  sha="$(cd "$work" && apt-get "${apt_options[@]}" source --print-uris python3.13 2>>"$work/apt.log" |
+    sed -n "s/^'[^']*' python3\.13_[^ ]*\.orig\.tar\.xz [0-9]* SHA256:\([0-9a-f]*\)$/\1/p" | head -n 1)"
+  if [ -n "$sha" ]; then
+    cached="$cache/python3.13t-${sha:0:16}-b$build_version"
+    mkdir -p "$cache"
+    # One build per entry, however many checkouts ask at once.
+    exec 9>"$cached.lock"
+    flock 9
+    if ! { [ -x "$cached/bin/python3.13t" ] && gil_off "$cached/bin/python3.13t"; }; then
+      rm -rf "$cached"
+      SSEFOLD_FT_CACHE= SSEFOLD_FT_PREFIX="$cached" "$PWD/tools/free-threaded-python.sh" >/dev/null
+    else
+      say "cached: $cached"
+    fi
+    mkdir -p "$(dirname "$prefix")"
+    rm -rf "$prefix"
+    ln -s "$cached" "$prefix"
+    gil_off "$python" || { say "$python has the GIL enabled"; exit 1; }
+    echo "$python"
+    exit 0
+  fi
+  say "no SHA-256 for python3.13's source in the index: building without the cache"
+fi
+
+say "fetching Debian trixie's python3.13 source package"
 (cd "$work" && apt-get "${apt_options[@]}" source --download-only python3.13 >>"$work/apt.log" 2>&1) ||
   { cat "$work/apt.log" >&2; exit 1; }
 tarball="$(ls "$work"/python3.13_*.orig.tar.xz)"
