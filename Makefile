@@ -257,7 +257,8 @@ go-bench:
 # with Last-Event-ID; and the same browser resumes a stream kept in Redis on a
 # second server process after the first is killed (resumable_chromium, run
 # with the venv's Python: `make python-develop` first, as `make test` does).
-# npm ci installs the pinned packages (package-lock.json).
+# npm ci installs the pinned packages (package-lock.json). The examples run in
+# the test profile: `make rust-test` built them so (target/debug).
 # ---------------------------------------------------------------------------
 
 # Where cargo builds (CARGO_TARGET_DIR when set, as cargo reads it).
@@ -266,8 +267,8 @@ RELAY_CASES := $(RELAY_TARGET_DIR)/relay-cases
 
 js-test: python-develop
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
-	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
-	$(CARGO) build -q --example relay_server
+	$(CARGO) run -q --profile test --example relay_cases -- $(RELAY_CASES)
+	$(CARGO) build -q --profile test --example relay_server
 	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) RELAY_SERVER=$(abspath $(RELAY_TARGET_DIR)/debug/examples/relay_server) \
 	    SSEFOLD_ROOT=$(CURDIR) SSEFOLD_PYTHON=$(abspath $(VPY)) node --test
 
@@ -288,6 +289,6 @@ demo-web: python-develop
 
 demo-web-screenshot: python-develop
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
-	$(CARGO) run -q --example relay_cases -- $(RELAY_CASES)
+	$(CARGO) run -q --profile test --example relay_cases -- $(RELAY_CASES)
 	cd tests/js && RELAY_CASES=$(abspath $(RELAY_CASES)) SSEFOLD_ROOT=$(CURDIR) SSEFOLD_PYTHON=$(abspath $(VPY)) \
 	    DEMO_SCREENSHOT=$(CURDIR)/examples/web/screenshot.png node --test demo_web.test.mjs

@@ -26,8 +26,11 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def dump() -> str:
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    # The test profile: `cargo test` (make rust-test) built the example so.
     subprocess.run(
-        ["cargo", "build", "-q", "--example", "eventstream_dump"], cwd=ROOT, check=True
+        ["cargo", "build", "-q", "--profile", "test", "--example", "eventstream_dump"],
+        cwd=ROOT,
+        check=True,
     )
     return str(target / "debug" / "examples" / "eventstream_dump")
 
