@@ -166,6 +166,7 @@ use serde_json::{Map, Value};
 
 use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
+use super::fastpath::{is_object, Cursor, Seen};
 use super::media;
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
@@ -203,7 +204,7 @@ const COMMAND_INDEX: u8 = 64;
 
 /// The checked members: `None` when absent (or `null`) or of the wrong type;
 /// `bad` says which were of the wrong type.
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq)]
 struct Head<'a> {
     ty: Cow<'a, str>,
     output_index: Option<u64>,
@@ -217,9 +218,61 @@ struct Head<'a> {
 }
 
 impl<'a> Head<'a> {
+    /// The head of an event: read from its exact bytes when written
+    /// compactly ([`quick`](Self::quick)), else by serde_json; `None` when
+    /// the data is not a JSON object, or names a member of the head twice.
     fn parse(data: &'a str) -> Option<Self> {
+        if let Some(h) = Self::quick(data) {
+            return Some(h);
+        }
+        Self::slow(data)
+    }
+
+    /// The fast path: a compact object whose head members are plain
+    /// strings, unsigned integers of at most 18 digits or `null`, and whose
+    /// other members are scalars or empty (`"logprobs":[]`), read with the
+    /// [fast-path toolkit](super::fastpath); the same head serde_json gives
+    /// ([`slow`](Self::slow)), or `None` (anything else, a member of the
+    /// wrong type included: the slow path names it).
+    fn quick(data: &'a str) -> Option<Self> {
+        let mut h = Head::default();
+        let mut seen = Seen::default();
+        let mut c = Cursor::new(data);
+        c.object(|key, c| {
+            let bit = match key {
+                "type" => TYPE,
+                "output_index" => OUTPUT_INDEX,
+                "content_index" => CONTENT_INDEX,
+                "summary_index" => SUMMARY_INDEX,
+                "command_index" => COMMAND_INDEX,
+                "delta" => DELTA,
+                "sequence_number" => SEQUENCE_NUMBER,
+                _ => return c.skip().map(drop),
+            };
+            seen.first(u32::from(bit))?;
+            if c.is_null()? {
+                return Some(());
+            }
+            match bit {
+                TYPE => h.ty = Cow::Borrowed(c.plain()?),
+                OUTPUT_INDEX => h.output_index = Some(c.uint()?),
+                CONTENT_INDEX => h.content_index = Some(c.uint()?),
+                SUMMARY_INDEX => h.summary_index = Some(c.uint()?),
+                COMMAND_INDEX => h.command_index = Some(c.uint()?),
+                DELTA => h.delta = Some(c.string()?),
+                _ => h.sequence_number = Some(u128::from(c.uint()?)),
+            }
+            Some(())
+        })?;
+        c.end()?;
+        Some(h)
+    }
+
+    /// The slow path: any JSON object, by serde_json; a head member of the
+    /// wrong type is `None` and flagged in `bad`.
+    fn slow(data: &'a str) -> Option<Self> {
         // (A derived struct would also take an array, by position.)
-        if !data.trim_start().starts_with('{') {
+        if !is_object(data.as_bytes()) {
             return None;
         }
         let raw: RawHead<'a> = serde_json::from_str(data).ok()?;
@@ -1337,5 +1390,60 @@ impl ResponsesFold {
             turn.commit_releasing_args(self, part, sink);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path gives exactly serde_json's head, or declines.
+    #[test]
+    fn quick_head_is_serde_json_or_nothing() {
+        let strings = crate::providers::view::TRICKY_JSON_STRINGS;
+        let numbers =
+            ["0", "7", "01", "-1", "1e2", "1.0", "null", "\"3\"", "123456789012345678", "1234567890123456789"];
+        let mut docs = Vec::new();
+        for v in strings {
+            for n in numbers {
+                for body in [
+                    format!(
+                        r#""type":"response.output_text.delta","sequence_number":{n},"item_id":"msg_1","output_index":0,"content_index":{n},"delta":{v},"logprobs":[]"#
+                    ),
+                    format!(
+                        r#""type":"response.reasoning_summary_text.delta","summary_index":{n},"delta":{v},"obfuscation":{v}"#
+                    ),
+                    format!(r#""type":"response.function_call_arguments.delta","output_index":{n},"delta":{v}"#),
+                    format!(
+                        r#""type":"response.shell_call_command.added","command_index":{n},"command":{v},"ok":true"#
+                    ),
+                    format!(r#""type":{v},"sequence_number":{n},"x":{{}},"y":false"#),
+                    format!(r#""type":"response.created","response":{{"id":{v}}},"sequence_number":{n}"#),
+                    format!(r#""type":"response.output_text.delta","delta":{v},"delta":{v}"#),
+                    format!(r#""type":null,"delta":null,"output_index":{n}"#),
+                    format!(r#""delta":{n},"type":"error""#),
+                ] {
+                    docs.push(format!("{{{body}}}"));
+                    docs.push(format!("{{{body}}} "));
+                    docs.push(format!(" {{{body}}}"));
+                    docs.push(format!("{{{body},\"sequence_number\":1}}"));
+                    docs.push(format!("[{body}]"));
+                }
+            }
+        }
+        docs.push("{}".to_owned());
+        docs.push("[]".to_owned());
+        let mut quick = 0;
+        for doc in &docs {
+            if let Some(h) = Head::quick(doc) {
+                quick += 1;
+                assert_eq!(Some(h), Head::slow(doc), "{doc}");
+            }
+            assert_eq!(Head::parse(doc), Head::slow(doc), "{doc}");
+        }
+        // One document in five is compact; of those, the plain ones.
+        assert!(quick > docs.len() / 20, "{quick} of {}", docs.len());
+        let live = r#"{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"Ab3"}"#;
+        assert!(Head::quick(live).is_some_and(|h| h.delta.is_some() && h.sequence_number == Some(4)));
     }
 }

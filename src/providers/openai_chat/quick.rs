@@ -1,11 +1,12 @@
 //! The fast path: a chunk as OpenAI writes it, read from its exact bytes
-//! into the same view serde_json gives, or declined.
+//! (with the [fast-path toolkit](crate::providers::fastpath)) into the same
+//! view serde_json gives, or declined.
 
 use std::borrow::Cow;
 
 use super::view::{ChoiceView, ChunkView, ContentView, DeltaView, FunctionView, Lenient, LenientList, ToolCallView};
-use crate::json::scan::{escape_char, json_plain_prefix};
-use crate::providers::view::{Few, JsonStr, JsonText, Str};
+use crate::providers::fastpath::Cursor;
+use crate::providers::view::{Few, JsonText, Str};
 
 /// A chunk as OpenAI writes it (compact, members of plain strings, small
 /// numbers or `null`, one choice with a delta of `role` / `content` /
@@ -22,15 +23,15 @@ use crate::providers::view::{Few, JsonStr, JsonText, Str};
 /// so that `top` holds every member whenever `top_text` is empty.
 pub(super) fn quick_chunk<'a>(data: &'a str, known: &str, chunk: &mut ChunkView<'a>) -> Option<()> {
     let skip = !known.is_empty() && data.len() > known.len() && data.as_bytes().starts_with(known.as_bytes());
-    let mut q = Quick { s: data, at: 0 };
+    let mut q = Cursor::new(data);
     if skip {
-        q.at = known.len();
+        q = Cursor::at(data, known.len());
     } else {
         q.eat(b'{')?;
     }
     let mut after_choices = false;
     loop {
-        let at = q.at;
+        let at = q.pos();
         let key = q.key()?;
         match key {
             "choices" => {
@@ -39,14 +40,13 @@ pub(super) fn quick_chunk<'a>(data: &'a str, known: &str, chunk: &mut ChunkView<
                     after_choices = true;
                 }
                 q.eat(b'[')?;
-                if q.peek()? == b']' {
-                    q.at += 1;
+                if q.eat(b']').is_some() {
                     chunk.choices = LenientList::Ok(Few::from_iter_opt(None));
                 } else {
                     chunk.choices = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(ChoiceView::default()))));
                     let LenientList::Ok(few) = &mut chunk.choices else { return None };
                     let Some(Lenient::Ok(c)) = few.first_mut() else { return None };
-                    q.choice(c)?;
+                    choice(&mut q, c)?;
                     q.eat(b']')?;
                 }
             }
@@ -77,228 +77,81 @@ pub(super) fn quick_chunk<'a>(data: &'a str, known: &str, chunk: &mut ChunkView<
         if q.next_member()? {
             continue;
         }
-        return (q.at == data.len()).then_some(());
+        return q.end();
     }
 }
 
-/// The cursor of [`quick_chunk`].
-pub(super) struct Quick<'a> {
-    pub(super) s: &'a str,
-    pub(super) at: usize,
+/// A plain string or `null`, as [`Str`].
+#[inline]
+fn opt_str<'a>(q: &mut Cursor<'a>) -> Option<Option<Str<'a>>> {
+    Some(q.opt_plain()?.map(|t| Str(Cow::Borrowed(t))))
 }
 
-impl<'a> Quick<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.s.as_bytes().get(self.at).copied()
-    }
-
-    fn eat(&mut self, b: u8) -> Option<()> {
-        (self.peek()? == b).then(|| self.at += 1)
-    }
-
-    /// `,` (another member follows: true) or `}` (false).
-    fn next_member(&mut self) -> Option<bool> {
-        let b = self.peek()?;
-        self.at += 1;
-        match b {
-            b',' => Some(true),
-            b'}' => Some(false),
-            _ => None,
+/// A choice: `index`, `delta`, `logprobs: null`, `finish_reason`.
+fn choice<'a>(q: &mut Cursor<'a>, c: &mut ChoiceView<'a>) -> Option<()> {
+    q.object(|key, q| {
+        match key {
+            "index" => c.index = q.small()?,
+            "delta" => {
+                c.delta = Lenient::Ok(DeltaView::default());
+                let Lenient::Ok(d) = &mut c.delta else { return None };
+                delta(q, d)?;
+            }
+            "logprobs" => q.null()?,
+            "finish_reason" => c.finish_reason = opt_str(q)?,
+            _ => return None,
         }
-    }
+        Some(())
+    })
+}
 
-    /// A string without escapes or control characters: its text (a byte
-    /// loop: keys and names are short).
-    fn plain(&mut self) -> Option<&'a str> {
-        let b = self.s.as_bytes();
-        if b.get(self.at) != Some(&b'"') {
-            return None;
+/// A delta: `role`, string `content`, `refusal`, `reasoning_content`, one
+/// tool-call fragment.
+fn delta<'a>(q: &mut Cursor<'a>, d: &mut DeltaView<'a>) -> Option<()> {
+    q.object(|key, q| {
+        match key {
+            "role" => d.role = opt_str(q)?,
+            "content" => d.content = q.opt_string()?.map(ContentView::Text),
+            "refusal" => d.refusal = q.opt_string()?,
+            "reasoning_content" => d.reasoning_content = q.opt_string()?,
+            "tool_calls" => {
+                q.eat(b'[')?;
+                d.tool_calls = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(ToolCallView::default()))));
+                let LenientList::Ok(few) = &mut d.tool_calls else { return None };
+                let Some(Lenient::Ok(tc)) = few.first_mut() else { return None };
+                tool_call(q, tc)?;
+                q.eat(b']')?;
+            }
+            _ => return None,
         }
-        let start = self.at + 1;
-        let i = start + json_plain_prefix(b.get(start..)?);
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        self.at = i + 1;
-        self.s.get(start..i)
-    }
+        Some(())
+    })
+}
 
-    /// `"key":`.
-    fn key(&mut self) -> Option<&'a str> {
-        let k = self.plain()?;
-        self.eat(b':')?;
-        Some(k)
-    }
-
-    /// A string, decoded lazily: escapes checked as serde_json checks them
-    /// (a `\\u` escape naming no character is refused by
-    /// [`JsonStr::from_raw`]).
-    fn string(&mut self) -> Option<JsonStr<'a>> {
-        if let Some(text) = self.plain() {
-            return Some(JsonStr::plain(text));
-        }
-        let b = self.s.as_bytes();
-        if b.get(self.at) != Some(&b'"') {
-            return None;
-        }
-        let mut i = self.at + 1;
-        loop {
-            i += json_plain_prefix(b.get(i..)?);
-            match *b.get(i)? {
-                b'"' => break,
-                b'\\' => match *b.get(i + 1)? {
-                    b'u' => {
-                        if !b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
-                            return None;
-                        }
-                        i += 6;
+/// A tool-call fragment: `index`, `id`, `type`, `function` (`name`,
+/// string `arguments`).
+fn tool_call<'a>(q: &mut Cursor<'a>, tc: &mut ToolCallView<'a>) -> Option<()> {
+    q.object(|key, q| {
+        match key {
+            "index" => tc.index = Some(q.small()?),
+            "id" => tc.id = opt_str(q)?,
+            "type" => tc.ty = opt_str(q)?,
+            "function" => {
+                let mut f = FunctionView::default();
+                q.object(|key, q| {
+                    match key {
+                        "name" => f.name = opt_str(q)?,
+                        "arguments" => f.arguments = q.opt_string()?.map(JsonText::Str),
+                        _ => return None,
                     }
-                    e => {
-                        escape_char(e)?;
-                        i += 2;
-                    }
-                },
-                _ => return None,
+                    Some(())
+                })?;
+                tc.function = Lenient::Ok(f);
             }
+            _ => return None,
         }
-        let v = JsonStr::from_raw(self.s.get(self.at..=i)?)?;
-        self.at = i + 1;
-        Some(v)
-    }
-
-    /// A string or `null`.
-    fn opt_string(&mut self) -> Option<Option<JsonStr<'a>>> {
-        if self.peek()? == b'n' {
-            self.null()?;
-            return Some(None);
-        }
-        self.string().map(Some)
-    }
-
-    /// A plain string or `null`, as [`Str`].
-    fn opt_plain(&mut self) -> Option<Option<Str<'a>>> {
-        if self.peek()? == b'n' {
-            self.null()?;
-            return Some(None);
-        }
-        self.plain().map(|t| Some(Str(Cow::Borrowed(t))))
-    }
-
-    fn null(&mut self) -> Option<()> {
-        let rest = self.s.get(self.at..)?;
-        rest.starts_with("null").then(|| self.at += 4)
-    }
-
-    /// An unsigned integer of at most `max` digits as serde_json reads it
-    /// (no leading zero, no fraction or exponent): its text.
-    fn digits(&mut self, max: usize) -> Option<&'a str> {
-        let b = self.s.as_bytes().get(self.at..)?;
-        let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
-        if n == 0 || n > max || (n > 1 && b[0] == b'0') || matches!(b.get(n), Some(b'.' | b'e' | b'E')) {
-            return None;
-        }
-        let text = &self.s[self.at..self.at + n];
-        self.at += n;
-        Some(text)
-    }
-
-    /// A `u32` of at most 9 digits.
-    fn small(&mut self) -> Option<u32> {
-        self.digits(9)?.parse().ok()
-    }
-
-    /// A string, a small unsigned integer or `null`: its raw text.
-    fn scalar(&mut self) -> Option<&'a str> {
-        let start = self.at;
-        match self.peek()? {
-            b'"' => {
-                self.string()?;
-            }
-            b'n' => self.null()?,
-            _ => {
-                self.digits(18)?;
-            }
-        }
-        Some(&self.s[start..self.at])
-    }
-
-    fn choice(&mut self, c: &mut ChoiceView<'a>) -> Option<()> {
-        self.eat(b'{')?;
-        loop {
-            match self.key()? {
-                "index" => c.index = self.small()?,
-                "delta" => {
-                    c.delta = Lenient::Ok(DeltaView::default());
-                    let Lenient::Ok(d) = &mut c.delta else { return None };
-                    self.delta(d)?;
-                }
-                "logprobs" => self.null()?,
-                "finish_reason" => c.finish_reason = self.opt_plain()?,
-                _ => return None,
-            }
-            if !self.next_member()? {
-                return Some(());
-            }
-        }
-    }
-
-    fn delta(&mut self, d: &mut DeltaView<'a>) -> Option<()> {
-        self.eat(b'{')?;
-        if self.peek()? == b'}' {
-            self.at += 1;
-            return Some(());
-        }
-        loop {
-            match self.key()? {
-                "role" => d.role = self.opt_plain()?,
-                "content" => d.content = self.opt_string()?.map(ContentView::Text),
-                "refusal" => d.refusal = self.opt_string()?,
-                "reasoning_content" => d.reasoning_content = self.opt_string()?,
-                "tool_calls" => {
-                    self.eat(b'[')?;
-                    d.tool_calls = LenientList::Ok(Few::from_iter_opt(Some(Lenient::Ok(ToolCallView::default()))));
-                    let LenientList::Ok(few) = &mut d.tool_calls else { return None };
-                    let Some(Lenient::Ok(tc)) = few.first_mut() else { return None };
-                    self.tool_call(tc)?;
-                    self.eat(b']')?;
-                }
-                _ => return None,
-            }
-            if !self.next_member()? {
-                return Some(());
-            }
-        }
-    }
-
-    fn tool_call(&mut self, tc: &mut ToolCallView<'a>) -> Option<()> {
-        self.eat(b'{')?;
-        loop {
-            match self.key()? {
-                "index" => tc.index = Some(self.small()?),
-                "id" => tc.id = self.opt_plain()?,
-                "type" => tc.ty = self.opt_plain()?,
-                "function" => {
-                    let mut f = FunctionView::default();
-                    self.eat(b'{')?;
-                    loop {
-                        match self.key()? {
-                            "name" => f.name = self.opt_plain()?,
-                            "arguments" => f.arguments = self.opt_string()?.map(JsonText::Str),
-                            _ => return None,
-                        }
-                        if !self.next_member()? {
-                            break;
-                        }
-                    }
-                    tc.function = Lenient::Ok(f);
-                }
-                _ => return None,
-            }
-            if !self.next_member()? {
-                return Some(());
-            }
-        }
-    }
+        Some(())
+    })
 }
 
 #[cfg(test)]
@@ -340,6 +193,8 @@ mod tests {
                         r#"{{"tool_calls":[{{"index":0,"id":{v},"type":"function","function":{{"name":{v},"arguments":""}}}}]}}"#
                     ),
                     "{}".to_owned(),
+                    r#"{"tool_calls":[{}]}"#.to_owned(),
+                    r#"{"tool_calls":[{"index":0,"function":{}}]}"#.to_owned(),
                 ] {
                     let choice = format!(r#"{{"index":{n},"delta":{delta},"logprobs":null,"finish_reason":null}}"#);
                     docs.push(format!(r#"{}{choice}],"usage":null}}"#, top(n)));
@@ -349,6 +204,7 @@ mod tests {
                     docs.push(format!(r#"{}{choice}]}}x"#, top(n)));
                     docs.push(format!(r#"{} {choice}]}}"#, top(n)));
                     docs.push(format!(r#"{}]}}"#, top(n)));
+                    docs.push(format!(r#"{}{{}}]}}"#, top(n)));
                     docs.push(format!(r#"{}{choice}],"usage":{{"total_tokens":1}}}}"#, top(n)));
                     docs.push(format!(
                         r#"{}{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{v}}}]}}"#,
