@@ -527,54 +527,13 @@ impl Dialect for ResponsesFold {
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let Some(head) = Head::parse(event.data()) else {
-            // Valid JSON that is not an object: nothing to apply.
-            let v = parse_value(event, sink)?;
-            let kind = match v {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                Value::Bool(_) => "a boolean",
-                Value::Null => "null",
-                Value::Object(_) => "an object with a member twice",
-            };
-            warn(sink, WarningCode::InvalidEvent, &format!("{} event whose data is {kind}; ignored", event.event()));
-            return Ok(Flow::Continue);
+            return not_an_object(event, sink);
         };
         let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
-        if let Some(delta) = &head.delta {
-            check_lone(sink, ty, delta);
+        if !self.in_sequence(ty, &head, sink) {
+            return Ok(Flow::Continue);
         }
-        if head.bad & (SEQUENCE_NUMBER | TYPE) != 0 {
-            let msg = format!("{ty}: {} of the wrong type; applied without it", head.bad_names(SEQUENCE_NUMBER | TYPE));
-            warn(sink, WarningCode::InvalidEvent, &msg);
-        }
-        if let Some(seq) = head.sequence_number {
-            if self.replay_floor.is_some_and(|floor| seq <= floor) {
-                // A resumed server replaying from before the cursor: never twice.
-                let msg = format!("{ty} with sequence_number {seq} already applied before the reconnection; skipped");
-                warn(sink, WarningCode::DuplicateEvent, &msg);
-                return Ok(Flow::Continue);
-            }
-            if let Some(last) = self.last_sequence_number.filter(|&last| seq <= last) {
-                let msg = format!("{ty} with sequence_number {seq} after {last} on the same connection; applied");
-                warn(sink, WarningCode::OutOfOrderEvent, &msg);
-            }
-            self.last_sequence_number = Some(self.last_sequence_number.map_or(seq, |last| last.max(seq)));
-        }
-        let uses = match ty {
-            "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
-                OUTPUT_INDEX | CONTENT_INDEX | DELTA
-            }
-            "response.reasoning_summary_text.delta" => OUTPUT_INDEX | SUMMARY_INDEX | DELTA,
-            "response.content_part.added" | "response.content_part.done" => OUTPUT_INDEX | CONTENT_INDEX,
-            "response.reasoning_summary_part.added" | "response.reasoning_summary_part.done" => {
-                OUTPUT_INDEX | SUMMARY_INDEX
-            }
-            _ if delta_item_type(ty).is_some() => OUTPUT_INDEX | DELTA,
-            "response.shell_call_command.delta" => OUTPUT_INDEX | COMMAND_INDEX | DELTA,
-            "response.shell_call_command.added" | "response.shell_call_command.done" => OUTPUT_INDEX | COMMAND_INDEX,
-            _ => 0,
-        };
+        let uses = members_used(ty);
         if head.bad & uses != 0 {
             warn(
                 sink,
@@ -584,55 +543,16 @@ impl Dialect for ResponsesFold {
             return Ok(Flow::Continue);
         }
         match ty {
-            "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
-                let kind = match ty {
-                    "response.refusal.delta" => PartKind::Refusal,
-                    "response.output_text.delta" => PartKind::Text,
-                    _ => PartKind::Reasoning,
-                };
-                let slot = Slot::Content(head.content_index.unwrap_or(0));
-                self.on_text(turn, ty, head.output_index, slot, kind, head.delta, sink)?;
-            }
-            "response.reasoning_summary_text.delta" => {
-                let slot = Slot::Summary(head.summary_index.unwrap_or(0));
-                self.on_text(turn, ty, head.output_index, slot, PartKind::Reasoning, head.delta, sink)?;
-            }
+            "response.output_text.delta"
+            | "response.refusal.delta"
+            | "response.reasoning_text.delta"
+            | "response.reasoning_summary_text.delta" => self.on_text_delta(turn, ty, &head, sink)?,
             _ if delta_item_type(ty).is_some() => self.on_args(turn, ty, &head, sink)?,
-            "response.shell_call_command.delta" => {
-                let slot = Slot::Command(head.command_index.unwrap_or(0));
-                self.on_text(turn, ty, head.output_index, slot, PartKind::Other, head.delta, sink)?;
-            }
-            "response.shell_call_command.added" => {
-                let v = parse_value(event, sink)?;
-                self.ensure_started(turn, ty, sink);
-                let mut base = Map::new();
-                base.insert("type".into(), "shell_command".into());
-                if let Some(c) = v.get("command").filter(|c| c.is_string()) {
-                    base.insert("text".into(), c.clone());
-                }
-                let slot = Slot::Command(head.command_index.unwrap_or(0));
-                self.sub_part(turn, ty, head.output_index, slot, PartKind::Other, Some(base), sink)?;
-            }
-            "response.shell_call_command.done" => {
-                self.ensure_started(turn, ty, sink);
-                self.commit_sub(turn, ty, head.output_index, Slot::Command(head.command_index.unwrap_or(0)), sink);
-            }
+            "response.shell_call_command.delta"
+            | "response.shell_call_command.added"
+            | "response.shell_call_command.done" => self.on_shell_command(turn, ty, &head, event, sink)?,
             "response.created" | "response.in_progress" | "response.queued" => {
-                let v = parse_value(event, sink)?;
-                if turn.begin() {
-                    self.merge_response(ty, &v, sink);
-                    let snapshot = self.message(turn);
-                    sink.event(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
-                } else if ty == "response.created" {
-                    warn(sink, WarningCode::DuplicateStart, "second response.created; ignored");
-                    return Ok(Flow::Continue);
-                } else {
-                    self.merge_response(ty, &v, sink);
-                }
-                // The running usage, where the lifecycle event carries one.
-                if let Some(u) = v.pointer("/response/usage").filter(|u| u.is_object()) {
-                    sink.event(&StreamEvent::Usage { usage: u });
-                }
+                self.on_lifecycle(turn, ty, event, sink)?;
             }
             "response.output_item.added" => self.on_item_added(turn, event, sink)?,
             "response.output_item.done" => self.on_item_done(turn, event, sink)?,
@@ -650,72 +570,13 @@ impl Dialect for ResponsesFold {
             | "response.mcp_call_arguments.done"
             | "response.custom_tool_call_input.done"
             | "response.code_interpreter_call_code.done" => self.ensure_started(turn, ty, sink),
-            "response.completed" | "response.incomplete" => {
-                let mut v = parse_value(event, sink)?;
-                if turn.state == TurnState::Idle && !v.pointer("/response/output").is_some_and(Value::is_array) {
-                    // A stray terminal event: nothing to end yet. (One whose
-                    // `response` holds its `output` is a whole answer: folded.)
-                    warn(sink, WarningCode::TerminalBeforeStart, &format!("{ty} before response.created; ignored"));
-                    return Ok(Flow::Continue);
-                }
-                self.ensure_started(turn, ty, sink);
-                self.merge_response(ty, &v, sink);
-                self.take_final_output(ty, &mut v, sink);
-                self.complete_from_final_output(turn, ty == "response.incomplete", sink)?;
-                self.forget_done_items();
-                for item in self.items.iter().filter(|i| !i.done) {
-                    let msg =
-                        format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
-                    warn(sink, WarningCode::PartNotEnded, &msg);
-                }
-                let reason = match ty {
-                    "response.completed" => "completed",
-                    _ => {
-                        v.pointer("/response/incomplete_details/reason").and_then(Value::as_str).unwrap_or("incomplete")
-                    }
-                };
-                self.stop_reason = Some(reason.to_owned());
-                return Ok(Flow::End);
-            }
-            "response.failed" | "error" => {
-                let mut v = parse_value(event, sink)?;
-                self.ensure_started(turn, ty, sink);
-                let err = if ty == "error" {
-                    // The live API nests the error (`{"type":"error","error":{…}}`);
-                    // the SDK's type puts it at the top level: both.
-                    match v.get("error") {
-                        Some(e @ Value::Object(_)) => e.clone(),
-                        _ => v.clone(),
-                    }
-                } else {
-                    self.merge_response(ty, &v, sink);
-                    self.take_final_output(ty, &mut v, sink);
-                    self.forget_done_items();
-                    v.pointer("/response/error").cloned().unwrap_or(Value::Null)
-                };
-                let s = |k: &str| err.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
-                let request_id =
-                    s("request_id").or_else(|| v.get("request_id").and_then(Value::as_str).map(str::to_owned));
-                return Ok(Flow::Fail(ProviderError {
-                    error_type: s("code").or_else(|| s("type").filter(|t| t != "error")).unwrap_or_default(),
-                    message: s("message").unwrap_or_else(|| "An error occurred during streaming".to_owned()),
-                    request_id,
-                    output_emitted: turn.output_emitted(),
-                }));
-            }
-            "response.image_generation_call.partial_image" => {
-                let v = parse_value(event, sink)?;
-                self.ensure_started(turn, ty, sink);
-                self.on_partial_image(turn, ty, v, sink)?;
-            }
-            "response.audio.delta"
+            "response.completed" | "response.incomplete" => return self.on_terminal(turn, ty, event, sink),
+            "response.failed" | "error" => return self.on_failure(turn, ty, event, sink),
+            "response.image_generation_call.partial_image"
+            | "response.audio.delta"
             | "response.audio.transcript.delta"
             | "response.audio.done"
-            | "response.audio.transcript.done" => {
-                let v = parse_value(event, sink)?;
-                self.ensure_started(turn, ty, sink);
-                self.on_audio(turn, ty, &v, sink)?;
-            }
+            | "response.audio.transcript.done" => self.on_media(turn, ty, event, sink)?,
             other => sink.event(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
         }
         Ok(Flow::Continue)
@@ -810,6 +671,243 @@ impl Dialect for ResponsesFold {
 
     fn on_reconnect(&mut self) {
         self.replay_floor = self.last_sequence_number;
+    }
+}
+
+/// The event families, one method each ([`Dialect::on_event`] picks).
+impl ResponsesFold {
+    /// Before an event is applied: its delta's lone surrogates and its
+    /// `sequence_number` and `type` of the wrong type warned about, its
+    /// `sequence_number` checked (`false`: a replay after a reconnection,
+    /// skipped).
+    fn in_sequence(&mut self, ty: &str, head: &Head<'_>, sink: &mut Sink<'_>) -> bool {
+        if let Some(delta) = &head.delta {
+            check_lone(sink, ty, delta);
+        }
+        if head.bad & (SEQUENCE_NUMBER | TYPE) != 0 {
+            let msg = format!("{ty}: {} of the wrong type; applied without it", head.bad_names(SEQUENCE_NUMBER | TYPE));
+            warn(sink, WarningCode::InvalidEvent, &msg);
+        }
+        if let Some(seq) = head.sequence_number {
+            if self.replay_floor.is_some_and(|floor| seq <= floor) {
+                // A resumed server replaying from before the cursor: never twice.
+                let msg = format!("{ty} with sequence_number {seq} already applied before the reconnection; skipped");
+                warn(sink, WarningCode::DuplicateEvent, &msg);
+                return false;
+            }
+            if let Some(last) = self.last_sequence_number.filter(|&last| seq <= last) {
+                let msg = format!("{ty} with sequence_number {seq} after {last} on the same connection; applied");
+                warn(sink, WarningCode::OutOfOrderEvent, &msg);
+            }
+            self.last_sequence_number = Some(self.last_sequence_number.map_or(seq, |last| last.max(seq)));
+        }
+        true
+    }
+
+    /// `response.output_text.delta`, `response.refusal.delta`,
+    /// `response.reasoning_text.delta` (a content part's text) and
+    /// `response.reasoning_summary_text.delta` (a summary part's).
+    fn on_text_delta(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        head: &Head<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let (slot, kind) = match ty {
+            "response.reasoning_summary_text.delta" => {
+                (Slot::Summary(head.summary_index.unwrap_or(0)), PartKind::Reasoning)
+            }
+            "response.refusal.delta" => (Slot::Content(head.content_index.unwrap_or(0)), PartKind::Refusal),
+            "response.output_text.delta" => (Slot::Content(head.content_index.unwrap_or(0)), PartKind::Text),
+            _ => (Slot::Content(head.content_index.unwrap_or(0)), PartKind::Reasoning),
+        };
+        self.on_text(turn, ty, head.output_index, slot, kind, head.delta, sink)
+    }
+
+    /// `response.shell_call_command.added` / `.delta` / `.done`: a
+    /// `shell_call`'s `action.commands[command_index]`, a sub-part of its
+    /// item.
+    fn on_shell_command(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        head: &Head<'_>,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let slot = Slot::Command(head.command_index.unwrap_or(0));
+        match ty {
+            "response.shell_call_command.delta" => {
+                self.on_text(turn, ty, head.output_index, slot, PartKind::Other, head.delta, sink)?;
+            }
+            "response.shell_call_command.added" => {
+                let v = parse_value(event, sink)?;
+                self.ensure_started(turn, ty, sink);
+                let mut base = Map::new();
+                base.insert("type".into(), "shell_command".into());
+                if let Some(c) = v.get("command").filter(|c| c.is_string()) {
+                    base.insert("text".into(), c.clone());
+                }
+                self.sub_part(turn, ty, head.output_index, slot, PartKind::Other, Some(base), sink)?;
+            }
+            _ => {
+                self.ensure_started(turn, ty, sink);
+                self.commit_sub(turn, ty, head.output_index, slot, sink);
+            }
+        }
+        Ok(())
+    }
+
+    /// `response.created` / `response.in_progress` / `response.queued`:
+    /// the first starts the answer (`message_start`), later ones merge
+    /// their `response` (a second `response.created` is ignored); the
+    /// running usage where one is carried.
+    fn on_lifecycle(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let v = parse_value(event, sink)?;
+        if turn.begin() {
+            self.merge_response(ty, &v, sink);
+            let snapshot = self.message(turn);
+            sink.event(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
+        } else if ty == "response.created" {
+            warn(sink, WarningCode::DuplicateStart, "second response.created; ignored");
+            return Ok(());
+        } else {
+            self.merge_response(ty, &v, sink);
+        }
+        // The running usage, where the lifecycle event carries one.
+        if let Some(u) = v.pointer("/response/usage").filter(|u| u.is_object()) {
+            sink.event(&StreamEvent::Usage { usage: u });
+        }
+        Ok(())
+    }
+
+    /// `response.completed` / `response.incomplete`: the terminal
+    /// `response` merged, its `output` completing the items still open,
+    /// the stop reason; the end of the turn (a stray one before any event
+    /// is ignored, unless its `output` is a whole answer).
+    fn on_terminal(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Flow, StreamError> {
+        let mut v = parse_value(event, sink)?;
+        if turn.state == TurnState::Idle && !v.pointer("/response/output").is_some_and(Value::is_array) {
+            // A stray terminal event: nothing to end yet. (One whose
+            // `response` holds its `output` is a whole answer: folded.)
+            warn(sink, WarningCode::TerminalBeforeStart, &format!("{ty} before response.created; ignored"));
+            return Ok(Flow::Continue);
+        }
+        self.ensure_started(turn, ty, sink);
+        self.merge_response(ty, &v, sink);
+        self.take_final_output(ty, &mut v, sink);
+        self.complete_from_final_output(turn, ty == "response.incomplete", sink)?;
+        self.forget_done_items();
+        for item in self.items.iter().filter(|i| !i.done) {
+            let msg = format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
+            warn(sink, WarningCode::PartNotEnded, &msg);
+        }
+        let reason = match ty {
+            "response.completed" => "completed",
+            _ => v.pointer("/response/incomplete_details/reason").and_then(Value::as_str).unwrap_or("incomplete"),
+        };
+        self.stop_reason = Some(reason.to_owned());
+        Ok(Flow::End)
+    }
+
+    /// `response.failed` / `error`: the provider error (a failed
+    /// response's `response` merged first).
+    fn on_failure(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Flow, StreamError> {
+        let mut v = parse_value(event, sink)?;
+        self.ensure_started(turn, ty, sink);
+        let err = if ty == "error" {
+            // The live API nests the error (`{"type":"error","error":{…}}`);
+            // the SDK's type puts it at the top level: both.
+            match v.get("error") {
+                Some(e @ Value::Object(_)) => e.clone(),
+                _ => v.clone(),
+            }
+        } else {
+            self.merge_response(ty, &v, sink);
+            self.take_final_output(ty, &mut v, sink);
+            self.forget_done_items();
+            v.pointer("/response/error").cloned().unwrap_or(Value::Null)
+        };
+        let s = |k: &str| err.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+        let request_id = s("request_id").or_else(|| v.get("request_id").and_then(Value::as_str).map(str::to_owned));
+        Ok(Flow::Fail(ProviderError {
+            error_type: s("code").or_else(|| s("type").filter(|t| t != "error")).unwrap_or_default(),
+            message: s("message").unwrap_or_else(|| "An error occurred during streaming".to_owned()),
+            request_id,
+            output_emitted: turn.output_emitted(),
+        }))
+    }
+
+    /// `response.image_generation_call.partial_image` and the response
+    /// audio's `response.audio.*` events: media parts.
+    fn on_media(
+        &mut self,
+        turn: &mut Turn,
+        ty: &str,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let v = parse_value(event, sink)?;
+        self.ensure_started(turn, ty, sink);
+        if ty == "response.image_generation_call.partial_image" {
+            self.on_partial_image(turn, ty, v, sink)
+        } else {
+            self.on_audio(turn, ty, &v, sink)
+        }
+    }
+}
+
+/// An event whose data is valid JSON but no object (or an object with a
+/// member twice): nothing to apply (invalid JSON is a stream error).
+fn not_an_object(event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+    let v = parse_value(event, sink)?;
+    let kind = match v {
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+        Value::Object(_) => "an object with a member twice",
+    };
+    warn(sink, WarningCode::InvalidEvent, &format!("{} event whose data is {kind}; ignored", event.event()));
+    Ok(Flow::Continue)
+}
+
+/// The members of [`Head`] an event of type `ty` reads (bits): one of them
+/// of the wrong type makes the event ignored.
+fn members_used(ty: &str) -> u8 {
+    match ty {
+        "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
+            OUTPUT_INDEX | CONTENT_INDEX | DELTA
+        }
+        "response.reasoning_summary_text.delta" => OUTPUT_INDEX | SUMMARY_INDEX | DELTA,
+        "response.content_part.added" | "response.content_part.done" => OUTPUT_INDEX | CONTENT_INDEX,
+        "response.reasoning_summary_part.added" | "response.reasoning_summary_part.done" => {
+            OUTPUT_INDEX | SUMMARY_INDEX
+        }
+        _ if delta_item_type(ty).is_some() => OUTPUT_INDEX | DELTA,
+        "response.shell_call_command.delta" => OUTPUT_INDEX | COMMAND_INDEX | DELTA,
+        "response.shell_call_command.added" | "response.shell_call_command.done" => OUTPUT_INDEX | COMMAND_INDEX,
+        _ => 0,
     }
 }
 
