@@ -290,13 +290,15 @@ fn quick_delta(data: &str) -> Option<Head<'_>> {
     c.eat_str(r#"{"type":"content_block_delta","index":"#)?;
     let index = c.uint()?;
     c.eat_str(r#","delta":{"type":""#)?;
-    let dty = [
-        ("text_delta", r#"text_delta","text":"#),
-        ("input_json_delta", r#"input_json_delta","partial_json":"#),
-        ("thinking_delta", r#"thinking_delta","thinking":"#),
-    ]
-    .into_iter()
-    .find_map(|(dty, prefix)| c.eat_str(prefix).map(|()| dty))?;
+    let dty = if c.eat_str(r#"text_delta","text":"#).is_some() {
+        "text_delta"
+    } else if c.eat_str(r#"input_json_delta","partial_json":"#).is_some() {
+        "input_json_delta"
+    } else if c.eat_str(r#"thinking_delta","thinking":"#).is_some() {
+        "thinking_delta"
+    } else {
+        return None;
+    };
     let value = c.strict_string()?;
     c.eat_str("}}")?;
     c.end()?;

@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 
 use super::anthropic::{self, AnthropicFold};
 use super::events::{ProviderError, StreamEvent, WarningCode};
-use super::fastpath::is_object;
+use super::fastpath::{is_object, string_members};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
 use super::{warn, Provider, Sink, StreamError};
 use crate::eventstream::{Decoder as FrameDecoder, DecoderLimits, Message};
@@ -241,6 +241,10 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
     struct Head<'a> {
         #[serde(rename = "type", borrow)]
         ty: Cow<'a, str>,
+    }
+    if let Some([Some(name)]) = string_members(text, ["type"]) {
+        // The exact bytes, as serde_json would read them.
+        return Ok((name, text));
     }
     let head: Head<'_> = serde_json::from_str(text).map_err(|e| format!("not an Anthropic event: {e}"))?;
     // The type names the event: a borrowed name (no escapes), else its

@@ -18,7 +18,9 @@
 //! * **Member by member** ([`Cursor::object`], or [`Cursor::key`] and
 //!   [`Cursor::next_member`] by hand): each key with a reader for its value,
 //!   [`Cursor::skip`] for the members the view ignores, [`Seen`] to decline
-//!   a member named twice where serde_json's derived structs would fail.
+//!   a member named twice where serde_json's derived structs would fail;
+//!   [`string_members`] for a head of plain strings (an event's `type`, its
+//!   `id`) wherever they sit in the object.
 //!
 //! Every reader returns `None` (the event declined) without a guarantee on
 //! where the cursor stopped.
@@ -232,15 +234,39 @@ impl<'a> Cursor<'a> {
     }
 
     /// A `u32` of at most 9 digits.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn small(&mut self) -> Option<u32> {
-        self.digits(9)?.parse().ok()
+        // (At most 9 digits: below `u32::MAX`.)
+        self.int(9).map(|n| n as u32)
     }
 
     /// A `u64` of at most 18 digits.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn uint(&mut self) -> Option<u64> {
-        self.digits(18)?.parse().ok()
+        self.int(18)
+    }
+
+    /// An unsigned integer of at most `max` (≤ 18) digits as
+    /// [`digits`](Self::digits) reads it, its value summed as it is read.
+    #[inline(always)]
+    fn int(&mut self, max: usize) -> Option<u64> {
+        let b = self.text.as_bytes();
+        let start = self.at;
+        let mut i = start;
+        let mut n: u64 = 0;
+        while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            if i - start == max {
+                return None;
+            }
+            n = n * 10 + u64::from(d - b'0');
+            i += 1;
+        }
+        let len = i - start;
+        if len == 0 || (len > 1 && b[start] == b'0') || matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.at = i;
+        Some(n)
     }
 
     /// A string ([`string`](Self::string)), an unsigned integer of at most
@@ -259,22 +285,125 @@ impl<'a> Cursor<'a> {
         Some(&self.text[start..self.at])
     }
 
-    /// A value a view ignores, read only to step over it: a
-    /// [`scalar`](Self::scalar), `true`, `false`, `[]` or `{}` (anything
-    /// nested declines). Its raw text.
+    /// A value a view ignores, read only to step over it: any JSON value
+    /// written compactly (strings as [`string`](Self::string) reads them,
+    /// numbers by JSON's grammar, arrays and objects nested at most
+    /// [`MAX_DEPTH`] deep, their keys any string). Its raw text.
     pub(crate) fn skip(&mut self) -> Option<&'a str> {
         let start = self.at;
-        match self.peek()? {
-            b't' => self.eat_str("true")?,
-            b'f' => self.eat_str("false")?,
-            b'[' => self.eat_str("[]")?,
-            b'{' => self.eat_str("{}")?,
-            _ => {
-                self.scalar()?;
-            }
-        }
+        self.skip_nested(0)?;
         Some(&self.text[start..self.at])
     }
+
+    /// [`skip`](Self::skip) inside `depth` containers.
+    fn skip_nested(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => {
+                self.string()?;
+            }
+            b'n' => self.null()?,
+            b't' => self.eat_str("true")?,
+            b'f' => self.eat_str("false")?,
+            b'[' if depth < MAX_DEPTH => {
+                self.at += 1;
+                if self.eat(b']').is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.skip_nested(depth + 1)?;
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b']' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'{' if depth < MAX_DEPTH => {
+                self.at += 1;
+                if self.eat(b'}').is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.string()?;
+                    self.eat(b':')?;
+                    self.skip_nested(depth + 1)?;
+                    if !self.next_member()? {
+                        return Some(());
+                    }
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A number by JSON's grammar (`-`, no leading zero, fraction and
+    /// exponent): its text, not converted.
+    pub(crate) fn number(&mut self) -> Option<&'a str> {
+        let b = self.text.as_bytes();
+        let digits = |mut i: usize| {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        let start = self.at;
+        let mut i = start + usize::from(b.get(start) == Some(&b'-'));
+        i = match b.get(i)? {
+            b'0' => i + 1,
+            b'1'..=b'9' => digits(i + 1),
+            _ => return None,
+        };
+        if b.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
+            let end = digits(i);
+            if end == i {
+                return None;
+            }
+            i = end;
+        }
+        self.at = i;
+        Some(&self.text[start..i])
+    }
+}
+
+/// The deepest a [`Cursor::skip`] goes into nested arrays and objects
+/// (serde_json's own limit is 128): deeper declines.
+pub(crate) const MAX_DEPTH: usize = 32;
+
+/// The plain-string members `keys` of a compact JSON object, each `None`
+/// when absent or `null`; every other member skipped
+/// ([`Cursor::skip`]). `None` (the caller's serde_json path decides) when
+/// the text is not such an object, a key is named twice, or one of `keys`
+/// is anything but a plain string or `null`.
+pub(crate) fn string_members<'a, const N: usize>(text: &'a str, keys: [&str; N]) -> Option<[Option<&'a str>; N]> {
+    let mut out = [None; N];
+    let mut seen = Seen::default();
+    let mut c = Cursor::new(text);
+    c.object(|key, c| match keys.iter().position(|k| *k == key) {
+        Some(i) => {
+            seen.first(1 << i)?;
+            out[i] = c.opt_plain()?;
+            Some(())
+        }
+        None => c.skip().map(drop),
+    })?;
+    c.end()?;
+    Some(out)
 }
 
 /// The members a fast path has read, by bit: a member named twice declines
@@ -386,14 +515,75 @@ mod tests {
         ];
         assert_eq!(seen, want);
         assert_eq!(Cursor::new("{}").object(|_, _| None), Some(()));
-        // Anything not written compactly, or nested, declines.
-        for doc in [r#"{ "a":1}"#, r#"{"a" :1}"#, r#"{"a":1 }"#, r#"{"a":[1]}"#, r#"{"a":{"b":1}}"#, r#"{"\u0061":1}"#]
-        {
+        // Anything not written compactly declines.
+        for doc in [r#"{ "a":1}"#, r#"{"a" :1}"#, r#"{"a":1 }"#, r#"{"a":[1 ]}"#, r#"{"\u0061":1}"#] {
             assert!(Cursor::new(doc).object(|_, c| c.skip().map(drop)).is_none(), "{doc}");
         }
         // Trailing bytes are the caller's to refuse.
         let mut c = Cursor::new(r#"{"a":1} "#);
         assert!(c.object(|_, c| c.skip().map(drop)).is_some() && c.end().is_none());
+    }
+
+    /// Whatever `skip` steps over is one JSON value serde_json reads.
+    #[test]
+    fn skip_is_serde_json_or_nothing() {
+        let scalars = ["0", "-0", "01", "-", "1.", "1.5", "-2e10", "3E+2", "4e-", ".5", "1e400", "tru", "nul", "x"];
+        let mut values: Vec<String> = scalars.iter().map(|s| (*s).to_owned()).collect();
+        values.extend(view::TRICKY_JSON_STRINGS.iter().map(|s| (*s).to_owned()));
+        for v in values.clone() {
+            values.push(format!("[{v},{v}]"));
+            values.push(format!(r#"{{"k":{v},"\n":[{v}],"":{{}}}}"#));
+            values.push(format!("[{v}"));
+            values.push(format!(r#"{{{v}:1}}"#));
+        }
+        values.push("[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH));
+        let mut stepped = 0;
+        for v in &values {
+            // As a reader sees it: a value, then `,`.
+            let doc = format!("{v},");
+            let mut c = Cursor::new(&doc);
+            if let Some(raw) = c.skip().filter(|_| c.next_member() == Some(true)) {
+                stepped += 1;
+                assert_eq!(raw, v.as_str());
+                let ignored = serde_json::from_str::<serde::de::IgnoredAny>(raw);
+                assert!(ignored.is_ok(), "{raw}: {ignored:?}");
+            }
+        }
+        assert!(stepped > values.len() / 3, "{stepped} of {}", values.len());
+        assert!(Cursor::new(&("[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1))).skip().is_none());
+    }
+
+    #[test]
+    fn string_members_are_serde_json_or_nothing() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Head<'a> {
+            #[serde(rename = "type", default, borrow)]
+            ty: Option<&'a str>,
+            #[serde(default, borrow)]
+            id: Option<&'a str>,
+        }
+        let docs = [
+            r#"{"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":1}}}"#,
+            r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"choices":[{"delta":{"content":"\u00e9"}}]}"#,
+            r#"{"type":null,"id":"x","n":-1.5e3}"#,
+            r#"{"type":"a","type":"b"}"#,
+            r#"{"type":"a\nb"}"#,
+            r#"{"type":5}"#,
+            r#"["a","b"]"#,
+            r#"{"type":"a"} "#,
+            r#"{}"#,
+        ];
+        for doc in docs {
+            if let Some([ty, id]) = string_members(doc, ["type", "id"]) {
+                let serde: Head<'_> = serde_json::from_str(doc).unwrap();
+                assert_eq!(Head { ty, id }, serde, "{doc}");
+            }
+        }
+        assert_eq!(string_members(docs[0], ["type", "id"]), Some([Some("message_start"), None]));
+        assert_eq!(string_members(docs[1], ["type", "id"]), Some([None, Some("chatcmpl-1")]));
+        for doc in &docs[3..8] {
+            assert_eq!(string_members(doc, ["type", "id"]), None, "{doc}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The event families, one method each ([`on_event`](super::ResponsesFold)
+//! The event families, one method each (the dialect's `on_event`
 //! picks by type), and the response lifecycle they share.
 
 use serde_json::{Map, Value};
