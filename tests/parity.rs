@@ -4,8 +4,9 @@
 //!
 //! * [`every_dialect_is_known_everywhere`]: each dialect of
 //!   `src/providers/detect.rs`'s `DIALECTS` (its variant and wire name read from
-//!   its file's `DIALECT`) is in the C ABI, the Python and Go bindings, the
-//!   command line and the test lists that enumerate dialects.
+//!   the `DIALECT` of its file, or of its directory's `mod.rs`) is in the C
+//!   ABI, the Python and Go bindings, the command line and the test lists that
+//!   enumerate dialects.
 //! * [`every_c_function_is_wrapped`]: each function of `include/ssefold.h` is
 //!   called by `include/ssefold.hpp` and by the Go package, or is listed in
 //!   `tests/parity/not_wrapped.txt` with the reason.
@@ -47,7 +48,10 @@ fn dialects() -> Vec<Dialect> {
         .iter()
         .map(|entry| {
             let module = entry.strip_suffix("::DIALECT").unwrap_or_else(|| panic!("DIALECTS entry {entry}"));
+            // A dialect's module is a file, or a directory with its `mod.rs`.
             let file = format!("src/providers/{module}.rs");
+            let dir = format!("src/providers/{module}/mod.rs");
+            let file = if Path::new(env!("CARGO_MANIFEST_DIR")).join(&file).exists() { file } else { dir };
             let text = read(&file);
             let info =
                 &text[text.find("const DIALECT: DialectInfo").unwrap_or_else(|| panic!("no DIALECT in {file}"))..];

@@ -4,7 +4,7 @@ Folds each chat SSE file with the `openai` Python SDK
 (`client.chat.completions.stream(...)` over an `httpx.MockTransport`) and
 with `target/debug/ssefold fold --provider openai-chat FILE`, and prints
 where the folded messages differ. The deliberate differences are listed in
-the module docs of src/providers/openai_chat.rs ("Deliberate differences
+the module docs of src/providers/openai_chat/mod.rs ("Deliberate differences
 from the SDK"); anything else it prints is a bug on one side.
 
     python3 -m venv /tmp/oai-venv && /tmp/oai-venv/bin/pip install openai

@@ -138,8 +138,9 @@ use serde_json::{Map, Value};
 use super::args::{ArgsEnd, ToolArgs};
 use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
+use super::fastpath::Cursor;
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
-use super::view::{self, JsonStr, Str};
+use super::view::{JsonStr, Str};
 use super::{
     check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, MessageView, PathStep, Provider,
     Sink, StreamError,
@@ -285,24 +286,22 @@ struct DeltaView<'a> {
 /// order, a number serde_json would read differently) is `None` and goes
 /// through serde_json.
 fn quick_delta(data: &str) -> Option<Head<'_>> {
-    let rest = data.strip_prefix(r#"{"type":"content_block_delta","index":"#)?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 18 || (digits > 1 && rest.starts_with('0')) {
+    let mut c = Cursor::new(data);
+    c.eat_str(r#"{"type":"content_block_delta","index":"#)?;
+    let index = c.uint()?;
+    c.eat_str(r#","delta":{"type":""#)?;
+    let dty = if c.eat_str(r#"text_delta","text":"#).is_some() {
+        "text_delta"
+    } else if c.eat_str(r#"input_json_delta","partial_json":"#).is_some() {
+        "input_json_delta"
+    } else if c.eat_str(r#"thinking_delta","thinking":"#).is_some() {
+        "thinking_delta"
+    } else {
         return None;
-    }
-    let index: u64 = rest[..digits].parse().ok()?;
-    let rest = rest[digits..].strip_prefix(r#","delta":{"type":""#)?;
-    let (dty, after) = [
-        ("text_delta", r#"text_delta","text":"#),
-        ("input_json_delta", r#"input_json_delta","partial_json":"#),
-        ("thinking_delta", r#"thinking_delta","thinking":"#),
-    ]
-    .into_iter()
-    .find_map(|(dty, prefix)| Some((dty, rest.strip_prefix(prefix)?)))?;
-    let (value, end) = view::scan_str(data, data.len() - after.len())?;
-    if &data[end..] != "}}" {
-        return None;
-    }
+    };
+    let value = c.strict_string()?;
+    c.eat_str("}}")?;
+    c.end()?;
     let mut delta = DeltaView { ty: Some(Str(Cow::Borrowed(dty))), ..DeltaView::default() };
     match dty {
         "text_delta" => delta.text = Some(value),

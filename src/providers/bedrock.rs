@@ -33,6 +33,7 @@ use serde_json::{json, Value};
 
 use super::anthropic::{self, AnthropicFold};
 use super::events::{ProviderError, StreamEvent, WarningCode};
+use super::fastpath::{is_object, string_members};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
 use super::{warn, Provider, Sink, StreamError};
 use crate::eventstream::{Decoder as FrameDecoder, DecoderLimits, Message};
@@ -241,6 +242,10 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
         #[serde(rename = "type", borrow)]
         ty: Cow<'a, str>,
     }
+    if let Some([Some(name)]) = string_members(text, ["type"]) {
+        // The exact bytes, as serde_json would read them.
+        return Ok((name, text));
+    }
     let head: Head<'_> = serde_json::from_str(text).map_err(|e| format!("not an Anthropic event: {e}"))?;
     // The type names the event: a borrowed name (no escapes), else its
     // owner is the text itself, which only holds escaped names of unknown
@@ -250,13 +255,6 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
         Cow::Owned(_) => "chunk",
     };
     Ok((name, text))
-}
-
-/// Whether `json` opens a JSON object (after whitespace). serde's derived
-/// struct readers also accept an array of the members in order, which no
-/// Bedrock payload is.
-fn is_object(json: &[u8]) -> bool {
-    json.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 /// Most bytes of a payload quoted in a warning.

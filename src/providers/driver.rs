@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use super::detect::{check_dialect, detect, make_dialect};
+use super::fastpath::string_members;
 use super::framing::{Unit, Units};
 use super::sink::{warn, Sink};
 use super::turn::{Dialect, Flow, Turn, TurnState};
@@ -99,9 +100,16 @@ impl Driver {
             id: Option<std::borrow::Cow<'a, str>>,
         }
         let Some(d) = &self.dialect else { return };
-        let head: Option<Head<'_>> = serde_json::from_str(event.data()).ok();
-        let ty = head.as_ref().and_then(|h| h.ty.as_deref()).unwrap_or(event.event());
-        if d.is_restart(ty, head.as_ref().and_then(|h| h.id.as_deref())) {
+        // The exact bytes first, serde_json for anything else.
+        let slow: Option<Head<'_>>;
+        let [ty, id] = match string_members(event.data(), ["type", "id"]) {
+            Some(fast) => fast,
+            None => {
+                slow = serde_json::from_str(event.data()).ok();
+                [slow.as_ref().and_then(|h| h.ty.as_deref()), slow.as_ref().and_then(|h| h.id.as_deref())]
+            }
+        };
+        if d.is_restart(ty.unwrap_or(event.event()), id) {
             sink.event(&StreamEvent::TurnReset);
             self.dialect = make_dialect(self.provider);
             self.turn.reset();

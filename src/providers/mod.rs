@@ -199,6 +199,7 @@ mod detect;
 mod driver;
 mod error;
 pub mod events;
+mod fastpath;
 mod framing;
 pub mod gemini;
 mod json_path_args;

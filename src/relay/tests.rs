@@ -2,8 +2,9 @@
 
 use serde_json::{json, Value};
 
+use super::catalog::Tokens;
 use super::*;
-use crate::providers::Provider;
+use crate::providers::{PartKind, Provider};
 use crate::sse::Decoder;
 
 const ANTHROPIC: &str = concat!(

@@ -1,0 +1,243 @@
+//! The members of an event the hot path reads (its head): from the exact
+//! bytes when written compactly, by serde_json otherwise.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::items::delta_item_type;
+use crate::providers::fastpath::{is_object, Cursor, Seen};
+use crate::providers::view::JsonStr;
+
+/// The members of an event the hot path reads, borrowed and unchecked: a
+/// member of the wrong type never fails the whole event (see [`Head`]).
+#[derive(Deserialize)]
+struct RawHead<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    output_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    summary_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    command_index: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    delta: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    sequence_number: Option<&'a RawValue>,
+}
+
+// The head's members, one bit each: in [`Head::bad`] and [`members_used`].
+pub(super) const OUTPUT_INDEX: u8 = 1;
+pub(super) const CONTENT_INDEX: u8 = 2;
+pub(super) const SUMMARY_INDEX: u8 = 4;
+pub(super) const DELTA: u8 = 8;
+pub(super) const SEQUENCE_NUMBER: u8 = 16;
+pub(super) const TYPE: u8 = 32;
+pub(super) const COMMAND_INDEX: u8 = 64;
+
+/// The checked members: `None` when absent (or `null`) or of the wrong type;
+/// `bad` says which were of the wrong type.
+#[derive(Default, Debug, PartialEq)]
+pub(super) struct Head<'a> {
+    pub(super) ty: Cow<'a, str>,
+    pub(super) output_index: Option<u64>,
+    pub(super) content_index: Option<u64>,
+    pub(super) summary_index: Option<u64>,
+    pub(super) command_index: Option<u64>,
+    pub(super) delta: Option<JsonStr<'a>>,
+    /// Any size: digits beyond `u128` saturate.
+    pub(super) sequence_number: Option<u128>,
+    pub(super) bad: u8,
+}
+
+impl<'a> Head<'a> {
+    /// The head of an event: read from its exact bytes when written
+    /// compactly ([`quick`](Self::quick)), else by serde_json; `None` when
+    /// the data is not a JSON object, or names a member of the head twice.
+    pub(super) fn parse(data: &'a str) -> Option<Self> {
+        if let Some(h) = Self::quick(data) {
+            return Some(h);
+        }
+        Self::slow(data)
+    }
+
+    /// The fast path: a compact object whose head members are plain
+    /// strings, unsigned integers of at most 18 digits or `null`, and whose
+    /// other members are scalars or empty (`"logprobs":[]`), read with the
+    /// [fast-path toolkit](super::fastpath); the same head serde_json gives
+    /// ([`slow`](Self::slow)), or `None` (anything else, a member of the
+    /// wrong type included: the slow path names it).
+    pub(super) fn quick(data: &'a str) -> Option<Self> {
+        let mut h = Head::default();
+        let mut seen = Seen::default();
+        let mut c = Cursor::new(data);
+        c.object(|key, c| {
+            let bit = match key {
+                "type" => TYPE,
+                "output_index" => OUTPUT_INDEX,
+                "content_index" => CONTENT_INDEX,
+                "summary_index" => SUMMARY_INDEX,
+                "command_index" => COMMAND_INDEX,
+                "delta" => DELTA,
+                "sequence_number" => SEQUENCE_NUMBER,
+                _ => return c.skip().map(drop),
+            };
+            seen.first(u32::from(bit))?;
+            if c.is_null()? {
+                return Some(());
+            }
+            match bit {
+                TYPE => h.ty = Cow::Borrowed(c.plain()?),
+                OUTPUT_INDEX => h.output_index = Some(c.uint()?),
+                CONTENT_INDEX => h.content_index = Some(c.uint()?),
+                SUMMARY_INDEX => h.summary_index = Some(c.uint()?),
+                COMMAND_INDEX => h.command_index = Some(c.uint()?),
+                DELTA => h.delta = Some(c.string()?),
+                _ => h.sequence_number = Some(u128::from(c.uint()?)),
+            }
+            Some(())
+        })?;
+        c.end()?;
+        Some(h)
+    }
+
+    /// The slow path: any JSON object, by serde_json; a head member of the
+    /// wrong type is `None` and flagged in `bad`.
+    pub(super) fn slow(data: &'a str) -> Option<Self> {
+        // (A derived struct would also take an array, by position.)
+        if !is_object(data.as_bytes()) {
+            return None;
+        }
+        let raw: RawHead<'a> = serde_json::from_str(data).ok()?;
+        let mut h = Head::default();
+        let index = |r: Option<&RawValue>, bit: u8, bad: &mut u8| {
+            let r = r?;
+            let n = r.get().parse::<u64>().ok();
+            if n.is_none() {
+                *bad |= bit;
+            }
+            n
+        };
+        h.output_index = index(raw.output_index, OUTPUT_INDEX, &mut h.bad);
+        h.content_index = index(raw.content_index, CONTENT_INDEX, &mut h.bad);
+        h.summary_index = index(raw.summary_index, SUMMARY_INDEX, &mut h.bad);
+        h.command_index = index(raw.command_index, COMMAND_INDEX, &mut h.bad);
+        if let Some(r) = raw.delta {
+            h.delta = JsonStr::from_raw(r.get());
+            if h.delta.is_none() {
+                h.bad |= DELTA;
+            }
+        }
+        if let Some(r) = raw.sequence_number {
+            let t = r.get();
+            if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+                h.sequence_number = Some(t.parse::<u128>().unwrap_or(u128::MAX));
+            } else {
+                h.bad |= SEQUENCE_NUMBER;
+            }
+        }
+        if let Some(r) = raw.ty {
+            match serde_json::from_str::<&'a str>(r.get()) {
+                Ok(t) => h.ty = Cow::Borrowed(t),
+                Err(_) => match serde_json::from_str::<String>(r.get()) {
+                    Ok(t) => h.ty = Cow::Owned(t),
+                    Err(_) => h.bad |= TYPE,
+                },
+            }
+        }
+        Some(h)
+    }
+
+    /// The names of the `bits` members that were of the wrong type.
+    pub(super) fn bad_names(&self, bits: u8) -> String {
+        let names = [
+            (OUTPUT_INDEX, "output_index"),
+            (CONTENT_INDEX, "content_index"),
+            (SUMMARY_INDEX, "summary_index"),
+            (COMMAND_INDEX, "command_index"),
+            (DELTA, "delta"),
+            (SEQUENCE_NUMBER, "sequence_number"),
+            (TYPE, "type"),
+        ];
+        let bad: Vec<&str> = names.iter().filter(|(b, _)| self.bad & bits & b != 0).map(|(_, n)| *n).collect();
+        bad.join(", ")
+    }
+}
+
+/// The members of [`Head`] an event of type `ty` reads (bits): one of them
+/// of the wrong type makes the event ignored.
+pub(super) fn members_used(ty: &str) -> u8 {
+    match ty {
+        "response.output_text.delta" | "response.refusal.delta" | "response.reasoning_text.delta" => {
+            OUTPUT_INDEX | CONTENT_INDEX | DELTA
+        }
+        "response.reasoning_summary_text.delta" => OUTPUT_INDEX | SUMMARY_INDEX | DELTA,
+        "response.content_part.added" | "response.content_part.done" => OUTPUT_INDEX | CONTENT_INDEX,
+        "response.reasoning_summary_part.added" | "response.reasoning_summary_part.done" => {
+            OUTPUT_INDEX | SUMMARY_INDEX
+        }
+        _ if delta_item_type(ty).is_some() => OUTPUT_INDEX | DELTA,
+        "response.shell_call_command.delta" => OUTPUT_INDEX | COMMAND_INDEX | DELTA,
+        "response.shell_call_command.added" | "response.shell_call_command.done" => OUTPUT_INDEX | COMMAND_INDEX,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path gives exactly serde_json's head, or declines.
+    #[test]
+    fn quick_head_is_serde_json_or_nothing() {
+        let strings = crate::providers::view::TRICKY_JSON_STRINGS;
+        let numbers =
+            ["0", "7", "01", "-1", "1e2", "1.0", "null", "\"3\"", "123456789012345678", "1234567890123456789"];
+        let mut docs = Vec::new();
+        for v in strings {
+            for n in numbers {
+                for body in [
+                    format!(
+                        r#""type":"response.output_text.delta","sequence_number":{n},"item_id":"msg_1","output_index":0,"content_index":{n},"delta":{v},"logprobs":[]"#
+                    ),
+                    format!(
+                        r#""type":"response.reasoning_summary_text.delta","summary_index":{n},"delta":{v},"obfuscation":{v}"#
+                    ),
+                    format!(r#""type":"response.function_call_arguments.delta","output_index":{n},"delta":{v}"#),
+                    format!(
+                        r#""type":"response.shell_call_command.added","command_index":{n},"command":{v},"ok":true"#
+                    ),
+                    format!(r#""type":{v},"sequence_number":{n},"x":{{}},"y":false"#),
+                    format!(r#""type":"response.created","response":{{"id":{v}}},"sequence_number":{n}"#),
+                    format!(r#""type":"response.output_text.delta","delta":{v},"delta":{v}"#),
+                    format!(r#""type":null,"delta":null,"output_index":{n}"#),
+                    format!(r#""delta":{n},"type":"error""#),
+                ] {
+                    docs.push(format!("{{{body}}}"));
+                    docs.push(format!("{{{body}}} "));
+                    docs.push(format!(" {{{body}}}"));
+                    docs.push(format!("{{{body},\"sequence_number\":1}}"));
+                    docs.push(format!("[{body}]"));
+                }
+            }
+        }
+        docs.push("{}".to_owned());
+        docs.push("[]".to_owned());
+        let mut quick = 0;
+        for doc in &docs {
+            if let Some(h) = Head::quick(doc) {
+                quick += 1;
+                assert_eq!(Some(h), Head::slow(doc), "{doc}");
+            }
+            assert_eq!(Head::parse(doc), Head::slow(doc), "{doc}");
+        }
+        // One document in five is compact; of those, the plain ones.
+        assert!(quick > docs.len() / 20, "{quick} of {}", docs.len());
+        let live = r#"{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"Ab3"}"#;
+        assert!(Head::quick(live).is_some_and(|h| h.delta.is_some() && h.sequence_number == Some(4)));
+    }
+}
