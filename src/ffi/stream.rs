@@ -47,7 +47,7 @@ pub enum ssefold_provider {
 /// core's defaults). Every limit means its number: `ssefold_stream_new`
 /// refuses one out of the core's range with `SSEFOLD_RESULT_INVALID_ARGUMENT`
 /// (`0` for every limit but `max_path_events_per_feed`, where it means no
-/// path events; see the README's "Configuration").
+/// path events; see the README's "Limits").
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ssefold_stream_config {
