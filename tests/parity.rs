@@ -9,6 +9,9 @@
 //! * [`every_c_function_is_wrapped`]: each function of `include/ssefold.h` is
 //!   called by `include/ssefold.hpp` and by the Go package, or is listed in
 //!   `tests/parity/not_wrapped.txt` with the reason.
+//! * [`the_provider_lists_hold_nothing_else`]: the Python `_Provider`
+//!   Literal, the Go `Provider` constants and the C `ssefold_provider`
+//!   values are the dialects and `auto`, no more.
 //! * [`every_event_name_is_known_everywhere`]: `StreamEvent::NAMES` (the
 //!   core's table) is what `StreamEvent::name` gives, the Python
 //!   `_StreamEventType` Literal, one C `ssefold_stream_event_kind` value and
@@ -453,4 +456,23 @@ fn every_config_limit_is_known_everywhere_with_the_cores_default() {
         }
     }
     assert!(problems.is_empty(), "configuration limits (ssefold::config::STREAM_LIMITS):\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn the_provider_lists_hold_nothing_else() {
+    // every_dialect_is_known_everywhere checks that each dialect is in each
+    // list; this checks the lists that must be exactly the dialects (and
+    // `auto`): a dialect removed from the core must leave them too.
+    let mut want: BTreeSet<String> = dialects().into_iter().map(|d| d.name).collect();
+    want.insert("auto".to_owned());
+    let pyi = read("python/ssefold/_ssefold.pyi");
+    let literal: Option<BTreeSet<String>> =
+        field(&pyi, "_Provider = Literal[", ']').map(|l| quoted(l).into_iter().map(str::to_owned).collect());
+    assert_eq!(literal.as_ref(), Some(&want), "python/ssefold/_ssefold.pyi: the _Provider Literal");
+    let go = read("bindings/go/stream.go");
+    let constants = go.lines().filter(|l| l.contains(" Provider = ")).count();
+    assert_eq!(constants, want.len(), "bindings/go/stream.go: one Provider constant per dialect, and Auto");
+    let header = read("include/ssefold.h");
+    let c = header.lines().filter(|l| l.trim_start().starts_with("SSEFOLD_PROVIDER_")).count();
+    assert_eq!(c, want.len(), "include/ssefold.h: one ssefold_provider value per dialect, and AUTO");
 }
