@@ -1053,7 +1053,11 @@ typedef struct ssefold_event_stream_limits {
 } ssefold_event_stream_limits;
 
 /**
- * Limits of a stream. Start from `ssefold_stream_config_default`.
+ * Limits of a stream. Start from `ssefold_stream_config_default` (the
+ * core's defaults). Every limit means its number: `ssefold_stream_new`
+ * refuses one out of the core's range with `SSEFOLD_RESULT_INVALID_ARGUMENT`
+ * (`0` for every limit but `max_path_events_per_feed`, where it means no
+ * path events; see the README's "Limits").
  */
 typedef struct ssefold_stream_config {
   /**
@@ -3118,7 +3122,8 @@ ssefold_result ssefold_sse_decoder_config_default(struct ssefold_sse_decoder_con
  * `*out`. Free it with `ssefold_sse_decoder_free`.
  *
  * Errors: `NULL_PARAMETER` when `out` is NULL; `INVALID_ARGUMENT` for an
- * unknown `utf8_mode` or a zero limit.
+ * unknown `utf8_mode` or a limit out of its range (the core's: `0` for
+ * every limit).
  *
  * # Safety
  * `config` must be NULL or readable; `out` NULL or writable.

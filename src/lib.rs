@@ -53,6 +53,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod config;
 pub mod eventstream;
 // The C ABI is not part of the Rust API: its `#[no_mangle]` functions are
 // exported from the cdylib/staticlib, and the module itself stays private.

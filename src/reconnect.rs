@@ -291,12 +291,18 @@ pub enum StallKind {
 
 impl StallKind {
     /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             StallKind::Idle => "idle",
             StallKind::FirstContent => "first_content",
             StallKind::Content => "content",
         }
+    }
+
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
     }
 }
 
@@ -317,12 +323,18 @@ pub enum Replay {
 
 impl Replay {
     /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Replay::Retry => "retry",
             Replay::Resume => "resume",
             Replay::Restart => "restart",
         }
+    }
+
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
     }
 }
 
@@ -341,12 +353,18 @@ pub enum GiveUpReason {
 
 impl GiveUpReason {
     /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             GiveUpReason::RetriesExhausted => "retries_exhausted",
             GiveUpReason::NotResumable => "not_resumable",
             GiveUpReason::NotRetryable => "not_retryable",
         }
+    }
+
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
     }
 }
 

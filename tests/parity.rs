@@ -10,6 +10,17 @@
 //! * [`every_c_function_is_wrapped`]: each function of `include/ssefold.h` is
 //!   called by `include/ssefold.hpp` and by the Go package, or is listed in
 //!   `tests/parity/not_wrapped.txt` with the reason.
+//! * [`the_provider_lists_hold_nothing_else`]: the Python `_Provider`
+//!   Literal, the Go `Provider` constants and the C `ssefold_provider`
+//!   values are the dialects and `auto`, no more.
+//! * [`every_event_name_is_known_everywhere`]: `StreamEvent::NAMES` (the
+//!   core's table) is what `StreamEvent::name` gives, the Python
+//!   `_StreamEventType` Literal, one C `ssefold_stream_event_kind` value and
+//!   one Go `EventKind` constant each, and what the relay's `push_json` reads.
+//! * [`every_config_limit_is_known_everywhere_with_the_cores_default`]
+//!   checks that every limit of `ssefold::config::STREAM_LIMITS` is a C
+//!   field, a Go field and a CLI flag, and that every default the Python
+//!   stub and the PyO3 signatures spell out is the core's.
 //! * [`every_test_file_is_compiled`]: each file of `tests/` is a module of
 //!   `tests/behaviour.rs` or a test binary of its own in Cargo.toml.
 
@@ -343,4 +354,160 @@ fn every_test_file_is_compiled() {
     for name in &declared {
         assert!(dir.join(format!("{name}.rs")).exists() || dir.join(name).join("mod.rs").exists(), "tests/{name}");
     }
+}
+
+/// Every quoted string of `text`.
+fn quoted(text: &str) -> Vec<&str> {
+    text.split('"').skip(1).step_by(2).collect()
+}
+
+/// `max_id_len` → `MaxIDLen`: the Go spelling of a configuration name.
+fn go_case(name: &str) -> String {
+    name.split('_')
+        .map(|w| match w {
+            "id" => "ID".to_owned(),
+            _ => w[..1].to_uppercase() + &w[1..],
+        })
+        .collect()
+}
+
+#[test]
+fn every_event_name_is_known_everywhere() {
+    use ssefold::providers::StreamEvent;
+    let names: BTreeSet<&str> = StreamEvent::NAMES.iter().copied().collect();
+    assert_eq!(names.len(), StreamEvent::NAMES.len(), "StreamEvent::NAMES has a duplicate");
+    let mut problems = Vec::new();
+    // The core: StreamEvent::name's arms are the table.
+    let events = read("src/providers/events.rs");
+    let start = events.find("pub fn name(&self) -> &'static str {\n        match self {\n            StreamEvent::");
+    let arms = start.and_then(|at| events[at..].find("\n    }\n").map(|end| &events[at..at + end]));
+    match arms {
+        None => problems.push("src/providers/events.rs: no StreamEvent::name (update tests/parity.rs)".to_owned()),
+        Some(arms) => {
+            let got: BTreeSet<&str> = quoted(arms).into_iter().collect();
+            if got != names {
+                problems.push(format!(
+                    "src/providers/events.rs: StreamEvent::name gives {got:?}, StreamEvent::NAMES says {names:?}"
+                ));
+            }
+        }
+    }
+    // Python's Literal, exactly the table.
+    let pyi = read("python/ssefold/_ssefold.pyi");
+    let literal =
+        field(&pyi, "_StreamEventType = Literal[", ']').map(|l| quoted(l).into_iter().collect::<BTreeSet<_>>());
+    if literal.as_ref() != Some(&names) {
+        problems.push(format!("python/ssefold/_ssefold.pyi: _StreamEventType is {literal:?}, the core's {names:?}"));
+    }
+    // C and Go: one constant per name, and no other.
+    let header = read("include/ssefold.h");
+    let go = read("bindings/go/stream.go");
+    let c_count = header.lines().filter(|l| l.trim_start().starts_with("SSEFOLD_STREAM_EVENT_KIND_")).count();
+    let go_count = go.lines().filter(|l| l.contains(" EventKind = ")).count();
+    if c_count != names.len() || go_count != names.len() {
+        problems.push(format!(
+            "{} event names, {c_count} ssefold_stream_event_kind values (include/ssefold.h), {go_count} Go EventKind \
+             constants (bindings/go/stream.go)",
+            names.len()
+        ));
+    }
+    let relay = read("src/relay/wire.rs");
+    for name in &names {
+        if !header.contains(&format!("SSEFOLD_STREAM_EVENT_KIND_{} = ", name.to_uppercase())) {
+            problems.push(format!(
+                "include/ssefold.h: no SSEFOLD_STREAM_EVENT_KIND_{} (src/ffi/stream.rs)",
+                name.to_uppercase()
+            ));
+        }
+        if !go.contains(&format!("Kind{} ", go_case(name))) {
+            problems.push(format!("bindings/go/stream.go: no Kind{} EventKind constant", go_case(name)));
+        }
+        if !relay.contains(&format!("\"{name}\"")) {
+            problems.push(format!("src/relay/wire.rs: push_json does not read a {name:?} event"));
+        }
+    }
+    assert!(problems.is_empty(), "event names (StreamEvent::NAMES):\n  {}", problems.join("\n  "));
+}
+
+/// Every `name = <number>` / `name: int = <number>` default of `text`, with
+/// its line.
+fn defaults_of<'a>(text: &'a str, name: &str) -> Vec<(usize, &'a str)> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for pattern in [format!("{name}: int = "), format!("{name} = ")] {
+            for (at, _) in line.match_indices(&pattern) {
+                let before = line[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let rest = &line[at + pattern.len()..];
+                let value = &rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())];
+                if !value.is_empty() {
+                    out.push((n + 1, value));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_config_limit_is_known_everywhere_with_the_cores_default() {
+    use ssefold::config::STREAM_LIMITS;
+    let mut problems = Vec::new();
+    let header = read("include/ssefold.h");
+    let go = read("bindings/go/stream.go") + &read("bindings/go/decoder.go");
+    let cli = read("cli/src/limits.rs");
+    // Files that spell the defaults out: the stub, the PyO3 signatures.
+    let with_defaults =
+        ["python/ssefold/_ssefold.pyi", "bindings/python/src/providers.rs", "bindings/python/src/sse.rs"];
+    for l in STREAM_LIMITS {
+        let default = l.default_value().to_string();
+        // C: the field, in the stream's, the decoder's or the event-stream struct.
+        let c_name = l.name.replace("max_event_stream_", "max_");
+        if !header.contains(&format!(" {c_name};")) {
+            problems.push(format!("include/ssefold.h: no field {c_name} for the limit {}", l.name));
+        }
+        let go_name = go_case(&c_name);
+        if !go.lines().any(|line| {
+            line.trim_start().strip_prefix(&go_name).is_some_and(|r| r.starts_with(' ') && r.contains("int"))
+        }) {
+            problems.push(format!("bindings/go: no field {go_name} for the limit {}", l.name));
+        }
+        if !cli.contains(&format!("pub {}: ", l.name)) {
+            problems.push(format!("cli/src/limits.rs: no flag for the limit {}", l.name));
+        }
+        let mut seen = false;
+        for file in with_defaults {
+            for (line, value) in defaults_of(&read(file), l.name) {
+                seen = true;
+                if value != default {
+                    problems.push(format!("{file}:{line}: {} = {value}, the core's default is {default}", l.name));
+                }
+            }
+        }
+        if !seen {
+            problems.push(format!("python/ssefold/_ssefold.pyi: no keyword {} (with its default {default})", l.name));
+        }
+    }
+    assert!(problems.is_empty(), "configuration limits (ssefold::config::STREAM_LIMITS):\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn the_provider_lists_hold_nothing_else() {
+    // every_dialect_is_known_everywhere checks that each dialect is in each
+    // list; this checks the lists that must be exactly the dialects (and
+    // `auto`): a dialect removed from the core must leave them too.
+    let mut want: BTreeSet<String> = dialects().into_iter().map(|d| d.name).collect();
+    want.insert("auto".to_owned());
+    let pyi = read("python/ssefold/_ssefold.pyi");
+    let literal: Option<BTreeSet<String>> =
+        field(&pyi, "_Provider = Literal[", ']').map(|l| quoted(l).into_iter().map(str::to_owned).collect());
+    assert_eq!(literal.as_ref(), Some(&want), "python/ssefold/_ssefold.pyi: the _Provider Literal");
+    let go = read("bindings/go/stream.go");
+    let constants = go.lines().filter(|l| l.contains(" Provider = ")).count();
+    assert_eq!(constants, want.len(), "bindings/go/stream.go: one Provider constant per dialect, and Auto");
+    let header = read("include/ssefold.h");
+    let c = header.lines().filter(|l| l.trim_start().starts_with("SSEFOLD_PROVIDER_")).count();
+    assert_eq!(c, want.len(), "include/ssefold.h: one ssefold_provider value per dialect, and AUTO");
 }

@@ -452,7 +452,7 @@ fn absurd_indexes_do_not_allocate() {
         }
     })
     .unwrap();
-    assert_eq!(codes.iter().map(|c| c.as_str()).collect::<Vec<_>>(), ["invalid_event", "unknown_part_index"]);
+    assert_eq!(codes.iter().map(|c| c.name()).collect::<Vec<_>>(), ["invalid_event", "unknown_part_index"]);
     assert_eq!(s.message()["output"][0]["content"], json!([]));
     assert!(s.memory_footprint() < 10_000);
     // Anthropic and chat store parts by index without filling gaps.

@@ -77,7 +77,7 @@ type TurnAction struct {
 	// cursor, or a restart the policy opted in to).
 	DelayMS uint64
 	Attempt uint32
-	Cursor  Cursor
+	Cursor  ResumeCursor
 	Replay  Replay
 }
 
@@ -116,7 +116,10 @@ func NewAgentTurn(cfg *AgentTurnConfig) (*AgentTurn, error) {
 	maybeGC()
 	C.ssefold_agent_turn_config_default(&cc)
 	cc.provider = C.uint32_t(c.Provider)
-	cc.stream = o.toC()
+	var err error
+	if cc.stream, err = o.toC(); err != nil {
+		return nil, err
+	}
 	if s := c.Scheduler; s != nil {
 		if s.MaxConcurrency < 0 || s.MaxCalls < 0 {
 			return nil, &Error{Code: ResultInvalidArgument, Message: "negative limit"}

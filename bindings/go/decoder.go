@@ -35,8 +35,9 @@ const (
 	UTF8Strict UTF8Mode = 1
 )
 
-// DecoderConfig holds the decoder's limits; zero fields take the defaults
-// (16 MiB lines and events, 4 KiB ids).
+// DecoderConfig holds the decoder's limits; a zero field is not set and
+// takes the core's default (16 MiB lines and events, 4 KiB ids), a negative
+// one is refused (see StreamOptions).
 type DecoderConfig struct {
 	MaxLineLen   int
 	MaxEventSize int
@@ -46,23 +47,23 @@ type DecoderConfig struct {
 	UTF8Mode UTF8Mode
 }
 
-func (c *DecoderConfig) toC() C.struct_ssefold_sse_decoder_config {
+func (c *DecoderConfig) toC() (C.struct_ssefold_sse_decoder_config, error) {
 	var out C.struct_ssefold_sse_decoder_config
 	maybeGC()
 	C.ssefold_sse_decoder_config_default(&out)
 	if c != nil {
-		if c.MaxLineLen > 0 {
-			out.max_line_len = C.size_t(c.MaxLineLen)
+		if err := setSize("MaxLineLen", c.MaxLineLen, &out.max_line_len); err != nil {
+			return out, err
 		}
-		if c.MaxEventSize > 0 {
-			out.max_event_size = C.size_t(c.MaxEventSize)
+		if err := setSize("MaxEventSize", c.MaxEventSize, &out.max_event_size); err != nil {
+			return out, err
 		}
-		if c.MaxIDLen > 0 {
-			out.max_id_len = C.size_t(c.MaxIDLen)
+		if err := setSize("MaxIDLen", c.MaxIDLen, &out.max_id_len); err != nil {
+			return out, err
 		}
 		out.utf8_mode = C.uint32_t(c.UTF8Mode)
 	}
-	return out
+	return out, nil
 }
 
 type decoderState struct {
@@ -98,7 +99,10 @@ type Decoder struct {
 
 // NewDecoder creates a decoder; cfg may be nil for the defaults.
 func NewDecoder(cfg *DecoderConfig) (*Decoder, error) {
-	c := cfg.toC()
+	c, err := cfg.toC()
+	if err != nil {
+		return nil, err
+	}
 	var ptr *C.struct_ssefold_sse_decoder
 	maybeGC()
 	if r := C.ssefold_sse_decoder_new(&c, &ptr); r != 0 {
@@ -179,32 +183,38 @@ func (d *Decoder) Feed(b []byte) ([]Event, error) {
 	return out, first
 }
 
-// End reports what Finish found.
-type End struct {
+// EndOfStream reports what Finish found (Rust sse::EndOfStream, C
+// ssefold_sse_end).
+type EndOfStream struct {
 	// DiscardedBytes after the last event boundary (0 for a clean end).
 	DiscardedBytes uint64
 	// Unterminated is the event that was not dispatched, if any.
 	Unterminated *Event
 }
 
+// End is the old name of EndOfStream.
+//
+// Deprecated: use EndOfStream, the name every binding uses.
+type End = EndOfStream
+
 // Finish ends the stream (the decoder is then ready for a reconnection;
 // the last event ID and reconnection time are kept).
-func (d *Decoder) Finish() (End, error) {
+func (d *Decoder) Finish() (EndOfStream, error) {
 	if err := d.use.enter(); err != nil {
-		return End{}, err
+		return EndOfStream{}, err
 	}
 	defer d.use.leave()
 	if d.ptr == nil {
-		return End{}, ErrClosed
+		return EndOfStream{}, ErrClosed
 	}
 	var out C.struct_ssefold_sse_end
 	maybeGC()
 	r := C.ssefold_sse_decoder_finish(d.ptr, &out)
 	defer runtime.KeepAlive(d)
 	if r != 0 {
-		return End{}, &Error{Code: Result(r), Message: d.lastError()}
+		return EndOfStream{}, &Error{Code: Result(r), Message: d.lastError()}
 	}
-	end := End{DiscardedBytes: uint64(out.discarded_bytes)}
+	end := EndOfStream{DiscardedBytes: uint64(out.discarded_bytes)}
 	if out.has_unterminated {
 		e := Event{}
 		e.Type, _ = goString(out.unterminated.event)

@@ -64,7 +64,7 @@ type HTTPStream struct {
 	// NewRequest builds the request of each connection with ctx (which the
 	// idle timeout cancels); cursor says what to send so the server can
 	// resume (Last-Event-ID is set by Run).
-	NewRequest func(ctx context.Context, cursor Cursor) (*http.Request, error)
+	NewRequest func(ctx context.Context, cursor ResumeCursor) (*http.Request, error)
 }
 
 // HTTPStatusError is a response whose status is not 2xx: a provider error
@@ -333,7 +333,7 @@ func (h *HTTPStream) run(ctx context.Context) (json.RawMessage, int, error) {
 	defer st.close()
 	start := time.Now()
 	now := func() uint64 { return uint64(time.Since(start) / time.Millisecond) }
-	cursor := Cursor{}
+	cursor := ResumeCursor{}
 	for {
 		end, ferr := h.connect(ctx, client, st, cursor, now)
 		if ferr != nil {
@@ -416,7 +416,7 @@ func (h *HTTPStream) emit(st *runState, evs []StreamEvent) error {
 }
 
 // connect runs one connection; a non-nil error ends Run at once.
-func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runState, cursor Cursor, now func() uint64) (StreamEnd, error) {
+func (h *HTTPStream) connect(ctx context.Context, client *http.Client, st *runState, cursor ResumeCursor, now func() uint64) (StreamEnd, error) {
 	// The connection's own context: the idle watch cancels it, not Run's.
 	connCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -97,7 +97,7 @@ func runHTTPWith(t *testing.T, srv *server, ctx context.Context, p Provider, edi
 		Provider: p,
 		Policy:   &pol,
 		OnEvent:  func(e StreamEvent) error { evs = append(evs, e); return nil },
-		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+		NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader("{}"))
 		},
 	}
@@ -287,7 +287,7 @@ func TestHTTPStatusAndCancel(t *testing.T) {
 		http.Error(w, "nope", 400)
 	}))
 	defer ts.Close()
-	h := &HTTPStream{Provider: Anthropic, NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+	h := &HTTPStream{Provider: Anthropic, NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, "GET", ts.URL, nil)
 	}}
 	_, err := h.Run(context.Background())
@@ -302,7 +302,7 @@ func TestHTTPStatusAndCancel(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer stall.Close()
-	h.NewRequest = func(ctx context.Context, c Cursor) (*http.Request, error) {
+	h.NewRequest = func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, "GET", stall.URL, nil)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -351,7 +351,7 @@ func TestHTTPResponsesStartingAfter(t *testing.T) {
 	pol := DefaultReconnectPolicy()
 	pol.InitialDelay = time.Millisecond
 	h := &HTTPStream{Provider: OpenAIResponses, Policy: &pol,
-		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+		NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 			u := ts.URL
 			if c.Kind == CursorStartingAfter {
 				u += "?starting_after=" + strconv.FormatUint(c.StartingAfter, 10)
@@ -384,7 +384,7 @@ func TestHTTPStatusErrorKinds(t *testing.T) {
 			w.WriteHeader(c.status)
 			fmt.Fprint(w, c.body)
 		}))
-		h := &HTTPStream{Provider: Anthropic, NewRequest: func(ctx context.Context, _ Cursor) (*http.Request, error) {
+		h := &HTTPStream{Provider: Anthropic, NewRequest: func(ctx context.Context, _ ResumeCursor) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, "GET", ts.URL, nil)
 		}}
 		_, err := h.Run(context.Background())
@@ -410,7 +410,7 @@ func TestHTTPRefusedConnectionSaysSo(t *testing.T) {
 	policy := DefaultReconnectPolicy()
 	policy.InitialDelay, policy.MaxRetries = time.Millisecond, 1
 	h := &HTTPStream{Provider: Anthropic, Policy: &policy,
-		NewRequest: func(ctx context.Context, _ Cursor) (*http.Request, error) {
+		NewRequest: func(ctx context.Context, _ ResumeCursor) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, "GET", url, nil)
 		}}
 	_, err := h.Run(context.Background())
@@ -510,7 +510,7 @@ func runIdle(t *testing.T, srv *stallServer, idle time.Duration, retries uint32,
 	h := &HTTPStream{
 		Provider: Anthropic,
 		Policy:   &pol,
-		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+		NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader("{}"))
 		},
 	}

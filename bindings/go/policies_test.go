@@ -143,7 +143,7 @@ func turnOver(t *testing.T, srv *misbehaving, tools map[string]Tool, edit func(*
 	t.Helper()
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	opts := &TurnOptions{Policy: fastPolicy(), NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+	opts := &TurnOptions{Policy: fastPolicy(), NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(`{"stream":true}`))
 	}}
 	if edit != nil {
@@ -166,7 +166,7 @@ func streamOver(t *testing.T, srv *misbehaving, p Provider, edit func(*Reconnect
 	if edit != nil {
 		edit(pol)
 	}
-	h := &HTTPStream{Provider: p, Policy: pol, NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+	h := &HTTPStream{Provider: p, Policy: pol, NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(`{"stream":true}`))
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -286,7 +286,7 @@ func TestPolicyResetAfterOutputWithIDsResumesWithLastEventID(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	turn := RunTurnHTTP(context.Background(), Anthropic, nil, &TurnOptions{NoEvents: true, Policy: fastPolicy(),
-		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+		NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(`{}`))
 		}})
 	res, err := turn.Wait()
@@ -443,7 +443,7 @@ func TestPolicyApprovals(t *testing.T) {
 	defer ts.Close()
 	turn := RunTurnHTTP(context.Background(), OpenAIChat, tools, &TurnOptions{Policy: fastPolicy(),
 		ApprovalTimeout: 100 * time.Millisecond,
-		NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+		NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(`{}`))
 		}})
 	var requested []string
@@ -625,7 +625,7 @@ func TestPolicyRunTurnHTTPAbortStopsTheRequestAndTheRetryWait(t *testing.T) {
 		ts := httptest.NewServer(srv)
 		ctx, cancel := context.WithCancel(context.Background())
 		turn := RunTurnHTTP(ctx, OpenAIChat, nil, &TurnOptions{NoEvents: true, Policy: fastPolicy(),
-			NewRequest: func(ctx context.Context, c Cursor) (*http.Request, error) {
+			NewRequest: func(ctx context.Context, c ResumeCursor) (*http.Request, error) {
 				return http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, nil)
 			}})
 		time.AfterFunc(100*time.Millisecond, cancel)

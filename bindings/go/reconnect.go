@@ -433,12 +433,18 @@ const (
 	CursorStartingAfter CursorKind = 2
 )
 
-// Cursor is what to send so the server can resume.
-type Cursor struct {
+// ResumeCursor is what to send so the server can resume (Rust
+// reconnect::ResumeCursor, C ssefold_resume_cursor, Python ResumeCursor).
+type ResumeCursor struct {
 	Kind          CursorKind
 	LastEventID   string
 	StartingAfter uint64
 }
+
+// Cursor is the old name of ResumeCursor.
+//
+// Deprecated: use ResumeCursor, the name every binding uses.
+type Cursor = ResumeCursor
 
 // Decision is the reconnector's answer to a connection end.
 type Decision struct {
@@ -448,7 +454,7 @@ type Decision struct {
 	// Attempt number (1 for the first reconnection).
 	Attempt uint32
 	// Cursor to send (DecisionReconnect).
-	Cursor Cursor
+	Cursor ResumeCursor
 	// Replay says what the request is (DecisionReconnect): a retry before
 	// any output, a resume with the cursor, or an opted-in restart.
 	Replay Replay
@@ -572,9 +578,9 @@ func (rc *Reconnector) OnEvent(id string, hasID bool, sequenceNumber, retryMS *u
 	return rc.err(r)
 }
 
-func cursorFromC(c C.struct_ssefold_resume_cursor) Cursor {
+func cursorFromC(c C.struct_ssefold_resume_cursor) ResumeCursor {
 	id, _ := goString(c.last_event_id)
-	return Cursor{Kind: CursorKind(c.kind), LastEventID: id, StartingAfter: uint64(c.starting_after)}
+	return ResumeCursor{Kind: CursorKind(c.kind), LastEventID: id, StartingAfter: uint64(c.starting_after)}
 }
 
 // OnEnd: a connection ended; decides what comes next.
@@ -682,9 +688,9 @@ func (rc *Reconnector) stall(nowMS uint64) (StallKind, bool, bool) {
 }
 
 // Cursor is what to send on the next connection.
-func (rc *Reconnector) Cursor() Cursor {
+func (rc *Reconnector) Cursor() ResumeCursor {
 	if rc.ptr == nil {
-		return Cursor{}
+		return ResumeCursor{}
 	}
 	var c C.struct_ssefold_resume_cursor
 	maybeGC()

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/cgo"
@@ -246,7 +247,13 @@ func pathOf(depth int, last PathSegment, parent *pathNode) []PathSegment {
 	return p
 }
 
-// StreamOptions configures a Stream; zero limits take the defaults.
+// StreamOptions configures a Stream. A zero field is not set: the core's
+// default (Go has no optional fields, so Go cannot ask for a limit of 0,
+// which the core refuses for every limit but MaxPathEventsPerFeed). A set
+// limit means its number and the core checks its range (NewStream returns
+// an *Error with ResultInvalidArgument naming the field); a negative one
+// cannot be converted and is refused the same way. The names are the core's
+// (ssefold::config::STREAM_LIMITS) in Go case.
 type StreamOptions struct {
 	// NoEvents folds the message without reporting events (fastest).
 	NoEvents bool
@@ -461,7 +468,10 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	if opts != nil {
 		o = *opts
 	}
-	cfg := o.toC()
+	cfg, err := o.toC()
+	if err != nil {
+		return nil, err
+	}
 	var ptr *C.struct_ssefold_stream
 	maybeGC()
 	if r := C.ssefold_stream_new(C.uint32_t(provider), &cfg, &ptr); r != 0 {
@@ -477,41 +487,70 @@ func NewStream(provider Provider, opts *StreamOptions) (*Stream, error) {
 	return track(s, (*Stream).Close), nil
 }
 
-// toC is the C configuration: the defaults, with the limits o sets.
-func (o *StreamOptions) toC() C.struct_ssefold_stream_config {
+// toC is the C configuration: the core's defaults, with the limits o sets
+// (a zero field is not set: Go has no optional fields). The ranges are the
+// core's: ssefold_stream_new refuses a limit out of range. Only what C's
+// types cannot hold is refused here (a negative, an event-stream limit over
+// 32 bits), as Python's OverflowError does.
+func (o *StreamOptions) toC() (C.struct_ssefold_stream_config, error) {
 	var cfg C.struct_ssefold_stream_config
 	maybeGC()
 	C.ssefold_stream_config_default(&cfg)
-	cfg.sse = o.SSE.toC()
-	if o.MaxParts > 0 {
-		cfg.max_parts = C.size_t(o.MaxParts)
+	var err error
+	if cfg.sse, err = o.SSE.toC(); err != nil {
+		return cfg, err
 	}
-	if o.MaxToolArgsBytes > 0 {
-		cfg.max_tool_args_bytes = C.size_t(o.MaxToolArgsBytes)
-	}
-	if o.MaxTextBytes > 0 {
-		cfg.max_text_bytes = C.size_t(o.MaxTextBytes)
-	}
-	if o.MaxChoices > 0 {
-		cfg.max_choices = C.size_t(o.MaxChoices)
+	for _, l := range []struct {
+		name string
+		n    int
+		dst  *C.size_t
+	}{
+		{"MaxParts", o.MaxParts, &cfg.max_parts},
+		{"MaxToolArgsBytes", o.MaxToolArgsBytes, &cfg.max_tool_args_bytes},
+		{"MaxTextBytes", o.MaxTextBytes, &cfg.max_text_bytes},
+		{"MaxChoices", o.MaxChoices, &cfg.max_choices},
+		{"MaxMemoryBytes", o.MaxMemoryBytes, &cfg.max_memory_bytes},
+	} {
+		if err := setSize(l.name, l.n, l.dst); err != nil {
+			return cfg, err
+		}
 	}
 	cfg.tool_input_trailing_strings = C.bool(o.ToolInputTrailingStrings)
-	if o.MaxMemoryBytes > 0 {
-		cfg.max_memory_bytes = C.size_t(o.MaxMemoryBytes)
+	for _, l := range []struct {
+		name string
+		n    int
+		dst  *C.uint32_t
+	}{
+		{"EventStream.MaxMessageLen", o.EventStream.MaxMessageLen, &cfg.event_stream.max_message_len},
+		{"EventStream.MaxHeadersLen", o.EventStream.MaxHeadersLen, &cfg.event_stream.max_headers_len},
+	} {
+		switch {
+		case l.n < 0 || l.n > math.MaxUint32:
+			return cfg, &Error{Code: ResultInvalidArgument, Message: fmt.Sprintf("%s = %d does not fit 32 bits", l.name, l.n)}
+		case l.n > 0:
+			*l.dst = C.uint32_t(l.n)
+		}
 	}
-	if n := o.EventStream.MaxMessageLen; n > 0 {
-		cfg.event_stream.max_message_len = C.uint32_t(min(n, math.MaxUint32))
-	}
-	if n := o.EventStream.MaxHeadersLen; n > 0 {
-		cfg.event_stream.max_headers_len = C.uint32_t(min(n, math.MaxUint32))
-	}
+	// Negative: the C 0 (no path events), which a zero field cannot say.
 	switch n := o.MaxPathEventsPerFeed; {
 	case n > 0:
 		cfg.max_path_events_per_feed = C.size_t(n)
 	case n < 0:
 		cfg.max_path_events_per_feed = 0
 	}
-	return cfg
+	return cfg, nil
+}
+
+// setSize writes a set (non-zero) limit to dst; a negative one cannot be a
+// C size_t.
+func setSize(name string, n int, dst *C.size_t) error {
+	switch {
+	case n < 0:
+		return &Error{Code: ResultInvalidArgument, Message: fmt.Sprintf("%s = %d is negative", name, n)}
+	case n > 0:
+		*dst = C.size_t(n)
+	}
+	return nil
 }
 
 // Close frees the stream. It is idempotent.
@@ -724,19 +763,19 @@ func (s *Stream) Reconnect() error {
 // ResumeCursor is what to send when reconnecting: CursorStartingAfter the
 // highest Responses sequence_number, else CursorLastEventID, else
 // CursorNone.
-func (s *Stream) ResumeCursor() (Cursor, error) {
+func (s *Stream) ResumeCursor() (ResumeCursor, error) {
 	if err := s.use.enter(); err != nil {
-		return Cursor{}, err
+		return ResumeCursor{}, err
 	}
 	defer s.use.leave()
 	if s.ptr == nil {
-		return Cursor{}, ErrClosed
+		return ResumeCursor{}, ErrClosed
 	}
 	var c C.struct_ssefold_resume_cursor
 	maybeGC()
 	r := C.ssefold_stream_resume_cursor(s.ptr, &c)
 	if r != 0 {
-		return Cursor{}, s.err(r)
+		return ResumeCursor{}, s.err(r)
 	}
 	out := cursorFromC(c)
 	runtime.KeepAlive(s)

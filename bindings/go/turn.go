@@ -495,7 +495,7 @@ type TurnOptions struct {
 	// the server resumes the answer. The turn sets Last-Event-ID (and
 	// Accept) itself; OpenAI Responses' starting_after is NewRequest's to
 	// add.
-	NewRequest func(ctx context.Context, cursor Cursor) (*http.Request, error)
+	NewRequest func(ctx context.Context, cursor ResumeCursor) (*http.Request, error)
 	// Policy is the retry, resume and stall policy (nil:
 	// DefaultReconnectPolicy). RunTurn reads one body it cannot request
 	// again: only its stall timeouts apply there (IdleTimeout,
@@ -771,7 +771,7 @@ func (t *Turn) read(body io.Reader, gen int) {
 // open sends a request (RunTurnHTTP) on a goroutine of its own: its
 // response is posted as connected (then its body) or refused, a failure to
 // send as an error.
-func (t *Turn) open(cursor Cursor) {
+func (t *Turn) open(cursor ResumeCursor) {
 	t.gens++
 	ctx, cancel := context.WithCancel(t.ctx)
 	c := &connection{gen: t.gens, cancel: cancel}
@@ -873,7 +873,7 @@ type turnRun struct {
 	http     bool
 	retry    *time.Timer
 	retryC   <-chan time.Time
-	cursor   Cursor
+	cursor   ResumeCursor
 	attempts uint32
 	// connected: some response was 2xx; refused is the last one that was
 	// not; readErr the last read error.

@@ -195,7 +195,7 @@ fn on_event(
     }
     let result = (|| {
         match *e {
-            StreamEvent::Warning { code, message } if warnings.note(code.as_str()) => {
+            StreamEvent::Warning { code, message } if warnings.note(code.name()) => {
                 r.note(&format!("ssefold fold: warning {code}: {message}"))?
             }
             StreamEvent::Unknown { scope, provider_type, .. } if warnings.note("unknown") => {

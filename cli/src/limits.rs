@@ -4,6 +4,7 @@
 //! accepted too). Sizes take a binary suffix (`64K`, `16MiB`, `1G`).
 
 use clap::{Args, ValueEnum};
+use ssefold::config::stream_limit;
 use ssefold::providers::StreamConfig;
 use ssefold::sse::{DecoderConfig, Utf8Mode};
 
@@ -30,14 +31,34 @@ fn size(s: &str) -> Result<usize, String> {
         "g" | "gb" | "gib" => 30,
         other => return Err(format!("unknown size suffix {other:?} (K, M or G: KiB, MiB, GiB)")),
     };
-    let bytes =
-        n.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(|| format!("{s:?} is out of range (1 and up)"))?;
+    let bytes = n.checked_mul(1 << shift).ok_or_else(|| format!("{s:?} is out of range"))?;
     usize::try_from(bytes).map_err(|_| format!("{s:?} is too large for this machine"))
 }
 
 /// A size that fits in 32 bits (the AWS event-stream lengths).
 fn size32(s: &str) -> Result<u32, String> {
     size(s).and_then(|n| u32::try_from(n).map_err(|_| format!("{s:?} is over 4 GiB - 1")))
+}
+
+/// The parser of the flag of the library's limit `name`: a size, in the
+/// range the library gives it (`ssefold::config`: `0` is refused for every
+/// limit but `max_path_events_per_feed`), as in C, Python and Go.
+fn limit(name: &'static str) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        let n = size(s)?;
+        let l = stream_limit(name).unwrap_or_else(|| panic!("no library limit {name}"));
+        l.check(n as u64).map_err(|e| e.to_string())?;
+        Ok(n)
+    }
+}
+
+/// [`limit`] for a 32-bit limit (the AWS event-stream lengths).
+fn limit32(name: &'static str) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        let n = size32(s)?;
+        limit(name)(s)?;
+        Ok(n)
+    }
 }
 
 /// `--utf8` values.
@@ -54,15 +75,15 @@ pub enum Utf8Arg {
 #[command(next_help_heading = "SSE decoder limits")]
 pub struct DecoderArgs {
     /// Longest line accepted, in bytes, line end excluded
-    #[arg(long, alias = "max_line_len", value_name = "SIZE", value_parser = size,
+    #[arg(long, alias = "max_line_len", value_name = "SIZE", value_parser = limit("max_line_len"),
           default_value_t = DecoderConfig::default().max_line_len)]
     pub max_line_len: usize,
     /// Largest data of one event, in bytes
-    #[arg(long, alias = "max_event_size", value_name = "SIZE", value_parser = size,
+    #[arg(long, alias = "max_event_size", value_name = "SIZE", value_parser = limit("max_event_size"),
           default_value_t = DecoderConfig::default().max_event_size)]
     pub max_event_size: usize,
     /// Longest id accepted, in bytes (a longer one is an error; the id in force is kept)
-    #[arg(long, alias = "max_id_len", value_name = "SIZE", value_parser = size,
+    #[arg(long, alias = "max_id_len", value_name = "SIZE", value_parser = limit("max_id_len"),
           default_value_t = DecoderConfig::default().max_id_len)]
     pub max_id_len: usize,
     /// What invalid UTF-8 becomes
@@ -90,35 +111,35 @@ impl DecoderArgs {
 #[command(next_help_heading = "Stream limits")]
 pub struct StreamArgs {
     /// Most parts (blocks, tool calls, items) per stream
-    #[arg(long, alias = "max_parts", value_name = "N", value_parser = size,
+    #[arg(long, alias = "max_parts", value_name = "N", value_parser = limit("max_parts"),
           default_value_t = StreamConfig::default().max_parts)]
     pub max_parts: usize,
     /// Most bytes of one tool call's arguments
-    #[arg(long, alias = "max_tool_args_bytes", value_name = "SIZE", value_parser = size,
+    #[arg(long, alias = "max_tool_args_bytes", value_name = "SIZE", value_parser = limit("max_tool_args_bytes"),
           default_value_t = StreamConfig::default().max_tool_args_bytes)]
     pub max_tool_args_bytes: usize,
     /// Most bytes of text in one part
-    #[arg(long, alias = "max_text_bytes", value_name = "SIZE", value_parser = size,
+    #[arg(long, alias = "max_text_bytes", value_name = "SIZE", value_parser = limit("max_text_bytes"),
           default_value_t = StreamConfig::default().max_text_bytes)]
     pub max_text_bytes: usize,
     /// Most choices (OpenAI `n`)
-    #[arg(long, alias = "max_choices", value_name = "N", value_parser = size,
+    #[arg(long, alias = "max_choices", value_name = "N", value_parser = limit("max_choices"),
           default_value_t = StreamConfig::default().max_choices)]
     pub max_choices: usize,
     /// Most bytes the stream may hold (texts, tool arguments, what they become)
-    #[arg(long, alias = "max_memory_bytes", value_name = "SIZE", value_parser = size,
+    #[arg(long, alias = "max_memory_bytes", value_name = "SIZE", value_parser = limit("max_memory_bytes"),
           default_value_t = StreamConfig::default().max_memory_bytes)]
     pub max_memory_bytes: usize,
     /// Most tool_args_path events of one chunk (past it: dropped, one warning)
-    #[arg(long, alias = "max_path_events_per_feed", value_name = "N", value_parser = size,
+    #[arg(long, alias = "max_path_events_per_feed", value_name = "N", value_parser = limit("max_path_events_per_feed"),
           default_value_t = StreamConfig::default().max_path_events_per_feed)]
     pub max_path_events_per_feed: usize,
     /// Longest AWS event-stream message (Bedrock), in bytes
-    #[arg(long, alias = "max_event_stream_message_len", value_name = "SIZE", value_parser = size32,
+    #[arg(long, alias = "max_event_stream_message_len", value_name = "SIZE", value_parser = limit32("max_event_stream_message_len"),
           default_value_t = StreamConfig::default().event_stream.max_message_len)]
     pub max_event_stream_message_len: u32,
     /// Longest AWS event-stream headers section (Bedrock), in bytes
-    #[arg(long, alias = "max_event_stream_headers_len", value_name = "SIZE", value_parser = size32,
+    #[arg(long, alias = "max_event_stream_headers_len", value_name = "SIZE", value_parser = limit32("max_event_stream_headers_len"),
           default_value_t = StreamConfig::default().event_stream.max_headers_len)]
     pub max_event_stream_headers_len: u32,
     /// Keep an unfinished trailing string of a partial Anthropic tool input in the message
@@ -157,9 +178,16 @@ mod tests {
         assert_eq!(size("16MiB"), Ok(16 << 20));
         assert_eq!(size("2 mb"), Ok(2 << 20));
         assert_eq!(size("1G"), Ok(1 << 30));
-        for bad in ["", "0", "0K", "-1", "1.5M", "12X", "K", "99999999999999999999"] {
+        for bad in ["", "-1", "1.5M", "12X", "K", "99999999999999999999"] {
             assert!(size(bad).is_err(), "{bad:?}");
         }
+        // The ranges are the library's: 0 is refused but for the path event budget.
+        assert_eq!(limit("max_parts")("0K"), Err("max_parts must be at least 1, got 0".to_owned()));
+        assert_eq!(limit("max_path_events_per_feed")("0"), Ok(0));
+        assert_eq!(
+            limit32("max_event_stream_headers_len")("0"),
+            Err("max_event_stream_headers_len must be at least 1, got 0".to_owned())
+        );
         assert_eq!(size32("4G"), Err("\"4G\" is over 4 GiB - 1".to_owned()));
         assert_eq!(size32("16M"), Ok(16 << 20));
     }

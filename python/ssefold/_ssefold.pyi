@@ -2,7 +2,7 @@
 
 from typing import Any, Generic, Iterable, Literal, Mapping, Optional, TypedDict, Union, final, overload
 
-from typing_extensions import TypeVar, disjoint_base
+from typing_extensions import TypeVar, Unpack, disjoint_base
 
 __version__: str
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "parse_partial_json",
     "resume_point",
     "CATALOG_EVENT_NAMES",
+    "StreamConfig",
     "StreamEvent",
     "ToolCallStart",
     "ToolCallEnd",
@@ -619,7 +620,9 @@ class StreamEvent:
         """``part_start`` (a :class:`ToolCallStart`) and ``part_end`` (a
         :class:`ToolCallEnd`) of a ``tool_call`` part: its call; ``None`` for
         every other event."""
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """``{"event": type, **fields}``: the JSON form every binding writes
+        (the key was ``"type"`` before 0.2)."""
     def fields(self) -> list[str]: ...
     def __eq__(self, other: object, /) -> bool: ...
 
@@ -645,6 +648,80 @@ _Provider = Literal[
 
 _U = TypeVar("_U", bound=Optional[UiState], covariant=True, default=Optional[UiState])
 
+class _StreamOptions(TypedDict, total=False):
+    """The keywords of ``StreamConfig``'s fields, which the stream
+    constructors took before ``config=`` (deprecated: a ``DeprecationWarning``)."""
+
+    max_line_len: int
+    max_event_size: int
+    max_id_len: int
+    utf8: Literal["replace", "strict"]
+    max_parts: int
+    max_tool_args_bytes: int
+    max_text_bytes: int
+    max_choices: int
+    tool_input_trailing_strings: bool
+    max_memory_bytes: int
+    max_path_events_per_feed: int
+    max_event_stream_message_len: int
+    max_event_stream_headers_len: int
+
+@final
+class StreamConfig:
+    """The limits and options of a stream, immutable. Each field defaults to
+    the core's value (the defaults below are checked against it) and the core
+    checks its range: ``0`` is a ``ValueError`` for every limit but
+    ``max_path_events_per_feed`` (no path events)."""
+
+    def __new__(
+        cls,
+        *,
+        max_line_len: int = 16777216,
+        max_event_size: int = 16777216,
+        max_id_len: int = 4096,
+        utf8: Literal["replace", "strict"] = "replace",
+        max_parts: int = 4096,
+        max_tool_args_bytes: int = 16777216,
+        max_text_bytes: int = 67108864,
+        max_choices: int = 128,
+        tool_input_trailing_strings: bool = False,
+        max_memory_bytes: int = 134217728,
+        max_path_events_per_feed: int = 16384,
+        max_event_stream_message_len: int = 16777216,
+        max_event_stream_headers_len: int = 131072,
+    ) -> StreamConfig: ...
+    def replace(self, **changes: Unpack[_StreamOptions]) -> StreamConfig:
+        """A copy with the fields given changed."""
+    def to_dict(self) -> dict[str, Any]: ...
+    @property
+    def max_line_len(self) -> int: ...
+    @property
+    def max_event_size(self) -> int: ...
+    @property
+    def max_id_len(self) -> int: ...
+    @property
+    def utf8(self) -> Literal["replace", "strict"]: ...
+    @property
+    def max_parts(self) -> int: ...
+    @property
+    def max_tool_args_bytes(self) -> int: ...
+    @property
+    def max_text_bytes(self) -> int: ...
+    @property
+    def max_choices(self) -> int: ...
+    @property
+    def tool_input_trailing_strings(self) -> bool: ...
+    @property
+    def max_memory_bytes(self) -> int: ...
+    @property
+    def max_path_events_per_feed(self) -> int: ...
+    @property
+    def max_event_stream_message_len(self) -> int: ...
+    @property
+    def max_event_stream_headers_len(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
 @disjoint_base
 class Stream(Generic[_U]):
     """One streamed turn of a provider's API. ``Stream(..., ui=True)`` is a
@@ -655,60 +732,27 @@ class Stream(Generic[_U]):
         cls,
         provider: str = "auto",
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> Stream[None]: ...
     @overload
     def __new__(
         cls,
         provider: str = "auto",
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> Stream[UiState]: ...
     @overload
     def __new__(
         cls,
         provider: str = "auto",
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> Stream[Optional[UiState]]: ...
     def feed(self, data: _Bytes, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
     def feed_event(self, event: ServerSentEvent, now_ms: Optional[int] = None) -> list[StreamEvent]: ...
@@ -745,58 +789,25 @@ class AnthropicStream(_Dialect[_U]):
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> AnthropicStream[None]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> AnthropicStream[UiState]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> AnthropicStream[Optional[UiState]]: ...
 
 @final
@@ -805,58 +816,25 @@ class OpenAIChatStream(_Dialect[_U]):
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> OpenAIChatStream[None]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> OpenAIChatStream[UiState]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> OpenAIChatStream[Optional[UiState]]: ...
 
 @final
@@ -865,58 +843,25 @@ class OpenAIResponsesStream(_Dialect[_U]):
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> OpenAIResponsesStream[None]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> OpenAIResponsesStream[UiState]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> OpenAIResponsesStream[Optional[UiState]]: ...
 
 _SchedulerErrorKind = Literal[
@@ -1115,58 +1060,25 @@ class GeminiStream(_Dialect[_U]):
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> GeminiStream[None]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> GeminiStream[UiState]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> GeminiStream[Optional[UiState]]: ...
 
 @final
@@ -1175,58 +1087,25 @@ class OllamaStream(_Dialect[_U]):
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> OllamaStream[None]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> OllamaStream[UiState]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> OllamaStream[Optional[UiState]]: ...
 
 @final
@@ -1235,58 +1114,25 @@ class BedrockStream(_Dialect[_U]):
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> BedrockStream[None]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> BedrockStream[UiState]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> BedrockStream[Optional[UiState]]: ...
 
 @final
@@ -1295,58 +1141,25 @@ class BedrockConverseStream(_Dialect[_U]):
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[False] = False,
+        **options: Unpack[_StreamOptions],
     ) -> BedrockConverseStream[None]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: Literal[True],
+        **options: Unpack[_StreamOptions],
     ) -> BedrockConverseStream[UiState]: ...
     @overload
     def __new__(
         cls,
         *,
-        max_line_len: int = 16777216,
-        max_event_size: int = 16777216,
-        max_id_len: int = 4096,
-        utf8: Literal["replace", "strict"] = "replace",
-        max_parts: int = 4096,
-        max_tool_args_bytes: int = 16777216,
-        max_text_bytes: int = 67108864,
-        max_choices: int = 128,
-        tool_input_trailing_strings: bool = False,
-        max_memory_bytes: int = 134217728,
-        max_path_events_per_feed: int = 16384,
-        max_event_stream_message_len: int = 16777216,
-        max_event_stream_headers_len: int = 131072,
+        config: Optional[StreamConfig] = None,
         ui: bool,
+        **options: Unpack[_StreamOptions],
     ) -> BedrockConverseStream[Optional[UiState]]: ...
 
 # --- the agent turn ----------------------------------------------------------------

@@ -343,17 +343,17 @@ def test_the_event_stream_limits_are_keyword_options() -> None:
     body = START + delta(0, {"text": "x" * 4096})
     assert ssefold.BedrockConverseStream().feed(body)
     for stream in (
-        ssefold.BedrockConverseStream(max_event_stream_message_len=1024),
-        ssefold.Stream("auto", max_event_stream_message_len=1024),
+        ssefold.BedrockConverseStream(config=ssefold.StreamConfig(max_event_stream_message_len=1024)),
+        ssefold.Stream("auto", config=ssefold.StreamConfig(max_event_stream_message_len=1024)),
     ):
         with pytest.raises(ssefold.EventStreamError) as err:
             stream.feed(body)
         assert "1024" in str(err.value)
         assert [e.type for e in err.value.events] == ["message_start"]
     with pytest.raises(ssefold.EventStreamError):
-        ssefold.BedrockConverseStream(max_event_stream_headers_len=16).feed(body)
+        ssefold.BedrockConverseStream(config=ssefold.StreamConfig(max_event_stream_headers_len=16)).feed(body)
     with pytest.raises(ValueError):
-        ssefold.BedrockConverseStream(max_event_stream_message_len=0)
+        ssefold.StreamConfig(max_event_stream_message_len=0)
 
 
 def test_headers_follow_botocores_rules() -> None:

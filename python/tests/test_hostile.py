@@ -57,7 +57,7 @@ def test_an_id_at_the_limit_is_accepted_and_the_id_in_force_is_kept() -> None:
 
 
 def test_streams_take_max_id_len_too() -> None:
-    s = ssefold.Stream("anthropic", max_id_len=4)
+    s = ssefold.Stream("anthropic", config=ssefold.StreamConfig(max_id_len=4))
     with pytest.raises(ssefold.IdTooLongError):
         s.feed(b"id: 12345\ndata: {}\n\n")
 
@@ -350,7 +350,7 @@ def test_tool_arguments_past_the_memory_budget_raise_and_keep_the_fold(shape: st
     # Arguments are held as text (issue 26 item 13): the budget refuses what the text does not fit.
     args = hostile_args(shape, 6 << 20)
     data = anthropic_tool_stream(args, 4096)
-    s = ssefold.AnthropicStream(max_memory_bytes=4 << 20)
+    s = ssefold.AnthropicStream(config=ssefold.StreamConfig(max_memory_bytes=4 << 20))
     with pytest.raises(ssefold.LimitExceededError) as info:
         s.feed(data)
     assert (info.value.limit, info.value.max) == ("max_memory_bytes", 4 << 20)  # type: ignore[attr-defined]
@@ -421,7 +421,7 @@ def test_members_past_the_memory_budget_raise_and_keep_the_fold(dialect: str) ->
     """Issue 26 item 4: every member a fold keeps counts against
     ``max_memory_bytes`` (64 new members of 64 KiB, a 2 MiB budget)."""
     data = members_stream(dialect, 64, 64 << 10)
-    s = ssefold.Stream(dialect, max_memory_bytes=2 << 20)
+    s = ssefold.Stream(dialect, config=ssefold.StreamConfig(max_memory_bytes=2 << 20))
     with pytest.raises(ssefold.LimitExceededError) as info:
         for i in range(0, len(data), 16 << 10):
             s.feed(data[i : i + (16 << 10)])
@@ -932,7 +932,7 @@ def test_max_path_events_per_feed_is_per_feed_and_each_dialect_takes_it(limit: i
     full = ssefold.Stream("openai_chat")
     expected = [e.path_event.to_dict() for e in full.feed(_chat_call_in_one_delta(args)) if e.type == "tool_args_path"]
     assert len(expected) > 2 * limit
-    s = ssefold.OpenAIChatStream(max_path_events_per_feed=limit)
+    s = ssefold.OpenAIChatStream(config=ssefold.StreamConfig(max_path_events_per_feed=limit))
     first = s.feed(_chat_call_in_one_delta(args))
     second = s.feed(_chat_call_in_one_delta(args, call=1))  # a new feed: a new allowance
     for events in (first, second):
@@ -943,9 +943,9 @@ def test_max_path_events_per_feed_is_per_feed_and_each_dialect_takes_it(limit: i
     assert s.message is not None
     assert [c["function"]["arguments"] for c in s.message["choices"][0]["message"]["tool_calls"]] == [args, args]
     for cls in (ssefold.AnthropicStream, ssefold.OpenAIResponsesStream):
-        cls(max_path_events_per_feed=limit)
+        cls(config=ssefold.StreamConfig(max_path_events_per_feed=limit))
     with pytest.raises(OverflowError):
-        ssefold.Stream(max_path_events_per_feed=-1)
+        ssefold.StreamConfig(max_path_events_per_feed=-1)
 
 
 def test_the_default_path_events_limit_is_not_reached_by_16_kib_reads() -> None:

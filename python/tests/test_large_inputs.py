@@ -32,7 +32,7 @@ def anthropic_call(args: str, chunk: int = 4096) -> bytes:
 
 
 def fold(args: str) -> ssefold.Stream:
-    s = ssefold.Stream("anthropic", max_memory_bytes=32 << 20)
+    s = ssefold.Stream("anthropic", config=ssefold.StreamConfig(max_memory_bytes=32 << 20))
     ends = [e for e in s.feed(anthropic_call(args)) + s.finish() if e.type == "part_end"]
     assert len(ends) == 1 and ends[0].outcome == "complete"
     assert ends[0].content == {"type": "tool_use", "id": "toolu_1", "name": "write"}

@@ -43,12 +43,12 @@ def golden_files() -> List[pathlib.Path]:
 
 
 def wire(event: ssefold.StreamEvent) -> dict:
-    """The event's wire form (the golden JSON lines name the type ``event``;
-    a ``media_delta``'s bytes are base64 there)."""
+    """The event's wire form (``to_dict()``, as the golden JSON lines; a
+    ``media_delta``'s bytes are base64 there)."""
     d = event.to_dict()
-    if d["type"] == "media_delta":
+    if d["event"] == "media_delta":
         d["data"] = base64.b64encode(d["data"]).decode()
-    return {"event": d.pop("type"), **d}
+    return d
 
 
 def run(stream: ssefold.Stream, chunks: List[bytes]) -> Tuple[List[dict], Optional[ssefold.Error]]:
@@ -184,8 +184,8 @@ def test_stream_event_attributes() -> None:
     delta = next(e for e in events if e.type == "text_delta")
     assert (delta.part, delta.text) == (0, "Hello")
     assert delta.fields() == ["part", "text"]
-    assert delta.to_dict() == {"type": "text_delta", "part": 0, "text": "Hello"}
-    assert all(e.to_dict()["type"] == e.type for e in events)
+    assert delta.to_dict() == {"event": "text_delta", "part": 0, "text": "Hello"}
+    assert all(e.to_dict()["event"] == e.type for e in events)
     assert repr(delta) == "StreamEvent(type='text_delta', part=0, text='Hello')"
     assert delta == ssefold.AnthropicStream().feed(path.read_bytes())[3]
     with pytest.raises(AttributeError):
@@ -204,7 +204,7 @@ def test_delta_events_are_compact_and_read_like_the_others() -> None:
     args = next(e for e in events if e.type == "tool_args_delta")
     assert args.json is args.json and isinstance(args.json, str)
     assert args.fields() == ["part", "json"]
-    assert args.to_dict() == {"type": "tool_args_delta", "part": args.part, "json": args.json}
+    assert args.to_dict() == {"event": "tool_args_delta", "part": args.part, "json": args.json}
     assert repr(args) == f"StreamEvent(type='tool_args_delta', part={args.part}, json={args.json!r})"
     with pytest.raises(AttributeError, match="tool_args_delta"):
         args.text
@@ -229,7 +229,7 @@ def test_a_text_parts_content_is_read_lazily_and_equals_the_folded_part() -> Non
     content = s.message["content"]
     for e in ends:
         assert e.content is e.content
-        want = {"type": "part_end", "part": e.part, "kind": e.kind, "outcome": "complete", "content": e.content}
+        want = {"event": "part_end", "part": e.part, "kind": e.kind, "outcome": "complete", "content": e.content}
         if e.kind == "tool_call":
             # A tool call part's call follows its content, as in the wire form.
             want["tool_call"] = e.tool_call.to_dict()
@@ -253,6 +253,70 @@ def test_tool_args_path_events_carry_path_events() -> None:
     assert paths[0].to_dict()["path_event"] == paths[0].path_event.to_dict()
 
 
+@pytest.mark.parametrize("limit", ["max_line_len", "max_event_size", "max_id_len", "max_parts", "max_tool_args_bytes",
+                                   "max_text_bytes", "max_choices", "max_memory_bytes", "max_event_stream_message_len",
+                                   "max_event_stream_headers_len"])
+def test_a_limit_of_zero_is_refused_by_the_core(limit: str) -> None:
+    # One semantics (ssefold::config): a limit means its number; 0 would
+    # accept nothing and is refused, naming the field, in every binding.
+    with pytest.raises(ValueError, match=f"^{limit} must be at least 1, got 0$"):
+        ssefold.StreamConfig(**{limit: 0})
+    if limit in ("max_line_len", "max_event_size", "max_id_len"):
+        with pytest.raises(ValueError, match=f"^{limit} must be at least 1, got 0$"):
+            ssefold.SSEDecoder(**{limit: 0})
+    with pytest.raises(OverflowError):  # a negative is not a size: the conversion refuses it
+        ssefold.StreamConfig(**{limit: -1})
+    with pytest.raises(ValueError), pytest.warns(DeprecationWarning):  # the old keywords: the same check
+        ssefold.Stream(**{limit: 0})  # type: ignore[misc]
+
+
+def test_stream_config_is_one_frozen_object_with_the_cores_defaults() -> None:
+    c = ssefold.StreamConfig()
+    assert c == ssefold.StreamConfig() and hash(c) == hash(ssefold.StreamConfig()) and repr(c) == "StreamConfig()"
+    assert (c.max_parts, c.max_line_len, c.utf8, c.tool_input_trailing_strings) == (4096, 16 << 20, "replace", False)
+    assert list(c.to_dict()) == [
+        "max_line_len", "max_event_size", "max_id_len", "max_parts", "max_tool_args_bytes", "max_text_bytes",
+        "max_choices", "max_memory_bytes", "max_path_events_per_feed", "max_event_stream_message_len",
+        "max_event_stream_headers_len", "utf8", "tool_input_trailing_strings",
+    ]
+    d = c.replace(max_parts=1, utf8="strict")
+    assert repr(d) == "StreamConfig(max_parts=1, utf8='strict')" and d != c and c.max_parts == 4096
+    assert ssefold.StreamConfig(**d.to_dict()) == d
+    with pytest.raises(AttributeError):
+        c.max_parts = 1  # type: ignore[misc]
+    with pytest.raises(TypeError, match="max_part"):
+        ssefold.StreamConfig(max_part=1)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="utf8"):
+        ssefold.StreamConfig(utf8="latin-1")  # type: ignore[arg-type]
+    assert ssefold.StreamConfig(max_path_events_per_feed=0).max_path_events_per_feed == 0
+    data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
+    for cls in (ssefold.AnthropicStream, lambda **kw: ssefold.Stream("anthropic", **kw)):
+        with pytest.raises(ssefold.LimitExceededError):
+            cls(config=ssefold.StreamConfig(max_parts=1)).feed(data)
+
+
+def test_the_old_keywords_still_work_with_a_deprecation_warning() -> None:
+    data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
+    with pytest.warns(DeprecationWarning, match=r"config=ssefold.StreamConfig\(max_parts=...\)"):
+        s = ssefold.AnthropicStream(max_parts=1)  # type: ignore[call-overload]
+    with pytest.raises(ssefold.LimitExceededError):
+        s.feed(data)
+    with pytest.warns(DeprecationWarning, match="Stream"):
+        s2 = ssefold.Stream("anthropic", max_memory_bytes=1 << 20, ui=True)
+    assert s2.ui is not None
+    with pytest.raises(TypeError, match="not beside it"):
+        ssefold.Stream(config=ssefold.StreamConfig(), max_parts=1)
+
+
+def test_the_event_key_of_to_dict_is_event_as_in_every_json_form() -> None:
+    # Issue 29: `"event"`, as Rust's to_json, C's event->json, Go's JSON and
+    # the CLI's lines; the relay still reads the old `"type"` key.
+    events = ssefold.AnthropicStream().feed((FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes())
+    assert all(set(e.to_dict()) == {"event", *e.fields()} and e.to_dict()["event"] == e.type for e in events)
+    old = {("type" if k == "event" else k): v for k, v in events[0].to_dict().items()}
+    assert ssefold.Relay().push(old) == ssefold.Relay().push(events[0].to_dict())
+
+
 def test_auto_detects_and_unknown_provider_is_refused() -> None:
     s = ssefold.Stream()
     assert s.provider == "auto" and s.message is None
@@ -273,7 +337,7 @@ def test_a_wrong_provider_is_refused_at_the_first_event() -> None:
 def test_limits_are_keyword_options() -> None:
     data = (FIXTURES / "anthropic" / "interleaved_tools.sse").read_bytes()
     with pytest.raises(ssefold.LimitExceededError) as info:
-        ssefold.AnthropicStream(max_parts=1).feed(data)
+        ssefold.AnthropicStream(config=ssefold.StreamConfig(max_parts=1)).feed(data)
     assert (info.value.limit, info.value.max) == ("max_parts", 1)
 
 

@@ -53,7 +53,7 @@ impl TurnFailure {
         let mut doc = json!({"kind": self.kind(), "message": self.message(), "retryable": self.is_retryable()});
         match self {
             TurnFailure::IdleTimeout { stall, after_ms } => {
-                doc["stall"] = stall.as_str().into();
+                doc["stall"] = stall.name().into();
                 doc["after_ms"] = (*after_ms).into();
             }
             TurnFailure::Http { status, retry_after_ms } => {
@@ -101,7 +101,7 @@ fn result_json(r: &ToolResult) -> Value {
         "name": r.name,
         "output": r.output,
         "is_error": r.is_error,
-        "kind": r.kind.as_str(),
+        "kind": r.kind.name(),
     })
 }
 
@@ -118,7 +118,7 @@ impl TurnOutcome {
             "calls": self.calls.iter().map(TurnCall::to_json).collect::<Vec<_>>(),
             "results": self.results.iter().map(result_json).collect::<Vec<_>>(),
             "next": self.next().as_ref().map(NextRequest::to_json),
-            "gave_up": self.gave_up.map(|r| r.as_str()),
+            "gave_up": self.gave_up.map(|r| r.name()),
             "output_started": self.output_started,
             "timings": self.timings.to_json(),
             "telemetry": {"attributes": self.gen_ai_attributes(), "metrics": self.gen_ai_metrics()},

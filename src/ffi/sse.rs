@@ -5,7 +5,7 @@ use core::ffi::{c_int, c_void};
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_str};
-use crate::sse::{Decoder, DecoderConfig, Event, OwnedEvent, Utf8Mode, DEFAULT_LIMIT, DEFAULT_MAX_ID_LEN};
+use crate::sse::{Decoder, DecoderConfig, Event, OwnedEvent, Utf8Mode};
 
 /// How invalid UTF-8 in field values is handled (the `utf8_mode` of
 /// [`ssefold_sse_decoder_config`]).
@@ -155,10 +155,15 @@ impl SseDecoder {
 
 fn config_from_c(c: &ssefold_sse_decoder_config) -> Result<DecoderConfig, ssefold_result> {
     let utf8 = ssefold_utf8_mode::from_raw(c.utf8_mode).ok_or(ssefold_result::InvalidArgument)?;
-    if c.max_line_len == 0 || c.max_event_size == 0 || c.max_id_len == 0 {
-        return Err(ssefold_result::InvalidArgument);
-    }
-    Ok(DecoderConfig { max_line_len: c.max_line_len, max_event_size: c.max_event_size, max_id_len: c.max_id_len, utf8 })
+    let config = DecoderConfig {
+        max_line_len: c.max_line_len,
+        max_event_size: c.max_event_size,
+        max_id_len: c.max_id_len,
+        utf8,
+    };
+    // The ranges are the core's (`crate::config`): a zero limit is refused.
+    config.validate().map_err(|_| ssefold_result::InvalidArgument)?;
+    Ok(config)
 }
 
 /// Writes the default decoder options (16 MiB lines and events, 4 KiB ids,
@@ -172,11 +177,12 @@ pub unsafe extern "C" fn ssefold_sse_decoder_config_default(out: *mut ssefold_ss
         if out.is_null() {
             return ssefold_result::NullParameter;
         }
+        let d = DecoderConfig::default();
         let config = ssefold_sse_decoder_config {
-            max_line_len: DEFAULT_LIMIT,
-            max_event_size: DEFAULT_LIMIT,
-            utf8_mode: ssefold_utf8_mode::Replace as u32,
-            max_id_len: DEFAULT_MAX_ID_LEN,
+            max_line_len: d.max_line_len,
+            max_event_size: d.max_event_size,
+            utf8_mode: u32::from(d.utf8 == Utf8Mode::Strict),
+            max_id_len: d.max_id_len,
         };
         // SAFETY: non-NULL and writable by contract.
         unsafe { handle::write_out(out, config) };
@@ -188,7 +194,8 @@ pub unsafe extern "C" fn ssefold_sse_decoder_config_default(out: *mut ssefold_ss
 /// `*out`. Free it with `ssefold_sse_decoder_free`.
 ///
 /// Errors: `NULL_PARAMETER` when `out` is NULL; `INVALID_ARGUMENT` for an
-/// unknown `utf8_mode` or a zero limit.
+/// unknown `utf8_mode` or a limit out of its range (the core's: `0` for
+/// every limit).
 ///
 /// # Safety
 /// `config` must be NULL or readable; `out` NULL or writable.

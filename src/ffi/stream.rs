@@ -43,7 +43,11 @@ pub enum ssefold_provider {
     BedrockConverse = 7,
 }
 
-/// Limits of a stream. Start from `ssefold_stream_config_default`.
+/// Limits of a stream. Start from `ssefold_stream_config_default` (the
+/// core's defaults). Every limit means its number: `ssefold_stream_new`
+/// refuses one out of the core's range with `SSEFOLD_RESULT_INVALID_ARGUMENT`
+/// (`0` for every limit but `max_path_events_per_feed`, where it means no
+/// path events; see the README's "Limits").
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ssefold_stream_config {
@@ -554,13 +558,7 @@ pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, F
     let utf8 = ssefold_utf8_mode::from_raw(c.sse.utf8_mode).ok_or_else(|| {
         Failure::new(ssefold_result::InvalidArgument, format!("unknown utf8_mode {}", c.sse.utf8_mode))
     })?;
-    if c.sse.max_line_len == 0 || c.sse.max_event_size == 0 || c.sse.max_id_len == 0 {
-        return Err(Failure::new(ssefold_result::InvalidArgument, "SSE limits must be positive"));
-    }
-    if c.event_stream.max_message_len == 0 || c.event_stream.max_headers_len == 0 {
-        return Err(Failure::new(ssefold_result::InvalidArgument, "event-stream limits must be positive"));
-    }
-    Ok(StreamConfig {
+    let config = StreamConfig {
         sse: DecoderConfig {
             max_line_len: c.sse.max_line_len,
             max_event_size: c.sse.max_event_size,
@@ -578,7 +576,11 @@ pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, F
             max_headers_len: c.event_stream.max_headers_len,
         },
         max_path_events_per_feed: c.max_path_events_per_feed,
-    })
+    };
+    // The ranges are the core's (`crate::config`): `0` is refused for every
+    // limit but `max_path_events_per_feed`.
+    config.validate().map_err(|e| Failure::new(ssefold_result::InvalidArgument, e.to_string()))?;
+    Ok(config)
 }
 
 /// The provider of a `ssefold_provider` number.

@@ -75,8 +75,21 @@ impl Default for StreamConfig {
     }
 }
 
+impl StreamConfig {
+    /// Checks every limit against its range ([`crate::config`]: `0` is
+    /// refused for every limit but `max_path_events_per_feed`). A stream
+    /// made with a config that fails this still runs, refusing what goes
+    /// over the limit; the C ABI, Python and Go refuse to make it.
+    pub fn validate(&self) -> Result<(), crate::config::ConfigError> {
+        for l in crate::config::STREAM_LIMITS {
+            l.check((l.get)(self))?;
+        }
+        Ok(())
+    }
+}
+
 /// A limit of [`StreamConfig`], as named by [`StreamError::LimitExceeded`](super::StreamError::LimitExceeded).
-/// Its wire name ([`StreamLimit::as_str`]) is the config field's name, which
+/// Its wire name ([`StreamLimit::name`]) is the config field's name, which
 /// the C ABI, Python and Go report. New limits may be added in minor releases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -98,7 +111,7 @@ pub enum StreamLimit {
 
 impl StreamLimit {
     /// The wire name: the [`StreamConfig`] field's name (`max_parts`, …).
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             StreamLimit::MaxParts => "max_parts",
             StreamLimit::MaxToolArgsBytes => "max_tool_args_bytes",
@@ -108,10 +121,16 @@ impl StreamLimit {
             StreamLimit::MaxLineLen => "max_line_len",
         }
     }
+
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
+    }
 }
 
 impl std::fmt::Display for StreamLimit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.name())
     }
 }

@@ -226,7 +226,7 @@ impl WarningCode {
     }
 
     /// The wire name (snake_case), stable across releases.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             WarningCode::UnterminatedFinalEvent => "unterminated_final_event",
             WarningCode::TruncatedFinalEvent => "truncated_final_event",
@@ -252,15 +252,21 @@ impl WarningCode {
         }
     }
 
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
+    }
+
     /// The code whose wire name is `name`, if any.
     pub fn from_name(name: &str) -> Option<WarningCode> {
-        WarningCode::all().into_iter().find(|c| c.as_str() == name)
+        WarningCode::all().into_iter().find(|c| c.name() == name)
     }
 }
 
 impl std::fmt::Display for WarningCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.name())
     }
 }
 
@@ -547,7 +553,31 @@ impl<'a> StreamEvent<'a> {
         )
     }
 
-    /// The wire name (snake_case), used verbatim by the bindings.
+    /// Every wire name [`name`](Self::name) gives, in the order of the
+    /// variants: the table every binding's list of event names is checked
+    /// against (`tests/parity.rs`: the C `ssefold_stream_event_kind`, the Go
+    /// `EventKind` constants, the Python `_StreamEventType` Literal, the
+    /// relay's `push_json`).
+    pub const NAMES: &'static [&'static str] = &[
+        "message_start",
+        "part_start",
+        "text_delta",
+        "media_delta",
+        "tool_args_delta",
+        "tool_args_path",
+        "part_metadata",
+        "part_end",
+        "usage",
+        "stop_reason",
+        "turn_end",
+        "turn_reset",
+        "error",
+        "warning",
+        "unknown",
+    ];
+
+    /// The wire name (snake_case), used verbatim by the bindings; one of
+    /// [`NAMES`](Self::NAMES).
     pub fn name(&self) -> &'static str {
         match self {
             StreamEvent::MessageStart { .. } => "message_start",
@@ -641,7 +671,7 @@ impl<'a> StreamEvent<'a> {
                 put("output_emitted", error.output_emitted.into());
             }
             StreamEvent::Warning { code, message } => {
-                put("code", code.as_str().into());
+                put("code", code.name().into());
                 put("message", message.into());
             }
             StreamEvent::Unknown { scope, provider_type, data } => {
@@ -750,10 +780,10 @@ mod warning_code_tests {
 
     #[test]
     fn warning_codes_round_trip_and_match_the_documented_table() {
-        let names: Vec<&str> = WarningCode::all().iter().map(|c| c.as_str()).collect();
+        let names: Vec<&str> = WarningCode::all().iter().map(|c| c.name()).collect();
         for code in WarningCode::all() {
-            assert_eq!(WarningCode::from_name(code.as_str()), Some(code));
-            assert_eq!(code.to_string(), code.as_str());
+            assert_eq!(WarningCode::from_name(code.name()), Some(code));
+            assert_eq!(code.to_string(), code.name());
         }
         assert_eq!(WarningCode::from_name("no_such_code"), None);
         let mut documented = documented_codes();

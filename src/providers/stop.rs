@@ -68,7 +68,7 @@ impl StopClass {
     }
 
     /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             StopClass::Normal => "normal",
             StopClass::ToolUse => "tool_use",
@@ -78,6 +78,12 @@ impl StopClass {
             StopClass::Aborted => "aborted",
             StopClass::Other => "other",
         }
+    }
+
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
     }
 }
 

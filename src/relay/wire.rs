@@ -131,8 +131,8 @@ impl Relay {
         let f = Fields(map);
         let provider_error;
         let media;
-        // The name: `event` (the core's JSON form), or `type` (Python's
-        // `to_dict()` carries the event's name as `type` too).
+        // The name: `event` (the JSON form of every binding), or `type`
+        // (what Python's `to_dict()` wrote before 0.2; still read).
         let name = match f.opt_str("event")? {
             Some(name) => name,
             None => f.str("type")?,

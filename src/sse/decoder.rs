@@ -52,6 +52,30 @@ pub enum Utf8Mode {
     Strict,
 }
 
+impl Utf8Mode {
+    /// The wire name: `replace` or `strict` (Python's `utf8=`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Utf8Mode::Replace => "replace",
+            Utf8Mode::Strict => "strict",
+        }
+    }
+
+    /// The mode of a wire name; an unknown one is a
+    /// [`ConfigError::UnknownValue`](crate::config::ConfigError::UnknownValue).
+    pub fn from_name(name: &str) -> Result<Self, crate::config::ConfigError> {
+        match name {
+            "replace" => Ok(Utf8Mode::Replace),
+            "strict" => Ok(Utf8Mode::Strict),
+            _ => Err(crate::config::ConfigError::UnknownValue {
+                field: "utf8",
+                value: name.to_owned(),
+                allowed: "replace, strict",
+            }),
+        }
+    }
+}
+
 /// Limits and options of a [`Decoder`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecoderConfig {
@@ -66,6 +90,14 @@ pub struct DecoderConfig {
     pub max_id_len: usize,
     /// What to do with invalid UTF-8.
     pub utf8: Utf8Mode,
+}
+
+impl DecoderConfig {
+    /// Checks every limit against its range ([`crate::config`]: each must
+    /// be at least 1).
+    pub fn validate(&self) -> Result<(), crate::config::ConfigError> {
+        crate::providers::StreamConfig { sse: self.clone(), ..Default::default() }.validate()
+    }
 }
 
 impl Default for DecoderConfig {

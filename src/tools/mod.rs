@@ -101,12 +101,18 @@ pub enum ToolStart {
 
 impl ToolStart {
     /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             ToolStart::Auto => "auto",
             ToolStart::Ready => "ready",
             ToolStart::TurnEnd => "turn_end",
         }
+    }
+
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
     }
 
     /// The value of a wire name.
@@ -153,7 +159,7 @@ pub enum ToolResultKind {
 
 impl ToolResultKind {
     /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             ToolResultKind::Ran => "ran",
             ToolResultKind::UnknownTool => "unknown_tool",
@@ -166,6 +172,12 @@ impl ToolResultKind {
             ToolResultKind::Skipped => "skipped",
             ToolResultKind::Denied => "denied",
         }
+    }
+
+    /// The wire name: the old name of [`name`](Self::name).
+    #[deprecated(note = "use `name()`: every enum's wire name is `name()`")]
+    pub fn as_str(self) -> &'static str {
+        self.name()
     }
 
     /// Every kind, in the order of their numbers in the C ABI.

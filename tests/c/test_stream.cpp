@@ -275,6 +275,33 @@ TEST(Stream, ArgumentErrors) {
   ssefold_stream_free(nullptr);
 }
 
+// One semantics for every limit (the core's ssefold::config): a limit means
+// its number; 0 would accept nothing and is refused, but for
+// max_path_events_per_feed, where it means no path events.
+TEST(Stream, AZeroLimitIsRefusedByTheCore) {
+  size_t ssefold_stream_config::*limits[] = {
+      &ssefold_stream_config::max_parts,   &ssefold_stream_config::max_tool_args_bytes,
+      &ssefold_stream_config::max_text_bytes, &ssefold_stream_config::max_choices,
+      &ssefold_stream_config::max_memory_bytes};
+  for (auto limit : limits) {
+    ssefold_stream_config cfg;
+    ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+    cfg.*limit = 0;
+    ssefold_stream *s = nullptr;
+    EXPECT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, &cfg, &s), SSEFOLD_RESULT_INVALID_ARGUMENT);
+    EXPECT_EQ(s, nullptr);
+  }
+  ssefold_stream_config cfg;
+  ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+  cfg.sse.max_event_size = 0;
+  ssefold_stream *s = nullptr;
+  EXPECT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, &cfg, &s), SSEFOLD_RESULT_INVALID_ARGUMENT);
+  ASSERT_EQ(ssefold_stream_config_default(&cfg), SSEFOLD_RESULT_OK);
+  cfg.max_path_events_per_feed = 0;
+  ASSERT_EQ(ssefold_stream_new(SSEFOLD_PROVIDER_AUTO, &cfg, &s), SSEFOLD_RESULT_OK);
+  ssefold_stream_free(s);
+}
+
 // The event-stream framing's limits are the config's: a recorded body
 // passes with the defaults and stops at a small message limit, typed.
 TEST(Stream, EventStreamLimitsAreConfigured) {

@@ -353,7 +353,7 @@ impl ToPyErr for StreamError {
                 with_attr(py, err, "reason", message)
             }
             StreamError::LimitExceeded { limit, max } => {
-                let err = with_attr(py, new_err(py, Exc::LimitExceededError, msg), "limit", limit.as_str());
+                let err = with_attr(py, new_err(py, Exc::LimitExceededError, msg), "limit", limit.name());
                 with_attr(py, err, "max", *max)
             }
             StreamError::Provider(e) => {
@@ -373,6 +373,15 @@ impl ToPyErr for StreamError {
             // An error newer than this binding: the base class.
             _ => new_err(py, Exc::Error, msg),
         }
+    }
+}
+
+/// A configuration the core refused (a limit out of its range, an unknown
+/// `utf8`): a plain `ValueError`, as for any bad argument.
+impl ToPyErr for ssefold::config::ConfigError {
+    #[cold]
+    fn to_py_err(&self, _py: Python<'_>) -> PyErr {
+        pyo3::exceptions::PyValueError::new_err(self.to_string())
     }
 }
 
@@ -412,7 +421,7 @@ impl ToPyErr for TurnFailure {
             TurnFailure::Transport(text) => connection_lost(py, self.message(), CoreEnd::TransportError(text.clone())),
             TurnFailure::IdleTimeout { stall, after_ms } => {
                 let err =
-                    with_attr(py, connection_lost(py, self.message(), CoreEnd::IdleTimeout), "stall", stall.as_str());
+                    with_attr(py, connection_lost(py, self.message(), CoreEnd::IdleTimeout), "stall", stall.name());
                 with_attr(py, err, "after_ms", *after_ms)
             }
             TurnFailure::Http { status, retry_after_ms } => {

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "bench")]
 mod bench;
+mod config;
 mod convert;
 mod errors;
 #[cfg(all(Py_GIL_DISABLED, not(Py_3_14)))]
@@ -45,6 +46,7 @@ fn _ssefold(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<partial_json::PathEvent>()?;
     m.add_class::<partial_json::PartialJSON>()?;
     m.add_function(wrap_pyfunction!(partial_json::parse_partial_json, m)?)?;
+    m.add_class::<config::StreamConfig>()?;
     m.add_class::<providers::StreamEvent>()?;
     m.add_class::<providers::ToolCallStart>()?;
     m.add_class::<providers::ToolCallEnd>()?;

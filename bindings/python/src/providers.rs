@@ -13,15 +13,15 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 
-use ssefold::eventstream::DecoderLimits;
 use ssefold::providers::{
-    PartKind, Provider, Stream as CoreStream, StreamConfig, StreamEvent as CoreEvent, ToolCall as CoreToolCall,
-    ToolCallStart as CoreToolCallStart, ToolInputFormat,
+    PartKind, Provider, Stream as CoreStream, StreamConfig as CoreConfig, StreamEvent as CoreEvent,
+    ToolCall as CoreToolCall, ToolCallStart as CoreToolCallStart, ToolInputFormat,
 };
 use ssefold::reconnect::ConnectionState;
-use ssefold::sse::{DecoderConfig, Event, Utf8Mode};
+use ssefold::sse::Event;
 use ssefold::ui::UiState as CoreUiState;
 
+use crate::config::{stream_config_arg, StreamConfig};
 use crate::convert::{
     ident, lossy, message_to_py, py_to_data, py_to_value, value_to_py, with_bytes, LazyText, StringCache, TextArena,
 };
@@ -420,12 +420,14 @@ impl StreamEvent {
         }
     }
 
-    /// The fields as a dict: `{"type": type, ...fields}` (`"type"` as in
-    /// `.type`; the CLI's JSON lines name it `"event"`), a `tool_args_path`'s
-    /// `path_event` and a tool call part's `tool_call` as dicts too.
+    /// The fields as a dict: `{"event": type, ...fields}`, the key of the
+    /// event's name every binding's JSON form uses (Rust `to_json`, C
+    /// `event->json`, Go `StreamEvent.JSON`, the CLI's JSON lines); before
+    /// 0.2 it was `"type"`. A `tool_args_path`'s `path_event` and a tool
+    /// call part's `tool_call` are dicts too.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item(intern!(py, "type"), self.type_(py))?;
+        d.set_item(intern!(py, "event"), self.type_(py))?;
         for (k, v) in self.items(py)? {
             if let Ok(pe) = v.cast::<PathEvent>() {
                 d.set_item(k, pe.get().to_dict_py(py)?)?;
@@ -804,14 +806,6 @@ impl Held {
     }
 }
 
-fn utf8_mode(name: &str) -> PyResult<Utf8Mode> {
-    match name {
-        "replace" => Ok(Utf8Mode::Replace),
-        "strict" => Ok(Utf8Mode::Strict),
-        other => Err(PyValueError::new_err(format!("utf8 must be 'replace' or 'strict', not {other:?}"))),
-    }
-}
-
 /// One streamed turn of a provider's API: feed the HTTP body, get
 /// normalized events, read the folded message at any time.
 #[pyclass(module = "ssefold", subclass)]
@@ -825,41 +819,8 @@ pub struct Stream {
     ui: Option<CoreUiState>,
 }
 
-/// The core configuration from the keyword options.
-#[allow(clippy::too_many_arguments)]
-fn stream_config(
-    max_line_len: usize,
-    max_event_size: usize,
-    max_id_len: usize,
-    utf8: &str,
-    max_parts: usize,
-    max_tool_args_bytes: usize,
-    max_text_bytes: usize,
-    max_choices: usize,
-    tool_input_trailing_strings: bool,
-    max_memory_bytes: usize,
-    max_path_events_per_feed: usize,
-    event_stream: (u32, u32),
-) -> PyResult<StreamConfig> {
-    let (max_message_len, max_headers_len) = event_stream;
-    if max_message_len == 0 || max_headers_len == 0 {
-        return Err(PyValueError::new_err("event-stream limits must be positive"));
-    }
-    Ok(StreamConfig {
-        sse: DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? },
-        max_parts,
-        max_tool_args_bytes,
-        max_text_bytes,
-        max_choices,
-        tool_input_trailing_strings,
-        max_memory_bytes,
-        event_stream: DecoderLimits { max_message_len, max_headers_len },
-        max_path_events_per_feed,
-    })
-}
-
 impl Stream {
-    fn with_provider(provider: Provider, config: StreamConfig, ui: bool) -> Self {
+    fn with_provider(provider: Provider, config: CoreConfig, ui: bool) -> Self {
         Stream {
             ui: ui.then(|| CoreUiState::with_media_budget(config.max_memory_bytes)),
             inner: CoreStream::with_config(provider, config),
@@ -923,47 +884,21 @@ impl Stream {
         cls.clone().unbind()
     }
 
+    /// `Stream(provider="auto", *, config=None, ui=False)`: `config` is a
+    /// `StreamConfig` (default: the core's); the keywords of its fields are
+    /// deprecated (`DeprecationWarning`) and checked the same way.
     #[new]
-    #[pyo3(signature = (
-        provider = "auto", *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
-        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-        tool_input_trailing_strings = false, max_memory_bytes = 134217728, max_path_events_per_feed = 16384,
-        max_event_stream_message_len = 16777216, max_event_stream_headers_len = 131072, ui = false
-    ))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (provider = "auto", *, config = None, ui = false, **options))]
     fn new(
+        py: Python<'_>,
         provider: &str,
-        max_line_len: usize,
-        max_event_size: usize,
-        max_id_len: usize,
-        utf8: &str,
-        max_parts: usize,
-        max_tool_args_bytes: usize,
-        max_text_bytes: usize,
-        max_choices: usize,
-        tool_input_trailing_strings: bool,
-        max_memory_bytes: usize,
-        max_path_events_per_feed: usize,
-        max_event_stream_message_len: u32,
-        max_event_stream_headers_len: u32,
+        config: Option<&Bound<'_, StreamConfig>>,
         ui: bool,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
             .ok_or_else(|| PyValueError::new_err(format!("unknown provider {provider:?}")))?;
-        let config = stream_config(
-            max_line_len,
-            max_event_size,
-            max_id_len,
-            utf8,
-            max_parts,
-            max_tool_args_bytes,
-            max_text_bytes,
-            max_choices,
-            tool_input_trailing_strings,
-            max_memory_bytes,
-            max_path_events_per_feed,
-            (max_event_stream_message_len, max_event_stream_headers_len),
-        )?;
+        let config = stream_config_arg(py, "Stream", config, options)?;
         Ok(Stream::with_provider(p, config, ui))
     }
 
@@ -1212,44 +1147,17 @@ macro_rules! dialect {
 
         #[pymethods]
         impl $name {
+            /// `config`: a `StreamConfig` (default: the core's); the
+            /// keywords of its fields are deprecated (`DeprecationWarning`).
             #[new]
-            #[pyo3(signature = (
-                        *, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace",
-                        max_parts = 4096, max_tool_args_bytes = 16777216, max_text_bytes = 67108864, max_choices = 128,
-                        tool_input_trailing_strings = false, max_memory_bytes = 134217728, max_path_events_per_feed = 16384,
-        max_event_stream_message_len = 16777216, max_event_stream_headers_len = 131072, ui = false
-                    ))]
-            #[allow(clippy::too_many_arguments)]
+            #[pyo3(signature = (*, config = None, ui = false, **options))]
             fn new(
-                max_line_len: usize,
-                max_event_size: usize,
-                max_id_len: usize,
-                utf8: &str,
-                max_parts: usize,
-                max_tool_args_bytes: usize,
-                max_text_bytes: usize,
-                max_choices: usize,
-                tool_input_trailing_strings: bool,
-                max_memory_bytes: usize,
-                max_path_events_per_feed: usize,
-                max_event_stream_message_len: u32,
-                max_event_stream_headers_len: u32,
+                py: Python<'_>,
+                config: Option<&Bound<'_, StreamConfig>>,
                 ui: bool,
+                options: Option<&Bound<'_, PyDict>>,
             ) -> PyResult<($name, Stream)> {
-                let config = stream_config(
-                    max_line_len,
-                    max_event_size,
-                    max_id_len,
-                    utf8,
-                    max_parts,
-                    max_tool_args_bytes,
-                    max_text_bytes,
-                    max_choices,
-                    tool_input_trailing_strings,
-                    max_memory_bytes,
-                    max_path_events_per_feed,
-                    (max_event_stream_message_len, max_event_stream_headers_len),
-                )?;
+                let config = stream_config_arg(py, stringify!($name), config, options)?;
                 Ok(($name, Stream::with_provider($provider, config, ui)))
             }
         }

@@ -61,7 +61,7 @@ pub(crate) fn retry_hints(py: Python<'_>, headers: Option<&Bound<'_, PyAny>>) ->
 
 /// The stall kind of a wire name (`idle`, `first_content`, `content`).
 pub(crate) fn stall_kind(name: &str) -> Option<StallKind> {
-    [StallKind::Idle, StallKind::FirstContent, StallKind::Content].into_iter().find(|k| k.as_str() == name)
+    [StallKind::Idle, StallKind::FirstContent, StallKind::Content].into_iter().find(|k| k.name() == name)
 }
 
 /// A Python-style quoted string for reprs (single quotes, escapes).
@@ -473,7 +473,7 @@ impl Decision {
     #[getter]
     fn replay(&self) -> Option<&'static str> {
         match self.inner {
-            CoreDecision::Reconnect { replay, .. } => Some(replay.as_str()),
+            CoreDecision::Reconnect { replay, .. } => Some(replay.name()),
             _ => None,
         }
     }
@@ -493,7 +493,7 @@ impl Decision {
     #[getter]
     fn reason(&self) -> Option<&'static str> {
         match self.inner {
-            CoreDecision::GiveUp { reason, .. } => Some(reason.as_str()),
+            CoreDecision::GiveUp { reason, .. } => Some(reason.name()),
             _ => None,
         }
     }
@@ -530,12 +530,12 @@ impl Decision {
             CoreDecision::Reconnect { delay_ms, attempt, cursor, replay } => format!(
                 "Decision(kind='reconnect', delay_ms={delay_ms}, attempt={attempt}, cursor={}, replay='{}')",
                 ResumeCursor { inner: cursor.clone() }.__repr__(),
-                replay.as_str()
+                replay.name()
             ),
             CoreDecision::GiveUp { last, reason } => format!(
                 "Decision(kind='give_up', last={}, reason='{}')",
                 StreamEnd { inner: last.clone() }.__repr__(),
-                reason.as_str()
+                reason.name()
             ),
             CoreDecision::Fail { error_type, message, retryable } => format!(
                 "Decision(kind='fail', error_type={}, message={}, retryable={})",
@@ -648,7 +648,7 @@ impl Reconnector {
     /// `content` (none since the last). Close the connection and end it
     /// with `StreamEnd.idle_timeout()`.
     fn stall(&self, now_ms: u64) -> Option<&'static str> {
-        self.inner.stall(now_ms).map(StallKind::as_str)
+        self.inner.stall(now_ms).map(StallKind::name)
     }
 
     /// How long the timeout of `stall` (`idle`, `first_content`, `content`)

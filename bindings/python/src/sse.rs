@@ -1,7 +1,6 @@
 //! `SSEDecoder`, `ServerSentEvent` and `SSEEncoder`: conversion and lifetime
 //! only; the decoding rules live in `ssefold::sse`.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -95,14 +94,6 @@ impl ServerSentEvent {
         let (event, data) = self.parts(py);
         let tuple = (event, data, self.id.as_ref().map(|s| s.bind(py)), self.retry);
         tuple.into_pyobject(py)?.hash()
-    }
-}
-
-fn utf8_mode(name: &str) -> PyResult<Utf8Mode> {
-    match name {
-        "replace" => Ok(Utf8Mode::Replace),
-        "strict" => Ok(Utf8Mode::Strict),
-        other => Err(PyValueError::new_err(format!("utf8 must be 'replace' or 'strict', not {other:?}"))),
     }
 }
 
@@ -258,8 +249,17 @@ pub struct SSEDecoder {
 impl SSEDecoder {
     #[new]
     #[pyo3(signature = (*, max_line_len = 16777216, max_event_size = 16777216, max_id_len = 4096, utf8 = "replace"))]
-    fn new(max_line_len: usize, max_event_size: usize, max_id_len: usize, utf8: &str) -> PyResult<Self> {
-        let config = DecoderConfig { max_line_len, max_event_size, max_id_len, utf8: utf8_mode(utf8)? };
+    fn new(
+        py: Python<'_>,
+        max_line_len: usize,
+        max_event_size: usize,
+        max_id_len: usize,
+        utf8: &str,
+    ) -> PyResult<Self> {
+        let utf8 = Utf8Mode::from_name(utf8).map_err(|e| e.to_py_err(py))?;
+        let config = DecoderConfig { max_line_len, max_event_size, max_id_len, utf8 };
+        // The ranges are the core's (`ssefold::config`): a zero limit is refused.
+        config.validate().map_err(|e| e.to_py_err(py))?;
         Ok(SSEDecoder {
             inner: Decoder::with_config(config),
             builder: EventBuilder::default(),

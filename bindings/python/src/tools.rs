@@ -43,7 +43,7 @@ pub struct ToolResult {
 impl ToolResult {
     pub(crate) fn from_core(r: CoreResult) -> Self {
         ToolResult {
-            kind: r.kind.as_str(),
+            kind: r.kind.name(),
             call_id: r.call_id,
             id_synthesized: r.id_synthesized,
             name: r.name,
@@ -273,7 +273,7 @@ impl ToolScheduler {
             ToolResultKind::Unnamed,
         ]
         .into_iter()
-        .find(|k| k.as_str() == kind.as_ref())
+        .find(|k| k.name() == kind.as_ref())
         .ok_or_else(|| {
             PyValueError::new_err(format!(
                 "kind must be 'unknown_tool', 'invalid_input', 'incomplete' or 'unnamed', not {kind:?}"

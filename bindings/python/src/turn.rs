@@ -517,7 +517,7 @@ impl TurnAction {
     #[getter]
     fn replay(&self) -> Option<&'static str> {
         match self.inner {
-            CoreAction::Reconnect { replay, .. } => Some(replay.as_str()),
+            CoreAction::Reconnect { replay, .. } => Some(replay.name()),
             _ => None,
         }
     }
@@ -534,7 +534,7 @@ impl TurnAction {
             CoreAction::CancelTool { call_id } => format!("TurnAction(kind='cancel_tool', call_id={call_id:?})"),
             CoreAction::Reconnect { delay_ms, attempt, replay, .. } => format!(
                 "TurnAction(kind='reconnect', delay_ms={delay_ms}, attempt={attempt}, replay='{}')",
-                replay.as_str()
+                replay.name()
             ),
             _ => format!("TurnAction(kind={:?})", self.kind()),
         }
@@ -722,7 +722,7 @@ impl TurnOutcome {
             aborted: o.aborted,
             retryable: o.failure.as_ref().is_some_and(|f| f.is_retryable()),
             failure_kind: o.failure.as_ref().map(|f| f.kind()),
-            gave_up: o.gave_up.map(|r| r.as_str()),
+            gave_up: o.gave_up.map(|r| r.name()),
             output_started: o.output_started,
             timings: value_to_py(py, &o.timings.to_json())?.unbind(),
             telemetry: value_to_py(py, &telemetry)?.unbind(),
@@ -733,7 +733,7 @@ impl TurnOutcome {
                     // Why no reconnection followed, on the error too (as the
                     // HTTP helpers' errors have it).
                     if let Some(reason) = o.gave_up {
-                        err.bind(py).setattr(intern!(py, "gave_up"), reason.as_str())?;
+                        err.bind(py).setattr(intern!(py, "gave_up"), reason.name())?;
                     }
                     Ok(err)
                 })
