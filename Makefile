@@ -9,12 +9,26 @@ CARGO ?= cargo
 # Everything: Rust lints and tests, the C ABI (header drift, install,
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel (on the
 # machine's CPython and on a free-threaded 3.13t), the Go package (vet, race
-# detector, gofmt, and the GC-stress build). The free-threaded interpreter
-# builds (~2 minutes) beside the Python suite, which leaves a core idle.
+# detector, gofmt, and the GC-stress build), the browser-side judges. After
+# the Rust tests, two chains run side by side (make -j2): the Python side
+# (pytest is single-threaded, so it leaves a core), and the native side, which
+# builds the free-threaded interpreter (~2 minutes, cached per source tarball)
+# before the Python side needs it. The C, Go and browser suites link or run
+# what `rust-test` built (the test profile), so nothing is compiled twice.
 test: setup
-	$(MAKE) lint rust-test c-test
-	$(MAKE) -j2 --output-sync=recurse python-test free-threaded-python
-	$(MAKE) python-test-free-threaded go-test go-test-debug js-test
+	$(MAKE) lint rust-test
+	$(MAKE) -j2 --output-sync=recurse test-python-side test-native-side
+
+.PHONY: test-python-side test-native-side
+test-python-side:
+	$(MAKE) python-test
+	$(MAKE) js-test
+	$(MAKE) python-test-free-threaded
+
+test-native-side:
+	$(MAKE) c-test
+	$(MAKE) free-threaded-python
+	$(MAKE) go-test go-test-debug
 
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
@@ -167,8 +181,13 @@ python-venv: $(VPY)
 	$(VPY) -m pip install -q "maturin>=1.9,<2" pytest mypy pyright httpx
 	$(VPY) -m pip install -q -r python/requirements-test.txt
 
+# The extension is built in the `python-test` profile (the test profile's
+# opt-level 2 and line tables, under a name of its own: `--profile test` would
+# build cargo's test harness): the suite runs ~40 % faster than on a debug build.
+PY_PROFILE ?= python-test
+
 python-develop: python-venv
-	$(VENV)/bin/maturin develop -q
+	$(VENV)/bin/maturin develop -q --profile $(PY_PROFILE)
 
 python-lint:
 	$(CARGO) fmt --all --check
@@ -195,7 +214,7 @@ python-test-free-threaded: free-threaded-python
 	[ -x $(FT_VPY) ] || "$$(tools/free-threaded-python.sh)" -m venv $(FT_VENV)
 	$(FT_VPY) -m pip install -q "maturin>=1.9,<2" -r python/requirements-free-threaded.txt
 	PYO3_PYTHON=$(CURDIR)/$(FT_VPY) $(CARGO) clippy -p ssefold-python --all-targets -- -D warnings
-	VIRTUAL_ENV=$(CURDIR)/$(FT_VENV) $(FT_VENV)/bin/maturin develop -q
+	VIRTUAL_ENV=$(CURDIR)/$(FT_VENV) $(FT_VENV)/bin/maturin develop -q --profile $(PY_PROFILE)
 	$(FT_VPY) -m pytest -W error python/tests
 
 # The official SDKs (python/requirements-test.txt) against ssefold's fold on

@@ -101,7 +101,7 @@ def huge_retry_server() -> Iterator[str]:
     # (resumes: the event passed on has an id).
     handler = type("H", (_Once,), {"body": b"retry: 18446744073709551615\nid: 1\ndata: a\n\ndata: cut"})
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}/"
@@ -796,7 +796,7 @@ def test_a_read_timeout_without_an_idle_policy_names_the_clients_timeout() -> No
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stalls)
     srv.daemon_threads = True
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         policy = ssefold.ReconnectPolicy(initial_delay_ms=1, max_retries=1)

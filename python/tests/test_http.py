@@ -159,7 +159,7 @@ def server() -> Iterator[Server]:
     srv = Server(("127.0.0.1", 0), Handler)
     srv.requests = []
     srv.lock = threading.Lock()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield srv
