@@ -148,7 +148,7 @@ def test_finishing_twice_adding_after_discard_and_too_many_calls() -> None:
     with pytest.raises(SchedulerError) as info:
         s.add("d", "read", "{}")
     assert info.value.kind == "add_after_discard"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_calls must be at least 1, got 0"):
         ToolScheduler(max_calls=0)
     with pytest.raises(ValueError):
         s.tool_results("nope")  # type: ignore[arg-type]

@@ -158,7 +158,7 @@ def test_misuse_is_a_typed_error_and_changes_nothing() -> None:
         core.apply_event({"type": "turn_reset"})  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         ssefold.TurnCore("nope")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_calls must be at least 1, got 0"):
         ssefold.TurnCore(max_calls=0)
     assert [(e.type, e.text) for e in core.tool_update("call_1", "half way")] == [("tool_execution_update", "half way")]
     assert [e.type for e in core.tool_result("call_1", "1")] == ["tool_execution_finished"]

@@ -292,12 +292,12 @@ pub(super) fn tool_event_view(e: &ToolExecutionEvent, json: &str) -> ssefold_too
     view
 }
 
-/// The scheduler limits of a C config (`max_calls` 0 is refused).
+/// The scheduler limits of a C config, checked by the core
+/// ([`SchedulerConfig::validate`]: `max_calls` 0 is refused).
 pub(super) fn config_from_c(c: &ssefold_tool_scheduler_config) -> Result<SchedulerConfig, Failure> {
-    if c.max_calls == 0 {
-        return Err(Failure::new(ssefold_result::InvalidArgument, "max_calls must be positive"));
-    }
-    Ok(SchedulerConfig { max_concurrency: c.max_concurrency, max_calls: c.max_calls })
+    let config = SchedulerConfig { max_concurrency: c.max_concurrency, max_calls: c.max_calls };
+    config.validate().map_err(|e| Failure::new(ssefold_result::InvalidArgument, e.to_string()))?;
+    Ok(config)
 }
 
 /// The status of a scheduler error, with its message as the last error.

@@ -23,6 +23,17 @@ impl SchedulerConfig {
     /// send tens at most; the bound keeps a hostile stream from growing the
     /// call table without limit).
     pub const DEFAULT_MAX_CALLS: usize = 4096;
+
+    /// Checks the limits as every binding does before it builds a scheduler
+    /// or a turn: `max_calls` is at least 1 (a turn allowed no call could
+    /// answer none); `max_concurrency` takes any value (0: no limit beyond
+    /// the exclusivity rules).
+    pub fn validate(&self) -> Result<(), crate::config::ConfigError> {
+        if self.max_calls == 0 {
+            return Err(crate::config::ConfigError::TooSmall { field: "max_calls", value: 0, min: 1 });
+        }
+        Ok(())
+    }
 }
 
 impl Default for SchedulerConfig {

@@ -308,3 +308,12 @@ fn run_case(options: &[ToolOptions; 4], mut seed: u32) {
         .iter()
         .all(|r| r.kind == ToolResultKind::Ran || r.kind == ToolResultKind::Cancelled));
 }
+
+#[test]
+fn the_core_checks_the_scheduler_limits_for_every_binding() {
+    assert_eq!(SchedulerConfig::default().validate(), Ok(()));
+    assert_eq!(SchedulerConfig { max_concurrency: 0, max_calls: 1 }.validate(), Ok(()));
+    let err = SchedulerConfig { max_concurrency: 3, max_calls: 0 }.validate().unwrap_err();
+    assert_eq!(err, crate::config::ConfigError::TooSmall { field: "max_calls", value: 0, min: 1 });
+    assert_eq!(err.to_string(), "max_calls must be at least 1, got 0");
+}

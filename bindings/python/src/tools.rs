@@ -211,10 +211,8 @@ impl ToolScheduler {
     #[pyo3(signature = (*, max_concurrency = 0, max_calls = 4096))]
     fn new(max_concurrency: usize, max_calls: usize) -> PyResult<Self> {
         const _: () = assert!(SchedulerConfig::DEFAULT_MAX_CALLS == 4096, "keep the signature's default in step");
-        if max_calls == 0 {
-            return Err(PyValueError::new_err("max_calls must be positive"));
-        }
         let config = SchedulerConfig { max_concurrency, max_calls };
+        Python::attach(|py| config.validate().map_err(|e| e.to_py_err(py)))?;
         Ok(ToolScheduler { inner: CoreScheduler::with_config(config) })
     }
 

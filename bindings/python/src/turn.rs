@@ -117,11 +117,9 @@ impl TurnCore {
     ) -> PyResult<Self> {
         let p = Provider::from_name(provider)
             .ok_or_else(|| PyValueError::new_err(format!("unknown provider {provider:?}")))?;
-        if max_calls == 0 {
-            return Err(PyValueError::new_err("max_calls must be positive"));
-        }
         let mut config = TurnConfig::new(p);
         config.scheduler = SchedulerConfig { max_concurrency, max_calls };
+        Python::attach(|py| config.scheduler.validate().map_err(|e| e.to_py_err(py)))?;
         config.reconnect = reconnect.map(|r| r.get().inner.clone());
         config.approval_timeout_ms = approval_timeout_ms;
         config.jitter_seed = jitter_seed.unwrap_or_else(random_seed);
