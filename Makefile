@@ -25,10 +25,13 @@ test-python-side:
 	$(MAKE) js-test
 	$(MAKE) python-test-free-threaded
 
+# One target per line: under the -j2 above, a sub-make given two targets
+# would run them at once (go-test and go-test-debug both relink target/capi).
 test-native-side:
 	$(MAKE) c-test
 	$(MAKE) free-threaded-python
-	$(MAKE) go-test go-test-debug
+	$(MAKE) go-test
+	$(MAKE) go-test-debug
 
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
@@ -98,7 +101,10 @@ C_TEST_DIR ?= target/c-test
 capi:
 	$(CARGO) build --lib --profile $(CAPI_CARGO_PROFILE)
 	mkdir -p target/capi
-	cp -f $(CAPI_TARGET_DIR)/libssefold.a $(CAPI_TARGET_DIR)/libssefold.so target/capi/
+	@# Copied under a temporary name and renamed: a build linking the old
+	@# file never reads a half-written one.
+	for f in libssefold.a libssefold.so; do \
+	  cp -f $(CAPI_TARGET_DIR)/$$f target/capi/.$$f.tmp && mv -f target/capi/.$$f.tmp target/capi/$$f || exit 1; done
 
 # Libraries are installed without their debug info (INSTALL_STRIP=0 keeps it).
 INSTALL_STRIP ?= 1
