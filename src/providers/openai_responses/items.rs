@@ -230,18 +230,24 @@ impl ResponsesFold {
                     sink.event(&StreamEvent::TextDelta { part: p, text: &rest });
                 }
             }
-            let subs: Vec<u32> = self.items[pos].subs.iter().map(|s| s.part).collect();
-            for p in subs {
-                turn.commit(self, p, false, sink);
-            }
-            let item = &mut self.items[pos];
-            item.final_item = Value::Object(done);
-            item.done = true;
-            if let Some(part) = item.part {
-                turn.commit_releasing_args(self, part, sink);
-            }
+            self.finish_item(turn, pos, done, sink);
         }
         Ok(())
+    }
+
+    /// The end of item `pos`: its sub-parts committed, `done` kept as its
+    /// final version, then its own part committed (its arguments released).
+    fn finish_item(&mut self, turn: &mut Turn, pos: usize, done: Map<String, Value>, sink: &mut Sink<'_>) {
+        let subs: Vec<u32> = self.items[pos].subs.iter().map(|s| s.part).collect();
+        for p in subs {
+            turn.commit(self, p, false, sink);
+        }
+        let item = &mut self.items[pos];
+        item.final_item = Value::Object(done);
+        item.done = true;
+        if let Some(part) = item.part {
+            turn.commit_releasing_args(self, part, sink);
+        }
     }
 
     /// An item-level delta: function or MCP call arguments (JSON, through
@@ -540,16 +546,7 @@ impl ResponsesFold {
                 }
             }
         }
-        let subs: Vec<u32> = item.subs.iter().map(|s| s.part).collect();
-        for p in subs {
-            turn.commit(self, p, false, sink);
-        }
-        let item = &mut self.items[pos];
-        item.final_item = Value::Object(done);
-        item.done = true;
-        if let Some(part) = item.part {
-            turn.commit_releasing_args(self, part, sink);
-        }
+        self.finish_item(turn, pos, done, sink);
         Ok(())
     }
 }
