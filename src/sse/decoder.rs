@@ -233,15 +233,18 @@ impl Block {
 
     /// Forgets the block's fields (not the id, which lives in the decoder).
     /// A buffer a large event grew is released, not kept for the stream's life.
+    #[inline]
     fn clear(&mut self) {
-        self.data = Slot::Empty;
-        self.data_buf.clear();
-        self.event_type = Slot::Empty;
-        self.type_buf.clear();
-        release_large(&mut self.data_buf);
+        // Values borrowed from the chunk (nearly every event) left the
+        // buffers untouched: only a buffered value has one to clear.
+        if matches!(self.data, Slot::Buf) {
+            release_large(&mut self.data_buf);
+        }
         if self.data_scratch.capacity() > KEEP_CAPACITY {
             self.data_scratch = String::new();
         }
+        self.data = Slot::Empty;
+        self.event_type = Slot::Empty;
         self.retry = None;
         self.id_changed = false;
     }
@@ -396,7 +399,7 @@ impl Decoder {
                     let _ = self.on_field(&partial, None, &[], start);
                 }
             }
-            if self.block.data != Slot::Empty && !self.block.skipping {
+            if !matches!(self.block.data, Slot::Empty) && !self.block.skipping {
                 if let Ok(e) = self.build_event(&[], "", self.block.start.unwrap_or(0)) {
                     unterminated = Some(e.to_owned_event());
                 }
@@ -465,7 +468,7 @@ impl Decoder {
                         self.block.event_type = Slot::Chunk(start + value..end);
                         continue;
                     }
-                    if self.block.data == Slot::Empty && end - start <= self.config.max_event_size {
+                    if matches!(self.block.data, Slot::Empty) && end - start <= self.config.max_event_size {
                         if let Some(value) = value_of(line, b"data:") {
                             self.block.data = Slot::Chunk(start + value..end);
                             continue;
@@ -525,7 +528,7 @@ impl Decoder {
             self.has_committed_id = self.has_id;
         }
         let block_start = self.block.start.take().unwrap_or(at);
-        if self.block.data != Slot::Empty {
+        if !matches!(self.block.data, Slot::Empty) {
             self.block.dispatched = true;
             return Some(block_start);
         }
