@@ -212,6 +212,7 @@ impl PathEvent {
 
 /// A path event held without the GIL: its depth and shared path node (O(1),
 /// never the whole path copied) and its payload, owned.
+#[derive(Clone)]
 pub struct HeldPath {
     type_: &'static str,
     depth: usize,
@@ -219,6 +220,7 @@ pub struct HeldPath {
     payload: HeldPayload,
 }
 
+#[derive(Clone)]
 enum HeldPayload {
     Kind(&'static str),
     Text(Box<str>),

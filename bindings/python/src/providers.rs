@@ -46,8 +46,9 @@ pub struct StreamEvent {
 enum Repr {
     /// `text_delta` (field `text`) or `tool_args_delta` (field `json`).
     Delta { args: bool, part: u32, text: LazyText },
-    /// `tool_args_path`.
-    Path { part: u32, event: Py<PathEvent> },
+    /// `tool_args_path`: its `PathEvent` built on first access (most
+    /// callers count or skip path events), then kept.
+    Path { part: u32, held: Box<HeldPath>, event: OnceLock<Py<PathEvent>> },
     /// Any other event: its wire name and fields; a `part_end`'s `content`
     /// (the whole part: a long text's every byte) converted when first read.
     Fields { type_: Py<PyString>, fields: Py<PyDict>, lazy: Option<Box<LazyField>> },
@@ -91,9 +92,9 @@ impl StreamEvent {
                     (key.clone(), self.delta_text(py).into_any()),
                 ]
             }
-            Repr::Path { part, event } => vec![
+            Repr::Path { part, .. } => vec![
                 (intern!(py, "part").clone(), part.into_pyobject(py)?.into_any()),
-                (intern!(py, "path_event").clone(), event.bind(py).clone().into_any()),
+                (intern!(py, "path_event").clone(), self.held_path_event(py)?.into_any()),
             ],
             Repr::Fields { fields, lazy, .. } => {
                 let mut items = fields
@@ -107,6 +108,18 @@ impl StreamEvent {
                 items
             }
         })
+    }
+
+    /// A `tool_args_path` event's `PathEvent`, built on first access.
+    fn held_path_event<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PathEvent>> {
+        let Repr::Path { held, event, .. } = &self.repr else {
+            return Err(PyAttributeError::new_err("path_event"));
+        };
+        if let Some(e) = event.get() {
+            return Ok(e.bind(py).clone());
+        }
+        let built = Py::new(py, PathEvent::from_held(py, (**held).clone())?)?;
+        Ok(event.get_or_init(|| built).bind(py).clone())
     }
 
     /// A delta's text as a `str`, built on first access.
@@ -126,9 +139,9 @@ impl StreamEvent {
                 "text" if !*args => Some(self.delta_text(py).into_any()),
                 _ => None,
             },
-            Repr::Path { part, event } => match name {
+            Repr::Path { part, .. } => match name {
                 "part" => Some(part.into_pyobject(py)?.into_any()),
-                "path_event" => Some(event.bind(py).clone().into_any()),
+                "path_event" => Some(self.held_path_event(py)?.into_any()),
                 _ => None,
             },
             Repr::Fields { fields, lazy, .. } => match lazy {
@@ -166,7 +179,8 @@ impl StreamEvent {
                     f(&CoreEvent::TextDelta { part, text: &text })
                 });
             }
-            Repr::Path { part, event } => {
+            Repr::Path { part, .. } => {
+                let event = self.held_path_event(py)?;
                 return event.get().with_core(py, |event| f(&CoreEvent::ToolArgsPath { part: *part, event }));
             }
             Repr::Fields { type_, fields, lazy } => (type_.bind(py).to_cow()?, fields.bind(py), lazy),
@@ -609,8 +623,8 @@ impl EventBuilder {
                     "media_delta"
                 }
                 HeldEvent::Path { part, event } => {
-                    let event = Py::new(py, PathEvent::from_held(py, event)?)?;
-                    out.push(Py::new(py, StreamEvent { repr: Repr::Path { part, event }, content })?.into_any());
+                    let repr = Repr::Path { part, held: Box::new(event), event: OnceLock::new() };
+                    out.push(Py::new(py, StreamEvent { repr, content })?.into_any());
                     continue;
                 }
                 HeldEvent::PartStart { part, kind, choice, index, provider_type, call } => {
@@ -796,6 +810,13 @@ impl Held {
         self.events.push((HeldEvent::Tool(e.clone()), false));
     }
 
+    /// Room for the events `bytes` of body may complete (about one per 64
+    /// bytes: no provider's event is shorter), so that a new stream's
+    /// first chunks do not grow the list event by event.
+    pub(crate) fn reserve_for(&mut self, bytes: usize) {
+        self.events.reserve((bytes / 64).min(1 << 12));
+    }
+
     pub(crate) fn clear(&mut self) {
         self.events.clear();
         self.texts.clear();
@@ -915,7 +936,10 @@ impl Stream {
         data: &Bound<'py, PyAny>,
         now_ms: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        with_bytes(data, |chunk| self.run(py, now_ms, |s, sink| s.feed(chunk, sink)))?
+        with_bytes(data, |chunk| {
+            self.held.reserve_for(chunk.len());
+            self.run(py, now_ms, |s, sink| s.feed(chunk, sink))
+        })?
     }
 
     /// Feeds one SSE event already decoded by your own `SSEDecoder` (for
