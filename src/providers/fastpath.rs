@@ -379,6 +379,115 @@ impl<'a> Cursor<'a> {
         self.at = i;
         Some(&self.text[start..i])
     }
+
+    /// Steps over JSON whitespace (space, tab, line feed, carriage return:
+    /// what serde_json allows between tokens).
+    #[inline]
+    pub(crate) fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// An object as [`object`](Self::object) reads it, but with whitespace
+    /// allowed around every token, for the providers that write
+    /// `{"key": value,"next": …}` (Gemini): `member` gets each (plain) key
+    /// with the cursor at its value, whitespace skipped, and reads the
+    /// value; the whitespace after it is skipped here.
+    pub(crate) fn spaced_object(&mut self, mut member: impl FnMut(&'a str, &mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            let key = self.plain()?;
+            self.ws();
+            self.eat(b':')?;
+            self.ws();
+            member(key, self)?;
+            self.ws();
+            if !self.next_member()? {
+                return Some(());
+            }
+            self.ws();
+        }
+    }
+
+    /// An array, whitespace allowed around every token (see
+    /// [`spaced_object`](Self::spaced_object)): `item` reads each element,
+    /// the cursor at it. `[]` included.
+    pub(crate) fn spaced_array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        self.ws();
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.at += 1;
+                    self.ws();
+                }
+                b']' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Any JSON value, whitespace allowed between its tokens, stepped over:
+    /// its raw text (first byte to last, no whitespace around it). Strings
+    /// are read strictly ([`strict_string`](Self::strict_string): a lone
+    /// surrogate escape declines; keys too), so that serde_json reads the
+    /// text into the very value it reads in the whole document; numbers by
+    /// JSON's grammar; nested at most [`MAX_DEPTH`] deep.
+    pub(crate) fn spaced_skip(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        self.spaced_skip_nested(0)?;
+        Some(&self.text[start..self.at])
+    }
+
+    /// [`spaced_skip`](Self::spaced_skip) inside `depth` containers.
+    fn spaced_skip_nested(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => {
+                self.strict_string()?;
+            }
+            b'n' => self.null()?,
+            b't' => self.eat_str("true")?,
+            b'f' => self.eat_str("false")?,
+            b'[' if depth < MAX_DEPTH => self.spaced_array(|c| c.spaced_skip_nested(depth + 1))?,
+            b'{' if depth < MAX_DEPTH => {
+                self.eat(b'{')?;
+                self.ws();
+                if self.eat(b'}').is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.strict_string()?;
+                    self.ws();
+                    self.eat(b':')?;
+                    self.ws();
+                    self.spaced_skip_nested(depth + 1)?;
+                    self.ws();
+                    if !self.next_member()? {
+                        return Some(());
+                    }
+                    self.ws();
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
 }
 
 /// The deepest a [`Cursor::skip`] goes into nested arrays and objects

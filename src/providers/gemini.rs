@@ -97,12 +97,10 @@ use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::json_path_args::ArgsWriter;
-use super::raw::{
-    may_hold_lone_surrogate, plain_string, quick_allowed, quick_taken, set_raw, value_of, Nested, Object, RawCache,
-    RawObject,
-};
+use super::fastpath::{Cursor, Seen};
+use super::raw::{plain_string, quick_allowed, quick_taken, set_raw, value_of, RawCache};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
-use super::view::{Few, JsonStr, Str};
+use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
@@ -189,20 +187,64 @@ pub(crate) struct GeminiFold {
     top_raw: RawCache,
 }
 
+/// Up to [`Members::MAX`] members of an object on the fast path, each its
+/// key and its raw JSON text ([`Cursor::spaced_skip`]), in order. A key
+/// given twice, a `null` value or more members decline (the slow path's).
+struct Members<'a> {
+    list: [(&'a str, &'a str); Members::MAX],
+    n: usize,
+}
+
+impl<'a> Members<'a> {
+    /// The most members a fast-path object may have.
+    const MAX: usize = 12;
+
+    fn new() -> Self {
+        Members { list: [("", ""); Members::MAX], n: 0 }
+    }
+
+    /// Adds a member; `None` when `key` is already there, `raw` is `null`
+    /// or the list is full.
+    fn push(&mut self, key: &'a str, raw: &'a str) -> Option<()> {
+        if raw == "null" || self.n == Members::MAX || self.iter().any(|(k, _)| k == key) {
+            return None;
+        }
+        self.list[self.n] = (key, raw);
+        self.n += 1;
+        Some(())
+    }
+
+    /// Reads a member's value (any JSON value) and adds it.
+    fn read(&mut self, key: &'a str, c: &mut Cursor<'a>) -> Option<()> {
+        let raw = c.spaced_skip()?;
+        self.push(key, raw)
+    }
+
+    /// The members in order.
+    fn iter(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
+        self.list[..self.n].iter().copied()
+    }
+
+    /// The raw text of member `key`.
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
 /// A part on the fast path.
 enum PartView<'a> {
     /// A text part (`text`, `thought`, `thoughtSignature` and nothing
     /// else, with a text or a signature).
     Text { text: Option<JsonStr<'a>>, thought: bool, signature: Option<&'a str> },
     /// Any other part: handed to the slow path's part handler as a map.
-    Other,
+    Other(Members<'a>),
 }
 
 /// What the fast path makes of a part, `None` when it leaves the chunk to
 /// the slow path (a text part member of an unexpected type or escaped).
-fn part_view<'a>(p: &RawObject<'a>) -> Option<PartView<'a>> {
+fn part_view(p: Members<'_>) -> Option<PartView<'_>> {
     if !p.iter().all(|(k, _)| matches!(k, "text" | "thought" | "thoughtSignature")) {
-        return Some(PartView::Other);
+        return Some(PartView::Other(p));
     }
     let text = match p.get("text") {
         Some(raw) => Some(JsonStr::from_raw(raw)?),
@@ -219,91 +261,120 @@ fn part_view<'a>(p: &RawObject<'a>) -> Option<PartView<'a>> {
         None => None,
     };
     if text.is_none() && signature.is_none() {
-        return Some(PartView::Other);
+        return Some(PartView::Other(p));
     }
     Some(PartView::Text { text, thought, signature })
 }
 
-/// A candidate's `content` on the fast path.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuickContent<'a> {
-    #[serde(borrow, default)]
-    parts: Option<Few<RawObject<'a>>>,
-    #[serde(borrow, default)]
-    role: Option<Str<'a>>,
+/// The one candidate of a chunk on the fast path.
+struct QuickCandidate<'a> {
+    /// Every member but `content`.
+    members: Members<'a>,
+    /// `content.role` (a plain string).
+    role: Option<&'a str>,
+    /// `content.parts`.
+    parts: Vec<PartView<'a>>,
+    /// `index` (0 when absent).
+    index: u64,
 }
 
 /// A chunk the fast path folds: an object without `error`,
 /// `promptFeedback` or `null` members, with at most one candidate, whose
-/// `index` (if any) is a non-negative integer.
+/// `index` (if any) is a non-negative integer, read from its bytes with a
+/// [`Cursor`] (Gemini's `"key": value` spacing, and any other whitespace
+/// between tokens, accepted).
 struct QuickChunk<'a> {
-    top: RawObject<'a>,
-    /// The candidate, its content and index.
-    candidate: Option<(RawObject<'a>, Option<QuickContent<'a>>, u64)>,
-}
-
-/// `candidates`, read in the same pass as the chunk.
-struct CandidatesView<'a>(Few<Object<'a, ContentView<'a>>>);
-
-/// A candidate's `content`, read in the same pass as the candidate.
-struct ContentView<'a>(QuickContent<'a>);
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for CandidatesView<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        <Few<Object<'de, ContentView<'de>>> as serde::Deserialize>::deserialize(d).map(CandidatesView)
-    }
-}
-
-impl<'de> Nested<'de> for CandidatesView<'de> {
-    const KEY: &'static str = "candidates";
-}
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for ContentView<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        <QuickContent<'de> as serde::Deserialize>::deserialize(d).map(ContentView)
-    }
-}
-
-impl<'de> Nested<'de> for ContentView<'de> {
-    const KEY: &'static str = "content";
+    /// Every top-level member but `candidates`.
+    top: Members<'a>,
+    candidate: Option<QuickCandidate<'a>>,
 }
 
 impl<'a> QuickChunk<'a> {
     /// The chunk's view, `None` for the slow path.
     fn parse(data: &'a str) -> Option<Self> {
-        if !quick_allowed() || may_hold_lone_surrogate(data) {
+        if !quick_allowed() {
             return None;
         }
-        let chunk: Object<'_, CandidatesView<'_>> = serde_json::from_str(data).ok()?;
-        let top = chunk.members;
-        if top.get("error").is_some() || top.get("promptFeedback").is_some() {
-            return None;
-        }
-        let candidate = match chunk.nested {
-            None => None,
-            Some(CandidatesView(mut cands)) => {
-                if cands.iter().nth(1).is_some() {
+        let mut c = Cursor::new(data);
+        let mut top = Members::new();
+        let mut candidate = None;
+        let mut cands_seen = false;
+        c.ws();
+        c.spaced_object(|key, c| match key {
+            "candidates" => {
+                if std::mem::replace(&mut cands_seen, true) {
                     return None;
                 }
-                match cands.first_mut() {
-                    None => None,
-                    Some(c) => {
-                        let content = c.nested.take().map(|c| c.0);
-                        for p in content.iter().flat_map(|c| c.parts.iter().flat_map(Few::iter)) {
-                            part_view(p)?;
-                        }
-                        let index = match c.members.get("index") {
-                            None => 0,
-                            Some(raw) => raw.parse::<u64>().ok()?,
-                        };
-                        Some((std::mem::take(&mut c.members), content, index))
+                c.spaced_array(|c| {
+                    if candidate.is_some() {
+                        return None;
                     }
-                }
+                    candidate = Some(QuickCandidate::parse(data, c)?);
+                    Some(())
+                })
             }
-        };
+            "error" | "promptFeedback" => None,
+            _ => top.read(key, c),
+        })?;
+        c.ws();
+        c.end()?;
         quick_taken();
         Some(QuickChunk { top, candidate })
+    }
+}
+
+impl<'a> QuickCandidate<'a> {
+    /// A candidate object at the cursor (`data` its whole text).
+    fn parse(data: &'a str, c: &mut Cursor<'a>) -> Option<Self> {
+        let mut members = Members::new();
+        let mut content = None;
+        let mut index = 0;
+        c.spaced_object(|key, c| match key {
+            "content" => {
+                if content.is_some() {
+                    return None;
+                }
+                content = Some(QuickCandidate::content(c)?);
+                Some(())
+            }
+            "index" => {
+                let at = c.pos();
+                index = c.uint()?;
+                members.push(key, &data[at..c.pos()])
+            }
+            _ => members.read(key, c),
+        })?;
+        let (role, parts) = content.unwrap_or((None, Vec::new()));
+        Some(QuickCandidate { members, role, parts, index })
+    }
+
+    /// A candidate's `content`: `parts` and `role` (each possibly `null`),
+    /// nothing else.
+    fn content(c: &mut Cursor<'a>) -> Option<(Option<&'a str>, Vec<PartView<'a>>)> {
+        let mut role = None;
+        let mut parts = Vec::new();
+        let mut seen = Seen::default();
+        c.spaced_object(|key, c| match key {
+            "parts" => {
+                seen.first(1)?;
+                if c.is_null()? {
+                    return Some(());
+                }
+                c.spaced_array(|c| {
+                    let mut p = Members::new();
+                    c.spaced_object(|key, c| p.read(key, c))?;
+                    parts.push(part_view(p)?);
+                    Some(())
+                })
+            }
+            "role" => {
+                seen.first(2)?;
+                role = c.opt_plain()?;
+                Some(())
+            }
+            _ => None,
+        })?;
+        Some((role, parts))
     }
 }
 
@@ -493,9 +564,20 @@ impl GeminiFold {
         let mut m = Map::new();
         m.insert("candidates".into(), Value::Array(Vec::new()));
         m.extend(std::mem::take(&mut self.message));
-        self.message = m;
-        let snapshot = self.message(turn);
+        if !self.candidates.is_empty() {
+            self.message = m;
+            let snapshot = self.message(turn);
+            sink.event(&StreamEvent::MessageStart { provider: "gemini", message: &snapshot });
+            return;
+        }
+        // No candidate yet: the snapshot is the map itself (its empty
+        // `candidates` what `message` would write), lent to the event and
+        // taken back, never copied.
+        let snapshot = Value::Object(m);
         sink.event(&StreamEvent::MessageStart { provider: "gemini", message: &snapshot });
+        if let Value::Object(m) = snapshot {
+            self.message = m;
+        }
     }
 
     /// The position of the candidate of `index`, added when new.
@@ -829,7 +911,7 @@ impl GeminiFold {
         let first = turn.state == TurnState::Idle;
         let mut usage_changed = false;
         for (k, raw) in chunk.top.iter() {
-            if k == "candidates" || self.top_raw.unchanged(k, raw) {
+            if self.top_raw.unchanged(k, raw) {
                 continue;
             }
             if k == "usageMetadata" {
@@ -843,40 +925,37 @@ impl GeminiFold {
         if first {
             self.start(turn, sink);
         }
-        if let Some((c, content, index)) = chunk.candidate {
+        if let Some(QuickCandidate { members, role, parts, index }) = chunk.candidate {
             let at = self.candidate(turn, index)?;
-            if let Some(content) = content {
-                if let Some(role) = content.role {
-                    if !matches!(&self.candidates[at].role, Some(Value::String(r)) if *r == *role) {
-                        self.candidates[at].role = Some(Value::String(role.into_owned()));
-                    }
+            if let Some(role) = role {
+                if !matches!(&self.candidates[at].role, Some(Value::String(r)) if r == role) {
+                    self.candidates[at].role = Some(Value::String(role.to_owned()));
                 }
-                for p in content.parts.iter().flat_map(Few::iter) {
-                    match part_view(p) {
-                        Some(PartView::Text { text, thought, signature }) => {
-                            // As on the slow path: a text part ends a call
-                            // whose arguments were still streaming.
-                            self.cut_call(turn, at, sink);
-                            let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
-                            let part = self.candidates[at].slots[slot].part;
-                            if let Some(text) = text {
-                                turn.append_text(part, &text, sink)?;
-                            }
-                            if let Some(sig) = signature {
-                                self.sign(turn, at, slot, sig.to_owned(), sink)?;
-                            }
+            }
+            for p in parts {
+                match p {
+                    PartView::Text { text, thought, signature } => {
+                        // As on the slow path: a text part ends a call
+                        // whose arguments were still streaming.
+                        self.cut_call(turn, at, sink);
+                        let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
+                        let part = self.candidates[at].slots[slot].part;
+                        if let Some(text) = text {
+                            turn.append_text(part, &text, sink)?;
                         }
-                        Some(PartView::Other) => {
-                            let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
-                            self.on_part(turn, at, p, sink)?;
+                        if let Some(sig) = signature {
+                            self.sign(turn, at, slot, sig.to_owned(), sink)?;
                         }
-                        None => {}
+                    }
+                    PartView::Other(p) => {
+                        let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
+                        self.on_part(turn, at, p, sink)?;
                     }
                 }
             }
             let cand = &mut self.candidates[at];
             let mut finish = false;
-            for (k, raw) in c.iter().filter(|(k, _)| *k != "content") {
+            for (k, raw) in members.iter() {
                 finish |= k == "finishReason" && raw.starts_with('"');
                 if cand.raw.unchanged(k, raw) {
                     continue;
