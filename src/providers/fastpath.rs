@@ -445,7 +445,9 @@ impl<'a> Cursor<'a> {
     /// are read strictly ([`strict_string`](Self::strict_string): a lone
     /// surrogate escape declines; keys too), so that serde_json reads the
     /// text into the very value it reads in the whole document; numbers by
-    /// JSON's grammar; nested at most [`MAX_DEPTH`] deep.
+    /// JSON's grammar, at most 40 bytes long with an exponent of at most two
+    /// digits (never out of `f64`'s range, which serde_json refuses); nested
+    /// at most [`MAX_DEPTH`] deep.
     pub(crate) fn spaced_skip(&mut self) -> Option<&'a str> {
         let start = self.at;
         self.spaced_skip_nested(0)?;
@@ -482,7 +484,14 @@ impl<'a> Cursor<'a> {
                 }
             }
             b'-' | b'0'..=b'9' => {
-                self.number()?;
+                // serde_json refuses a number whose value overflows `f64`
+                // (`1e400`): a long one or an exponent of three digits
+                // declines (at most 10^139: finite).
+                let n = self.number()?;
+                let exp = n.find(['e', 'E']).map_or(0, |e| n[e + 1..].trim_start_matches(['+', '-']).len());
+                if n.len() > 40 || exp > 2 {
+                    return None;
+                }
             }
             _ => return None,
         }
@@ -724,5 +733,56 @@ mod tests {
         assert!(is_object(b" \n{\"a\":1}"));
         assert!(!is_object(b"[\"a\"]"));
         assert!(!is_object(b""));
+    }
+
+    /// What `spaced_skip` steps over (whitespace anywhere between tokens)
+    /// is one JSON value serde_json reads, with no surrogate left alone;
+    /// `spaced_object` gives each member's key and value.
+    #[test]
+    fn spaced_reading_is_serde_json_or_nothing() {
+        let scalars = ["0", "-0", "01", "1.", "1.5", "-2e10", "1e400", "1e-400", "1e99", "123456789012345678901234567890", "tru", "x", r#""a\nb""#, r#""\ud83d\ude00""#];
+        let mut values: Vec<String> = scalars.iter().map(|s| (*s).to_owned()).collect();
+        values.extend(view::TRICKY_JSON_STRINGS.iter().map(|s| (*s).to_owned()));
+        for v in values.clone() {
+            values.push(format!("[ {v} ,\t{v}\n]"));
+            values.push(format!(r#"{{ "k" : {v},"\n": [{v}] , "":{{ }} }}"#));
+            values.push(format!("[{v} {v}]"));
+            values.push(format!(r#"{{"k" {v}}}"#));
+        }
+        let mut stepped = 0;
+        for v in &values {
+            // As a reader sees it: a value, then `,`.
+            let doc = format!("{v} ,");
+            let mut c = Cursor::new(&doc);
+            if let Some(raw) = c.spaced_skip().filter(|_| {
+                c.ws();
+                c.eat(b',').is_some()
+            }) {
+                stepped += 1;
+                assert_eq!(raw, v.as_str());
+                let value = serde_json::from_str::<serde_json::Value>(raw);
+                assert!(value.is_ok(), "{raw}: {value:?}");
+            }
+        }
+        assert!(stepped > values.len() / 4, "{stepped} of {}", values.len());
+        for lone in [r#""\ud800""#, r#"{"a": ["\udc00"]}"#, r#"{"\ud800": 1}"#] {
+            assert!(Cursor::new(lone).spaced_skip().is_none(), "{lone}");
+        }
+        let doc = "{ \"a\" :\t1 ,\"b\": [ 2 , {} ] ,\r\n\"c\":\"x\" }";
+        let mut seen = Vec::new();
+        let mut c = Cursor::new(doc);
+        c.spaced_object(|k, c| {
+            seen.push((k, c.spaced_skip()?));
+            Some(())
+        })
+        .unwrap();
+        assert_eq!(c.end(), Some(()));
+        assert_eq!(seen, [("a", "1"), ("b", "[ 2 , {} ]"), ("c", r#""x""#)]);
+        for bad in ["{,}", r#"{"a" 1}"#, r#"{"a":1,}"#, "[1,]", "[,]"] {
+            let mut c = Cursor::new(bad);
+            let read = c.spaced_object(|_, c| c.spaced_skip().map(drop)).is_some();
+            let mut c = Cursor::new(bad);
+            assert!(!read && c.spaced_skip().is_none(), "{bad}");
+        }
     }
 }

@@ -1153,3 +1153,61 @@ fn provider_error(e: &Value, output_emitted: bool) -> ProviderError {
     };
     ProviderError { error_type, message, request_id: None, output_emitted }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::QuickChunk;
+
+    /// The fast path reads Gemini's own spacing (and any whitespace between
+    /// tokens) and declines what it does not model; the fold's equality with
+    /// the slow path on these lines is `raw::tests::fast_paths_fold_as_the_value_path`.
+    #[test]
+    fn quick_chunks_taken_and_declined() {
+        let taken = [
+            r#"{"candidates": [{"content": {"parts": [{"text": "a"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 3,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 3}]},"modelVersion": "gemini-2.5-flash","responseId": "r"}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a","thought":true}]}}]}"#,
+            " { \"candidates\" :\t[ { \"content\" : { \"parts\" : [ { \"text\" : \"w\" } ] } } ] } ",
+            r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f","args": {"a": 1}}}]},"index": 0}]}"#,
+            r#"{"candidates": [{"content": {"parts": null,"role": null}}],"modelVersion": "m"}"#,
+            r#"{"candidates": [],"usageMetadata": {"n": [1.5e3, -0, 123456789012345678901234567890, "\ud83d\ude00"]}}"#,
+            r#"{"modelVersion": "m"}"#,
+        ];
+        for line in taken {
+            assert!(QuickChunk::parse(line).is_some(), "{line}");
+        }
+        let deep = format!(r#"{{"candidates": [],"x": {}{}}}"#, "[".repeat(40), "]".repeat(40));
+        let declined = [
+            r#"{"candidates": [{"content": {"parts": [{"text": "lone \ud800"}]}}]}"#,
+            r#"{"candidates": [],"x": "\udc00"}"#,
+            r#"{"candidates": [],"usageMetadata": {"n": 1e400}}"#,
+            r#"{"candidates": [{"content": {"parts": [{"te\u0078t": "k"}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": "t"}],"extra": 1}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": "t","thought": null}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": "t","thought": "yes"}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": 5}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": ["x"]}}]}"#,
+            r#"{"candidates": [{"content": "x"}]}"#,
+            r#"{"candidates": [{"content": null}]}"#,
+            r#"{"candidates": [{"content": {"parts": [],"role": 5}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [],"parts": []}}]}"#,
+            r#"{"candidates": [{"index": -0}]}"#,
+            r#"{"candidates": [{"index": 1.0}]}"#,
+            r#"{"candidates": [{"index": 0,"index": 0}]}"#,
+            r#"{"candidates": [],"candidates": []}"#,
+            r#"{"candidates": [{},{}]}"#,
+            r#"{"candidates": null}"#,
+            r#"{"candidates": [],"modelVersion": null}"#,
+            r#"{"candidates": [],"modelVersion": "a","modelVersion": "b"}"#,
+            r#"{"candidates": [],"error": {"code": 1}}"#,
+            r#"{"promptFeedback": {"blockReason": "SAFETY"}}"#,
+            r#"{"candidates": []} x"#,
+            r#"{"candidates": [],}"#,
+            r#"{"candidates": [1 2]}"#,
+            r#"["candidates"]"#,
+            deep.as_str(),
+        ];
+        for line in declined {
+            assert!(QuickChunk::parse(line).is_none(), "{line}");
+        }
+    }
+}
