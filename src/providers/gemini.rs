@@ -229,6 +229,33 @@ impl<'a> Members<'a> {
     fn get(&self, key: &str) -> Option<&'a str> {
         self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
+
+    /// An object at the cursor, member by member: its members and its raw
+    /// text.
+    fn object(c: &mut Cursor<'a>) -> Option<(Self, &'a str)> {
+        let start = c.pos();
+        let mut p = Members::new();
+        c.spaced_object(|key, c| p.read(key, c))?;
+        Some((p, c.text(start)))
+    }
+}
+
+/// A candidate's parts on the fast path: the first one inline (no
+/// allocation for the usual single part).
+#[derive(Default)]
+struct Parts<'a> {
+    first: Option<PartView<'a>>,
+    rest: Vec<PartView<'a>>,
+}
+
+impl<'a> Parts<'a> {
+    fn push(&mut self, p: PartView<'a>) {
+        if self.first.is_none() {
+            self.first = Some(p);
+        } else {
+            self.rest.push(p);
+        }
+    }
 }
 
 /// A part on the fast path.
@@ -236,15 +263,16 @@ enum PartView<'a> {
     /// A text part (`text`, `thought`, `thoughtSignature` and nothing
     /// else, with a text or a signature).
     Text { text: Option<JsonStr<'a>>, thought: bool, signature: Option<&'a str> },
-    /// Any other part: handed to the slow path's part handler as a map.
-    Other(Members<'a>),
+    /// Any other part (its raw JSON object): handed to the slow path's part
+    /// handler as a map.
+    Other(&'a str),
 }
 
 /// What the fast path makes of a part, `None` when it leaves the chunk to
 /// the slow path (a text part member of an unexpected type or escaped).
-fn part_view(p: Members<'_>) -> Option<PartView<'_>> {
+fn part_view<'a>(p: &Members<'a>, raw: &'a str) -> Option<PartView<'a>> {
     if !p.iter().all(|(k, _)| matches!(k, "text" | "thought" | "thoughtSignature")) {
-        return Some(PartView::Other(p));
+        return Some(PartView::Other(raw));
     }
     let text = match p.get("text") {
         Some(raw) => Some(JsonStr::from_raw(raw)?),
@@ -261,7 +289,7 @@ fn part_view(p: Members<'_>) -> Option<PartView<'_>> {
         None => None,
     };
     if text.is_none() && signature.is_none() {
-        return Some(PartView::Other(p));
+        return Some(PartView::Other(raw));
     }
     Some(PartView::Text { text, thought, signature })
 }
@@ -273,7 +301,7 @@ struct QuickCandidate<'a> {
     /// `content.role` (a plain string).
     role: Option<&'a str>,
     /// `content.parts`.
-    parts: Vec<PartView<'a>>,
+    parts: Parts<'a>,
     /// `index` (0 when absent).
     index: u64,
 }
@@ -291,6 +319,7 @@ struct QuickChunk<'a> {
 
 impl<'a> QuickChunk<'a> {
     /// The chunk's view, `None` for the slow path.
+    #[inline(never)]
     fn parse(data: &'a str) -> Option<Self> {
         if !quick_allowed() {
             return None;
@@ -344,15 +373,15 @@ impl<'a> QuickCandidate<'a> {
             }
             _ => members.read(key, c),
         })?;
-        let (role, parts) = content.unwrap_or((None, Vec::new()));
+        let (role, parts) = content.unwrap_or_default();
         Some(QuickCandidate { members, role, parts, index })
     }
 
     /// A candidate's `content`: `parts` and `role` (each possibly `null`),
     /// nothing else.
-    fn content(c: &mut Cursor<'a>) -> Option<(Option<&'a str>, Vec<PartView<'a>>)> {
+    fn content(c: &mut Cursor<'a>) -> Option<(Option<&'a str>, Parts<'a>)> {
         let mut role = None;
-        let mut parts = Vec::new();
+        let mut parts = Parts::default();
         let mut seen = Seen::default();
         c.spaced_object(|key, c| match key {
             "parts" => {
@@ -361,9 +390,8 @@ impl<'a> QuickCandidate<'a> {
                     return Some(());
                 }
                 c.spaced_array(|c| {
-                    let mut p = Members::new();
-                    c.spaced_object(|key, c| p.read(key, c))?;
-                    parts.push(part_view(p)?);
+                    let (p, raw) = Members::object(c)?;
+                    parts.push(part_view(&p, raw)?);
                     Some(())
                 })
             }
@@ -932,7 +960,7 @@ impl GeminiFold {
                     self.candidates[at].role = Some(Value::String(role.to_owned()));
                 }
             }
-            for p in parts {
+            for p in parts.first.into_iter().chain(parts.rest) {
                 match p {
                     PartView::Text { text, thought, signature } => {
                         // As on the slow path: a text part ends a call
@@ -947,7 +975,9 @@ impl GeminiFold {
                             self.sign(turn, at, slot, sig.to_owned(), sink)?;
                         }
                     }
-                    PartView::Other(p) => {
+                    PartView::Other(raw) => {
+                        // Read once already: cannot fail.
+                        let Some((p, _)) = Members::object(&mut Cursor::new(raw)) else { continue };
                         let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
                         self.on_part(turn, at, p, sink)?;
                     }
