@@ -98,7 +98,7 @@ use serde_json::{Map, Value};
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::json_path_args::ArgsWriter;
 use super::fastpath::{Cursor, Seen};
-use super::raw::{plain_string, quick_allowed, quick_taken, set_raw, value_of, RawCache};
+use super::raw::{plain_string, quick_allowed, quick_taken, set_raw, value_of};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
@@ -172,7 +172,7 @@ struct Candidate {
     streaming: Option<usize>,
     finished: bool,
     /// The raw members last applied to `fields` by the fast path.
-    raw: RawCache,
+    raw: SeenRaw,
     /// The entries of `citationMetadata`'s lists, indexed for merging.
     citations: CitationIndex,
 }
@@ -184,7 +184,62 @@ pub(crate) struct GeminiFold {
     message: Map<String, Value>,
     candidates: Vec<Candidate>,
     /// The raw top-level members last applied to `message` by the fast path.
-    top_raw: RawCache,
+    top_raw: SeenRaw,
+}
+
+/// The raw text of the object and array members last applied to a folded
+/// map by the fast path, so that one repeated unchanged (a usage object, a
+/// safety rating) is neither parsed nor stored again (what
+/// [`super::raw::RawCache`] does, for Gemini: a string, boolean or number
+/// member is written in place without being kept, since that costs no more
+/// than comparing it, and a kept member is one allocation, its key and text
+/// together). Valid only while nothing else writes those members: the slow
+/// path clears it.
+#[derive(Debug, Default)]
+struct SeenRaw {
+    /// Per member: the key's length, and the key followed by the raw text.
+    seen: Vec<(usize, String)>,
+}
+
+impl SeenRaw {
+    /// Whether `raw` is the text last applied for `key` (always `false` for
+    /// a scalar); otherwise records it, or forgets the key for a scalar (the
+    /// caller then applies it).
+    fn unchanged(&mut self, key: &str, raw: &str) -> bool {
+        let kept = raw.starts_with(['{', '[']);
+        match self.seen.iter().position(|(n, s)| &s[..*n] == key) {
+            Some(i) if kept => {
+                let (n, s) = &mut self.seen[i];
+                if &s[*n..] == raw {
+                    return true;
+                }
+                s.truncate(*n);
+                s.push_str(raw);
+            }
+            Some(i) => {
+                self.seen.swap_remove(i);
+            }
+            None if kept => {
+                let mut s = String::with_capacity(key.len() + raw.len());
+                s.push_str(key);
+                s.push_str(raw);
+                self.seen.push((key.len(), s));
+            }
+            None => {}
+        }
+        false
+    }
+
+    /// Forgets every member (something else wrote the map).
+    fn clear(&mut self) {
+        self.seen.clear();
+    }
+
+    /// Heap bytes held.
+    fn footprint(&self) -> usize {
+        self.seen.capacity() * core::mem::size_of::<(usize, String)>()
+            + self.seen.iter().map(|(_, s)| s.capacity()).sum::<usize>()
+    }
 }
 
 /// Up to [`Members::MAX`] members of an object on the fast path, each its
@@ -616,6 +671,9 @@ impl GeminiFold {
         if self.candidates.len() >= turn.config.max_choices {
             return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxChoices, max: turn.config.max_choices });
         }
+        // Usually the one candidate: room for it alone (four at once is an
+        // allocation too big for the allocator's fast path).
+        self.candidates.reserve_exact(1);
         self.candidates.push(Candidate {
             index,
             role: None,
@@ -624,7 +682,7 @@ impl GeminiFold {
             open: None,
             streaming: None,
             finished: false,
-            raw: RawCache::default(),
+            raw: SeenRaw::default(),
             citations: CitationIndex::default(),
         });
         Ok(self.candidates.len() - 1)
@@ -1186,7 +1244,25 @@ fn provider_error(e: &Value, output_emitted: bool) -> ProviderError {
 
 #[cfg(test)]
 mod tests {
-    use super::QuickChunk;
+    use super::{QuickChunk, SeenRaw};
+
+    #[test]
+    fn seen_raw_keeps_objects_and_arrays_only() {
+        let mut c = SeenRaw::default();
+        assert!(!c.unchanged("u", "{\"a\": 1}"));
+        assert!(c.unchanged("u", "{\"a\": 1}"));
+        assert!(!c.unchanged("u", "{\"a\": 2}"));
+        assert!(c.unchanged("u", "{\"a\": 2}"));
+        assert!(!c.unchanged("s", "[1]") && c.unchanged("s", "[1]"));
+        // A scalar is never kept, and forgets what the key held.
+        assert!(!c.unchanged("m", "\"x\"") && !c.unchanged("m", "\"x\""));
+        assert!(!c.unchanged("u", "5"));
+        assert!(!c.unchanged("u", "{\"a\": 2}"));
+        assert!(c.unchanged("s", "[1]"));
+        assert!(c.footprint() > 0);
+        c.clear();
+        assert!(!c.unchanged("s", "[1]"));
+    }
 
     /// The fast path reads Gemini's own spacing (and any whitespace between
     /// tokens) and declines what it does not model; the fold's equality with
