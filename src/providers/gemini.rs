@@ -560,10 +560,22 @@ impl Dialect for GeminiFold {
             return Value::Null;
         }
         let mut m = self.message.clone();
-        let mut order: Vec<&Candidate> = self.candidates.iter().collect();
-        order.sort_by_key(|c| c.index);
+        let (single, mut sorted);
+        let order: &[&Candidate] = match self.candidates.as_slice() {
+            // The usual one candidate: no list to sort.
+            [] => &[],
+            [one] => {
+                single = [one];
+                &single
+            }
+            all => {
+                sorted = all.iter().collect::<Vec<_>>();
+                sorted.sort_by_key(|c| c.index);
+                &sorted
+            }
+        };
         let cands = order
-            .into_iter()
+            .iter()
             .map(|c| {
                 let parts = c.slots.iter().map(|s| s.to_json(&turn.parts[s.part as usize])).collect();
                 let mut content = Map::new();
@@ -644,9 +656,11 @@ impl GeminiFold {
         if !turn.begin() {
             return;
         }
-        let mut m = Map::new();
-        m.insert("candidates".into(), Value::Array(Vec::new()));
-        m.extend(std::mem::take(&mut self.message));
+        // `candidates` first (moved there, its value kept, if already
+        // present), the members in place: no map rebuilt.
+        let cands = self.message.shift_remove("candidates").unwrap_or_else(|| Value::Array(Vec::new()));
+        self.message.shift_insert(0, "candidates".into(), cands);
+        let m = std::mem::take(&mut self.message);
         if !self.candidates.is_empty() {
             self.message = m;
             let snapshot = self.message(turn);
