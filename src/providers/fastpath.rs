@@ -4,13 +4,14 @@
 //! plain strings and small numbers. A dialect reads such an event with a
 //! [`Cursor`] straight from its bytes (no allocation: every key, string and
 //! raw value is borrowed from the payload) into the very view serde_json
-//! would build, and declines with `None` on anything else: whitespace,
+//! would build, and declines with `None` on anything else: whitespace
+//! (but for the spaced readers below),
 //! escaped keys, members or shapes it does not expect, a number serde_json
 //! would read differently. A declined event goes through the dialect's
 //! serde_json path, so a fast path may decline anything but must never read
 //! a document differently: each dialect keeps a test comparing the two.
 //!
-//! Two ways to read:
+//! Three ways to read:
 //!
 //! * **Exact prefixes** ([`Cursor::eat_str`]): the leading members as the
 //!   provider writes them, byte for byte (Anthropic's
@@ -21,6 +22,12 @@
 //!   a member named twice where serde_json's derived structs would fail;
 //!   [`string_members`] for a head of plain strings (an event's `type`, its
 //!   `id`) wherever they sit in the object.
+//! * **Spaced** ([`Cursor::spaced_object`], [`Cursor::spaced_array`],
+//!   [`Cursor::spaced_skip`]): member by member as above, but with JSON
+//!   whitespace accepted between tokens, for the provider that does not
+//!   write compactly (Gemini: `{"candidates": [{"content": {…`). The values
+//!   stepped over are given as raw text serde_json reads into the same value
+//!   (no lone surrogate, no number beyond `f64`).
 //!
 //! Every reader returns `None` (the event declined) without a guarantee on
 //! where the cursor stopped.
@@ -746,7 +753,22 @@ mod tests {
     /// `spaced_object` gives each member's key and value.
     #[test]
     fn spaced_reading_is_serde_json_or_nothing() {
-        let scalars = ["0", "-0", "01", "1.", "1.5", "-2e10", "1e400", "1e-400", "1e99", "123456789012345678901234567890", "tru", "x", r#""a\nb""#, r#""\ud83d\ude00""#];
+        let scalars = [
+            "0",
+            "-0",
+            "01",
+            "1.",
+            "1.5",
+            "-2e10",
+            "1e400",
+            "1e-400",
+            "1e99",
+            "123456789012345678901234567890",
+            "tru",
+            "x",
+            r#""a\nb""#,
+            r#""\ud83d\ude00""#,
+        ];
         let mut values: Vec<String> = scalars.iter().map(|s| (*s).to_owned()).collect();
         values.extend(view::TRICKY_JSON_STRINGS.iter().map(|s| (*s).to_owned()));
         for v in values.clone() {

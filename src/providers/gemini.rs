@@ -96,8 +96,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
-use super::json_path_args::ArgsWriter;
 use super::fastpath::{Cursor, Seen};
+use super::json_path_args::ArgsWriter;
 use super::raw::{plain_string, quick_allowed, quick_taken, set_raw, value_of};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::JsonStr;
