@@ -387,12 +387,6 @@ impl<'a> Cursor<'a> {
         Some(&self.text[start..i])
     }
 
-    /// The text from offset `start` to the cursor (what was read since).
-    #[inline]
-    pub(crate) fn text(&self, start: usize) -> &'a str {
-        &self.text[start.min(self.at)..self.at]
-    }
-
     /// Steps over JSON whitespace (space, tab, line feed, carriage return:
     /// what serde_json allows between tokens).
     #[inline]

@@ -284,15 +284,6 @@ impl<'a> Members<'a> {
     fn get(&self, key: &str) -> Option<&'a str> {
         self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
-
-    /// An object at the cursor, member by member: its members and its raw
-    /// text.
-    fn object(c: &mut Cursor<'a>) -> Option<(Self, &'a str)> {
-        let start = c.pos();
-        let mut p = Members::new();
-        c.spaced_object(|key, c| p.read(key, c))?;
-        Some((p, c.text(start)))
-    }
 }
 
 /// A candidate's parts on the fast path: the first one inline (no
@@ -318,16 +309,16 @@ enum PartView<'a> {
     /// A text part (`text`, `thought`, `thoughtSignature` and nothing
     /// else, with a text or a signature).
     Text { text: Option<JsonStr<'a>>, thought: bool, signature: Option<&'a str> },
-    /// Any other part (its raw JSON object): handed to the slow path's part
-    /// handler as a map.
-    Other(&'a str),
+    /// Any other part (its members): handed to the slow path's part handler
+    /// as a map.
+    Other(Box<Members<'a>>),
 }
 
 /// What the fast path makes of a part, `None` when it leaves the chunk to
 /// the slow path (a text part member of an unexpected type or escaped).
-fn part_view<'a>(p: &Members<'a>, raw: &'a str) -> Option<PartView<'a>> {
+fn part_view(p: Members<'_>) -> Option<PartView<'_>> {
     if !p.iter().all(|(k, _)| matches!(k, "text" | "thought" | "thoughtSignature")) {
-        return Some(PartView::Other(raw));
+        return Some(PartView::Other(Box::new(p)));
     }
     let text = match p.get("text") {
         Some(raw) => Some(JsonStr::from_raw(raw)?),
@@ -344,7 +335,7 @@ fn part_view<'a>(p: &Members<'a>, raw: &'a str) -> Option<PartView<'a>> {
         None => None,
     };
     if text.is_none() && signature.is_none() {
-        return Some(PartView::Other(raw));
+        return Some(PartView::Other(Box::new(p)));
     }
     Some(PartView::Text { text, thought, signature })
 }
@@ -445,8 +436,9 @@ impl<'a> QuickCandidate<'a> {
                     return Some(());
                 }
                 c.spaced_array(|c| {
-                    let (p, raw) = Members::object(c)?;
-                    parts.push(part_view(&p, raw)?);
+                    let mut p = Members::new();
+                    c.spaced_object(|key, c| p.read(key, c))?;
+                    parts.push(part_view(p)?);
                     Some(())
                 })
             }
@@ -1047,9 +1039,7 @@ impl GeminiFold {
                             self.sign(turn, at, slot, sig.to_owned(), sink)?;
                         }
                     }
-                    PartView::Other(raw) => {
-                        // Read once already: cannot fail.
-                        let Some((p, _)) = Members::object(&mut Cursor::new(raw)) else { continue };
+                    PartView::Other(p) => {
                         let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
                         self.on_part(turn, at, p, sink)?;
                     }
