@@ -1008,8 +1008,16 @@ impl GeminiFold {
             }
             if k == "usageMetadata" {
                 let usage = value_of(raw);
-                usage_changed = self.message.get(k) != Some(&usage);
-                self.message.insert(k.to_owned(), usage);
+                match self.message.get_mut(k) {
+                    Some(old) => {
+                        usage_changed = *old != usage;
+                        *old = usage;
+                    }
+                    None => {
+                        usage_changed = true;
+                        self.message.insert(k.to_owned(), usage);
+                    }
+                }
             } else {
                 set_raw(&mut self.message, k, raw);
             }
