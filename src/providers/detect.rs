@@ -38,6 +38,11 @@ pub(super) fn check_dialect(given: Provider, event: &Event<'_>) -> Result<(), St
     if !data.starts_with('{') || event.event() == "error" {
         return Ok(());
     }
+    if given == Provider::Gemini && data.starts_with(r#"{"candidates""#) {
+        // A top-level `candidates`: Gemini's detector takes it, whatever
+        // the rest (an invalid document passes too); not parsed twice.
+        return Ok(());
+    }
     let Ok(ShallowObject(value)) = serde_json::from_str::<ShallowObject>(data) else { return Ok(()) };
     let value = Value::Object(value);
     if value.get("error").is_some() || value.get("type").and_then(Value::as_str) == Some("error") {

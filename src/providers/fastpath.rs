@@ -4,13 +4,14 @@
 //! plain strings and small numbers. A dialect reads such an event with a
 //! [`Cursor`] straight from its bytes (no allocation: every key, string and
 //! raw value is borrowed from the payload) into the very view serde_json
-//! would build, and declines with `None` on anything else: whitespace,
+//! would build, and declines with `None` on anything else: whitespace
+//! (but for the spaced readers below),
 //! escaped keys, members or shapes it does not expect, a number serde_json
 //! would read differently. A declined event goes through the dialect's
 //! serde_json path, so a fast path may decline anything but must never read
 //! a document differently: each dialect keeps a test comparing the two.
 //!
-//! Two ways to read:
+//! Three ways to read:
 //!
 //! * **Exact prefixes** ([`Cursor::eat_str`]): the leading members as the
 //!   provider writes them, byte for byte (Anthropic's
@@ -21,6 +22,12 @@
 //!   a member named twice where serde_json's derived structs would fail;
 //!   [`string_members`] for a head of plain strings (an event's `type`, its
 //!   `id`) wherever they sit in the object.
+//! * **Spaced** ([`Cursor::spaced_object`], [`Cursor::spaced_array`],
+//!   [`Cursor::spaced_skip`]): member by member as above, but with JSON
+//!   whitespace accepted between tokens, for the provider that does not
+//!   write compactly (Gemini: `{"candidates": [{"content": {…`). The values
+//!   stepped over are given as raw text serde_json reads into the same value
+//!   (no lone surrogate, no number beyond `f64`).
 //!
 //! Every reader returns `None` (the event declined) without a guarantee on
 //! where the cursor stopped.
@@ -379,6 +386,142 @@ impl<'a> Cursor<'a> {
         self.at = i;
         Some(&self.text[start..i])
     }
+
+    /// Steps over JSON whitespace (space, tab, line feed, carriage return:
+    /// what serde_json allows between tokens).
+    #[inline]
+    pub(crate) fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// An object as [`object`](Self::object) reads it, but with whitespace
+    /// allowed around every token, for the providers that write
+    /// `{"key": value,"next": …}` (Gemini): `member` gets each (plain) key
+    /// with the cursor at its value, whitespace skipped, and reads the
+    /// value; the whitespace after it is skipped here.
+    pub(crate) fn spaced_object(&mut self, mut member: impl FnMut(&'a str, &mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            let key = self.plain()?;
+            self.ws();
+            self.eat(b':')?;
+            self.ws();
+            member(key, self)?;
+            self.ws();
+            if !self.next_member()? {
+                return Some(());
+            }
+            self.ws();
+        }
+    }
+
+    /// An array, whitespace allowed around every token (see
+    /// [`spaced_object`](Self::spaced_object)): `item` reads each element,
+    /// the cursor at it. `[]` included.
+    pub(crate) fn spaced_array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        self.ws();
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.at += 1;
+                    self.ws();
+                }
+                b']' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Any JSON value, whitespace allowed between its tokens, stepped over:
+    /// its raw text (first byte to last, no whitespace around it). Strings
+    /// are read strictly ([`strict_string`](Self::strict_string): a lone
+    /// surrogate escape declines; keys too), so that serde_json reads the
+    /// text into the very value it reads in the whole document; numbers by
+    /// JSON's grammar, at most 40 bytes long with an exponent of at most two
+    /// digits (never out of `f64`'s range, which serde_json refuses); nested
+    /// at most [`MAX_DEPTH`] deep.
+    pub(crate) fn spaced_skip(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        self.spaced_skip_nested(0)?;
+        Some(&self.text[start..self.at])
+    }
+
+    /// [`spaced_skip`](Self::spaced_skip) inside `depth` containers.
+    fn spaced_skip_nested(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.skip_string()?,
+            b'n' => self.null()?,
+            b't' => self.eat_str("true")?,
+            b'f' => self.eat_str("false")?,
+            b'[' if depth < MAX_DEPTH => self.spaced_array(|c| c.spaced_skip_nested(depth + 1))?,
+            b'{' if depth < MAX_DEPTH => {
+                self.eat(b'{')?;
+                self.ws();
+                if self.eat(b'}').is_some() {
+                    return Some(());
+                }
+                loop {
+                    self.skip_string()?;
+                    self.ws();
+                    self.eat(b':')?;
+                    self.ws();
+                    self.spaced_skip_nested(depth + 1)?;
+                    self.ws();
+                    if !self.next_member()? {
+                        return Some(());
+                    }
+                    self.ws();
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                // serde_json refuses a number whose value overflows `f64`
+                // (`1e400`): a long one or an exponent of three digits
+                // declines (at most 10^139: finite).
+                let n = self.number()?;
+                let exp = n.find(['e', 'E']).map_or(0, |e| n[e + 1..].trim_start_matches(['+', '-']).len());
+                if n.len() > 40 || exp > 2 {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A string stepped over as [`strict_string`](Self::strict_string)
+    /// reads it: one without escapes found by a vectorized search for its
+    /// closing quote (long base64 signatures), any other read by
+    /// `strict_string`.
+    #[inline]
+    fn skip_string(&mut self) -> Option<()> {
+        let b = self.text.as_bytes();
+        let start = self.at + 1;
+        let rest = b.get(start..)?;
+        if let Some(n) = memchr::memchr2(b'"', b'\\', rest) {
+            // (OR-folded, not searched: vectorized.)
+            let control = rest[..n].iter().fold(0u8, |m, &c| m | u8::from(c < 0x20));
+            if rest[n] == b'"' && control == 0 {
+                self.at = start + n + 1;
+                return Some(());
+            }
+        }
+        self.strict_string().map(drop)
+    }
 }
 
 /// The deepest a [`Cursor::skip`] goes into nested arrays and objects
@@ -615,5 +758,73 @@ mod tests {
         assert!(is_object(b" \n{\"a\":1}"));
         assert!(!is_object(b"[\"a\"]"));
         assert!(!is_object(b""));
+    }
+
+    /// What `spaced_skip` steps over (whitespace anywhere between tokens)
+    /// is one JSON value serde_json reads, with no surrogate left alone;
+    /// `spaced_object` gives each member's key and value.
+    #[test]
+    fn spaced_reading_is_serde_json_or_nothing() {
+        let scalars = [
+            "0",
+            "-0",
+            "01",
+            "1.",
+            "1.5",
+            "-2e10",
+            "1e400",
+            "1e-400",
+            "1e99",
+            "123456789012345678901234567890",
+            "tru",
+            "x",
+            r#""a\nb""#,
+            r#""\ud83d\ude00""#,
+        ];
+        let mut values: Vec<String> = scalars.iter().map(|s| (*s).to_owned()).collect();
+        values.extend(view::TRICKY_JSON_STRINGS.iter().map(|s| (*s).to_owned()));
+        for v in values.clone() {
+            values.push(format!("[ {v} ,\t{v}\n]"));
+            values.push(format!(r#"{{ "k" : {v},"\n": [{v}] , "":{{ }} }}"#));
+            values.push(format!("[{v} {v}]"));
+            values.push(format!(r#"{{"k" {v}}}"#));
+        }
+        let mut stepped = 0;
+        for v in &values {
+            // As a reader sees it: a value, then `,`.
+            let doc = format!("{v} ,");
+            let mut c = Cursor::new(&doc);
+            if let Some(raw) = c.spaced_skip().filter(|_| {
+                c.ws();
+                c.eat(b',').is_some()
+            }) {
+                stepped += 1;
+                assert_eq!(raw, v.as_str());
+                let value = serde_json::from_str::<serde_json::Value>(raw);
+                assert!(value.is_ok(), "{raw}: {value:?}");
+            }
+        }
+        assert!(stepped > values.len() / 4, "{stepped} of {}", values.len());
+        for lone in [r#""\ud800""#, r#"{"a": ["\udc00"]}"#, r#"{"\ud800": 1}"#, "\"a\tb\"", "{\"a\nb\": 1}", "\"ab"] {
+            assert!(Cursor::new(lone).spaced_skip().is_none(), "{lone}");
+        }
+        let long = format!("\"{}\"", "QUJD".repeat(600));
+        assert_eq!(Cursor::new(&long).spaced_skip(), Some(long.as_str()));
+        let doc = "{ \"a\" :\t1 ,\"b\": [ 2 , {} ] ,\r\n\"c\":\"x\" }";
+        let mut seen = Vec::new();
+        let mut c = Cursor::new(doc);
+        c.spaced_object(|k, c| {
+            seen.push((k, c.spaced_skip()?));
+            Some(())
+        })
+        .unwrap();
+        assert_eq!(c.end(), Some(()));
+        assert_eq!(seen, [("a", "1"), ("b", "[ 2 , {} ]"), ("c", r#""x""#)]);
+        for bad in ["{,}", r#"{"a" 1}"#, r#"{"a":1,}"#, "[1,]", "[,]"] {
+            let mut c = Cursor::new(bad);
+            let read = c.spaced_object(|_, c| c.spaced_skip().map(drop)).is_some();
+            let mut c = Cursor::new(bad);
+            assert!(!read && c.spaced_skip().is_none(), "{bad}");
+        }
     }
 }

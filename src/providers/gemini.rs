@@ -96,13 +96,11 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
+use super::fastpath::{Cursor, Seen};
 use super::json_path_args::ArgsWriter;
-use super::raw::{
-    may_hold_lone_surrogate, plain_string, quick_allowed, quick_taken, set_raw, value_of, Nested, Object, RawCache,
-    RawObject,
-};
+use super::raw::{plain_string, quick_allowed, quick_taken, set_raw, value_of};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
-use super::view::{Few, JsonStr, Str};
+use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::json::PartialStrings;
@@ -174,7 +172,7 @@ struct Candidate {
     streaming: Option<usize>,
     finished: bool,
     /// The raw members last applied to `fields` by the fast path.
-    raw: RawCache,
+    raw: SeenRaw,
     /// The entries of `citationMetadata`'s lists, indexed for merging.
     citations: CitationIndex,
 }
@@ -186,7 +184,124 @@ pub(crate) struct GeminiFold {
     message: Map<String, Value>,
     candidates: Vec<Candidate>,
     /// The raw top-level members last applied to `message` by the fast path.
-    top_raw: RawCache,
+    top_raw: SeenRaw,
+}
+
+/// The raw text of the object and array members last applied to a folded
+/// map by the fast path, so that one repeated unchanged (a usage object, a
+/// safety rating) is neither parsed nor stored again (what
+/// [`super::raw::RawCache`] does, for Gemini: a string, boolean or number
+/// member is written in place without being kept, since that costs no more
+/// than comparing it, and a kept member is one allocation, its key and text
+/// together). Valid only while nothing else writes those members: the slow
+/// path clears it.
+#[derive(Debug, Default)]
+struct SeenRaw {
+    /// Per member: the key's length, and the key followed by the raw text.
+    seen: Vec<(usize, String)>,
+}
+
+impl SeenRaw {
+    /// Whether `raw` is the text last applied for `key` (always `false` for
+    /// a scalar); otherwise records it, or forgets the key for a scalar (the
+    /// caller then applies it).
+    fn unchanged(&mut self, key: &str, raw: &str) -> bool {
+        let kept = raw.starts_with(['{', '[']);
+        match self.seen.iter().position(|(n, s)| &s[..*n] == key) {
+            Some(i) if kept => {
+                let (n, s) = &mut self.seen[i];
+                if &s[*n..] == raw {
+                    return true;
+                }
+                s.truncate(*n);
+                s.push_str(raw);
+            }
+            Some(i) => {
+                self.seen.swap_remove(i);
+            }
+            None if kept => {
+                let mut s = String::with_capacity(key.len() + raw.len());
+                s.push_str(key);
+                s.push_str(raw);
+                self.seen.push((key.len(), s));
+            }
+            None => {}
+        }
+        false
+    }
+
+    /// Forgets every member (something else wrote the map).
+    fn clear(&mut self) {
+        self.seen.clear();
+    }
+
+    /// Heap bytes held.
+    fn footprint(&self) -> usize {
+        self.seen.capacity() * core::mem::size_of::<(usize, String)>()
+            + self.seen.iter().map(|(_, s)| s.capacity()).sum::<usize>()
+    }
+}
+
+/// Up to [`Members::MAX`] members of an object on the fast path, each its
+/// key and its raw JSON text ([`Cursor::spaced_skip`]), in order. A key
+/// given twice, a `null` value or more members decline (the slow path's).
+struct Members<'a> {
+    list: [(&'a str, &'a str); Members::MAX],
+    n: usize,
+}
+
+impl<'a> Members<'a> {
+    /// The most members a fast-path object may have.
+    const MAX: usize = 12;
+
+    fn new() -> Self {
+        Members { list: [("", ""); Members::MAX], n: 0 }
+    }
+
+    /// Adds a member; `None` when `key` is already there, `raw` is `null`
+    /// or the list is full.
+    fn push(&mut self, key: &'a str, raw: &'a str) -> Option<()> {
+        if raw == "null" || self.n == Members::MAX || self.iter().any(|(k, _)| k == key) {
+            return None;
+        }
+        self.list[self.n] = (key, raw);
+        self.n += 1;
+        Some(())
+    }
+
+    /// Reads a member's value (any JSON value) and adds it.
+    fn read(&mut self, key: &'a str, c: &mut Cursor<'a>) -> Option<()> {
+        let raw = c.spaced_skip()?;
+        self.push(key, raw)
+    }
+
+    /// The members in order.
+    fn iter(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
+        self.list[..self.n].iter().copied()
+    }
+
+    /// The raw text of member `key`.
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+/// A candidate's parts on the fast path: the first one inline (no
+/// allocation for the usual single part).
+#[derive(Default)]
+struct Parts<'a> {
+    first: Option<PartView<'a>>,
+    rest: Vec<PartView<'a>>,
+}
+
+impl<'a> Parts<'a> {
+    fn push(&mut self, p: PartView<'a>) {
+        if self.first.is_none() {
+            self.first = Some(p);
+        } else {
+            self.rest.push(p);
+        }
+    }
 }
 
 /// A part on the fast path.
@@ -194,15 +309,16 @@ enum PartView<'a> {
     /// A text part (`text`, `thought`, `thoughtSignature` and nothing
     /// else, with a text or a signature).
     Text { text: Option<JsonStr<'a>>, thought: bool, signature: Option<&'a str> },
-    /// Any other part: handed to the slow path's part handler as a map.
-    Other,
+    /// Any other part (its members): handed to the slow path's part handler
+    /// as a map.
+    Other(Box<Members<'a>>),
 }
 
 /// What the fast path makes of a part, `None` when it leaves the chunk to
 /// the slow path (a text part member of an unexpected type or escaped).
-fn part_view<'a>(p: &RawObject<'a>) -> Option<PartView<'a>> {
+fn part_view(p: Members<'_>) -> Option<PartView<'_>> {
     if !p.iter().all(|(k, _)| matches!(k, "text" | "thought" | "thoughtSignature")) {
-        return Some(PartView::Other);
+        return Some(PartView::Other(Box::new(p)));
     }
     let text = match p.get("text") {
         Some(raw) => Some(JsonStr::from_raw(raw)?),
@@ -219,91 +335,121 @@ fn part_view<'a>(p: &RawObject<'a>) -> Option<PartView<'a>> {
         None => None,
     };
     if text.is_none() && signature.is_none() {
-        return Some(PartView::Other);
+        return Some(PartView::Other(Box::new(p)));
     }
     Some(PartView::Text { text, thought, signature })
 }
 
-/// A candidate's `content` on the fast path.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct QuickContent<'a> {
-    #[serde(borrow, default)]
-    parts: Option<Few<RawObject<'a>>>,
-    #[serde(borrow, default)]
-    role: Option<Str<'a>>,
+/// The one candidate of a chunk on the fast path.
+struct QuickCandidate<'a> {
+    /// Every member but `content`.
+    members: Members<'a>,
+    /// `content.role` (a plain string).
+    role: Option<&'a str>,
+    /// `content.parts`.
+    parts: Parts<'a>,
+    /// `index` (0 when absent).
+    index: u64,
 }
 
 /// A chunk the fast path folds: an object without `error`,
 /// `promptFeedback` or `null` members, with at most one candidate, whose
-/// `index` (if any) is a non-negative integer.
+/// `index` (if any) is a non-negative integer, read from its bytes with a
+/// [`Cursor`] (Gemini's `"key": value` spacing, and any other whitespace
+/// between tokens, accepted).
 struct QuickChunk<'a> {
-    top: RawObject<'a>,
-    /// The candidate, its content and index.
-    candidate: Option<(RawObject<'a>, Option<QuickContent<'a>>, u64)>,
-}
-
-/// `candidates`, read in the same pass as the chunk.
-struct CandidatesView<'a>(Few<Object<'a, ContentView<'a>>>);
-
-/// A candidate's `content`, read in the same pass as the candidate.
-struct ContentView<'a>(QuickContent<'a>);
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for CandidatesView<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        <Few<Object<'de, ContentView<'de>>> as serde::Deserialize>::deserialize(d).map(CandidatesView)
-    }
-}
-
-impl<'de> Nested<'de> for CandidatesView<'de> {
-    const KEY: &'static str = "candidates";
-}
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for ContentView<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        <QuickContent<'de> as serde::Deserialize>::deserialize(d).map(ContentView)
-    }
-}
-
-impl<'de> Nested<'de> for ContentView<'de> {
-    const KEY: &'static str = "content";
+    /// Every top-level member but `candidates`.
+    top: Members<'a>,
+    candidate: Option<QuickCandidate<'a>>,
 }
 
 impl<'a> QuickChunk<'a> {
     /// The chunk's view, `None` for the slow path.
+    #[inline(never)]
     fn parse(data: &'a str) -> Option<Self> {
-        if !quick_allowed() || may_hold_lone_surrogate(data) {
+        if !quick_allowed() {
             return None;
         }
-        let chunk: Object<'_, CandidatesView<'_>> = serde_json::from_str(data).ok()?;
-        let top = chunk.members;
-        if top.get("error").is_some() || top.get("promptFeedback").is_some() {
-            return None;
-        }
-        let candidate = match chunk.nested {
-            None => None,
-            Some(CandidatesView(mut cands)) => {
-                if cands.iter().nth(1).is_some() {
+        let mut c = Cursor::new(data);
+        let mut top = Members::new();
+        let mut candidate = None;
+        let mut cands_seen = false;
+        c.ws();
+        c.spaced_object(|key, c| match key {
+            "candidates" => {
+                if std::mem::replace(&mut cands_seen, true) {
                     return None;
                 }
-                match cands.first_mut() {
-                    None => None,
-                    Some(c) => {
-                        let content = c.nested.take().map(|c| c.0);
-                        for p in content.iter().flat_map(|c| c.parts.iter().flat_map(Few::iter)) {
-                            part_view(p)?;
-                        }
-                        let index = match c.members.get("index") {
-                            None => 0,
-                            Some(raw) => raw.parse::<u64>().ok()?,
-                        };
-                        Some((std::mem::take(&mut c.members), content, index))
+                c.spaced_array(|c| {
+                    if candidate.is_some() {
+                        return None;
                     }
-                }
+                    candidate = Some(QuickCandidate::parse(data, c)?);
+                    Some(())
+                })
             }
-        };
+            "error" | "promptFeedback" => None,
+            _ => top.read(key, c),
+        })?;
+        c.ws();
+        c.end()?;
         quick_taken();
         Some(QuickChunk { top, candidate })
+    }
+}
+
+impl<'a> QuickCandidate<'a> {
+    /// A candidate object at the cursor (`data` its whole text).
+    fn parse(data: &'a str, c: &mut Cursor<'a>) -> Option<Self> {
+        let mut members = Members::new();
+        let mut content = None;
+        let mut index = 0;
+        c.spaced_object(|key, c| match key {
+            "content" => {
+                if content.is_some() {
+                    return None;
+                }
+                content = Some(QuickCandidate::content(c)?);
+                Some(())
+            }
+            "index" => {
+                let at = c.pos();
+                index = c.uint()?;
+                members.push(key, &data[at..c.pos()])
+            }
+            _ => members.read(key, c),
+        })?;
+        let (role, parts) = content.unwrap_or_default();
+        Some(QuickCandidate { members, role, parts, index })
+    }
+
+    /// A candidate's `content`: `parts` and `role` (each possibly `null`),
+    /// nothing else.
+    fn content(c: &mut Cursor<'a>) -> Option<(Option<&'a str>, Parts<'a>)> {
+        let mut role = None;
+        let mut parts = Parts::default();
+        let mut seen = Seen::default();
+        c.spaced_object(|key, c| match key {
+            "parts" => {
+                seen.first(1)?;
+                if c.is_null()? {
+                    return Some(());
+                }
+                c.spaced_array(|c| {
+                    let mut p = Members::new();
+                    c.spaced_object(|key, c| p.read(key, c))?;
+                    parts.push(part_view(p)?);
+                    Some(())
+                })
+            }
+            "role" => {
+                seen.first(2)?;
+                role = c.opt_plain()?;
+                Some(())
+            }
+            _ => None,
+        })?;
+        Some((role, parts))
     }
 }
 
@@ -406,10 +552,22 @@ impl Dialect for GeminiFold {
             return Value::Null;
         }
         let mut m = self.message.clone();
-        let mut order: Vec<&Candidate> = self.candidates.iter().collect();
-        order.sort_by_key(|c| c.index);
+        let (single, mut sorted);
+        let order: &[&Candidate] = match self.candidates.as_slice() {
+            // The usual one candidate: no list to sort.
+            [] => &[],
+            [one] => {
+                single = [one];
+                &single
+            }
+            all => {
+                sorted = all.iter().collect::<Vec<_>>();
+                sorted.sort_by_key(|c| c.index);
+                &sorted
+            }
+        };
         let cands = order
-            .into_iter()
+            .iter()
             .map(|c| {
                 let parts = c.slots.iter().map(|s| s.to_json(&turn.parts[s.part as usize])).collect();
                 let mut content = Map::new();
@@ -490,12 +648,25 @@ impl GeminiFold {
         if !turn.begin() {
             return;
         }
-        let mut m = Map::new();
-        m.insert("candidates".into(), Value::Array(Vec::new()));
-        m.extend(std::mem::take(&mut self.message));
-        self.message = m;
-        let snapshot = self.message(turn);
+        // `candidates` first (moved there, its value kept, if already
+        // present), the members in place: no map rebuilt.
+        let cands = self.message.shift_remove("candidates").unwrap_or_else(|| Value::Array(Vec::new()));
+        self.message.shift_insert(0, "candidates".into(), cands);
+        let m = std::mem::take(&mut self.message);
+        if !self.candidates.is_empty() {
+            self.message = m;
+            let snapshot = self.message(turn);
+            sink.event(&StreamEvent::MessageStart { provider: "gemini", message: &snapshot });
+            return;
+        }
+        // No candidate yet: the snapshot is the map itself (its empty
+        // `candidates` what `message` would write), lent to the event and
+        // taken back, never copied.
+        let snapshot = Value::Object(m);
         sink.event(&StreamEvent::MessageStart { provider: "gemini", message: &snapshot });
+        if let Value::Object(m) = snapshot {
+            self.message = m;
+        }
     }
 
     /// The position of the candidate of `index`, added when new.
@@ -506,6 +677,9 @@ impl GeminiFold {
         if self.candidates.len() >= turn.config.max_choices {
             return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxChoices, max: turn.config.max_choices });
         }
+        // Usually the one candidate: room for it alone (four at once is an
+        // allocation too big for the allocator's fast path).
+        self.candidates.reserve_exact(1);
         self.candidates.push(Candidate {
             index,
             role: None,
@@ -514,7 +688,7 @@ impl GeminiFold {
             open: None,
             streaming: None,
             finished: false,
-            raw: RawCache::default(),
+            raw: SeenRaw::default(),
             citations: CitationIndex::default(),
         });
         Ok(self.candidates.len() - 1)
@@ -829,13 +1003,21 @@ impl GeminiFold {
         let first = turn.state == TurnState::Idle;
         let mut usage_changed = false;
         for (k, raw) in chunk.top.iter() {
-            if k == "candidates" || self.top_raw.unchanged(k, raw) {
+            if self.top_raw.unchanged(k, raw) {
                 continue;
             }
             if k == "usageMetadata" {
                 let usage = value_of(raw);
-                usage_changed = self.message.get(k) != Some(&usage);
-                self.message.insert(k.to_owned(), usage);
+                match self.message.get_mut(k) {
+                    Some(old) => {
+                        usage_changed = *old != usage;
+                        *old = usage;
+                    }
+                    None => {
+                        usage_changed = true;
+                        self.message.insert(k.to_owned(), usage);
+                    }
+                }
             } else {
                 set_raw(&mut self.message, k, raw);
             }
@@ -843,40 +1025,37 @@ impl GeminiFold {
         if first {
             self.start(turn, sink);
         }
-        if let Some((c, content, index)) = chunk.candidate {
+        if let Some(QuickCandidate { members, role, parts, index }) = chunk.candidate {
             let at = self.candidate(turn, index)?;
-            if let Some(content) = content {
-                if let Some(role) = content.role {
-                    if !matches!(&self.candidates[at].role, Some(Value::String(r)) if *r == *role) {
-                        self.candidates[at].role = Some(Value::String(role.into_owned()));
-                    }
+            if let Some(role) = role {
+                if !matches!(&self.candidates[at].role, Some(Value::String(r)) if r == role) {
+                    self.candidates[at].role = Some(Value::String(role.to_owned()));
                 }
-                for p in content.parts.iter().flat_map(Few::iter) {
-                    match part_view(p) {
-                        Some(PartView::Text { text, thought, signature }) => {
-                            // As on the slow path: a text part ends a call
-                            // whose arguments were still streaming.
-                            self.cut_call(turn, at, sink);
-                            let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
-                            let part = self.candidates[at].slots[slot].part;
-                            if let Some(text) = text {
-                                turn.append_text(part, &text, sink)?;
-                            }
-                            if let Some(sig) = signature {
-                                self.sign(turn, at, slot, sig.to_owned(), sink)?;
-                            }
+            }
+            for p in parts.first.into_iter().chain(parts.rest) {
+                match p {
+                    PartView::Text { text, thought, signature } => {
+                        // As on the slow path: a text part ends a call
+                        // whose arguments were still streaming.
+                        self.cut_call(turn, at, sink);
+                        let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
+                        let part = self.candidates[at].slots[slot].part;
+                        if let Some(text) = text {
+                            turn.append_text(part, &text, sink)?;
                         }
-                        Some(PartView::Other) => {
-                            let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
-                            self.on_part(turn, at, p, sink)?;
+                        if let Some(sig) = signature {
+                            self.sign(turn, at, slot, sig.to_owned(), sink)?;
                         }
-                        None => {}
+                    }
+                    PartView::Other(p) => {
+                        let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
+                        self.on_part(turn, at, p, sink)?;
                     }
                 }
             }
             let cand = &mut self.candidates[at];
             let mut finish = false;
-            for (k, raw) in c.iter().filter(|(k, _)| *k != "content") {
+            for (k, raw) in members.iter() {
                 finish |= k == "finishReason" && raw.starts_with('"');
                 if cand.raw.unchanged(k, raw) {
                     continue;
@@ -1073,4 +1252,80 @@ fn provider_error(e: &Value, output_emitted: bool) -> ProviderError {
         }
     };
     ProviderError { error_type, message, request_id: None, output_emitted }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{QuickChunk, SeenRaw};
+
+    #[test]
+    fn seen_raw_keeps_objects_and_arrays_only() {
+        let mut c = SeenRaw::default();
+        assert!(!c.unchanged("u", "{\"a\": 1}"));
+        assert!(c.unchanged("u", "{\"a\": 1}"));
+        assert!(!c.unchanged("u", "{\"a\": 2}"));
+        assert!(c.unchanged("u", "{\"a\": 2}"));
+        assert!(!c.unchanged("s", "[1]") && c.unchanged("s", "[1]"));
+        // A scalar is never kept, and forgets what the key held.
+        assert!(!c.unchanged("m", "\"x\"") && !c.unchanged("m", "\"x\""));
+        assert!(!c.unchanged("u", "5"));
+        assert!(!c.unchanged("u", "{\"a\": 2}"));
+        assert!(c.unchanged("s", "[1]"));
+        assert!(c.footprint() > 0);
+        c.clear();
+        assert!(!c.unchanged("s", "[1]"));
+    }
+
+    /// The fast path reads Gemini's own spacing (and any whitespace between
+    /// tokens) and declines what it does not model; the fold's equality with
+    /// the slow path on these lines is `raw::tests::fast_paths_fold_as_the_value_path`.
+    #[test]
+    fn quick_chunks_taken_and_declined() {
+        let taken = [
+            r#"{"candidates": [{"content": {"parts": [{"text": "a"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 3,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 3}]},"modelVersion": "gemini-2.5-flash","responseId": "r"}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"a","thought":true}]}}]}"#,
+            " { \"candidates\" :\t[ { \"content\" : { \"parts\" : [ { \"text\" : \"w\" } ] } } ] } ",
+            r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f","args": {"a": 1}}}]},"index": 0}]}"#,
+            r#"{"candidates": [{"content": {"parts": null,"role": null}}],"modelVersion": "m"}"#,
+            r#"{"candidates": [],"usageMetadata": {"n": [1.5e3, -0, 123456789012345678901234567890, "\ud83d\ude00"]}}"#,
+            r#"{"modelVersion": "m"}"#,
+        ];
+        for line in taken {
+            assert!(QuickChunk::parse(line).is_some(), "{line}");
+        }
+        let deep = format!(r#"{{"candidates": [],"x": {}{}}}"#, "[".repeat(40), "]".repeat(40));
+        let declined = [
+            r#"{"candidates": [{"content": {"parts": [{"text": "lone \ud800"}]}}]}"#,
+            r#"{"candidates": [],"x": "\udc00"}"#,
+            r#"{"candidates": [],"usageMetadata": {"n": 1e400}}"#,
+            r#"{"candidates": [{"content": {"parts": [{"te\u0078t": "k"}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": "t"}],"extra": 1}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": "t","thought": null}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": "t","thought": "yes"}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [{"text": 5}]}}]}"#,
+            r#"{"candidates": [{"content": {"parts": ["x"]}}]}"#,
+            r#"{"candidates": [{"content": "x"}]}"#,
+            r#"{"candidates": [{"content": null}]}"#,
+            r#"{"candidates": [{"content": {"parts": [],"role": 5}}]}"#,
+            r#"{"candidates": [{"content": {"parts": [],"parts": []}}]}"#,
+            r#"{"candidates": [{"index": -0}]}"#,
+            r#"{"candidates": [{"index": 1.0}]}"#,
+            r#"{"candidates": [{"index": 0,"index": 0}]}"#,
+            r#"{"candidates": [],"candidates": []}"#,
+            r#"{"candidates": [{},{}]}"#,
+            r#"{"candidates": null}"#,
+            r#"{"candidates": [],"modelVersion": null}"#,
+            r#"{"candidates": [],"modelVersion": "a","modelVersion": "b"}"#,
+            r#"{"candidates": [],"error": {"code": 1}}"#,
+            r#"{"promptFeedback": {"blockReason": "SAFETY"}}"#,
+            r#"{"candidates": []} x"#,
+            r#"{"candidates": [],}"#,
+            r#"{"candidates": [1 2]}"#,
+            r#"["candidates"]"#,
+            deep.as_str(),
+        ];
+        for line in declined {
+            assert!(QuickChunk::parse(line).is_none(), "{line}");
+        }
+    }
 }

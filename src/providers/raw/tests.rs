@@ -99,7 +99,7 @@ pub(crate) fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
 /// Lines on the edges of what the Gemini fast path takes (each body is a
 /// prefix of this list, so that every line meets the state the ones before
 /// it left).
-const GEMINI_EDGES: [&str; 11] = [
+const GEMINI_EDGES: [&str; 30] = [
     r#"{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}],"modelVersion":"m"}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"b\n\"c\"","thought":true}],"role":"model"}}],"modelVersion":"m"}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"é \u00e9"},{"text":"x","thought":false}]},"index":0,"safetyRatings":[{"a":1}]}],"usageMetadata":{"promptTokenCount":1}}"#,
@@ -110,6 +110,25 @@ const GEMINI_EDGES: [&str; 11] = [
     r#"{"candidates":[{"content":{"parts":[{"text":"i"}]},"index":1.0}],"modelVersion":"m2"}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"t","thought":"yes"}]},"index":0}]}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"z"}],"role":"model"},"index":0,"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":5},"modelVersion":"m2","responseId":"r"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "sp \"q\""}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 3,"totalTokenCount": 3},"modelVersion": "m2"}"#,
+    "{ \"candidates\" :\t[ {\t \"content\" : { \"parts\" : [ { \"text\" : \"w\" } ] , \"role\" : \"model\" } , \"index\" : 0 } ] , \"modelVersion\" : \"m2\" } ",
+    r#"{"candidates": [{"content": {"parts": [{"text": "pair \ud83d\ude00"}]},"index": 0,"groundingMetadata": {"q": ["\ud83d\ude00", 1.5e3, -0, 12345678901234567890123, true, false, {}, []]}}],"modelVersion": "m2"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "lone"}]},"index": 0,"groundingMetadata": {"q": "\udc00"}}],"modelVersion": "m2"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"te\u0078t": "escaped key"}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "t"}],"extra": 1},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "t","thought": null}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": null,"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 4}}"#,
+    r#"{"candidates": [{"content": {"parts": ["x"]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": "x","index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "r"}],"role": 5},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "d"}]},"index": 0,"x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "i"}]},"index": -0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f","args": {"a": [1, 2.50, "\u00e9"]}},"thoughtSignature": "c2ln"}]},"index": 0}],"usageMetadata": {"promptTokenCount": 4,"candidatesTokenCount": 1}}"#,
+    r#"{"candidates": [],"modelVersion": "m2"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "a"}]},"index": 0}],"candidates": [{"content": {"parts": [{"text": "b"}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "c0"}]},"index": 0},{"content": {"parts": [{"text": "c1"}]},"index": 1}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "x"}]},"index": 0}],"modelVersion": "m2"} x"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "x"}]},"index": 0}],"usageMetadata": {"n": 1e400}}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"after"}]},"finishReason":"STOP","index":0}],"modelVersion":"m2","modelVersion":"m3"}"#,
 ];
 
