@@ -379,6 +379,16 @@ impl<'a> Cursor<'a> {
         self.at = i;
         Some(&self.text[start..i])
     }
+
+    /// `true` or `false`.
+    #[inline]
+    pub(crate) fn boolean(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b't' => self.eat_str("true").map(|()| true),
+            b'f' => self.eat_str("false").map(|()| false),
+            _ => None,
+        }
+    }
 }
 
 /// The deepest a [`Cursor::skip`] goes into nested arrays and objects
@@ -615,5 +625,17 @@ mod tests {
         assert!(is_object(b" \n{\"a\":1}"));
         assert!(!is_object(b"[\"a\"]"));
         assert!(!is_object(b""));
+    }
+
+    #[test]
+    fn booleans_are_the_literals() {
+        for (doc, want) in [("true,", Some(true)), ("false}", Some(false)), ("tru", None), ("null", None), ("1", None)]
+        {
+            let mut c = Cursor::new(doc);
+            assert_eq!(c.boolean(), want, "{doc}");
+            if want.is_some() {
+                assert_eq!(c.pos(), doc.len() - 1, "{doc}");
+            }
+        }
     }
 }
