@@ -519,7 +519,8 @@ impl OllamaFold {
         line: QuickLine<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<Flow, StreamError> {
-        let mut others = line.others.into_iter();
+        let mut others = line.others;
+        let mut next = 0;
         for code in line.order.iter() {
             match code {
                 MODEL => put_str(&mut self.top, TOP_SLOTS[0], &mut self.top_slots[0], line.model),
@@ -532,14 +533,16 @@ impl OllamaFold {
                     }
                 }
                 _ => {
-                    if let Some((k, v)) = others.next() {
-                        self.top.insert(k.to_owned(), v);
+                    if let Some((k, v)) = others.get_mut(next) {
+                        self.top.insert((*k).to_owned(), v.take());
+                        next += 1;
                     }
                 }
             }
         }
         self.start(turn, sink);
-        let mut others = line.message_others.into_iter();
+        let mut others = line.message_others;
+        let mut next = 0;
         for code in line.message_order.iter() {
             match code {
                 ROLE => put_str(&mut self.message, "role", &mut self.role_slot, line.role),
@@ -553,8 +556,9 @@ impl OllamaFold {
                     }
                 }
                 _ => {
-                    if let Some((k, v)) = others.next() {
-                        self.message.insert(k.to_owned(), v);
+                    if let Some((k, v)) = others.get_mut(next) {
+                        self.message.insert((*k).to_owned(), v.take());
+                        next += 1;
                     }
                 }
             }
