@@ -232,6 +232,7 @@ sdk-oracle-report: python-develop
 
 python-bench: python-venv
 	$(VPY) -m pip install -q httpx-sse sseclient-py matplotlib anthropic openai partial-json-parser jiter
+	$(VPY) -m pip install -q google-genai==3.3.0 botocore==1.44.5 ollama==0.6.3
 	$(VENV)/bin/maturin develop -q --release --features bench
 	$(VPY) python/bench/bench.py
 

@@ -9,7 +9,13 @@ Peers (each skipped, with a note, when not installed): httpx-sse and
 sseclient-py (raw SSE); the anthropic SDK (bytes -> final Message through
 httpx.MockTransport) and the openai SDK's chat-completions stream helper
 (bytes -> final completion); partial-json-parser and jiter (partial mode)
-re-parsing the tool input after every fragment.
+re-parsing the tool input after every fragment. The Gemini, Bedrock
+ConverseStream and Ollama folds run on the recordings of
+tests/recordings/<dialect>/ against each provider's own Python stream
+handling: google-genai's ``generate_content_stream`` and the ollama client's
+``chat(stream=True)`` (both served through httpx.MockTransport), botocore's
+``EventStream`` (its event-stream buffer and the service model's output
+shape, as the bedrock-runtime client's ``converse_stream`` builds it).
 """
 
 from __future__ import annotations
@@ -248,6 +254,250 @@ def openai_fold(name: str, data: bytes, repeats: int) -> List[Row]:
     return run_interleaved("bytes -> final message", name, len(data), None, cands)
 
 
+# --- the other dialects: recordings, each provider's own SDK ---------------------
+
+# The dialects benchmarked on their recordings, with the recordings' extension.
+RECORDED = {"gemini": ".sse", "bedrock_converse": ".bin", "ollama": ".ndjson"}
+RECORDINGS = ROOT / "tests" / "recordings"
+
+
+def recorded_turns(dialect: str, size: int, keep: Callable[[bytes], bool]) -> Tuple[List[bytes], int]:
+    """Every recording of ``dialect`` that ``keep`` accepts (it folds without
+    error in ssefold and in the SDK), in path order, repeated until the turns
+    hold ``size`` bytes; and how many distinct recordings that is."""
+    files = sorted(p for p in (RECORDINGS / dialect).rglob("*" + RECORDED[dialect]) if p.is_file())
+    one = [b for b in (p.read_bytes() for p in files) if keep(b)]
+    if not one:
+        return [], 0
+    out: List[bytes] = []
+    while sum(len(t) for t in out) < size:
+        out += one
+    return out, len(one)
+
+
+def ssefold_folds(cls_name: str) -> Callable[[bytes], bool]:
+    cls = getattr(ssefold, cls_name)
+
+    def ok(body: bytes) -> bool:
+        try:
+            s = cls()
+            s.feed(body)
+            s.finish()
+            return s.message is not None
+        except ssefold.Error:
+            return False
+
+    return ok
+
+
+def ssefold_candidate(cls_name: str, turns: List[bytes], repeats: int) -> Candidate:
+    cls = getattr(ssefold, cls_name)
+
+    def run() -> int:
+        n = 0
+        for turn in turns:
+            s = cls()
+            for c in chunks_of(turn):
+                n += len(s.feed(c))
+            n += len(s.finish())
+            n += s.message is not None
+        return n
+
+    return (f"ssefold {cls_name}", run, repeats)
+
+
+def sdk_checked(run_one: Callable[[bytes], int]) -> Callable[[bytes], bool]:
+    """Whether the SDK reads ``body`` to its end without raising."""
+
+    def ok(body: bytes) -> bool:
+        try:
+            run_one(body)
+            return True
+        except Exception:  # noqa: BLE001 - an SDK's own error on a recording that ends in one
+            return False
+
+    return ok
+
+
+# A provider SDK's fold: its library name, a run over all turns, a run over one.
+Sdk = Tuple[str, Callable[[List[bytes]], int], Callable[[bytes], int]]
+
+
+def dialect_fold(dialect: str, cls_name: str, sdk: Optional[Sdk], size: int, repeats: int) -> Tuple[List[Row], str]:
+    """ssefold's ``cls_name`` against the SDK's fold (library name, a run
+    over all turns, a run over one) on the recordings; the rows and a line
+    for the corpus list."""
+    keep = ssefold_folds(cls_name)
+    if sdk is not None:
+        sdk_one = sdk_checked(sdk[2])
+        turns, distinct = recorded_turns(dialect, size, lambda b: keep(b) and sdk_one(b))
+    else:
+        turns, distinct = recorded_turns(dialect, size, keep)
+    nbytes = sum(len(t) for t in turns)
+    cands = [ssefold_candidate(cls_name, turns, repeats)]
+    if sdk is not None:
+        library, run_all, _ = sdk
+        cands.append((library, lambda: run_all(turns), max(1, repeats // 2)))
+    line = (
+        f"- `{dialect}`: {nbytes:,} bytes: the {distinct} recordings of tests/recordings/{dialect}/ that both "
+        f"fold without error, repeated ({len(turns):,} turns, one response each)"
+    )
+    return run_interleaved("bytes -> final message", dialect, nbytes, None, cands), line
+
+
+def genai_sdk() -> Optional[Sdk]:
+    """google-genai: ``models.generate_content_stream`` over an httpx client
+    whose MockTransport answers each request with the next recording; the
+    final text, thoughts and function calls gathered from each chunk's
+    parts, the last usage kept."""
+    try:
+        import httpx
+        from google import genai
+        from google.genai import types
+    except ImportError:
+        print("google-genai not installed: skipped", file=sys.stderr)
+        return None
+
+    def run(turns: List[bytes]) -> int:
+        pending = iter(turns)
+        transport = httpx.MockTransport(
+            lambda request: httpx.Response(
+                200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(next(pending)))
+            )
+        )
+        client = genai.Client(
+            api_key="x", http_options=types.HttpOptions(httpx_client=httpx.Client(transport=transport))
+        )
+        n = 0
+        for _turn in turns:
+            text: List[str] = []
+            thoughts: List[str] = []
+            calls: List[Any] = []
+            usage = None
+            for chunk in client.models.generate_content_stream(model="gemini-2.5-flash", contents="hi"):
+                n += 1
+                for cand in chunk.candidates or []:
+                    for part in (cand.content.parts if cand.content else None) or []:
+                        if part.text is not None:
+                            (thoughts if part.thought else text).append(part.text)
+                        if part.function_call is not None:
+                            calls.append(part.function_call)
+                usage = chunk.usage_metadata or usage
+            n += len("".join(text)) >= 0
+        return n
+
+    return ("google-genai generate_content_stream", run, lambda body: run([body]))
+
+
+def botocore_sdk() -> Optional[Sdk]:
+    """botocore: the ``EventStream`` the bedrock-runtime client's
+    ``converse_stream`` returns (botocore's ``EventStreamBuffer`` over the
+    raw bytes, each event parsed by ``EventStreamJSONParser`` against the
+    service model's output shape); the final message folded from the event
+    dicts as users do (text and reasoning concatenated, each tool's input
+    string joined and parsed at its block's end, stop reason, usage)."""
+    try:
+        import botocore.session
+        from botocore.eventstream import EventStream
+        from botocore.parsers import EventStreamJSONParser
+    except ImportError:
+        print("botocore not installed: skipped", file=sys.stderr)
+        return None
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = model.operation_model("ConverseStream").output_shape.members["stream"]
+    parser = EventStreamJSONParser()
+
+    class Raw:
+        """The raw HTTP body as botocore reads it (``stream()``)."""
+
+        def __init__(self, body: bytes) -> None:
+            self.body = body
+
+        def stream(self) -> Any:
+            return iter(chunks_of(self.body))
+
+        def close(self) -> None:
+            pass
+
+    def fold(body: bytes) -> int:
+        n = 0
+        blocks: Dict[int, Dict[str, Any]] = {}
+        stop = usage = None
+        for event in EventStream(Raw(body), shape, parser, "ConverseStream"):
+            n += 1
+            if "contentBlockStart" in event:
+                e = event["contentBlockStart"]
+                tool = e["start"].get("toolUse")
+                if tool is not None:
+                    blocks[e["contentBlockIndex"]] = {"toolUse": dict(tool), "input": []}
+            elif "contentBlockDelta" in event:
+                e = event["contentBlockDelta"]
+                block = blocks.setdefault(e["contentBlockIndex"], {"text": [], "reasoning": [], "input": []})
+                delta = e["delta"]
+                if "text" in delta:
+                    block.setdefault("text", []).append(delta["text"])
+                elif "toolUse" in delta:
+                    block["input"].append(delta["toolUse"]["input"])
+                elif "reasoningContent" in delta:
+                    block.setdefault("reasoning", []).append(delta["reasoningContent"].get("text", ""))
+            elif "contentBlockStop" in event:
+                stopped = blocks.get(event["contentBlockStop"]["contentBlockIndex"])
+                if stopped is not None and "toolUse" in stopped:
+                    stopped["toolUse"]["input"] = json.loads("".join(stopped["input"]) or "{}")
+            elif "messageStop" in event:
+                stop = event["messageStop"]["stopReason"]
+            elif "metadata" in event:
+                usage = event["metadata"].get("usage")
+        for block in blocks.values():
+            if "text" in block:
+                block["text"] = "".join(block["text"])
+        return n + (stop is not None) + (usage is not None)
+
+    def run(turns: List[bytes]) -> int:
+        return sum(fold(t) for t in turns)
+
+    return ("botocore EventStream (converse_stream)", run, fold)
+
+
+def ollama_sdk() -> Optional[Sdk]:
+    """The ollama package: ``Client.chat(stream=True)`` over an httpx
+    MockTransport answering each request with the next recording (its
+    client parses each line into a ``ChatResponse``); content, thinking and
+    tool calls gathered, the final line kept."""
+    try:
+        import httpx
+        import ollama
+    except ImportError:
+        print("ollama not installed: skipped", file=sys.stderr)
+        return None
+
+    def run(turns: List[bytes]) -> int:
+        pending = iter(turns)
+        transport = httpx.MockTransport(
+            lambda request: httpx.Response(
+                200, headers={"content-type": "application/x-ndjson"}, content=iter(chunks_of(next(pending)))
+            )
+        )
+        client = ollama.Client(host="http://127.0.0.1:11434", transport=transport)
+        n = 0
+        for _turn in turns:
+            content: List[str] = []
+            thinking: List[str] = []
+            calls: List[Any] = []
+            final = None
+            for r in client.chat(model="qwen3", messages=[{"role": "user", "content": "hi"}], stream=True):
+                n += 1
+                content.append(r.message.content or "")
+                thinking.append(r.message.thinking or "")
+                calls.extend(r.message.tool_calls or [])
+                if r.done:
+                    final = r
+            n += final is not None and len("".join(content)) >= 0
+        return n
+
+    return ("ollama Client.chat(stream=True)", run, lambda body: run([body]))
+
+
 # --- partial JSON ---------------------------------------------------------------
 
 
@@ -340,7 +590,7 @@ def versions() -> str:
     from importlib import metadata
 
     out = [f"CPython {platform.python_version()}", f"ssefold {ssefold.__version__}"]
-    for dist in ("httpx", "httpx-sse", "sseclient-py", "anthropic", "openai", "jiter", "partial-json-parser"):
+    for dist in ("httpx", "httpx-sse", "sseclient-py", "anthropic", "openai", "jiter", "partial-json-parser", "google-genai", "botocore", "ollama"):
         try:
             out.append(f"{dist} {metadata.version(dist)}")
         except metadata.PackageNotFoundError:
@@ -367,6 +617,13 @@ def summary(rows: List[Row]) -> str:
     fold = ratios("bytes -> final message", "ssefold", "anthropic SDK") + ratios("bytes -> final message", "ssefold", "openai SDK")
     if fold:
         lines.append(f"- bytes → final message, every normalized event a Python object, vs the SDKs: {min(fold):.0f}–{max(fold):.0f}× (target ≥ 50×)")
+    others = []
+    for peer, label in [("google-genai", "Gemini vs google-genai"), ("botocore", "Bedrock ConverseStream vs botocore"), ("ollama", "Ollama vs the ollama client")]:
+        rs = ratios("bytes -> final message", "ssefold", peer)
+        if rs:
+            others.append(f"{label} {rs[0]:.0f}×")
+    if others:
+        lines.append("- bytes → final message on the recordings, vs each provider's own Python stream handling: " + ", ".join(others))
     pj = ratios("partial JSON (per fragment)", "ssefold", "jiter")
     if pj:
         lines.append(
@@ -436,6 +693,9 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=4 << 20, help="corpus size in bytes (default 4 MiB)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--partial-limit", type=int, default=256 << 10, help="tool-input bytes for partial JSON")
+    ap.add_argument(
+        "--recorded-size", type=int, default=1 << 20, help="bytes of recordings per dialect (Gemini, Bedrock, Ollama)"
+    )
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
@@ -451,13 +711,25 @@ def main() -> None:
             rows += openai_fold(name, data, args.repeats)
         if name == "anthropic-tool-use":
             rows += partial_json(name, data, args.repeats, args.partial_limit)
-    rows.sort(key=lambda r: (r.group != "raw SSE", r.group, corpora.NAMES.index(r.corpus)))
+    recorded_lines = []
+    for dialect, cls_name, sdk in [
+        ("gemini", "GeminiStream", genai_sdk()),
+        ("bedrock_converse", "BedrockConverseStream", botocore_sdk()),
+        ("ollama", "OllamaStream", ollama_sdk()),
+    ]:
+        more, line = dialect_fold(dialect, cls_name, sdk, args.recorded_size, args.repeats)
+        rows += more
+        recorded_lines.append(line)
+    order = corpora.NAMES + list(RECORDED)
+    rows.sort(key=lambda r: (r.group != "raw SSE", r.group, order.index(r.corpus)))
     out = table(rows)
     print(out)
     if args.no_write:
         return
     png = plot(rows)
-    corpus_lines = "\n".join(f"- `{n}`: {size:,} bytes from {src}" for n, (size, src) in sources.items())
+    corpus_lines = "\n".join(
+        [f"- `{n}`: {size:,} bytes from {src}" for n, (size, src) in sources.items()] + recorded_lines
+    )
     text = f"""{SECTION}
 
 `make python-bench` (`python/bench/bench.py`, release build of the wheel).

@@ -522,6 +522,16 @@ impl<'a> Cursor<'a> {
         }
         self.strict_string().map(drop)
     }
+
+    /// `true` or `false`.
+    #[inline]
+    pub(crate) fn boolean(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b't' => self.eat_str("true").map(|()| true),
+            b'f' => self.eat_str("false").map(|()| false),
+            _ => None,
+        }
+    }
 }
 
 /// The deepest a [`Cursor::skip`] goes into nested arrays and objects
@@ -825,6 +835,18 @@ mod tests {
             let read = c.spaced_object(|_, c| c.spaced_skip().map(drop)).is_some();
             let mut c = Cursor::new(bad);
             assert!(!read && c.spaced_skip().is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn booleans_are_the_literals() {
+        for (doc, want) in [("true,", Some(true)), ("false}", Some(false)), ("tru", None), ("null", None), ("1", None)]
+        {
+            let mut c = Cursor::new(doc);
+            assert_eq!(c.boolean(), want, "{doc}");
+            if want.is_some() {
+                assert_eq!(c.pos(), doc.len() - 1, "{doc}");
+            }
         }
     }
 }

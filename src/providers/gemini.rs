@@ -189,11 +189,10 @@ pub(crate) struct GeminiFold {
 
 /// The raw text of the object and array members last applied to a folded
 /// map by the fast path, so that one repeated unchanged (a usage object, a
-/// safety rating) is neither parsed nor stored again (what
-/// [`super::raw::RawCache`] does, for Gemini: a string, boolean or number
-/// member is written in place without being kept, since that costs no more
-/// than comparing it, and a kept member is one allocation, its key and text
-/// together). Valid only while nothing else writes those members: the slow
+/// safety rating) is neither parsed nor stored again (a string, boolean or
+/// number member is written in place without being kept, since that costs
+/// no more than comparing it; a kept member is one allocation, its key and
+/// text together). Valid only while nothing else writes those members: the slow
 /// path clears it.
 #[derive(Debug, Default)]
 struct SeenRaw {

@@ -134,7 +134,10 @@ fn emit(line: &[u8], max: usize, each: &mut dyn FnMut(&str) -> Result<(), Stream
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(line),
     };
-    if text.trim().is_empty() {
+    // A line that starts with a visible ASCII byte (`{`: every JSON line)
+    // is not blank; only the others are trimmed to tell.
+    let visible = text.as_bytes().first().is_some_and(|&b| b.is_ascii() && !char::from(b).is_whitespace());
+    if !visible && text.trim().is_empty() {
         return Ok(());
     }
     each(&text)

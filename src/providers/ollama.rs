@@ -74,7 +74,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
-use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken, set_raw, Nested, Object, RawCache, RawObject};
+use super::fastpath::{Cursor, Seen};
+use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
@@ -109,9 +110,16 @@ pub(crate) struct OllamaFold {
     content: Option<u32>,
     /// Tool calls as sent, with their parts.
     calls: Vec<(u32, Value)>,
-    /// The raw members last applied to `top` and `message` by the fast path.
-    top_raw: RawCache,
-    message_raw: RawCache,
+    /// The fast path's `model`, `created_at` and `done` ([`TOP_SLOTS`]),
+    /// written in place line after line instead of in `top` (no key hashed
+    /// per line): when a slot is set, `top` holds its key in its place and
+    /// the slot its value. The `Value` path moves them into `top` first
+    /// ([`OllamaFold::flush_slots`]); [`Dialect::message`] reads them.
+    top_slots: [Option<Value>; 3],
+    /// The same for `message.role` (its place in `message`).
+    role_slot: Option<Value>,
+    /// Whether `top` holds the `message` key (it is never removed).
+    message_placed: bool,
     /// A done line without an answer that came first: a stray one if
     /// another line follows, the (empty) answer if the body ends.
     held_done: Option<String>,
@@ -147,47 +155,188 @@ fn is_empty_done_line(line: &str) -> bool {
             .map_or(true, |m| empty(&m.content) && empty(&m.thinking) && m.tool_calls.map_or(true, |c| c.is_empty()))
 }
 
-/// A line the fast path folds: an object without `error` or `null`
-/// members, whose `message` is an object of string `content` / `thinking`
-/// and other members but no `tool_calls`.
-struct QuickLine<'a> {
-    top: RawObject<'a>,
-    message: Option<RawObject<'a>>,
+/// The top-level members the fast path keeps in [`OllamaFold::top_slots`],
+/// by slot index.
+const TOP_SLOTS: [&str; 3] = ["model", "created_at", "done"];
+/// Codes of [`Order`]: a top-level member (the slots' indexes, then
+/// `message` and any other member) ...
+const MODEL: u8 = 0;
+const CREATED_AT: u8 = 1;
+const DONE: u8 = 2;
+const MESSAGE: u8 = 3;
+/// ... and a `message` member.
+const ROLE: u8 = 4;
+const CONTENT: u8 = 5;
+const THINKING: u8 = 6;
+/// Any other member (the next of the level's `others`).
+const OTHER: u8 = 7;
+
+/// The order of an object's members, as codes; at most 16 (more declines).
+#[derive(Default)]
+struct Order {
+    codes: [u8; 16],
+    n: u8,
 }
 
-/// `message`, read in the same pass as the line.
-struct MessageView<'a>(RawObject<'a>);
+impl Order {
+    #[inline]
+    fn push(&mut self, code: u8) -> Option<()> {
+        *self.codes.get_mut(self.n as usize)? = code;
+        self.n += 1;
+        Some(())
+    }
 
-impl<'de: 'a, 'a> serde::Deserialize<'de> for MessageView<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        <RawObject<'de> as serde::Deserialize>::deserialize(d).map(MessageView)
+    fn iter(&self) -> impl Iterator<Item = u8> + '_ {
+        self.codes[..self.n as usize].iter().copied()
     }
 }
 
-impl<'de> Nested<'de> for MessageView<'de> {
-    const KEY: &'static str = "message";
+/// A line the fast path folds, read with a [`Cursor`] straight from its
+/// bytes (Ollama writes compact Go `encoding/json`): an object of a plain
+/// `model` and `created_at`, a boolean `done`, a `message` object of a
+/// plain `role` and string `content` / `thinking`, and any other member
+/// (`done_reason`, the counts, `images`) whose value is neither `null` nor
+/// holds a surrogate escape. Declined (the `Value` path): whitespace, an
+/// escaped key, `error`, `tool_calls`, a `null` member, a known member named
+/// twice or of another type, a lone-surrogate string, a number serde_json
+/// cannot hold.
+#[derive(Default)]
+struct QuickLine<'a> {
+    /// The top-level members in order: `MODEL`, `CREATED_AT`, `DONE`,
+    /// `MESSAGE`, `OTHER`.
+    order: Order,
+    model: &'a str,
+    created_at: &'a str,
+    done: bool,
+    /// Other top-level members, in order.
+    others: Vec<(&'a str, Value)>,
+    /// The `message` members in order: `ROLE`, `CONTENT`, `THINKING`,
+    /// `OTHER`.
+    message_order: Order,
+    role: &'a str,
+    content: JsonStr<'a>,
+    thinking: JsonStr<'a>,
+    /// Other `message` members, in order.
+    message_others: Vec<(&'a str, Value)>,
+}
+
+/// A member the fast path does not model: its value as serde_json reads
+/// it, `None` for `null`, a surrogate escape or anything serde_json refuses.
+fn other_member(c: &mut Cursor<'_>) -> Option<Value> {
+    let raw = c.skip()?;
+    if may_hold_lone_surrogate(raw) {
+        return None;
+    }
+    serde_json::from_str(raw).ok().filter(|v: &Value| !v.is_null())
 }
 
 impl<'a> QuickLine<'a> {
     /// The line's view, `None` for the slow path.
     fn parse(data: &'a str) -> Option<Self> {
-        if !quick_allowed() || may_hold_lone_surrogate(data) {
+        if !quick_allowed() {
             return None;
         }
-        let line: Object<'_, MessageView<'_>> = serde_json::from_str(data).ok()?;
-        if line.members.get("error").is_some() {
-            return None;
-        }
-        let message = line.nested.map(|m| m.0);
-        for (k, raw) in message.iter().flat_map(RawObject::iter) {
-            match k {
+        let mut q = QuickLine::default();
+        let mut seen = Seen::default();
+        let mut c = Cursor::new(data);
+        c.object(|key, c| {
+            let code = match key {
+                "model" => {
+                    seen.first(1)?;
+                    q.model = c.plain()?;
+                    MODEL
+                }
+                "created_at" => {
+                    seen.first(2)?;
+                    q.created_at = c.plain()?;
+                    CREATED_AT
+                }
+                "done" => {
+                    seen.first(4)?;
+                    q.done = c.boolean()?;
+                    DONE
+                }
+                "message" => {
+                    seen.first(8)?;
+                    q.message(c)?;
+                    MESSAGE
+                }
+                "error" => return None,
+                _ => {
+                    q.others.push((key, other_member(c)?));
+                    OTHER
+                }
+            };
+            q.order.push(code)
+        })?;
+        c.end()?;
+        quick_taken();
+        Some(q)
+    }
+
+    /// The `message` object.
+    fn message(&mut self, c: &mut Cursor<'a>) -> Option<()> {
+        let mut seen = Seen::default();
+        c.object(|key, c| {
+            let code = match key {
+                "role" => {
+                    seen.first(1)?;
+                    self.role = c.plain()?;
+                    ROLE
+                }
+                "content" => {
+                    seen.first(2)?;
+                    self.content = c.strict_string()?;
+                    CONTENT
+                }
+                "thinking" => {
+                    seen.first(4)?;
+                    self.thinking = c.strict_string()?;
+                    THINKING
+                }
                 "tool_calls" => return None,
-                "content" | "thinking" if JsonStr::from_raw(raw).is_none() => return None,
-                _ => {}
+                _ => {
+                    self.message_others.push((key, other_member(c)?));
+                    OTHER
+                }
+            };
+            self.message_order.push(code)
+        })
+    }
+}
+
+/// Sets a string member kept in `slot` (see [`OllamaFold::top_slots`]):
+/// written in place over the string it holds; on first use, the key is
+/// given its place in `map` (a `Null` placeholder, or the place it has).
+#[inline]
+fn put_str(map: &mut Map<String, Value>, key: &str, slot: &mut Option<Value>, s: &str) {
+    match slot {
+        Some(Value::String(old)) => {
+            if old != s {
+                old.clear();
+                old.push_str(s);
             }
         }
-        quick_taken();
-        Some(QuickLine { top: line.members, message })
+        _ => {
+            if slot.is_none() {
+                map.insert(key.to_owned(), Value::Null);
+            }
+            *slot = Some(Value::String(s.to_owned()));
+        }
+    }
+}
+
+/// [`put_str`] for a boolean member.
+#[inline]
+fn put_bool(map: &mut Map<String, Value>, key: &str, slot: &mut Option<Value>, b: bool) {
+    match slot {
+        Some(Value::Bool(old)) => *old = b,
+        _ => {
+            if slot.is_none() {
+                map.insert(key.to_owned(), Value::Null);
+            }
+            *slot = Some(Value::Bool(b));
+        }
     }
 }
 
@@ -243,6 +392,9 @@ impl Dialect for OllamaFold {
         let mut m = Map::new();
         m.insert("role".into(), Value::from("assistant"));
         m.extend(self.message.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if let Some(role) = &self.role_slot {
+            m.insert("role".into(), role.clone());
+        }
         m.insert("content".into(), text(self.content));
         if self.thinking_seen {
             m.insert("thinking".into(), text(self.thinking));
@@ -251,6 +403,11 @@ impl Dialect for OllamaFold {
             m.insert("tool_calls".into(), Value::Array(self.calls.iter().map(|(_, c)| c.clone()).collect()));
         }
         let mut top = self.top.clone();
+        for (k, slot) in TOP_SLOTS.iter().zip(&self.top_slots) {
+            if let Some(v) = slot {
+                top.insert((*k).to_owned(), v.clone());
+            }
+        }
         top.insert("message".into(), Value::Object(m));
         Value::Object(top)
     }
@@ -261,8 +418,7 @@ impl Dialect for OllamaFold {
             + map_heap_bytes(&self.message)
             + self.calls.capacity() * core::mem::size_of::<(u32, Value)>()
             + self.calls.iter().map(|(_, v)| value_heap_bytes(v)).sum::<usize>()
-            + self.top_raw.footprint()
-            + self.message_raw.footprint()
+            + self.top_slots.iter().chain([&self.role_slot]).flatten().map(value_heap_bytes).sum::<usize>()
             + self.held_done.as_ref().map_or(0, String::capacity)
     }
 
@@ -288,11 +444,10 @@ impl OllamaFold {
     /// One line of the answer.
     fn apply(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         if let Some(line) = QuickLine::parse(event.data()) {
-            return self.on_quick_line(turn, &line, sink);
+            return self.on_quick_line(turn, line, sink);
         }
         // The slow path writes `top` and `message` itself.
-        self.top_raw.clear();
-        self.message_raw.clear();
+        self.flush_slots();
         let v = parse_value(event, sink)?;
         let Value::Object(line) = v else {
             self.start(turn, sink);
@@ -320,9 +475,10 @@ impl OllamaFold {
             if k != "message" {
                 self.top.insert(k, val);
             } else {
-                if !self.top.contains_key("message") {
+                if !self.message_placed {
                     // Its place among the top-level members (built at read time).
                     self.top.insert(k, Value::Null);
+                    self.message_placed = true;
                 }
                 message = Some(val);
             }
@@ -355,43 +511,72 @@ impl OllamaFold {
     }
 
     /// A line of the fast path: what the slow path does with its `Value`,
-    /// from the raw members (unchanged ones skipped, strings written in
-    /// place).
+    /// member by member in the line's order (slots written in place, text
+    /// decoded straight into its part).
     fn on_quick_line(
         &mut self,
         turn: &mut Turn,
-        line: &QuickLine<'_>,
+        line: QuickLine<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<Flow, StreamError> {
-        for (k, raw) in line.top.iter() {
-            if k == "message" {
-                if !self.top.contains_key("message") {
-                    self.top.insert(k.to_owned(), Value::Null);
-                }
-            } else if !self.top_raw.unchanged(k, raw) {
-                set_raw(&mut self.top, k, raw);
-            }
-        }
-        self.start(turn, sink);
-        for (k, raw) in line.message.iter().flat_map(RawObject::iter) {
-            match k {
-                "thinking" | "content" => {
-                    let Some(text) = JsonStr::from_raw(raw) else { continue };
-                    let thinking = k == "thinking";
-                    self.thinking_seen |= thinking;
-                    if !text.is_empty() {
-                        let id = self.text_part(turn, thinking, sink)?;
-                        turn.append_text(id, &text, sink)?;
+        let mut others = line.others;
+        let mut next = 0;
+        for code in line.order.iter() {
+            match code {
+                MODEL => put_str(&mut self.top, TOP_SLOTS[0], &mut self.top_slots[0], line.model),
+                CREATED_AT => put_str(&mut self.top, TOP_SLOTS[1], &mut self.top_slots[1], line.created_at),
+                DONE => put_bool(&mut self.top, TOP_SLOTS[2], &mut self.top_slots[2], line.done),
+                MESSAGE => {
+                    if !self.message_placed {
+                        self.top.insert("message".into(), Value::Null);
+                        self.message_placed = true;
                     }
                 }
                 _ => {
-                    if !self.message_raw.unchanged(k, raw) {
-                        set_raw(&mut self.message, k, raw);
+                    if let Some((k, v)) = others.get_mut(next) {
+                        self.top.insert((*k).to_owned(), v.take());
+                        next += 1;
                     }
                 }
             }
         }
-        self.end_line(turn, line.top.get("done") == Some("true"), sink)
+        self.start(turn, sink);
+        let mut others = line.message_others;
+        let mut next = 0;
+        for code in line.message_order.iter() {
+            match code {
+                ROLE => put_str(&mut self.message, "role", &mut self.role_slot, line.role),
+                CONTENT | THINKING => {
+                    let thinking = code == THINKING;
+                    let text = if thinking { &line.thinking } else { &line.content };
+                    self.thinking_seen |= thinking;
+                    if !text.is_empty() {
+                        let id = self.text_part(turn, thinking, sink)?;
+                        turn.append_text(id, text, sink)?;
+                    }
+                }
+                _ => {
+                    if let Some((k, v)) = others.get_mut(next) {
+                        self.message.insert((*k).to_owned(), v.take());
+                        next += 1;
+                    }
+                }
+            }
+        }
+        self.end_line(turn, line.done, sink)
+    }
+
+    /// Moves the slots' values into `top` and `message` (in their keys'
+    /// places), for the `Value` path, which writes the maps itself.
+    fn flush_slots(&mut self) {
+        for (k, slot) in TOP_SLOTS.iter().zip(&mut self.top_slots) {
+            if let Some(v) = slot.take() {
+                self.top.insert((*k).to_owned(), v);
+            }
+        }
+        if let Some(v) = self.role_slot.take() {
+            self.message.insert("role".into(), v);
+        }
     }
 
     /// The thinking or the content part, opened on first use.

@@ -1,127 +1,12 @@
-//! Borrowed raw members for the fast paths of the dialects whose chunks are
-//! whole documents (Gemini, Ollama): an object read as (key, raw JSON text)
-//! pairs without building a `Value`, and the fold-side helpers that apply a
-//! raw member to a folded map only when its text changed, in place when it
-//! can.
-//!
-//! A fast path declines (the caller falls back to its `Value` path) on
-//! anything it does not model; [`RawObject`] itself declines duplicate keys
-//! and `null` values, and [`may_hold_lone_surrogate`] tells when a payload
-//! must take the slow path (which warns `lone_surrogate`).
+//! What the fast paths of the dialects whose chunks are whole documents
+//! (Gemini, Ollama) share besides [`super::fastpath`]'s `Cursor`: the test
+//! switches that send every payload down the `Value` path and count the
+//! payloads a fast path took, the check that sends a payload holding a
+//! surrogate escape to the slow path (which warns `lone_surrogate`), and the
+//! fold-side helpers that apply a member's raw JSON text to a folded map,
+//! in place when they can.
 
-use std::fmt;
-
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-
-use super::view::Str;
-
-/// A JSON object's members as raw JSON text, in order; the first eight
-/// inline (no allocation for the usual chunk). Deserializing fails on a
-/// value that is not an object, on a `null` member and on a key given
-/// twice: what the fast paths leave to the slow one.
-#[derive(Debug, Default)]
-pub(crate) struct RawObject<'a> {
-    inline: [(Str<'a>, &'a str); 8],
-    n: usize,
-    more: Vec<(Str<'a>, &'a str)>,
-}
-
-impl<'a> RawObject<'a> {
-    fn push(&mut self, key: Str<'a>, raw: &'a str) -> bool {
-        if self.iter().any(|(k, _)| k == &*key) {
-            return false;
-        }
-        if self.n < self.inline.len() {
-            self.inline[self.n] = (key, raw);
-            self.n += 1;
-        } else {
-            self.more.push((key, raw));
-        }
-        true
-    }
-
-    /// The members in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &'a str)> + '_ {
-        self.inline[..self.n].iter().chain(self.more.iter()).map(|(k, v)| (&**k, *v))
-    }
-
-    /// The raw text of member `key`.
-    pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
-        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for RawObject<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawObject<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object without null members or repeated keys")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawObject<'de>, M::Error> {
-                use serde::de::Error;
-                let mut out = RawObject::default();
-                while let Some(key) = map.next_key::<Str<'de>>()? {
-                    let raw = map.next_value::<&'de RawValue>()?.get();
-                    if raw == "null" || !out.push(key, raw) {
-                        return Err(M::Error::custom("left to the slow path"));
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-/// A value read in the same pass as the object holding it, under key
-/// [`Nested::KEY`] (see [`Object`]).
-pub(crate) trait Nested<'de>: Deserialize<'de> {
-    /// The member's key.
-    const KEY: &'static str;
-}
-
-/// An object read in one pass: its members raw, except member `T::KEY`,
-/// deserialized as `T` (its place kept among the members, with empty raw
-/// text). Declines what [`RawObject`] declines.
-pub(crate) struct Object<'a, T> {
-    /// Every member in order (`T::KEY` with empty text).
-    pub(crate) members: RawObject<'a>,
-    /// Member `T::KEY`, when present.
-    pub(crate) nested: Option<T>,
-}
-
-impl<'de: 'a, 'a, T: Nested<'de>> Deserialize<'de> for Object<'a, T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Nested<'de>> Visitor<'de> for V<T> {
-            type Value = Object<'de, T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object without null members or repeated keys")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Object<'de, T>, M::Error> {
-                use serde::de::Error;
-                let mut out = Object { members: RawObject::default(), nested: None };
-                while let Some(key) = map.next_key::<Str<'de>>()? {
-                    let raw = if &*key == T::KEY {
-                        out.nested = Some(map.next_value::<T>()?);
-                        ""
-                    } else {
-                        map.next_value::<&'de RawValue>()?.get()
-                    };
-                    if raw == "null" || !out.members.push(key, raw) {
-                        return Err(M::Error::custom("left to the slow path"));
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
-    }
-}
 
 #[cfg(test)]
 thread_local! {
@@ -158,47 +43,8 @@ pub(crate) fn may_hold_lone_surrogate(text: &str) -> bool {
     })
 }
 
-/// The raw text of the members last applied to a folded map, so that a
-/// member repeated unchanged in every chunk (a model name, a usage object,
-/// a safety rating) is neither parsed nor stored again. Valid only while
-/// nothing else writes those members: the slow path clears it.
-#[derive(Debug, Default)]
-pub(crate) struct RawCache {
-    seen: Vec<(String, String)>,
-}
-
-impl RawCache {
-    /// Whether `raw` is the text last applied for `key`; otherwise records it
-    /// (the caller then applies it).
-    pub(crate) fn unchanged(&mut self, key: &str, raw: &str) -> bool {
-        match self.seen.iter_mut().find(|(k, _)| k == key) {
-            Some((_, last)) if last == raw => true,
-            Some((_, last)) => {
-                last.clear();
-                last.push_str(raw);
-                false
-            }
-            None => {
-                self.seen.push((key.to_owned(), raw.to_owned()));
-                false
-            }
-        }
-    }
-
-    /// Forgets every member (something else wrote the map).
-    pub(crate) fn clear(&mut self) {
-        self.seen.clear();
-    }
-
-    /// Heap bytes held.
-    pub(crate) fn footprint(&self) -> usize {
-        self.seen.capacity() * core::mem::size_of::<(String, String)>()
-            + self.seen.iter().map(|(k, v)| k.capacity() + v.capacity()).sum::<usize>()
-    }
-}
-
-/// The value of raw JSON text (validated by the deserializer, and free of
-/// surrogate escapes: see [`may_hold_lone_surrogate`]).
+/// The value of raw JSON text (validated by the reader that found it, and
+/// free of surrogate escapes: see [`may_hold_lone_surrogate`]).
 pub(crate) fn value_of(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or(Value::Null)
 }

@@ -2,20 +2,6 @@ use super::*;
 use crate::providers::{Provider, Stream};
 
 #[test]
-fn raw_object_keeps_order_and_declines_nulls_and_repeats() {
-    let o: RawObject<'_> = serde_json::from_str(r#"{"a": 1, "b": {"c": [2]}, "d\n": "x"}"#).unwrap();
-    assert_eq!(o.iter().collect::<Vec<_>>(), [("a", "1"), ("b", r#"{"c": [2]}"#), ("d\n", r#""x""#)]);
-    assert_eq!(o.get("b"), Some(r#"{"c": [2]}"#));
-    let many = format!("{{{}}}", (0..20).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(","));
-    let o: RawObject<'_> = serde_json::from_str(&many).unwrap();
-    assert_eq!(o.iter().count(), 20);
-    assert_eq!(o.get("k19"), Some("19"));
-    for declined in [r#"{"a": null}"#, r#"{"a": 1, "a": 2}"#, "[1]", "5", r#"{"a": }"#] {
-        assert!(serde_json::from_str::<RawObject<'_>>(declined).is_err(), "{declined}");
-    }
-}
-
-#[test]
 fn surrogate_escapes_are_seen() {
     for (text, seen) in [
         (r#"{"a":"\ud83d\ude00"}"#, true),
@@ -54,19 +40,6 @@ fn set_raw_is_insert_of_the_value() {
     let mut m = Map::new();
     set_raw(&mut m, "n", r#""v""#);
     assert_eq!(Value::Object(m), serde_json::json!({"n": "v"}));
-}
-
-#[test]
-fn cache_sees_repeats_only() {
-    let mut c = RawCache::default();
-    assert!(!c.unchanged("a", "1"));
-    assert!(c.unchanged("a", "1"));
-    assert!(!c.unchanged("a", "2"));
-    assert!(!c.unchanged("b", "2"));
-    assert!(c.unchanged("a", "2"));
-    c.clear();
-    assert!(!c.unchanged("a", "2"));
-    assert!(c.footprint() > 0);
 }
 
 /// Events (as JSON), folded message and ending of a body fed whole.
@@ -132,8 +105,11 @@ const GEMINI_EDGES: [&str; 30] = [
     r#"{"candidates":[{"content":{"parts":[{"text":"after"}]},"finishReason":"STOP","index":0}],"modelVersion":"m2","modelVersion":"m3"}"#,
 ];
 
-/// The same for Ollama.
-const OLLAMA_EDGES: [&str; 9] = [
+/// The same for Ollama: lines the Cursor reader takes (compact, members in
+/// any order, escapes, unknown members) and lines it must decline
+/// (whitespace, escaped keys, `null`s, repeated known keys, wrong types,
+/// surrogate escapes), none of them ending the turn.
+const OLLAMA_EDGES: [&str; 40] = [
     r#"{"model":"q","created_at":"t1","message":{"role":"assistant","content":"","thinking":"th"},"done":false}"#,
     r#"{"model":"q","created_at":"t2","message":{"role":"assistant","content":"a\n\"b\""},"done":false}"#,
     r#"{"model":"q","created_at":"t\u00e93","message":{"role":"assistant","content":"c","images":["x"]},"done":false}"#,
@@ -142,7 +118,53 @@ const OLLAMA_EDGES: [&str; 9] = [
     r#"{"model":"q","created_at":"t5","message":{"role":"assistant","content":5},"done":false}"#,
     r#"{"model":"q","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":false}"#,
     r#"{"model":"q","created_at":"t6","message":{"content":"x","role":"assistant"},"extra":{"k":[1]},"done":false}"#,
+    r#"{"model":"q","created_at":"t7","message":{"role":"assistant","content":"\u00e9\t\/\\ \ud83d\ude00"},"done":false}"#,
+    r#"{"model": "q","created_at":"t8","message":{"role":"assistant","content":"ws"},"done":false}"#,
+    r#"{"model":"q","created_at":"t9","message":{"role":"assistant","content":"trail"},"done":false} "#,
+    r#"{"model":"q","model":"r","created_at":"t10","message":{"role":"assistant","content":"rep"},"done":false}"#,
+    r#"{"model":"q","created_at":"t11","message":{"role":"assistant","content":"a","content":"b"},"done":false}"#,
+    r#"{"model":"q","created_at":"t12","x":1,"message":{"role":"assistant","content":"x"},"x":2,"done":false}"#,
+    r#"{"model":"q","created_at":"t13","message":{"images":["a"],"role":"assistant","images":["b"],"content":"i"},"done":false}"#,
+    r#"{"model":"q","created_at":"t14","message":{"role":"assistant","content":"d"},"done":null}"#,
+    r#"{"model":"q","created_at":"t15","message":null,"done":false}"#,
+    r#"{"model":"q","created_at":"t16","message":{"role":null,"content":"r","thinking":null},"done":false}"#,
+    r#"{"model":"q","created_at":"t17","message":{"role":"assistant","content":"n"},"n":-0.0,"big":12345678901234567890123,"e":1.5e3,"done":false}"#,
+    r#"{"model":"q","created_at":"t18","message":{"role":"assistant","content":"z"},"deep":{"a":[1,{"z":null}],"b":"\u00e9"},"done":false}"#,
+    r#"{"model":5,"created_at":"t19","message":{"role":"assistant","content":"m"},"done":false}"#,
+    r#"{"model":"q","created_at":["t20"],"message":{"role":"assistant","content":"c"},"done":false}"#,
+    r#"{"model":"q","created_at":"t21","message":{"role":"assistant","content":"f"},"done":"false"}"#,
+    r#"{"model":"q","created_at":"t22","message":"hi","done":false}"#,
+    r#"{"model":"q","created_at":"t23","message":{"role":1,"content":"r"},"done":false}"#,
+    r#"{"model":"q","created_at":"t24","message":{"role":"assistant","content":"","thinking":true},"done":false}"#,
+    r#"{"model":"q","created_at":"t25","message":{"role":"assistant","content":{"a":1}},"done":false}"#,
+    r#"{"mod\u0065l":"q2","created_at":"t26","message":{"role":"assistant","content":"k"},"done":false}"#,
+    r#"{"message":{"role":"user","content":"o"},"done":false,"created_at":"t27","model":"q3"}"#,
+    r#"{"model":"q3","created_at":"t28","message":{"role":"assistant","content":"c","thinking":"t"},"done":false}"#,
+    r#"{"model":"q3","created_at":"t29","done":false}"#,
+    r#"{}"#,
+    r#"{"model":"q3","created_at":"t30","message":{"role":"assistant","content":"pair"},"other":"\ud83d\ude00","done":false}"#,
+    r#"{"model":"q3","created_at":"t31","message":{"role":"assistant","content":"e"},"error":null,"done":false}"#,
+    r#"{"model":"q3","created_at":"t32","message":{},"done":false}"#,
+    r#"{"model":"q3","created_at":"t33","message":{"role":"assistant","content":"","thinking":""},"done":false}"#,
+    r#"{"model":"q3","created_at":"t34","message":{"role":"assistant","content":"x","tool_name":"t","images":null},"done":false}"#,
+    r#"{"model":"","created_at":"t35","message":{"role":"","content":"em"},"done":false,"extra":{"k":[2]}}"#,
+    r#"[1,2]"#,
+    r#"{"model":"q3","created_at":"t36","message":{"role":"assistant","content":"\u0000\u001f"},"done":false}"#,
+];
+
+/// Lines that end an Ollama turn (or the stream), each folded after every
+/// edge line and alone.
+const OLLAMA_ENDS: [&str; 10] = [
     r#"{"model":"q","created_at":"t7","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":5,"eval_count":3}"#,
+    r#"{"model":"q","created_at":"t8","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":3722518334,"load_duration":1534053125,"prompt_eval_count":17,"prompt_eval_duration":179676000,"eval_count":63,"eval_duration":2006086000}"#,
+    r#"{"model":"q","created_at":"t9","message":{"role":"assistant","content":"bye","thinking":"hm"},"done":true,"done_reason":"length","eval_count":18446744073709551616}"#,
+    r#"{"model":"q","created_at":"t10","message":{"role":"assistant","content":""},"done":true,"done_reason":null}"#,
+    r#"{"model":"q","created_at":"t11","message":{"role":"assistant","content":""},"done":true,"eval_count":1e400}"#,
+    r#"{"model":"q","created_at":"t12","message":{"role":"assistant","content":"a	tab"},"done":false}"#,
+    r#"{"error":"boom"}"#,
+    r#"{"error":{"message":"m"}}"#,
+    r#"{"model":"q","created_at":"t13","message":{"role":"assistant","content":""},"done":true,"done":false}"#,
+    r#"{"model":"q","created_at":"t14","message":{"role":"assistant","content":""},"done":false,"done":true,"done_reason":"stop"}"#,
 ];
 
 /// The fast paths fold exactly as the `Value` path: every recorded and
@@ -164,6 +186,14 @@ fn fast_paths_fold_as_the_value_path() {
     for n in 1..=OLLAMA_EDGES.len() {
         let body: String = OLLAMA_EDGES[..n].iter().map(|l| format!("{l}\n")).collect();
         cases.push((Provider::Ollama, format!("ollama edges [..{n}]"), body.into_bytes()));
+    }
+    for (i, end) in OLLAMA_ENDS.iter().enumerate() {
+        let body: String = OLLAMA_EDGES.iter().chain([end]).map(|l| format!("{l}\n")).collect();
+        cases.push((Provider::Ollama, format!("ollama edges + end {i}"), body.into_bytes()));
+        cases.push((Provider::Ollama, format!("ollama end {i} alone"), format!("{end}\n").into_bytes()));
+        // After a first fast line (its slots set).
+        let body = format!("{}\n{end}\n", OLLAMA_EDGES[0]);
+        cases.push((Provider::Ollama, format!("ollama first + end {i}"), body.into_bytes()));
     }
     assert!(cases.len() > 150, "{}", cases.len());
     QUICK_TAKEN.set(0);
