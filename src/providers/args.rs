@@ -47,9 +47,11 @@ pub(crate) struct PathBudget {
 }
 
 impl PathBudget {
-    /// A budget of `max` path events for one call.
+    /// A budget of `max` path events for one call. `0` is the caller's
+    /// "no path events": nothing is dropped that was asked for, so nothing
+    /// is warned.
     pub(crate) fn new(max: usize) -> Self {
-        PathBudget { left: max, warned: false }
+        PathBudget { left: max, warned: max == 0 }
     }
 }
 

@@ -55,7 +55,8 @@ pub struct StreamConfig {
     /// call's events at once (the Python and Go `feed` return them as a
     /// list) thus holds at most this many, however much argument text one
     /// chunk carries (whole arguments in one delta: one path event per
-    /// token). Default 16,384 (more than a 16 KiB chunk can hold).
+    /// token). Default 16,384 (more than a 16 KiB chunk can hold). `0`:
+    /// no path events at all, and no warning for them.
     pub max_path_events_per_feed: usize,
 }
 
