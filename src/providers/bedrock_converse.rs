@@ -250,7 +250,7 @@ impl Dialect for ConverseFold {
                         // Too large a tree: the text is kept (taken at the stop);
                         // the part's content has no input (its arguments are the call's).
                         *as_text = true;
-                        return Cow::Owned(serde_json::json!({ "toolUse": start }));
+                        return Cow::Owned(one("toolUse", Value::Object(start.clone())));
                     }
                     args => args.and_then(|a| a.take_value()),
                 },
@@ -347,28 +347,32 @@ impl Block {
     /// The block's JSON in the response (an input kept as text: `null`,
     /// written from the text by the message view).
     fn to_json(&self, part: &Part, value_max: usize) -> Value {
+        // (Maps built in place: `json!` would serialize each value again.)
         let text = || Value::String(part.text.clone());
         match &self.kind {
-            Kind::Text { citations } if citations.is_empty() => serde_json::json!({ "text": text() }),
-            Kind::Text { citations } => serde_json::json!({
-                "citationsContent": { "content": [{ "text": text() }], "citations": citations }
-            }),
+            Kind::Text { citations } if citations.is_empty() => one("text", text()),
+            Kind::Text { citations } => {
+                let mut c = Map::new();
+                c.insert("content".into(), Value::Array(vec![one("text", text())]));
+                c.insert("citations".into(), Value::Array(citations.clone()));
+                one("citationsContent", Value::Object(c))
+            }
             Kind::Reasoning { signature, redacted, has_text } => {
                 if !*has_text && signature.is_none() && !redacted.is_empty() {
                     let b64 = base64::engine::general_purpose::STANDARD.encode(redacted);
-                    return serde_json::json!({ "reasoningContent": { "redactedContent": b64 } });
+                    return one("reasoningContent", one("redactedContent", Value::String(b64)));
                 }
                 let mut r = Map::new();
                 r.insert("text".into(), text());
                 if let Some(sig) = signature {
                     r.insert("signature".into(), Value::String(sig.clone()));
                 }
-                serde_json::json!({ "reasoningContent": { "reasoningText": Value::Object(r) } })
+                one("reasoningContent", one("reasoningText", Value::Object(r)))
             }
             Kind::ToolUse { raw: Some(_), start, .. } => {
                 let mut m = start.clone();
                 m.insert("input".into(), Value::Null);
-                serde_json::json!({ "toolUse": Value::Object(m) })
+                one("toolUse", Value::Object(m))
             }
             Kind::ToolUse { start, input, .. } => {
                 let mut m = start.clone();
@@ -377,15 +381,18 @@ impl Block {
                     args.and_then(|a| a.partial_value(PartialStrings::Drop))
                 });
                 m.insert("input".into(), input.unwrap_or_else(|| Value::Object(Map::new())));
-                serde_json::json!({ "toolUse": Value::Object(m) })
+                one("toolUse", Value::Object(m))
             }
-            Kind::Other { name, body } => {
-                let mut m = Map::new();
-                m.insert(name.clone(), Value::Object(body.clone()));
-                Value::Object(m)
-            }
+            Kind::Other { name, body } => one(name, Value::Object(body.clone())),
         }
     }
+}
+
+/// The object `{key: value}`.
+fn one(key: &str, value: Value) -> Value {
+    let mut m = Map::new();
+    m.insert(key.into(), value);
+    Value::Object(m)
 }
 
 impl ConverseFold {
@@ -400,7 +407,7 @@ impl ConverseFold {
         message.insert("role".into(), self.role.clone().unwrap_or_else(|| Value::from("assistant")));
         message.insert("content".into(), Value::Array(content));
         let mut out = Map::new();
-        out.insert("output".into(), serde_json::json!({ "message": Value::Object(message) }));
+        out.insert("output".into(), one("message", Value::Object(message)));
         for key in ["stopReason", "usage", "metrics"] {
             if let Some(v) = self.top.get(key) {
                 out.insert(key.into(), v.clone());
@@ -419,7 +426,10 @@ impl ConverseFold {
         if !turn.begin() {
             return false;
         }
-        let snapshot = serde_json::json!({ "output": { "message": { "role": "assistant", "content": [] } } });
+        let mut message = Map::new();
+        message.insert("role".into(), Value::from("assistant"));
+        message.insert("content".into(), Value::Array(Vec::new()));
+        let snapshot = one("output", one("message", Value::Object(message)));
         sink.event(&StreamEvent::MessageStart { provider: "bedrock_converse", message: &snapshot });
         true
     }
