@@ -543,13 +543,13 @@ impl AnthropicFold {
     }
 
     fn on_message_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let mut v = parse_value(event, sink)?;
         if !turn.begin() && !self.implicit {
             warn(sink, WarningCode::DuplicateStart, "second message_start; ignored");
             return Ok(());
         }
-        let mut message = match v.get("message") {
-            Some(Value::Object(m)) => m.clone(),
+        let mut message = match v.get_mut("message").map(Value::take) {
+            Some(Value::Object(m)) => m,
             _ => {
                 warn(sink, WarningCode::InvalidEvent, "message_start without a message object; started an empty one");
                 implicit_message()
@@ -570,12 +570,22 @@ impl AnthropicFold {
             }
             self.implicit = false;
         }
-        self.message = message;
-        let mut snapshot = self.message(turn);
-        if !prefilled.is_empty() {
-            snapshot["content"] = Value::Array(prefilled.clone());
+        if self.blocks.is_empty() && prefilled.is_empty() {
+            // The snapshot is the message itself (its content `[]`): lent,
+            // not copied.
+            let snapshot = Value::Object(message);
+            sink.event(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
+            if let Value::Object(m) = snapshot {
+                self.message = m;
+            }
+        } else {
+            self.message = message;
+            let mut snapshot = self.message(turn);
+            if !prefilled.is_empty() {
+                snapshot["content"] = Value::Array(prefilled.clone());
+            }
+            sink.event(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         }
-        sink.event(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         if let Some(u) = self.message.get("usage").filter(|u| u.is_object()) {
             sink.event(&StreamEvent::Usage { usage: u });
         }
