@@ -549,6 +549,20 @@ impl ConverseFold {
                 let role = role.map(|r| Value::String(r.to_owned()));
                 self.on_message_start(turn, role.as_ref(), sink);
             }
+            Quick::Metadata { members } => {
+                self.start(turn, sink);
+                let mut usage = false;
+                for (k, v) in members {
+                    usage |= k == "usage";
+                    self.top.insert(k.to_owned(), v);
+                }
+                if let Some(usage) = self.top.get("usage").filter(|u| usage && u.is_object()) {
+                    sink.event(&StreamEvent::Usage { usage });
+                }
+                if self.stopped {
+                    return Ok(Flow::End);
+                }
+            }
             Quick::StopReason { reason } => {
                 let mut value = Map::new();
                 if let Some(reason) = reason {
@@ -775,10 +789,14 @@ enum Quick<'a> {
     Start { role: Option<&'a str> },
     /// `messageStop`: its `stopReason`, a plain string (absent: `None`).
     StopReason { reason: Option<&'a str> },
+    /// `metadata`: its members but `p` and those `null`, each parsed alone.
+    Metadata { members: Vec<(&'a str, Value)> },
 }
 
 /// The hot events (`contentBlockDelta` of a text, reasoning text or tool
-/// input string, `contentBlockStop`, `messageStart`, `messageStop`) read
+/// input string, `contentBlockStop`, `messageStart`, `messageStop`; and
+/// `metadata`, whose members are each parsed by serde_json alone, without
+/// the object and padding around them) read
 /// from the exact bytes Bedrock sends: a compact object whose members are
 /// `contentBlockIndex` (an integer as serde_json reads a `u64`), the one
 /// member the event needs (`delta`, `role`, `stopReason`), and the padding
@@ -843,6 +861,28 @@ fn quick<'a>(ty: &str, data: &'a str) -> Option<Quick<'a>> {
             } else {
                 Quick::StopReason { reason: member }
             }
+        }
+        "metadata" => {
+            let mut members: Vec<(&str, Value)> = Vec::new();
+            let mut keys: Vec<&str> = Vec::new();
+            c.object(|key, c| {
+                // (A member named twice: serde_json's map keeps the last.)
+                if keys.contains(&key) {
+                    return None;
+                }
+                keys.push(key);
+                if key == PADDING {
+                    return c.strict_string().map(drop);
+                }
+                let raw = c.skip()?;
+                if raw != "null" {
+                    // The same parser on the same text: the same value (a lone
+                    // surrogate, which `skip` steps over, fails here).
+                    members.push((key, serde_json::from_str(raw).ok()?));
+                }
+                Some(())
+            })?;
+            Quick::Metadata { members }
         }
         _ => return None,
     };
@@ -1003,6 +1043,22 @@ mod tests {
         r#"{"p":"a"}"#,
     ];
 
+    /// Metadata events on the edges, each after a short valid turn.
+    const METADATA: [&str; 12] = [
+        r#"{"metrics":{"latencyMs":1},"p":"a","usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}"#,
+        r#"{"usage":{"inputTokens":1},"metrics":null,"p":"abc"}"#,
+        r#"{"usage":null,"metrics":{"latencyMs":1.5e300,"x":-0.1,"big":123456789012345678901234567890}}"#,
+        r#"{"usage":5,"trace":{"guardrail":{"a":[1,{"b":"c\nd \u00e9"}]}},"p":"a"}"#,
+        r#"{"usage":{"inputTokens":1},"usage":{"inputTokens":2}}"#,
+        r#"{"usage":{"inputTokens":1},"p":"a","p":"b"}"#,
+        r#"{"usage":{"inputTokens":1},"p":7}"#,
+        r#"{"usage":{"inputTokens":1},"trace":"\ud800","p":"a"}"#,
+        r#"{"usage":{"inputTokens":1}, "p":"a"}"#,
+        r#"{"usage":{"inputTokens":1},"serviceTier":{"type":"default"},"performanceConfig":{"latency":"standard"}}"#,
+        r#"{"p":"a"}"#,
+        r#"{}"#,
+    ];
+
     /// An event-stream body of `(event type, payload)` messages.
     fn body(events: &[(&str, &str)]) -> Vec<u8> {
         let header = |v: &str| v.as_bytes().to_vec();
@@ -1061,6 +1117,17 @@ mod tests {
             // Before any content, and twice.
             cases.push((format!("stop first {stop}"), body(&[("messageStop", stop), turn[0], turn[3], turn[3]])));
         }
+        for meta in METADATA {
+            let turn = [
+                ("messageStart", r#"{"p":"a","role":"assistant"}"#),
+                ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"hi"},"p":"a"}"#),
+                ("metadata", r#"{"usage":{"inputTokens":9},"p":"a"}"#),
+                ("messageStop", r#"{"p":"abc","stopReason":"end_turn"}"#),
+                ("metadata", meta),
+            ];
+            cases.push((format!("metadata {meta}"), body(&turn)));
+            cases.push((format!("metadata first {meta}"), body(&[("metadata", meta), turn[0], turn[3], turn[4]])));
+        }
         QUICK_TAKEN.set(0);
         for (name, body) in &cases {
             let fast = fold(body);
@@ -1095,7 +1162,9 @@ mod tests {
         assert!(quick("contentBlockStop", r#"{"contentBlockIndex":0,"p":"x","delta":{}}"#).is_none());
         assert!(quick("messageStop", r#"{"p":"x","stopReason":"end_turn"}"#).is_some());
         assert!(quick("messageStop", r#"{"p":"x","stopReason":"end_turn","trace":"t"}"#).is_none());
-        assert!(quick("metadata", r#"{"p":"x"}"#).is_none());
+        assert!(quick("metadata", r#"{"p":"x","usage":{"inputTokens":1}}"#).is_some());
+        assert!(quick("metadata", r#"{"usage":{},"usage":{}}"#).is_none());
+        assert!(quick("contentBlockStart", r#"{"contentBlockIndex":0,"start":{}}"#).is_none());
     }
 
     #[test]
