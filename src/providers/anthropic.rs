@@ -257,7 +257,7 @@ const KNOWN: [&str; 8] = [
 
 /// The typed view of the hot-path fields of an event.
 #[derive(Deserialize, Debug, PartialEq)]
-struct Head<'a> {
+pub(super) struct Head<'a> {
     #[serde(rename = "type", default, borrow)]
     ty: Cow<'a, str>,
     #[serde(default)]
@@ -285,7 +285,7 @@ struct DeltaView<'a> {
 /// view serde_json would give. Anything else (whitespace, other members or
 /// order, a number serde_json would read differently) is `None` and goes
 /// through serde_json.
-fn quick_delta(data: &str) -> Option<Head<'_>> {
+pub(super) fn quick_delta(data: &str) -> Option<Head<'_>> {
     let mut c = Cursor::new(data);
     c.eat_str(r#"{"type":"content_block_delta","index":"#)?;
     let index = c.uint()?;
@@ -680,13 +680,13 @@ impl AnthropicFold {
     }
 
     fn on_block_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let mut v = parse_value(event, sink)?;
         self.ensure_started(turn, "content_block_start", sink);
         let Some(index) = v.get("index").and_then(Value::as_u64) else {
             warn(sink, WarningCode::InvalidEvent, "content_block_start without a numeric index; ignored");
             return Ok(());
         };
-        let Some(Value::Object(base)) = v.get("content_block").cloned() else {
+        let Some(Value::Object(base)) = v.get_mut("content_block").map(Value::take) else {
             warn(sink, WarningCode::InvalidEvent, "content_block_start without a content_block object; ignored");
             return Ok(());
         };
