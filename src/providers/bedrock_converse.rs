@@ -77,7 +77,6 @@
 //! for an unknown index: `unknown_part_index`.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use base64::Engine;
 use serde_json::value::RawValue;
@@ -151,12 +150,72 @@ struct Block {
     kind: Kind,
 }
 
+/// The content blocks by `contentBlockIndex`, in index order: a vector kept
+/// sorted (a turn has a few blocks, opened in order; a tree's node costs
+/// more than they do). A map's `get`, `insert` and ordered iteration.
+#[derive(Debug, Default)]
+struct Blocks(Vec<(u64, Block)>);
+
+impl Blocks {
+    /// Where block `index` is (`Ok`) or would go (`Err`); the last block,
+    /// the usual one, first.
+    fn find(&self, index: u64) -> Result<usize, usize> {
+        match self.0.last() {
+            None => Err(0),
+            Some((last, _)) if *last == index => Ok(self.0.len() - 1),
+            Some((last, _)) if *last < index => Err(self.0.len()),
+            Some(_) => self.0.binary_search_by_key(&index, |(k, _)| *k),
+        }
+    }
+
+    fn get(&self, index: &u64) -> Option<&Block> {
+        self.find(*index).ok().map(|i| &self.0[i].1)
+    }
+
+    fn get_mut(&mut self, index: &u64) -> Option<&mut Block> {
+        self.find(*index).ok().map(|i| &mut self.0[i].1)
+    }
+
+    fn contains_key(&self, index: &u64) -> bool {
+        self.find(*index).is_ok()
+    }
+
+    /// Sets block `index` (replacing one there).
+    fn insert(&mut self, index: u64, block: Block) {
+        match self.find(index) {
+            Ok(i) => self.0[i].1 = block,
+            Err(i) => self.0.insert(i, (index, block)),
+        }
+    }
+
+    /// The highest index.
+    fn last_key(&self) -> Option<u64> {
+        self.0.last().map(|(k, _)| *k)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&u64, &Block)> {
+        self.0.iter().map(|(k, b)| (k, b))
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Block> {
+        self.0.iter().map(|(_, b)| b)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// The ConverseStream fold.
 #[derive(Debug, Default)]
 pub(crate) struct ConverseFold {
     role: Option<Value>,
     /// `contentBlockIndex` → block.
-    blocks: BTreeMap<u64, Block>,
+    blocks: Blocks,
     /// The `contentBlockIndex` of each block in the order they opened (a
     /// part's `at`).
     order: Vec<u64>,
@@ -477,7 +536,7 @@ impl ConverseFold {
             warn(sink, WarningCode::TerminalBeforeStart, "messageStop before any content; ignored");
             return;
         }
-        for (index, b) in &self.blocks {
+        for (index, b) in self.blocks.iter() {
             if turn.parts[b.part as usize].is_open() {
                 let msg = format!("block {index} still open at messageStop; committed as incomplete");
                 warn(sink, WarningCode::PartNotEnded, &msg);
@@ -632,7 +691,7 @@ impl ConverseFold {
         call: Option<CallInit<'_>>,
         sink: &mut Sink<'_>,
     ) -> Result<u32, StreamError> {
-        let expected = self.blocks.keys().next_back().map_or(0, |last| last + 1);
+        let expected = self.blocks.last_key().map_or(0, |last| last + 1);
         if index != expected {
             warn(
                 sink,
