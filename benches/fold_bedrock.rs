@@ -7,10 +7,13 @@
 //! `chunk`'s base64 and parses the Anthropic event inside), each repeated to
 //! `SSEFOLD_BENCH_MB` (default 8) MiB. Each turn is fed in 4 KiB chunks to a
 //! fresh stream, finished, and its message built. Fold and baseline
-//! alternate for 11 rounds; the best of each (this thread's CPU time) is
-//! kept.
+//! alternate for `SSEFOLD_BENCH_ROUNDS` (default 11) rounds; the best of
+//! each (this thread's CPU time) is kept.
 //!
-//! `cargo bench --bench fold_bedrock`
+//! `cargo bench --bench fold_bedrock`; instruction counts:
+//! `SSEFOLD_BENCH_MB=1 SSEFOLD_BENCH_ROUNDS=1 valgrind --tool=callgrind
+//! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*baseline*'`);
+//! `SSEFOLD_BENCH_BODY=converse` (or `invoke`) runs one body only.
 
 #[path = "support/mod.rs"]
 mod support;
@@ -24,7 +27,16 @@ use ssefold::eventstream::Decoder;
 use ssefold::providers::{Provider, Stream};
 use support::{fold_turns, timed};
 
-/// The framing and one `Value` per payload (and per decoded `chunk`).
+/// The fold of every turn ([`fold_turns`]); its own symbol for callgrind's
+/// `--toggle-collect`.
+#[inline(never)]
+fn fold_pass(provider: Provider, turns: &[Vec<u8>]) -> (usize, usize) {
+    fold_turns(provider, turns)
+}
+
+/// The framing and one `Value` per payload (and per decoded `chunk`); its
+/// own symbol for callgrind.
+#[inline(never)]
 fn baseline(turns: &[Vec<u8>]) -> usize {
     let mut n = 0;
     let mut buf = Vec::new();
@@ -65,6 +77,8 @@ fn turns(dir: &str, provider: Provider) -> Vec<Vec<u8>> {
 fn main() {
     let mb: usize = std::env::var("SSEFOLD_BENCH_MB").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
     let target = mb << 20;
+    let rounds: usize = std::env::var("SSEFOLD_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(11);
+    let only = std::env::var("SSEFOLD_BENCH_BODY").unwrap_or_default();
     let repeat = |one: Vec<Vec<u8>>| {
         let size: usize = one.iter().map(Vec::len).sum();
         let n = target.div_ceil(size.max(1));
@@ -80,12 +94,12 @@ fn main() {
     ];
     println!("| body | bytes | turns | fold | event-stream + serde_json `Value` per payload | fold / baseline |");
     println!("| --- | --- | --- | --- | --- | --- |");
-    for (name, provider, turns) in &sets {
+    for (name, provider, turns) in sets.iter().filter(|s| s.0.contains(only.as_str())) {
         let bytes: usize = turns.iter().map(Vec::len).sum();
         let (mut best_fold, mut best_base) = (f64::MAX, f64::MAX);
-        for _ in 0..11 {
+        for _ in 0..rounds {
             best_fold = best_fold.min(timed(|| {
-                black_box(fold_turns(*provider, turns));
+                black_box(fold_pass(*provider, turns));
             }));
             best_base = best_base.min(timed(|| {
                 black_box(baseline(turns));

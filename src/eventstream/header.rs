@@ -40,6 +40,11 @@ impl<'a> HeaderValue<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Headers<'a> {
     bytes: &'a [u8],
+    /// The values of the `:message-type` and `:event-type` string headers
+    /// (UTF-8, validated), found while validating: every message's two
+    /// lookups, without walking the headers again.
+    message_type: Option<&'a [u8]>,
+    event_type: Option<&'a [u8]>,
 }
 
 /// One message: its headers and payload, borrowed from the input chunk or
@@ -55,12 +60,12 @@ pub struct Message<'a> {
 impl<'a> Message<'a> {
     /// The `:message-type` header (`event`, `exception`, `error`).
     pub fn message_type(&self) -> Option<&'a str> {
-        self.headers.get(":message-type").and_then(|v| v.as_str())
+        self.headers.message_type.and_then(|v| std::str::from_utf8(v).ok())
     }
 
     /// The `:event-type` header (`chunk`, `messageStart`, …).
     pub fn event_type(&self) -> Option<&'a str> {
-        self.headers.get(":event-type").and_then(|v| v.as_str())
+        self.headers.event_type.and_then(|v| std::str::from_utf8(v).ok())
     }
 
     /// The `:exception-type` header of an exception message.
@@ -80,7 +85,7 @@ impl<'a> Headers<'a> {
     /// then its name against the names before it (a repeated name:
     /// [`EventStreamError::DuplicateHeader`]). An empty name is a name.
     pub(crate) fn parse(bytes: &'a [u8], offset: u64) -> Result<Self, EventStreamError> {
-        let headers = Headers { bytes };
+        let mut headers = Headers { bytes, message_type: None, event_type: None };
         let mut names = Names::default();
         let mut rest = bytes;
         while !rest.is_empty() {
@@ -89,8 +94,15 @@ impl<'a> Headers<'a> {
             if !is_utf8(name) {
                 return Err(bad("a header name that is not UTF-8"));
             }
-            if kind == 7 && !is_utf8(value) {
-                return Err(bad("a string header that is not UTF-8"));
+            if kind == 7 {
+                if !is_utf8(value) {
+                    return Err(bad("a string header that is not UTF-8"));
+                }
+                match name {
+                    b":message-type" => headers.message_type = Some(value),
+                    b":event-type" => headers.event_type = Some(value),
+                    _ => {}
+                }
             }
             if !names.insert(name) {
                 let name = String::from_utf8_lossy(name).into_owned();

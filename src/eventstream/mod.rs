@@ -144,4 +144,4 @@ impl EventStreamError {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -138,7 +138,8 @@ use serde_json::{Map, Value};
 use super::args::{ArgsEnd, ToolArgs};
 use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
-use super::fastpath::Cursor;
+use super::fastpath::{Cursor, Seen};
+use super::raw::quick_allowed;
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{JsonStr, Str};
 use super::{
@@ -257,7 +258,7 @@ const KNOWN: [&str; 8] = [
 
 /// The typed view of the hot-path fields of an event.
 #[derive(Deserialize, Debug, PartialEq)]
-struct Head<'a> {
+pub(super) struct Head<'a> {
     #[serde(rename = "type", default, borrow)]
     ty: Cow<'a, str>,
     #[serde(default)]
@@ -285,7 +286,7 @@ struct DeltaView<'a> {
 /// view serde_json would give. Anything else (whitespace, other members or
 /// order, a number serde_json would read differently) is `None` and goes
 /// through serde_json.
-fn quick_delta(data: &str) -> Option<Head<'_>> {
+pub(super) fn quick_delta(data: &str) -> Option<Head<'_>> {
     let mut c = Cursor::new(data);
     c.eat_str(r#"{"type":"content_block_delta","index":"#)?;
     let index = c.uint()?;
@@ -309,6 +310,77 @@ fn quick_delta(data: &str) -> Option<Head<'_>> {
         _ => delta.thinking = Some(value),
     }
     Some(Head { ty: Cow::Borrowed("content_block_delta"), index: Some(index), delta: Some(delta) })
+}
+
+/// The head of any other compact event (`message_start`, block start and
+/// stop, `message_delta`, `message_stop`, a delta the exact match above
+/// does not take) read member by member from its bytes: the same view
+/// serde_json gives, or `None` (serde_json decides) on anything else —
+/// whitespace, a member named twice, an escaped `type` or key, an index
+/// serde_json would read differently, a `delta` that is not an object of
+/// plain or lenient strings where [`DeltaView`] reads them.
+fn quick_head(data: &str) -> Option<Head<'_>> {
+    let mut c = Cursor::new(data);
+    let mut seen = Seen::default();
+    let mut head = Head { ty: Cow::Borrowed(""), index: None, delta: None };
+    c.object(|key, c| {
+        match key {
+            "type" => {
+                seen.first(1)?;
+                head.ty = Cow::Borrowed(c.plain()?);
+            }
+            "index" => {
+                seen.first(2)?;
+                head.index = if c.is_null()? { None } else { Some(c.uint()?) };
+            }
+            "delta" => {
+                seen.first(4)?;
+                head.delta = if c.is_null()? { None } else { Some(quick_delta_view(c)?) };
+            }
+            _ => {
+                c.skip()?;
+            }
+        }
+        Some(())
+    })?;
+    c.end()?;
+    Some(head)
+}
+
+/// A `delta` object as [`DeltaView`] reads it (see [`quick_head`]).
+fn quick_delta_view<'a>(c: &mut Cursor<'a>) -> Option<DeltaView<'a>> {
+    let mut seen = Seen::default();
+    let mut d = DeltaView::default();
+    let plain = |c: &mut Cursor<'a>| Some(c.opt_plain()?.map(|s| Str(Cow::Borrowed(s))));
+    c.object(|key, c| {
+        match key {
+            "type" => {
+                seen.first(1)?;
+                d.ty = plain(c)?;
+            }
+            "text" => {
+                seen.first(2)?;
+                d.text = c.opt_string()?;
+            }
+            "partial_json" => {
+                seen.first(4)?;
+                d.partial_json = c.opt_string()?;
+            }
+            "thinking" => {
+                seen.first(8)?;
+                d.thinking = c.opt_string()?;
+            }
+            "signature" => {
+                seen.first(16)?;
+                d.signature = plain(c)?;
+            }
+            _ => {
+                c.skip()?;
+            }
+        }
+        Some(())
+    })?;
+    Some(d)
 }
 
 /// The Anthropic dialect: events typed with a Messages API event type
@@ -359,7 +431,8 @@ impl Dialect for AnthropicFold {
         self.strings =
             if turn.config.tool_input_trailing_strings { PartialStrings::Keep } else { PartialStrings::Drop };
         self.value_max = turn.config.max_memory_bytes / 16;
-        let parsed = match quick_delta(event.data()) {
+        let quick = quick_delta(event.data()).or_else(|| quick_allowed().then(|| quick_head(event.data())).flatten());
+        let parsed = match quick {
             Some(head) => Ok(head),
             None => serde_json::from_str(event.data()),
         };
@@ -543,13 +616,13 @@ impl AnthropicFold {
     }
 
     fn on_message_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let mut v = parse_value(event, sink)?;
         if !turn.begin() && !self.implicit {
             warn(sink, WarningCode::DuplicateStart, "second message_start; ignored");
             return Ok(());
         }
-        let mut message = match v.get("message") {
-            Some(Value::Object(m)) => m.clone(),
+        let mut message = match v.get_mut("message").map(Value::take) {
+            Some(Value::Object(m)) => m,
             _ => {
                 warn(sink, WarningCode::InvalidEvent, "message_start without a message object; started an empty one");
                 implicit_message()
@@ -570,12 +643,22 @@ impl AnthropicFold {
             }
             self.implicit = false;
         }
-        self.message = message;
-        let mut snapshot = self.message(turn);
-        if !prefilled.is_empty() {
-            snapshot["content"] = Value::Array(prefilled.clone());
+        if self.blocks.is_empty() && prefilled.is_empty() {
+            // The snapshot is the message itself (its content `[]`): lent,
+            // not copied.
+            let snapshot = Value::Object(message);
+            sink.event(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
+            if let Value::Object(m) = snapshot {
+                self.message = m;
+            }
+        } else {
+            self.message = message;
+            let mut snapshot = self.message(turn);
+            if !prefilled.is_empty() {
+                snapshot["content"] = Value::Array(prefilled.clone());
+            }
+            sink.event(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         }
-        sink.event(&StreamEvent::MessageStart { provider: "anthropic", message: &snapshot });
         if let Some(u) = self.message.get("usage").filter(|u| u.is_object()) {
             sink.event(&StreamEvent::Usage { usage: u });
         }
@@ -670,13 +753,13 @@ impl AnthropicFold {
     }
 
     fn on_block_start(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let mut v = parse_value(event, sink)?;
         self.ensure_started(turn, "content_block_start", sink);
         let Some(index) = v.get("index").and_then(Value::as_u64) else {
             warn(sink, WarningCode::InvalidEvent, "content_block_start without a numeric index; ignored");
             return Ok(());
         };
-        let Some(Value::Object(base)) = v.get("content_block").cloned() else {
+        let Some(Value::Object(base)) = v.get_mut("content_block").map(Value::take) else {
             warn(sink, WarningCode::InvalidEvent, "content_block_start without a content_block object; ignored");
             return Ok(());
         };
@@ -926,5 +1009,57 @@ mod tests {
         }
         // The compact documents with a valid index and string took the fast path.
         assert_eq!(quick, 3 * 2 * 4, "{quick}");
+        // The head reader reads them as serde_json does too, or declines.
+        let mut heads = 0;
+        for doc in &docs {
+            if let Some(head) = quick_head(doc) {
+                heads += 1;
+                assert_eq!(Some(head), serde_json::from_str(doc).ok(), "{doc}");
+            }
+        }
+        assert!(heads >= quick, "{heads}");
+    }
+
+    /// The head of every other event: serde_json's view, or declined.
+    #[test]
+    fn quick_head_is_serde_json_or_nothing() {
+        let docs = [
+            r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","stop_reason":null,"usage":{"input_tokens":1}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"content_block_stop","index":null}"#,
+            r#"{"type":"content_block_stop","index":-1}"#,
+            r#"{"type":"content_block_stop","index":1.0}"#,
+            r#"{"type":"content_block_stop","index":123456789012345678901}"#,
+            r#"{"type":"content_block_stop","index":1,"index":2}"#,
+            r#"{"type":"content_block_stop","type":"ping"}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}"#,
+            r#"{"type":"message_delta","delta":null}"#,
+            r#"{"type":"message_delta","delta":5}"#,
+            r#"{"type":"message_delta","delta":["a"]}"#,
+            r#"{"type":"message_delta","delta":{"type":5}}"#,
+            r#"{"type":"message_delta","delta":{"type":"x","type":"y"}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"a","stop_reason":"b"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"c2ln"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lone \ud800","extra":[1,{"a":null}]}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text\u005fdelta","text":"a"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null,"thinking":"t"}}"#,
+            r#"{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":1,"x":"\udc00"}}"#,
+            r#"{"type":null}"#,
+            r#"{"type":"ping"} "#,
+            r#"{"\u0074ype":"ping"}"#,
+            r#"{"index":0}"#,
+            r#"["ping"]"#,
+            r#"{}"#,
+        ];
+        let mut heads = 0;
+        for doc in docs {
+            let serde: Option<Head<'_>> = serde_json::from_str(doc).ok();
+            if let Some(head) = quick_head(doc) {
+                heads += 1;
+                assert_eq!(Some(head), serde, "{doc}");
+            }
+        }
+        assert!(heads >= 12, "{heads}");
     }
 }

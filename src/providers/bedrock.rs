@@ -33,7 +33,8 @@ use serde_json::{json, Value};
 
 use super::anthropic::{self, AnthropicFold};
 use super::events::{ProviderError, StreamEvent, WarningCode};
-use super::fastpath::{is_object, string_members};
+use super::fastpath::{is_object, string_members, Cursor, Seen};
+use super::raw::{quick_allowed, quick_taken};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn};
 use super::{warn, Provider, Sink, StreamError};
 use crate::eventstream::{Decoder as FrameDecoder, DecoderLimits, Message};
@@ -224,10 +225,16 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
         #[serde(borrow)]
         bytes: Cow<'a, str>,
     }
-    if !is_object(payload) {
-        return Err("not {\"bytes\": base64}: not a JSON object".to_owned());
-    }
-    let chunk: Chunk<'_> = serde_json::from_slice(payload).map_err(|e| format!("not {{\"bytes\": base64}}: {e}"))?;
+    let quick = if quick_allowed() { std::str::from_utf8(payload).ok().and_then(quick_chunk) } else { None };
+    let chunk: Chunk<'_> = match quick {
+        Some(bytes) => Chunk { bytes: Cow::Borrowed(bytes) },
+        None => {
+            if !is_object(payload) {
+                return Err("not {\"bytes\": base64}: not a JSON object".to_owned());
+            }
+            serde_json::from_slice(payload).map_err(|e| format!("not {{\"bytes\": base64}}: {e}"))?
+        }
+    };
     json.clear();
     base64::engine::general_purpose::STANDARD
         .decode_vec(chunk.bytes.as_bytes(), json)
@@ -242,6 +249,11 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
         #[serde(rename = "type", borrow)]
         ty: Cow<'a, str>,
     }
+    // The hot event, read whole as the Anthropic fold reads it (its type is
+    // its first member), else its type wherever it sits.
+    if text.starts_with(r#"{"type":"content_block_delta","#) && anthropic::quick_delta(text).is_some() {
+        return Ok(("content_block_delta", text));
+    }
     if let Some([Some(name)]) = string_members(text, ["type"]) {
         // The exact bytes, as serde_json would read them.
         return Ok((name, text));
@@ -255,6 +267,31 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
         Cow::Owned(_) => "chunk",
     };
     Ok((name, text))
+}
+
+/// A `chunk` payload's `bytes` read from the exact bytes Bedrock sends: a
+/// compact object whose `bytes` member, named once, is a plain string, its
+/// other members (the padding `p`) strings serde_json reads too (strictly:
+/// a lone surrogate escape declines). Anything else is `None`, for
+/// serde_json (which reads the same `bytes` or refuses the payload).
+fn quick_chunk(payload: &str) -> Option<&str> {
+    let mut c = Cursor::new(payload);
+    let mut seen = Seen::default();
+    let mut bytes = None;
+    c.object(|key, c| {
+        if key == "bytes" {
+            seen.first(1)?;
+            bytes = Some(c.plain()?);
+            return Some(());
+        }
+        c.strict_string().map(drop)
+    })?;
+    c.end()?;
+    let taken = bytes;
+    if taken.is_some() {
+        quick_taken();
+    }
+    taken
 }
 
 /// Most bytes of a payload quoted in a warning.
@@ -273,6 +310,100 @@ fn invalid(sink: &mut Sink<'_>, why: &str, payload: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `chunk` message of `payload`.
+    fn chunk(payload: &str) -> Vec<u8> {
+        let header = |v: &str| v.as_bytes().to_vec();
+        let headers = [(":event-type", 7, header("chunk")), (":message-type", 7, header("event"))];
+        crate::eventstream::tests::encode(&headers, payload.as_bytes())
+    }
+
+    /// The `chunk` payload carrying `event`: `{"bytes": base64, "p": …}`.
+    fn wrapped(event: &str) -> String {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(event);
+        format!(r#"{{"bytes":"{b64}","p":"abcdefgh"}}"#)
+    }
+
+    /// Events (as JSON), folded message and ending of a body fed whole.
+    fn fold(body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
+        let mut stream = crate::providers::Stream::new(Provider::Bedrock);
+        let mut events = Vec::new();
+        let error = stream.feed(body, |e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
+        let end = stream.finish(|e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
+        (events, stream.message(), error.or(end))
+    }
+
+    /// The fast paths fold exactly as serde_json: every recorded and
+    /// fixture InvokeModel body, and bodies of edge payloads, give the same
+    /// events, message and ending with and without them; and they are taken.
+    #[test]
+    fn fast_paths_fold_as_the_value_path() {
+        use crate::providers::raw::{QUICK_TAKEN, SLOW_ONLY};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut dirs = vec![root.join("tests/recordings/bedrock"), root.join("tests/fixtures/bedrock")];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "bin") {
+                    cases.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+                }
+            }
+        }
+        assert!(cases.len() > 10, "{}", cases.len());
+        let start = r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"c","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#;
+        let b64 = |e: &str| base64::engine::general_purpose::STANDARD.encode(e);
+        let delta = b64(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#);
+        let escaped = format!(r#"{{"bytes":"\u00{:x}{}","p":"a"}}"#, delta.as_bytes()[0], &delta[1..]);
+        let edges = [
+            format!(r#"{{"p":"ab","bytes":"{delta}"}}"#),
+            format!(r#"{{"bytes":"{delta}"}}"#),
+            format!(r#"{{"bytes":"{delta}","bytes":"{delta}"}}"#),
+            format!(r#"{{ "bytes":"{delta}"}}"#),
+            format!(r#"{{"bytes":"{delta}","p":5}}"#),
+            format!(r#"{{"bytes":"{delta}","p":"\ud800"}}"#),
+            format!(r#"{{"bytes":"{delta}","p":"a\nb"}}"#),
+            format!(r#"{{"bytes":"{delta}","p":null}}"#),
+            escaped,
+            format!(r#"["{delta}"]"#),
+            r#"{"bytes":"!!"}"#.to_owned(),
+            r#"{"bytes":null}"#.to_owned(),
+            r#"{"p":"a"}"#.to_owned(),
+            wrapped(r#"["content_block_delta"]"#),
+            wrapped(
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"y"},"type":"ping"}"#,
+            ),
+            wrapped(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\u00e9\n"}}"#),
+            wrapped(r#"{"type":"content_block_stop","index":0}"#),
+            wrapped(
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}"#,
+            ),
+            wrapped(
+                r#"{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":1,"outputTokenCount":2,"invocationLatency":3,"firstByteLatency":4}}"#,
+            ),
+        ];
+        let head = [
+            wrapped(start),
+            wrapped(r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+        ];
+        for n in 1..=edges.len() {
+            let body: Vec<u8> = head.iter().chain(&edges[..n]).flat_map(|p| chunk(p)).collect();
+            cases.push((format!("edges [..{n}]"), body));
+        }
+        QUICK_TAKEN.set(0);
+        for (name, body) in &cases {
+            let fast = fold(body);
+            SLOW_ONLY.set(true);
+            let slow = fold(body);
+            SLOW_ONLY.set(false);
+            assert_eq!(fast.2, slow.2, "{name}: ending");
+            assert_eq!(fast.1, slow.1, "{name}: message");
+            assert_eq!(fast.0, slow.0, "{name}: events");
+        }
+        assert!(QUICK_TAKEN.get() > 300, "fast paths taken {} times", QUICK_TAKEN.get());
+    }
 
     #[test]
     fn chunk_decodes_to_the_anthropic_event() {

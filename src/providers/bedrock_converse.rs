@@ -77,7 +77,6 @@
 //! for an unknown index: `unknown_part_index`.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use base64::Engine;
 use serde_json::value::RawValue;
@@ -91,6 +90,9 @@ use crate::json::PartialStrings;
 use crate::sse::Event;
 
 use super::args::ArgsEnd;
+use super::fastpath::{Cursor, Seen};
+use super::raw::{quick_allowed, quick_taken};
+use super::view::JsonStr;
 
 /// The ConverseStream dialect. Detected from an event-stream body whose
 /// first event is not `chunk`; over SSE, from a first payload of a Converse
@@ -148,12 +150,72 @@ struct Block {
     kind: Kind,
 }
 
+/// The content blocks by `contentBlockIndex`, in index order: a vector kept
+/// sorted (a turn has a few blocks, opened in order; a tree's node costs
+/// more than they do). A map's `get`, `insert` and ordered iteration.
+#[derive(Debug, Default)]
+struct Blocks(Vec<(u64, Block)>);
+
+impl Blocks {
+    /// Where block `index` is (`Ok`) or would go (`Err`); the last block,
+    /// the usual one, first.
+    fn find(&self, index: u64) -> Result<usize, usize> {
+        match self.0.last() {
+            None => Err(0),
+            Some((last, _)) if *last == index => Ok(self.0.len() - 1),
+            Some((last, _)) if *last < index => Err(self.0.len()),
+            Some(_) => self.0.binary_search_by_key(&index, |(k, _)| *k),
+        }
+    }
+
+    fn get(&self, index: &u64) -> Option<&Block> {
+        self.find(*index).ok().map(|i| &self.0[i].1)
+    }
+
+    fn get_mut(&mut self, index: &u64) -> Option<&mut Block> {
+        self.find(*index).ok().map(|i| &mut self.0[i].1)
+    }
+
+    fn contains_key(&self, index: &u64) -> bool {
+        self.find(*index).is_ok()
+    }
+
+    /// Sets block `index` (replacing one there).
+    fn insert(&mut self, index: u64, block: Block) {
+        match self.find(index) {
+            Ok(i) => self.0[i].1 = block,
+            Err(i) => self.0.insert(i, (index, block)),
+        }
+    }
+
+    /// The highest index.
+    fn last_key(&self) -> Option<u64> {
+        self.0.last().map(|(k, _)| *k)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&u64, &Block)> {
+        self.0.iter().map(|(k, b)| (k, b))
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Block> {
+        self.0.iter().map(|(_, b)| b)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// The ConverseStream fold.
 #[derive(Debug, Default)]
 pub(crate) struct ConverseFold {
     role: Option<Value>,
     /// `contentBlockIndex` → block.
-    blocks: BTreeMap<u64, Block>,
+    blocks: Blocks,
     /// The `contentBlockIndex` of each block in the order they opened (a
     /// part's `at`).
     order: Vec<u64>,
@@ -180,6 +242,12 @@ impl Dialect for ConverseFold {
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         self.value_max = turn.config.max_memory_bytes / 16;
         let ty = event.event();
+        if quick_allowed() {
+            if let Some(q) = quick(ty, event.data()) {
+                quick_taken();
+                return self.on_quick(turn, q, event.data(), sink);
+            }
+        }
         let value = match value_lenient(event.data(), ty, sink) {
             Ok(Value::Object(o)) => o,
             _ => {
@@ -193,18 +261,7 @@ impl Dialect for ConverseFold {
             return Ok(Flow::Fail(provider_error(&value, turn.output_emitted())));
         }
         match ty {
-            "messageStart" => {
-                if self.started {
-                    warn(sink, WarningCode::DuplicateStart, "second messageStart; ignored");
-                } else {
-                    // (After an implicit start, the turn is already on.)
-                    self.start(turn, sink);
-                    self.started = true;
-                    if let Some(role) = value.get("role") {
-                        self.role = Some(role.clone());
-                    }
-                }
-            }
+            "messageStart" => self.on_message_start(turn, value.get("role"), sink),
             "contentBlockStart" => {
                 self.start_content(turn, "contentBlockStart", sink);
                 self.on_block_start(turn, &value, event.data(), sink)?;
@@ -219,52 +276,9 @@ impl Dialect for ConverseFold {
                     invalid(sink, ty, "no contentBlockIndex", event.data());
                     return Ok(Flow::Continue);
                 };
-                match self.blocks.get(&index) {
-                    None => warn(
-                        sink,
-                        WarningCode::UnknownPartIndex,
-                        &format!("contentBlockStop for block {index}, never started; ignored"),
-                    ),
-                    Some(b) if !turn.parts[b.part as usize].is_open() => warn(
-                        sink,
-                        WarningCode::PartAlreadyEnded,
-                        &format!("contentBlockStop for block {index}, already stopped; ignored"),
-                    ),
-                    Some(b) => {
-                        let part = b.part;
-                        turn.commit(self, part, false, sink);
-                        if let Some(Block { kind: Kind::ToolUse { as_text: as_text @ true, raw, .. }, .. }) =
-                            self.blocks.get_mut(&index)
-                        {
-                            // Valid JSON (the parser's `finish` said so): the check cannot fail.
-                            *as_text = false;
-                            if let Some(args) = turn.parts[part as usize].args.as_deref_mut() {
-                                *raw = RawValue::from_string(args.take_raw()).ok();
-                            }
-                        }
-                        if let Some(args) = turn.parts[part as usize].args.as_mut() {
-                            args.release();
-                        }
-                    }
-                }
+                self.on_block_stop(turn, index, sink);
             }
-            "messageStop" => {
-                if turn.state == TurnState::Idle {
-                    warn(sink, WarningCode::TerminalBeforeStart, "messageStop before any content; ignored");
-                    return Ok(Flow::Continue);
-                }
-                for (index, b) in &self.blocks {
-                    if turn.parts[b.part as usize].is_open() {
-                        let msg = format!("block {index} still open at messageStop; committed as incomplete");
-                        warn(sink, WarningCode::PartNotEnded, &msg);
-                    }
-                }
-                self.stopped = true;
-                self.merge(value);
-                if let Some(reason) = self.top.get("stopReason").and_then(Value::as_str) {
-                    sink.event(&StreamEvent::StopReason { choice: 0, reason });
-                }
-            }
+            "messageStop" => self.on_message_stop(turn, value, sink),
             "metadata" => {
                 self.start(turn, sink);
                 let usage = value.get("usage").cloned();
@@ -295,7 +309,7 @@ impl Dialect for ConverseFold {
                         // Too large a tree: the text is kept (taken at the stop);
                         // the part's content has no input (its arguments are the call's).
                         *as_text = true;
-                        return Cow::Owned(serde_json::json!({ "toolUse": start }));
+                        return Cow::Owned(one("toolUse", Value::Object(start.clone())));
                     }
                     args => args.and_then(|a| a.take_value()),
                 },
@@ -392,28 +406,32 @@ impl Block {
     /// The block's JSON in the response (an input kept as text: `null`,
     /// written from the text by the message view).
     fn to_json(&self, part: &Part, value_max: usize) -> Value {
+        // (Maps built in place: `json!` would serialize each value again.)
         let text = || Value::String(part.text.clone());
         match &self.kind {
-            Kind::Text { citations } if citations.is_empty() => serde_json::json!({ "text": text() }),
-            Kind::Text { citations } => serde_json::json!({
-                "citationsContent": { "content": [{ "text": text() }], "citations": citations }
-            }),
+            Kind::Text { citations } if citations.is_empty() => one("text", text()),
+            Kind::Text { citations } => {
+                let mut c = Map::new();
+                c.insert("content".into(), Value::Array(vec![one("text", text())]));
+                c.insert("citations".into(), Value::Array(citations.clone()));
+                one("citationsContent", Value::Object(c))
+            }
             Kind::Reasoning { signature, redacted, has_text } => {
                 if !*has_text && signature.is_none() && !redacted.is_empty() {
                     let b64 = base64::engine::general_purpose::STANDARD.encode(redacted);
-                    return serde_json::json!({ "reasoningContent": { "redactedContent": b64 } });
+                    return one("reasoningContent", one("redactedContent", Value::String(b64)));
                 }
                 let mut r = Map::new();
                 r.insert("text".into(), text());
                 if let Some(sig) = signature {
                     r.insert("signature".into(), Value::String(sig.clone()));
                 }
-                serde_json::json!({ "reasoningContent": { "reasoningText": Value::Object(r) } })
+                one("reasoningContent", one("reasoningText", Value::Object(r)))
             }
             Kind::ToolUse { raw: Some(_), start, .. } => {
                 let mut m = start.clone();
                 m.insert("input".into(), Value::Null);
-                serde_json::json!({ "toolUse": Value::Object(m) })
+                one("toolUse", Value::Object(m))
             }
             Kind::ToolUse { start, input, .. } => {
                 let mut m = start.clone();
@@ -422,15 +440,18 @@ impl Block {
                     args.and_then(|a| a.partial_value(PartialStrings::Drop))
                 });
                 m.insert("input".into(), input.unwrap_or_else(|| Value::Object(Map::new())));
-                serde_json::json!({ "toolUse": Value::Object(m) })
+                one("toolUse", Value::Object(m))
             }
-            Kind::Other { name, body } => {
-                let mut m = Map::new();
-                m.insert(name.clone(), Value::Object(body.clone()));
-                Value::Object(m)
-            }
+            Kind::Other { name, body } => one(name, Value::Object(body.clone())),
         }
     }
+}
+
+/// The object `{key: value}`.
+fn one(key: &str, value: Value) -> Value {
+    let mut m = Map::new();
+    m.insert(key.into(), value);
+    Value::Object(m)
 }
 
 impl ConverseFold {
@@ -445,7 +466,7 @@ impl ConverseFold {
         message.insert("role".into(), self.role.clone().unwrap_or_else(|| Value::from("assistant")));
         message.insert("content".into(), Value::Array(content));
         let mut out = Map::new();
-        out.insert("output".into(), serde_json::json!({ "message": Value::Object(message) }));
+        out.insert("output".into(), one("message", Value::Object(message)));
         for key in ["stopReason", "usage", "metrics"] {
             if let Some(v) = self.top.get(key) {
                 out.insert(key.into(), v.clone());
@@ -464,8 +485,14 @@ impl ConverseFold {
         if !turn.begin() {
             return false;
         }
-        let snapshot = serde_json::json!({ "output": { "message": { "role": "assistant", "content": [] } } });
-        sink.event(&StreamEvent::MessageStart { provider: "bedrock_converse", message: &snapshot });
+        static SNAPSHOT: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+        let snapshot = SNAPSHOT.get_or_init(|| {
+            let mut message = Map::new();
+            message.insert("role".into(), Value::from("assistant"));
+            message.insert("content".into(), Value::Array(Vec::new()));
+            one("output", one("message", Value::Object(message)))
+        });
+        sink.event(&StreamEvent::MessageStart { provider: "bedrock_converse", message: snapshot });
         true
     }
 
@@ -489,6 +516,170 @@ impl ConverseFold {
         }
     }
 
+    /// `messageStart` with its `role` member.
+    fn on_message_start(&mut self, turn: &mut Turn, role: Option<&Value>, sink: &mut Sink<'_>) {
+        if self.started {
+            warn(sink, WarningCode::DuplicateStart, "second messageStart; ignored");
+        } else {
+            // (After an implicit start, the turn is already on.)
+            self.start(turn, sink);
+            self.started = true;
+            if let Some(role) = role {
+                self.role = Some(role.clone());
+            }
+        }
+    }
+
+    /// `messageStop` with its members.
+    fn on_message_stop(&mut self, turn: &mut Turn, value: Map<String, Value>, sink: &mut Sink<'_>) {
+        if turn.state == TurnState::Idle {
+            warn(sink, WarningCode::TerminalBeforeStart, "messageStop before any content; ignored");
+            return;
+        }
+        for (index, b) in self.blocks.iter() {
+            if turn.parts[b.part as usize].is_open() {
+                let msg = format!("block {index} still open at messageStop; committed as incomplete");
+                warn(sink, WarningCode::PartNotEnded, &msg);
+            }
+        }
+        self.stopped = true;
+        self.merge(value);
+        if let Some(reason) = self.top.get("stopReason").and_then(Value::as_str) {
+            sink.event(&StreamEvent::StopReason { choice: 0, reason });
+        }
+    }
+
+    /// `contentBlockStop` for block `index` (the turn started).
+    fn on_block_stop(&mut self, turn: &mut Turn, index: u64, sink: &mut Sink<'_>) {
+        match self.blocks.get(&index) {
+            None => warn(
+                sink,
+                WarningCode::UnknownPartIndex,
+                &format!("contentBlockStop for block {index}, never started; ignored"),
+            ),
+            Some(b) if !turn.parts[b.part as usize].is_open() => warn(
+                sink,
+                WarningCode::PartAlreadyEnded,
+                &format!("contentBlockStop for block {index}, already stopped; ignored"),
+            ),
+            Some(b) => {
+                let part = b.part;
+                turn.commit(self, part, false, sink);
+                if let Some(Block { kind: Kind::ToolUse { as_text: as_text @ true, raw, .. }, .. }) =
+                    self.blocks.get_mut(&index)
+                {
+                    // Valid JSON (the parser's `finish` said so): the check cannot fail.
+                    *as_text = false;
+                    if let Some(args) = turn.parts[part as usize].args.as_deref_mut() {
+                        *raw = RawValue::from_string(args.take_raw()).ok();
+                    }
+                }
+                if let Some(args) = turn.parts[part as usize].args.as_mut() {
+                    args.release();
+                }
+            }
+        }
+    }
+
+    /// A hot event read by [`quick`], handled as the `Value` path handles
+    /// the same document.
+    fn on_quick(&mut self, turn: &mut Turn, q: Quick<'_>, raw: &str, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
+        match q {
+            Quick::Delta { index, kind, value } => {
+                self.start_content(turn, "contentBlockDelta", sink);
+                let dty = kind.name();
+                let Some(part) = self.delta_part(turn, index, dty, raw, sink)? else { return Ok(Flow::Continue) };
+                let Some(block) = self.blocks.get_mut(&index) else { return Ok(Flow::Continue) };
+                match (kind, &mut block.kind) {
+                    (QuickDelta::Text, Kind::Text { .. }) => turn.append_text(part, &value, sink)?,
+                    (QuickDelta::ToolInput, Kind::ToolUse { .. }) => turn.push_args(part, &value, sink)?,
+                    (QuickDelta::ReasoningText, Kind::Reasoning { has_text, .. }) => {
+                        *has_text = true;
+                        turn.append_text(part, &value, sink)?;
+                    }
+                    _ => mismatch(sink, dty, index, raw),
+                }
+            }
+            Quick::Stop { index } => {
+                self.start_content(turn, "contentBlockStop", sink);
+                self.on_block_stop(turn, index, sink);
+            }
+            Quick::Start { role } => {
+                let role = role.map(|r| Value::String(r.to_owned()));
+                self.on_message_start(turn, role.as_ref(), sink);
+            }
+            Quick::Metadata { members } => {
+                self.start(turn, sink);
+                let mut usage = false;
+                for (k, v) in members {
+                    usage |= k == "usage";
+                    self.top.insert(k.to_owned(), v);
+                }
+                if let Some(usage) = self.top.get("usage").filter(|u| usage && u.is_object()) {
+                    sink.event(&StreamEvent::Usage { usage });
+                }
+                if self.stopped {
+                    return Ok(Flow::End);
+                }
+            }
+            Quick::StopReason { reason } => {
+                let mut value = Map::new();
+                if let Some(reason) = reason {
+                    value.insert("stopReason".into(), Value::String(reason.to_owned()));
+                }
+                self.on_message_stop(turn, value, sink);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// The open part a delta of type `dty` for block `index` goes to: a
+    /// text or reasoning block opens on its first delta; `None` (a warning,
+    /// or an `unknown` event for a delta type this fold does not know) when
+    /// there is none.
+    fn delta_part(
+        &mut self,
+        turn: &mut Turn,
+        index: u64,
+        dty: &str,
+        raw: &str,
+        sink: &mut Sink<'_>,
+    ) -> Result<Option<u32>, StreamError> {
+        if !self.blocks.contains_key(&index) {
+            match dty {
+                "text" | "citation" => {
+                    self.open(turn, index, Kind::Text { citations: Vec::new() }, PartKind::Text, "text", None, sink)?;
+                }
+                "reasoningContent" => {
+                    let kind = Kind::Reasoning { signature: None, redacted: Vec::new(), has_text: false };
+                    self.open(turn, index, kind, PartKind::Reasoning, dty, None, sink)?;
+                }
+                "toolUse" | "toolResult" | "image" => {
+                    warn(
+                        sink,
+                        WarningCode::UnknownPartIndex,
+                        &format!("{dty} delta for block {index}, never started; ignored"),
+                    );
+                    return Ok(None);
+                }
+                _ => {
+                    sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw });
+                    return Ok(None);
+                }
+            }
+        }
+        let Some(block) = self.blocks.get(&index) else { return Ok(None) };
+        if !turn.parts[block.part as usize].is_open() {
+            warn(
+                sink,
+                WarningCode::PartAlreadyEnded,
+                &format!("{dty} delta for block {index}, already stopped; ignored"),
+            );
+            return Ok(None);
+        }
+        Ok(Some(block.part))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn open(
         &mut self,
@@ -500,7 +691,7 @@ impl ConverseFold {
         call: Option<CallInit<'_>>,
         sink: &mut Sink<'_>,
     ) -> Result<u32, StreamError> {
-        let expected = self.blocks.keys().next_back().map_or(0, |last| last + 1);
+        let expected = self.blocks.last_key().map_or(0, |last| last + 1);
         if index != expected {
             warn(
                 sink,
@@ -569,40 +760,8 @@ impl ConverseFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let Some((index, dty, body)) = tagged(value, "contentBlockDelta", "delta", raw, sink) else { return Ok(()) };
-        // A text or reasoning block opens on its first delta.
-        if !self.blocks.contains_key(&index) {
-            match dty {
-                "text" | "citation" => {
-                    self.open(turn, index, Kind::Text { citations: Vec::new() }, PartKind::Text, "text", None, sink)?;
-                }
-                "reasoningContent" => {
-                    let kind = Kind::Reasoning { signature: None, redacted: Vec::new(), has_text: false };
-                    self.open(turn, index, kind, PartKind::Reasoning, dty, None, sink)?;
-                }
-                "toolUse" | "toolResult" | "image" => {
-                    warn(
-                        sink,
-                        WarningCode::UnknownPartIndex,
-                        &format!("{dty} delta for block {index}, never started; ignored"),
-                    );
-                    return Ok(());
-                }
-                _ => {
-                    sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw });
-                    return Ok(());
-                }
-            }
-        }
+        let Some(part) = self.delta_part(turn, index, dty, raw, sink)? else { return Ok(()) };
         let Some(block) = self.blocks.get_mut(&index) else { return Ok(()) };
-        let part = block.part;
-        if !turn.parts[part as usize].is_open() {
-            warn(
-                sink,
-                WarningCode::PartAlreadyEnded,
-                &format!("{dty} delta for block {index}, already stopped; ignored"),
-            );
-            return Ok(());
-        }
         match (dty, &mut block.kind, body) {
             ("text", Kind::Text { .. }, Value::String(s)) => append_str(turn, part, s, sink)?,
             ("citation", Kind::Text { citations }, Value::Object(_)) => {
@@ -647,15 +806,180 @@ impl ConverseFold {
             ("image", Kind::Other { name, body: b }, Value::Object(o)) if name == "image" => {
                 b.extend(o.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
-            ("text" | "citation" | "toolUse" | "reasoningContent" | "toolResult" | "image", _, _) => warn(
-                sink,
-                WarningCode::DeltaTypeMismatch,
-                &format!("{dty} delta does not fit block {index} (or has the wrong shape); ignored: {}", quote(raw)),
-            ),
+            ("text" | "citation" | "toolUse" | "reasoningContent" | "toolResult" | "image", _, _) => {
+                mismatch(sink, dty, index, raw)
+            }
             _ => sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: raw }),
         }
         Ok(())
     }
+}
+
+/// The kind of a delta [`quick`] reads: the one string it carries.
+#[derive(Debug, Clone, Copy)]
+enum QuickDelta {
+    /// `{"text": S}`.
+    Text,
+    /// `{"toolUse": {"input": S}}`.
+    ToolInput,
+    /// `{"reasoningContent": {"text": S}}`.
+    ReasoningText,
+}
+
+impl QuickDelta {
+    /// The delta's member name (its `provider_type`).
+    fn name(self) -> &'static str {
+        match self {
+            QuickDelta::Text => "text",
+            QuickDelta::ToolInput => "toolUse",
+            QuickDelta::ReasoningText => "reasoningContent",
+        }
+    }
+}
+
+/// A hot event read straight from its payload by [`quick`].
+#[derive(Debug)]
+enum Quick<'a> {
+    /// `contentBlockDelta`: the block index and the delta's string.
+    Delta { index: u64, kind: QuickDelta, value: JsonStr<'a> },
+    /// `contentBlockStop`: the block index.
+    Stop { index: u64 },
+    /// `messageStart`: its `role`, a plain string (absent: `None`).
+    Start { role: Option<&'a str> },
+    /// `messageStop`: its `stopReason`, a plain string (absent: `None`).
+    StopReason { reason: Option<&'a str> },
+    /// `metadata`: its members but `p` and those `null`, each parsed alone.
+    Metadata { members: Vec<(&'a str, Value)> },
+}
+
+/// The hot events (`contentBlockDelta` of a text, reasoning text or tool
+/// input string, `contentBlockStop`, `messageStart`, `messageStop`; and
+/// `metadata`, whose members are each parsed by serde_json alone, without
+/// the object and padding around them) read
+/// from the exact bytes Bedrock sends: a compact object whose members are
+/// `contentBlockIndex` (an integer as serde_json reads a `u64`), the one
+/// member the event needs (`delta`, `role`, `stopReason`), and the padding
+/// `p` (or any other member the `Value` path ignores) as a string, in any
+/// order, each named once. The delta's string is read strictly (a lone
+/// surrogate escape declines: the `Value` path warns it). Anything else —
+/// whitespace, a member of another type or shape, an escaped key, a
+/// `null` — is `None`, for the `Value` path.
+fn quick<'a>(ty: &str, data: &'a str) -> Option<Quick<'a>> {
+    const INDEX: u32 = 1;
+    const MEMBER: u32 = 2;
+    let mut c = Cursor::new(data);
+    let mut seen = Seen::default();
+    let mut index = None;
+    let q = match ty {
+        "contentBlockDelta" => {
+            let mut delta = None;
+            c.object(|key, c| match key {
+                "contentBlockIndex" => {
+                    seen.first(INDEX)?;
+                    index = Some(c.uint()?);
+                    Some(())
+                }
+                "delta" => {
+                    seen.first(MEMBER)?;
+                    delta = Some(quick_delta(c)?);
+                    Some(())
+                }
+                _ => c.strict_string().map(drop),
+            })?;
+            let (kind, value) = delta?;
+            Quick::Delta { index: index?, kind, value }
+        }
+        "contentBlockStop" => {
+            c.object(|key, c| match key {
+                "contentBlockIndex" => {
+                    seen.first(INDEX)?;
+                    index = Some(c.uint()?);
+                    Some(())
+                }
+                _ => c.strict_string().map(drop),
+            })?;
+            Quick::Stop { index: index? }
+        }
+        "messageStart" | "messageStop" => {
+            let name = if ty == "messageStart" { "role" } else { "stopReason" };
+            let mut member = None;
+            c.object(|key, c| {
+                if key == name {
+                    seen.first(MEMBER)?;
+                    member = Some(c.plain()?);
+                    return Some(());
+                }
+                // (`messageStop` keeps every other member but `p`.)
+                if key != PADDING && ty == "messageStop" {
+                    return None;
+                }
+                c.strict_string().map(drop)
+            })?;
+            if ty == "messageStart" {
+                Quick::Start { role: member }
+            } else {
+                Quick::StopReason { reason: member }
+            }
+        }
+        "metadata" => {
+            let mut members: Vec<(&str, Value)> = Vec::new();
+            let mut keys: Vec<&str> = Vec::new();
+            c.object(|key, c| {
+                // (A member named twice: serde_json's map keeps the last.)
+                if keys.contains(&key) {
+                    return None;
+                }
+                keys.push(key);
+                if key == PADDING {
+                    return c.strict_string().map(drop);
+                }
+                let raw = c.skip()?;
+                if raw != "null" {
+                    // The same parser on the same text: the same value (a lone
+                    // surrogate, which `skip` steps over, fails here).
+                    members.push((key, serde_json::from_str(raw).ok()?));
+                }
+                Some(())
+            })?;
+            Quick::Metadata { members }
+        }
+        _ => return None,
+    };
+    c.end()?;
+    Some(q)
+}
+
+/// A `delta` object of one member holding one string: `{"text": S}`,
+/// `{"toolUse": {"input": S}}` or `{"reasoningContent": {"text": S}}`.
+fn quick_delta<'a>(c: &mut Cursor<'a>) -> Option<(QuickDelta, JsonStr<'a>)> {
+    c.eat(b'{')?;
+    let kind = match c.key()? {
+        "text" => QuickDelta::Text,
+        "toolUse" => {
+            c.eat_str(r#"{"input":"#)?;
+            QuickDelta::ToolInput
+        }
+        "reasoningContent" => {
+            c.eat_str(r#"{"text":"#)?;
+            QuickDelta::ReasoningText
+        }
+        _ => return None,
+    };
+    let value = c.strict_string()?;
+    if !matches!(kind, QuickDelta::Text) {
+        c.eat(b'}')?;
+    }
+    c.eat(b'}')?;
+    Some((kind, value))
+}
+
+/// The `delta_type_mismatch` warning, quoting the payload.
+fn mismatch(sink: &mut Sink<'_>, dty: &str, index: u64, raw: &str) {
+    warn(
+        sink,
+        WarningCode::DeltaTypeMismatch,
+        &format!("{dty} delta does not fit block {index} (or has the wrong shape); ignored: {}", quote(raw)),
+    );
 }
 
 /// Most bytes of a payload quoted in a warning.
@@ -720,6 +1044,186 @@ mod tests {
         assert!(q.len() <= QUOTE_MAX && q.len() >= QUOTE_MAX - 1);
         assert!(s.starts_with(q));
         assert_eq!(quote("abc"), "abc");
+    }
+
+    /// Events on the edges of what the fast path takes (each body is a
+    /// prefix of this list, so that every event meets the state the ones
+    /// before it left).
+    const EDGES: [(&str, &str); 36] = [
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"early"},"p":"ab"}"#),
+        ("messageStart", r#"{"p":"abc","role":"assistant"}"#),
+        ("messageStart", r#"{"role":"user","p":"x"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"a\n\"b\" \u00e9 \/"},"p":"abcd"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":""},"p":""}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"lone \ud800"},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"pad \ud800"},"p":"\udc00"}"#),
+        ("contentBlockDelta", r#"{ "contentBlockIndex":0,"delta":{"text":"ws"},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"p":"a","delta":{"text":"order"},"contentBlockIndex":0}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"x"},"delta":{"text":"twice"},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"contentBlockIndex":1,"delta":{"text":"i"}}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"t","text":"u"},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":5},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":null},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0.0,"delta":{"text":"f"},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":-1,"delta":{"text":"n"},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":99999999999999999999,"delta":{"text":"big"}}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"u"},"p":"a","extra":{"k":[1]}}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":1,"delta":{"reasoningContent":{"text":"think"}},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":1,"delta":{"text":"wrong kind"},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":1,"delta":{"reasoningContent":{"text":"t","signature":"s"}}}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":1,"delta":{"reasoningContent":{"signature":"c2ln"}},"p":"a"}"#),
+        ("contentBlockStop", r#"{"contentBlockIndex":1,"p":"abc"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":1,"delta":{"reasoningContent":{"text":"late"}},"p":"a"}"#),
+        ("contentBlockStart", r#"{"contentBlockIndex":2,"p":"a","start":{"toolUse":{"name":"f","toolUseId":"t1"}}}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":2,"delta":{"toolUse":{"input":"{\"a\":"}},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":2,"delta":{"toolUse":{"input":"1}","x":1}},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":2,"delta":{"toolUse":{"input":" 1}"}},"p":"a"}"#),
+        ("contentBlockDelta", r#"{"contentBlockIndex":3,"delta":{"toolUse":{"input":"{}"}},"p":"a"}"#),
+        ("contentBlockStop", r#"{"contentBlockIndex":2,"p":"a","contentBlockIndex":2}"#),
+        ("contentBlockStop", r#"{"contentBlockIndex":0,"p":5}"#),
+        ("contentBlockStop", r#"{"contentBlockIndex":7,"p":"a"}"#),
+        ("contentBlockStop", r#"{"contentBlockIndex":2}"#),
+        ("messageStop", r#"{"p":"abc","stopReason":"end_turn"}"#),
+        (
+            "metadata",
+            r#"{"metrics":{"latencyMs":1},"p":"a","usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}"#,
+        ),
+    ];
+
+    /// Stop events on the edges, each after a short valid turn.
+    const STOPS: [&str; 7] = [
+        r#"{"p":"abc","stopReason":"end_turn"}"#,
+        r#"{"stopReason":"tool_use"}"#,
+        r#"{"stopReason":null,"p":"a"}"#,
+        r#"{"stopReason":"a\nb","p":"a"}"#,
+        r#"{"stopReason":"x","additionalModelResponseFields":{"a":1},"p":"a"}"#,
+        r#"{"stopReason":"x","stopReason":"y"}"#,
+        r#"{"p":"a"}"#,
+    ];
+
+    /// Metadata events on the edges, each after a short valid turn.
+    const METADATA: [&str; 12] = [
+        r#"{"metrics":{"latencyMs":1},"p":"a","usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}"#,
+        r#"{"usage":{"inputTokens":1},"metrics":null,"p":"abc"}"#,
+        r#"{"usage":null,"metrics":{"latencyMs":1.5e300,"x":-0.1,"big":123456789012345678901234567890}}"#,
+        r#"{"usage":5,"trace":{"guardrail":{"a":[1,{"b":"c\nd \u00e9"}]}},"p":"a"}"#,
+        r#"{"usage":{"inputTokens":1},"usage":{"inputTokens":2}}"#,
+        r#"{"usage":{"inputTokens":1},"p":"a","p":"b"}"#,
+        r#"{"usage":{"inputTokens":1},"p":7}"#,
+        r#"{"usage":{"inputTokens":1},"trace":"\ud800","p":"a"}"#,
+        r#"{"usage":{"inputTokens":1}, "p":"a"}"#,
+        r#"{"usage":{"inputTokens":1},"serviceTier":{"type":"default"},"performanceConfig":{"latency":"standard"}}"#,
+        r#"{"p":"a"}"#,
+        r#"{}"#,
+    ];
+
+    /// An event-stream body of `(event type, payload)` messages.
+    fn body(events: &[(&str, &str)]) -> Vec<u8> {
+        let header = |v: &str| v.as_bytes().to_vec();
+        events
+            .iter()
+            .flat_map(|(ty, payload)| {
+                let headers = [(":event-type", 7, header(ty)), (":message-type", 7, header("event"))];
+                crate::eventstream::tests::encode(&headers, payload.as_bytes())
+            })
+            .collect()
+    }
+
+    /// Events (as JSON), folded message and ending of a body fed whole.
+    fn fold(body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
+        let mut stream = crate::providers::Stream::new(Provider::BedrockConverse);
+        let mut events = Vec::new();
+        let error = stream.feed(body, |e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
+        let end = stream.finish(|e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
+        (events, stream.message(), error.or(end))
+    }
+
+    /// The fast path folds exactly as the `Value` path: every recorded and
+    /// fixture ConverseStream body, and bodies of edge events, give the
+    /// same events, message and ending with and without it; and it is
+    /// taken.
+    #[test]
+    fn fast_path_folds_as_the_value_path() {
+        use crate::providers::raw::{QUICK_TAKEN, SLOW_ONLY};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut dirs =
+            vec![root.join("tests/recordings/bedrock_converse"), root.join("tests/fixtures/bedrock_converse")];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "bin") {
+                    cases.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+                }
+            }
+        }
+        assert!(cases.len() > 35, "{}", cases.len());
+        for n in 1..=EDGES.len() {
+            cases.push((format!("edges [..{n}]"), body(&EDGES[..n])));
+        }
+        for stop in STOPS {
+            let turn = [
+                ("messageStart", r#"{"p":"a","role":"assistant"}"#),
+                ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"hi"},"p":"a"}"#),
+                ("contentBlockStop", r#"{"contentBlockIndex":0,"p":"a"}"#),
+                ("messageStop", stop),
+                ("metadata", r#"{"metrics":{"latencyMs":1},"p":"a","usage":{"inputTokens":1}}"#),
+            ];
+            cases.push((format!("stop {stop}"), body(&turn)));
+            // Before any content, and twice.
+            cases.push((format!("stop first {stop}"), body(&[("messageStop", stop), turn[0], turn[3], turn[3]])));
+        }
+        for meta in METADATA {
+            let turn = [
+                ("messageStart", r#"{"p":"a","role":"assistant"}"#),
+                ("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"hi"},"p":"a"}"#),
+                ("metadata", r#"{"usage":{"inputTokens":9},"p":"a"}"#),
+                ("messageStop", r#"{"p":"abc","stopReason":"end_turn"}"#),
+                ("metadata", meta),
+            ];
+            cases.push((format!("metadata {meta}"), body(&turn)));
+            cases.push((format!("metadata first {meta}"), body(&[("metadata", meta), turn[0], turn[3], turn[4]])));
+        }
+        QUICK_TAKEN.set(0);
+        for (name, body) in &cases {
+            let fast = fold(body);
+            SLOW_ONLY.set(true);
+            let slow = fold(body);
+            SLOW_ONLY.set(false);
+            assert_eq!(fast.2, slow.2, "{name}: ending");
+            assert_eq!(fast.1, slow.1, "{name}: message");
+            assert_eq!(fast.0, slow.0, "{name}: events");
+        }
+        assert!(QUICK_TAKEN.get() > 1000, "fast path taken {} times", QUICK_TAKEN.get());
+    }
+
+    /// What the fast path reads, and what it leaves to the `Value` path.
+    #[test]
+    fn quick_reads_the_hot_events_only() {
+        let delta = |d: &str| quick("contentBlockDelta", d).map(|q| format!("{q:?}"));
+        assert!(delta(r#"{"contentBlockIndex":3,"delta":{"text":"a"},"p":"x"}"#).unwrap().contains("index: 3"));
+        assert!(delta(r#"{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{"}},"p":"x"}"#).is_some());
+        for declined in [
+            r#"{"contentBlockIndex":0,"delta":{"text":"a"},"p":"x"} "#,
+            r#"{"contentBlockIndex":0,"delta":{"text":"a"},"p":null}"#,
+            r#"{"contentBlockIndex":0,"delta":{"text":"\ud800"}}"#,
+            r#"{"contentBlockIndex":0,"delta":{"citation":{"title":"t"}}}"#,
+            r#"{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{","x":1}}}"#,
+            r#"{"delta":{"text":"a"}}"#,
+            r#"{"contentBlockIndex":0}"#,
+        ] {
+            assert_eq!(delta(declined), None, "{declined}");
+        }
+        assert!(quick("contentBlockStop", r#"{"contentBlockIndex":0,"p":"x"}"#).is_some());
+        assert!(quick("contentBlockStop", r#"{"contentBlockIndex":0,"p":"x","delta":{}}"#).is_none());
+        assert!(quick("messageStop", r#"{"p":"x","stopReason":"end_turn"}"#).is_some());
+        assert!(quick("messageStop", r#"{"p":"x","stopReason":"end_turn","trace":"t"}"#).is_none());
+        assert!(quick("metadata", r#"{"p":"x","usage":{"inputTokens":1}}"#).is_some());
+        assert!(quick("metadata", r#"{"usage":{},"usage":{}}"#).is_none());
+        assert!(quick("contentBlockStart", r#"{"contentBlockIndex":0,"start":{}}"#).is_none());
     }
 
     #[test]
