@@ -324,34 +324,17 @@ mod tests {
         format!(r#"{{"bytes":"{b64}","p":"abcdefgh"}}"#)
     }
 
-    /// Events (as JSON), folded message and ending of a body fed whole.
-    fn fold(body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
-        let mut stream = crate::providers::Stream::new(Provider::Bedrock);
-        let mut events = Vec::new();
-        let error = stream.feed(body, |e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
-        let end = stream.finish(|e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
-        (events, stream.message(), error.or(end))
-    }
-
     /// The fast paths fold exactly as serde_json: every recorded and
     /// fixture InvokeModel body, and bodies of edge payloads, give the same
     /// events, message and ending with and without them; and they are taken.
     #[test]
     fn fast_paths_fold_as_the_value_path() {
-        use crate::providers::raw::{QUICK_TAKEN, SLOW_ONLY};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
-        let mut dirs = vec![root.join("tests/recordings/bedrock"), root.join("tests/fixtures/bedrock")];
-        while let Some(dir) = dirs.pop() {
-            for e in std::fs::read_dir(&dir).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "bin") {
-                    cases.push((p.display().to_string(), std::fs::read(&p).unwrap()));
-                }
-            }
-        }
+        use crate::providers::raw::tests::{assert_fast_folds_as_slow, bodies_with};
+        let mut cases: Vec<(Provider, String, Vec<u8>)> =
+            bodies_with(&["tests/recordings/bedrock", "tests/fixtures/bedrock"], &["bin"])
+                .into_iter()
+                .map(|(name, body)| (Provider::Bedrock, name, body))
+                .collect();
         assert!(cases.len() > 10, "{}", cases.len());
         let start = r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"c","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#;
         let b64 = |e: &str| base64::engine::general_purpose::STANDARD.encode(e);
@@ -390,19 +373,10 @@ mod tests {
         ];
         for n in 1..=edges.len() {
             let body: Vec<u8> = head.iter().chain(&edges[..n]).flat_map(|p| chunk(p)).collect();
-            cases.push((format!("edges [..{n}]"), body));
+            cases.push((Provider::Bedrock, format!("edges [..{n}]"), body));
         }
-        QUICK_TAKEN.set(0);
-        for (name, body) in &cases {
-            let fast = fold(body);
-            SLOW_ONLY.set(true);
-            let slow = fold(body);
-            SLOW_ONLY.set(false);
-            assert_eq!(fast.2, slow.2, "{name}: ending");
-            assert_eq!(fast.1, slow.1, "{name}: message");
-            assert_eq!(fast.0, slow.0, "{name}: events");
-        }
-        assert!(QUICK_TAKEN.get() > 300, "fast paths taken {} times", QUICK_TAKEN.get());
+        let taken = assert_fast_folds_as_slow(&cases);
+        assert!(taken > 300, "fast paths taken {taken} times");
     }
 
     #[test]

@@ -1130,39 +1130,21 @@ mod tests {
             .collect()
     }
 
-    /// Events (as JSON), folded message and ending of a body fed whole.
-    fn fold(body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
-        let mut stream = crate::providers::Stream::new(Provider::BedrockConverse);
-        let mut events = Vec::new();
-        let error = stream.feed(body, |e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
-        let end = stream.finish(|e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
-        (events, stream.message(), error.or(end))
-    }
-
     /// The fast path folds exactly as the `Value` path: every recorded and
     /// fixture ConverseStream body, and bodies of edge events, give the
     /// same events, message and ending with and without it; and it is
     /// taken.
     #[test]
     fn fast_path_folds_as_the_value_path() {
-        use crate::providers::raw::{QUICK_TAKEN, SLOW_ONLY};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
-        let mut dirs =
-            vec![root.join("tests/recordings/bedrock_converse"), root.join("tests/fixtures/bedrock_converse")];
-        while let Some(dir) = dirs.pop() {
-            for e in std::fs::read_dir(&dir).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "bin") {
-                    cases.push((p.display().to_string(), std::fs::read(&p).unwrap()));
-                }
-            }
-        }
+        use crate::providers::raw::tests::{assert_fast_folds_as_slow, bodies_with};
+        let mut cases: Vec<(Provider, String, Vec<u8>)> =
+            bodies_with(&["tests/recordings/bedrock_converse", "tests/fixtures/bedrock_converse"], &["bin"])
+                .into_iter()
+                .map(|(name, body)| (Provider::BedrockConverse, name, body))
+                .collect();
         assert!(cases.len() > 35, "{}", cases.len());
         for n in 1..=EDGES.len() {
-            cases.push((format!("edges [..{n}]"), body(&EDGES[..n])));
+            cases.push((Provider::BedrockConverse, format!("edges [..{n}]"), body(&EDGES[..n])));
         }
         for stop in STOPS {
             let turn = [
@@ -1172,9 +1154,13 @@ mod tests {
                 ("messageStop", stop),
                 ("metadata", r#"{"metrics":{"latencyMs":1},"p":"a","usage":{"inputTokens":1}}"#),
             ];
-            cases.push((format!("stop {stop}"), body(&turn)));
+            cases.push((Provider::BedrockConverse, format!("stop {stop}"), body(&turn)));
             // Before any content, and twice.
-            cases.push((format!("stop first {stop}"), body(&[("messageStop", stop), turn[0], turn[3], turn[3]])));
+            cases.push((
+                Provider::BedrockConverse,
+                format!("stop first {stop}"),
+                body(&[("messageStop", stop), turn[0], turn[3], turn[3]]),
+            ));
         }
         for meta in METADATA {
             let turn = [
@@ -1184,20 +1170,15 @@ mod tests {
                 ("messageStop", r#"{"p":"abc","stopReason":"end_turn"}"#),
                 ("metadata", meta),
             ];
-            cases.push((format!("metadata {meta}"), body(&turn)));
-            cases.push((format!("metadata first {meta}"), body(&[("metadata", meta), turn[0], turn[3], turn[4]])));
+            cases.push((Provider::BedrockConverse, format!("metadata {meta}"), body(&turn)));
+            cases.push((
+                Provider::BedrockConverse,
+                format!("metadata first {meta}"),
+                body(&[("metadata", meta), turn[0], turn[3], turn[4]]),
+            ));
         }
-        QUICK_TAKEN.set(0);
-        for (name, body) in &cases {
-            let fast = fold(body);
-            SLOW_ONLY.set(true);
-            let slow = fold(body);
-            SLOW_ONLY.set(false);
-            assert_eq!(fast.2, slow.2, "{name}: ending");
-            assert_eq!(fast.1, slow.1, "{name}: message");
-            assert_eq!(fast.0, slow.0, "{name}: events");
-        }
-        assert!(QUICK_TAKEN.get() > 1000, "fast path taken {} times", QUICK_TAKEN.get());
+        let taken = assert_fast_folds_as_slow(&cases);
+        assert!(taken > 1000, "fast path taken {taken} times");
     }
 
     /// What the fast path reads, and what it leaves to the `Value` path.

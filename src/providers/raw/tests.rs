@@ -43,7 +43,7 @@ fn set_raw_is_insert_of_the_value() {
 }
 
 /// Events (as JSON), folded message and ending of a body fed whole.
-fn fold(provider: Provider, body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
+pub(crate) fn fold(provider: Provider, body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
     let mut stream = Stream::new(provider);
     let mut events = Vec::new();
     let error = stream.feed(body, |e| events.push(e.to_json())).err().map(|e| format!("{e:?}"));
@@ -51,8 +51,26 @@ fn fold(provider: Provider, body: &[u8]) -> (Vec<Value>, Value, Option<String>) 
     (events, stream.message(), error.or(end))
 }
 
-/// Every `.sse` / `.ndjson` body under the crate's `dirs`.
-pub(crate) fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
+/// Folds every case with the fast paths and with the `Value` path only
+/// ([`SLOW_ONLY`]) and asserts the same events, message and ending; returns
+/// how many payloads the fast paths took.
+pub(crate) fn assert_fast_folds_as_slow(cases: &[(Provider, String, Vec<u8>)]) -> usize {
+    QUICK_TAKEN.set(0);
+    for (provider, name, body) in cases {
+        let fast = fold(*provider, body);
+        SLOW_ONLY.set(true);
+        let slow = fold(*provider, body);
+        SLOW_ONLY.set(false);
+        assert_eq!(fast.2, slow.2, "{name}: ending");
+        assert_eq!(fast.1, slow.1, "{name}: message");
+        assert_eq!(fast.0, slow.0, "{name}: events");
+    }
+    QUICK_TAKEN.get()
+}
+
+/// Every body under the crate's `dirs` whose file name ends in one of
+/// `exts` (`sse`, `ndjson`, `bin`).
+pub(crate) fn bodies_with(dirs: &[&str], exts: &[&str]) -> Vec<(String, Vec<u8>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     let mut stack: Vec<_> = dirs.iter().map(|d| root.join(d)).collect();
@@ -61,12 +79,17 @@ pub(crate) fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "sse" || x == "ndjson") {
+            } else if p.extension().is_some_and(|x| exts.iter().any(|e| x == *e)) {
                 out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
             }
         }
     }
     out
+}
+
+/// Every `.sse` / `.ndjson` body under the crate's `dirs`.
+pub(crate) fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
+    bodies_with(dirs, &["sse", "ndjson"])
 }
 
 /// Lines on the edges of what the Gemini fast path takes (each body is a
@@ -196,15 +219,6 @@ fn fast_paths_fold_as_the_value_path() {
         cases.push((Provider::Ollama, format!("ollama first + end {i}"), body.into_bytes()));
     }
     assert!(cases.len() > 150, "{}", cases.len());
-    QUICK_TAKEN.set(0);
-    for (provider, name, body) in &cases {
-        let fast = fold(*provider, body);
-        SLOW_ONLY.set(true);
-        let slow = fold(*provider, body);
-        SLOW_ONLY.set(false);
-        assert_eq!(fast.2, slow.2, "{name}: ending");
-        assert_eq!(fast.1, slow.1, "{name}: message");
-        assert_eq!(fast.0, slow.0, "{name}: events");
-    }
-    assert!(QUICK_TAKEN.get() > 1000, "fast paths taken {} times", QUICK_TAKEN.get());
+    let taken = assert_fast_folds_as_slow(&cases);
+    assert!(taken > 1000, "fast paths taken {taken} times");
 }
