@@ -23,6 +23,10 @@
 //!   stub and the PyO3 signatures spell out is the core's.
 //! * [`every_test_file_is_compiled`]: each file of `tests/` is a module of
 //!   `tests/behaviour.rs` or a test binary of its own in Cargo.toml.
+//! * [`one_version_everywhere`]: the workspace's version is the crate's, the
+//!   command line's and the Python extension's (so the wheel's), the C
+//!   header's `SSEFOLD_VERSION` macros and the Go `BindingVersion`, and
+//!   CHANGELOG.md has its section (under an `Unreleased` one at most).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -510,4 +514,40 @@ fn the_provider_lists_hold_nothing_else() {
     let header = read("include/ssefold.h");
     let c = header.lines().filter(|l| l.trim_start().starts_with("SSEFOLD_PROVIDER_")).count();
     assert_eq!(c, want.len(), "include/ssefold.h: one ssefold_provider value per dialect, and AUTO");
+}
+
+/// One version for every artifact: the workspace's, which the crate, the
+/// command line and the Python extension inherit (maturin takes the wheel's
+/// from `bindings/python`), the C header's macros carry, the Go package's
+/// `BindingVersion` names, and CHANGELOG.md has a section for.
+#[test]
+fn one_version_everywhere() {
+    let root = read("Cargo.toml");
+    let workspace = root.split("[workspace.package]").nth(1).expect("a [workspace.package] table");
+    let version = field(workspace, "version = \"", '"').expect("a workspace version");
+    assert_eq!(version, env!("CARGO_PKG_VERSION"), "the crate's version is the workspace's");
+    for manifest in ["Cargo.toml", "cli/Cargo.toml", "bindings/python/Cargo.toml"] {
+        let text = read(manifest);
+        let package = text.split("[package]").nth(1).expect("a [package] table");
+        let package = package.split("\n[").next().unwrap_or(package);
+        assert!(package.contains("version.workspace = true"), "{manifest}: version.workspace = true");
+    }
+    let pyproject = read("pyproject.toml");
+    assert!(pyproject.contains("dynamic = [\"version\"]"), "the wheel takes its version from the extension's crate");
+    assert!(read("pyproject.toml").contains("manifest-path = \"bindings/python/Cargo.toml\""));
+    let header = read("include/ssefold.h");
+    assert_eq!(field(&header, "#define SSEFOLD_VERSION \"", '"'), Some(version), "include/ssefold.h");
+    let parts: Vec<&str> = version.split(['.', '-']).collect();
+    for (name, want) in ["MAJOR", "MINOR", "PATCH"].iter().zip(&parts) {
+        let got = field(&header, &format!("#define SSEFOLD_VERSION_{name} "), '\n');
+        assert_eq!(got, Some(*want), "SSEFOLD_VERSION_{name}");
+    }
+    let go = read("bindings/go/version.go");
+    assert_eq!(field(&go, "const BindingVersion = \"", '"'), Some(version), "bindings/go/version.go");
+    let changelog = read("CHANGELOG.md");
+    assert!(changelog.contains(&format!("\n## [{version}] - ")), "CHANGELOG.md has no section for {version}");
+    let first = changelog.find("\n## [").expect("a version section");
+    let top = &changelog[first + 5..];
+    let top = &top[..top.find(']').unwrap()];
+    assert!(top == "Unreleased" || top == version, "CHANGELOG.md's newest section is {top:?}, not {version}");
 }
