@@ -713,33 +713,6 @@ fn path_events_per_feed_are_bounded_and_the_arguments_stay_whole() {
     }
 }
 
-/// `max_path_events_per_feed: 0` is "no path events": none emitted, none
-/// warned about, and the call is still ready with its whole arguments.
-#[test]
-fn no_path_events_when_the_budget_is_zero() {
-    use ssefold::providers::{Provider, Stream, StreamConfig, StreamEvent};
-    let args = hostile_args("numbers", 20_000);
-    let whole = anthropic_tool_stream(&args, 64);
-    let config = StreamConfig { max_path_events_per_feed: 0, ..StreamConfig::default() };
-    let mut s = Stream::with_config(Provider::Anthropic, config);
-    let (mut paths, mut warnings, mut ready) = (0usize, 0usize, None);
-    let mut on = |e: &StreamEvent<'_>| match e {
-        StreamEvent::ToolArgsPath { .. } => paths += 1,
-        StreamEvent::Warning { .. } => warnings += 1,
-        e => {
-            if let Some(call) = e.ready_tool_call() {
-                ready = Some(call.arguments.len());
-            }
-        }
-    };
-    for piece in whole.chunks(4096) {
-        s.feed(piece, &mut on).unwrap();
-    }
-    s.finish(&mut on).unwrap();
-    assert_eq!((paths, warnings), (0, 0));
-    assert_eq!(ready, Some(args.len()));
-}
-
 /// A Gemini body of one chunk with one citation, then one chunk with `n`
 /// new ones (and the first again, and the first with its members in another
 /// order: both already kept), then the finishing chunk.

@@ -47,11 +47,10 @@ pub(crate) struct PathBudget {
 }
 
 impl PathBudget {
-    /// A budget of `max` path events for one call. `0` is the caller's
-    /// "no path events": nothing is dropped that was asked for, so nothing
-    /// is warned.
+    /// A budget of `max` path events for one call (`0`: none, the drop
+    /// warned once per call as for any other budget).
     pub(crate) fn new(max: usize) -> Self {
-        PathBudget { left: max, warned: max == 0 }
+        PathBudget { left: max, warned: false }
     }
 }
 

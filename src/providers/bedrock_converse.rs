@@ -485,14 +485,14 @@ impl ConverseFold {
         if !turn.begin() {
             return false;
         }
-        static SNAPSHOT: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-        let snapshot = SNAPSHOT.get_or_init(|| {
-            let mut message = Map::new();
-            message.insert("role".into(), Value::from("assistant"));
-            message.insert("content".into(), Value::Array(Vec::new()));
-            one("output", one("message", Value::Object(message)))
-        });
-        sink.event(&StreamEvent::MessageStart { provider: "bedrock_converse", message: snapshot });
+        // Built per turn, not kept in a process-wide static: the library
+        // holds no heap of its own past its handles (valgrind's leak check
+        // in the C suite counts such a static as possibly lost).
+        let mut message = Map::new();
+        message.insert("role".into(), Value::from("assistant"));
+        message.insert("content".into(), Value::Array(Vec::new()));
+        let snapshot = one("output", one("message", Value::Object(message)));
+        sink.event(&StreamEvent::MessageStart { provider: "bedrock_converse", message: &snapshot });
         true
     }
 

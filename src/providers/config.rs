@@ -56,7 +56,7 @@ pub struct StreamConfig {
     /// list) thus holds at most this many, however much argument text one
     /// chunk carries (whole arguments in one delta: one path event per
     /// token). Default 16,384 (more than a 16 KiB chunk can hold). `0`:
-    /// no path events at all, and no warning for them.
+    /// no path events (each call that had some warns once, as above).
     pub max_path_events_per_feed: usize,
 }
 
