@@ -87,6 +87,8 @@ CAPI_TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)/$(if $(filter debug dev test
 CAPI_VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' Cargo.toml | head -n 1)
 CAPI_MAJOR := $(word 1,$(subst ., ,$(CAPI_VERSION)))
 CAPI_MINOR := $(word 2,$(subst ., ,$(CAPI_VERSION)))
+# The ABI version in the SONAME (build.rs): the major, `0.<minor>` before 1.0.
+CAPI_SOVERSION := $(if $(filter 0,$(CAPI_MAJOR)),0.$(CAPI_MINOR),$(CAPI_MAJOR))
 # What a static libssefold.a needs from the system (rustc --print native-static-libs).
 CAPI_NATIVE_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # The same for pkg-config's Libs.private, less -lgcc_s: the compiler driver
@@ -120,8 +122,8 @@ install: capi
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/ssefold $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 include/ssefold.h include/ssefold.hpp $(DESTDIR)$(INCLUDEDIR)/
 	install -m 755 $(CAPI_TARGET_DIR)/libssefold.so $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_VERSION)
-	ln -sf libssefold.so.$(CAPI_VERSION) $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_MAJOR)
-	ln -sf libssefold.so.$(CAPI_MAJOR) $(DESTDIR)$(LIBDIR)/libssefold.so
+	ln -sf libssefold.so.$(CAPI_VERSION) $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_SOVERSION)
+	ln -sf libssefold.so.$(CAPI_SOVERSION) $(DESTDIR)$(LIBDIR)/libssefold.so
 	install -m 644 $(CAPI_TARGET_DIR)/libssefold.a $(DESTDIR)$(LIBDIR)/libssefold.a
 	@if [ "$(INSTALL_STRIP)" = 1 ]; then \
 	  $(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_VERSION) && \
@@ -135,7 +137,7 @@ install: capi
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(CAPI_VERSION)|' -e 's|@NATIVE_LIBS@|$(CAPI_PC_NATIVE_LIBS)|' -e "s|@RPATH_FLAGS@|$$pc_rpath|" \
 	    bindings/c/ssefold.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ssefold.pc && \
-	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@MAJOR@|$(CAPI_MAJOR)|g' -e "s|@INCLUDEDIR_REL@|$$include_rel|" \
+	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@SOVERSION@|$(CAPI_SOVERSION)|g' -e "s|@INCLUDEDIR_REL@|$$include_rel|" \
 	    -e "s|@RPATH@|$$rpath|" \
 	    -e 's|@CMAKE_NATIVE_LIBS@|$(subst $(eval) ,;,$(patsubst -l%,%,$(CAPI_NATIVE_LIBS)))|' \
 	    bindings/c/ssefold-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/ssefold/ssefold-config.cmake && \

@@ -4,7 +4,8 @@
 //! * Copies `include/ssefold.h` into `OUT_DIR/include` and prints
 //!   `cargo:include=…`, so crates that depend on ssefold (`links =
 //!   "ssefold"`) find the header through `DEP_SSEFOLD_INCLUDE`.
-//! * On Linux, gives the cdylib the SONAME `libssefold.so.<major>`.
+//! * On Linux, gives the cdylib the SONAME `libssefold.so.<major>`, or
+//!   `libssefold.so.0.<minor>` before 1.0 (a 0.x minor release may break).
 
 use std::path::PathBuf;
 
@@ -20,7 +21,12 @@ fn main() {
         println!("cargo:include={}", out.display());
     }
     let major = std::env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets CARGO_PKG_VERSION_MAJOR");
+    let minor = std::env::var("CARGO_PKG_VERSION_MINOR").expect("cargo sets CARGO_PKG_VERSION_MINOR");
+    // The ABI's version: the major, or `0.<minor>` before 1.0, where a minor
+    // release may break (semver's rule for 0.x, which the CMake package's
+    // version check follows too). `make install` links the same names.
+    let abi = if major == "0" { format!("0.{minor}") } else { major };
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libssefold.so.{major}");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libssefold.so.{abi}");
     }
 }

@@ -163,8 +163,13 @@ func TestReadmeGoBlocksWithPkgConfig(t *testing.T) {
 	if err := os.MkdirAll(libdir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	major, _, _ := strings.Cut(Version(), ".")
-	for _, name := range []string{"libssefold.so", "libssefold.so." + major} {
+	// The SONAME's ABI version: the major, 0.<minor> before 1.0 (build.rs).
+	parts := strings.SplitN(Version(), ".", 3)
+	abi := parts[0]
+	if abi == "0" && len(parts) > 1 {
+		abi = "0." + parts[1]
+	}
+	for _, name := range []string{"libssefold.so", "libssefold.so." + abi} {
 		link := filepath.Join(libdir, name)
 		_ = os.Remove(link)
 		if err := os.Symlink(built, link); err != nil {

@@ -14,13 +14,17 @@ prefix="$tmp/prefix"
 
 make -s -C "$root" install PREFIX="$prefix" CAPI_PROFILE="${CAPI_PROFILE:-test}" >/dev/null
 
-# Libraries and the SONAME symlink chain.
+# Libraries and the SONAME symlink chain: the ABI version is the major, or
+# 0.<minor> before 1.0 (a 0.x minor release may break).
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1)
+IFS=. read -r major minor _ <<<"$version"
+if [ "$major" = 0 ]; then abi="0.$minor"; else abi="$major"; fi
 test -f "$prefix/lib/libssefold.a"
-test -L "$prefix/lib/libssefold.so" && test -L "$prefix/lib/libssefold.so.0"
-[ "$(readlink "$prefix/lib/libssefold.so")" = libssefold.so.0 ]
-real=$(readlink "$prefix/lib/libssefold.so.0")
-test -f "$prefix/lib/$real" && [[ "$real" == libssefold.so.0.* ]]
-readelf -d "$prefix/lib/$real" | grep -q 'SONAME.*\[libssefold.so.0\]'
+test -L "$prefix/lib/libssefold.so" && test -L "$prefix/lib/libssefold.so.$abi"
+[ "$(readlink "$prefix/lib/libssefold.so")" = "libssefold.so.$abi" ]
+real=$(readlink "$prefix/lib/libssefold.so.$abi")
+test -f "$prefix/lib/$real" && [ "$real" = "libssefold.so.$version" ]
+readelf -d "$prefix/lib/$real" | grep -F SONAME | grep -qF "[libssefold.so.$abi]"
 test -f "$prefix/include/ssefold.h" && test -f "$prefix/include/ssefold.hpp"
 # Stripped: no debug sections in the shared or the static library.
 ! readelf -S "$prefix/lib/$real" | grep -q '\.debug_info'
@@ -47,7 +51,7 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion ssefold)" = "$(ssefold_v=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1); echo "$ssefold_v")" ]
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_pc" $(pkg-config --cflags --libs ssefold)
-readelf -d "$tmp/app_pc" | grep -q 'NEEDED.*\[libssefold.so.0\]'
+readelf -d "$tmp/app_pc" | grep -F NEEDED | grep -qF "[libssefold.so.$abi]"
 [ "$(env -u LD_LIBRARY_PATH "$tmp/app_pc")" = installed ]   # found through the RUNPATH from ssefold.pc
 # pkg-config, static library (Libs.private carries the system libraries).
 # shellcheck disable=SC2046
@@ -95,4 +99,4 @@ if cmake -S "$tmp/cmake" -B "$tmp/cmake/build2" -G Ninja -DCMAKE_PREFIX_PATH="$p
   echo "FAIL: find_package(ssefold 1.0) accepted version 0.x" >&2
   exit 1
 fi
-echo "install: ok (pkg-config shared+static+fully static, find_package shared+static, stripped, RPATH, Debian LIBDIR, SONAME libssefold.so.0)"
+echo "install: ok (pkg-config shared+static+fully static, find_package shared+static, stripped, RPATH, Debian LIBDIR, SONAME libssefold.so.$abi)"
