@@ -22,12 +22,12 @@
 //!   a member named twice where serde_json's derived structs would fail;
 //!   [`string_members`] for a head of plain strings (an event's `type`, its
 //!   `id`) wherever they sit in the object.
-//! * **Spaced** ([`Cursor::spaced_object`], [`Cursor::spaced_array`],
-//!   [`Cursor::spaced_skip`]): member by member as above, but with JSON
-//!   whitespace accepted between tokens, for the provider that does not
-//!   write compactly (Gemini: `{"candidates": [{"content": {…`). The values
-//!   stepped over are given as raw text serde_json reads into the same value
-//!   (no lone surrogate, no number beyond `f64`).
+//! * **Spaced** ([`Cursor::spaced_object`], [`Cursor::spaced_array`]):
+//!   member by member as above, but with JSON whitespace accepted between
+//!   tokens, for the provider that does not write compactly (Gemini:
+//!   `{"candidates": [{"content": {…`). [`Cursor::skip`] accepts both forms:
+//!   the values it steps over are raw text serde_json reads into the same
+//!   value (no lone surrogate, no number beyond `f64`).
 //!
 //! Every reader returns `None` (the event declined) without a guarantee on
 //! where the cursor stopped.
@@ -292,64 +292,6 @@ impl<'a> Cursor<'a> {
         Some(&self.text[start..self.at])
     }
 
-    /// A value a view ignores, read only to step over it: any JSON value
-    /// written compactly (strings as [`string`](Self::string) reads them,
-    /// numbers by JSON's grammar, arrays and objects nested at most
-    /// [`MAX_DEPTH`] deep, their keys any string). Its raw text.
-    pub(crate) fn skip(&mut self) -> Option<&'a str> {
-        let start = self.at;
-        self.skip_nested(0)?;
-        Some(&self.text[start..self.at])
-    }
-
-    /// [`skip`](Self::skip) inside `depth` containers.
-    fn skip_nested(&mut self, depth: usize) -> Option<()> {
-        match self.peek()? {
-            b'"' => {
-                self.string()?;
-            }
-            b'n' => self.null()?,
-            b't' => self.eat_str("true")?,
-            b'f' => self.eat_str("false")?,
-            b'[' if depth < MAX_DEPTH => {
-                self.at += 1;
-                if self.eat(b']').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.skip_nested(depth + 1)?;
-                    match self.peek()? {
-                        b',' => self.at += 1,
-                        b']' => {
-                            self.at += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b'{' if depth < MAX_DEPTH => {
-                self.at += 1;
-                if self.eat(b'}').is_some() {
-                    return Some(());
-                }
-                loop {
-                    self.string()?;
-                    self.eat(b':')?;
-                    self.skip_nested(depth + 1)?;
-                    if !self.next_member()? {
-                        return Some(());
-                    }
-                }
-            }
-            b'-' | b'0'..=b'9' => {
-                self.number()?;
-            }
-            _ => return None,
-        }
-        Some(())
-    }
-
     /// A number by JSON's grammar (`-`, no leading zero, fraction and
     /// exponent): its text, not converted.
     pub(crate) fn number(&mut self) -> Option<&'a str> {
@@ -447,28 +389,29 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Any JSON value, whitespace allowed between its tokens, stepped over:
-    /// its raw text (first byte to last, no whitespace around it). Strings
-    /// are read strictly ([`strict_string`](Self::strict_string): a lone
-    /// surrogate escape declines; keys too), so that serde_json reads the
-    /// text into the very value it reads in the whole document; numbers by
-    /// JSON's grammar, at most 40 bytes long with an exponent of at most two
-    /// digits (never out of `f64`'s range, which serde_json refuses); nested
-    /// at most [`MAX_DEPTH`] deep.
-    pub(crate) fn spaced_skip(&mut self) -> Option<&'a str> {
+    /// A value a view ignores, read only to step over it: its raw text (first
+    /// byte to last), which serde_json reads into the very value it reads in
+    /// the whole document. Whitespace is allowed between its tokens (the
+    /// spaced providers; compact text is the same without it). Strings and
+    /// keys are read strictly ([`strict_string`](Self::strict_string): a
+    /// lone surrogate escape declines); numbers by JSON's grammar, at most 40
+    /// bytes long with an exponent of at most two digits (never out of
+    /// `f64`'s range, which serde_json refuses); nested at most
+    /// [`MAX_DEPTH`] deep.
+    pub(crate) fn skip(&mut self) -> Option<&'a str> {
         let start = self.at;
-        self.spaced_skip_nested(0)?;
+        self.skip_nested(0)?;
         Some(&self.text[start..self.at])
     }
 
-    /// [`spaced_skip`](Self::spaced_skip) inside `depth` containers.
-    fn spaced_skip_nested(&mut self, depth: usize) -> Option<()> {
+    /// [`skip`](Self::skip) inside `depth` containers.
+    fn skip_nested(&mut self, depth: usize) -> Option<()> {
         match self.peek()? {
             b'"' => self.skip_string()?,
             b'n' => self.null()?,
             b't' => self.eat_str("true")?,
             b'f' => self.eat_str("false")?,
-            b'[' if depth < MAX_DEPTH => self.spaced_array(|c| c.spaced_skip_nested(depth + 1))?,
+            b'[' if depth < MAX_DEPTH => self.spaced_array(|c| c.skip_nested(depth + 1))?,
             b'{' if depth < MAX_DEPTH => {
                 self.eat(b'{')?;
                 self.ws();
@@ -480,7 +423,7 @@ impl<'a> Cursor<'a> {
                     self.ws();
                     self.eat(b':')?;
                     self.ws();
-                    self.spaced_skip_nested(depth + 1)?;
+                    self.skip_nested(depth + 1)?;
                     self.ws();
                     if !self.next_member()? {
                         return Some(());
@@ -668,10 +611,12 @@ mod tests {
         ];
         assert_eq!(seen, want);
         assert_eq!(Cursor::new("{}").object(|_, _| None), Some(()));
-        // Anything not written compactly declines.
-        for doc in [r#"{ "a":1}"#, r#"{"a" :1}"#, r#"{"a":1 }"#, r#"{"a":[1 ]}"#, r#"{"\u0061":1}"#] {
+        // An object not written compactly declines (a skipped value may be
+        // spaced: `skip` reads both forms).
+        for doc in [r#"{ "a":1}"#, r#"{"a" :1}"#, r#"{"a":1 }"#, r#"{"\u0061":1}"#] {
             assert!(Cursor::new(doc).object(|_, c| c.skip().map(drop)).is_none(), "{doc}");
         }
+        assert!(Cursor::new(r#"{"a":[1 ]}"#).object(|_, c| c.skip().map(drop)).is_some());
         // Trailing bytes are the caller's to refuse.
         let mut c = Cursor::new(r#"{"a":1} "#);
         assert!(c.object(|_, c| c.skip().map(drop)).is_some() && c.end().is_none());
@@ -702,7 +647,8 @@ mod tests {
                 assert!(ignored.is_ok(), "{raw}: {ignored:?}");
             }
         }
-        assert!(stepped > values.len() / 3, "{stepped} of {}", values.len());
+        // A lone surrogate escape (a third of the tricky strings) declines.
+        assert!(stepped > values.len() / 4, "{stepped} of {}", values.len());
         assert!(Cursor::new(&("[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1))).skip().is_none());
     }
 
@@ -770,7 +716,7 @@ mod tests {
         assert!(!is_object(b""));
     }
 
-    /// What `spaced_skip` steps over (whitespace anywhere between tokens)
+    /// What `skip` steps over (whitespace anywhere between tokens)
     /// is one JSON value serde_json reads, with no surrogate left alone;
     /// `spaced_object` gives each member's key and value.
     #[test]
@@ -804,7 +750,7 @@ mod tests {
             // As a reader sees it: a value, then `,`.
             let doc = format!("{v} ,");
             let mut c = Cursor::new(&doc);
-            if let Some(raw) = c.spaced_skip().filter(|_| {
+            if let Some(raw) = c.skip().filter(|_| {
                 c.ws();
                 c.eat(b',').is_some()
             }) {
@@ -816,15 +762,15 @@ mod tests {
         }
         assert!(stepped > values.len() / 4, "{stepped} of {}", values.len());
         for lone in [r#""\ud800""#, r#"{"a": ["\udc00"]}"#, r#"{"\ud800": 1}"#, "\"a\tb\"", "{\"a\nb\": 1}", "\"ab"] {
-            assert!(Cursor::new(lone).spaced_skip().is_none(), "{lone}");
+            assert!(Cursor::new(lone).skip().is_none(), "{lone}");
         }
         let long = format!("\"{}\"", "QUJD".repeat(600));
-        assert_eq!(Cursor::new(&long).spaced_skip(), Some(long.as_str()));
+        assert_eq!(Cursor::new(&long).skip(), Some(long.as_str()));
         let doc = "{ \"a\" :\t1 ,\"b\": [ 2 , {} ] ,\r\n\"c\":\"x\" }";
         let mut seen = Vec::new();
         let mut c = Cursor::new(doc);
         c.spaced_object(|k, c| {
-            seen.push((k, c.spaced_skip()?));
+            seen.push((k, c.skip()?));
             Some(())
         })
         .unwrap();
@@ -832,9 +778,9 @@ mod tests {
         assert_eq!(seen, [("a", "1"), ("b", "[ 2 , {} ]"), ("c", r#""x""#)]);
         for bad in ["{,}", r#"{"a" 1}"#, r#"{"a":1,}"#, "[1,]", "[,]"] {
             let mut c = Cursor::new(bad);
-            let read = c.spaced_object(|_, c| c.spaced_skip().map(drop)).is_some();
+            let read = c.spaced_object(|_, c| c.skip().map(drop)).is_some();
             let mut c = Cursor::new(bad);
-            assert!(!read && c.spaced_skip().is_none(), "{bad}");
+            assert!(!read && c.skip().is_none(), "{bad}");
         }
     }
 

@@ -242,7 +242,7 @@ impl SeenRaw {
 }
 
 /// Up to [`Members::MAX`] members of an object on the fast path, each its
-/// key and its raw JSON text ([`Cursor::spaced_skip`]), in order. A key
+/// key and its raw JSON text ([`Cursor::skip`]), in order. A key
 /// given twice, a `null` value or more members decline (the slow path's).
 struct Members<'a> {
     list: [(&'a str, &'a str); Members::MAX],
@@ -270,7 +270,7 @@ impl<'a> Members<'a> {
 
     /// Reads a member's value (any JSON value) and adds it.
     fn read(&mut self, key: &'a str, c: &mut Cursor<'a>) -> Option<()> {
-        let raw = c.spaced_skip()?;
+        let raw = c.skip()?;
         self.push(key, raw)
     }
 
