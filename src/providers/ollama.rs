@@ -75,7 +75,7 @@ use serde_json::{Map, Value};
 
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::fastpath::{Cursor, Seen};
-use super::raw::{may_hold_lone_surrogate, quick_allowed, quick_taken};
+use super::raw::{quick_allowed, quick_taken};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError};
@@ -196,7 +196,7 @@ impl Order {
 /// `model` and `created_at`, a boolean `done`, a `message` object of a
 /// plain `role` and string `content` / `thinking`, and any other member
 /// (`done_reason`, the counts, `images`) whose value is neither `null` nor
-/// holds a surrogate escape. Declined (the `Value` path): whitespace, an
+/// holds a lone surrogate escape. Declined (the `Value` path): whitespace, an
 /// escaped key, `error`, `tool_calls`, a `null` member, a known member named
 /// twice or of another type, a lone-surrogate string, a number serde_json
 /// cannot hold.
@@ -221,13 +221,10 @@ struct QuickLine<'a> {
 }
 
 /// A member the fast path does not model: its value as serde_json reads
-/// it, `None` for `null`, a surrogate escape or anything serde_json refuses.
+/// it, `None` for `null` or what [`Cursor::skip`] declines (a lone
+/// surrogate escape, a number beyond `f64`).
 fn other_member(c: &mut Cursor<'_>) -> Option<Value> {
-    let raw = c.skip()?;
-    if may_hold_lone_surrogate(raw) {
-        return None;
-    }
-    serde_json::from_str(raw).ok().filter(|v: &Value| !v.is_null())
+    serde_json::from_str(c.skip()?).ok().filter(|v: &Value| !v.is_null())
 }
 
 impl<'a> QuickLine<'a> {

@@ -1,9 +1,7 @@
 //! What the fast paths of the dialects whose chunks are whole documents
 //! (Gemini, Ollama) share besides [`super::fastpath`]'s `Cursor`: the test
 //! switches that send every payload down the `Value` path and count the
-//! payloads a fast path took, the check that sends a payload holding a
-//! surrogate escape to the slow path (which warns `lone_surrogate`), and the
-//! fold-side helpers that apply a member's raw JSON text to a folded map,
+//! payloads a fast path took, and the fold-side helpers that apply a member's raw JSON text to a folded map,
 //! in place when they can.
 
 use serde_json::{Map, Value};
@@ -31,20 +29,8 @@ pub(crate) fn quick_taken() {
     QUICK_TAKEN.set(QUICK_TAKEN.get() + 1);
 }
 
-/// Whether JSON text may hold a `\u` escape of a surrogate (`\uD800`-
-/// `\uDFFF`): such a payload takes the slow path, which reads a lone one as
-/// U+FFFD with a warning. (A valid pair goes there too: rare, as providers
-/// send raw UTF-8.)
-pub(crate) fn may_hold_lone_surrogate(text: &str) -> bool {
-    let b = text.as_bytes();
-    memchr::memmem::find_iter(b, b"\\u").any(|at| {
-        b.get(at + 2).is_some_and(|&c| c == b'd' || c == b'D')
-            && b.get(at + 3).is_some_and(|&c| matches!(c, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
-    })
-}
-
 /// The value of raw JSON text (validated by the reader that found it, and
-/// free of surrogate escapes: see [`may_hold_lone_surrogate`]).
+/// free of lone surrogate escapes: [`super::fastpath::Cursor::skip`]).
 pub(crate) fn value_of(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or(Value::Null)
 }
