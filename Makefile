@@ -118,13 +118,25 @@ STRIP ?= strip
 # root) runs ldconfig.
 RPATH ?= auto
 
-install: capi
+# CAPI_LIB_DIR=DIR installs the libssefold.{so,a} found in DIR instead of
+# building them (tools/dist.sh: the release libraries, linked by zig).
+# RELOCATABLE=1 writes the pkg-config file's paths relative to where it lies
+# (`${pcfiledir}`), for an archive unpacked anywhere (needs the default
+# LIBDIR and INCLUDEDIR: PREFIX/lib, PREFIX/include); the CMake package is
+# relocatable either way.
+CAPI_LIB_DIR ?=
+RELOCATABLE ?= 0
+CAPI_INSTALL_FROM := $(or $(CAPI_LIB_DIR),$(CAPI_TARGET_DIR))
+
+install: $(if $(CAPI_LIB_DIR),,capi)
+	@if [ "$(RELOCATABLE)" = 1 ] && { [ "$(LIBDIR)" != "$(PREFIX)/lib" ] || [ "$(INCLUDEDIR)" != "$(PREFIX)/include" ]; }; then \
+	  echo "RELOCATABLE=1 needs LIBDIR=PREFIX/lib and INCLUDEDIR=PREFIX/include" >&2; exit 2; fi
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/ssefold $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 include/ssefold.h include/ssefold.hpp $(DESTDIR)$(INCLUDEDIR)/
-	install -m 755 $(CAPI_TARGET_DIR)/libssefold.so $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_VERSION)
+	install -m 755 $(CAPI_INSTALL_FROM)/libssefold.so $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_VERSION)
 	ln -sf libssefold.so.$(CAPI_VERSION) $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_SOVERSION)
 	ln -sf libssefold.so.$(CAPI_SOVERSION) $(DESTDIR)$(LIBDIR)/libssefold.so
-	install -m 644 $(CAPI_TARGET_DIR)/libssefold.a $(DESTDIR)$(LIBDIR)/libssefold.a
+	install -m 644 $(CAPI_INSTALL_FROM)/libssefold.a $(DESTDIR)$(LIBDIR)/libssefold.a
 	@if [ "$(INSTALL_STRIP)" = 1 ]; then \
 	  $(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/libssefold.so.$(CAPI_VERSION) && \
 	  $(STRIP) --strip-debug $(DESTDIR)$(LIBDIR)/libssefold.a; fi
@@ -134,7 +146,9 @@ install: capi
 	case "$(RPATH)" in yes) rpath=ON;; no) rpath=OFF;; *) [ $$searched = yes ] && rpath=OFF || rpath=ON;; esac; \
 	if [ $$rpath = ON ]; then pc_rpath='-Wl,-rpath,$${libdir}'; else pc_rpath=; fi; \
 	include_rel=$$(realpath -m --relative-to="$(LIBDIR)/cmake/ssefold" "$(INCLUDEDIR)"); \
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	if [ "$(RELOCATABLE)" = 1 ]; then pc_prefix='$${pcfiledir}/../..'; pc_libdir='$${prefix}/lib'; pc_incdir='$${prefix}/include'; \
+	else pc_prefix='$(PREFIX)'; pc_libdir='$(LIBDIR)'; pc_incdir='$(INCLUDEDIR)'; fi; \
+	sed -e "s|@PREFIX@|$$pc_prefix|" -e "s|@LIBDIR@|$$pc_libdir|" -e "s|@INCLUDEDIR@|$$pc_incdir|" \
 	    -e 's|@VERSION@|$(CAPI_VERSION)|' -e 's|@NATIVE_LIBS@|$(CAPI_PC_NATIVE_LIBS)|' -e "s|@RPATH_FLAGS@|$$pc_rpath|" \
 	    bindings/c/ssefold.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ssefold.pc && \
 	sed -e 's|@VERSION@|$(CAPI_VERSION)|g' -e 's|@SOVERSION@|$(CAPI_SOVERSION)|g' -e "s|@INCLUDEDIR_REL@|$$include_rel|" \
@@ -164,6 +178,31 @@ c-test: header-check
 c-bench:
 	tests/c/bench.sh
 # ---- end of C ABI block ----------------------------------------------------
+
+# ---- Release artifacts ------------------------------------------------------
+# make dist         the wheels (abi3 manylinux_2_17, free-threaded when a 3.13t
+#                   is at hand), the sdist, the C tarball and the Go module with
+#                   its prebuilt library, into dist/ (tools/dist.sh says what each is)
+# make dist-test    the above, then each artifact installed and used with no
+#                   Rust toolchain on PATH (tests/dist/check.sh), and the
+#                   release workflow checked by actionlint
+.PHONY: dist dist-test workflow-lint
+dist:
+	tools/dist.sh
+
+dist-test: dist workflow-lint
+	tests/dist/check.sh dist
+
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := target/tools/actionlint-$(ACTIONLINT_VERSION)
+$(ACTIONLINT):
+	mkdir -p target/tools
+	GOBIN=$(abspath target/tools/gobin) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	mv target/tools/gobin/actionlint $@
+
+workflow-lint: $(ACTIONLINT)
+	$(ACTIONLINT) -no-color .github/workflows/*.yml
+
 
 # ---------------------------------------------------------------------------
 # Python wheel: `make python-test`

@@ -4,7 +4,7 @@
 # so by .ci/run. On other systems install the same things by hand (README,
 # "Prerequisites").
 #
-#   Debian packages  make cmake ninja-build pkg-config libgtest-dev
+#   Debian packages  make cmake ninja-build pkg-config libgtest-dev shellcheck
 #                    libcurl4-openssl-dev valgrind python3-venv chromium
 #                    redis-server (the replay stores' tests start their own on a
 #                    free port; the service Debian starts is not used), and nodejs
@@ -19,7 +19,7 @@
 set -euo pipefail
 
 debian_packages=(make cmake ninja-build pkg-config libgtest-dev libcurl4-openssl-dev valgrind python3-venv chromium
-  redis-server gcc libssl-dev zlib1g-dev libffi-dev xz-utils)
+  redis-server gcc libssl-dev zlib1g-dev libffi-dev xz-utils shellcheck)
 # Node.js >= 18 with npm: the image ships it; Debian's packages otherwise.
 command -v npm >/dev/null 2>&1 || debian_packages+=(nodejs npm)
 

@@ -8,12 +8,14 @@
 // goroutines at once. Every string the C library lends is copied before the
 // call returns.
 //
-// Finding the C library: by default the package links the static
-// target/capi/libssefold.a of the repository it sits in (run `make capi`
-// at the repository root first; cgo_local.go). With the build tag
-// ssefold_pkgconfig it asks pkg-config for "ssefold" instead (after `make
-// install`; cgo_pkgconfig.go). Without the library the build stops with a
-// message saying so (ssefold_go.h).
+// Finding the C library: the released module (`go get`) links the static
+// library prebuilt for the platform inside it (lib/GOOS_GOARCH;
+// cgo_prebuilt.go), so neither Rust nor make is needed. In a checkout the
+// package links the static target/capi/libssefold.a of the repository it
+// sits in (run `make capi` at the repository root first; cgo_local.go).
+// With the build tag ssefold_pkgconfig it asks pkg-config for "ssefold"
+// instead (after `make install`; cgo_pkgconfig.go). Without the library the
+// build stops with a message saying so (ssefold_go.h).
 package ssefold
 
 /*

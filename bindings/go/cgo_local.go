@@ -1,4 +1,4 @@
-//go:build !ssefold_pkgconfig
+//go:build !ssefold_pkgconfig && !ssefold_prebuilt
 
 package ssefold
 

@@ -1,102 +1,20 @@
 #!/usr/bin/env bash
-# Installs ssefold into a temporary prefix with `make install`, then builds
-# two fresh consumer projects against it: one with pkg-config (shared and
-# static), one with CMake's find_package(ssefold). Checks the SONAME scheme,
-# that installed libraries carry no debug info, that programs start without
-# LD_LIBRARY_PATH (RPATH from the pkg-config and CMake files, the prefix not
-# being a directory the dynamic linker searches), and a Debian-style LIBDIR.
+# Installs ssefold into a temporary prefix with `make install`, then checks
+# it as its users consume it (consumer_test.sh: SONAME chain, stripped,
+# pkg-config and CMake find_package consumers started without
+# LD_LIBRARY_PATH), once more with a Debian-style LIBDIR (lib/<multiarch>).
 # Usage: install_test.sh [REPO_ROOT]
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-prefix="$tmp/prefix"
-
-make -s -C "$root" install PREFIX="$prefix" CAPI_PROFILE="${CAPI_PROFILE:-test}" >/dev/null
-
-# Libraries and the SONAME symlink chain: the ABI version is the major, or
-# 0.<minor> before 1.0 (a 0.x minor release may break).
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1)
-IFS=. read -r major minor _ <<<"$version"
-if [ "$major" = 0 ]; then abi="0.$minor"; else abi="$major"; fi
-test -f "$prefix/lib/libssefold.a"
-test -L "$prefix/lib/libssefold.so" && test -L "$prefix/lib/libssefold.so.$abi"
-[ "$(readlink "$prefix/lib/libssefold.so")" = "libssefold.so.$abi" ]
-real=$(readlink "$prefix/lib/libssefold.so.$abi")
-test -f "$prefix/lib/$real" && [ "$real" = "libssefold.so.$version" ]
-readelf -d "$prefix/lib/$real" | grep -F SONAME | grep -qF "[libssefold.so.$abi]"
-test -f "$prefix/include/ssefold.h" && test -f "$prefix/include/ssefold.hpp"
-# Stripped: no debug sections in the shared or the static library.
-! readelf -S "$prefix/lib/$real" | grep -q '\.debug_info'
-! readelf -S "$prefix/lib/libssefold.a" 2>/dev/null | grep -q '\.debug_info'
 
-cat > "$tmp/app.c" <<'C'
-#include <stdio.h>
-#include <string.h>
-#include <ssefold.h>
-static int on_event(void *u, const ssefold_sse_event *e) { (void)u; printf("%.*s\n", (int)e->data.len, e->data.ptr); return 0; }
-int main(void) {
-  const char *s = "data: installed\n\n";
-  ssefold_sse_decoder *d = NULL;
-  size_t n = 0;
-  if (ssefold_sse_decoder_new(NULL, &d) || ssefold_sse_decoder_set_callback(d, on_event, NULL)) return 1;
-  if (ssefold_sse_decoder_feed(d, (const uint8_t *)s, strlen(s), &n) || n != strlen(s)) return 1;
-  ssefold_sse_decoder_free(d);
-  return strcmp(ssefold_version(), SSEFOLD_VERSION) != 0;
-}
-C
-
-# pkg-config, shared library.
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-[ "$(pkg-config --modversion ssefold)" = "$(ssefold_v=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1); echo "$ssefold_v")" ]
-# shellcheck disable=SC2046
-cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_pc" $(pkg-config --cflags --libs ssefold)
-readelf -d "$tmp/app_pc" | grep -F NEEDED | grep -qF "[libssefold.so.$abi]"
-[ "$(env -u LD_LIBRARY_PATH "$tmp/app_pc")" = installed ]   # found through the RUNPATH from ssefold.pc
-# pkg-config, static library (Libs.private carries the system libraries).
-# shellcheck disable=SC2046
-cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_static" $(pkg-config --cflags ssefold) \
-  "$prefix/lib/libssefold.a" $(pkg-config --libs-only-l --static ssefold | sed 's/-lssefold//')
-! readelf -d "$tmp/app_static" | grep -q 'libssefold'
-[ "$("$tmp/app_static")" = installed ]
-# pkg-config --static with -static: a fully static program.
-# shellcheck disable=SC2046
-cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_fully_static" -static $(pkg-config --cflags --libs --static ssefold) 2>"$tmp/static.log" \
-  || { cat "$tmp/static.log" >&2; exit 1; }
-readelf -h "$tmp/app_fully_static" >/dev/null && ! readelf -d "$tmp/app_fully_static" 2>/dev/null | grep -q NEEDED
-[ "$("$tmp/app_fully_static")" = installed ]
-
-# CMake find_package from a fresh project, shared and static targets.
-mkdir -p "$tmp/cmake"
-cp "$tmp/app.c" "$tmp/cmake/app.c"
-cat > "$tmp/cmake/CMakeLists.txt" <<'CM'
-cmake_minimum_required(VERSION 3.16)
-project(consumer C)
-find_package(ssefold 0.1 REQUIRED)
-add_executable(app app.c)
-target_link_libraries(app PRIVATE ssefold::ssefold)
-add_executable(app_static app.c)
-target_link_libraries(app_static PRIVATE ssefold::ssefold_static)
-CM
-cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$tmp/cmake/build" >/dev/null
-[ "$(env -u LD_LIBRARY_PATH "$tmp/cmake/build/app")" = installed ]  # found through the RPATH
-[ "$("$tmp/cmake/build/app_static")" = installed ]
-# A Debian-style LIBDIR (lib/<multiarch>): pkg-config and find_package still
-# give the right include and library paths, and the program starts.
-deb="$tmp/deb"
-make -s -C "$root" install PREFIX="$deb" LIBDIR="$deb/lib/x86_64-linux-gnu" CAPI_PROFILE="${CAPI_PROFILE:-test}" >/dev/null
-# shellcheck disable=SC2046
-cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_deb" $(PKG_CONFIG_PATH="$deb/lib/x86_64-linux-gnu/pkgconfig" pkg-config --cflags --libs ssefold)
-[ "$(env -u LD_LIBRARY_PATH "$tmp/app_deb")" = installed ]
-cmake -S "$tmp/cmake" -B "$tmp/cmake/build_deb" -G Ninja -DCMAKE_PREFIX_PATH="$deb" >/dev/null
-cmake --build "$tmp/cmake/build_deb" >/dev/null
-[ "$(env -u LD_LIBRARY_PATH "$tmp/cmake/build_deb/app")" = installed ]
-
-# A major version that does not exist is refused.
-sed -i 's/find_package(ssefold 0.1 REQUIRED)/find_package(ssefold 1.0 REQUIRED)/' "$tmp/cmake/CMakeLists.txt"
-if cmake -S "$tmp/cmake" -B "$tmp/cmake/build2" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
-  echo "FAIL: find_package(ssefold 1.0) accepted version 0.x" >&2
-  exit 1
-fi
-echo "install: ok (pkg-config shared+static+fully static, find_package shared+static, stripped, RPATH, Debian LIBDIR, SONAME libssefold.so.$abi)"
+make -s -C "$root" install PREFIX="$tmp/prefix" CAPI_PROFILE="${CAPI_PROFILE:-test}" >/dev/null
+"$here/consumer_test.sh" "$tmp/prefix" "$version"
+# A Debian-style LIBDIR: pkg-config and find_package still give the right
+# include and library paths, and the programs start.
+make -s -C "$root" install PREFIX="$tmp/deb" LIBDIR="$tmp/deb/lib/x86_64-linux-gnu" CAPI_PROFILE="${CAPI_PROFILE:-test}" >/dev/null
+"$here/consumer_test.sh" "$tmp/deb" "$version" "$tmp/deb/lib/x86_64-linux-gnu"
+echo "install: ok (make install, then the consumers, with lib/ and with a Debian LIBDIR)"
