@@ -9,7 +9,8 @@ CARGO ?= cargo
 # Everything: Rust lints and tests, the C ABI (header drift, install,
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel (on the
 # machine's CPython and on a free-threaded 3.13t), the Go package (vet, race
-# detector, gofmt, and the GC-stress build), the browser-side judges. After
+# detector, gofmt, and the GC-stress build), the browser-side judges, and the
+# release artifacts (make dist-test: built, then used with no Rust on PATH). After
 # the Rust tests, two chains run side by side (make -j2): the Python side
 # (pytest is single-threaded, so it leaves a core), and the native side, which
 # builds the free-threaded interpreter (~2 minutes, cached per source tarball)
@@ -32,14 +33,16 @@ test-native-side:
 	$(MAKE) free-threaded-python
 	$(MAKE) go-test
 	$(MAKE) go-test-debug
+	$(MAKE) dist-test
 
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
 
-# Formatting and clippy over the default members (the library and the command
+# The shell scripts (shellcheck), formatting and clippy over the default members (the library and the command
 # line, cli/); the Rust API docs build without a warning (broken or private
 # links, missing docs), with and without the C ABI (`capi`, a default feature).
 lint:
+	shellcheck .ci/run tools/*.sh tests/c/*.sh tests/dist/*.sh
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) check --no-default-features
@@ -237,6 +240,7 @@ python-develop: python-venv
 	$(VENV)/bin/maturin develop -q --profile $(PY_PROFILE)
 
 python-lint:
+	shellcheck .ci/run tools/*.sh tests/c/*.sh tests/dist/*.sh
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy -p ssefold-python --all-targets -- -D warnings
 

@@ -69,7 +69,7 @@ if [ -n "$cache" ] && [ -z "${SSEFOLD_FT_PREFIX:-}" ]; then
     flock 9
     if ! { [ -x "$cached/bin/python3.13t" ] && gil_off "$cached/bin/python3.13t"; }; then
       rm -rf "$cached"
-      SSEFOLD_FT_CACHE= SSEFOLD_FT_PREFIX="$cached" "$PWD/tools/free-threaded-python.sh" >/dev/null
+      SSEFOLD_FT_CACHE='' SSEFOLD_FT_PREFIX="$cached" "$PWD/tools/free-threaded-python.sh" >/dev/null
     else
       say "cached: $cached"
     fi

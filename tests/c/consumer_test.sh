@@ -26,8 +26,9 @@ test -f "$libdir/$real" && [ "$real" = "libssefold.so.$version" ]
 readelf -d "$libdir/$real" | grep -F SONAME | grep -qF "[libssefold.so.$abi]"
 test -f "$prefix/include/ssefold.h" && test -f "$prefix/include/ssefold.hpp"
 # Stripped: no debug sections in the shared or the static library.
-! readelf -S "$libdir/$real" | grep -q '\.debug_info'
-! readelf -S "$libdir/libssefold.a" 2>/dev/null | grep -q '\.debug_info'
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if readelf -S "$libdir/$real" | grep -q '\.debug_info'; then fail "$real has debug info"; fi
+if readelf -S "$libdir/libssefold.a" 2>/dev/null | grep -q '\.debug_info'; then fail "libssefold.a has debug info"; fi
 
 cat > "$tmp/app.c" <<'C'
 #include <stdio.h>
@@ -56,13 +57,14 @@ readelf -d "$tmp/app_pc" | grep -F NEEDED | grep -qF "[libssefold.so.$abi]"
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_static" $(pkg-config --cflags ssefold) \
   "$libdir/libssefold.a" $(pkg-config --libs-only-l --static ssefold | sed 's/-lssefold//')
-! readelf -d "$tmp/app_static" | grep -q 'libssefold'
+if readelf -d "$tmp/app_static" | grep -q 'libssefold'; then fail "app_static links libssefold dynamically"; fi
 [ "$("$tmp/app_static")" = installed ]
 # pkg-config --static with -static: a fully static program.
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_fully_static" -static $(pkg-config --cflags --libs --static ssefold) 2>"$tmp/static.log" \
   || { cat "$tmp/static.log" >&2; exit 1; }
-readelf -h "$tmp/app_fully_static" >/dev/null && ! readelf -d "$tmp/app_fully_static" 2>/dev/null | grep -q NEEDED
+readelf -h "$tmp/app_fully_static" >/dev/null
+if readelf -d "$tmp/app_fully_static" 2>/dev/null | grep -q NEEDED; then fail "app_fully_static needs shared libraries"; fi
 [ "$("$tmp/app_fully_static")" = installed ]
 
 # CMake find_package from a fresh project, shared and static targets.

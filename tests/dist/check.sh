@@ -6,7 +6,8 @@
 #           wheel example runs and prints what it should, `ssefold.__version__` is
 #           the release, the module comes from the venv; `auditwheel show` says
 #           manylinux_2_17 (x86_64 or aarch64); the free-threaded wheel the same on a 3.13t,
-#           with the GIL staying off; the sdist holds what a source build needs
+#           with the GIL staying off; the sdist holds what a source build needs and
+#           every target its manifests declare
 #   C       the tarball unpacked, then moved elsewhere (relocatable): no build path
 #           in any file, glibc symbols no newer than 2.17, then
 #           tests/c/consumer_test.sh (pkg-config and CMake consumers, shared and
@@ -27,7 +28,7 @@ ok() { echo "dist check: ok: $*" >&2; }
 one() { # the one file matching a pattern
   local m
   m=$(compgen -G "$1" || true)
-  [ -n "$m" ] && [ "$(wc -l <<<"$m")" = 1 ] || fail "expected one file $1, found: ${m:-none}"
+  if [ -z "$m" ] || [ "$(wc -l <<<"$m")" != 1 ]; then fail "expected one file $1, found: ${m:-none}"; fi
   echo "$m"
 }
 
@@ -89,6 +90,28 @@ fi
 # --- Python: the sdist holds what a source build needs.
 sdist=$(one "$dist/ssefold-$version.tar.gz")
 tar -tzf "$sdist" >"$tmp/sdist.txt"
+# Every target a manifest in it declares is in it too (cargo refuses to read
+# a manifest whose declared bench, test, example or binary is missing, and
+# maturin keeps the workspace's manifest as written).
+mkdir -p "$tmp/sdist"
+tar -xzf "$sdist" -C "$tmp/sdist"
+python3 - "$tmp/sdist/ssefold-$version" <<'PY' || fail "the sdist's manifests name missing files"
+import pathlib, sys, tomllib
+top = pathlib.Path(sys.argv[1])
+missing = []
+for manifest in top.rglob("Cargo.toml"):
+    spec = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    for kind, folder in (("bench", "benches"), ("test", "tests"), ("example", "examples"), ("bin", "src/bin")):
+        for target in spec.get(kind, []):
+            path = target.get("path") or f"{folder}/{target['name']}.rs"
+            if not (manifest.parent / path).exists() and not (manifest.parent / folder / target["name"] / "main.rs").exists():
+                missing.append(f"{manifest.relative_to(top)}: {kind} {target['name']} ({path})")
+    for member in spec.get("workspace", {}).get("members", []):
+        if not (manifest.parent / member / "Cargo.toml").exists():
+            missing.append(f"{manifest.relative_to(top)}: workspace member {member}")
+if missing:
+    sys.exit("\n".join(missing))
+PY
 for f in pyproject.toml Cargo.toml Cargo.lock src/lib.rs include/ssefold.h bindings/python/Cargo.toml \
   bindings/python/src/lib.rs python/ssefold/__init__.py python/ssefold/_ssefold.pyi LICENSE-MIT LICENSE-APACHE PKG-INFO; do
   grep -qx "ssefold-$version/$f" "$tmp/sdist.txt" || fail "the sdist lacks $f"
@@ -116,7 +139,7 @@ done
 newest=$(objdump -T "$prefix/lib/libssefold.so.$version" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
 [ "$(printf '%s\n2.17\n' "$newest" | sort -V | tail -n 1)" = 2.17 ] || fail "libssefold.so needs glibc $newest (> 2.17)"
 "$root/tests/c/consumer_test.sh" "$prefix" "$version" >&2
-ok "C tarball $(basename "$tarball"): relocatable, glibc >= $newest, pkg-config and CMake consumers"
+ok "C tarball $(basename "$tarball"): relocatable, newest glibc symbol $newest, pkg-config and CMake consumers"
 
 # --- Go: a module outside the checkout, the package from the module proxy.
 module=$(sed -n 's/^module //p' "$root/bindings/go/go.mod")
@@ -159,7 +182,9 @@ GO
 ) || fail "go get / go build of $module@v$version from dist/goproxy"
 go_out=$(env -u LD_LIBRARY_PATH "$tmp/consumer/consumer")
 [ "$(head -n 1 <<<"$go_out")" = "$version $version" ] || fail "the Go program's versions: $go_out"
-grep -q '"text":"from Go"' <<<"$go_out" && grep -q '"stop_reason":"end_turn"' <<<"$go_out" || fail "the Go program folded: $go_out"
+if ! grep -q '"text":"from Go"' <<<"$go_out" || ! grep -q '"stop_reason":"end_turn"' <<<"$go_out"; then
+  fail "the Go program folded: $go_out"
+fi
 ! ldd "$tmp/consumer/consumer" | grep -q ssefold || fail "the Go program links libssefold dynamically"
 ok "Go module $module@v$version: go get from the module proxy, built with cgo and no Rust, folds"
 echo "dist check: all artifacts ok" >&2
