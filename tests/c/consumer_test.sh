@@ -13,6 +13,8 @@ version=$2
 libdir=${3:-$prefix/lib}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# `producer | grep -c`, not `grep -q`: under pipefail, grep -q exiting at its
+# first match can fail the pipeline (the producer killed by SIGPIPE).
 
 # Libraries and the SONAME symlink chain: the ABI version is the major, or
 # 0.<minor> before 1.0 (a 0.x minor release may break).
@@ -23,12 +25,12 @@ test -L "$libdir/libssefold.so" && test -L "$libdir/libssefold.so.$abi"
 [ "$(readlink "$libdir/libssefold.so")" = "libssefold.so.$abi" ]
 real=$(readlink "$libdir/libssefold.so.$abi")
 test -f "$libdir/$real" && [ "$real" = "libssefold.so.$version" ]
-readelf -d "$libdir/$real" | grep -F SONAME | grep -qF "[libssefold.so.$abi]"
+readelf -d "$libdir/$real" | grep -F SONAME | grep -cF "[libssefold.so.$abi]" >/dev/null
 test -f "$prefix/include/ssefold.h" && test -f "$prefix/include/ssefold.hpp"
 # Stripped: no debug sections in the shared or the static library.
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if readelf -S "$libdir/$real" | grep -q '\.debug_info'; then fail "$real has debug info"; fi
-if readelf -S "$libdir/libssefold.a" 2>/dev/null | grep -q '\.debug_info'; then fail "libssefold.a has debug info"; fi
+if readelf -S "$libdir/$real" | grep -c '\.debug_info' >/dev/null; then fail "$real has debug info"; fi
+if readelf -S "$libdir/libssefold.a" 2>/dev/null | grep -c '\.debug_info' >/dev/null; then fail "libssefold.a has debug info"; fi
 
 cat > "$tmp/app.c" <<'C'
 #include <stdio.h>
@@ -51,20 +53,20 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 [ "$(pkg-config --modversion ssefold)" = "$version" ]
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_pc" $(pkg-config --cflags --libs ssefold)
-readelf -d "$tmp/app_pc" | grep -F NEEDED | grep -qF "[libssefold.so.$abi]"
+readelf -d "$tmp/app_pc" | grep -F NEEDED | grep -cF "[libssefold.so.$abi]" >/dev/null
 [ "$(env -u LD_LIBRARY_PATH "$tmp/app_pc")" = installed ]   # found through the RUNPATH from ssefold.pc
 # pkg-config, static library (Libs.private carries the system libraries).
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_static" $(pkg-config --cflags ssefold) \
   "$libdir/libssefold.a" $(pkg-config --libs-only-l --static ssefold | sed 's/-lssefold//')
-if readelf -d "$tmp/app_static" | grep -q 'libssefold'; then fail "app_static links libssefold dynamically"; fi
+if readelf -d "$tmp/app_static" | grep -c 'libssefold' >/dev/null; then fail "app_static links libssefold dynamically"; fi
 [ "$("$tmp/app_static")" = installed ]
 # pkg-config --static with -static: a fully static program.
 # shellcheck disable=SC2046
 cc -std=c99 -Wall -Werror "$tmp/app.c" -o "$tmp/app_fully_static" -static $(pkg-config --cflags --libs --static ssefold) 2>"$tmp/static.log" \
   || { cat "$tmp/static.log" >&2; exit 1; }
 readelf -h "$tmp/app_fully_static" >/dev/null
-if readelf -d "$tmp/app_fully_static" 2>/dev/null | grep -q NEEDED; then fail "app_fully_static needs shared libraries"; fi
+if readelf -d "$tmp/app_fully_static" 2>/dev/null | grep -c NEEDED >/dev/null; then fail "app_fully_static needs shared libraries"; fi
 [ "$("$tmp/app_fully_static")" = installed ]
 
 # CMake find_package from a fresh project, shared and static targets.

@@ -23,6 +23,9 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)
 arch=$(uname -m)   # x86_64 or aarch64: the names tools/dist.sh gives this platform's artifacts
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+# Under pipefail, `producer | grep -q` can fail when grep exits at its first
+# match and the producer is then killed by SIGPIPE: the checks read a file or
+# count (`grep -c`), which reads its whole input.
 fail() { echo "dist check: FAIL: $*" >&2; exit 1; }
 ok() { echo "dist check: ok: $*" >&2; }
 one() { # the one file matching a pattern
@@ -78,7 +81,8 @@ ft_wheel=$(compgen -G "$dist/ssefold-$version-cp3*-cp3*t-manylinux*_$arch.whl" |
 if [ -n "$ft_wheel" ]; then
   ft_python=${SSEFOLD_FT_PYTHON:-$root/target/python3.13t/bin/python3.13t}
   [ -x "$ft_python" ] || fail "a free-threaded wheel but no free-threaded CPython to try it ($ft_python)"
-  "$tools/python" "$tools/auditwheel" show "$ft_wheel" | grep -qF "\"manylinux_2_17_$arch\"" || fail "auditwheel: $ft_wheel"
+  "$tools/python" "$tools/auditwheel" show "$ft_wheel" >"$tmp/auditwheel-ft.txt"
+  grep -qF "\"manylinux_2_17_$arch\"" "$tmp/auditwheel-ft.txt" || { cat "$tmp/auditwheel-ft.txt" >&2; fail "auditwheel: $ft_wheel"; }
   "$ft_python" -m venv "$tmp/venv-ft"
   "$tmp/venv-ft/bin/python" -m pip install -q --no-index --disable-pip-version-check "$ft_wheel"
   ft_out=$("$tmp/venv-ft/bin/python" "$tmp/example.py")
@@ -185,6 +189,6 @@ go_out=$(env -u LD_LIBRARY_PATH "$tmp/consumer/consumer")
 if ! grep -q '"text":"from Go"' <<<"$go_out" || ! grep -q '"stop_reason":"end_turn"' <<<"$go_out"; then
   fail "the Go program folded: $go_out"
 fi
-! ldd "$tmp/consumer/consumer" | grep -q ssefold || fail "the Go program links libssefold dynamically"
+! ldd "$tmp/consumer/consumer" | grep -c ssefold >/dev/null || fail "the Go program links libssefold dynamically"
 ok "Go module $module@v$version: go get from the module proxy, built with cgo and no Rust, folds"
 echo "dist check: all artifacts ok" >&2
