@@ -38,8 +38,8 @@ test-native-side:
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
 
-# The shell scripts (shellcheck), formatting and clippy over the default members (the library and the command
-# line, cli/); the Rust API docs build without a warning (broken or private
+# The shell scripts (shellcheck), then formatting and clippy over the default
+# members (the library and the command line, cli/); the Rust API docs build without a warning (broken or private
 # links, missing docs), with and without the C ABI (`capi`, a default feature).
 lint:
 	shellcheck .ci/run tools/*.sh tests/c/*.sh tests/dist/*.sh
@@ -206,7 +206,6 @@ $(ACTIONLINT):
 workflow-lint: $(ACTIONLINT)
 	$(ACTIONLINT) -no-color .github/workflows/*.yml
 
-
 # ---------------------------------------------------------------------------
 # Python wheel: `make python-test`
 # creates .venv/, builds the extension in place (maturin develop) and runs
@@ -240,7 +239,6 @@ python-develop: python-venv
 	$(VENV)/bin/maturin develop -q --profile $(PY_PROFILE)
 
 python-lint:
-	shellcheck .ci/run tools/*.sh tests/c/*.sh tests/dist/*.sh
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy -p ssefold-python --all-targets -- -D warnings
 
