@@ -98,7 +98,7 @@ use serde_json::{Map, Value};
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::fastpath::{Cursor, Seen};
 use super::json_path_args::ArgsWriter;
-use super::raw::{plain_string, quick_allowed, quick_taken, set_raw, value_of};
+use super::raw::{assign_raw, plain_string, quick_allowed, quick_taken, set_raw, value_of};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
@@ -1006,15 +1006,12 @@ impl GeminiFold {
                 continue;
             }
             if k == "usageMetadata" {
-                let usage = value_of(raw);
+                // The counts grew: written over the old usage in place.
                 match self.message.get_mut(k) {
-                    Some(old) => {
-                        usage_changed = *old != usage;
-                        *old = usage;
-                    }
+                    Some(old) => usage_changed = assign_raw(old, raw),
                     None => {
                         usage_changed = true;
-                        self.message.insert(k.to_owned(), usage);
+                        self.message.insert(k.to_owned(), value_of(raw));
                     }
                 }
             } else {

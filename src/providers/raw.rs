@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+use super::fastpath::{Cursor, MAX_DEPTH};
+
 #[cfg(test)]
 thread_local! {
     /// Test switch: every payload takes the slow path.
@@ -35,32 +37,110 @@ pub(crate) fn value_of(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or(Value::Null)
 }
 
-/// Sets `map[key]` to the value of `raw` (a new key goes last): a plain
-/// string over a string and a boolean over a boolean are written in place,
-/// anything else parsed. What `map.insert(key, value_of(raw))` does, without
-/// its allocations in the usual case.
+/// Sets `map[key]` to the value of `raw` (a new key goes last), in place
+/// where it can ([`assign_raw`]). What `map.insert(key, value_of(raw))`
+/// does, without its allocations in the usual case.
 pub(crate) fn set_raw(map: &mut Map<String, Value>, key: &str, raw: &str) {
     if let Some(old) = map.get_mut(key) {
-        match old {
-            Value::String(s) => {
-                if let Some(inner) = plain_string(raw) {
-                    if s != inner {
-                        s.clear();
-                        s.push_str(inner);
-                    }
-                    return;
-                }
-            }
-            Value::Bool(b) if raw == "true" || raw == "false" => {
-                *b = raw == "true";
-                return;
-            }
-            _ => {}
-        }
-        *old = value_of(raw);
+        assign_raw(old, raw);
         return;
     }
     map.insert(key.to_owned(), value_of(raw));
+}
+
+/// Sets `slot` to the value of `raw` (text a [`Cursor::skip`] stepped
+/// over) and says whether that changed it (`*slot != value_of(raw)`
+/// before). When `raw` has the shape `slot` has (each object the same keys
+/// in the same order, each array the same length), the scalars are written
+/// in place: no map rebuilt, no key allocated or hashed, a plain string
+/// copied into the string already there (a usage object whose counts grew,
+/// a list of ratings); anything else is parsed and replaces `slot`.
+pub(crate) fn assign_raw(slot: &mut Value, raw: &str) -> bool {
+    let mut c = Cursor::new(raw);
+    if !raw.starts_with(['{', '[']) {
+        // A scalar: no shape to check.
+        let mut changed = false;
+        if write_in_place(slot, &mut c, &mut changed).is_some() && c.end().is_some() {
+            return changed;
+        }
+    } else if same_shape(slot, &mut c, 0).is_some() && c.end().is_some() {
+        let mut changed = false;
+        if write_in_place(slot, &mut Cursor::new(raw), &mut changed).is_some() {
+            return changed;
+        }
+    }
+    let new = value_of(raw);
+    let changed = *slot != new;
+    *slot = new;
+    changed
+}
+
+/// Whether the value at the cursor has `old`'s shape: where both are
+/// objects, the same keys in the same order (plain keys: an escaped one
+/// declines); where both are arrays, the same length. A scalar fits
+/// anything (it is compared when written). The value is stepped over.
+fn same_shape(old: &Value, c: &mut Cursor<'_>, depth: usize) -> Option<()> {
+    match (old, c.peek()?) {
+        (Value::Object(m), b'{') if depth < MAX_DEPTH => {
+            let mut keys = m.iter();
+            c.spaced_object(|key, c| {
+                let (k, v) = keys.next()?;
+                if k != key {
+                    return None;
+                }
+                same_shape(v, c, depth + 1)
+            })?;
+            keys.next().is_none().then_some(())
+        }
+        (Value::Array(a), b'[') if depth < MAX_DEPTH => {
+            let mut items = a.iter();
+            c.spaced_array(|c| same_shape(items.next()?, c, depth + 1))?;
+            items.next().is_none().then_some(())
+        }
+        _ => c.skip().map(drop),
+    }
+}
+
+/// Writes the value at the cursor over `old`, whose shape it has
+/// ([`same_shape`]); sets `changed` when a scalar differs. `None` when the
+/// value cannot be read (then `old` may be partly written: the caller
+/// replaces it whole).
+fn write_in_place(old: &mut Value, c: &mut Cursor<'_>, changed: &mut bool) -> Option<()> {
+    match (old, c.peek()?) {
+        (Value::Object(m), b'{') => {
+            let mut values = m.values_mut();
+            c.spaced_object(|_, c| write_in_place(values.next()?, c, changed))
+        }
+        (Value::Array(a), b'[') => {
+            let mut items = a.iter_mut();
+            c.spaced_array(|c| write_in_place(items.next()?, c, changed))
+        }
+        (Value::String(s), b'"') if c.clone().plain().is_some() => {
+            let inner = c.plain()?;
+            if s != inner {
+                s.clear();
+                s.push_str(inner);
+                *changed = true;
+            }
+            Some(())
+        }
+        (Value::Number(n), b'0'..=b'9') if c.clone().uint().is_some() => {
+            let u = c.uint()?;
+            if n.as_u64() != Some(u) {
+                *n = u.into();
+                *changed = true;
+            }
+            Some(())
+        }
+        (old, _) => {
+            let new = value_of(c.skip()?);
+            if *old != new {
+                *old = new;
+                *changed = true;
+            }
+            Some(())
+        }
+    }
 }
 
 /// The text of a JSON string literal that has no escape (its decoded text
