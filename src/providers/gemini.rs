@@ -98,7 +98,9 @@ use serde_json::{Map, Value};
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::fastpath::{Cursor, Seen};
 use super::json_path_args::ArgsWriter;
-use super::raw::{assign_raw, plain_string, quick_allowed, quick_taken, set_raw, value_of};
+use super::raw::{
+    assign_raw, has_member, member, member_mut, plain_string, quick_allowed, quick_taken, set_raw, value_of,
+};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
@@ -513,7 +515,7 @@ impl Dialect for GeminiFold {
             Some(_) => warn(sink, WarningCode::InvalidEvent, "candidates that is not a list; ignored"),
         }
         if usage_changed {
-            if let Some(u) = self.message.get("usageMetadata") {
+            if let Some(u) = member(&self.message, "usageMetadata") {
                 sink.event(&StreamEvent::Usage { usage: u });
             }
         }
@@ -542,7 +544,11 @@ impl Dialect for GeminiFold {
             let whole = slot.whole.take().unwrap_or(Value::Null);
             slot.whole = Some(with_args(whole, args.unwrap_or_else(|| Value::Object(Map::new()))));
         }
-        Cow::Owned(slot.to_json(part))
+        // A part kept whole is lent as it is, not copied.
+        match &slot.whole {
+            Some(whole) => Cow::Borrowed(whole),
+            None => Cow::Owned(slot.to_json(part)),
+        }
     }
 
     /// The folded `GenerateContentResponse`.
@@ -574,13 +580,19 @@ impl Dialect for GeminiFold {
                 if let Some(role) = &c.role {
                     content.insert("role".into(), role.clone());
                 }
-                let mut out = Map::new();
-                out.insert("content".into(), Value::Object(content));
-                out.extend(c.fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                // The fields copied as a map (no key hashed again),
+                // `content` put first.
+                let mut out = c.fields.clone();
+                out.shift_insert(0, "content".into(), Value::Object(content));
                 Value::Object(out)
             })
             .collect();
-        m.insert("candidates".into(), Value::Array(cands));
+        match member_mut(&mut m, "candidates") {
+            Some(slot) => *slot = Value::Array(cands),
+            None => {
+                m.insert("candidates".into(), Value::Array(cands));
+            }
+        }
         Value::Object(m)
     }
 
@@ -776,32 +788,32 @@ impl GeminiFold {
         mut p: Map<String, Value>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let fc = p.get("functionCall").and_then(Value::as_object);
+        let fc = member(&p, "functionCall").and_then(Value::as_object);
         if let Some(slot) = self.candidates[at].streaming {
             // A call streams: a `functionCall` without a name continues it;
             // anything else means it never completed.
             match fc {
-                Some(fc) if !fc.contains_key("name") => return self.continue_call(turn, at, slot, fc, sink),
+                Some(fc) if !has_member(fc, "name") => return self.continue_call(turn, at, slot, fc, sink),
                 _ => self.cut_call(turn, at, sink),
             }
         }
         if let Some(fc) =
-            fc.filter(|f| f.contains_key("partialArgs") || f.get("willContinue") == Some(&Value::Bool(true)))
+            fc.filter(|f| has_member(f, "partialArgs") || member(f, "willContinue") == Some(&Value::Bool(true)))
         {
             let fc = fc.clone();
             return self.start_call(turn, at, p, &fc, sink);
         }
-        let signature = p.get("thoughtSignature").and_then(Value::as_str);
-        let is_text = p.get("text").is_some_and(Value::is_string)
+        let signature = member(&p, "thoughtSignature").and_then(Value::as_str);
+        let is_text = member(&p, "text").is_some_and(Value::is_string)
             || (signature.is_some() && p.keys().all(|k| k == "thoughtSignature" || k == "thought"));
         let only_text = p.keys().all(|k| matches!(k.as_str(), "text" | "thought" | "thoughtSignature"));
         if is_text && only_text {
-            let thought = p.get("thought").and_then(Value::as_bool) == Some(true);
+            let thought = member(&p, "thought").and_then(Value::as_bool) == Some(true);
             let signature = match p.shift_remove("thoughtSignature") {
                 Some(Value::String(s)) => Some(s),
                 _ => None,
             };
-            let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+            let text = member(&p, "text").and_then(Value::as_str).unwrap_or("");
             let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
             let part = self.candidates[at].slots[slot].part;
             append_str(turn, part, text, sink)?;
@@ -811,13 +823,13 @@ impl GeminiFold {
             return Ok(());
         }
         self.close_text(turn, at, sink);
-        let call = p.get("functionCall").and_then(Value::as_object).filter(|f| {
-            !f.contains_key("partialArgs") && !f.get("willContinue").is_some_and(|w| w == &Value::Bool(true))
+        let call = member(&p, "functionCall").and_then(Value::as_object).filter(|f| {
+            !has_member(f, "partialArgs") && !member(f, "willContinue").is_some_and(|w| w == &Value::Bool(true))
         });
         let ty = p.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature")).map_or("", String::as_str);
-        let media = p.get("inlineData").and_then(Value::as_object).and_then(|d| {
-            let data = d.get("data").and_then(Value::as_str)?;
-            Some((d.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream"), data))
+        let media = member(&p, "inlineData").and_then(Value::as_object).and_then(|d| {
+            let data = member(d, "data").and_then(Value::as_str)?;
+            Some((member(d, "mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream"), data))
         });
         let kind = match (&call, media) {
             (Some(_), _) => PartKind::ToolCall,
@@ -832,16 +844,16 @@ impl GeminiFold {
         }
         if let Some(call) = call {
             for key in ["id", "name"] {
-                if let Some(val) = call.get(key) {
+                if let Some(val) = member(call, key) {
                     turn.call_metadata(part, key, val, sink);
                 }
             }
-            if let Some(args) = call.get("args").filter(|a| !a.is_null()) {
+            if let Some(args) = member(call, "args").filter(|a| !a.is_null()) {
                 let text = serde_json::to_string(args).unwrap_or_default();
                 turn.push_args(part, text.as_str(), sink)?;
             }
         }
-        if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
+        if let Some(sig) = member(&p, "thoughtSignature").filter(|s| s.is_string()) {
             sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
         }
         self.candidates[at].slots[slot].whole = Some(Value::Object(p));
@@ -867,11 +879,11 @@ impl GeminiFold {
         let slot = self.open_slot(turn, at, PartKind::ToolCall, "functionCall", None, None, Some(fc), sink)?;
         let part = self.candidates[at].slots[slot].part;
         for key in ["id", "name"] {
-            if let Some(val) = fc.get(key) {
+            if let Some(val) = member(fc, key) {
                 turn.call_metadata(part, key, val, sink);
             }
         }
-        if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
+        if let Some(sig) = member(&p, "thoughtSignature").filter(|s| s.is_string()) {
             sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
         }
         if let Some(Value::Object(base)) = p.get_mut("functionCall") {
@@ -900,7 +912,7 @@ impl GeminiFold {
         let part = self.candidates[at].slots[slot].part;
         let mut text = String::new();
         let Some(writer) = self.candidates[at].slots[slot].streamed.as_deref_mut() else { return Ok(()) };
-        match fc.get("partialArgs") {
+        match member(fc, "partialArgs") {
             None | Some(Value::Null) => {}
             Some(Value::Array(args)) => {
                 for arg in args {
@@ -919,7 +931,7 @@ impl GeminiFold {
             }
             Some(_) => warn(sink, WarningCode::InvalidEvent, "functionCall.partialArgs that is not a list; ignored"),
         }
-        let done = fc.get("willContinue") != Some(&Value::Bool(true));
+        let done = member(fc, "willContinue") != Some(&Value::Bool(true));
         if done {
             writer.finish(&mut text);
             if !text.is_empty() {
@@ -1007,7 +1019,7 @@ impl GeminiFold {
             }
             if k == "usageMetadata" {
                 // The counts grew: written over the old usage in place.
-                match self.message.get_mut(k) {
+                match member_mut(&mut self.message, k) {
                     Some(old) => usage_changed = assign_raw(old, raw),
                     None => {
                         usage_changed = true;
@@ -1056,7 +1068,7 @@ impl GeminiFold {
                 if cand.raw.unchanged(k, raw) {
                     continue;
                 }
-                match (k, cand.fields.get_mut(k)) {
+                match (k, member_mut(&mut cand.fields, k)) {
                     ("citationMetadata", Some(Value::Object(old))) => match value_of(raw) {
                         Value::Object(new) => merge_citations(old, &new, &mut cand.citations),
                         other => {
@@ -1074,13 +1086,13 @@ impl GeminiFold {
             }
             if finish {
                 cand.finished = true;
-                if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
+                if let Some(reason) = member(&cand.fields, "finishReason").and_then(Value::as_str) {
                     sink.event(&StreamEvent::StopReason { choice: choice(index), reason });
                 }
             }
         }
         if usage_changed {
-            if let Some(u) = self.message.get("usageMetadata") {
+            if let Some(u) = member(&self.message, "usageMetadata") {
                 sink.event(&StreamEvent::Usage { usage: u });
             }
         }
@@ -1105,7 +1117,7 @@ impl GeminiFold {
         let place = (at as u32, sub as u32);
         let part = match call {
             Some(fc) => {
-                let text = |k: &str| fc.get(k).and_then(Value::as_str);
+                let text = |k: &str| member(fc, k).and_then(Value::as_str);
                 let call = CallInit {
                     id: text("id"),
                     name: text("name"),

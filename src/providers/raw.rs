@@ -37,11 +37,40 @@ pub(crate) fn value_of(raw: &str) -> Value {
     serde_json::from_str(raw).unwrap_or(Value::Null)
 }
 
+/// The most members of a map looked up by a scan rather than by the hash
+/// of the key ([`member`]): a provider's objects have a handful, and
+/// comparing a few short keys costs less than hashing one.
+const SCAN_MAX: usize = 12;
+
+/// `map.get(key)`, by a scan of a small map (no key hashed).
+#[inline]
+pub(crate) fn member<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    if map.len() <= SCAN_MAX {
+        return map.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+    }
+    map.get(key)
+}
+
+/// `map.get_mut(key)`, by a scan of a small map ([`member`]).
+#[inline]
+pub(crate) fn member_mut<'m>(map: &'m mut Map<String, Value>, key: &str) -> Option<&'m mut Value> {
+    if map.len() <= SCAN_MAX {
+        return map.iter_mut().find(|(k, _)| *k == key).map(|(_, v)| v);
+    }
+    map.get_mut(key)
+}
+
+/// `map.contains_key(key)`, by a scan of a small map ([`member`]).
+#[inline]
+pub(crate) fn has_member(map: &Map<String, Value>, key: &str) -> bool {
+    member(map, key).is_some()
+}
+
 /// Sets `map[key]` to the value of `raw` (a new key goes last), in place
 /// where it can ([`assign_raw`]). What `map.insert(key, value_of(raw))`
 /// does, without its allocations in the usual case.
 pub(crate) fn set_raw(map: &mut Map<String, Value>, key: &str, raw: &str) {
-    if let Some(old) = map.get_mut(key) {
+    if let Some(old) = member_mut(map, key) {
         assign_raw(old, raw);
         return;
     }
