@@ -97,11 +97,62 @@ pub(crate) fn assign_raw(slot: &mut Value, raw: &str) -> bool {
         if write_in_place(slot, &mut Cursor::new(raw), &mut changed).is_some() {
             return changed;
         }
+    } else if let Some(m) = slot.as_object_mut().filter(|m| !m.is_empty() && raw.len() <= REBUILD_MAX) {
+        // Members added or gone (a usage gaining its candidates' count):
+        // the map rebuilt from the members it keeps.
+        if let Some(changed) = assign_object(m, raw) {
+            return changed;
+        }
     }
     let new = value_of(raw);
     let changed = *slot != new;
     *slot = new;
     changed
+}
+
+/// The longest object text [`assign_object`] rebuilds a map from (it reads
+/// the text twice: a long one, a grounding's rendered page, costs more
+/// read twice than parsed once).
+const REBUILD_MAX: usize = 1024;
+
+/// Sets `m` to the object `raw` whose members are not `m`'s (some added,
+/// gone or moved): each member `m` has is moved into the new map (its key
+/// not allocated again) and written over in place where it can
+/// ([`assign_raw`]), the others parsed; says whether the object changed.
+/// `None` (`m` untouched) when `raw` is not an object of at most 16
+/// members with plain keys, each once.
+fn assign_object(m: &mut Map<String, Value>, raw: &str) -> Option<bool> {
+    let mut members = [("", ""); 16];
+    let mut n = 0;
+    let mut c = Cursor::new(raw);
+    c.spaced_object(|key, c| {
+        if n == members.len() || members[..n].iter().any(|(k, _)| *k == key) {
+            return None;
+        }
+        members[n] = (key, c.skip()?);
+        n += 1;
+        Some(())
+    })?;
+    c.end()?;
+    let mut old: Vec<(String, Value)> = std::mem::take(m).into_iter().collect();
+    let mut changed = false;
+    let mut new = Map::with_capacity(n);
+    for &(key, raw) in &members[..n] {
+        let (key, value) = match old.iter().position(|(k, _)| k == key) {
+            Some(i) => {
+                let (key, mut value) = old.swap_remove(i);
+                changed |= assign_raw(&mut value, raw);
+                (key, value)
+            }
+            None => {
+                changed = true;
+                (key.to_owned(), value_of(raw))
+            }
+        };
+        new.insert(key, value);
+    }
+    *m = new;
+    Some(changed || !old.is_empty())
 }
 
 /// Whether the value at the cursor has `old`'s shape: where both are
