@@ -33,7 +33,22 @@ pub(crate) fn quick_taken() {
 
 /// The value of raw JSON text (validated by the reader that found it, and
 /// free of lone surrogate escapes: [`super::fastpath::Cursor::skip`]).
+/// A plain string, a boolean or a small unsigned integer is built directly,
+/// anything else by serde_json.
 pub(crate) fn value_of(raw: &str) -> Value {
+    // The usual scalars built directly (what serde_json builds of them).
+    if let Some(s) = plain_string(raw) {
+        return Value::String(s.to_owned());
+    }
+    match raw {
+        "true" => return Value::Bool(true),
+        "false" => return Value::Bool(false),
+        _ => {}
+    }
+    let mut c = Cursor::new(raw);
+    if let Some(n) = c.uint().filter(|_| c.end().is_some()) {
+        return Value::from(n);
+    }
     serde_json::from_str(raw).unwrap_or(Value::Null)
 }
 
@@ -85,6 +100,15 @@ pub(crate) fn set_raw(map: &mut Map<String, Value>, key: &str, raw: &str) {
 /// copied into the string already there (a usage object whose counts grew,
 /// a list of ratings); anything else is parsed and replaces `slot`.
 pub(crate) fn assign_raw(slot: &mut Value, raw: &str) -> bool {
+    if let (Value::String(s), Some(inner)) = (&mut *slot, plain_string(raw)) {
+        // The usual scalar member (a model version, a finish reason).
+        if s == inner {
+            return false;
+        }
+        s.clear();
+        s.push_str(inner);
+        return true;
+    }
     let mut c = Cursor::new(raw);
     if !raw.starts_with(['{', '[']) {
         // A scalar: no shape to check.

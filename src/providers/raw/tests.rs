@@ -66,6 +66,11 @@ fn assign_raw_is_the_value_and_says_whether_it_changed() {
         r#"true"#,
         r#"null"#,
     ];
+    for v in values.iter().chain(&[r#""""#, "0", "18446744073709551615", "123456789012345678", "1.5", "-3"]) {
+        let serde: Value = serde_json::from_str(v).unwrap();
+        assert_eq!(value_of(v), serde, "{v}");
+        assert_eq!(value_of(v).to_string(), serde.to_string(), "{v}");
+    }
     for old in values {
         for new in values {
             let mut got = value_of(old);
