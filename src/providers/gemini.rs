@@ -661,8 +661,10 @@ impl GeminiFold {
         }
         // `candidates` first (moved there, its value kept, if already
         // present), the members in place: no map rebuilt.
-        let cands = self.message.shift_remove("candidates").unwrap_or_else(|| Value::Array(Vec::new()));
-        self.message.shift_insert(0, "candidates".into(), cands);
+        if self.message.keys().next().map(String::as_str) != Some("candidates") {
+            let cands = self.message.shift_remove("candidates").unwrap_or_else(|| Value::Array(Vec::new()));
+            self.message.shift_insert(0, "candidates".into(), cands);
+        }
         let m = std::mem::take(&mut self.message);
         if !self.candidates.is_empty() {
             self.message = m;
@@ -1012,6 +1014,10 @@ impl GeminiFold {
         sink: &mut Sink<'_>,
     ) -> Result<Flow, StreamError> {
         let first = turn.state == TurnState::Idle;
+        if first && self.message.is_empty() {
+            // Where `start` puts it: no member moved then.
+            self.message.insert("candidates".into(), Value::Array(Vec::new()));
+        }
         let mut usage_changed = false;
         for (k, raw) in chunk.top.iter() {
             if self.top_raw.unchanged(k, raw) {
