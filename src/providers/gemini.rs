@@ -795,7 +795,10 @@ impl GeminiFold {
             // A call streams: a `functionCall` without a name continues it;
             // anything else means it never completed.
             match fc {
-                Some(fc) if !has_member(fc, "name") => return self.continue_call(turn, at, slot, fc, sink),
+                Some(fc) if !has_member(fc, "name") => {
+                    let more = member(fc, "willContinue") == Some(&Value::Bool(true));
+                    return self.continue_call(turn, at, slot, member(fc, "partialArgs"), more, sink);
+                }
                 _ => self.cut_call(turn, at, sink),
             }
         }
@@ -897,7 +900,8 @@ impl GeminiFold {
         s.whole = Some(Value::Object(p));
         s.streamed = Some(Box::default());
         self.candidates[at].streaming = Some(slot);
-        self.continue_call(turn, at, slot, fc, sink)
+        let more = member(fc, "willContinue") == Some(&Value::Bool(true));
+        self.continue_call(turn, at, slot, member(fc, "partialArgs"), more, sink)
     }
 
     /// Applies a `functionCall`'s `partialArgs` to the streaming call (the
@@ -908,13 +912,14 @@ impl GeminiFold {
         turn: &mut Turn,
         at: usize,
         slot: usize,
-        fc: &Map<String, Value>,
+        partial_args: Option<&Value>,
+        will_continue: bool,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let part = self.candidates[at].slots[slot].part;
         let mut text = String::new();
         let Some(writer) = self.candidates[at].slots[slot].streamed.as_deref_mut() else { return Ok(()) };
-        match member(fc, "partialArgs") {
+        match partial_args {
             None | Some(Value::Null) => {}
             Some(Value::Array(args)) => {
                 for arg in args {
@@ -933,7 +938,7 @@ impl GeminiFold {
             }
             Some(_) => warn(sink, WarningCode::InvalidEvent, "functionCall.partialArgs that is not a list; ignored"),
         }
-        let done = member(fc, "willContinue") != Some(&Value::Bool(true));
+        let done = !will_continue;
         if done {
             writer.finish(&mut text);
             if !text.is_empty() {
@@ -1062,6 +1067,15 @@ impl GeminiFold {
                         }
                     }
                     PartView::Other(p) => {
+                        if let Some(slot) = self.candidates[at].streaming {
+                            // A streamed call's next arguments: read from
+                            // the raw `functionCall`, only its `partialArgs`
+                            // built (what `on_part` reads of it).
+                            if let Some((args, more)) = p.get("functionCall").and_then(quick_continuation) {
+                                self.continue_call(turn, at, slot, args.as_ref(), more, sink)?;
+                                continue;
+                            }
+                        }
                         let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
                         self.on_part(turn, at, p, sink)?;
                     }
@@ -1137,6 +1151,30 @@ impl GeminiFold {
         self.candidates[at].slots.push(Slot { part, text, signature: None, whole, streamed: None });
         Ok(sub)
     }
+}
+
+/// A `functionCall` (raw) that continues a streamed call (an object
+/// without `name`, its members once each, none `null`): its `partialArgs`
+/// (each element built) and whether `willContinue` is `true`; `None` for
+/// [`GeminiFold::on_part`].
+fn quick_continuation(raw: &str) -> Option<(Option<Value>, bool)> {
+    let mut fc = Members::new();
+    Cursor::new(raw).spaced_object(|key, c| fc.read(key, c))?;
+    if fc.get("name").is_some() {
+        return None;
+    }
+    let args = match fc.get("partialArgs") {
+        Some(list) => {
+            let mut items = Vec::new();
+            Cursor::new(list).spaced_array(|c| {
+                items.push(value_of(c.skip()?));
+                Some(())
+            })?;
+            Some(Value::Array(items))
+        }
+        None => None,
+    };
+    Some((args, fc.get("willContinue") == Some("true")))
 }
 
 /// The part `whole` with `functionCall.args` set.

@@ -136,7 +136,7 @@ pub(crate) fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
 /// Lines on the edges of what the Gemini fast path takes (each body is a
 /// prefix of this list, so that every line meets the state the ones before
 /// it left).
-const GEMINI_EDGES: [&str; 33] = [
+const GEMINI_EDGES: [&str; 44] = [
     r#"{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}],"modelVersion":"m"}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"b\n\"c\"","thought":true}],"role":"model"}}],"modelVersion":"m"}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"é \u00e9"},{"text":"x","thought":false}]},"index":0,"safetyRatings":[{"a":1}]}],"usageMetadata":{"promptTokenCount":1}}"#,
@@ -164,6 +164,17 @@ const GEMINI_EDGES: [&str; 33] = [
     r#"{"candidates": [{"content": {"parts": [{"text": "u"}]},"index": 0,"safetyRatings": [{"a": 2}]}],"usageMetadata": {"promptTokenCount": 4,"candidatesTokenCount": 2}}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "v"}]},"index": 0,"safetyRatings": [{"a": 2},{"a": 3}]}],"usageMetadata": {"promptTokenCount": 4,"candidatesTokenCount": 3,"candidatesTokenCount": 2}}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "w"}]},"index": 0,"safetyRatings": [{"a": "\u0041"}]}],"usageMetadata": {"promptTokenCount": 4.0,"candidatesTokenCount": 2}}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "g","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.city","stringValue": "Par","willContinue": true}],"willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.city","stringValue": "is \u00e9"},{"jsonPath": "$.days[0]","numberValue": 1.50}],"willContinue": 1}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "h","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": "x","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a","boolValue": true}],"partialArgs": [],"willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "bad","nullValue": null}],"id": "i","willContinue": true},"thoughtSignature": "c2ln"}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"n\u0061me": "k","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.b","stringValue": "z"}]}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "m","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {}}]},"index": 0}]}"#,
     r#"{"candidates": [],"modelVersion": "m2"}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "a"}]},"index": 0}],"candidates": [{"content": {"parts": [{"text": "b"}]},"index": 0}]}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "c0"}]},"index": 0},{"content": {"parts": [{"text": "c1"}]},"index": 1}]}"#,
