@@ -219,12 +219,25 @@ fn write_in_place(old: &mut Value, c: &mut Cursor<'_>, changed: &mut bool) -> Op
             let mut items = a.iter_mut();
             c.spaced_array(|c| write_in_place(items.next()?, c, changed))
         }
-        (Value::String(s), b'"') if c.clone().plain().is_some() => {
-            let inner = c.plain()?;
-            if s != inner {
-                s.clear();
-                s.push_str(inner);
-                *changed = true;
+        (Value::String(s), b'"') => {
+            match c.plain() {
+                Some(inner) => {
+                    if s != inner {
+                        s.clear();
+                        s.push_str(inner);
+                        *changed = true;
+                    }
+                }
+                None => {
+                    // Escaped (a rendered page): decoded and compared.
+                    let text = c.strict_string()?;
+                    let mut new = String::new();
+                    text.push_to(&mut new);
+                    if *s != new {
+                        *s = new;
+                        *changed = true;
+                    }
+                }
             }
             Some(())
         }
