@@ -116,16 +116,19 @@ pub(crate) fn assign_raw(slot: &mut Value, raw: &str) -> bool {
         if write_in_place(slot, &mut c, &mut changed).is_some() && c.end().is_some() {
             return changed;
         }
-    } else if same_shape(slot, &mut c, 0).is_some() && c.end().is_some() {
-        let mut changed = false;
-        if write_in_place(slot, &mut Cursor::new(raw), &mut changed).is_some() {
-            return changed;
-        }
-    } else if let Some(m) = slot.as_object_mut().filter(|m| !m.is_empty() && raw.len() <= REBUILD_MAX) {
-        // Members added or gone (a usage gaining its candidates' count):
-        // the map rebuilt from the members it keeps.
-        if let Some(changed) = assign_object(m, raw) {
-            return changed;
+    } else {
+        let mut leaves = Vec::with_capacity(16);
+        if same_shape(slot, &mut c, 0, &mut leaves).is_some() && c.end().is_some() {
+            let mut changed = false;
+            if write_leaves(slot, &mut leaves.iter(), &mut changed).is_some() {
+                return changed;
+            }
+        } else if let Some(m) = slot.as_object_mut().filter(|m| !m.is_empty() && raw.len() <= REBUILD_MAX) {
+            // Members added or gone (a usage gaining its candidates'
+            // count): the map rebuilt from the members it keeps.
+            if let Some(changed) = assign_object(m, raw) {
+                return changed;
+            }
         }
     }
     let new = value_of(raw);
@@ -182,26 +185,52 @@ fn assign_object(m: &mut Map<String, Value>, raw: &str) -> Option<bool> {
 /// Whether the value at the cursor has `old`'s shape: where both are
 /// objects, the same keys in the same order (plain keys: an escaped one
 /// declines); where both are arrays, the same length. A scalar fits
-/// anything (it is compared when written). The value is stepped over.
-fn same_shape(old: &Value, c: &mut Cursor<'_>, depth: usize) -> Option<()> {
+/// anything (it is compared when written). The value is stepped over;
+/// `leaves` gets, in the order [`write_leaves`] walks `old`, `""` for each
+/// container entered and the raw text of every other value.
+fn same_shape<'a>(old: &Value, c: &mut Cursor<'a>, depth: usize, leaves: &mut Vec<&'a str>) -> Option<()> {
+    if depth >= MAX_DEPTH {
+        return None;
+    }
     match (old, c.peek()?) {
-        (Value::Object(m), b'{') if depth < MAX_DEPTH => {
+        (Value::Object(m), b'{') => {
+            leaves.push("");
             let mut keys = m.iter();
             c.spaced_object(|key, c| {
                 let (k, v) = keys.next()?;
                 if k != key {
                     return None;
                 }
-                same_shape(v, c, depth + 1)
+                same_shape(v, c, depth + 1, leaves)
             })?;
             keys.next().is_none().then_some(())
         }
-        (Value::Array(a), b'[') if depth < MAX_DEPTH => {
+        (Value::Array(a), b'[') => {
+            leaves.push("");
             let mut items = a.iter();
-            c.spaced_array(|c| same_shape(items.next()?, c, depth + 1))?;
+            c.spaced_array(|c| same_shape(items.next()?, c, depth + 1, leaves))?;
             items.next().is_none().then_some(())
         }
-        _ => c.skip().map(drop),
+        _ => {
+            leaves.push(c.skip()?);
+            Some(())
+        }
+    }
+}
+
+/// Writes the texts [`same_shape`] recorded over `old`, the value it
+/// walked (no text read twice for its structure): the members and elements
+/// of each container entered, each other value by [`write_in_place`]; sets
+/// `changed` when one differs.
+fn write_leaves(old: &mut Value, leaves: &mut std::slice::Iter<'_, &str>, changed: &mut bool) -> Option<()> {
+    let leaf = leaves.next()?;
+    if !leaf.is_empty() {
+        return write_in_place(old, &mut Cursor::new(leaf), changed);
+    }
+    match old {
+        Value::Object(m) => m.values_mut().try_for_each(|v| write_leaves(v, leaves, changed)),
+        Value::Array(a) => a.iter_mut().try_for_each(|v| write_leaves(v, leaves, changed)),
+        _ => None,
     }
 }
 
