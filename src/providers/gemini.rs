@@ -98,7 +98,9 @@ use serde_json::{Map, Value};
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat, WarningCode};
 use super::fastpath::{Cursor, Seen};
 use super::json_path_args::ArgsWriter;
-use super::raw::{plain_string, quick_allowed, quick_taken, set_raw, value_of};
+use super::raw::{
+    assign_raw, has_member, member, member_mut, plain_string, quick_allowed, quick_taken, set_raw, value_of,
+};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::JsonStr;
 use super::{append_str, parse_value, warn, Provider, Sink, StreamError, StreamLimit};
@@ -513,7 +515,7 @@ impl Dialect for GeminiFold {
             Some(_) => warn(sink, WarningCode::InvalidEvent, "candidates that is not a list; ignored"),
         }
         if usage_changed {
-            if let Some(u) = self.message.get("usageMetadata") {
+            if let Some(u) = member(&self.message, "usageMetadata") {
                 sink.event(&StreamEvent::Usage { usage: u });
             }
         }
@@ -542,7 +544,11 @@ impl Dialect for GeminiFold {
             let whole = slot.whole.take().unwrap_or(Value::Null);
             slot.whole = Some(with_args(whole, args.unwrap_or_else(|| Value::Object(Map::new()))));
         }
-        Cow::Owned(slot.to_json(part))
+        // A part kept whole is lent as it is, not copied.
+        match &slot.whole {
+            Some(whole) => Cow::Borrowed(whole),
+            None => Cow::Owned(slot.to_json(part)),
+        }
     }
 
     /// The folded `GenerateContentResponse`.
@@ -574,13 +580,19 @@ impl Dialect for GeminiFold {
                 if let Some(role) = &c.role {
                     content.insert("role".into(), role.clone());
                 }
-                let mut out = Map::new();
-                out.insert("content".into(), Value::Object(content));
-                out.extend(c.fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                // The fields copied as a map (no key hashed again),
+                // `content` put first.
+                let mut out = c.fields.clone();
+                out.shift_insert(0, "content".into(), Value::Object(content));
                 Value::Object(out)
             })
             .collect();
-        m.insert("candidates".into(), Value::Array(cands));
+        match member_mut(&mut m, "candidates") {
+            Some(slot) => *slot = Value::Array(cands),
+            None => {
+                m.insert("candidates".into(), Value::Array(cands));
+            }
+        }
         Value::Object(m)
     }
 
@@ -649,8 +661,10 @@ impl GeminiFold {
         }
         // `candidates` first (moved there, its value kept, if already
         // present), the members in place: no map rebuilt.
-        let cands = self.message.shift_remove("candidates").unwrap_or_else(|| Value::Array(Vec::new()));
-        self.message.shift_insert(0, "candidates".into(), cands);
+        if self.message.keys().next().map(String::as_str) != Some("candidates") {
+            let cands = self.message.shift_remove("candidates").unwrap_or_else(|| Value::Array(Vec::new()));
+            self.message.shift_insert(0, "candidates".into(), cands);
+        }
         let m = std::mem::take(&mut self.message);
         if !self.candidates.is_empty() {
             self.message = m;
@@ -776,32 +790,35 @@ impl GeminiFold {
         mut p: Map<String, Value>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let fc = p.get("functionCall").and_then(Value::as_object);
+        let fc = member(&p, "functionCall").and_then(Value::as_object);
         if let Some(slot) = self.candidates[at].streaming {
             // A call streams: a `functionCall` without a name continues it;
             // anything else means it never completed.
             match fc {
-                Some(fc) if !fc.contains_key("name") => return self.continue_call(turn, at, slot, fc, sink),
+                Some(fc) if !has_member(fc, "name") => {
+                    let more = member(fc, "willContinue") == Some(&Value::Bool(true));
+                    return self.continue_call(turn, at, slot, member(fc, "partialArgs"), more, sink);
+                }
                 _ => self.cut_call(turn, at, sink),
             }
         }
         if let Some(fc) =
-            fc.filter(|f| f.contains_key("partialArgs") || f.get("willContinue") == Some(&Value::Bool(true)))
+            fc.filter(|f| has_member(f, "partialArgs") || member(f, "willContinue") == Some(&Value::Bool(true)))
         {
             let fc = fc.clone();
             return self.start_call(turn, at, p, &fc, sink);
         }
-        let signature = p.get("thoughtSignature").and_then(Value::as_str);
-        let is_text = p.get("text").is_some_and(Value::is_string)
+        let signature = member(&p, "thoughtSignature").and_then(Value::as_str);
+        let is_text = member(&p, "text").is_some_and(Value::is_string)
             || (signature.is_some() && p.keys().all(|k| k == "thoughtSignature" || k == "thought"));
         let only_text = p.keys().all(|k| matches!(k.as_str(), "text" | "thought" | "thoughtSignature"));
         if is_text && only_text {
-            let thought = p.get("thought").and_then(Value::as_bool) == Some(true);
+            let thought = member(&p, "thought").and_then(Value::as_bool) == Some(true);
             let signature = match p.shift_remove("thoughtSignature") {
                 Some(Value::String(s)) => Some(s),
                 _ => None,
             };
-            let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+            let text = member(&p, "text").and_then(Value::as_str).unwrap_or("");
             let slot = self.text_slot(turn, at, thought, signature.is_some(), sink)?;
             let part = self.candidates[at].slots[slot].part;
             append_str(turn, part, text, sink)?;
@@ -811,13 +828,13 @@ impl GeminiFold {
             return Ok(());
         }
         self.close_text(turn, at, sink);
-        let call = p.get("functionCall").and_then(Value::as_object).filter(|f| {
-            !f.contains_key("partialArgs") && !f.get("willContinue").is_some_and(|w| w == &Value::Bool(true))
+        let call = member(&p, "functionCall").and_then(Value::as_object).filter(|f| {
+            !has_member(f, "partialArgs") && !member(f, "willContinue").is_some_and(|w| w == &Value::Bool(true))
         });
         let ty = p.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature")).map_or("", String::as_str);
-        let media = p.get("inlineData").and_then(Value::as_object).and_then(|d| {
-            let data = d.get("data").and_then(Value::as_str)?;
-            Some((d.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream"), data))
+        let media = member(&p, "inlineData").and_then(Value::as_object).and_then(|d| {
+            let data = member(d, "data").and_then(Value::as_str)?;
+            Some((member(d, "mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream"), data))
         });
         let kind = match (&call, media) {
             (Some(_), _) => PartKind::ToolCall,
@@ -832,16 +849,16 @@ impl GeminiFold {
         }
         if let Some(call) = call {
             for key in ["id", "name"] {
-                if let Some(val) = call.get(key) {
+                if let Some(val) = member(call, key) {
                     turn.call_metadata(part, key, val, sink);
                 }
             }
-            if let Some(args) = call.get("args").filter(|a| !a.is_null()) {
+            if let Some(args) = member(call, "args").filter(|a| !a.is_null()) {
                 let text = serde_json::to_string(args).unwrap_or_default();
                 turn.push_args(part, text.as_str(), sink)?;
             }
         }
-        if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
+        if let Some(sig) = member(&p, "thoughtSignature").filter(|s| s.is_string()) {
             sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
         }
         self.candidates[at].slots[slot].whole = Some(Value::Object(p));
@@ -867,11 +884,11 @@ impl GeminiFold {
         let slot = self.open_slot(turn, at, PartKind::ToolCall, "functionCall", None, None, Some(fc), sink)?;
         let part = self.candidates[at].slots[slot].part;
         for key in ["id", "name"] {
-            if let Some(val) = fc.get(key) {
+            if let Some(val) = member(fc, key) {
                 turn.call_metadata(part, key, val, sink);
             }
         }
-        if let Some(sig) = p.get("thoughtSignature").filter(|s| s.is_string()) {
+        if let Some(sig) = member(&p, "thoughtSignature").filter(|s| s.is_string()) {
             sink.event(&StreamEvent::PartMetadata { part, key: "signature", value: sig });
         }
         if let Some(Value::Object(base)) = p.get_mut("functionCall") {
@@ -883,7 +900,8 @@ impl GeminiFold {
         s.whole = Some(Value::Object(p));
         s.streamed = Some(Box::default());
         self.candidates[at].streaming = Some(slot);
-        self.continue_call(turn, at, slot, fc, sink)
+        let more = member(fc, "willContinue") == Some(&Value::Bool(true));
+        self.continue_call(turn, at, slot, member(fc, "partialArgs"), more, sink)
     }
 
     /// Applies a `functionCall`'s `partialArgs` to the streaming call (the
@@ -894,13 +912,14 @@ impl GeminiFold {
         turn: &mut Turn,
         at: usize,
         slot: usize,
-        fc: &Map<String, Value>,
+        partial_args: Option<&Value>,
+        will_continue: bool,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let part = self.candidates[at].slots[slot].part;
         let mut text = String::new();
         let Some(writer) = self.candidates[at].slots[slot].streamed.as_deref_mut() else { return Ok(()) };
-        match fc.get("partialArgs") {
+        match partial_args {
             None | Some(Value::Null) => {}
             Some(Value::Array(args)) => {
                 for arg in args {
@@ -919,7 +938,7 @@ impl GeminiFold {
             }
             Some(_) => warn(sink, WarningCode::InvalidEvent, "functionCall.partialArgs that is not a list; ignored"),
         }
-        let done = fc.get("willContinue") != Some(&Value::Bool(true));
+        let done = !will_continue;
         if done {
             writer.finish(&mut text);
             if !text.is_empty() {
@@ -1000,21 +1019,22 @@ impl GeminiFold {
         sink: &mut Sink<'_>,
     ) -> Result<Flow, StreamError> {
         let first = turn.state == TurnState::Idle;
+        if first && self.message.is_empty() {
+            // Where `start` puts it: no member moved then.
+            self.message.insert("candidates".into(), Value::Array(Vec::new()));
+        }
         let mut usage_changed = false;
         for (k, raw) in chunk.top.iter() {
             if self.top_raw.unchanged(k, raw) {
                 continue;
             }
             if k == "usageMetadata" {
-                let usage = value_of(raw);
-                match self.message.get_mut(k) {
-                    Some(old) => {
-                        usage_changed = *old != usage;
-                        *old = usage;
-                    }
+                // The counts grew: written over the old usage in place.
+                match member_mut(&mut self.message, k) {
+                    Some(old) => usage_changed = assign_raw(old, raw),
                     None => {
                         usage_changed = true;
-                        self.message.insert(k.to_owned(), usage);
+                        self.message.insert(k.to_owned(), value_of(raw));
                     }
                 }
             } else {
@@ -1047,6 +1067,15 @@ impl GeminiFold {
                         }
                     }
                     PartView::Other(p) => {
+                        if let Some(slot) = self.candidates[at].streaming {
+                            // A streamed call's next arguments: read from
+                            // the raw `functionCall`, only its `partialArgs`
+                            // built (what `on_part` reads of it).
+                            if let Some((args, more)) = p.get("functionCall").and_then(quick_continuation) {
+                                self.continue_call(turn, at, slot, args.as_ref(), more, sink)?;
+                                continue;
+                            }
+                        }
                         let p = p.iter().map(|(k, raw)| (k.to_owned(), value_of(raw))).collect();
                         self.on_part(turn, at, p, sink)?;
                     }
@@ -1059,7 +1088,7 @@ impl GeminiFold {
                 if cand.raw.unchanged(k, raw) {
                     continue;
                 }
-                match (k, cand.fields.get_mut(k)) {
+                match (k, member_mut(&mut cand.fields, k)) {
                     ("citationMetadata", Some(Value::Object(old))) => match value_of(raw) {
                         Value::Object(new) => merge_citations(old, &new, &mut cand.citations),
                         other => {
@@ -1077,13 +1106,13 @@ impl GeminiFold {
             }
             if finish {
                 cand.finished = true;
-                if let Some(reason) = cand.fields.get("finishReason").and_then(Value::as_str) {
+                if let Some(reason) = member(&cand.fields, "finishReason").and_then(Value::as_str) {
                     sink.event(&StreamEvent::StopReason { choice: choice(index), reason });
                 }
             }
         }
         if usage_changed {
-            if let Some(u) = self.message.get("usageMetadata") {
+            if let Some(u) = member(&self.message, "usageMetadata") {
                 sink.event(&StreamEvent::Usage { usage: u });
             }
         }
@@ -1108,7 +1137,7 @@ impl GeminiFold {
         let place = (at as u32, sub as u32);
         let part = match call {
             Some(fc) => {
-                let text = |k: &str| fc.get(k).and_then(Value::as_str);
+                let text = |k: &str| member(fc, k).and_then(Value::as_str);
                 let call = CallInit {
                     id: text("id"),
                     name: text("name"),
@@ -1122,6 +1151,30 @@ impl GeminiFold {
         self.candidates[at].slots.push(Slot { part, text, signature: None, whole, streamed: None });
         Ok(sub)
     }
+}
+
+/// A `functionCall` (raw) that continues a streamed call (an object
+/// without `name`, its members once each, none `null`): its `partialArgs`
+/// (each element built) and whether `willContinue` is `true`; `None` for
+/// [`GeminiFold::on_part`].
+fn quick_continuation(raw: &str) -> Option<(Option<Value>, bool)> {
+    let mut fc = Members::new();
+    Cursor::new(raw).spaced_object(|key, c| fc.read(key, c))?;
+    if fc.get("name").is_some() {
+        return None;
+    }
+    let args = match fc.get("partialArgs") {
+        Some(list) => {
+            let mut items = Vec::new();
+            Cursor::new(list).spaced_array(|c| {
+                items.push(value_of(c.skip()?));
+                Some(())
+            })?;
+            Some(Value::Array(items))
+        }
+        None => None,
+    };
+    Some((args, fc.get("willContinue") == Some("true")))
 }
 
 /// The part `whole` with `functionCall.args` set.

@@ -18,6 +18,8 @@
 
 use serde_json::Value;
 
+use super::raw::member;
+
 /// One segment of an argument's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Seg {
@@ -66,12 +68,12 @@ impl ArgsWriter {
     /// The text for one partial argument (appended to `out`), or why it was
     /// skipped.
     pub(crate) fn push(&mut self, arg: &Value, out: &mut String) -> Result<(), PathError> {
-        let path_text = arg.get("jsonPath").and_then(Value::as_str).ok_or_else(|| PathError("no jsonPath".into()))?;
+        let path_text = get(arg, "jsonPath").and_then(Value::as_str).ok_or_else(|| PathError("no jsonPath".into()))?;
         let path = parse_path(path_text)?;
         let Some((last, parent)) = path.split_last() else {
             return Err(PathError(format!("{path_text:?}: the root is not an argument")));
         };
-        let will_continue = arg.get("willContinue").and_then(Value::as_bool) == Some(true);
+        let will_continue = get(arg, "willContinue").and_then(Value::as_bool) == Some(true);
         let value = value_of(arg).ok_or_else(|| PathError(format!("{path_text:?}: no value")))?;
         if self.open_string.as_deref() == Some(&path[..]) {
             let Value::String(s) = value else {
@@ -194,17 +196,23 @@ impl ArgsWriter {
 }
 
 /// The value of a partial argument, whichever of its members holds it.
+/// `arg[key]` of an object argument, found by a scan ([`member`]): no key
+/// hashed.
+fn get<'v>(arg: &'v Value, key: &str) -> Option<&'v Value> {
+    arg.as_object().and_then(|m| member(m, key))
+}
+
 fn value_of(arg: &Value) -> Option<&Value> {
-    if let Some(v) = arg.get("stringValue").filter(|v| v.is_string()) {
+    if let Some(v) = get(arg, "stringValue").filter(|v| v.is_string()) {
         return Some(v);
     }
-    if let Some(v) = arg.get("numberValue").filter(|v| v.is_number()) {
+    if let Some(v) = get(arg, "numberValue").filter(|v| v.is_number()) {
         return Some(v);
     }
-    if let Some(v) = arg.get("boolValue").filter(|v| v.is_boolean()) {
+    if let Some(v) = get(arg, "boolValue").filter(|v| v.is_boolean()) {
         return Some(v);
     }
-    arg.get("nullValue").map(|_| &Value::Null)
+    get(arg, "nullValue").map(|_| &Value::Null)
 }
 
 /// Appends `s` JSON-escaped, without quotes.

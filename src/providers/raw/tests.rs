@@ -28,6 +28,61 @@ fn set_raw_is_insert_of_the_value() {
     assert_eq!(Value::Object(m), serde_json::json!({"n": "v"}));
 }
 
+/// Writing raw text over a value gives the value of the text (member order
+/// included), and says whether it changed, whatever the shapes.
+#[test]
+fn assign_raw_is_the_value_and_says_whether_it_changed() {
+    let values = [
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 22,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 46}]}"#,
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 57,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 46}]}"#,
+        r#"{"promptTokenCount":46,"candidatesTokenCount":57,"promptTokensDetails":[{"modality":"TEXT","tokenCount":46}]}"#,
+        r#"{"promptTokenCount": 46,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 46}]}"#,
+        r#"{"candidatesTokenCount": 57,"promptTokenCount": 46,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 46}]}"#,
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 57,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 46},{"modality": "IMAGE","tokenCount": 1}]}"#,
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 57,"promptTokensDetails": [{"modality": "T\u0045XT","tokenCount": 46.0}]}"#,
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 22,"promptTokenCount": 46}"#,
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 22,"promptTokenCount": 47}"#,
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 22}"#,
+        r#"{"promptTokenCount": 46,"candidatesTokenCount": 23}"#,
+        r#"{"promptTokenCount": -46,"candidatesTokenCount": 1e2}"#,
+        r#"{"promptTokenCount": 12345678901234567890,"candidatesTokenCount": 100.0}"#,
+        r#"{"promptTok\u0065nCount": 46,"candidatesTokenCount": 22}"#,
+        r#"{"promptTokenCount": "46","candidatesTokenCount": null}"#,
+        r#"{"promptTokenCount": [46],"candidatesTokenCount": {"a": true}}"#,
+        r#"{"promptTokenCount": [47],"candidatesTokenCount": {"a": false}}"#,
+        r#"{"a": {"x": 1},"b": 2}"#,
+        r#"{"a": {"x": 2},"c": 3}"#,
+        r#"{"c": 3,"a": {"x": 2}}"#,
+        r#"{"c": 3,"a": {"x": 2,"y": [1]},"b": 2}"#,
+        r#"{}"#,
+        r#"[]"#,
+        r#"[1, "a", {"b": [true, null]}]"#,
+        r#"[1, "a\n", {"b": [true, null]}]"#,
+        r#"[1, "b", {"b": [false, null]}]"#,
+        r#""s""#,
+        r#""s\"q""#,
+        r#"7"#,
+        r#"-0"#,
+        r#"true"#,
+        r#"null"#,
+    ];
+    for v in values.iter().chain(&[r#""""#, "0", "18446744073709551615", "123456789012345678", "1.5", "-3"]) {
+        let serde: Value = serde_json::from_str(v).unwrap();
+        assert_eq!(value_of(v), serde, "{v}");
+        assert_eq!(value_of(v).to_string(), serde.to_string(), "{v}");
+    }
+    for old in values {
+        for new in values {
+            let mut got = value_of(old);
+            let want = value_of(new);
+            let changed = assign_raw(&mut got, new);
+            assert_eq!(got, want, "{old} -> {new}");
+            assert_eq!(got.to_string(), want.to_string(), "{old} -> {new}: order");
+            assert_eq!(changed, value_of(old) != want, "{old} -> {new}: changed");
+        }
+    }
+}
+
 /// Events (as JSON), folded message and ending of a body fed whole.
 pub(crate) fn fold(provider: Provider, body: &[u8]) -> (Vec<Value>, Value, Option<String>) {
     let mut stream = Stream::new(provider);
@@ -81,7 +136,7 @@ pub(crate) fn bodies(dirs: &[&str]) -> Vec<(String, Vec<u8>)> {
 /// Lines on the edges of what the Gemini fast path takes (each body is a
 /// prefix of this list, so that every line meets the state the ones before
 /// it left).
-const GEMINI_EDGES: [&str; 30] = [
+const GEMINI_EDGES: [&str; 44] = [
     r#"{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}],"modelVersion":"m"}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"b\n\"c\"","thought":true}],"role":"model"}}],"modelVersion":"m"}"#,
     r#"{"candidates":[{"content":{"parts":[{"text":"é \u00e9"},{"text":"x","thought":false}]},"index":0,"safetyRatings":[{"a":1}]}],"usageMetadata":{"promptTokenCount":1}}"#,
@@ -106,6 +161,20 @@ const GEMINI_EDGES: [&str; 30] = [
     r#"{"candidates": [{"content": {"parts": [{"text": "d"}]},"index": 0,"x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "i"}]},"index": -0}]}"#,
     r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f","args": {"a": [1, 2.50, "\u00e9"]}},"thoughtSignature": "c2ln"}]},"index": 0}],"usageMetadata": {"promptTokenCount": 4,"candidatesTokenCount": 1}}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "u"}]},"index": 0,"safetyRatings": [{"a": 2}]}],"usageMetadata": {"promptTokenCount": 4,"candidatesTokenCount": 2}}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "v"}]},"index": 0,"safetyRatings": [{"a": 2},{"a": 3}]}],"usageMetadata": {"promptTokenCount": 4,"candidatesTokenCount": 3,"candidatesTokenCount": 2}}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "w"}]},"index": 0,"safetyRatings": [{"a": "\u0041"}]}],"usageMetadata": {"promptTokenCount": 4.0,"candidatesTokenCount": 2}}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "g","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.city","stringValue": "Par","willContinue": true}],"willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.city","stringValue": "is \u00e9"},{"jsonPath": "$.days[0]","numberValue": 1.50}],"willContinue": 1}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "h","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": "x","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a","boolValue": true}],"partialArgs": [],"willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "bad","nullValue": null}],"id": "i","willContinue": true},"thoughtSignature": "c2ln"}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"n\u0061me": "k","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.b","stringValue": "z"}]}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "m","willContinue": true}}]},"index": 0}]}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {}}]},"index": 0}]}"#,
     r#"{"candidates": [],"modelVersion": "m2"}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "a"}]},"index": 0}],"candidates": [{"content": {"parts": [{"text": "b"}]},"index": 0}]}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "c0"}]},"index": 0},{"content": {"parts": [{"text": "c1"}]},"index": 1}]}"#,
