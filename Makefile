@@ -21,18 +21,20 @@ test: setup
 	$(MAKE) -j2 --output-sync=recurse test-python-side test-native-side
 
 .PHONY: test-python-side test-native-side
+# One target per line: under the -j2 above, a sub-make given two targets
+# would run them at once (go-test and go-test-debug both relink target/capi).
+# go-test-debug runs on the Python side: the native side's release builds
+# (make dist-test) are the longest stage.
 test-python-side:
 	$(MAKE) python-test
 	$(MAKE) js-test
 	$(MAKE) python-test-free-threaded
+	$(MAKE) go-test-debug
 
-# One target per line: under the -j2 above, a sub-make given two targets
-# would run them at once (go-test and go-test-debug both relink target/capi).
 test-native-side:
 	$(MAKE) c-test
 	$(MAKE) free-threaded-python
 	$(MAKE) go-test
-	$(MAKE) go-test-debug
 	$(MAKE) dist-test
 
 setup:

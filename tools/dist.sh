@@ -66,9 +66,12 @@ export PATH="$root/$tools/bin:$PATH"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$root=ssefold-$version --remap-path-prefix=$cargo_home=cargo"
-# One target directory for every release build here: the wheel and the C
-# library share their dependencies' compiled code.
+# The wheels build in one target directory (they share their dependencies'
+# compiled code); the C library in another, beside them: cargo runs one
+# build at a time per directory, and the release profile's link-time
+# optimization is one thread, so two builds keep two cores busy.
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/dist}
+c_target_dir="$CARGO_TARGET_DIR-c"
 glibc=2.17
 
 stage=$(mktemp -d)
@@ -76,6 +79,12 @@ trap 'rm -rf "$stage"' EXIT
 rm -rf "$out/goproxy" "$out/SHA256SUMS"
 if [ "${DIST_ONLY:-}" != go ]; then
 rm -f "$out"/ssefold-*.whl "$out"/ssefold-*.tar.gz
+
+# --- C: the libraries linked against glibc 2.17 (zig), built while the
+# wheels build.
+say "C library ($c_name, glibc >= $glibc), in the background"
+CARGO_TARGET_DIR="$c_target_dir" cargo zigbuild -q --release --lib --target "$triple.$glibc" >"$stage/c-build.log" 2>&1 &
+c_build=$!
 
 # --- Python: the abi3 wheel, the free-threaded wheel, the sdist.
 say "Python wheel (abi3, manylinux_2_17)"
@@ -95,11 +104,11 @@ else
 fi
 maturin sdist --out "$out"
 
-# --- C: the libraries linked against glibc 2.17, installed into a staging
-# prefix by the same `make install` users run, relocatable, then archived.
-say "C library ($c_name, glibc >= $glibc)"
-cargo zigbuild -q --release --lib --target "$triple.$glibc"
-libs="$CARGO_TARGET_DIR/$triple/release"
+# --- C: the libraries installed into a staging prefix by the same `make
+# install` users run, relocatable, then archived.
+wait "$c_build" || { cat "$stage/c-build.log" >&2; say "the C library did not build"; exit 1; }
+say "C tarball"
+libs="$c_target_dir/$triple/release"
 name="ssefold-$version-$c_name"
 make -s install CAPI_LIB_DIR="$libs" PREFIX="$stage/$name" RELOCATABLE=1 RPATH=yes >/dev/null
 cp LICENSE-MIT LICENSE-APACHE CHANGELOG.md "$stage/$name/"
