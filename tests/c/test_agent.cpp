@@ -482,7 +482,12 @@ TEST(AgentTurn, EveryFixtureAndRecordingWithToolCallsOnAThreadPool) {
   EXPECT_GE(with_calls * sample, 500u);
   EXPECT_GE(checked_next * sample, 400u);
   EXPECT_GT(ran_calls * sample, 400u);
-  EXPECT_GT(pool.most_at_once(), 1) << "the pool ran calls at once";
+  // Calls overlapping on the pool needs a turn's calls posted while another
+  // runs: the native run (every body, ~500 turns with calls) always has
+  // some; valgrind runs one thread at a time and samples ~65 bodies, where
+  // two calls of one turn may never meet (seen once on CI), so it is not
+  // asked there: the native run of this same test checks it.
+  if (sample == 1) EXPECT_GT(pool.most_at_once(), 1) << "the pool ran calls at once";
   std::printf("%zu streams with tool calls, %zu calls run on the pool, %zu next requests checked\n", with_calls,
               ran_calls, checked_next);
 }
