@@ -487,7 +487,9 @@ TEST(AgentTurn, EveryFixtureAndRecordingWithToolCallsOnAThreadPool) {
   // some; valgrind runs one thread at a time and samples ~65 bodies, where
   // two calls of one turn may never meet (seen once on CI), so it is not
   // asked there: the native run of this same test checks it.
-  if (sample == 1) EXPECT_GT(pool.most_at_once(), 1) << "the pool ran calls at once";
+  if (sample == 1) {
+    EXPECT_GT(pool.most_at_once(), 1) << "the pool ran calls at once";
+  }
   std::printf("%zu streams with tool calls, %zu calls run on the pool, %zu next requests checked\n", with_calls,
               ran_calls, checked_next);
 }
