@@ -75,7 +75,10 @@ c_target_dir="$CARGO_TARGET_DIR-c"
 glibc=2.17
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+c_build=""
+# A failure while the wheels build stops the C library's build too (it
+# would go on holding its target directory's lock).
+trap '[ -z "$c_build" ] || kill "$c_build" 2>/dev/null; rm -rf "$stage"' EXIT
 rm -rf "$out/goproxy" "$out/SHA256SUMS"
 if [ "${DIST_ONLY:-}" != go ]; then
 rm -f "$out"/ssefold-*.whl "$out"/ssefold-*.tar.gz
@@ -106,7 +109,8 @@ maturin sdist --out "$out"
 
 # --- C: the libraries installed into a staging prefix by the same `make
 # install` users run, relocatable, then archived.
-wait "$c_build" || { cat "$stage/c-build.log" >&2; say "the C library did not build"; exit 1; }
+wait "$c_build" || { c_build=""; cat "$stage/c-build.log" >&2; say "the C library did not build"; exit 1; }
+c_build=""
 say "C tarball"
 libs="$c_target_dir/$triple/release"
 name="ssefold-$version-$c_name"

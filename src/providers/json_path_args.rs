@@ -195,13 +195,13 @@ impl ArgsWriter {
     }
 }
 
-/// The value of a partial argument, whichever of its members holds it.
 /// `arg[key]` of an object argument, found by a scan ([`member`]): no key
 /// hashed.
 fn get<'v>(arg: &'v Value, key: &str) -> Option<&'v Value> {
     arg.as_object().and_then(|m| member(m, key))
 }
 
+/// The value of a partial argument, whichever of its members holds it.
 fn value_of(arg: &Value) -> Option<&Value> {
     if let Some(v) = get(arg, "stringValue").filter(|v| v.is_string()) {
         return Some(v);
