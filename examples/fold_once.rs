@@ -9,7 +9,7 @@
 //! ```
 
 use ssefold::providers::{Provider, Stream};
-/// Every turn through a fresh `Stream` in 4 KiB chunks, `finish`, `message()`.
+/// Every turn through a fresh `Stream` in 4 KiB chunks, `finish`, `into_message()`.
 #[inline(never)]
 fn fold_all(provider: Provider, turns: &[&[u8]]) -> usize {
     let mut n = 0;
@@ -19,7 +19,7 @@ fn fold_all(provider: Provider, turns: &[&[u8]]) -> usize {
             s.feed(c, |_| n += 1).unwrap();
         }
         let _ = s.finish(|_| n += 1);
-        n += s.message().is_object() as usize;
+        n += s.into_message().is_object() as usize;
     }
     n
 }

@@ -242,6 +242,44 @@ impl Block {
         }
         Value::Object(m)
     }
+
+    /// [`to_json`](Self::to_json), the committed JSON and the part's text
+    /// moved into the value instead of copied.
+    fn into_json(self, part: &mut Part, strings: PartialStrings, value_max: usize) -> Value {
+        if self.raw_input.is_none() {
+            if let Some(c) = self.committed {
+                return c;
+            }
+        }
+        let text = core::mem::take(&mut part.text);
+        let mut json = self.to_json(part, strings, value_max);
+        if let (Some(f), Value::Object(m)) = (self.text_field(), &mut json) {
+            // Where `to_json` put the (now empty) text.
+            m.insert(f.into(), Value::String(text));
+        }
+        json
+    }
+}
+
+impl AnthropicFold {
+    /// [`Dialect::into_message`] (Bedrock's InvokeModel fold wraps this one).
+    pub(super) fn into_message_value(self, turn: &mut Turn) -> Value {
+        if self.message.is_empty() || self.blocks.iter().any(|b| b.raw_input.is_some()) {
+            return self.message(turn);
+        }
+        let AnthropicFold { mut message, mut blocks, strings, value_max, .. } = self;
+        // Stable, as `message_view`'s sort of the references.
+        blocks.sort_by_key(|b| b.index);
+        let content = blocks
+            .into_iter()
+            .map(|b| {
+                let part = &mut turn.parts[b.part as usize];
+                b.into_json(part, strings, value_max)
+            })
+            .collect();
+        message.insert("content".into(), Value::Array(content));
+        Value::Object(message)
+    }
 }
 
 /// The event types of the Messages API.
@@ -535,6 +573,13 @@ impl Dialect for AnthropicFold {
     /// The folded Anthropic `Message`.
     fn message(&self, turn: &Turn) -> Value {
         self.message_view(turn).into_value()
+    }
+
+    /// [`message`](Self::message), the blocks' JSON and texts moved out of
+    /// the fold (a message with inputs kept as text is built as `message`
+    /// builds it: the texts are parsed into it).
+    fn into_message(self: Box<Self>, turn: &mut Turn) -> Value {
+        (*self).into_message_value(turn)
     }
 
     /// The message, lent with the inputs kept as text spliced in when it

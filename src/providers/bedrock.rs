@@ -99,6 +99,16 @@ impl Dialect for BedrockFold {
         m
     }
 
+    /// [`message`](Self::message), moved out of the fold.
+    fn into_message(self: Box<Self>, turn: &mut Turn) -> Value {
+        let BedrockFold { inner, metrics } = *self;
+        let mut m = inner.into_message_value(turn);
+        if let (Value::Object(o), Some(metrics)) = (&mut m, metrics) {
+            o.insert(INVOCATION_METRICS.into(), metrics);
+        }
+        m
+    }
+
     fn footprint(&self) -> usize {
         self.inner.footprint()
     }

@@ -330,6 +330,29 @@ impl Dialect for ConverseFold {
         self.message_view(turn).into_value()
     }
 
+    /// [`message`](Self::message), the blocks, texts and members moved out
+    /// of the fold (a response with inputs kept as text is built as
+    /// `message` builds it).
+    fn into_message(self: Box<Self>, turn: &mut Turn) -> Value {
+        let kept_as_text = self.blocks.values().any(|b| matches!(b.kind, Kind::ToolUse { raw: Some(_), .. }));
+        if kept_as_text || turn.state == TurnState::Idle && self.top.is_empty() && self.blocks.is_empty() {
+            return self.message(turn);
+        }
+        let ConverseFold { role, blocks, mut top, value_max, .. } = *self;
+        let content = blocks
+            .0
+            .into_iter()
+            .map(|(_, b)| {
+                let part = &mut turn.parts[b.part as usize];
+                b.into_json(part, value_max)
+            })
+            .collect();
+        let mut message = Map::new();
+        message.insert("role".into(), role.unwrap_or_else(|| Value::from("assistant")));
+        message.insert("content".into(), Value::Array(content));
+        response_json(Value::Object(message), &mut top)
+    }
+
     /// The response, lent with the inputs kept as text spliced in when it
     /// writes itself (no tree built for them).
     fn message_view(&self, turn: &Turn) -> MessageView<'_> {
@@ -447,6 +470,48 @@ impl Block {
     }
 }
 
+impl Block {
+    /// [`to_json`](Self::to_json), the block's members and the part's text
+    /// moved into the value instead of copied (not for an input kept as
+    /// text).
+    fn into_json(self, part: &mut Part, value_max: usize) -> Value {
+        match self.kind {
+            Kind::Text { citations } if citations.is_empty() => {
+                one("text", Value::String(core::mem::take(&mut part.text)))
+            }
+            Kind::ToolUse { mut start, input, raw: None, .. } => {
+                let input = input.or_else(|| {
+                    let args = part.args.as_deref().filter(|a| a.value_fits(value_max));
+                    args.and_then(|a| a.partial_value(PartialStrings::Drop))
+                });
+                start.insert("input".into(), input.unwrap_or_else(|| Value::Object(Map::new())));
+                one("toolUse", Value::Object(start))
+            }
+            Kind::Other { name, body } => one(&name, Value::Object(body)),
+            _ => self.to_json(part, value_max),
+        }
+    }
+}
+
+/// The `Converse` response: `output` (its `message`), then `stopReason`,
+/// `usage` and `metrics`, then the other members of `top` in their order
+/// (taken from `top`).
+fn response_json(message: Value, top: &mut Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    out.insert("output".into(), one("message", message));
+    for key in ["stopReason", "usage", "metrics"] {
+        if let Some(v) = top.shift_remove(key) {
+            out.insert(key.into(), v);
+        }
+    }
+    for (k, v) in std::mem::take(top) {
+        if !out.contains_key(&k) {
+            out.insert(k, v);
+        }
+    }
+    Value::Object(out)
+}
+
 /// The object `{key: value}`.
 fn one(key: &str, value: Value) -> Value {
     let mut m = Map::new();
@@ -465,19 +530,7 @@ impl ConverseFold {
         let mut message = Map::new();
         message.insert("role".into(), self.role.clone().unwrap_or_else(|| Value::from("assistant")));
         message.insert("content".into(), Value::Array(content));
-        let mut out = Map::new();
-        out.insert("output".into(), one("message", Value::Object(message)));
-        for key in ["stopReason", "usage", "metrics"] {
-            if let Some(v) = self.top.get(key) {
-                out.insert(key.into(), v.clone());
-            }
-        }
-        for (k, v) in &self.top {
-            if !out.contains_key(k) {
-                out.insert(k.clone(), v.clone());
-            }
-        }
-        Value::Object(out)
+        response_json(Value::Object(message), &mut self.top.clone())
     }
 
     /// Starts the turn (`message_start`) if it was idle; whether it was.

@@ -288,6 +288,14 @@ impl Driver {
         self.dialect.as_ref().map_or(Value::Null, |d| d.message(&self.turn))
     }
 
+    /// The folded message, the driver consumed (moved out of the fold).
+    pub(crate) fn into_message(mut self) -> Value {
+        match self.dialect.take() {
+            Some(d) => d.into_message(&mut self.turn),
+            None => Value::Null,
+        }
+    }
+
     /// The folded message, lent where the dialect holds it as it is.
     pub(crate) fn message_view(&self) -> MessageView<'_> {
         self.dialect.as_ref().map_or(MessageView::Owned(Value::Null), |d| d.message_view(&self.turn))

@@ -148,16 +148,35 @@ impl Slot {
         if let Some(v) = &self.whole {
             return v.clone();
         }
-        let mut m = Map::new();
-        m.insert("text".into(), Value::String(part.text.clone()));
-        if self.text == Some(true) {
-            m.insert("thought".into(), Value::Bool(true));
-        }
-        if let Some(sig) = &self.signature {
-            m.insert("thoughtSignature".into(), Value::String(sig.clone()));
-        }
-        Value::Object(m)
+        text_part(part.text.clone(), self.text == Some(true), self.signature.clone())
     }
+
+    /// [`to_json`](Self::to_json), the slot and the part's text moved into
+    /// the value instead of copied.
+    fn into_json(self, part: &mut Part) -> Value {
+        match self.whole {
+            Some(v) if self.streamed.is_some() => {
+                let args = part.args.as_ref().and_then(|a| a.partial_value(PartialStrings::Drop));
+                with_args(v, args.unwrap_or_else(|| Value::Object(Map::new())))
+            }
+            Some(v) => v,
+            None => text_part(core::mem::take(&mut part.text), self.text == Some(true), self.signature),
+        }
+    }
+}
+
+/// A merged text part's JSON: `text`, then `thought` and `thoughtSignature`
+/// when it has them.
+fn text_part(text: String, thought: bool, signature: Option<String>) -> Value {
+    let mut m = Map::new();
+    m.insert("text".into(), Value::String(text));
+    if thought {
+        m.insert("thought".into(), Value::Bool(true));
+    }
+    if let Some(sig) = signature {
+        m.insert("thoughtSignature".into(), Value::String(sig));
+    }
+    Value::Object(m)
 }
 
 /// One candidate (a choice).
@@ -556,7 +575,6 @@ impl Dialect for GeminiFold {
         if self.message.is_empty() {
             return Value::Null;
         }
-        let mut m = self.message.clone();
         let (single, mut sorted);
         let order: &[&Candidate] = match self.candidates.as_slice() {
             // The usual one candidate: no list to sort.
@@ -575,25 +593,32 @@ impl Dialect for GeminiFold {
             .iter()
             .map(|c| {
                 let parts = c.slots.iter().map(|s| s.to_json(&turn.parts[s.part as usize])).collect();
-                let mut content = Map::new();
-                content.insert("parts".into(), Value::Array(parts));
-                if let Some(role) = &c.role {
-                    content.insert("role".into(), role.clone());
-                }
-                // The fields copied as a map (no key hashed again),
-                // `content` put first.
-                let mut out = c.fields.clone();
-                out.shift_insert(0, "content".into(), Value::Object(content));
-                Value::Object(out)
+                candidate_json(parts, c.role.clone(), c.fields.clone())
             })
             .collect();
-        match member_mut(&mut m, "candidates") {
-            Some(slot) => *slot = Value::Array(cands),
-            None => {
-                m.insert("candidates".into(), Value::Array(cands));
-            }
+        response_json(self.message.clone(), cands)
+    }
+
+    /// [`message`](Self::message), every member and text moved out of the
+    /// fold instead of copied.
+    fn into_message(self: Box<Self>, turn: &mut Turn) -> Value {
+        let GeminiFold { message, mut candidates, .. } = *self;
+        if message.is_empty() {
+            return Value::Null;
         }
-        Value::Object(m)
+        // Stable, as `message`'s sort of the references.
+        candidates.sort_by_key(|c| c.index);
+        let cands = candidates
+            .into_iter()
+            .map(|c| {
+                let parts = c.slots.into_iter().map(|s| {
+                    let part = &mut turn.parts[s.part as usize];
+                    s.into_json(part)
+                });
+                candidate_json(parts.collect(), c.role, c.fields)
+            })
+            .collect();
+        response_json(message, cands)
     }
 
     fn footprint(&self) -> usize {
@@ -1178,6 +1203,30 @@ fn quick_continuation(raw: &str) -> Option<(Option<Value>, bool)> {
 }
 
 /// The part `whole` with `functionCall.args` set.
+/// A folded candidate: `content` (its `parts`, then its `role`) first, then
+/// its other members as folded (the map kept: no key hashed again).
+fn candidate_json(parts: Vec<Value>, role: Option<Value>, mut fields: Map<String, Value>) -> Value {
+    let mut content = Map::new();
+    content.insert("parts".into(), Value::Array(parts));
+    if let Some(role) = role {
+        content.insert("role".into(), role);
+    }
+    fields.shift_insert(0, "content".into(), Value::Object(content));
+    Value::Object(fields)
+}
+
+/// The folded top-level members with `candidates` (its placeholder
+/// replaced where it stands, else appended).
+fn response_json(mut message: Map<String, Value>, candidates: Vec<Value>) -> Value {
+    match member_mut(&mut message, "candidates") {
+        Some(slot) => *slot = Value::Array(candidates),
+        None => {
+            message.insert("candidates".into(), Value::Array(candidates));
+        }
+    }
+    Value::Object(message)
+}
+
 fn with_args(mut whole: Value, args: Value) -> Value {
     if let Some(Value::Object(fc)) = whole.get_mut("functionCall") {
         fc.insert("args".into(), args);

@@ -212,6 +212,13 @@ impl Stream {
         self.driver.message()
     }
 
+    /// The folded message of [`message`](Self::message), the stream
+    /// consumed: equal to it, built by moving the fold's members and texts
+    /// into it instead of copying them (for the host done with the stream).
+    pub fn into_message(self) -> Value {
+        self.driver.into_message()
+    }
+
     /// The folded message of [`message`](Self::message), lent where the
     /// dialect holds it as it is (a Responses terminal `output`): its JSON
     /// or a host's value is then built without a copy of the message first.

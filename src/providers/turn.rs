@@ -200,6 +200,13 @@ pub(crate) trait Dialect: core::fmt::Debug + Send + Sync {
         MessageView::Owned(self.message(turn))
     }
 
+    /// [`message`](Self::message), the fold consumed: a dialect moves what
+    /// it holds into the value (and may take the parts' texts) instead of
+    /// copying it.
+    fn into_message(self: Box<Self>, turn: &mut Turn) -> Value {
+        self.message(turn)
+    }
+
     /// Heap bytes held by the dialect's own state.
     fn footprint(&self) -> usize;
 

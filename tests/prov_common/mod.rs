@@ -53,7 +53,10 @@ pub fn run_config_with(
     let message = stream.message();
     // The lent message is the same message, to the byte of its JSON.
     assert_eq!(serde_json::to_string(&stream.message_view()).unwrap(), message.to_string());
-    Run { events, message, error, detected: stream.provider().name() }
+    let detected = stream.provider().name();
+    // The message moved out of the stream is the same, member order included.
+    assert_eq!(stream.into_message().to_string(), message.to_string());
+    Run { events, message, error, detected }
 }
 
 /// A deterministic pseudo-random chunk-size generator.
