@@ -436,8 +436,9 @@ impl<'a> Cursor<'a> {
                 // (`1e400`): a long one or an exponent of three digits
                 // declines (at most 10^139: finite).
                 let n = self.number()?;
-                let exp = n.find(['e', 'E']).map_or(0, |e| n[e + 1..].trim_start_matches(['+', '-']).len());
-                if n.len() > 40 || exp > 2 {
+                // (An exponent of three digits needs five bytes: `1e100`.)
+                let exp = || n.find(['e', 'E']).map_or(0, |e| n[e + 1..].trim_start_matches(['+', '-']).len());
+                if n.len() > 40 || n.len() >= 5 && exp() > 2 {
                     return None;
                 }
             }
