@@ -139,7 +139,7 @@ use super::args::{ArgsEnd, ToolArgs};
 use super::events::WarningCode;
 use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
 use super::fastpath::{Cursor, Seen};
-use super::raw::quick_allowed;
+use super::raw::{quick_allowed, quick_taken};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
 use super::view::{JsonStr, Str};
 use super::{
@@ -319,36 +319,78 @@ struct DeltaView<'a> {
     signature: Option<Str<'a>>,
 }
 
+/// The kind of a hot delta ([`QuickDelta`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DeltaKind {
+    Text,
+    Thinking,
+    Json,
+}
+
+impl DeltaKind {
+    /// The delta's `type`.
+    fn name(self) -> &'static str {
+        match self {
+            DeltaKind::Text => "text_delta",
+            DeltaKind::Thinking => "thinking_delta",
+            DeltaKind::Json => "input_json_delta",
+        }
+    }
+}
+
+/// The hot event — `content_block_delta` with a text, thinking or argument
+/// delta — as [`quick_delta_event`] reads it: the block's index, the
+/// delta's kind and its string.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct QuickDelta<'a> {
+    index: u64,
+    kind: DeltaKind,
+    value: JsonStr<'a>,
+}
+
+impl<'a> QuickDelta<'a> {
+    /// The [`Head`] serde_json gives for the same event.
+    fn head(self) -> Head<'a> {
+        let mut delta = DeltaView { ty: Some(Str(Cow::Borrowed(self.kind.name()))), ..DeltaView::default() };
+        match self.kind {
+            DeltaKind::Text => delta.text = Some(self.value),
+            DeltaKind::Json => delta.partial_json = Some(self.value),
+            DeltaKind::Thinking => delta.thinking = Some(self.value),
+        }
+        Head { ty: Cow::Borrowed("content_block_delta"), index: Some(self.index), delta: Some(delta) }
+    }
+}
+
 /// The hot event — `content_block_delta` with a text, thinking or argument
 /// delta — matched byte for byte in the compact form the API sends; the same
 /// view serde_json would give. Anything else (whitespace, other members or
 /// order, a number serde_json would read differently) is `None` and goes
 /// through serde_json.
 #[inline(always)]
-pub(super) fn quick_delta(data: &str) -> Option<Head<'_>> {
+pub(super) fn quick_delta_event(data: &str) -> Option<QuickDelta<'_>> {
     let mut c = Cursor::new(data);
     c.eat_str(r#"{"type":"content_block_delta","index":"#)?;
     let index = c.uint()?;
     c.eat_str(r#","delta":{"type":""#)?;
-    let dty = if c.eat_str(r#"text_delta","text":"#).is_some() {
-        "text_delta"
+    let kind = if c.eat_str(r#"text_delta","text":"#).is_some() {
+        DeltaKind::Text
     } else if c.eat_str(r#"input_json_delta","partial_json":"#).is_some() {
-        "input_json_delta"
+        DeltaKind::Json
     } else if c.eat_str(r#"thinking_delta","thinking":"#).is_some() {
-        "thinking_delta"
+        DeltaKind::Thinking
     } else {
         return None;
     };
     let value = c.strict_string()?;
     c.eat_str("}}")?;
     c.end()?;
-    let mut delta = DeltaView { ty: Some(Str(Cow::Borrowed(dty))), ..DeltaView::default() };
-    match dty {
-        "text_delta" => delta.text = Some(value),
-        "input_json_delta" => delta.partial_json = Some(value),
-        _ => delta.thinking = Some(value),
-    }
-    Some(Head { ty: Cow::Borrowed("content_block_delta"), index: Some(index), delta: Some(delta) })
+    Some(QuickDelta { index, kind, value })
+}
+
+/// [`quick_delta_event`] as the [`Head`] serde_json gives.
+#[inline(always)]
+pub(super) fn quick_delta(data: &str) -> Option<Head<'_>> {
+    quick_delta_event(data).map(QuickDelta::head)
 }
 
 /// The head of any other compact event (`message_start`, block start and
@@ -475,11 +517,12 @@ impl Dialect for AnthropicFold {
         self.strings =
             if turn.config.tool_input_trailing_strings { PartialStrings::Keep } else { PartialStrings::Drop };
         self.value_max = turn.config.max_memory_bytes / 16;
-        let quick = match quick_delta(event.data()) {
-            Some(head) => Some(head),
-            None if quick_allowed() => quick_head(event.data()),
-            None => None,
-        };
+        if let Some(q) = quick_allowed().then(|| quick_delta_event(event.data())).flatten() {
+            quick_taken();
+            self.on_quick_delta(turn, q, event, sink)?;
+            return Ok(Flow::Continue);
+        }
+        let quick = if quick_allowed() { quick_head(event.data()) } else { None };
         let parsed = match quick {
             Some(head) => Ok(head),
             None => serde_json::from_str(event.data()),
@@ -838,6 +881,39 @@ impl AnthropicFold {
         Ok(())
     }
 
+    /// A hot delta into an open block of its kind: its text appended (no
+    /// event type or delta type compared as text again); anything else (an
+    /// unknown or closed block, a delta of another block's kind, a message
+    /// not started) through [`on_delta`](Self::on_delta), which warns.
+    #[inline(always)]
+    fn on_quick_delta(
+        &mut self,
+        turn: &mut Turn,
+        q: QuickDelta<'_>,
+        event: &Event<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), StreamError> {
+        let open = (turn.state != TurnState::Idle).then(|| self.block_pos(q.index)).flatten().filter(|&pos| {
+            let block = &self.blocks[pos];
+            let part = &turn.parts[block.part as usize];
+            part.is_open()
+                && match q.kind {
+                    DeltaKind::Text => block.text_field() == Some("text"),
+                    DeltaKind::Thinking => block.text_field() == Some("thinking"),
+                    DeltaKind::Json => part.kind == PartKind::ToolCall,
+                }
+        });
+        let Some(pos) = open else {
+            return self.on_delta(turn, q.head(), event, sink);
+        };
+        let part = self.blocks[pos].part;
+        check_lone(sink, q.kind.name(), &q.value);
+        match q.kind {
+            DeltaKind::Json => turn.push_args(part, &q.value, sink),
+            _ => turn.append_text(part, &q.value, sink),
+        }
+    }
+
     fn on_delta(
         &mut self,
         turn: &mut Turn,
@@ -1024,6 +1100,71 @@ fn provider_error(v: &Value, output_emitted: bool) -> ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hot delta path (`on_quick_delta`) folds exactly as serde_json's
+    /// view through `on_delta`: every Anthropic recording and fixture, and
+    /// bodies of edge deltas (for a block never started, closed, or of
+    /// another kind; before `message_start`; escaped and lone-surrogate
+    /// text), give the same events, message and ending; and it is taken.
+    #[test]
+    fn hot_deltas_fold_as_the_value_path() {
+        use crate::providers::raw::tests::{assert_fast_folds_as_slow, bodies};
+        use crate::providers::Provider;
+        let mut cases: Vec<(Provider, String, Vec<u8>)> =
+            bodies(&["tests/recordings/anthropic", "tests/fixtures/anthropic"])
+                .into_iter()
+                .map(|(name, body)| (Provider::Anthropic, name, body))
+                .collect();
+        assert!(cases.len() > 20, "{}", cases.len());
+        let start = r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"c","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#;
+        let text_block = r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#;
+        let thinking_block =
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}"#;
+        let tool_block = r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#;
+        let delta = |i: u64, ty: &str, field: &str, text: &str| {
+            format!(r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"{ty}","{field}":"{text}"}}}}"#)
+        };
+        let deltas = [
+            delta(0, "text_delta", "text", "plain"),
+            delta(0, "text_delta", "text", r#"esc \"q\" \n \u00e9 \ud83d\ude00"#),
+            delta(0, "text_delta", "text", r"lone \ud800"),
+            delta(1, "thinking_delta", "thinking", "hm"),
+            delta(2, "input_json_delta", "partial_json", r#"{\"a\": "#),
+            delta(2, "input_json_delta", "partial_json", "1}"),
+            // Of another block's kind.
+            delta(0, "thinking_delta", "thinking", "wrong block"),
+            delta(1, "text_delta", "text", "wrong block"),
+            delta(0, "input_json_delta", "partial_json", "1"),
+            delta(2, "text_delta", "text", "wrong block"),
+            // A block never started, and an index no block can have.
+            delta(7, "text_delta", "text", "nowhere"),
+            delta(u64::MAX, "text_delta", "text", "nowhere"),
+        ];
+        let stop0 = r#"{"type":"content_block_stop","index":0}"#;
+        let end = [
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}"#,
+            r#"{"type":"message_stop"}"#,
+        ];
+        let sse = |lines: &[&str]| -> Vec<u8> {
+            lines.iter().map(|l| format!("event: x\ndata: {l}\n\n")).collect::<String>().into_bytes()
+        };
+        let opened = [start, text_block, thinking_block, tool_block];
+        for (i, d) in deltas.iter().enumerate() {
+            let mut lines: Vec<&str> = opened.to_vec();
+            lines.push(d);
+            lines.push(stop0);
+            // After its block closed too.
+            lines.push(d);
+            lines.extend(end);
+            cases.push((Provider::Anthropic, format!("edge delta {i}"), sse(&lines)));
+            // Before `message_start` (the message started implicitly).
+            cases.push((Provider::Anthropic, format!("edge delta {i} first"), sse(&[d, start, d])));
+        }
+        let all: Vec<&str> = opened.iter().copied().chain(deltas.iter().map(String::as_str)).chain(end).collect();
+        cases.push((Provider::Anthropic, "every edge delta".into(), sse(&all)));
+        let taken = assert_fast_folds_as_slow(&cases);
+        assert!(taken > 1000, "hot path taken {taken} times");
+    }
 
     /// The fast path gives exactly serde_json's view, or declines.
     #[test]
