@@ -6,8 +6,9 @@
 //! libcurl write), one callback per event summing the data lengths. It
 //! prints the best and median of 25 runs as MB/s plus a checksum the C side must
 //! match. With `SSEFOLD_BENCH_MODE=fold` it measures the provider stream
-//! instead (text deltas counted and summed, the folded message built and
-//! serialized, as `ssefold_stream_message_json` does for C).
+//! instead: each turn of the corpus folded by a fresh stream (text deltas
+//! counted and summed, the folded message built and serialized, as
+//! `ssefold_stream_message_json` does for C).
 
 use std::time::Instant;
 
@@ -33,11 +34,12 @@ fn main() {
     let runs: usize = std::env::var("SSEFOLD_BENCH_RUNS").map_or(RUNS, |s| s.parse().expect("a number"));
     // SSEFOLD_BENCH_MODE=fold: the provider stream (text deltas) instead of the SSE decoder.
     let fold = std::env::var("SSEFOLD_BENCH_MODE").is_ok_and(|v| v == "fold");
+    let turns = if fold { turns(&bytes) } else { Vec::new() };
     let mut times = Vec::new();
     let (mut events, mut data_bytes) = (0u64, 0u64);
     for _ in 0..runs {
         let start = Instant::now();
-        let (n, sum) = if fold { fold_once(&bytes) } else { decode_once(&bytes) };
+        let (n, sum) = if fold { fold_once(&turns) } else { decode_once(&bytes) };
         times.push(start.elapsed().as_secs_f64());
         (events, data_bytes) = (std::hint::black_box(n), std::hint::black_box(sum));
     }
@@ -53,6 +55,8 @@ fn main() {
 }
 
 /// SSE events and the sum of their data lengths.
+// Out of line: `make c-bench` counts one call's instructions.
+#[inline(never)]
 fn decode_once(bytes: &[u8]) -> (u64, u64) {
     let mut decoder = Decoder::new();
     let (mut n, mut sum) = (0u64, 0u64);
@@ -67,10 +71,29 @@ fn decode_once(bytes: &[u8]) -> (u64, u64) {
     (n, sum)
 }
 
-/// Text deltas and the sum of their lengths, through the provider stream
-/// (the folded message is built as well).
-fn fold_once(bytes: &[u8]) -> (u64, u64) {
-    let mut stream = Stream::new(Provider::Auto);
+/// Where each turn of the corpus ends: after its `message_stop` event's
+/// blank line (the corpus is whole turns, one HTTP response each).
+const TURN_END: &[u8] = b"data: {\"type\":\"message_stop\"}\n\n";
+
+/// The corpus split into its turns (each ending after its `message_stop`
+/// event's blank line), before any timing.
+fn turns(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let end = memchr::memmem::find(rest, TURN_END).map_or(rest.len(), |at| at + TURN_END.len());
+        let (turn, tail) = rest.split_at(end);
+        out.push(turn);
+        rest = tail;
+    }
+    out
+}
+
+/// Text deltas and the sum of their lengths, through the provider stream:
+/// each turn folded by a fresh stream, fed in 16 KiB chunks, finished, its
+/// message serialized (as the C side does).
+#[inline(never)]
+fn fold_once(turns: &[&[u8]]) -> (u64, u64) {
     let (mut n, mut sum) = (0u64, 0u64);
     let mut on_event = |e: &StreamEvent<'_>| {
         if let StreamEvent::TextDelta { text, .. } = e {
@@ -78,12 +101,14 @@ fn fold_once(bytes: &[u8]) -> (u64, u64) {
             sum += text.len() as u64;
         }
     };
-    for chunk in bytes.chunks(16 * 1024) {
-        stream.feed(chunk, &mut on_event).expect("the corpus is valid");
+    for turn in turns {
+        let mut stream = Stream::new(Provider::Auto);
+        for chunk in turn.chunks(16 * 1024) {
+            stream.feed(chunk, &mut on_event).expect("the corpus is valid");
+        }
+        stream.finish(&mut on_event).expect("each turn ends cleanly");
+        // As the C side does with ssefold_stream_message_json: the message as JSON text.
+        std::hint::black_box(stream.message().to_string());
     }
-    // The corpus is whole turns, so it ends cleanly.
-    stream.finish(&mut on_event).expect("the corpus ends cleanly");
-    // As the C side does with ssefold_stream_message_json: the message as JSON text.
-    std::hint::black_box(stream.message().to_string());
     (n, sum)
 }

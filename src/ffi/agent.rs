@@ -886,12 +886,8 @@ pub unsafe extern "C" fn ssefold_agent_turn_outcome_json(
 ) -> ssefold_result {
     let body = |s: &mut AgentTurnState| {
         check_not_null!(out);
-        let mut bytes = core::mem::take(&mut s.text).into_bytes();
-        bytes.clear();
-        // Writing a `Value` to memory cannot fail.
-        serde_json::to_writer(&mut bytes, &s.turn.outcome().to_json()).unwrap_or_default();
-        // JSON text is UTF-8.
-        s.text = String::from_utf8(bytes).unwrap_or_default();
+        let outcome = s.turn.outcome().to_json();
+        super::slice::write_json_text(&mut s.text, super::slice::JsonSource::Value(&outcome));
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(out, ssefold_str::new(&s.text)) };
         Ok(ssefold_result::Ok)

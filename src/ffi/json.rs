@@ -119,11 +119,7 @@ fn failure(e: &PartialJsonError) -> Failure {
 
 /// Serializes `value` into `out` (cleared first).
 fn write_json(value: &Value, out: &mut String) {
-    out.clear();
-    // Writing a `Value` to a `String` cannot fail (keys are strings, no I/O).
-    let mut bytes = core::mem::take(out).into_bytes();
-    serde_json::to_writer(&mut bytes, value).unwrap_or_default();
-    *out = String::from_utf8(bytes).unwrap_or_default();
+    super::slice::write_json_text(out, super::slice::JsonSource::Value(value));
 }
 
 impl PartialJsonState {

@@ -80,6 +80,32 @@ impl ssefold_str {
     }
 }
 
+/// What [`write_json_text`] writes: JSON text that is UTF-8 by construction.
+pub(crate) enum JsonSource<'a, 'm> {
+    /// A value, written by serde_json.
+    Value(&'a serde_json::Value),
+    /// A folded message, written by serde_json with the stream's validated
+    /// raw JSON texts (`&str`s) spliced in.
+    Message(&'a crate::providers::MessageView<'m>),
+}
+
+/// Writes `source` as JSON text into `out` (cleared first, its buffer
+/// reused), without a second pass over the text to check it is UTF-8.
+pub(crate) fn write_json_text(out: &mut String, source: JsonSource<'_, '_>) {
+    let mut bytes = core::mem::take(out).into_bytes();
+    bytes.clear();
+    match source {
+        // Writing a `Value` to memory cannot fail.
+        JsonSource::Value(v) => serde_json::to_writer(&mut bytes, v).unwrap_or_default(),
+        JsonSource::Message(m) => m.write_json(&mut bytes),
+    }
+    debug_assert!(core::str::from_utf8(&bytes).is_ok());
+    // SAFETY: both writers emit UTF-8 only: serde_json writes JSON text from
+    // `String`s and `&str`s (escaping nothing into invalid bytes), and a
+    // message view splices in raw JSON texts that are `&str`s.
+    *out = unsafe { String::from_utf8_unchecked(bytes) };
+}
+
 impl ssefold_bytes {
     /// A view of `b`.
     pub fn new(b: &[u8]) -> Self {

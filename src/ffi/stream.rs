@@ -9,7 +9,7 @@ use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::json::{ssefold_container_kind, ssefold_path_event_kind, ssefold_path_segment};
 use super::reconnect::{cursor_view, ssefold_resume_cursor};
 use super::result::ssefold_result;
-use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str};
+use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str, write_json_text, JsonSource};
 use super::sse::{ssefold_sse_decoder_config, ssefold_utf8_mode};
 use crate::eventstream::DecoderLimits;
 use crate::json::{ContainerKind, PathEvent, PathSegment};
@@ -428,6 +428,9 @@ pub(crate) struct StreamState {
     pub(super) ui: Option<UiState>,
     /// The host clock (`ssefold_stream_set_time`) stamped on UI updates.
     pub(super) now_ms: u64,
+    /// The stream's footprint after the last `feed` (the next one's
+    /// "before", for the heap trim: one computation per feed).
+    footprint: usize,
 }
 
 impl Castable for ssefold_stream {
@@ -453,14 +456,36 @@ pub(super) fn failure(e: &StreamError) -> Failure {
 }
 
 fn write_json(value: &Value, out: &mut String) {
-    out.clear();
-    let mut bytes = core::mem::take(out).into_bytes();
-    // Writing a `Value` to memory cannot fail.
-    serde_json::to_writer(&mut bytes, value).unwrap_or_default();
-    *out = String::from_utf8(bytes).unwrap_or_default();
+    write_json_text(out, JsonSource::Value(value));
 }
 
+/// The view of `e`: a text or argument delta (nearly every event) built in
+/// one match, any other event by [`view_of_any`].
 fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
+    use ssefold_stream_event_kind as K;
+    let (kind, name, part, text) = match *e {
+        StreamEvent::TextDelta { part, text } => (K::TextDelta, "text_delta", part, text),
+        StreamEvent::ToolArgsDelta { part, json } => (K::ToolArgsDelta, "tool_args_delta", part, json),
+        _ => return view_of_any(e),
+    };
+    ssefold_stream_event {
+        kind,
+        name: ssefold_str::new(name),
+        part,
+        text: ssefold_str::new(text),
+        json: ssefold_str::ABSENT,
+        path_event: ssefold_stream_path_event::NONE,
+        mime_type: ssefold_str::ABSENT,
+        data: ssefold_bytes::new(&[]),
+        outcome: ssefold_part_outcome::None,
+        tool_call: ssefold_tool_call::NONE,
+        // Both are content.
+        is_content: true,
+    }
+}
+
+/// The view of any event.
+fn view_of_any(e: &StreamEvent<'_>) -> ssefold_stream_event {
     use ssefold_stream_event_kind as K;
     let (mut data, mut mime_type) = (ssefold_bytes::new(&[]), ssefold_str::ABSENT);
     let outcome = match e {
@@ -660,8 +685,10 @@ pub unsafe extern "C" fn ssefold_stream_new(
             Some(Ok(c)) => c,
             Some(Err(f)) => return f.code,
         };
+        let stream = Stream::with_config(provider, config);
         let state = StreamState {
-            stream: Stream::with_config(provider, config),
+            footprint: stream.memory_footprint(),
+            stream,
             callback: None,
             user_data: core::ptr::null_mut(),
             event_json: false,
@@ -729,11 +756,14 @@ pub unsafe extern "C" fn ssefold_stream_feed(
     let body = |s: &mut StreamState| {
         // SAFETY: `len` readable bytes by contract (or NULL/0, checked by the helper).
         let chunk = unsafe { bytes_from_raw(bytes, len)? };
-        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
-        let before = stream.memory_footprint();
+        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, footprint, .. } = s;
         let fed =
             stream.feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms));
-        super::heap::trim_after_release(before, stream.memory_footprint());
+        // (The footprint before is the last feed's after: nothing between
+        // two feeds frees what a fold holds but the feed itself.)
+        let after = stream.memory_footprint();
+        super::heap::trim_after_release(*footprint, after);
+        *footprint = after;
         fed.map_err(|e| failure(&e))?;
         Ok(ssefold_result::Ok)
     };
@@ -775,11 +805,7 @@ pub unsafe extern "C" fn ssefold_stream_message_json(
 ) -> ssefold_result {
     let body = |s: &mut StreamState| {
         check_not_null!(out);
-        let mut bytes = core::mem::take(&mut s.message).into_bytes();
-        bytes.clear();
-        s.stream.message_view().write_json(&mut bytes);
-        // JSON text is UTF-8.
-        s.message = String::from_utf8(bytes).unwrap_or_default();
+        write_json_text(&mut s.message, JsonSource::Message(&s.stream.message_view()));
         // SAFETY: non-NULL (checked) and writable by contract.
         unsafe { handle::write_out(out, ssefold_str::new(&s.message)) };
         Ok(ssefold_result::Ok)
@@ -970,6 +996,19 @@ pub unsafe extern "C" fn ssefold_stream_last_error(
 
 #[cfg(test)]
 mod tests {
+    /// The one-match view of the deltas is the general view.
+    #[test]
+    fn delta_views_are_the_general_view() {
+        use crate::providers::StreamEvent;
+        for e in [
+            StreamEvent::TextDelta { part: 3, text: "hé" },
+            StreamEvent::TextDelta { part: 0, text: "" },
+            StreamEvent::ToolArgsDelta { part: 7, json: "{\"a\":" },
+        ] {
+            assert_eq!(format!("{:?}", super::view(&e)), format!("{:?}", super::view_of_any(&e)));
+        }
+    }
+
     use super::*;
 
     #[derive(Default)]

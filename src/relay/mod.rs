@@ -174,6 +174,12 @@ impl Relay {
         self.stream.as_ref()
     }
 
+    /// The provider stream, the relay consumed: for a host done relaying,
+    /// to take the folded message with [`Stream::into_message`].
+    pub fn into_stream(self) -> Option<Stream> {
+        self.stream
+    }
+
     /// The format written.
     pub fn format(&self) -> RelayFormat {
         self.writer.config.format

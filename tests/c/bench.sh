@@ -34,14 +34,18 @@ measure() {
     c_med=$(echo "$c" | sed 's/.*median_MB\/s=\([0-9.]*\).*/\1/' | awk -v b="$c_med" '{print ($1 > b) ? $1 : b}')
   done
   # Instruction counts: independent of the machine's load, which makes
-  # wall-clock figures noisy on shared cores.
+  # wall-clock figures noisy on shared cores. One pass of the measured
+  # function (decode_once or fold_once, the same name on both sides), not
+  # the reading of the corpus or its split into turns.
   if command -v valgrind >/dev/null; then
-    count() { SSEFOLD_BENCH_READ=1 SSEFOLD_BENCH_RUNS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
-      | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
+    local pass=decode_once
+    [ "$1" = fold ] && pass=fold_once
+    count() { SSEFOLD_BENCH_READ=1 SSEFOLD_BENCH_RUNS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      --toggle-collect="*$pass*" "$@" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
     local ri ci
     ri=$(count target/release/examples/capi_bench "$tmp/small.sse")
     ci=$(count "$tmp/bench_sse" "$tmp/small.sse")
-    awk -v m="$1" -v r="$ri" -v c="$ci" 'BEGIN { printf "%s instructions (4 MiB, read + one pass): rust-api %d, c-abi %d, c/rust = %.3f\n", m, r, c, c / r }'
+    awk -v m="$1" -v r="$ri" -v c="$ci" 'BEGIN { printf "%s instructions (4 MiB, one pass): rust-api %d, c-abi %d, c/rust = %.3f\n", m, r, c, c / r }'
   fi
   awk -v m="$1" -v r="$rust_best" -v c="$c_best" 'BEGIN { printf "%s best run:          rust-api %.1f MB/s, c-abi %.1f MB/s, c/rust = %.3f\n", m, r, c, c / r }'
   awk -v m="$1" -v r="$rust_med" -v c="$c_med" 'BEGIN { printf "%s best round median: rust-api %.1f MB/s, c-abi %.1f MB/s, c/rust = %.3f\n", m, r, c, c / r }'
