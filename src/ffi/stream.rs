@@ -463,14 +463,14 @@ fn write_json(value: &Value, out: &mut String) {
 /// one match, any other event by [`view_of_any`].
 fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
     use ssefold_stream_event_kind as K;
-    let (kind, name, part, text) = match *e {
-        StreamEvent::TextDelta { part, text } => (K::TextDelta, "text_delta", part, text),
-        StreamEvent::ToolArgsDelta { part, json } => (K::ToolArgsDelta, "tool_args_delta", part, json),
+    let (kind, part, text) = match *e {
+        StreamEvent::TextDelta { part, text } => (K::TextDelta, part, text),
+        StreamEvent::ToolArgsDelta { part, json } => (K::ToolArgsDelta, part, json),
         _ => return view_of_any(e),
     };
     ssefold_stream_event {
         kind,
-        name: ssefold_str::new(name),
+        name: ssefold_str::new(e.name()),
         part,
         text: ssefold_str::new(text),
         json: ssefold_str::ABSENT,
