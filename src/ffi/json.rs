@@ -4,11 +4,9 @@
 
 use core::ffi::c_void;
 
-use serde_json::Value;
-
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::result::ssefold_result;
-use super::slice::{bytes_from_raw, ssefold_str};
+use super::slice::{bytes_from_raw, ssefold_str, write_json};
 use crate::json::{
     parse_partial_json, ContainerKind, PartialJson, PartialJsonError, PartialJsonErrorKind, PartialJsonLimits,
     PathEvent, PathSegment,
@@ -115,11 +113,6 @@ fn failure(e: &PartialJsonError) -> Failure {
         PartialJsonErrorKind::SizeLimit => ssefold_result::JsonSizeLimit,
     };
     Failure::new(code, e.to_string())
-}
-
-/// Serializes `value` into `out` (cleared first).
-fn write_json(value: &Value, out: &mut String) {
-    super::slice::write_json_text(out, super::slice::JsonSource::Value(value));
 }
 
 impl PartialJsonState {

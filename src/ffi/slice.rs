@@ -89,6 +89,11 @@ pub(crate) enum JsonSource<'a, 'm> {
     Message(&'a crate::providers::MessageView<'m>),
 }
 
+/// Serializes `value` into `out` (cleared first, its buffer reused).
+pub(crate) fn write_json(value: &serde_json::Value, out: &mut String) {
+    write_json_text(out, JsonSource::Value(value));
+}
+
 /// Writes `source` as JSON text into `out` (cleared first, its buffer
 /// reused), without a second pass over the text to check it is UTF-8.
 pub(crate) fn write_json_text(out: &mut String, source: JsonSource<'_, '_>) {

@@ -3,13 +3,11 @@
 
 use core::ffi::c_void;
 
-use serde_json::Value;
-
 use super::handle::{self, check_not_null, Castable, Failure, Handle};
 use super::json::{ssefold_container_kind, ssefold_path_event_kind, ssefold_path_segment};
 use super::reconnect::{cursor_view, ssefold_resume_cursor};
 use super::result::ssefold_result;
-use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str, write_json_text, JsonSource};
+use super::slice::{bytes_from_raw, ssefold_bytes, ssefold_str, write_json, write_json_text, JsonSource};
 use super::sse::{ssefold_sse_decoder_config, ssefold_utf8_mode};
 use crate::eventstream::DecoderLimits;
 use crate::json::{ContainerKind, PathEvent, PathSegment};
@@ -455,10 +453,6 @@ pub(super) fn failure(e: &StreamError) -> Failure {
     Failure::new(code, e.to_string())
 }
 
-fn write_json(value: &Value, out: &mut String) {
-    write_json_text(out, JsonSource::Value(value));
-}
-
 /// The view of `e`: a text or argument delta (nearly every event) built in
 /// one match, any other event by [`view_of_any`].
 fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
@@ -759,8 +753,9 @@ pub unsafe extern "C" fn ssefold_stream_feed(
         let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, footprint, .. } = s;
         let fed =
             stream.feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms));
-        // (The footprint before is the last feed's after: nothing between
-        // two feeds frees what a fold holds but the feed itself.)
+        // (The footprint before is the last feed's after: only a feed
+        // grows or frees what the fold holds; a call between two feeds that
+        // frees some leaves it high, at worst one trim more.)
         let after = stream.memory_footprint();
         super::heap::trim_after_release(*footprint, after);
         *footprint = after;
@@ -996,20 +991,19 @@ pub unsafe extern "C" fn ssefold_stream_last_error(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// The one-match view of the deltas is the general view.
     #[test]
     fn delta_views_are_the_general_view() {
-        use crate::providers::StreamEvent;
         for e in [
             StreamEvent::TextDelta { part: 3, text: "hé" },
             StreamEvent::TextDelta { part: 0, text: "" },
             StreamEvent::ToolArgsDelta { part: 7, json: "{\"a\":" },
         ] {
-            assert_eq!(format!("{:?}", super::view(&e)), format!("{:?}", super::view_of_any(&e)));
+            assert_eq!(format!("{:?}", view(&e)), format!("{:?}", view_of_any(&e)));
         }
     }
-
-    use super::*;
 
     #[derive(Default)]
     struct Sink {

@@ -243,6 +243,17 @@ impl Block {
         Value::Object(m)
     }
 
+    /// Whether a delta of `kind` belongs in this block (its part of
+    /// `part_kind`): text in a `text` block, thinking in a `thinking` block,
+    /// arguments in a tool call.
+    fn takes(&self, part_kind: PartKind, kind: DeltaKind) -> bool {
+        match kind {
+            DeltaKind::Text => self.text_field() == Some("text"),
+            DeltaKind::Thinking => self.text_field() == Some("thinking"),
+            DeltaKind::Json => part_kind == PartKind::ToolCall,
+        }
+    }
+
     /// [`to_json`](Self::to_json), the committed JSON and the part's text
     /// moved into the value instead of copied.
     fn into_json(self, part: &mut Part, strings: PartialStrings, value_max: usize) -> Value {
@@ -388,8 +399,8 @@ pub(super) fn quick_delta_event(data: &str) -> Option<QuickDelta<'_>> {
 }
 
 /// [`quick_delta_event`] as the [`Head`] serde_json gives.
-#[inline(always)]
-pub(super) fn quick_delta(data: &str) -> Option<Head<'_>> {
+#[cfg(test)]
+fn quick_delta(data: &str) -> Option<Head<'_>> {
     quick_delta_event(data).map(QuickDelta::head)
 }
 
@@ -896,18 +907,15 @@ impl AnthropicFold {
         let open = (turn.state != TurnState::Idle).then(|| self.block_pos(q.index)).flatten().filter(|&pos| {
             let block = &self.blocks[pos];
             let part = &turn.parts[block.part as usize];
-            part.is_open()
-                && match q.kind {
-                    DeltaKind::Text => block.text_field() == Some("text"),
-                    DeltaKind::Thinking => block.text_field() == Some("thinking"),
-                    DeltaKind::Json => part.kind == PartKind::ToolCall,
-                }
+            part.is_open() && block.takes(part.kind, q.kind)
         });
         let Some(pos) = open else {
             return self.on_delta(turn, q.head(), event, sink);
         };
         let part = self.blocks[pos].part;
-        check_lone(sink, q.kind.name(), &q.value);
+        // (`strict_string` declined a lone surrogate escape: `on_delta`
+        // warns of those.)
+        debug_assert!(!q.value.lone_surrogates());
         match q.kind {
             DeltaKind::Json => turn.push_args(part, &q.value, sink),
             _ => turn.append_text(part, &q.value, sink),
@@ -945,10 +953,11 @@ impl AnthropicFold {
             return Ok(());
         }
         let dty = delta.ty.as_deref().unwrap_or("");
+        let part_kind = turn.parts[part as usize].kind;
         let fits = match dty {
-            "text_delta" | "citations_delta" => block.text_field() == Some("text"),
-            "thinking_delta" | "signature_delta" => block.text_field() == Some("thinking"),
-            "input_json_delta" => turn.parts[part as usize].kind == PartKind::ToolCall,
+            "text_delta" | "citations_delta" => block.takes(part_kind, DeltaKind::Text),
+            "thinking_delta" | "signature_delta" => block.takes(part_kind, DeltaKind::Thinking),
+            "input_json_delta" => block.takes(part_kind, DeltaKind::Json),
             "compaction_delta" => block.compaction.is_some(),
             _ => {
                 sink.event(&StreamEvent::Unknown { scope: "delta", provider_type: dty, data: event.data() });

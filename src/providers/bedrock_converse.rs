@@ -468,9 +468,7 @@ impl Block {
             Kind::Other { name, body } => one(name, Value::Object(body.clone())),
         }
     }
-}
 
-impl Block {
     /// [`to_json`](Self::to_json), the block's members and the part's text
     /// moved into the value instead of copied (not for an input kept as
     /// text).

@@ -1202,7 +1202,6 @@ fn quick_continuation(raw: &str) -> Option<(Option<Value>, bool)> {
     Some((args, fc.get("willContinue") == Some("true")))
 }
 
-/// The part `whole` with `functionCall.args` set.
 /// A folded candidate: `content` (its `parts`, then its `role`) first, then
 /// its other members as folded (the map kept: no key hashed again).
 fn candidate_json(parts: Vec<Value>, role: Option<Value>, mut fields: Map<String, Value>) -> Value {
@@ -1227,6 +1226,7 @@ fn response_json(mut message: Map<String, Value>, candidates: Vec<Value>) -> Val
     Value::Object(message)
 }
 
+/// The part `whole` with `functionCall.args` set.
 fn with_args(mut whole: Value, args: Value) -> Value {
     if let Some(Value::Object(fc)) = whole.get_mut("functionCall") {
         fc.insert("args".into(), args);
