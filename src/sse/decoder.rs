@@ -431,6 +431,7 @@ impl Decoder {
         self.reconnection_time = None;
     }
 
+    #[inline(always)]
     fn next_in<'s>(
         &'s mut self,
         chunk: &'s [u8],
@@ -441,6 +442,30 @@ impl Decoder {
             self.block.dispatched = false;
             self.block.clear();
         }
+        // Fastest path: nearly every event, read whole when nothing is
+        // pending (no block started, nothing skipped, a clean splitter).
+        if self.block.start.is_none() && !self.block.skipping && self.lines.is_clean() {
+            if let Some((event, data, after)) = self.whole_event(chunk, text, cur) {
+                // Stream offset of chunk[0].
+                let base = self.lines.offset() - cur.pos as u64;
+                cur.pos = after;
+                self.lines.sync_offset(base + after as u64);
+                let id = self.has_id.then_some(self.id_buf.as_str());
+                return Some(Ok(Event { event, data, id, retry: None, id_generation: self.id_generation }));
+            }
+        }
+        self.next_by_lines(chunk, text, cur)
+    }
+
+    /// The next event or error, line by line: every case
+    /// [`whole_event`](Self::whole_event) leaves.
+    #[inline(never)]
+    fn next_by_lines<'s>(
+        &'s mut self,
+        chunk: &'s [u8],
+        text: &'s str,
+        cur: &mut Cursor,
+    ) -> Option<Result<Event<'s>, DecodeError>> {
         // Stream offset of chunk[0].
         let base = self.lines.offset() - cur.pos as u64;
         loop {
@@ -514,6 +539,47 @@ impl Decoder {
                 return Some(Err(e));
             }
         }
+    }
+
+    /// The event that starts at `cur.pos` when it has the shape nearly every
+    /// provider sends, all of it in this chunk: an optional `event:` line, one
+    /// `data:` line and the blank line, each ending in a lone LF, within the
+    /// limits and in the chunk's valid UTF-8 prefix. Returns its type, its
+    /// data and the chunk offset after the blank line; the event is what the
+    /// line-by-line path gives for the same lines (there, the block would
+    /// start and end within these lines and leave nothing behind). `None`
+    /// changes nothing (the cursor only caches where the next CR is): the
+    /// line-by-line path takes the event.
+    ///
+    /// Called only with an empty block (no line since the last blank line)
+    /// and a clean splitter.
+    #[inline(always)]
+    fn whole_event<'t>(&self, chunk: &[u8], text: &'t str, cur: &mut Cursor) -> Option<(&'t str, &'t str, usize)> {
+        debug_assert!(matches!((&self.block.data, &self.block.event_type), (Slot::Empty, Slot::Empty)));
+        debug_assert!(self.block.retry.is_none() && !self.block.id_changed && !self.block.dispatched);
+        let start = cur.pos;
+        let end = self.lines.lf_line_end_at(chunk, cur, start)?;
+        let line = &chunk[start..end];
+        let (event, data_start, data_end) = if line.starts_with(b"event:") {
+            let value = if line.get(6) == Some(&b' ') { 7 } else { 6 };
+            (start + value..end, end + 1, self.lines.lf_line_end_at(chunk, cur, end + 1)?)
+        } else {
+            (0..0, start, end)
+        };
+        let line = &chunk[data_start..data_end];
+        if !line.starts_with(b"data:") {
+            return None;
+        }
+        let value = if line.get(5) == Some(&b' ') { 6 } else { 5 };
+        if chunk.get(data_end + 1) != Some(&b'\n') || line.len() > self.config.max_event_size {
+            return None;
+        }
+        let data = text.get(data_start + value..data_end)?;
+        let event = match text.get(event)? {
+            "" => "message",
+            event => event,
+        };
+        Some((event, data, data_end + 2))
     }
 
     /// A blank line at stream offset `at`: commits the id and ends the block.
@@ -760,6 +826,70 @@ mod tests {
             d.feed_each(c, |r| out.push(r.map(|e| e.to_owned_event())));
         }
         (out, d.finish())
+    }
+
+    #[test]
+    fn the_common_shapes_are_read_whole() {
+        fn read<'a>(d: &Decoder, input: &'a [u8]) -> Option<(&'a str, &'a str, usize)> {
+            let text = match core::str::from_utf8(input) {
+                Ok(text) => text,
+                Err(e) => core::str::from_utf8(&input[..e.valid_up_to()]).unwrap_or_default(),
+            };
+            d.whole_event(input, text, &mut Cursor::new())
+        }
+        let d = Decoder::new();
+        let whole = |input| read(&d, input);
+        assert_eq!(whole(b"event: a\ndata: b\n\n"), Some(("a", "b", 18)));
+        assert_eq!(whole(b"event:a\ndata:b\n\nnext"), Some(("a", "b", 16)));
+        assert_eq!(whole(b"data: {\"x\": 1}\n\n"), Some(("message", "{\"x\": 1}", 16)));
+        assert_eq!(whole(b"event:\ndata:  x\n\n"), Some(("message", " x", 17)));
+        assert_eq!(whole(b"data\n\n"), None, "no colon: the line-by-line path");
+        for other in [
+            &b"data: a\ndata: b\n\n"[..],
+            b"event: a\r\ndata: b\n\n",
+            b"data: a\r\n\r\n",
+            b"id: 1\ndata: x\n\n",
+            b"data: x\nid: 1\n\n",
+            b"event: a\n\n",
+            b"data: x\n",
+            b"data: x\n\r",
+            b"\ndata: x\n\n",
+            b": hi\ndata: x\n\n",
+            b"data: \xFF\n\n",
+        ] {
+            assert_eq!(whole(other), None, "{:?}", String::from_utf8_lossy(other));
+        }
+        let tiny =
+            Decoder::with_config(DecoderConfig { max_line_len: 8, max_event_size: 4, ..DecoderConfig::default() });
+        let whole_tiny = |input| read(&tiny, input);
+        assert_eq!(whole_tiny(b"data\n\n"), None);
+        assert_eq!(whole_tiny(b"data: 123456\n\n"), None, "line over the limit");
+        assert_eq!(whole_tiny(b"data:12\n\n"), None, "data line longer than the event limit: checked by the line path");
+    }
+
+    #[test]
+    fn events_read_whole_are_the_events_read_line_by_line() {
+        // One-byte chunks never hold a whole event: they take the line path.
+        let inputs: [&[u8]; 10] = [
+            b"event: a\ndata: b\n\nevent:c\ndata:d\n\ndata: e\n\n",
+            b"id: 7\nevent: a\ndata: b\n\nevent: x\ndata: y\n\n",
+            b"retry: 5\ndata: a\n\ndata: b\n\n",
+            b"data: a\ndata: b\n\nevent: t\ndata: c\n\n",
+            b"event: t\n\ndata: after a typed empty block\n\n",
+            b"data: 0123456789abcdef\n\ndata: ok\n\n",
+            b"event: 0123456789abcdef\ndata: x\n\ndata: ok\n\n",
+            b"data: \xFF\n\nevent: \xC3\xA9\ndata: \xE2\x82\xAC\n\n",
+            b"\xEF\xBB\xBFdata: bom\n\ndata: a\r\n\r\ndata: b\n\n",
+            b"data: x\n\n: comment\ndata: y\n\nid\ndata: z\n\n",
+        ];
+        let tiny = DecoderConfig { max_line_len: 16, max_event_size: 10, ..DecoderConfig::default() };
+        let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
+        for config in [DecoderConfig::default(), tiny, strict] {
+            for input in inputs {
+                let bytes: Vec<&[u8]> = input.chunks(1).collect();
+                assert_eq!(decode(config.clone(), &[input]), decode(config.clone(), &bytes), "{input:?}");
+            }
+        }
     }
 
     #[test]

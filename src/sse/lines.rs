@@ -50,8 +50,9 @@ pub struct Line {
 /// A position in one chunk, with what is known about the chunk ahead of it.
 ///
 /// Most streams use LF only: the position of the next CR is searched for
-/// once and cached, so that each line costs one single-byte `memchr`.
-#[derive(Debug, Clone)]
+/// once and cached, and the LF bytes ahead are found a window at a time
+/// ([`LfFinder`]), so that a line costs a few instructions.
+#[derive(Debug, Clone, Default)]
 pub struct Cursor {
     /// Offset of the next byte of the chunk to consume.
     pub pos: usize,
@@ -61,12 +62,6 @@ pub struct Cursor {
     lf: LfFinder,
 }
 
-impl Default for Cursor {
-    fn default() -> Self {
-        Cursor { pos: 0, next_cr: None, lf: LfFinder::new() }
-    }
-}
-
 impl Cursor {
     /// A cursor at the start of a chunk.
     pub fn new() -> Self {
@@ -74,32 +69,96 @@ impl Cursor {
     }
 }
 
-/// Finds LF bytes. On x86-64 with AVX2 the searcher is built once per chunk
-/// (skipping `memchr`'s per-call CPU dispatch, which dominates on short
-/// lines); elsewhere it is plain `memchr`.
-#[derive(Debug, Clone, Copy)]
+/// Finds LF bytes in one chunk, front to back.
+///
+/// On x86-64 it keeps a bit mask of the LF bytes in a 64-byte window of the
+/// chunk, made with four SSE2 compares (SSE2 is part of x86-64: no runtime
+/// detection), so that the many short lines of an event stream cost a shift
+/// and a bit count each instead of a `memchr` call; elsewhere it is plain
+/// `memchr`.
+#[derive(Debug, Clone, Copy, Default)]
 struct LfFinder {
-    #[cfg(target_arch = "x86_64")]
-    avx2: Option<memchr::arch::x86_64::avx2::memchr::One>,
+    /// Chunk offset of the window's first byte.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    start: usize,
+    /// Length of the window: 64, or 0 before the first one is made.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    len: usize,
+    /// Bit `i` set when `chunk[start + i]` is LF (bits past the chunk's
+    /// end are clear).
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    mask: u64,
 }
 
 impl LfFinder {
-    #[inline]
-    fn new() -> Self {
-        LfFinder {
-            #[cfg(target_arch = "x86_64")]
-            avx2: memchr::arch::x86_64::avx2::memchr::One::new(b'\n'),
+    /// The offset of the first LF in `chunk[from..to]`. Successive calls
+    /// of one finder are for the same chunk.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn find(&mut self, chunk: &[u8], from: usize, to: usize) -> Option<usize> {
+        let mut pos = from;
+        while pos < to {
+            let into = pos.wrapping_sub(self.start);
+            if into >= self.len {
+                self.start = pos;
+                self.len = 64;
+                self.mask = lf_mask(chunk, pos);
+                continue;
+            }
+            let ahead = self.mask >> into;
+            if ahead != 0 {
+                let at = pos + ahead.trailing_zeros() as usize;
+                return (at < to).then_some(at);
+            }
+            pos = self.start + self.len;
         }
+        None
     }
 
-    #[inline]
-    fn find(&self, haystack: &[u8]) -> Option<usize> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(one) = &self.avx2 {
-            return one.find(haystack);
-        }
-        memchr::memchr(b'\n', haystack)
+    /// The offset of the first LF in `chunk[from..to]`.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline(always)]
+    fn find(&mut self, chunk: &[u8], from: usize, to: usize) -> Option<usize> {
+        memchr::memchr(b'\n', &chunk[from..to]).map(|i| from + i)
     }
+}
+
+/// Bit `i` set when `chunk[pos + i]` is LF, for the 64 bytes from `pos` (or
+/// as many as the chunk has).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn lf_mask(chunk: &[u8], pos: usize) -> u64 {
+    match chunk.get(pos..pos + 64).and_then(|w| <&[u8; 64]>::try_from(w).ok()) {
+        Some(window) => lf_mask_64(window),
+        None => lf_mask_end(chunk, pos),
+    }
+}
+
+/// [`lf_mask`] of the chunk's last bytes (fewer than 64), zero-padded (zero
+/// is not LF).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cold]
+#[inline(never)]
+fn lf_mask_end(chunk: &[u8], pos: usize) -> u64 {
+    let rest = chunk.get(pos..).unwrap_or_default();
+    let mut padded = [0; 64];
+    padded[..rest.len()].copy_from_slice(rest);
+    lf_mask_64(&padded)
+}
+
+/// Bit `i` set when `window[i]` is LF: four SSE2 compares.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn lf_mask_64(window: &[u8; 64]) -> u64 {
+    use safe_arch::{cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i};
+    let lf = set_splat_i8_m128i(b'\n' as i8);
+    let mut mask = 0;
+    for (i, part) in window.chunks_exact(16).enumerate() {
+        let part: &[u8; 16] = part.try_into().unwrap_or(&[0; 16]);
+        let bits = move_mask_i8_m128i(cmp_eq_mask_i8_m128i(load_unaligned_m128i(part), lf)) as u16;
+        mask |= u64::from(bits) << (16 * i);
+    }
+    mask
 }
 
 /// Splits a stream of byte chunks into lines, across chunk boundaries.
@@ -198,7 +257,14 @@ impl LineSplitter {
     /// the cursor and then calls [`sync_offset`](Self::sync_offset).
     #[inline]
     pub fn lf_line_end(&self, chunk: &[u8], cur: &mut Cursor) -> Option<usize> {
-        let start = cur.pos;
+        self.lf_line_end_at(chunk, cur, cur.pos)
+    }
+
+    /// [`lf_line_end`](Self::lf_line_end) for the line that starts at
+    /// `start` (at or after `cur.pos`), leaving `cur.pos` alone: a caller
+    /// may look several lines ahead and move the cursor only if it takes them.
+    #[inline]
+    pub fn lf_line_end_at(&self, chunk: &[u8], cur: &mut Cursor, start: usize) -> Option<usize> {
         match chunk.get(start) {
             None => return None,
             // A blank line (every event ends with one): no search needed.
@@ -213,8 +279,8 @@ impl LineSplitter {
                 cr
             }
         };
-        let i = cur.lf.find(&chunk[start..next_cr])?;
-        (i <= self.max_line_len).then_some(start + i)
+        let end = cur.lf.find(chunk, start, next_cr)?;
+        (end - start <= self.max_line_len).then_some(end)
     }
 
     /// Records that the caller consumed whole lines up to stream offset
@@ -393,6 +459,30 @@ mod tests {
 
     fn lines(v: &[&str]) -> Vec<Option<Vec<u8>>> {
         v.iter().map(|s| Some(s.as_bytes().to_vec())).collect()
+    }
+
+    #[test]
+    fn the_lf_finder_finds_what_memchr_finds() {
+        // Lines of every length around the 64-byte window, searched front to
+        // back with one finder (windows reused), with and without a bound.
+        let mut chunk = Vec::new();
+        for len in (0..150).chain([200, 255, 256, 300]) {
+            chunk.extend(std::iter::repeat_n(b'x', len));
+            chunk.push(b'\n');
+        }
+        for cut in [chunk.len(), chunk.len() - 1, 1000, 63, 64, 65, 1] {
+            let chunk = &chunk[..cut];
+            for step in [1, 7, 64] {
+                let mut finder = LfFinder::default();
+                let mut from = 0;
+                while from < chunk.len() {
+                    let to = (from + step * 37).min(chunk.len());
+                    let expected = memchr::memchr(b'\n', &chunk[from..to]).map(|i| from + i);
+                    assert_eq!(finder.find(chunk, from, to), expected, "cut {cut}, from {from} to {to}");
+                    from = expected.map_or(from + step, |at| at + 1);
+                }
+            }
+        }
     }
 
     #[test]
