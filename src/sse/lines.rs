@@ -97,9 +97,17 @@ impl LfFinder {
     #[inline(always)]
     fn find(&mut self, chunk: &[u8], from: usize, to: usize) -> Option<usize> {
         let mut pos = from;
+        // Windows made for this search: a line longer than a couple of
+        // windows is searched with `memchr`, faster on long runs.
+        let mut made = 0;
         while pos < to {
             let into = pos.wrapping_sub(self.start);
             if into >= self.len {
+                if made == Self::WINDOWS_PER_SEARCH {
+                    self.len = 0;
+                    return memchr::memchr(b'\n', &chunk[pos..to]).map(|i| pos + i);
+                }
+                made += 1;
                 self.start = pos;
                 self.len = 64;
                 self.mask = lf_mask(chunk, pos);
@@ -114,6 +122,10 @@ impl LfFinder {
         }
         None
     }
+
+    /// Windows made by one search before it hands the rest to `memchr`.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    const WINDOWS_PER_SEARCH: u32 = 1;
 
     /// The offset of the first LF in `chunk[from..to]`.
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
