@@ -555,31 +555,46 @@ impl Decoder {
     /// and a clean splitter.
     #[inline(always)]
     fn whole_event<'t>(&self, chunk: &[u8], text: &'t str, cur: &mut Cursor) -> Option<(&'t str, &'t str, usize)> {
-        debug_assert!(matches!((&self.block.data, &self.block.event_type), (Slot::Empty, Slot::Empty)));
-        debug_assert!(self.block.retry.is_none() && !self.block.id_changed && !self.block.dispatched);
-        let start = cur.pos;
-        let end = self.lines.lf_line_end_at(chunk, cur, start)?;
-        let line = &chunk[start..end];
-        let (event, data_start, data_end) = if line.starts_with(b"event:") {
-            let value = if line.get(6) == Some(&b' ') { 7 } else { 6 };
-            (start + value..end, end + 1, self.lines.lf_line_end_at(chunk, cur, end + 1)?)
-        } else {
-            (0..0, start, end)
-        };
-        let line = &chunk[data_start..data_end];
-        if !line.starts_with(b"data:") {
-            return None;
-        }
-        let value = if line.get(5) == Some(&b' ') { 6 } else { 5 };
-        if chunk.get(data_end + 1) != Some(&b'\n') || line.len() > self.config.max_event_size {
-            return None;
-        }
-        let data = text.get(data_start + value..data_end)?;
+        let (event, data, after) = self.whole_event_ranges(chunk, cur)?;
+        let data = text.get(data)?;
         let event = match text.get(event)? {
             "" => "message",
             event => event,
         };
-        Some((event, data, data_end + 2))
+        Some((event, data, after))
+    }
+
+    /// [`whole_event`](Self::whole_event) in ranges of `chunk`: the event
+    /// type's (empty for none), the data's, and the offset after the blank
+    /// line.
+    #[inline(always)]
+    fn whole_event_ranges(&self, chunk: &[u8], cur: &mut Cursor) -> Option<(Range<usize>, Range<usize>, usize)> {
+        debug_assert!(matches!((&self.block.data, &self.block.event_type), (Slot::Empty, Slot::Empty)));
+        debug_assert!(self.block.retry.is_none() && !self.block.id_changed && !self.block.dispatched);
+        let start = cur.pos;
+        if matches!(chunk.get(start), None | Some(b'\n')) {
+            return None;
+        }
+        // Both lines end before the next CR (a CR ends a line too).
+        let bound = cur.cr_bound(chunk, start);
+        let end = cur.find_lf(chunk, start, bound)?;
+        let (event, data_start, data_end) = if chunk[start..end].starts_with(b"event:") {
+            let value = if chunk.get(start + 6) == Some(&b' ') { 7 } else { 6 };
+            (start + value..end, end + 1, cur.find_lf(chunk, end + 1, bound)?)
+        } else {
+            (0..0, start, end)
+        };
+        let line = &chunk[data_start..data_end];
+        let limits = &self.config;
+        if !line.starts_with(b"data:")
+            || chunk.get(data_end + 1) != Some(&b'\n')
+            || end - start > limits.max_line_len
+            || line.len() > limits.max_line_len.min(limits.max_event_size)
+        {
+            return None;
+        }
+        let value = if line.get(5) == Some(&b' ') { 6 } else { 5 };
+        Some((event, data_start + value..data_end, data_end + 2))
     }
 
     /// A blank line at stream offset `at`: commits the id and ends the block.

@@ -67,6 +67,28 @@ impl Cursor {
     pub fn new() -> Self {
         Cursor::default()
     }
+
+    /// The offset of the first CR at or after `start` (the chunk's length
+    /// when there is none): searched for once and cached.
+    #[inline(always)]
+    pub fn cr_bound(&mut self, chunk: &[u8], start: usize) -> usize {
+        match self.next_cr {
+            Some(cr) if cr >= start => cr,
+            _ => {
+                let rest = chunk.get(start..).unwrap_or_default();
+                let cr = memchr::memchr(b'\r', rest).map_or(chunk.len(), |i| start + i);
+                self.next_cr = Some(cr);
+                cr
+            }
+        }
+    }
+
+    /// The offset of the first LF in `chunk[from..to]` (`to` at most
+    /// the chunk's length); successive calls search one chunk front to back.
+    #[inline(always)]
+    pub fn find_lf(&mut self, chunk: &[u8], from: usize, to: usize) -> Option<usize> {
+        self.lf.find(chunk, from, to)
+    }
 }
 
 /// Finds LF bytes in one chunk, front to back.
@@ -283,15 +305,8 @@ impl LineSplitter {
             Some(b'\n') => return Some(start),
             Some(_) => {}
         }
-        let next_cr = match cur.next_cr {
-            Some(cr) if cr >= start => cr,
-            _ => {
-                let cr = memchr::memchr(b'\r', &chunk[start..]).map_or(chunk.len(), |i| start + i);
-                cur.next_cr = Some(cr);
-                cr
-            }
-        };
-        let end = cur.lf.find(chunk, start, next_cr)?;
+        let next_cr = cur.cr_bound(chunk, start);
+        let end = cur.find_lf(chunk, start, next_cr)?;
         (end - start <= self.max_line_len).then_some(end)
     }
 
