@@ -96,20 +96,38 @@ impl Cursor {
 /// On x86-64 it keeps a bit mask of the LF bytes in a 64-byte window of the
 /// chunk, made with four SSE2 compares (SSE2 is part of x86-64: no runtime
 /// detection), so that the many short lines of an event stream cost a shift
-/// and a bit count each instead of a `memchr` call; elsewhere it is plain
-/// `memchr`.
-#[derive(Debug, Clone, Copy, Default)]
+/// and a bit count each instead of a `memchr` call. The rest of a line longer
+/// than the window, and the chunk's last bytes (less than a window), are
+/// searched with `memchr`'s AVX2 searcher, built once per chunk (skipping
+/// `memchr`'s per-call CPU dispatch). Elsewhere it is plain `memchr`.
+#[derive(Debug, Clone, Copy)]
 struct LfFinder {
     /// Chunk offset of the window's first byte.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     start: usize,
-    /// Length of the window: 64, or 0 before the first one is made.
+    /// Length of the window: 64, or 0 when there is none.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     len: usize,
-    /// Bit `i` set when `chunk[start + i]` is LF (bits past the chunk's
-    /// end are clear).
+    /// Bit `i` set when `chunk[start + i]` is LF.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     mask: u64,
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::One>,
+}
+
+impl Default for LfFinder {
+    fn default() -> Self {
+        LfFinder {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            start: 0,
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            len: 0,
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            mask: 0,
+            #[cfg(target_arch = "x86_64")]
+            avx2: memchr::arch::x86_64::avx2::memchr::One::new(b'\n'),
+        }
+    }
 }
 
 impl LfFinder {
@@ -119,21 +137,26 @@ impl LfFinder {
     #[inline(always)]
     fn find(&mut self, chunk: &[u8], from: usize, to: usize) -> Option<usize> {
         let mut pos = from;
-        // Windows made for this search: a line longer than a couple of
-        // windows is searched with `memchr`, faster on long runs.
-        let mut made = 0;
+        // At most one window made per search: the rest of a longer line is
+        // faster to search with `memchr`.
+        let mut made = false;
         while pos < to {
             let into = pos.wrapping_sub(self.start);
             if into >= self.len {
-                if made == Self::WINDOWS_PER_SEARCH {
-                    self.len = 0;
-                    return memchr::memchr(b'\n', &chunk[pos..to]).map(|i| pos + i);
+                let window = chunk.get(pos..pos + 64).and_then(|w| <&[u8; 64]>::try_from(w).ok());
+                match window {
+                    Some(window) if !made => {
+                        made = true;
+                        self.start = pos;
+                        self.len = 64;
+                        self.mask = lf_mask_64(window);
+                        continue;
+                    }
+                    _ => {
+                        self.len = 0;
+                        return self.search(&chunk[pos..to]).map(|i| pos + i);
+                    }
                 }
-                made += 1;
-                self.start = pos;
-                self.len = 64;
-                self.mask = lf_mask(chunk, pos);
-                continue;
             }
             let ahead = self.mask >> into;
             if ahead != 0 {
@@ -145,39 +168,22 @@ impl LfFinder {
         None
     }
 
-    /// Windows made by one search before it hands the rest to `memchr`.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    const WINDOWS_PER_SEARCH: u32 = 1;
-
     /// The offset of the first LF in `chunk[from..to]`.
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     #[inline(always)]
     fn find(&mut self, chunk: &[u8], from: usize, to: usize) -> Option<usize> {
-        memchr::memchr(b'\n', &chunk[from..to]).map(|i| from + i)
+        self.search(&chunk[from..to]).map(|i| from + i)
     }
-}
 
-/// Bit `i` set when `chunk[pos + i]` is LF, for the 64 bytes from `pos` (or
-/// as many as the chunk has).
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
-fn lf_mask(chunk: &[u8], pos: usize) -> u64 {
-    match chunk.get(pos..pos + 64).and_then(|w| <&[u8; 64]>::try_from(w).ok()) {
-        Some(window) => lf_mask_64(window),
-        None => lf_mask_end(chunk, pos),
+    /// The first LF of `haystack`, by `memchr`.
+    #[inline(always)]
+    fn search(&self, haystack: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(one) = &self.avx2 {
+            return one.find(haystack);
+        }
+        memchr::memchr(b'\n', haystack)
     }
-}
-
-/// [`lf_mask`] of the chunk's last bytes (fewer than 64), zero-padded (zero
-/// is not LF).
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[cold]
-#[inline(never)]
-fn lf_mask_end(chunk: &[u8], pos: usize) -> u64 {
-    let rest = chunk.get(pos..).unwrap_or_default();
-    let mut padded = [0; 64];
-    padded[..rest.len()].copy_from_slice(rest);
-    lf_mask_64(&padded)
 }
 
 /// Bit `i` set when `window[i]` is LF: four SSE2 compares.
