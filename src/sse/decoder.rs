@@ -279,6 +279,11 @@ impl Block {
 pub struct Decoder {
     lines: LineSplitter,
     block: Block,
+    /// Known to hold nothing between events: no block started or being
+    /// skipped, nothing dispatched from the buffers, a clean splitter. Only
+    /// the whole-event path runs while it is set (it changes none of that);
+    /// anything else clears it, and the next call looks again.
+    pending_nothing: bool,
     config: DecoderConfig,
     /// The last event ID buffer (may hold an uncommitted value mid-block).
     id_buf: String,
@@ -309,6 +314,7 @@ impl Decoder {
         Decoder {
             lines: LineSplitter::new(config.max_line_len),
             block: Block::new(),
+            pending_nothing: false,
             config,
             id_buf: String::new(),
             has_id: false,
@@ -380,6 +386,7 @@ impl Decoder {
     /// the spec) and reported. The decoder is then ready for a new stream
     /// (a reconnection): the last event ID and reconnection time are kept.
     pub fn finish(&mut self) -> EndOfStream {
+        self.pending_nothing = false;
         if self.block.dispatched {
             self.block.dispatched = false;
             self.block.clear();
@@ -438,13 +445,16 @@ impl Decoder {
         text: &'s str,
         cur: &mut Cursor,
     ) -> Option<Result<Event<'s>, DecodeError>> {
-        if self.block.dispatched {
-            self.block.dispatched = false;
-            self.block.clear();
+        if !self.pending_nothing {
+            if self.block.dispatched {
+                self.block.dispatched = false;
+                self.block.clear();
+            }
+            self.pending_nothing = self.block.start.is_none() && !self.block.skipping && self.lines.is_clean();
         }
         // Fastest path: nearly every event, read whole when nothing is
         // pending (no block started, nothing skipped, a clean splitter).
-        if self.block.start.is_none() && !self.block.skipping && self.lines.is_clean() {
+        if self.pending_nothing {
             if let Some((event, data, after)) = self.whole_event(chunk, text, cur) {
                 // Stream offset of chunk[0].
                 let base = self.lines.offset() - cur.pos as u64;
@@ -453,6 +463,9 @@ impl Decoder {
                 let id = self.has_id.then_some(self.id_buf.as_str());
                 return Some(Ok(Event { event, data, id, retry: None, id_generation: self.id_generation }));
             }
+            // The line-by-line path changes the state: looked at again on
+            // the next call.
+            self.pending_nothing = false;
         }
         self.next_by_lines(chunk, text, cur)
     }
@@ -905,6 +918,32 @@ mod tests {
                 assert_eq!(decode(config.clone(), &[input]), decode(config.clone(), &bytes), "{input:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_whole_event_path_resumes_after_finish_reset_and_errors() {
+        let tiny = DecoderConfig { max_line_len: 16, ..DecoderConfig::default() };
+        let mut d = Decoder::with_config(tiny);
+        let mut seen = Vec::new();
+        let mut feed = |d: &mut Decoder, bytes: &[u8]| {
+            d.feed_each(bytes, |r| seen.push(r.map(|e| (e.event().to_owned(), e.data().to_owned()))));
+        };
+        feed(&mut d, b"data: a\n\nevent: t\ndata: cut");
+        assert_eq!(d.finish().discarded_bytes, 18);
+        feed(&mut d, b"data: b\n\ndata: a line far too long\n\ndata: c\n\nevent: u\ndata: d");
+        d.reset();
+        feed(&mut d, b"data: e\n\n");
+        let ok = |t: &str, v: &str| Ok((t.to_owned(), v.to_owned()));
+        assert_eq!(
+            seen,
+            [
+                ok("message", "a"),
+                ok("message", "b"),
+                Err(DecodeError::LineTooLong { limit: 16, offset: 9 }),
+                ok("message", "c"),
+                ok("message", "e"),
+            ]
+        );
     }
 
     #[test]
