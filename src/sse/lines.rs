@@ -297,14 +297,7 @@ impl LineSplitter {
     /// the cursor and then calls [`sync_offset`](Self::sync_offset).
     #[inline]
     pub fn lf_line_end(&self, chunk: &[u8], cur: &mut Cursor) -> Option<usize> {
-        self.lf_line_end_at(chunk, cur, cur.pos)
-    }
-
-    /// [`lf_line_end`](Self::lf_line_end) for the line that starts at
-    /// `start` (at or after `cur.pos`), leaving `cur.pos` alone: a caller
-    /// may look several lines ahead and move the cursor only if it takes them.
-    #[inline]
-    pub fn lf_line_end_at(&self, chunk: &[u8], cur: &mut Cursor, start: usize) -> Option<usize> {
+        let start = cur.pos;
         match chunk.get(start) {
             None => return None,
             // A blank line (every event ends with one): no search needed.
@@ -500,7 +493,7 @@ mod tests {
         // back with one finder (windows reused), with and without a bound.
         let mut chunk = Vec::new();
         for len in (0..150).chain([200, 255, 256, 300]) {
-            chunk.extend(std::iter::repeat_n(b'x', len));
+            chunk.extend(std::iter::repeat(b'x').take(len));
             chunk.push(b'\n');
         }
         for cut in [chunk.len(), chunk.len() - 1, 1000, 63, 64, 65, 1] {
