@@ -568,20 +568,6 @@ impl Decoder {
     /// and a clean splitter.
     #[inline(always)]
     fn whole_event<'t>(&self, chunk: &[u8], text: &'t str, cur: &mut Cursor) -> Option<(&'t str, &'t str, usize)> {
-        let (event, data, after) = self.whole_event_ranges(chunk, cur)?;
-        let data = text.get(data)?;
-        let event = match text.get(event)? {
-            "" => "message",
-            event => event,
-        };
-        Some((event, data, after))
-    }
-
-    /// [`whole_event`](Self::whole_event) in ranges of `chunk`: the event
-    /// type's (empty for none), the data's, and the offset after the blank
-    /// line.
-    #[inline(always)]
-    fn whole_event_ranges(&self, chunk: &[u8], cur: &mut Cursor) -> Option<(Range<usize>, Range<usize>, usize)> {
         debug_assert!(matches!((&self.block.data, &self.block.event_type), (Slot::Empty, Slot::Empty)));
         debug_assert!(self.block.retry.is_none() && !self.block.id_changed && !self.block.dispatched);
         let start = cur.pos;
@@ -607,7 +593,12 @@ impl Decoder {
             return None;
         }
         let value = if line.get(5) == Some(&b' ') { 6 } else { 5 };
-        Some((event, data_start + value..data_end, data_end + 2))
+        let data = text.get(data_start + value..data_end)?;
+        let event = match text.get(event)? {
+            "" => "message",
+            event => event,
+        };
+        Some((event, data, data_end + 2))
     }
 
     /// A blank line at stream offset `at`: commits the id and ends the block.
