@@ -96,10 +96,11 @@ impl Cursor {
 /// On x86-64 it keeps a bit mask of the LF bytes in a 64-byte window of the
 /// chunk, made with four SSE2 compares (SSE2 is part of x86-64: no runtime
 /// detection), so that the many short lines of an event stream cost a shift
-/// and a bit count each instead of a `memchr` call. The rest of a line longer
-/// than the window, and the chunk's last bytes (less than a window), are
-/// searched with `memchr`'s AVX2 searcher, built once per chunk (skipping
-/// `memchr`'s per-call CPU dispatch). Elsewhere it is plain `memchr`.
+/// and a bit count each instead of a `memchr` call. A search that starts past
+/// the window makes a new one there; the rest of a line that runs past the
+/// window, and the chunk's last bytes (less than a window), are searched with
+/// `memchr`'s AVX2 searcher, built once per chunk (skipping `memchr`'s
+/// per-call CPU dispatch). Elsewhere it is plain `memchr`.
 #[derive(Debug, Clone, Copy)]
 struct LfFinder {
     /// Chunk offset of the window's first byte.
@@ -136,36 +137,35 @@ impl LfFinder {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     fn find(&mut self, chunk: &[u8], from: usize, to: usize) -> Option<usize> {
-        let mut pos = from;
-        // At most one window made per search: the rest of a longer line is
-        // faster to search with `memchr`.
-        let mut made = false;
-        while pos < to {
-            let into = pos.wrapping_sub(self.start);
-            if into >= self.len {
-                let window = chunk.get(pos..pos + 64).and_then(|w| <&[u8; 64]>::try_from(w).ok());
-                match window {
-                    Some(window) if !made => {
-                        made = true;
-                        self.start = pos;
-                        self.len = 64;
-                        self.mask = lf_mask_64(window);
-                        continue;
-                    }
-                    _ => {
-                        self.len = 0;
-                        return self.search(&chunk[pos..to]).map(|i| pos + i);
-                    }
-                }
-            }
-            let ahead = self.mask >> into;
-            if ahead != 0 {
-                let at = pos + ahead.trailing_zeros() as usize;
-                return (at < to).then_some(at);
-            }
-            pos = self.start + self.len;
+        if from >= to {
+            return None;
         }
-        None
+        let mut into = from.wrapping_sub(self.start);
+        if into >= self.len {
+            // A search that starts past the window makes a new one there.
+            match chunk.get(from..from + 64).and_then(|w| <&[u8; 64]>::try_from(w).ok()) {
+                Some(window) => {
+                    self.start = from;
+                    self.len = 64;
+                    self.mask = lf_mask_64(window);
+                    into = 0;
+                }
+                // The chunk's last bytes.
+                None => return self.search(&chunk[from..to]).map(|i| from + i),
+            }
+        }
+        let ahead = self.mask >> into;
+        if ahead != 0 {
+            let at = from + ahead.trailing_zeros() as usize;
+            return (at < to).then_some(at);
+        }
+        // The line goes on past the window: the rest is faster to search
+        // with `memchr` than window by window.
+        let past = self.start + self.len;
+        if past >= to {
+            return None;
+        }
+        self.search(&chunk[past..to]).map(|i| past + i)
     }
 
     /// The offset of the first LF in `chunk[from..to]`.
