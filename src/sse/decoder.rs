@@ -451,6 +451,12 @@ impl Decoder {
                 self.block.clear();
             }
             self.pending_nothing = self.block.start.is_none() && !self.block.skipping && self.lines.is_clean();
+            // An event whose `data:` line the last chunk's end cut.
+            if !self.pending_nothing && cur.pos == 0 && self.data_line_completes(chunk, cur) {
+                let block_start = self.block.start.take().unwrap_or_default();
+                self.block.dispatched = true;
+                return Some(self.build_event(chunk, text, block_start));
+            }
         }
         // Fastest path: nearly every event, read whole when nothing is
         // pending (no block started, nothing skipped, a clean splitter).
@@ -552,6 +558,58 @@ impl Decoder {
                 return Some(Err(e));
             }
         }
+    }
+
+    /// At a chunk's start: when the last chunk ended in the middle of a
+    /// `data:` line, the first of its block, of a block with nothing but an
+    /// `event:` line before it, and this chunk holds the rest of the line
+    /// and then the blank line (LF endings, within the limits), the line is
+    /// taken into the block's data and the blank line consumed: the block is
+    /// then ready to dispatch, as the line-by-line path would leave it
+    /// (`true`). Anything else changes nothing (`false`): the line-by-line
+    /// path goes on.
+    #[inline(never)]
+    fn data_line_completes(&mut self, chunk: &[u8], cur: &mut Cursor) -> bool {
+        let b = &self.block;
+        if !matches!(b.data, Slot::Empty) || b.skipping || b.id_changed || b.retry.is_some() {
+            return false;
+        }
+        let Some(head) = self.lines.unfinished_line() else {
+            return false;
+        };
+        // At least one byte after the colon: a space first in the chunk would
+        // be the one the field rule removes.
+        let Some(value) = value_of(head, b"data:").filter(|_| head.len() > 5) else {
+            return false;
+        };
+        let bound = cur.cr_bound(chunk, 0);
+        let Some(end) = cur.find_lf(chunk, 0, bound) else {
+            return false;
+        };
+        let limits = &self.config;
+        let head_len = head.len();
+        let line_len = head_len + end;
+        if chunk.get(end + 1) != Some(&b'\n')
+            || line_len > limits.max_line_len
+            || line_len - value > limits.max_event_size
+        {
+            return false;
+        }
+        // The whole line in the tail first, as the line-by-line path
+        // assembles it (so the tail's capacity follows the same lines).
+        let line = self.lines.tail_mut();
+        line.extend_from_slice(&chunk[..end]);
+        let data = &mut self.block.data_buf;
+        data.clear();
+        data.extend_from_slice(&line[value..]);
+        self.block.data = Slot::Buf;
+        // A block whose first line this is starts where the line does.
+        let line_start = self.lines.offset() - head_len as u64;
+        self.block.start.get_or_insert(line_start);
+        let offset = self.lines.offset() + end as u64 + 2;
+        self.lines.take_unfinished(offset);
+        cur.pos = end + 2;
+        true
     }
 
     /// The event that starts at `cur.pos` when it has the shape nearly every
@@ -935,6 +993,43 @@ mod tests {
                 ok("message", "e"),
             ]
         );
+    }
+
+    #[test]
+    fn a_data_line_cut_by_a_chunk_end_completes_as_read_line_by_line() {
+        let inputs: [&[u8]; 7] = [
+            b"event: t\ndata: {\"a\": 1}\n\nevent: u\ndata: x\n\n",
+            b"data: hello world\n\ndata:  two spaces\n\ndata:\n\n",
+            b"id: 1\ndata: abc\n\ndata: def\n\n",
+            b"data: abc\r\n\r\ndata: abc\n\r\n",
+            b"data: caf\xC3\xA9 \xFF\n\ndata: \xE2\x82\xAC\n\n",
+            b"retry: 5\ndata: abc\n\n: c\ndata: abc\ndata: d\n\n",
+            b"event: t\ndata: 0123456789\n\ndata: ok\n\n",
+        ];
+        let tiny = DecoderConfig { max_line_len: 14, max_event_size: 8, ..DecoderConfig::default() };
+        let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
+        for config in [DecoderConfig::default(), tiny, strict] {
+            for input in inputs {
+                let line_by_line = decode(config.clone(), &input.chunks(1).collect::<Vec<_>>());
+                for cut in 0..=input.len() {
+                    let (a, b) = input.split_at(cut);
+                    assert_eq!(decode(config.clone(), &[a, b]), line_by_line, "{input:?} cut at {cut}");
+                }
+            }
+        }
+        // The completion is taken (and declined where the field rule needs
+        // the next chunk's first byte).
+        let completes = |first: &[u8], next: &[u8]| {
+            let mut d = Decoder::new();
+            d.feed_each(first, |e| panic!("{e:?}"));
+            d.data_line_completes(next, &mut Cursor::new())
+        };
+        assert!(completes(b"event: t\ndata: hel", b"lo\n\n"));
+        assert!(completes(b"data: h", b"ello\n\ndata: next\n\n"));
+        assert!(!completes(b"data:", b" x\n\n"));
+        assert!(!completes(b"data: h", b"ello\ndata: two lines\n\n"));
+        assert!(!completes(b"id: 1\ndata: h", b"ello\n\n"));
+        assert!(!completes(b"data: h", b"ello\r\n\r\n"));
     }
 
     #[test]

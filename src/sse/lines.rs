@@ -290,6 +290,26 @@ impl LineSplitter {
         self.tail.is_empty() && !self.skip_lf && !self.overflowing && self.bom_matched.is_none()
     }
 
+    /// The unfinished line the last chunk ended in, when nothing else is
+    /// pending (no pending CR, no overflow, the BOM question settled) and the
+    /// next chunk has not been looked at yet: the line's first bytes, to be
+    /// completed with [`take_unfinished`](Self::take_unfinished).
+    #[inline]
+    pub fn unfinished_line(&self) -> Option<&[u8]> {
+        let only_a_tail = !self.tail_handed_out && !self.skip_lf && !self.overflowing && self.bom_matched.is_none();
+        (only_a_tail && !self.tail.is_empty()).then_some(&self.tail)
+    }
+
+    /// Completes the [`unfinished_line`](Self::unfinished_line) with the
+    /// chunk's first `end` bytes (its LF at `end`, which the caller checked):
+    /// the tail is emptied and the splitter is clean, at stream offset
+    /// `offset` (after the line and whatever else the caller consumed).
+    pub fn take_unfinished(&mut self, offset: u64) {
+        debug_assert!(self.unfinished_line().is_some());
+        release_large(&mut self.tail);
+        self.sync_offset(offset);
+    }
+
     /// Fast path for a clean splitter: the offset of the LF ending the line
     /// that starts at `cur.pos`, when that line ends with a lone LF (no CR
     /// before it), lies whole in the chunk and is within the limit. `None`
