@@ -945,31 +945,6 @@ mod tests {
     }
 
     #[test]
-    fn events_read_whole_are_the_events_read_line_by_line() {
-        // One-byte chunks never hold a whole event: they take the line path.
-        let inputs: [&[u8]; 10] = [
-            b"event: a\ndata: b\n\nevent:c\ndata:d\n\ndata: e\n\n",
-            b"id: 7\nevent: a\ndata: b\n\nevent: x\ndata: y\n\n",
-            b"retry: 5\ndata: a\n\ndata: b\n\n",
-            b"data: a\ndata: b\n\nevent: t\ndata: c\n\n",
-            b"event: t\n\ndata: after a typed empty block\n\n",
-            b"data: 0123456789abcdef\n\ndata: ok\n\n",
-            b"event: 0123456789abcdef\ndata: x\n\ndata: ok\n\n",
-            b"data: \xFF\n\nevent: \xC3\xA9\ndata: \xE2\x82\xAC\n\n",
-            b"\xEF\xBB\xBFdata: bom\n\ndata: a\r\n\r\ndata: b\n\n",
-            b"data: x\n\n: comment\ndata: y\n\nid\ndata: z\n\n",
-        ];
-        let tiny = DecoderConfig { max_line_len: 16, max_event_size: 10, ..DecoderConfig::default() };
-        let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
-        for config in [DecoderConfig::default(), tiny, strict] {
-            for input in inputs {
-                let bytes: Vec<&[u8]> = input.chunks(1).collect();
-                assert_eq!(decode(config.clone(), &[input]), decode(config.clone(), &bytes), "{input:?}");
-            }
-        }
-    }
-
-    #[test]
     fn the_whole_event_path_resumes_after_finish_reset_and_errors() {
         let tiny = DecoderConfig { max_line_len: 16, ..DecoderConfig::default() };
         let mut d = Decoder::with_config(tiny);
@@ -996,8 +971,21 @@ mod tests {
     }
 
     #[test]
-    fn a_data_line_cut_by_a_chunk_end_completes_as_read_line_by_line() {
-        let inputs: [&[u8]; 7] = [
+    fn events_read_whole_or_completed_are_the_events_read_line_by_line() {
+        // One-byte chunks never hold a whole event: they take the line path.
+        // Cut anywhere, a stream's events are read whole, completed across
+        // the cut, or read line by line.
+        let inputs: [&[u8]; 17] = [
+            b"event: a\ndata: b\n\nevent:c\ndata:d\n\ndata: e\n\n",
+            b"id: 7\nevent: a\ndata: b\n\nevent: x\ndata: y\n\n",
+            b"retry: 5\ndata: a\n\ndata: b\n\n",
+            b"data: a\ndata: b\n\nevent: t\ndata: c\n\n",
+            b"event: t\n\ndata: after a typed empty block\n\n",
+            b"data: 0123456789abcdef\n\ndata: ok\n\n",
+            b"event: 0123456789abcdef\ndata: x\n\ndata: ok\n\n",
+            b"data: \xFF\n\nevent: \xC3\xA9\ndata: \xE2\x82\xAC\n\n",
+            b"\xEF\xBB\xBFdata: bom\n\ndata: a\r\n\r\ndata: b\n\n",
+            b"data: x\n\n: comment\ndata: y\n\nid\ndata: z\n\n",
             b"event: t\ndata: {\"a\": 1}\n\nevent: u\ndata: x\n\n",
             b"data: hello world\n\ndata:  two spaces\n\ndata:\n\n",
             b"id: 1\ndata: abc\n\ndata: def\n\n",
@@ -1007,8 +995,9 @@ mod tests {
             b"event: t\ndata: 0123456789\n\ndata: ok\n\n",
         ];
         let tiny = DecoderConfig { max_line_len: 14, max_event_size: 8, ..DecoderConfig::default() };
+        let small = DecoderConfig { max_line_len: 16, max_event_size: 10, ..DecoderConfig::default() };
         let strict = DecoderConfig { utf8: Utf8Mode::Strict, ..DecoderConfig::default() };
-        for config in [DecoderConfig::default(), tiny, strict] {
+        for config in [DecoderConfig::default(), tiny, small, strict] {
             for input in inputs {
                 let line_by_line = decode(config.clone(), &input.chunks(1).collect::<Vec<_>>());
                 for cut in 0..=input.len() {
