@@ -421,16 +421,9 @@ impl LineSplitter {
     fn scan(&mut self, chunk: &[u8], cur: &mut Cursor) -> Option<Line> {
         let start = cur.pos;
         let rest = &chunk[start..];
-        let next_cr = match cur.next_cr {
-            Some(cr) if cr >= start => cr,
-            _ => {
-                let cr = memchr::memchr(b'\r', rest).map_or(chunk.len(), |i| start + i);
-                cur.next_cr = Some(cr);
-                cr
-            }
-        };
-        let end = match memchr::memchr(b'\n', &chunk[start..next_cr]) {
-            Some(i) => Some(start + i),
+        let next_cr = cur.cr_bound(chunk, start);
+        let end = match cur.find_lf(chunk, start, next_cr) {
+            Some(end) => Some(end),
             None => (next_cr < chunk.len()).then_some(next_cr),
         };
         let pos = &mut cur.pos;
