@@ -469,9 +469,13 @@ impl Decoder {
                 let id = self.has_id.then_some(self.id_buf.as_str());
                 return Some(Ok(Event { event, data, id, retry: None, id_generation: self.id_generation }));
             }
-            // The line-by-line path changes the state: looked at again on
-            // the next call.
+            // Anything else changes the state: looked at again on the next
+            // call.
             self.pending_nothing = false;
+            // The event the chunk's end cuts, most often.
+            if self.unfinished_event_kept(chunk, cur) {
+                return None;
+            }
         }
         self.next_by_lines(chunk, text, cur)
     }
@@ -552,7 +556,13 @@ impl Decoder {
             }
             let result = match range {
                 Some(r) => self.on_field(&chunk[r.clone()], Some(r.start), chunk, line.start),
-                None => self.on_field_tail(chunk, line.start),
+                None => {
+                    let result = self.on_field_tail(chunk, line.start);
+                    // Applied: the splitter may be clean again, and the
+                    // chunk's next lines taken on the fast path.
+                    self.lines.release_handed_out();
+                    result
+                }
             };
             if let Err(e) = result {
                 return Some(Err(e));
@@ -567,7 +577,8 @@ impl Decoder {
     /// taken into the block's data and the blank line consumed: the block is
     /// then ready to dispatch, as the line-by-line path would leave it
     /// (`true`). Anything else changes nothing (`false`): the line-by-line
-    /// path goes on.
+    /// path goes on. An unfinished `event:` line is completed by
+    /// [`event_line_completes`](Self::event_line_completes).
     #[inline(never)]
     fn data_line_completes(&mut self, chunk: &[u8], cur: &mut Cursor) -> bool {
         let b = &self.block;
@@ -580,7 +591,7 @@ impl Decoder {
         // At least one byte after the colon: a space first in the chunk would
         // be the one the field rule removes.
         let Some(value) = value_of(head, b"data:").filter(|_| head.len() > 5) else {
-            return false;
+            return self.event_line_completes(chunk, cur);
         };
         let bound = cur.cr_bound(chunk, 0);
         let Some(end) = cur.find_lf(chunk, 0, bound) else {
@@ -609,6 +620,51 @@ impl Decoder {
         let offset = self.lines.offset() + end as u64 + 2;
         self.lines.take_unfinished(offset);
         cur.pos = end + 2;
+        true
+    }
+
+    /// At the end of a chunk, with nothing pending before `cur.pos`: when
+    /// the rest of the chunk is an unfinished line, after at most one whole
+    /// `event:` line (LF endings, no CR, within the limits), the `event:`
+    /// line is taken into the block and the unfinished line kept by the
+    /// splitter, leaving both as the line-by-line path would; the chunk is
+    /// used up (`true`). Anything else changes nothing (`false`).
+    #[inline(never)]
+    fn unfinished_event_kept(&mut self, chunk: &[u8], cur: &mut Cursor) -> bool {
+        debug_assert!(matches!((&self.block.data, &self.block.event_type), (Slot::Empty, Slot::Empty)));
+        debug_assert!(self.block.start.is_none() && !self.block.skipping && self.lines.is_clean());
+        let start = cur.pos;
+        let len = chunk.len();
+        if start >= len || cur.cr_bound(chunk, start) != len {
+            return false;
+        }
+        let max = self.config.max_line_len;
+        let (event_line, rest) = match cur.find_lf(chunk, start, len) {
+            None => (None, start),
+            Some(end) => {
+                let Some(value) = value_of(&chunk[start..end], b"event:") else {
+                    return false;
+                };
+                if end - start > max || end + 1 == len || cur.find_lf(chunk, end + 1, len).is_some() {
+                    return false;
+                }
+                (Some(start + value..end), end + 1)
+            }
+        };
+        if len - rest > max {
+            return false;
+        }
+        // Stream offset of chunk[0].
+        let base = self.lines.offset() - start as u64;
+        if let Some(value) = event_line {
+            let b = &mut self.block;
+            b.type_buf.clear();
+            b.type_buf.extend_from_slice(&chunk[value]);
+            b.event_type = Slot::Buf;
+            b.start = Some(base + start as u64);
+        }
+        self.lines.keep_unfinished_line(base + rest as u64, &chunk[rest..]);
+        cur.pos = len;
         true
     }
 
@@ -657,6 +713,68 @@ impl Decoder {
             event => event,
         };
         Some((event, data, data_end + 2))
+    }
+
+    /// Whether `chunk[start..end]` (`end` an LF) is a `data:` line within
+    /// the limits followed by the blank line: the chunk offset of its value.
+    #[inline(always)]
+    fn data_line_then_blank(&self, chunk: &[u8], start: usize, end: usize) -> Option<usize> {
+        let line = &chunk[start..end];
+        let limits = &self.config;
+        if !line.starts_with(b"data:")
+            || chunk.get(end + 1) != Some(&b'\n')
+            || line.len() > limits.max_line_len.min(limits.max_event_size)
+        {
+            return None;
+        }
+        Some(start + if line.get(5) == Some(&b' ') { 6 } else { 5 })
+    }
+
+    /// At a chunk's start: when the last chunk ended in the middle of an
+    /// `event:` line, the first of its block, and this chunk holds the rest
+    /// of it, one `data:` line and the blank line (LF endings, within the
+    /// limits), the block is made ready to dispatch as the line-by-line path
+    /// would leave it, its data borrowed from the chunk (`true`). Anything
+    /// else changes nothing (`false`).
+    #[inline(always)]
+    fn event_line_completes(&mut self, chunk: &[u8], cur: &mut Cursor) -> bool {
+        let b = &self.block;
+        if b.start.is_some() || b.skipping || !matches!((&b.data, &b.event_type), (Slot::Empty, Slot::Empty)) {
+            return false;
+        }
+        let Some(head) = self.lines.unfinished_line().filter(|head| head.starts_with(b"event:")) else {
+            return false;
+        };
+        let head_len = head.len();
+        let bound = cur.cr_bound(chunk, 0);
+        let Some(end) = cur.find_lf(chunk, 0, bound) else {
+            return false;
+        };
+        let Some(data_end) = cur.find_lf(chunk, end + 1, bound) else {
+            return false;
+        };
+        if head_len + end > self.config.max_line_len {
+            return false;
+        }
+        let Some(value) = self.data_line_then_blank(chunk, end + 1, data_end) else {
+            return false;
+        };
+        // The whole line in the tail first, as the line-by-line path
+        // assembles it.
+        let line = self.lines.tail_mut();
+        line.extend_from_slice(&chunk[..end]);
+        let event = value_of(line, b"event:").unwrap_or(line.len());
+        let b = &mut self.block;
+        b.type_buf.clear();
+        b.type_buf.extend_from_slice(&line[event..]);
+        b.event_type = Slot::Buf;
+        b.data = Slot::Chunk(value..data_end);
+        // The block starts where the line does.
+        b.start = Some(self.lines.offset() - head_len as u64);
+        let offset = self.lines.offset() + data_end as u64 + 2;
+        self.lines.take_unfinished(offset);
+        cur.pos = data_end + 2;
+        true
     }
 
     /// A blank line at stream offset `at`: commits the id and ends the block.
@@ -975,7 +1093,10 @@ mod tests {
         // One-byte chunks never hold a whole event: they take the line path.
         // Cut anywhere, a stream's events are read whole, completed across
         // the cut, or read line by line.
-        let inputs: [&[u8]; 17] = [
+        let inputs: [&[u8]; 20] = [
+            b"event: abc\ndata: x\n\nevent:\ndata: y\n\nevent: q\n\ndata: z\n\n",
+            b"event: abc\ndata: x\ndata: y\n\nevent: d\nid: 4\ndata: z\n\nevent: e\n: c\ndata: w\n\n",
+            b"event: abcdefghij\ndata: x\n\nevent: t\r\ndata: y\n\nevent: \xC3\xA9\xFF\ndata: z\n\n",
             b"event: a\ndata: b\n\nevent:c\ndata:d\n\ndata: e\n\n",
             b"id: 7\nevent: a\ndata: b\n\nevent: x\ndata: y\n\n",
             b"retry: 5\ndata: a\n\ndata: b\n\n",
@@ -1019,6 +1140,26 @@ mod tests {
         assert!(!completes(b"data: h", b"ello\ndata: two lines\n\n"));
         assert!(!completes(b"id: 1\ndata: h", b"ello\n\n"));
         assert!(!completes(b"data: h", b"ello\r\n\r\n"));
+        assert!(completes(b"event: t", b"yp\ndata: x\n\n"));
+        assert!(completes(b"event:", b" t\ndata: x\n\n"));
+        assert!(!completes(b"event: t", b"\ndata: x\ndata: y\n\n"));
+        assert!(!completes(b"event: t", b"\nid: 1\ndata: x\n\n"));
+        assert!(!completes(b"event: t", b"\ndata: x\n"));
+        // A chunk's last event is kept whole when it is an `event:` line and
+        // an unfinished line, or an unfinished line alone.
+        let kept = |chunk: &[u8]| {
+            let mut d = Decoder::new();
+            d.feed_each(b"data: settles the BOM question\n\n", |_| {});
+            let kept = d.unfinished_event_kept(chunk, &mut Cursor::new());
+            let tail = d.lines.unfinished_line().map(<[u8]>::to_vec);
+            (kept, tail, d.block.type_buf.clone())
+        };
+        assert_eq!(kept(b"event: t\ndata: hel"), (true, Some(b"data: hel".to_vec()), b"t".to_vec()));
+        assert_eq!(kept(b"data: hel"), (true, Some(b"data: hel".to_vec()), vec![]));
+        assert_eq!(kept(b"id: 1"), (true, Some(b"id: 1".to_vec()), vec![]));
+        assert!(!kept(b"event: t\n").0);
+        assert!(!kept(b"data: x\ndata: y").0);
+        assert!(!kept(b"event: t\ndata: hel\r").0);
     }
 
     #[test]

@@ -360,16 +360,24 @@ impl LineSplitter {
         }
     }
 
+    /// Lets go of a [`LineRef::Tail`] line the caller is done with, so that
+    /// the splitter may be clean again before the next
+    /// [`next_line`](Self::next_line) call (which does it otherwise).
+    #[inline]
+    pub fn release_handed_out(&mut self) {
+        if self.tail_handed_out {
+            release_large(&mut self.tail);
+            self.tail_handed_out = false;
+        }
+    }
+
     /// The next line of `chunk` from `cur.pos`, advancing the cursor past
     /// it and its terminator. `None` when the chunk is used up; its unfinished
     /// tail is then kept for the next chunk.
     #[inline]
     pub fn next_line(&mut self, chunk: &[u8], cur: &mut Cursor) -> Option<Line> {
         let pos = &mut cur.pos;
-        if self.tail_handed_out {
-            release_large(&mut self.tail);
-            self.tail_handed_out = false;
-        }
+        self.release_handed_out();
         loop {
             if *pos >= chunk.len() {
                 return None;
@@ -417,6 +425,36 @@ impl LineSplitter {
         false
     }
 
+    /// The chunk's last bytes, a line without its end: kept for the next
+    /// chunk within the limit (a line over it is reported once, then its
+    /// bytes are skipped).
+    #[inline]
+    fn keep_unfinished(&mut self, rest: &[u8]) -> Option<Line> {
+        self.offset += rest.len() as u64;
+        if self.overflowing {
+            return None;
+        }
+        if self.tail.len() + rest.len() > self.max_line_len {
+            self.overflowing = true;
+            self.tail.clear();
+            return Some(Line { at: LineRef::TooLong, start: self.line_start });
+        }
+        self.tail.extend_from_slice(rest);
+        None
+    }
+
+    /// Fast path for a clean splitter whose caller consumed whole lines up
+    /// to stream offset `offset`: `rest`, the chunk's last bytes (no LF or
+    /// CR in them, within the limit), starts a line the next chunk finishes.
+    /// The splitter is left as [`next_line`](Self::next_line) leaves it at
+    /// the same point.
+    pub fn keep_unfinished_line(&mut self, offset: u64, rest: &[u8]) {
+        debug_assert!(self.is_clean() && !rest.is_empty() && rest.len() <= self.max_line_len);
+        self.sync_offset(offset);
+        let report = self.keep_unfinished(rest);
+        debug_assert!(report.is_none());
+    }
+
     #[inline]
     fn scan(&mut self, chunk: &[u8], cur: &mut Cursor) -> Option<Line> {
         let start = cur.pos;
@@ -428,19 +466,8 @@ impl LineSplitter {
         };
         let pos = &mut cur.pos;
         let Some(end) = end else {
-            // Unfinished line: keep it for the next chunk, within the limit.
             *pos = chunk.len();
-            self.offset += rest.len() as u64;
-            if self.overflowing {
-                return None;
-            }
-            if self.tail.len() + rest.len() > self.max_line_len {
-                self.overflowing = true;
-                self.tail.clear();
-                return Some(Line { at: LineRef::TooLong, start: self.line_start });
-            }
-            self.tail.extend_from_slice(rest);
-            return None;
+            return self.keep_unfinished(rest);
         };
         let i = end - start;
         let mut next = end + 1;
