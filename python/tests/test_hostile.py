@@ -90,6 +90,7 @@ class _Once(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Content-Length", str(len(self.body)))
+        self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(self.body)
         self.close_connection = True

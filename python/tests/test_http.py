@@ -56,8 +56,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
-        else:
-            self.send_header("Connection", "close")
+        # Every response closes its connection, and says so: a client that
+        # took it for kept alive could send its next request on a socket the
+        # server is closing (a transport error, an attempt spent, that no
+        # request reached the server: a race seen once in CI).
+        self.send_header("Connection", "close")
         self.end_headers()
         for c in chunks:
             self.write(c, chunked)
@@ -111,6 +114,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif self.path == "/slow-anthropic":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
             self.end_headers()
             body = BASIC.read_bytes()
             try:
@@ -135,6 +139,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif self.path == "/slow":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
             self.end_headers()
             try:
                 self.write(EVENTS[0], True)

@@ -124,6 +124,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
+        # Each stream's connection is closed after it, and the client told so
+        # (else it may reuse a socket the server is closing: a spent attempt).
+        self.send_header("Connection", "close")
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
