@@ -77,6 +77,25 @@ def test_feed_accepts_bytes_like_and_refuses_str() -> None:
         ssefold.SSEDecoder().feed(5)  # type: ignore[arg-type]
 
 
+def test_event_data_outlives_the_chunk_and_its_changes() -> None:
+    """Data read in place from a fed `bytes` object is what it was when fed,
+    after the chunk is gone; a mutable chunk is never read in place."""
+    d = ssefold.SSEDecoder()
+    chunk = bytes(b"data: caf\xc3\xa9\n\nevent: t\ndata: x\ndata: y\n\ndata: cut ") + b"here\n\n"
+    events = d.feed(chunk)
+    del chunk
+    assert [(e.event, e.data) for e in events] == [("message", "caf\u00e9"), ("t", "x\ny"), ("message", "cut here")]
+    mutable = bytearray(b"data: before\n\ndata: ")
+    events = d.feed(mutable)
+    mutable[6:12] = b"AFTER!"
+    events += d.feed(memoryview(bytearray(b"half\n\n")))
+    assert [e.data for e in events] == ["before", "half"]
+    # Events compare, hash and print by their text wherever it lies.
+    again = ssefold.SSEDecoder().feed(b"data: caf\xc3\xa9\n\n")[0]
+    assert again == ssefold.ServerSentEvent(data="caf\u00e9") and hash(again) == hash(ssefold.ServerSentEvent(data="caf\u00e9"))
+    assert "caf\u00e9" in repr(again)
+
+
 def test_finish_returns_nothing_and_reports_the_truncated_event() -> None:
     d = ssefold.SSEDecoder()
     assert d.feed(b"id: 1\ndata: one\n\nevent: last\ndata: tw") == [ssefold.ServerSentEvent("message", "one", "1")]

@@ -330,20 +330,44 @@ fn py_to_value_at(
 
 /// Text handed to Python lazily: a range of a buffer shared by the objects
 /// one call made (filled while the GIL was released: one buffer per call,
-/// not one allocation per event), its `str` built on first access and
-/// kept. An object keeps its call's buffer alive (at most about the chunk
-/// fed).
+/// not one allocation per event), or of the `bytes` object the call was
+/// given (no copy at all), its `str` built on first access and kept. An
+/// object keeps its call's buffer alive (at most about the chunk fed).
 pub struct LazyText {
     /// The shared buffer and the range of it; `None` for a `str` given.
-    text: Option<(Arc<SharedText>, Range<usize>)>,
+    text: Option<(Source, Range<usize>)>,
     py_text: OnceLock<Py<PyString>>,
+}
+
+/// Where a [`LazyText`]'s bytes are.
+enum Source {
+    /// Texts collected by one call.
+    Text(Arc<SharedText>),
+    /// The `bytes` object a call was fed: the range is valid UTF-8.
+    Bytes(Arc<SharedBytes>),
+}
+
+/// A `bytes` object fed to a call, shared by the objects whose text lies in
+/// it (immutable, so a range of it stays what it was when decoded).
+pub struct SharedBytes(Py<PyBytes>);
+
+impl SharedBytes {
+    /// Shares `bytes`.
+    pub fn new(bytes: Py<PyBytes>) -> Arc<Self> {
+        Arc::new(SharedBytes(bytes))
+    }
 }
 
 impl LazyText {
     /// `range` of `buffer`, which must lie on character boundaries.
     pub fn shared(buffer: &Arc<SharedText>, range: Range<usize>) -> Self {
         debug_assert!(buffer.get(range.clone()).is_some());
-        LazyText { text: Some((Arc::clone(buffer), range)), py_text: OnceLock::new() }
+        LazyText { text: Some((Source::Text(Arc::clone(buffer)), range)), py_text: OnceLock::new() }
+    }
+
+    /// `range` of the `bytes` object `bytes`, which must be valid UTF-8.
+    pub fn in_bytes(bytes: &Arc<SharedBytes>, range: Range<usize>) -> Self {
+        LazyText { text: Some((Source::Bytes(Arc::clone(bytes)), range)), py_text: OnceLock::new() }
     }
 
     /// A copy of `text`, its `str` made when first asked for.
@@ -359,19 +383,27 @@ impl LazyText {
 
     /// The `str`.
     pub fn get<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
-        self.py_text
-            .get_or_init(|| match &self.text {
-                Some((buffer, range)) => PyString::new(py, buffer.get(range.clone()).unwrap_or_default()).unbind(),
-                None => PyString::new(py, "").unbind(),
-            })
-            .bind(py)
+        self.py_text.get_or_init(|| PyString::new(py, &self.text(py)).unbind()).bind(py)
     }
 
     /// The text, without making a `str`.
     pub fn to_cow<'a>(&'a self, py: Python<'a>) -> PyResult<Cow<'a, str>> {
         match &self.text {
-            Some((buffer, range)) => Ok(Cow::Borrowed(buffer.get(range.clone()).unwrap_or_default())),
+            Some(_) => Ok(self.text(py)),
             None => self.get(py).to_cow(),
+        }
+    }
+
+    /// The text from its source (`""` for a `str` given: see [`get`](Self::get)).
+    fn text<'a>(&'a self, py: Python<'a>) -> Cow<'a, str> {
+        match &self.text {
+            Some((Source::Text(buffer), range)) => Cow::Borrowed(buffer.get(range.clone()).unwrap_or_default()),
+            // Validated by the decoder when it was decoded; checked again
+            // here (on first access only) to stay without `unsafe`.
+            Some((Source::Bytes(bytes), range)) => {
+                String::from_utf8_lossy(bytes.0.as_bytes(py).get(range.clone()).unwrap_or_default())
+            }
+            None => Cow::Borrowed(""),
         }
     }
 }

@@ -11,7 +11,7 @@ use ssefold::sse::{
     DecodeError as CoreDecodeError, Decoder, DecoderConfig, Encoder, Event, Utf8Mode, DEFAULT_LIMIT, DEFAULT_MAX_ID_LEN,
 };
 
-use crate::convert::{with_bytes, LastString, LazyText, StringCache, TextArena};
+use crate::convert::{with_bytes, LastString, LazyText, SharedBytes, StringCache, TextArena};
 use crate::errors::{decode_error_with_events, encode_error, ToPyErr};
 
 /// One dispatched Server-Sent Event (immutable).
@@ -121,13 +121,23 @@ impl EventBuilder {
         Py::new(py, ev)
     }
 
-    /// Builds the events of a [`Batch`] decoded with the GIL released.
-    fn build_batch(&mut self, py: Python<'_>, batch: &mut Batch, out: &mut Vec<Py<ServerSentEvent>>) -> PyResult<()> {
+    /// Builds the events of a [`Batch`] decoded with the GIL released;
+    /// `fed` is the `bytes` object decoded when the batch's data may lie in
+    /// it ([`Batch::decode`] with `in_place`).
+    fn build_batch(
+        &mut self,
+        py: Python<'_>,
+        batch: &mut Batch,
+        fed: Option<&Bound<'_, PyBytes>>,
+        out: &mut Vec<Py<ServerSentEvent>>,
+    ) -> PyResult<()> {
         out.reserve(batch.events.len());
         if batch.events.is_empty() {
             return Ok(());
         }
         let text = batch.text.share();
+        let fed =
+            fed.filter(|_| batch.events.iter().any(|p| p.data_in_chunk)).map(|b| SharedBytes::new(b.clone().unbind()));
         // One Python string per distinct type of the batch, not a lookup per event.
         let types: Vec<Py<PyString>> = batch.types.iter().map(|r| self.types.get(py, &text[r.clone()])).collect();
         for p in &batch.events {
@@ -138,7 +148,10 @@ impl EventBuilder {
             let id = self.decoded_id.as_ref().and_then(|(_, id)| id.as_ref().map(|s| s.clone_ref(py)));
             let ev = ServerSentEvent {
                 event: types[p.event].clone_ref(py),
-                data: LazyText::shared(&text, p.data.clone()),
+                data: match &fed {
+                    Some(fed) if p.data_in_chunk => LazyText::in_bytes(fed, p.data.clone()),
+                    _ => LazyText::shared(&text, p.data.clone()),
+                },
                 id,
                 retry: p.retry,
             };
@@ -152,8 +165,10 @@ impl EventBuilder {
 struct Pending {
     /// The event type: an index into [`Batch::types`].
     event: usize,
-    /// The data, copied out of the decoder (its `str` is made on access).
+    /// The data: a range of the chunk (`data_in_chunk`) or copied out of
+    /// the decoder into the batch's text (its `str` is made on access).
     data: Range<usize>,
+    data_in_chunk: bool,
     /// `Some` when the id changed (its new value, `None` for absent) since
     /// the last event converted.
     new_id: Option<Option<Range<usize>>>,
@@ -206,14 +221,22 @@ impl Batch {
 
     /// Decodes `chunk` into the batch. `last_generation` is the id
     /// generation of the last event already converted (`None`: none yet).
-    fn decode(&mut self, decoder: &mut Decoder, chunk: &[u8], mut last_generation: Option<u64>) {
+    /// With `in_place` (the chunk is an immutable `bytes` object the events
+    /// may keep), data lying in the chunk is recorded as a range of it
+    /// instead of copied.
+    fn decode(&mut self, decoder: &mut Decoder, chunk: &[u8], mut last_generation: Option<u64>, in_place: bool) {
         self.clear();
         let mut events = decoder.feed(chunk);
         while let Some(item) = events.next_event() {
             match item {
                 Ok(e) => {
                     let event = self.type_index(e.event());
-                    let data = self.push_text(e.data());
+                    let data = e.data();
+                    // Where the data lies in the chunk, if it does (a whole
+                    // event, nearly every one, is a slice of it).
+                    let at = (data.as_ptr() as usize).wrapping_sub(chunk.as_ptr() as usize);
+                    let data_in_chunk = in_place && at <= chunk.len() && data.len() <= chunk.len() - at;
+                    let data = if data_in_chunk { at..at + data.len() } else { self.push_text(data) };
                     let generation = e.id_generation();
                     let new_id = if last_generation == Some(generation) {
                         None
@@ -221,7 +244,14 @@ impl Batch {
                         last_generation = Some(generation);
                         Some(e.id().map(|id| self.push_text(id)))
                     };
-                    self.events.push(Pending { event, data, new_id, id_generation: generation, retry: e.retry() });
+                    self.events.push(Pending {
+                        event,
+                        data,
+                        data_in_chunk,
+                        new_id,
+                        id_generation: generation,
+                        retry: e.retry(),
+                    });
                 }
                 Err(err) => self.errors.push(err),
             }
@@ -273,16 +303,21 @@ impl SSEDecoder {
     /// Decodes a chunk; returns the events it completed.
     ///
     /// The core decodes with the GIL released (into a reused batch); the
-    /// Python objects are built after, with it held.
+    /// Python objects are built after, with it held. An event whose data
+    /// lies in a fed `bytes` object reads it from there (no copy; the event
+    /// keeps the chunk alive, as it kept its call's copy before).
     fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let mut events = std::mem::take(&mut self.scratch);
         let mut batch = std::mem::take(&mut self.batch);
         let last_generation = self.builder.decoded_id.as_ref().map(|(g, _)| *g);
         let inner = &mut self.inner;
         let builder = &mut self.builder;
+        // A `bytes` object is immutable: events may keep ranges of it.
+        let fed = data.cast::<PyBytes>().ok();
+        let in_place = fed.is_some();
         let built = with_bytes(data, |chunk| {
-            py.detach(|| batch.decode(inner, chunk, last_generation));
-            builder.build_batch(py, &mut batch, &mut events)
+            py.detach(|| batch.decode(inner, chunk, last_generation, in_place));
+            builder.build_batch(py, &mut batch, fed, &mut events)
         })?;
         let errors = std::mem::take(&mut batch.errors);
         batch.clear();
