@@ -953,7 +953,8 @@ impl Stream {
         now_ms: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
         let e = event.get();
-        let name = e.event.bind(py).to_cow()?;
+        let event_type = e.event_type(py);
+        let name = event_type.to_cow()?;
         let data = e.data.to_cow(py)?;
         let id = e.id.as_ref().map(|s| s.bind(py).to_cow()).transpose()?;
         let ev = Event::new(&name, &data, id.as_deref(), e.retry);

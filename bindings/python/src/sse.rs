@@ -1,6 +1,7 @@
 //! `SSEDecoder`, `ServerSentEvent` and `SSEEncoder`: conversion and lifetime
 //! only; the decoding rules live in `ssefold::sse`.
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -21,9 +22,10 @@ use crate::errors::{decode_error_with_events, encode_error, ToPyErr};
 // measurable difference (BENCHMARKS.md, "Free-threaded CPython 3.13t").
 #[pyclass(module = "ssefold", frozen)]
 pub struct ServerSentEvent {
-    /// The event type, `"message"` when the block had none.
-    #[pyo3(get)]
-    pub event: Py<PyString>,
+    /// The event type; `None` for `"message"`, the type of a block without
+    /// one (nearly every event of some providers: no string reference is
+    /// taken and released per event).
+    event: Option<Py<PyString>>,
     /// The data lines joined with `"\n"`: the `str` built on first access.
     pub data: LazyText,
     /// The last event ID in force at dispatch (`None` before any `id`).
@@ -35,8 +37,21 @@ pub struct ServerSentEvent {
 }
 
 impl ServerSentEvent {
-    fn parts<'py>(&self, py: Python<'py>) -> (&Bound<'py, PyString>, &Bound<'py, PyString>) {
-        (self.event.bind(py), self.data.get(py))
+    /// The event type.
+    pub fn event_type<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        match &self.event {
+            Some(event) => event.bind(py).clone(),
+            None => intern!(py, "message").clone(),
+        }
+    }
+
+    /// The Python value of an event type (`None` for `"message"`).
+    fn type_value(py: Python<'_>, event: &str, types: &mut StringCache) -> Option<Py<PyString>> {
+        (event != "message").then(|| types.get(py, event))
+    }
+
+    fn parts<'py>(&self, py: Python<'py>) -> (Bound<'py, PyString>, &Bound<'py, PyString>) {
+        (self.event_type(py), self.data.get(py))
     }
 
     fn id_str(&self, py: Python<'_>) -> PyResult<Option<String>> {
@@ -49,13 +64,18 @@ impl ServerSentEvent {
     #[new]
     #[pyo3(signature = (event = "message", data = "", id = None, retry = None))]
     fn new(py: Python<'_>, event: &str, data: &str, id: Option<&str>, retry: Option<u64>) -> Self {
-        let event = if event.is_empty() { "message" } else { event };
         ServerSentEvent {
-            event: PyString::new(py, event).unbind(),
+            event: (!event.is_empty() && event != "message").then(|| PyString::new(py, event).unbind()),
             data: LazyText::string(PyString::new(py, data).unbind()),
             id: id.map(|s| PyString::new(py, s).unbind()),
             retry,
         }
+    }
+
+    /// The event type, `"message"` when the block had none.
+    #[getter]
+    fn event(&self, py: Python<'_>) -> Py<PyString> {
+        self.event_type(py).unbind()
     }
 
     /// The data lines joined with `"\n"`.
@@ -80,7 +100,7 @@ impl ServerSentEvent {
         };
         let other = other.get();
         let equal = self.retry == other.retry
-            && self.event.bind(py).as_any().eq(other.event.bind(py))?
+            && self.event_type(py).as_any().eq(other.event_type(py))?
             && self.data.get(py).as_any().eq(other.data.get(py))?
             && self.id_str(py)? == other.id_str(py)?;
         match op {
@@ -92,7 +112,7 @@ impl ServerSentEvent {
 
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
         let (event, data) = self.parts(py);
-        let tuple = (event, data, self.id.as_ref().map(|s| s.bind(py)), self.retry);
+        let tuple = (&event, data, self.id.as_ref().map(|s| s.bind(py)), self.retry);
         tuple.into_pyobject(py)?.hash()
     }
 }
@@ -113,7 +133,7 @@ impl EventBuilder {
     #[inline]
     pub fn build(&mut self, py: Python<'_>, e: &Event<'_>) -> PyResult<Py<ServerSentEvent>> {
         let ev = ServerSentEvent {
-            event: self.types.get(py, e.event()),
+            event: ServerSentEvent::type_value(py, e.event(), &mut self.types),
             data: LazyText::owned(e.data()),
             id: e.id().map(|id| self.ids.get(py, id)),
             retry: e.retry(),
@@ -147,7 +167,7 @@ impl EventBuilder {
             }
             let id = self.decoded_id.as_ref().and_then(|(_, id)| id.as_ref().map(|s| s.clone_ref(py)));
             let ev = ServerSentEvent {
-                event: types[p.event].clone_ref(py),
+                event: types.get(p.event).map(|t| t.clone_ref(py)),
                 data: match &fed {
                     Some(fed) if p.data_in_chunk => LazyText::in_bytes(fed, p.data.clone()),
                     _ => LazyText::shared(&text, p.data.clone()),
@@ -163,7 +183,8 @@ impl EventBuilder {
 
 /// One event decoded with the GIL released, before its Python object exists.
 struct Pending {
-    /// The event type: an index into [`Batch::types`].
+    /// The event type: an index into [`Batch::types`], or
+    /// [`Batch::MESSAGE`] for `"message"`.
     event: usize,
     /// The data: a range of the chunk (`data_in_chunk`) or copied out of
     /// the decoder into the batch's text (its `str` is made on access).
@@ -195,6 +216,9 @@ impl Batch {
     /// before it gets an entry of its own (a stream of ever new types
     /// costs a bounded search per event).
     const TYPES_SEARCHED: usize = 8;
+
+    /// [`Pending::event`] of an event of type `"message"` (no entry).
+    const MESSAGE: usize = usize::MAX;
 
     fn clear(&mut self) {
         self.text.clear();
@@ -230,7 +254,7 @@ impl Batch {
         while let Some(item) = events.next_event() {
             match item {
                 Ok(e) => {
-                    let event = self.type_index(e.event());
+                    let event = if e.event() == "message" { Self::MESSAGE } else { self.type_index(e.event()) };
                     let data = e.data();
                     // Where the data lies in the chunk, if it does (a whole
                     // event, nearly every one, is a slice of it).
@@ -449,7 +473,7 @@ impl SSEEncoder {
         let e = event.get();
         let (name, data) = e.parts(py);
         let id = e.id.as_ref().map(|s| utf8_field(py, s.bind(py), "id")).transpose()?;
-        let (name, data) = (utf8_field(py, name, "event")?, utf8_field(py, data, "data")?);
+        let (name, data) = (utf8_field(py, &name, "event")?, utf8_field(py, data, "data")?);
         self.inner.write_event(&Event::new(&name, &data, id.as_deref(), e.retry)).map_err(|e| e.to_py_err(py))
     }
 
