@@ -383,7 +383,19 @@ impl LazyText {
 
     /// The `str`.
     pub fn get<'py>(&self, py: Python<'py>) -> &Bound<'py, PyString> {
-        self.py_text.get_or_init(|| PyString::new(py, &self.text(py)).unbind()).bind(py)
+        self.py_text
+            .get_or_init(|| match &self.text {
+                // Python's decoder checks the bytes once (valid: the decoder
+                // checked them when it decoded the event).
+                Some((Source::Bytes(bytes), range)) => {
+                    let b = bytes.0.as_bytes(py).get(range.clone()).unwrap_or_default();
+                    PyString::from_bytes(py, b)
+                        .unwrap_or_else(|_| PyString::new(py, &String::from_utf8_lossy(b)))
+                        .unbind()
+                }
+                _ => PyString::new(py, &self.text(py)).unbind(),
+            })
+            .bind(py)
     }
 
     /// The text, without making a `str`.
@@ -399,7 +411,8 @@ impl LazyText {
         match &self.text {
             Some((Source::Text(buffer), range)) => Cow::Borrowed(buffer.get(range.clone()).unwrap_or_default()),
             // Validated by the decoder when it was decoded; checked again
-            // here (on first access only) to stay without `unsafe`.
+            // here (for `to_cow` only: `get` has Python decode the bytes) to
+            // stay without `unsafe`.
             Some((Source::Bytes(bytes), range)) => {
                 String::from_utf8_lossy(bytes.0.as_bytes(py).get(range.clone()).unwrap_or_default())
             }

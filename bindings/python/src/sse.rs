@@ -167,6 +167,7 @@ impl EventBuilder {
             }
             let id = self.decoded_id.as_ref().and_then(|(_, id)| id.as_ref().map(|s| s.clone_ref(py)));
             let ev = ServerSentEvent {
+                // `Batch::MESSAGE` is past the table: `None`, `"message"`.
                 event: types.get(p.event).map(|t| t.clone_ref(py)),
                 data: match &fed {
                     Some(fed) if p.data_in_chunk => LazyText::in_bytes(fed, p.data.clone()),
