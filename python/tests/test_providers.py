@@ -253,6 +253,42 @@ def test_tool_args_path_events_carry_path_events() -> None:
     assert paths[0].to_dict()["path_event"] == paths[0].path_event.to_dict()
 
 
+def test_tool_args_path_events_are_the_partial_parsers_in_any_chunking() -> None:
+    # A provider stream's path events (their texts held in each call's shared
+    # buffer) are those PartialJSON gives for the same arguments, whatever the
+    # chunking, and each keeps its text after later feeds reuse the buffers.
+    import json
+
+    args = json.dumps({"path": "src/\u00e9t\u00e9.rs", "n": [1, 2.5, None, True], "content": 'a "q"\n\\ \U0001F600' * 40})
+
+    def event(name: str, data: object) -> bytes:
+        return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+    body = event("message_start", {"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [], "stop_reason": None,
+        "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}})
+    body += event("content_block_start", {"type": "content_block_start", "index": 0,
+                                          "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}})
+    for i in range(0, len(args), 7):
+        body += event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                              "delta": {"type": "input_json_delta", "partial_json": args[i:i + 7]}})
+    body += event("content_block_stop", {"type": "content_block_stop", "index": 0})
+    expected = [e.to_dict() for e in ssefold.PartialJSON().push(args)]
+    texts = "".join(d["text"] for d in expected if d["type"] == "string_append")
+    for chunk in (1, 5, 64, len(body)):
+        s = ssefold.AnthropicStream()
+        paths = []
+        for i in range(0, len(body), chunk):
+            paths += [e.path_event for e in s.feed(body[i:i + chunk]) if e.type == "tool_args_path"]
+        got = [p.to_dict() for p in paths]
+        # Fragment boundaries differ with the deltas: compare the appended
+        # text whole and every other event one by one.
+        assert "".join(d["text"] for d in got if d["type"] == "string_append") == texts
+        assert [d for d in got if d["type"] != "string_append"] == [d for d in expected if d["type"] != "string_append"]
+        assert {p.path for p in paths if p.type == "string_append"} == {("path",), ("content",)}
+        assert paths[-1].value == json.loads(args)
+
+
 @pytest.mark.parametrize("limit", ["max_line_len", "max_event_size", "max_id_len", "max_parts", "max_tool_args_bytes",
                                    "max_text_bytes", "max_choices", "max_memory_bytes", "max_event_stream_message_len",
                                    "max_event_stream_headers_len"])

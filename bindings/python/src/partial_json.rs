@@ -1,6 +1,7 @@
 //! `parse_partial_json`, `PartialJSON` and its `PathEvent`s over
 //! `ssefold::json`.
 
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use pyo3::intern;
@@ -178,15 +179,21 @@ impl PathEvent {
 
     /// The Python object for a core path event.
     pub fn from_core(py: Python<'_>, e: &CorePathEvent<'_>, paths: &mut PathCache) -> PyResult<Self> {
-        Self::from_held(py, HeldPath::from_core(e, paths))
+        let mut text = "";
+        let held = HeldPath::from_core(e, paths, |t| {
+            text = t;
+            0..t.len()
+        });
+        Self::from_held(py, &held, text)
     }
 
-    /// The Python object for a path event collected without the GIL.
-    pub fn from_held(py: Python<'_>, h: HeldPath) -> PyResult<Self> {
+    /// The Python object for a path event collected without the GIL; a
+    /// `string_append`'s text is its range of `texts`.
+    pub fn from_held(py: Python<'_>, h: &HeldPath, texts: &str) -> PyResult<Self> {
         let mut event = PathEvent {
-            type_: h.type_,
-            depth: h.depth,
-            node: h.node,
+            type_: h.payload.type_name(),
+            depth: h.depth as usize,
+            node: h.node.clone(),
             path: OnceLock::new(),
             kind: None,
             text: None,
@@ -194,16 +201,18 @@ impl PathEvent {
             json: None,
             parsed: OnceLock::new(),
         };
-        match h.payload {
+        match &h.payload {
             HeldPayload::Kind(kind) => event.kind = Some(kind),
-            HeldPayload::Text(text) => event.text = Some(PyString::new(py, &text).unbind()),
+            HeldPayload::Text(range) => {
+                event.text = Some(PyString::new(py, texts.get(range.clone()).unwrap_or_default()).unbind())
+            }
             HeldPayload::Value(value) => {
-                event.kind = container_name(&value);
-                event.value = Some(value_to_py(py, &value)?.unbind());
+                event.kind = container_name(value);
+                event.value = Some(value_to_py(py, value)?.unbind());
             }
             HeldPayload::Json(kind, json) => {
                 event.kind = Some(kind);
-                event.json = Some(json);
+                event.json = Some(json.clone());
             }
         }
         Ok(event)
@@ -211,21 +220,37 @@ impl PathEvent {
 }
 
 /// A path event held without the GIL: its depth and shared path node (O(1),
-/// never the whole path copied) and its payload, owned.
-#[derive(Clone)]
+/// never the whole path copied) and its payload, owned but for a
+/// `string_append`'s text, a range of a buffer the holder keeps (a provider
+/// stream's: the call's shared text buffer; no allocation per event).
 pub struct HeldPath {
-    type_: &'static str,
-    depth: usize,
+    depth: u32,
     node: Option<Arc<PathNode>>,
     payload: HeldPayload,
 }
 
-#[derive(Clone)]
+/// What a held path event carries; the rare ones boxed, to keep the
+/// frequent `string_append` small.
 enum HeldPayload {
+    /// `container_start`: the container's kind.
     Kind(&'static str),
-    Text(Box<str>),
-    Value(serde_json::Value),
+    /// `string_append`: the text's range of the holder's buffer.
+    Text(Range<usize>),
+    /// `value_complete` of a value given as a tree.
+    Value(Box<serde_json::Value>),
+    /// `value_complete` of a container given as its JSON text.
     Json(&'static str, Box<str>),
+}
+
+impl HeldPayload {
+    /// The event's wire name (as the core's `PathEvent::name`).
+    fn type_name(&self) -> &'static str {
+        match self {
+            HeldPayload::Kind(_) => "container_start",
+            HeldPayload::Text(_) => "string_append",
+            HeldPayload::Value(_) | HeldPayload::Json(..) => "value_complete",
+        }
+    }
 }
 
 /// `object` / `array` for a container value, `None` for a scalar.
@@ -246,15 +271,22 @@ fn kind_name(kind: &ContainerKind) -> &'static str {
 
 impl HeldPath {
     /// Takes what the Python object needs from a core path event (the path
-    /// through `paths`, O(1) amortized).
-    pub fn from_core(e: &CorePathEvent<'_>, paths: &mut PathCache) -> Self {
-        let payload = match e {
-            CorePathEvent::ContainerStart { kind, .. } => HeldPayload::Kind(kind_name(kind)),
-            CorePathEvent::StringAppend { text, .. } => HeldPayload::Text((*text).into()),
-            CorePathEvent::ValueComplete { value, .. } => HeldPayload::Value((*value).clone()),
-            CorePathEvent::ContainerComplete { kind, json, .. } => HeldPayload::Json(kind_name(kind), (*json).into()),
+    /// through `paths`, O(1) amortized); a `string_append`'s text is kept
+    /// by `keep_text`, which says where it put it.
+    pub fn from_core<'a>(
+        e: &CorePathEvent<'a>,
+        paths: &mut PathCache,
+        keep_text: impl FnOnce(&'a str) -> Range<usize>,
+    ) -> Self {
+        let payload = match *e {
+            CorePathEvent::ContainerStart { kind, .. } => HeldPayload::Kind(kind_name(&kind)),
+            CorePathEvent::StringAppend { text, .. } => HeldPayload::Text(keep_text(text)),
+            CorePathEvent::ValueComplete { value, .. } => HeldPayload::Value(Box::new(value.clone())),
+            CorePathEvent::ContainerComplete { kind, json, .. } => HeldPayload::Json(kind_name(&kind), json.into()),
         };
-        HeldPath { type_: e.name(), depth: e.path().len(), node: paths.node(e.path()), payload }
+        // Depth is bounded by the parser's nesting limit (far below u32).
+        let depth = u32::try_from(e.path().len()).unwrap_or(u32::MAX);
+        HeldPath { depth, node: paths.node(e.path()), payload }
     }
 }
 

@@ -4,9 +4,8 @@
 //! lines at the end) over `ssefold::providers`: normalized events as
 //! `StreamEvent` objects, the folded message as a `dict`.
 
-use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::{PyAttributeError, PyValueError};
 use pyo3::intern;
@@ -23,7 +22,8 @@ use ssefold::ui::UiState as CoreUiState;
 
 use crate::config::{stream_config_arg, StreamConfig};
 use crate::convert::{
-    ident, lossy, message_to_py, py_to_data, py_to_value, value_to_py, with_bytes, LazyText, StringCache, TextArena,
+    ident, lossy, message_to_py, py_to_data, py_to_value, value_to_py, with_bytes, LazyText, SharedText, StringCache,
+    TextArena,
 };
 use crate::errors::{with_events, ToPyErr};
 use crate::partial_json::{HeldPath, PathCache, PathEvent};
@@ -48,7 +48,8 @@ enum Repr {
     Delta { args: bool, part: u32, text: LazyText },
     /// `tool_args_path`: its `PathEvent` built on first access (most
     /// callers count or skip path events), then kept.
-    Path { part: u32, held: Box<HeldPath>, event: OnceLock<Py<PathEvent>> },
+    /// Its text, if any, a range of `texts` (the call's shared buffer).
+    Path { part: u32, held: HeldPath, texts: Arc<SharedText>, event: OnceLock<Py<PathEvent>> },
     /// Any other event: its wire name and fields; a `part_end`'s `content`
     /// (the whole part: a long text's every byte) converted when first read.
     Fields { type_: Py<PyString>, fields: Py<PyDict>, lazy: Option<Box<LazyField>> },
@@ -112,13 +113,13 @@ impl StreamEvent {
 
     /// A `tool_args_path` event's `PathEvent`, built on first access.
     fn held_path_event<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PathEvent>> {
-        let Repr::Path { held, event, .. } = &self.repr else {
+        let Repr::Path { held, texts, event, .. } = &self.repr else {
             return Err(PyAttributeError::new_err("path_event"));
         };
         if let Some(e) = event.get() {
             return Ok(e.bind(py).clone());
         }
-        let built = Py::new(py, PathEvent::from_held(py, (**held).clone())?)?;
+        let built = Py::new(py, PathEvent::from_held(py, held, texts)?)?;
         Ok(event.get_or_init(|| built).bind(py).clone())
     }
 
@@ -623,11 +624,12 @@ impl EventBuilder {
                     "media_delta"
                 }
                 HeldEvent::Path { part, event } => {
-                    let repr = Repr::Path { part, held: Box::new(event), event: OnceLock::new() };
+                    let repr = Repr::Path { part, held: event, texts: Arc::clone(&texts), event: OnceLock::new() };
                     out.push(Py::new(py, StreamEvent { repr, content })?.into_any());
                     continue;
                 }
-                HeldEvent::PartStart { part, kind, choice, index, provider_type, call } => {
+                HeldEvent::PartStart(start) => {
+                    let HeldPartStart { part, kind, choice, index, provider_type, call } = *start;
                     fields = PyDict::new(py);
                     fields.set_item(intern!(py, "part"), part)?;
                     fields.set_item(intern!(py, "kind"), kind)?;
@@ -639,7 +641,8 @@ impl EventBuilder {
                     }
                     "part_start"
                 }
-                HeldEvent::PartEnd { part, kind, outcome, invalid, content, call } => {
+                HeldEvent::PartEnd(end) => {
+                    let HeldPartEnd { part, kind, outcome, invalid, content, call } = *end;
                     fields = PyDict::new(py);
                     fields.set_item(intern!(py, "part"), part)?;
                     fields.set_item(intern!(py, "kind"), kind)?;
@@ -662,7 +665,7 @@ impl EventBuilder {
                     "part_end"
                 }
                 HeldEvent::Tool(inner) => {
-                    out.push(Py::new(py, ToolExecutionEvent::new(inner))?.into_any());
+                    out.push(Py::new(py, ToolExecutionEvent::new(*inner))?.into_any());
                     continue;
                 }
                 HeldEvent::Other { name, json } => {
@@ -703,31 +706,38 @@ enum HeldEvent {
         mime_type: Box<str>,
         data: Box<[u8]>,
     },
-    /// A `part_start`, a `tool_call` part's with its call.
-    PartStart {
-        part: u32,
-        kind: &'static str,
-        choice: u32,
-        index: u64,
-        provider_type: String,
-        call: Option<ToolCallStart>,
-    },
+    /// A `part_start`, a `tool_call` part's with its call (boxed, as the
+    /// other rare events: the frequent deltas stay small to move).
+    PartStart(Box<HeldPartStart>),
     /// A `part_end`, a `tool_call` part's with its call.
-    PartEnd {
-        part: u32,
-        kind: &'static str,
-        outcome: &'static str,
-        /// `invalid_arguments`: the error and the raw text.
-        invalid: Option<(String, String)>,
-        content: HeldContent,
-        call: Option<ToolCallEnd>,
-    },
+    PartEnd(Box<HeldPartEnd>),
     /// A `tool_execution_*` event of a turn.
-    Tool(ssefold::tools::ToolExecutionEvent),
+    Tool(Box<ssefold::tools::ToolExecutionEvent>),
     Other {
         name: &'static str,
         json: serde_json::Value,
     },
+}
+
+/// A held `part_start`.
+struct HeldPartStart {
+    part: u32,
+    kind: &'static str,
+    choice: u32,
+    index: u64,
+    provider_type: String,
+    call: Option<ToolCallStart>,
+}
+
+/// A held `part_end`.
+struct HeldPartEnd {
+    part: u32,
+    kind: &'static str,
+    outcome: &'static str,
+    /// `invalid_arguments`: the error and the raw text.
+    invalid: Option<(String, String)>,
+    content: HeldContent,
+    call: Option<ToolCallEnd>,
 }
 
 /// A `part_end`'s `content`: a text part's copied as JSON (its text: one
@@ -739,6 +749,34 @@ enum HeldContent {
     Converted(PyResult<Py<PyAny>>),
 }
 
+/// Each open tool call's path cache, by part id: a turn has a few calls
+/// open at once, so a short list searched in order (no hashing per event).
+#[derive(Default)]
+struct PartPaths(Vec<(u32, PathCache)>);
+
+impl PartPaths {
+    /// Part `part`'s cache, made when first asked for.
+    fn of(&mut self, part: u32) -> &mut PathCache {
+        let at = match self.0.iter().position(|(p, _)| *p == part) {
+            Some(at) => at,
+            None => {
+                self.0.push((part, PathCache::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[at].1
+    }
+
+    /// Forgets part `part`'s cache (its call is committed).
+    fn remove(&mut self, part: u32) {
+        self.0.retain(|(p, _)| *p != part);
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// The events of one step, owned, collected with the GIL released; reused
 /// from call to call (its buffers keep their capacity).
 #[derive(Default)]
@@ -748,7 +786,7 @@ pub(crate) struct Held {
     /// The deltas' texts.
     texts: TextArena,
     /// Each tool call's current path (shared nodes: a path event costs O(1)).
-    paths: HashMap<u32, PathCache>,
+    paths: PartPaths,
 }
 
 impl Held {
@@ -756,7 +794,7 @@ impl Held {
         match *e {
             // A committed call's path stack is done with (a new document
             // starts at its root, so a reused part id rebuilds it anyway).
-            CoreEvent::PartEnd { part, .. } => drop(self.paths.remove(&part)),
+            CoreEvent::PartEnd { part, .. } => self.paths.remove(part),
             CoreEvent::TurnReset => self.paths.clear(),
             _ => {}
         }
@@ -769,16 +807,20 @@ impl Held {
                 HeldEvent::Media { part, mime_type: mime_type.into(), data: data.into() }
             }
             CoreEvent::ToolArgsPath { part, event } => {
-                HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.entry(part).or_default()) }
+                let texts = &mut self.texts;
+                let keep = |text: &str| texts.push(text);
+                HeldEvent::Path { part, event: HeldPath::from_core(event, self.paths.of(part), keep) }
             }
-            CoreEvent::PartStart { part, kind, choice, index, provider_type, tool_call } => HeldEvent::PartStart {
-                part,
-                kind: kind.name(),
-                choice,
-                index,
-                provider_type: provider_type.to_owned(),
-                call: tool_call.as_ref().map(ToolCallStart::from_core),
-            },
+            CoreEvent::PartStart { part, kind, choice, index, provider_type, tool_call } => {
+                HeldEvent::PartStart(Box::new(HeldPartStart {
+                    part,
+                    kind: kind.name(),
+                    choice,
+                    index,
+                    provider_type: provider_type.to_owned(),
+                    call: tool_call.as_ref().map(ToolCallStart::from_core),
+                }))
+            }
             CoreEvent::PartEnd { part, kind, outcome, content, tool_call } => {
                 let invalid = match outcome {
                     ssefold::providers::PartOutcome::InvalidArguments { error, raw } => {
@@ -791,14 +833,14 @@ impl Held {
                 } else {
                     HeldContent::Converted(Python::attach(|py| value_to_py(py, content).map(Bound::unbind)))
                 };
-                HeldEvent::PartEnd {
+                HeldEvent::PartEnd(Box::new(HeldPartEnd {
                     part,
                     kind: kind.name(),
                     outcome: outcome.name(),
                     invalid,
                     content,
                     call: tool_call.as_ref().map(ToolCallEnd::from_core),
-                }
+                }))
             }
             _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
         };
@@ -807,7 +849,7 @@ impl Held {
 
     /// A turn's `tool_execution_*` event, in order with the stream's.
     pub(crate) fn push_tool(&mut self, e: &ssefold::tools::ToolExecutionEvent) {
-        self.events.push((HeldEvent::Tool(e.clone()), false));
+        self.events.push((HeldEvent::Tool(Box::new(e.clone())), false));
     }
 
     /// Room for the events `bytes` of body may complete (about one per 64
