@@ -66,6 +66,10 @@ export PATH="$root/$tools/bin:$PATH"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$root=ssefold-$version --remap-path-prefix=$cargo_home=cargo"
+# The artifacts are stripped (maturin's `strip`, `make install`): the release
+# profile's line tables would be built and linked for nothing (~15 % of a
+# fat-LTO build here).
+export CARGO_PROFILE_RELEASE_DEBUG=${CARGO_PROFILE_RELEASE_DEBUG:-0}
 # The wheels build in one target directory (they share their dependencies'
 # compiled code); the C library in another, beside them: cargo runs one
 # build at a time per directory, and the release profile's link-time
