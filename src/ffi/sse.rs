@@ -139,8 +139,7 @@ impl SseDecoder {
                 }
                 Some(Err(e)) => {
                     *consumed = Some(events.consumed());
-                    let message = format!("{e}; the rest of the chunk from `consumed` on can be fed again");
-                    return Err(Failure::new(ssefold_result::from(&e), message));
+                    return Err(decode_failure(&e));
                 }
             };
             if stop {
@@ -151,6 +150,15 @@ impl SseDecoder {
         *consumed = Some(events.consumed());
         Ok(ssefold_result::Ok)
     }
+}
+
+/// The failure for a decode error (out of the event loop: its formatting
+/// would otherwise weigh on how the loop is compiled).
+#[cold]
+#[inline(never)]
+fn decode_failure(e: &crate::sse::DecodeError) -> Failure {
+    let message = format!("{e}; the rest of the chunk from `consumed` on can be fed again");
+    Failure::new(ssefold_result::from(e), message)
 }
 
 fn config_from_c(c: &ssefold_sse_decoder_config) -> Result<DecoderConfig, ssefold_result> {
