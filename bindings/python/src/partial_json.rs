@@ -192,7 +192,7 @@ impl PathEvent {
     pub fn from_held(py: Python<'_>, h: &HeldPath, texts: &str) -> PyResult<Self> {
         let mut event = PathEvent {
             type_: h.payload.type_name(),
-            depth: h.depth as usize,
+            depth: h.depth,
             node: h.node.clone(),
             path: OnceLock::new(),
             kind: None,
@@ -224,7 +224,7 @@ impl PathEvent {
 /// `string_append`'s text, a range of a buffer the holder keeps (a provider
 /// stream's: the call's shared text buffer; no allocation per event).
 pub struct HeldPath {
-    depth: u32,
+    depth: usize,
     node: Option<Arc<PathNode>>,
     payload: HeldPayload,
 }
@@ -284,9 +284,7 @@ impl HeldPath {
             CorePathEvent::ValueComplete { value, .. } => HeldPayload::Value(Box::new(value.clone())),
             CorePathEvent::ContainerComplete { kind, json, .. } => HeldPayload::Json(kind_name(&kind), json.into()),
         };
-        // Depth is bounded by the parser's nesting limit (far below u32).
-        let depth = u32::try_from(e.path().len()).unwrap_or(u32::MAX);
-        HeldPath { depth, node: paths.node(e.path()), payload }
+        HeldPath { depth: e.path().len(), node: paths.node(e.path()), payload }
     }
 }
 
