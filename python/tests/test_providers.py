@@ -289,6 +289,45 @@ def test_tool_args_path_events_are_the_partial_parsers_in_any_chunking() -> None
         assert paths[-1].value == json.loads(args)
 
 
+def test_path_events_of_many_calls_open_at_once_keep_their_own_paths() -> None:
+    # 20 tool calls open together, their argument fragments interleaved:
+    # each call's path events are PartialJSON's for its own arguments (the
+    # binding's per-call path caches: a short list, then a map).
+    import json
+
+    def event(name: str, data: object) -> bytes:
+        return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+    calls = [json.dumps({"i": i, "path": [f"a{i}", {"k": "v" * i}], "s": "x\ny" * i}) for i in range(20)]
+    body = event("message_start", {"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [], "stop_reason": None,
+        "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}})
+    for i in range(len(calls)):
+        body += event("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
+            "type": "tool_use", "id": f"t{i}", "name": "f", "input": {}}})
+    for at in range(0, max(map(len, calls)), 5):
+        for i, args in enumerate(calls):
+            if at < len(args):
+                body += event("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                      "delta": {"type": "input_json_delta", "partial_json": args[at:at + 5]}})
+    for i in range(len(calls)):
+        body += event("content_block_stop", {"type": "content_block_stop", "index": i})
+    s = ssefold.AnthropicStream()
+    events = [e for c in (body[i:i + 4096] for i in range(0, len(body), 4096)) for e in s.feed(c)]
+    by_part: dict = {}
+    for e in events:
+        if e.type == "tool_args_path":
+            by_part.setdefault(e.part, []).append(e.path_event)
+    assert len(by_part) == len(calls)
+    for part, paths in by_part.items():
+        want = [e for e in ssefold.PartialJSON().push(calls[part])]
+        strip = lambda evs: [(e.type, e.path) for e in evs if e.type != "string_append"]
+        assert strip(paths) == strip(want)
+        assert "".join(e.text for e in paths if e.type == "string_append") == "".join(
+            e.text for e in want if e.type == "string_append")
+    assert [c["input"] for c in s.message["content"]] == [json.loads(c) for c in calls]
+
+
 @pytest.mark.parametrize("limit", ["max_line_len", "max_event_size", "max_id_len", "max_parts", "max_tool_args_bytes",
                                    "max_text_bytes", "max_choices", "max_memory_bytes", "max_event_stream_message_len",
                                    "max_event_stream_headers_len"])

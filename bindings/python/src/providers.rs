@@ -4,6 +4,7 @@
 //! lines at the end) over `ssefold::providers`: normalized events as
 //! `StreamEvent` objects, the folded message as a `dict`.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -788,30 +789,43 @@ enum HeldContent {
 }
 
 /// Each open tool call's path cache, by part id: a turn has a few calls
-/// open at once, so a short list searched in order (no hashing per event).
+/// open at once, found in a short list searched in order (no hashing per
+/// event); past [`PartPaths::SCANNED`] open calls (a stream that keeps
+/// thousands open), the others in a map, so a lookup stays O(1).
 #[derive(Default)]
-struct PartPaths(Vec<(u32, PathCache)>);
+struct PartPaths {
+    few: Vec<(u32, PathCache)>,
+    many: HashMap<u32, PathCache>,
+}
 
 impl PartPaths {
+    /// How many calls' caches the list holds.
+    const SCANNED: usize = 8;
+
     /// Part `part`'s cache, made when first asked for.
     fn of(&mut self, part: u32) -> &mut PathCache {
-        let at = match self.0.iter().position(|(p, _)| *p == part) {
+        let at = match self.few.iter().position(|(p, _)| *p == part) {
             Some(at) => at,
-            None => {
-                self.0.push((part, PathCache::default()));
-                self.0.len() - 1
+            None if self.few.len() < Self::SCANNED && !self.many.contains_key(&part) => {
+                self.few.push((part, PathCache::default()));
+                self.few.len() - 1
             }
+            None => return self.many.entry(part).or_default(),
         };
-        &mut self.0[at].1
+        &mut self.few[at].1
     }
 
     /// Forgets part `part`'s cache (its call is committed).
     fn remove(&mut self, part: u32) {
-        self.0.retain(|(p, _)| *p != part);
+        self.few.retain(|(p, _)| *p != part);
+        if !self.many.is_empty() {
+            self.many.remove(&part);
+        }
     }
 
     fn clear(&mut self) {
-        self.0.clear();
+        self.few.clear();
+        self.many.clear();
     }
 }
 
