@@ -603,9 +603,16 @@ impl<'a> StreamEvent<'a> {
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("event".into(), Value::from(self.name()));
-        let mut put = |k: &str, v: Value| {
+        self.for_each_field(|k, v| {
             m.insert(k.to_owned(), v);
-        };
+        });
+        Value::Object(m)
+    }
+
+    /// Each field of the JSON form after `"event"`, in its order, with its
+    /// name: what [`to_json`](Self::to_json) puts in its object, without the
+    /// object (a binding building its own map allocates no key).
+    pub fn for_each_field(&self, mut put: impl FnMut(&'static str, Value)) {
         match *self {
             StreamEvent::MessageStart { provider, message } => {
                 put("provider", provider.into());
@@ -680,7 +687,6 @@ impl<'a> StreamEvent<'a> {
                 put("data", data.into());
             }
         }
-        Value::Object(m)
     }
 }
 

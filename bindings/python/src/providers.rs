@@ -596,30 +596,12 @@ fn input_format_of(name: &str) -> ToolInputFormat {
     ToolInputFormat::from_name(name).unwrap_or_default()
 }
 
-/// The Python strings of `&'static str` names, found by address (a few
-/// dozen distinct names: a short list).
-#[derive(Default)]
-struct StaticNames(Vec<(&'static str, Py<PyString>)>);
-
-impl StaticNames {
-    fn get<'py>(&mut self, py: Python<'py>, name: &'static str) -> Bound<'py, PyString> {
-        if let Some((_, s)) = self.0.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
-            return s.bind(py).clone();
-        }
-        let s = PyString::intern(py, name);
-        if self.0.len() < 64 {
-            self.0.push((name, s.clone().unbind()));
-        }
-        s
-    }
-}
-
 /// Builds `StreamEvent`s, with fast paths for the frequent deltas.
 #[derive(Default)]
 pub(crate) struct EventBuilder {
     names: StringCache,
-    /// The Python strings of static field names.
-    keys: StaticNames,
+    /// The Python strings of field names.
+    keys: StringCache,
 }
 
 impl EventBuilder {
@@ -689,19 +671,10 @@ impl EventBuilder {
                     out.push(Py::new(py, ToolExecutionEvent::new(*inner))?.into_any());
                     continue;
                 }
-                HeldEvent::Listed { name, fields: listed } => {
+                HeldEvent::Fields { name, fields: held } => {
                     fields = PyDict::new(py);
-                    for (k, v) in listed.iter() {
+                    for (k, v) in &held {
                         fields.set_item(self.keys.get(py, k), value_to_py(py, v)?)?;
-                    }
-                    name
-                }
-                HeldEvent::Other { name, json } => {
-                    fields = PyDict::new(py);
-                    if let serde_json::Value::Object(map) = &json {
-                        for (k, v) in map.iter().skip(1) {
-                            fields.set_item(PyString::new(py, k), value_to_py(py, v)?)?;
-                        }
                     }
                     name
                 }
@@ -741,21 +714,11 @@ enum HeldEvent {
     PartEnd(Box<HeldPartEnd>),
     /// A `tool_execution_*` event of a turn.
     Tool(Box<ssefold::tools::ToolExecutionEvent>),
-    /// A small event's fields, named by static strings (no key allocated).
-    Listed {
+    /// Any other event: its wire name and fields, named by static strings.
+    Fields {
         name: &'static str,
-        fields: Box<[(&'static str, serde_json::Value)]>,
+        fields: Vec<(&'static str, serde_json::Value)>,
     },
-    Other {
-        name: &'static str,
-        json: serde_json::Value,
-    },
-}
-
-impl HeldEvent {
-    fn listed<const N: usize>(name: &'static str, fields: [(&'static str, serde_json::Value); N]) -> Self {
-        HeldEvent::Listed { name, fields: Box::new(fields) }
-    }
 }
 
 /// A held `part_start`.
@@ -894,21 +857,13 @@ impl Held {
                     call: tool_call.as_ref().map(ToolCallEnd::from_core),
                 }))
             }
-            // The frequent small events: their fields under static names (as
-            // `StreamEvent::to_json` gives them, in its order), no map built.
-            CoreEvent::MessageStart { provider, message } => {
-                HeldEvent::listed("message_start", [("provider", provider.into()), ("message", message.clone())])
+            // The other events: their fields under the core's static names
+            // (no JSON map with allocated keys).
+            _ => {
+                let mut fields = Vec::with_capacity(4);
+                e.for_each_field(|k, v| fields.push((k, v)));
+                HeldEvent::Fields { name: e.name(), fields }
             }
-            CoreEvent::PartMetadata { part, key, value } => HeldEvent::listed(
-                "part_metadata",
-                [("part", part.into()), ("key", key.into()), ("value", value.clone())],
-            ),
-            CoreEvent::Usage { usage } => HeldEvent::listed("usage", [("usage", usage.clone())]),
-            CoreEvent::StopReason { choice, reason } => {
-                HeldEvent::listed("stop_reason", [("choice", choice.into()), ("reason", reason.into())])
-            }
-            CoreEvent::TurnEnd { stop_reason } => HeldEvent::listed("turn_end", [("stop_reason", stop_reason.into())]),
-            _ => HeldEvent::Other { name: e.name(), json: e.to_json() },
         };
         self.events.push((held, e.is_content()));
     }
