@@ -10,32 +10,46 @@ CARGO ?= cargo
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel (on the
 # machine's CPython and on a free-threaded 3.13t), the Go package (vet, race
 # detector, gofmt, and the GC-stress build), the browser-side judges, and the
-# release artifacts (make dist-test: built, then used with no Rust on PATH). After
-# the Rust tests, two chains run side by side (make -j2): the Python side
-# (pytest is single-threaded, so it leaves a core), and the native side, which
-# builds the free-threaded interpreter (~2 minutes, cached per source tarball)
-# before the Python side needs it. The C, Go and browser suites link or run
-# what `rust-test` built (the test profile), so nothing is compiled twice.
+# release artifacts (make dist-test: built, then used with no Rust on PATH).
+# After the Rust tests, the other stages run two at a time (make -j2), each
+# started as soon as a slot is free and what it needs is done (the `stage-`
+# targets below: nothing else orders them), so that neither core waits while
+# the other has a queue: pytest is single-threaded, and which stage is long
+# depends on the machine (a new one builds the free-threaded CPython and
+# starts with an empty Go cache). The C, Go and browser suites link or run what
+# `rust-test` built (the test profile), so nothing is compiled twice.
 test: setup
 	$(MAKE) lint rust-test
-	$(MAKE) -j2 --output-sync=recurse test-python-side test-native-side
+	$(MAKE) -j2 --output-sync=recurse test-stages
 
-.PHONY: test-python-side test-native-side
-# One target per line: under the -j2 above, a sub-make given two targets
-# would run them at once (go-test and go-test-debug both relink target/capi).
-# go-test-debug runs on the Python side: the native side's release builds
-# (make dist-test) are the longest stage.
-test-python-side:
+# The stages after the Rust tests and the only orders among them:
+#   python-test, then js-test (it installs the same extension), then
+#     python-test-free-threaded (it rebuilds that extension for a 3.13t);
+#   free-threaded-python (the 3.13t interpreter), then the free-threaded
+#     tests and dist-test (its free-threaded wheel);
+#   go-test, then go-test-debug (both relink target/capi);
+#   c-test on its own.
+# The longest chain, the Python one, is listed first so that it starts first.
+.PHONY: test-stages stage-python stage-js stage-python-free-threaded stage-free-threaded-python
+.PHONY: stage-dist stage-go stage-go-debug stage-c
+test-stages: stage-python-free-threaded stage-dist stage-go-debug stage-c
+
+stage-python:
 	$(MAKE) python-test
+stage-js: stage-python
 	$(MAKE) js-test
-	$(MAKE) python-test-free-threaded
-	$(MAKE) go-test-debug
-
-test-native-side:
-	$(MAKE) c-test
+stage-free-threaded-python:
 	$(MAKE) free-threaded-python
-	$(MAKE) go-test
+stage-python-free-threaded: stage-js stage-free-threaded-python
+	$(MAKE) python-test-free-threaded
+stage-dist: stage-free-threaded-python
 	$(MAKE) dist-test
+stage-go:
+	$(MAKE) go-test
+stage-go-debug: stage-go
+	$(MAKE) go-test-debug
+stage-c:
+	$(MAKE) c-test
 
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
