@@ -120,7 +120,12 @@ def anthropic_records(body):
     return out
 
 
+tool_bodies = [b for b in bodies if any(m in b for m in (b"tool_use", b"tool_calls", b"function_call", b"functionCall"))]
 seeds = {
+    "agent_turn": [(bytes([3 | (0, 32, 4, 64, 16)[i % 5], i % 13]), body) for i, body in enumerate(tool_bodies)]
+    + [(bytes([3 | 16, 5]), body) for body in bodies[::8] + hostile]
+    + [(bytes([d, 0]), body) for body in gemini[::2] for d in (8, 72)]
+    + [(bytes([d, 0]), body) for body in ollama for d in (9, 41)],
     "providers": [(bytes([d, 0]), body) for body in bodies + hostile for d in (0, 1, 2, 3, 7)]
     + [(bytes([d, 0]), body) for body in gemini for d in (8, 12)]
     + [(bytes([d, 0]), body) for body in ollama for d in (3, 9, 13)],

@@ -644,9 +644,16 @@ impl AgentTurn {
 
     /// Bytes of the body arrived: `on_event` gets what to show, in order;
     /// then drain [`poll_action`](Self::poll_action). After the stream is
-    /// over, bytes are ignored.
+    /// over, bytes change nothing; after its terminal event they still reach
+    /// the stream, which says what it ignores (a `data_after_terminal`
+    /// warning), as it does for the rest of the chunk that held that event:
+    /// the same events however the body was cut.
     pub fn feed(&mut self, chunk: &[u8], now_ms: u64, mut on_event: impl FnMut(TurnEvent<'_>)) {
         if self.phase != Phase::Streaming {
+            if self.phase == Phase::Ended && !self.aborted && self.failure.is_none() && self.stream.is_terminated() {
+                let (_, seen) = self.shown(&mut on_event, |stream, on| stream.feed_to(chunk, on));
+                self.apply_seen(seen, &mut on_event);
+            }
             return;
         }
         self.now_ms = now_ms;
@@ -1145,7 +1152,15 @@ impl AgentTurn {
                         }
                     }
                 }
-                SeenItem::Call { part, outcome, call } => self.on_call(part, outcome, call),
+                SeenItem::Call { part, outcome, call } => {
+                    self.on_call(part, outcome, call);
+                    // Started before the next item, as if each event came
+                    // in a chunk of its own: the calls start, and their
+                    // tool events come, in the same order however the
+                    // body was cut (a later call's error result does not
+                    // pass an earlier call's start).
+                    self.start_what_can_start();
+                }
                 SeenItem::StopReason(reason) => self.stop_reason = Some(reason),
                 SeenItem::Usage { input, output } => {
                     self.clock.input_tokens = input.or(self.clock.input_tokens);

@@ -6,9 +6,11 @@
 //! functions.
 #![allow(dead_code)]
 
+use ssefold::agent::{AgentTurn, TurnAction, TurnConfig, TurnEvent};
 use ssefold::eventstream::{Decoder as FrameDecoder, DecoderLimits};
 use ssefold::providers::{Provider, Stream, StreamConfig};
 use ssefold::sse::{DecodeError, Decoder, DecoderConfig, EndOfStream, OwnedEvent, Utf8Mode};
+use ssefold::tools::{SchedulerConfig, ToolOptions};
 
 /// Every normalized event (JSON form), the folded message, and how the
 /// stream ended (`ok` or the first error; `finish` only when no feed
@@ -79,6 +81,114 @@ pub fn check_providers(data: &[u8]) {
     let body = &data[2..];
     let whole = fold(provider, &config, &[body]);
     assert_eq!(whole, fold(provider, &config, &chunked(body, seed)));
+}
+
+/// Target `agent_turn`: the sans-IO agent turn over a provider stream.
+/// Byte 0 picks the dialect as for `providers` (bits 0–1 and 3) and the
+/// turn's settings: bit 2 small stream limits and at most 2 calls running
+/// at once, bit 4 no reconnection policy, bit 5 every tool exclusive, bit 6
+/// every tool aborting its siblings on an error; byte 1 the chunk-size
+/// cycle seed; the rest is the body. The host answers no call while the
+/// body streams, then each started call in order (every third one an
+/// error). Whole and chunked, no panic and the same stream events, the same
+/// tool execution events, the same actions and the same outcome (message,
+/// stop reason, failure, calls, results, the next request). The tool
+/// events are compared as their own sequence: the turn shows them after
+/// the stream events of the same feed, so where they fall among those
+/// depends on where the chunks end.
+pub fn check_agent_turn(data: &[u8]) {
+    if data.len() < 2 {
+        return;
+    }
+    let seed = data[1] as usize;
+    let body = &data[2..];
+    let whole = run_turn(data[0], &[body]);
+    let split = run_turn(data[0], &chunked(body, seed));
+    for (what, whole, split) in [
+        ("stream event", &whole.0, &split.0),
+        ("tool event", &whole.1, &split.1),
+        ("action or outcome", &whole.2, &split.2),
+    ] {
+        if let Some(i) = (0..whole.len().max(split.len())).find(|&i| whole.get(i) != split.get(i)) {
+            panic!("{what} {i} of {}: whole {:?}, chunked {:?}", whole.len(), whole.get(i), split.get(i));
+        }
+    }
+}
+
+/// Tool names the recordings' and fixtures' calls use (a call of any other
+/// name is unknown to the turn: an error result, never started).
+const TURN_TOOLS: [&str; 8] =
+    ["get_weather", "get_current_weather", "search", "read", "write_file", "calculator", "bash", "lookup"];
+
+/// What one turn driven as [`check_agent_turn`] says showed (stream
+/// events; tool events) and decided (actions, the host's calls' answers,
+/// the outcome), as text.
+type TurnLog = (Vec<String>, Vec<String>, Vec<String>);
+
+fn run_turn(flags: u8, chunks: &[&[u8]]) -> TurnLog {
+    let dialects = [
+        Provider::Anthropic,
+        Provider::OpenAIChat,
+        Provider::OpenAIResponses,
+        Provider::Auto,
+        Provider::Gemini,
+        Provider::Ollama,
+        Provider::Gemini,
+        Provider::Ollama,
+    ];
+    let mut config = TurnConfig::new(dialects[((flags & 3) | (flags >> 1 & 4)) as usize]);
+    if flags & 4 != 0 {
+        config.stream.max_parts = 4;
+        config.stream.max_tool_args_bytes = 64;
+        config.stream.max_text_bytes = 64;
+        config.stream.max_choices = 2;
+        config.scheduler = SchedulerConfig { max_concurrency: 2, max_calls: 3 };
+    }
+    if flags & 16 != 0 {
+        config.reconnect = None;
+    }
+    let mut turn = AgentTurn::new(config);
+    for name in TURN_TOOLS {
+        turn.add_tool(name, ToolOptions::new(flags & 32 != 0, flags & 64 != 0));
+    }
+    let (mut events, mut tools, mut log) = (Vec::new(), Vec::new(), Vec::new());
+    let mut started = std::collections::VecDeque::new();
+    fn shown<'a>(events: &'a mut Vec<String>, tools: &'a mut Vec<String>) -> impl FnMut(TurnEvent<'_>) + 'a {
+        move |e| match e {
+            TurnEvent::Stream(s) => events.push(s.to_json().to_string()),
+            TurnEvent::Tool(t) => tools.push(t.to_json().to_string()),
+            _ => tools.push(String::from("?")),
+        }
+    }
+    fn drain(turn: &mut AgentTurn, log: &mut Vec<String>, started: &mut std::collections::VecDeque<String>) {
+        while let Some(action) = turn.poll_action() {
+            if let TurnAction::StartTool(call) = &action {
+                started.push_back(call.call_id.clone());
+            }
+            log.push(format!("{action:?}"));
+        }
+    }
+    for c in chunks {
+        turn.feed(c, 0, shown(&mut events, &mut tools));
+        drain(&mut turn, &mut log, &mut started);
+    }
+    turn.end_of_body(0, shown(&mut events, &mut tools));
+    drain(&mut turn, &mut log, &mut started);
+    let mut answered = 0;
+    while let Some(id) = started.pop_front() {
+        answered += 1;
+        let result = turn.tool_result(&id, "ok", answered % 3 == 0, shown(&mut events, &mut tools));
+        log.push(format!("{id}: {result:?}"));
+        drain(&mut turn, &mut log, &mut started);
+    }
+    let out = turn.outcome();
+    log.push(format!("finished {} ended {} running {}", turn.is_finished(), turn.is_stream_ended(), turn.running()));
+    log.push(format!("{:?} {} {:?} {}", out.provider, out.message, out.stop_reason, out.aborted));
+    log.push(format!("{:?} {:?} {}", out.failure, out.gave_up, out.output_started));
+    log.push(format!("{:?}", out.calls));
+    log.push(format!("{:?}", out.results));
+    log.push(format!("{:?}", out.next().map(|n| n.append())));
+    (events, tools, log)
 }
 
 /// One AWS event-stream message framed with correct lengths and CRCs
