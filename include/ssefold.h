@@ -1999,7 +1999,8 @@ ssefold_result ssefold_agent_turn_connected(struct ssefold_agent_turn *turn, uin
  * in order; then drain `ssefold_agent_turn_poll_action`. A failure of the
  * stream (bad data, a limit, a provider error event) is no status here: it
  * ends the turn (`ssefold_agent_turn_failure`, the outcome's `failure`).
- * Bytes after the stream is over are ignored.
+ * Bytes after the stream is over change nothing (after its terminal event
+ * the stream still warns of them: `data_after_terminal`).
  *
  * Errors: `NULL_PARAMETER` (`bytes` NULL with `len` > 0),
  * `INVALID_ARGUMENT` (`len` over `PTRDIFF_MAX`).

@@ -437,7 +437,8 @@ pub unsafe extern "C" fn ssefold_agent_turn_connected(turn: *mut ssefold_agent_t
 /// in order; then drain `ssefold_agent_turn_poll_action`. A failure of the
 /// stream (bad data, a limit, a provider error event) is no status here: it
 /// ends the turn (`ssefold_agent_turn_failure`, the outcome's `failure`).
-/// Bytes after the stream is over are ignored.
+/// Bytes after the stream is over change nothing (after its terminal event
+/// the stream still warns of them: `data_after_terminal`).
 ///
 /// Errors: `NULL_PARAMETER` (`bytes` NULL with `len` > 0),
 /// `INVALID_ARGUMENT` (`len` over `PTRDIFF_MAX`).

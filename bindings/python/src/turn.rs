@@ -199,8 +199,10 @@ impl TurnCore {
     }
 
     /// Bytes of the body arrived: what to show. After the stream is over
-    /// (its end, an error, an abort), bytes are ignored; an error in the
-    /// stream ends the turn (`outcome().failure`), it is not raised.
+    /// (its end, an error, an abort), bytes change nothing (after its
+    /// terminal event the stream still warns of them:
+    /// `data_after_terminal`); an error in the stream ends the turn
+    /// (`outcome().failure`), it is not raised.
     #[pyo3(signature = (data, now_ms = None))]
     fn feed<'py>(
         &mut self,
