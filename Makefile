@@ -23,24 +23,31 @@ test: setup
 	$(MAKE) -j2 --output-sync=recurse test-stages
 
 # The stages after the Rust tests and the only orders among them:
-#   python-test, then js-test (it installs the same extension), then
+#   python-develop (the extension built and installed into the venv), then
+#     python-test and js-test (which uses it), side by side, then
 #     python-test-free-threaded (it rebuilds that extension for a 3.13t);
 #   free-threaded-python (the 3.13t interpreter), then the free-threaded
 #     tests and dist-test (its free-threaded wheel);
 #   go-test, then go-test-debug (both relink target/capi);
 #   c-test on its own.
 # The longest chain, the Python one, is listed first so that it starts first.
-.PHONY: test-stages stage-python stage-js stage-python-free-threaded stage-free-threaded-python
-.PHONY: stage-dist stage-go stage-go-debug stage-c
+# The suite is bound by CPU time (about 30 CPU-minutes here), not by this
+# order: see BENCHMARKS.md, "Test suite".
+.PHONY: test-stages stage-python-develop stage-python stage-js stage-python-free-threaded
+.PHONY: stage-free-threaded-python stage-dist stage-go stage-go-debug stage-c
 test-stages: stage-python-free-threaded stage-dist stage-go-debug stage-c
 
-stage-python:
-	$(MAKE) python-test
-stage-js: stage-python
-	$(MAKE) js-test
+stage-python-develop:
+	$(MAKE) python-develop
+# The two share the venv: neither installs into it again (`-o`: taken as
+# made), so the two never run pip at once.
+stage-python: stage-python-develop
+	$(MAKE) -o python-develop -o python-venv python-test
+stage-js: stage-python-develop
+	$(MAKE) -o python-develop -o python-venv js-test
 stage-free-threaded-python:
 	$(MAKE) free-threaded-python
-stage-python-free-threaded: stage-js stage-free-threaded-python
+stage-python-free-threaded: stage-python stage-js stage-free-threaded-python
 	$(MAKE) python-test-free-threaded
 stage-dist: stage-free-threaded-python
 	$(MAKE) dist-test
