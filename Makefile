@@ -10,53 +10,35 @@ CARGO ?= cargo
 # C/C++ GoogleTest under valgrind, libcurl examples), the Python wheel (on the
 # machine's CPython and on a free-threaded 3.13t), the Go package (vet, race
 # detector, gofmt, and the GC-stress build), the browser-side judges, and the
-# release artifacts (make dist-test: built, then used with no Rust on PATH).
-# After the Rust tests, the other stages run two at a time (make -j2), each
-# started as soon as a slot is free and what it needs is done (the `stage-`
-# targets below: nothing else orders them), so that neither core waits while
-# the other has a queue: pytest is single-threaded, and which stage is long
-# depends on the machine (a new one builds the free-threaded CPython and
-# starts with an empty Go cache). The C, Go and browser suites link or run what
-# `rust-test` built (the test profile), so nothing is compiled twice.
+# release artifacts (make dist-test: built, then used with no Rust on PATH). After
+# the Rust tests, two chains run side by side (make -j2): the Python side
+# (pytest is single-threaded, so it leaves a core), and the native side, which
+# builds the free-threaded interpreter (~2 minutes, cached per source tarball)
+# before the Python side needs it. The C, Go and browser suites link or run
+# what `rust-test` built (the test profile), so nothing is compiled twice.
+# The suite is bound by CPU time (30-35 CPU-minutes, 15 minutes or more of
+# wall time on two cores, whatever the order: a schedule that starts each
+# stage as a slot frees measured no faster, see BENCHMARKS.md "Test suite").
 test: setup
 	$(MAKE) lint rust-test
-	$(MAKE) -j2 --output-sync=recurse test-stages
+	$(MAKE) -j2 --output-sync=recurse test-python-side test-native-side
 
-# The stages after the Rust tests and the only orders among them:
-#   python-develop (the extension built and installed into the venv), then
-#     python-test and js-test (which uses it), side by side, then
-#     python-test-free-threaded (it rebuilds that extension for a 3.13t);
-#   free-threaded-python (the 3.13t interpreter), then the free-threaded
-#     tests and dist-test (its free-threaded wheel);
-#   go-test, then go-test-debug (both relink target/capi);
-#   c-test on its own.
-# The longest chain, the Python one, is listed first so that it starts first.
-# The suite is bound by CPU time (about 30 CPU-minutes here), not by this
-# order: see BENCHMARKS.md, "Test suite".
-.PHONY: test-stages stage-python-develop stage-python stage-js stage-python-free-threaded
-.PHONY: stage-free-threaded-python stage-dist stage-go stage-go-debug stage-c
-test-stages: stage-python-free-threaded stage-dist stage-go-debug stage-c
-
-stage-python-develop:
-	$(MAKE) python-develop
-# The two share the venv: neither installs into it again (`-o`: taken as
-# made), so the two never run pip at once.
-stage-python: stage-python-develop
-	$(MAKE) -o python-develop -o python-venv python-test
-stage-js: stage-python-develop
-	$(MAKE) -o python-develop -o python-venv js-test
-stage-free-threaded-python:
-	$(MAKE) free-threaded-python
-stage-python-free-threaded: stage-python stage-js stage-free-threaded-python
+.PHONY: test-python-side test-native-side
+# One target per line: under the -j2 above, a sub-make given two targets
+# would run them at once (go-test and go-test-debug both relink target/capi).
+# go-test-debug runs on the Python side: the native side's release builds
+# (make dist-test) are the longest stage.
+test-python-side:
+	$(MAKE) python-test
+	$(MAKE) js-test
 	$(MAKE) python-test-free-threaded
-stage-dist: stage-free-threaded-python
-	$(MAKE) dist-test
-stage-go:
-	$(MAKE) go-test
-stage-go-debug: stage-go
 	$(MAKE) go-test-debug
-stage-c:
+
+test-native-side:
 	$(MAKE) c-test
+	$(MAKE) free-threaded-python
+	$(MAKE) go-test
+	$(MAKE) dist-test
 
 setup:
 	@if [ -z "$$SSEFOLD_SKIP_SETUP" ]; then tools/setup.sh; fi
