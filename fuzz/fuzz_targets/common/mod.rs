@@ -50,16 +50,11 @@ pub fn chunked(body: &[u8], seed: usize) -> Vec<&[u8]> {
     chunks
 }
 
-/// Target `providers`: byte 0 picks the dialect (bits 0–1: Anthropic,
-/// OpenAI Chat, OpenAI Responses, auto; with bit 3 set: Gemini, Ollama,
-/// Gemini, Ollama) and small or default limits (bit 2), byte 1 the
-/// chunk-size cycle seed, the rest is the stream. Same events, message and
-/// result whole and chunked.
-pub fn check_providers(data: &[u8]) {
-    if data.len() < 2 {
-        return;
-    }
-    let dialects = [
+/// The dialect byte 0 of `providers` and `agent_turn` picks: bits 0–1
+/// Anthropic, OpenAI Chat, OpenAI Responses, auto; with bit 3 set Gemini,
+/// Ollama, Gemini, Ollama.
+fn dialect_of(flags: u8) -> Provider {
+    const DIALECTS: [Provider; 8] = [
         Provider::Anthropic,
         Provider::OpenAIChat,
         Provider::OpenAIResponses,
@@ -69,7 +64,19 @@ pub fn check_providers(data: &[u8]) {
         Provider::Gemini,
         Provider::Ollama,
     ];
-    let provider = dialects[((data[0] & 3) | (data[0] >> 1 & 4)) as usize];
+    DIALECTS[((flags & 3) | (flags >> 1 & 4)) as usize]
+}
+
+/// Target `providers`: byte 0 picks the dialect (bits 0–1: Anthropic,
+/// OpenAI Chat, OpenAI Responses, auto; with bit 3 set: Gemini, Ollama,
+/// Gemini, Ollama) and small or default limits (bit 2), byte 1 the
+/// chunk-size cycle seed, the rest is the stream. Same events, message and
+/// result whole and chunked.
+pub fn check_providers(data: &[u8]) {
+    if data.len() < 2 {
+        return;
+    }
+    let provider = dialect_of(data[0]);
     let mut config = StreamConfig::default();
     if data[0] & 4 != 0 {
         config.max_parts = 3;
@@ -126,17 +133,7 @@ const TURN_TOOLS: [&str; 8] =
 type TurnLog = (Vec<String>, Vec<String>, Vec<String>);
 
 fn run_turn(flags: u8, chunks: &[&[u8]]) -> TurnLog {
-    let dialects = [
-        Provider::Anthropic,
-        Provider::OpenAIChat,
-        Provider::OpenAIResponses,
-        Provider::Auto,
-        Provider::Gemini,
-        Provider::Ollama,
-        Provider::Gemini,
-        Provider::Ollama,
-    ];
-    let mut config = TurnConfig::new(dialects[((flags & 3) | (flags >> 1 & 4)) as usize]);
+    let mut config = TurnConfig::new(dialect_of(flags));
     if flags & 4 != 0 {
         config.stream.max_parts = 4;
         config.stream.max_tool_args_bytes = 64;
