@@ -150,6 +150,27 @@ fn run_turn_external(provider: Provider, body: &[u8], tools: &HashSet<String>) -
     Ran { started, outcome: turn.outcome_with_message(stream.provider(), stream.message()) }
 }
 
+/// The `agent_turn` fuzz target's property on every fixture, peer fixture and
+/// recording of the seven dialects (Bedrock's event-stream bodies too), each
+/// in its own dialect: the turn shows the same stream events and tool events,
+/// decides the same actions and ends the same whole and in 1–13 byte chunks,
+/// with the default settings, every tool exclusive, and small limits with
+/// siblings aborted on an error.
+#[test]
+fn the_turn_is_the_same_in_every_chunking_on_every_body() {
+    let bodies = bodies();
+    for (i, (file, provider)) in bodies.iter().enumerate() {
+        let body = std::fs::read(file).unwrap();
+        for flags in [0u8, 32, 4 | 64] {
+            let run = std::panic::catch_unwind(|| {
+                crate::fuzz_regressions::fuzz_common::check_agent_turn_as(*provider, flags, i % 13, &body)
+            });
+            assert!(run.is_ok(), "{} as {provider:?} (flags {flags})", file.display());
+        }
+    }
+    assert!(bodies.len() >= 500, "{} bodies", bodies.len());
+}
+
 /// Every golden fixture and recording body, with its dialect.
 fn bodies() -> Vec<(PathBuf, Provider)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -107,10 +107,15 @@ pub fn check_agent_turn(data: &[u8]) {
     if data.len() < 2 {
         return;
     }
-    let seed = data[1] as usize;
-    let body = &data[2..];
-    let whole = run_turn(data[0], &[body]);
-    let split = run_turn(data[0], &chunked(body, seed));
+    check_agent_turn_as(dialect_of(data[0]), data[0], data[1] as usize, &data[2..]);
+}
+
+/// [`check_agent_turn`]'s property for `body` in the dialect `provider`
+/// (any of the seven), the settings of `flags` (its dialect bits unused)
+/// and the chunk-size cycle `seed`.
+pub fn check_agent_turn_as(provider: Provider, flags: u8, seed: usize, body: &[u8]) {
+    let whole = run_turn(provider, flags, &[body]);
+    let split = run_turn(provider, flags, &chunked(body, seed));
     for (what, whole, split) in [
         ("stream event", &whole.0, &split.0),
         ("tool event", &whole.1, &split.1),
@@ -132,8 +137,8 @@ const TURN_TOOLS: [&str; 8] =
 /// the outcome), as text.
 type TurnLog = (Vec<String>, Vec<String>, Vec<String>);
 
-fn run_turn(flags: u8, chunks: &[&[u8]]) -> TurnLog {
-    let mut config = TurnConfig::new(dialect_of(flags));
+fn run_turn(provider: Provider, flags: u8, chunks: &[&[u8]]) -> TurnLog {
+    let mut config = TurnConfig::new(provider);
     if flags & 4 != 0 {
         config.stream.max_parts = 4;
         config.stream.max_tool_args_bytes = 64;
