@@ -82,7 +82,7 @@ fn run_turns(provider: Provider, turns: &[&[u8]], tools: &BTreeSet<String>, next
         turn.end_of_body(0, |_| events += 1);
         answer(&mut turn);
         assert!(turn.is_finished());
-        let outcome = black_box(turn.outcome());
+        let outcome = black_box(turn.into_outcome());
         results += outcome.results.len();
         if next {
             results += black_box(outcome.next()).map_or(0, |n| n.tool_results.is_null() as usize);

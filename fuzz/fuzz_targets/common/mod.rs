@@ -99,7 +99,8 @@ pub fn check_providers(data: &[u8]) {
 /// body streams, then each started call in order (every third one an
 /// error). Whole and chunked, no panic and the same stream events, the same
 /// tool execution events, the same actions and the same outcome (message,
-/// stop reason, failure, calls, results, the next request). The tool
+/// stop reason, failure, calls, results, the next request), and
+/// `into_outcome` equal to `outcome` in both. The tool
 /// events are compared as their own sequence: the turn shows them after
 /// the stream events of the same feed, so where they fall among those
 /// depends on where the chunks end.
@@ -190,6 +191,8 @@ fn run_turn(provider: Provider, flags: u8, chunks: &[&[u8]]) -> TurnLog {
     log.push(format!("{:?}", out.calls));
     log.push(format!("{:?}", out.results));
     log.push(format!("{:?}", out.next().map(|n| n.append())));
+    // The consuming form moves what `outcome` copies: the same outcome.
+    assert_eq!(format!("{:?}", turn.into_outcome()), format!("{out:?}"), "into_outcome differs from outcome");
     (events, tools, log)
 }
 
