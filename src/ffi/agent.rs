@@ -30,7 +30,7 @@ use super::result::ssefold_result;
 use super::slice::{bytes_from_raw, ssefold_str};
 use super::stream::{
     default_config, provider_from_c, ssefold_stream_config, ssefold_stream_event, ssefold_tool_input_format,
-    with_event_view,
+    with_event_view, EventViews,
 };
 use super::tools::{ssefold_tool_event, ssefold_tool_options, ssefold_tool_scheduler_config, tool_event_view};
 use crate::agent::{AgentTurn, TurnAction, TurnConfig, TurnError, TurnEvent, TurnFailure};
@@ -185,8 +185,8 @@ pub(crate) struct AgentTurnState {
     callback: ssefold_agent_turn_callback,
     user_data: *mut c_void,
     event_json: bool,
-    /// Backs a stream event's JSON form during the callback.
-    scratch: String,
+    /// Lends each stream event's view (and its JSON form) during the callback.
+    views: EventViews,
     /// Backs a tool event's JSON form during the callback.
     tool_json: String,
     /// Backs the views of the last `_poll_action`.
@@ -202,12 +202,12 @@ impl Castable for ssefold_agent_turn {
 impl AgentTurnState {
     /// The turn and the event sink its inputs report through.
     fn split(&mut self) -> (&mut AgentTurn, impl FnMut(TurnEvent<'_>) + '_) {
-        let AgentTurnState { turn, callback, user_data, event_json, scratch, tool_json, .. } = self;
+        let AgentTurnState { turn, callback, user_data, event_json, views, tool_json, .. } = self;
         let (callback, user_data, event_json) = (*callback, *user_data, *event_json);
         let sink = move |e: TurnEvent<'_>| {
             let Some(cb) = callback else { return };
             match e {
-                TurnEvent::Stream(event) => with_event_view(event, event_json, scratch, |v| {
+                TurnEvent::Stream(event) => with_event_view(event, event_json, views, |v| {
                     // SAFETY: the host registered `cb` for `user_data`; `v` outlives the call.
                     unsafe { cb(user_data, v, core::ptr::null()) }
                 }),
@@ -348,7 +348,7 @@ pub unsafe extern "C" fn ssefold_agent_turn_new(
             callback: None,
             user_data: core::ptr::null_mut(),
             event_json: false,
-            scratch: String::new(),
+            views: EventViews::new(),
             tool_json: String::new(),
             action: None,
             text: String::new(),

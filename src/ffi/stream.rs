@@ -417,7 +417,8 @@ pub(crate) struct StreamState {
     callback: ssefold_stream_event_callback,
     user_data: *mut c_void,
     event_json: bool,
-    scratch: String,
+    /// Lends each event's view (and its JSON form).
+    views: EventViews,
     /// Backs the view returned by `_message_json` and `_ui_snapshot_json`.
     pub(super) message: String,
     /// Backs the view returned by `_resume_cursor`.
@@ -453,28 +454,54 @@ pub(super) fn failure(e: &StreamError) -> Failure {
     Failure::new(code, e.to_string())
 }
 
-/// The view of `e`: a text or argument delta (nearly every event) built in
-/// one match, any other event by [`view_of_any`].
-fn view(e: &StreamEvent<'_>) -> ssefold_stream_event {
-    use ssefold_stream_event_kind as K;
-    let (kind, part, text) = match *e {
-        StreamEvent::TextDelta { part, text } => (K::TextDelta, part, text),
-        StreamEvent::ToolArgsDelta { part, json } => (K::ToolArgsDelta, part, json),
-        _ => return view_of_any(e),
-    };
-    ssefold_stream_event {
-        kind,
-        name: ssefold_str::new(e.name()),
-        part,
-        text: ssefold_str::new(text),
-        json: ssefold_str::ABSENT,
-        path_event: ssefold_stream_path_event::NONE,
-        mime_type: ssefold_str::ABSENT,
-        data: ssefold_bytes::new(&[]),
-        outcome: ssefold_part_outcome::None,
-        tool_call: ssefold_tool_call::NONE,
-        // Both are content.
-        is_content: true,
+/// What lends the C view of each stream event: the last view built, kept
+/// so that a delta after a delta (nearly every event) rewrites only its
+/// kind, name, part and text (the view is about 300 bytes, and its other
+/// fields hold the same absent values for every delta), and the text its
+/// JSON form is written to. The kept view's pointers dangle between events;
+/// it is only read while lent, after its fields were written for the event.
+pub(super) struct EventViews {
+    json: String,
+    last: ssefold_stream_event,
+    /// `last`'s fields other than a delta's own hold a delta's values.
+    plain: bool,
+}
+
+impl EventViews {
+    pub(super) fn new() -> Self {
+        EventViews { json: String::new(), last: Self::plain(), plain: true }
+    }
+
+    /// A delta's view, its own fields (kind, name, part, text) empty.
+    fn plain() -> ssefold_stream_event {
+        ssefold_stream_event {
+            kind: ssefold_stream_event_kind::TextDelta,
+            name: ssefold_str::ABSENT,
+            part: 0,
+            text: ssefold_str::ABSENT,
+            json: ssefold_str::ABSENT,
+            path_event: ssefold_stream_path_event::NONE,
+            mime_type: ssefold_str::ABSENT,
+            data: ssefold_bytes::new(&[]),
+            outcome: ssefold_part_outcome::None,
+            tool_call: ssefold_tool_call::NONE,
+            // Both deltas are content.
+            is_content: true,
+        }
+    }
+
+    /// Writes a text or argument delta's view.
+    #[inline(always)]
+    fn delta(&mut self, kind: ssefold_stream_event_kind, name: &'static str, part: u32, text: &str) {
+        if !self.plain {
+            self.last = Self::plain();
+            self.plain = true;
+        }
+        let v = &mut self.last;
+        v.kind = kind;
+        v.name = ssefold_str::new(name);
+        v.part = part;
+        v.text = ssefold_str::new(text);
     }
 }
 
@@ -537,7 +564,7 @@ impl StreamState {
         callback: ssefold_stream_event_callback,
         user_data: *mut c_void,
         event_json: bool,
-        scratch: &'a mut String,
+        views: &'a mut EventViews,
         mut ui: Option<&'a mut UiState>,
         now_ms: u64,
     ) -> impl FnMut(&StreamEvent<'_>) + 'a {
@@ -547,30 +574,41 @@ impl StreamState {
             }
             let Some(cb) = callback else { return };
             // SAFETY: the host registered `cb` for `user_data`; the event outlives the call.
-            with_event_view(e, event_json, scratch, |v| unsafe { cb(user_data, v) });
+            with_event_view(e, event_json, views, |v| unsafe { cb(user_data, v) });
         }
     }
 }
 
-/// Builds the C view of `e` (its JSON form in `scratch` when `event_json`)
+/// Builds the C view of `e` (its JSON form in `views` when `event_json`)
 /// and lends it to `f`: the one conversion of every normalized event, for
 /// streams and agent turns alike.
 pub(super) fn with_event_view(
     e: &StreamEvent<'_>,
     event_json: bool,
-    scratch: &mut String,
+    views: &mut EventViews,
     f: impl FnOnce(&ssefold_stream_event),
 ) {
-    let mut v = view(e);
+    use ssefold_stream_event_kind as K;
+    // Backs a path event's scalar JSON during the call.
     let mut value = String::new();
-    if let StreamEvent::ToolArgsPath { event, .. } = e {
-        v.path_event = path_view(event, &mut value);
+    match *e {
+        StreamEvent::TextDelta { part, text } => views.delta(K::TextDelta, e.name(), part, text),
+        StreamEvent::ToolArgsDelta { part, json } => views.delta(K::ToolArgsDelta, e.name(), part, json),
+        _ => {
+            views.last = view_of_any(e);
+            views.plain = false;
+            if let StreamEvent::ToolArgsPath { event, .. } = e {
+                views.last.path_event = path_view(event, &mut value);
+            }
+        }
     }
-    if event_json {
-        write_json(&e.to_json(), scratch);
-        v.json = ssefold_str::new(scratch);
-    }
-    f(&v);
+    views.last.json = if event_json {
+        write_json(&e.to_json(), &mut views.json);
+        ssefold_str::new(&views.json)
+    } else {
+        ssefold_str::ABSENT
+    };
+    f(&views.last);
 }
 
 pub(super) fn config_from_c(c: &ssefold_stream_config) -> Result<StreamConfig, Failure> {
@@ -686,7 +724,7 @@ pub unsafe extern "C" fn ssefold_stream_new(
             callback: None,
             user_data: core::ptr::null_mut(),
             event_json: false,
-            scratch: String::new(),
+            views: EventViews::new(),
             message: String::new(),
             cursor: ResumeCursor::None,
             ui: None,
@@ -750,9 +788,9 @@ pub unsafe extern "C" fn ssefold_stream_feed(
     let body = |s: &mut StreamState| {
         // SAFETY: `len` readable bytes by contract (or NULL/0, checked by the helper).
         let chunk = unsafe { bytes_from_raw(bytes, len)? };
-        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, footprint, .. } = s;
+        let StreamState { stream, callback, user_data, event_json, views, ui, now_ms, footprint, .. } = s;
         let fed =
-            stream.feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms));
+            stream.feed(chunk, StreamState::deliver(*callback, *user_data, *event_json, views, ui.as_mut(), *now_ms));
         // (The footprint before is the last feed's after: only a feed
         // grows or frees what the fold holds; a call between two feeds that
         // frees some leaves it high, at worst one trim more.)
@@ -776,9 +814,9 @@ pub unsafe extern "C" fn ssefold_stream_feed(
 #[no_mangle]
 pub unsafe extern "C" fn ssefold_stream_finish(stream: *mut ssefold_stream) -> ssefold_result {
     let body = |s: &mut StreamState| {
-        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
+        let StreamState { stream, callback, user_data, event_json, views, ui, now_ms, .. } = s;
         stream
-            .finish(StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms))
+            .finish(StreamState::deliver(*callback, *user_data, *event_json, views, ui.as_mut(), *now_ms))
             .map_err(|e| failure(&e))?;
         Ok(ssefold_result::Ok)
     };
@@ -853,8 +891,8 @@ pub unsafe extern "C" fn ssefold_stream_status(
 #[no_mangle]
 pub unsafe extern "C" fn ssefold_stream_abort(stream: *mut ssefold_stream) -> ssefold_result {
     let body = |s: &mut StreamState| {
-        let StreamState { stream, callback, user_data, event_json, scratch, ui, now_ms, .. } = s;
-        stream.abort(StreamState::deliver(*callback, *user_data, *event_json, scratch, ui.as_mut(), *now_ms));
+        let StreamState { stream, callback, user_data, event_json, views, ui, now_ms, .. } = s;
+        stream.abort(StreamState::deliver(*callback, *user_data, *event_json, views, ui.as_mut(), *now_ms));
         Ok(ssefold_result::Ok)
     };
     // SAFETY: `stream` is NULL or a live handle (contract).
@@ -993,15 +1031,54 @@ pub unsafe extern "C" fn ssefold_stream_last_error(
 mod tests {
     use super::*;
 
-    /// The one-match view of the deltas is the general view.
+    /// A view's fields, its JSON form and scalar path text read as text
+    /// (they lie in buffers of the views' own, at addresses of their own).
+    fn described(v: &ssefold_stream_event) -> String {
+        let mut copy = *v;
+        // SAFETY: the view is lent: its strings are valid during the call.
+        let (json, path_text) = unsafe { (v.json.to_option().unwrap(), v.path_event.text.to_option().unwrap()) };
+        copy.json = ssefold_str::ABSENT;
+        copy.path_event.text = ssefold_str::ABSENT;
+        format!("{copy:?} json {json:?} path text {path_text:?}")
+    }
+
+    /// A view kept and rewritten for each event lends what a view built
+    /// afresh lends, event after event (deltas after deltas and after other
+    /// events, path events, calls' ends, with and without the JSON form),
+    /// and a delta's view is the general view of it.
     #[test]
-    fn delta_views_are_the_general_view() {
+    fn kept_views_lend_what_fresh_views_lend() {
         for e in [
             StreamEvent::TextDelta { part: 3, text: "hé" },
             StreamEvent::TextDelta { part: 0, text: "" },
             StreamEvent::ToolArgsDelta { part: 7, json: "{\"a\":" },
         ] {
-            assert_eq!(format!("{:?}", view(&e)), format!("{:?}", view_of_any(&e)));
+            let mut views = EventViews::new();
+            with_event_view(&e, false, &mut views, |v| {
+                assert_eq!(format!("{v:?}"), format!("{:?}", view_of_any(&e)));
+            });
+        }
+        let body = [
+            &include_bytes!("../../tests/fixtures/anthropic/interleaved_tools.sse")[..],
+            &include_bytes!("../../tests/fixtures/openai_chat/parallel_tools.sse")[..],
+        ];
+        let mut kinds = std::collections::BTreeSet::new();
+        for (body, event_json) in body.iter().flat_map(|b| [(b, false), (b, true)]) {
+            let (mut kept, mut seen) = (EventViews::new(), 0);
+            let mut lend = |e: &StreamEvent<'_>| {
+                let mut want = String::new();
+                with_event_view(e, event_json, &mut EventViews::new(), |v| want = described(v));
+                with_event_view(e, event_json, &mut kept, |v| assert_eq!(described(v), want, "{e:?}"));
+                kinds.insert(e.name());
+                seen += 1;
+            };
+            let mut stream = Stream::new(Provider::Auto);
+            stream.feed(body, &mut lend).unwrap();
+            stream.finish(&mut lend).unwrap();
+            assert!(seen > 10, "{seen}");
+        }
+        for kind in ["text_delta", "tool_args_delta", "tool_args_path", "part_start", "part_end"] {
+            assert!(kinds.contains(kind), "{kind}: {kinds:?}");
         }
     }
 
