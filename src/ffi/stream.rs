@@ -461,13 +461,16 @@ pub(super) fn failure(e: &StreamError) -> Failure {
 /// JSON form is written to. The kept view's pointers dangle between events;
 /// it is only read while lent, after its fields were written for the event.
 pub(super) struct EventViews {
+    /// Backs the lent view's JSON form (`event_json`).
     json: String,
+    /// The view lent last (its pointers valid only while it was lent).
     last: ssefold_stream_event,
     /// `last`'s fields other than a delta's own hold a delta's values.
     plain: bool,
 }
 
 impl EventViews {
+    /// Views for a new stream or turn (a delta's view ready).
     pub(super) fn new() -> Self {
         EventViews { json: String::new(), last: Self::plain(), plain: true }
     }
