@@ -980,22 +980,12 @@ impl AgentTurn {
     /// [`outcome`](Self::outcome), its message built by moving the fold's
     /// members and texts ([`Stream::into_message`]) and its calls moved
     /// instead of copied (for the host done with the turn).
-    pub fn into_outcome(self) -> TurnOutcome {
-        let results = self.scheduler.all_results().unwrap_or_default();
-        let output_started = self.reconnector.output_started();
-        let timings = self.clock.timings();
-        TurnOutcome {
-            provider: self.stream.provider(),
-            message: self.stream.into_message(),
-            stop_reason: self.stop_reason,
-            aborted: self.aborted,
-            failure: self.failure,
-            calls: self.calls,
-            results,
-            gave_up: self.gave_up,
-            output_started,
-            timings,
-        }
+    pub fn into_outcome(mut self) -> TurnOutcome {
+        let calls = std::mem::take(&mut self.calls);
+        let mut outcome = self.outcome_for(Value::Null);
+        outcome.calls = calls;
+        outcome.message = self.stream.into_message();
+        outcome
     }
 
     fn outcome_for(&self, message: Value) -> TurnOutcome {
