@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -24,6 +25,15 @@ inline ssefold_str V(const std::string &s) { return ssefold_str{s.data(), s.size
 inline ssefold_str V(const char *s) { return ssefold_str{s, std::char_traits<char>::length(s)}; }
 inline ssefold_str ABSENT() { return ssefold_str{nullptr, 0}; }
 inline const uint8_t *B(const std::string &s) { return reinterpret_cast<const uint8_t *>(s.data()); }
+
+/// The divisor the environment variable `name` sets for a test's work (the
+/// valgrind run's SSEFOLD_TURN_SAMPLE, SSEFOLD_HOSTILE_SCALE): 1 when unset or
+/// not a number above 1.
+inline size_t env_divisor(const char *name) {
+  const char *value = std::getenv(name);
+  const int n = value != nullptr ? std::atoi(value) : 1;
+  return n > 1 ? static_cast<size_t>(n) : 1;
+}
 
 /// Collects events; stops after `stop_after` events of one feed when >= 0.
 struct Collector {

@@ -384,8 +384,7 @@ TEST(AgentTurn, EveryFixtureAndRecordingWithToolCallsOnAThreadPool) {
   size_t with_calls = 0, index = 0, ran_calls = 0, checked_next = 0, position = 0;
   // SSEFOLD_TURN_SAMPLE=N (the valgrind run): one body in N; the native run
   // takes them all.
-  const char *sample_env = std::getenv("SSEFOLD_TURN_SAMPLE");
-  const size_t sample = sample_env != nullptr && std::atoi(sample_env) > 1 ? static_cast<size_t>(std::atoi(sample_env)) : 1;
+  const size_t sample = env_divisor("SSEFOLD_TURN_SAMPLE");
   for (const Body &b : bodies()) {
     ASSERT_NE(b.provider, UINT32_MAX) << b.path;
     if (position++ % sample != 0) continue;

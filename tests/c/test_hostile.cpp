@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "common.hpp"
@@ -105,8 +104,7 @@ TEST(Hostile, ToolArgumentsPastTheMemoryBudgetAreATypedErrorAndKeepTheFold) {
   // SSEFOLD_HOSTILE_SCALE=N (the valgrind run): the arguments and both
   // budgets divided by N, in the same proportions (the native run: 6 MB of
   // arguments, budgets of 4 MiB and the default 128 MiB).
-  const char *scale_env = std::getenv("SSEFOLD_HOSTILE_SCALE");
-  const size_t scale = scale_env != nullptr && std::atoi(scale_env) > 1 ? static_cast<size_t>(std::atoi(scale_env)) : 1;
+  const size_t scale = env_divisor("SSEFOLD_HOSTILE_SCALE");
   const size_t length = (size_t{6} << 20) / scale;
   for (const char *shape : {"nested", "numbers", "keys"}) {
     // Arguments are held as text (issue 26 item 13): the budget refuses what the text does not fit.
