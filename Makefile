@@ -188,8 +188,10 @@ c-bench:
 # ---- end of C ABI block ----------------------------------------------------
 
 # ---- Release artifacts ------------------------------------------------------
-# make dist         the wheels (abi3 manylinux_2_17, free-threaded when a 3.13t
-#                   is at hand), the sdist, the C tarball and the Go module with
+# make dist         the wheels (manylinux_2_17: one built for each interpreter of
+#                   DIST_PYTHONS, default python3; abi3 for the other versions;
+#                   free-threaded when a 3.13t is at hand), the sdist, the C
+#                   tarball and the Go module with
 #                   its prebuilt library, into dist/ (tools/dist.sh says what each is)
 # make dist-test    the above, then each artifact installed and used with no
 #                   Rust toolchain on PATH (tests/dist/check.sh), and the

@@ -5,7 +5,9 @@
 #   Python  a fresh venv, `pip install --no-index` of the abi3 wheel: the README's
 #           wheel example runs and prints what it should, `ssefold.__version__` is
 #           the release, the module comes from the venv; `auditwheel show` says
-#           manylinux_2_17 (x86_64 or aarch64); the free-threaded wheel the same on a 3.13t,
+#           manylinux_2_17 (x86_64 or aarch64); the wheel built for this python3's
+#           version the same, chosen by pip from the directory over the abi3 one;
+#           the free-threaded wheel the same on a 3.13t,
 #           with the GIL staying off; the sdist holds what a source build needs and
 #           every target its manifests declare
 #   C       the tarball unpacked, then moved elsewhere (relocatable): no build path
@@ -75,6 +77,25 @@ assert os.path.realpath(ssefold._ssefold.__file__).startswith(os.path.realpath(s
 assert ssefold._ssefold.__file__.endswith(".abi3.so"), ssefold._ssefold.__file__
 PY
 ok "abi3 wheel $(basename "$wheel"): manylinux_2_17, installed with no Rust, README example, __version__ $version"
+
+# --- Python: the wheel built for this CPython, which pip prefers to the abi3
+# one when both are at hand (make dist builds it for python3 at least).
+tag=$(python3 -c 'import sys; print(sys.implementation.cache_tag.replace("cpython-", "cp"))')
+own_wheel=$(one "$dist/ssefold-$version-$tag-$tag-manylinux*_$arch.whl")
+"$tools/python" "$tools/auditwheel" show "$own_wheel" >"$tmp/auditwheel-own.txt"
+grep -qF "\"manylinux_2_17_$arch\"" "$tmp/auditwheel-own.txt" || { cat "$tmp/auditwheel-own.txt" >&2; fail "auditwheel: $own_wheel"; }
+python3 -m venv "$tmp/venv-own"
+"$tmp/venv-own/bin/python" -m pip install -q --no-index --find-links "$dist" --disable-pip-version-check "ssefold==$version"
+own_out=$("$tmp/venv-own/bin/python" "$tmp/example.py")
+[ "$own_out" = "$out" ] || fail "the $tag wheel printed: $own_out"
+"$tmp/venv-own/bin/python" - "$tmp/venv-own" <<'PY' || fail "pip did not install the $tag wheel from $dist"
+import os, sys, sysconfig
+import ssefold
+path = ssefold._ssefold.__file__
+assert os.path.realpath(path).startswith(os.path.realpath(sys.argv[1])), path
+assert path.endswith(sysconfig.get_config_var("EXT_SUFFIX")), path
+PY
+ok "$tag wheel $(basename "$own_wheel"): manylinux_2_17, preferred by pip to the abi3 wheel, README example"
 
 # --- Python: the free-threaded wheel, when make dist built one.
 ft_wheel=$(compgen -G "$dist/ssefold-$version-cp3*-cp3*t-manylinux*_$arch.whl" || true)
