@@ -529,10 +529,13 @@ mod tests {
 
     #[test]
     fn the_lf_finder_finds_what_memchr_finds() {
-        // Lines of every length around the 64-byte window, searched front to
-        // back with one finder (windows reused), with and without a bound.
+        // Lines of every length around the 64-byte window and past several
+        // of them (where `memchr` takes the rest), in rising and falling
+        // order and long and short by turns, searched front to back with one
+        // finder (windows reused), with and without a bound.
         let mut chunk = Vec::new();
-        for len in (0..150).chain([200, 255, 256, 300]) {
+        let turns = (0..40).flat_map(|i| [300 - i, i, 190 + i % 5, 64 * (i % 4)]);
+        for len in (0..400).chain((0..400).rev()).chain(turns) {
             chunk.extend(std::iter::repeat(b'x').take(len));
             chunk.push(b'\n');
         }
