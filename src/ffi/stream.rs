@@ -472,11 +472,11 @@ pub(super) struct EventViews {
 impl EventViews {
     /// Views for a new stream or turn (a delta's view ready).
     pub(super) fn new() -> Self {
-        EventViews { json: String::new(), last: Self::plain(), plain: true }
+        EventViews { json: String::new(), last: Self::blank_delta(), plain: true }
     }
 
     /// A delta's view, its own fields (kind, name, part, text) empty.
-    fn plain() -> ssefold_stream_event {
+    fn blank_delta() -> ssefold_stream_event {
         ssefold_stream_event {
             kind: ssefold_stream_event_kind::TextDelta,
             name: ssefold_str::ABSENT,
@@ -497,7 +497,7 @@ impl EventViews {
     #[inline(always)]
     fn delta(&mut self, kind: ssefold_stream_event_kind, name: &'static str, part: u32, text: &str) {
         if !self.plain {
-            self.last = Self::plain();
+            self.last = Self::blank_delta();
             self.plain = true;
         }
         let v = &mut self.last;
