@@ -11,7 +11,7 @@ use crate::providers::turn::Part;
 
 /// One tool call of a choice (its arguments and outcome live in the turn's
 /// part).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Call {
     pub(super) part: u32,
     pub(super) index: u32,
@@ -36,27 +36,47 @@ impl Call {
 }
 
 impl Call {
+    /// The call's `function` object, the fold going on (copied).
     pub(super) fn function_json(&self, part: &Part) -> Map<String, Value> {
-        let mut f = Map::new();
-        f.insert("name".into(), Value::String(self.name.clone()));
-        let raw = part.args.as_deref().map_or("", ToolArgs::raw);
-        f.insert("arguments".into(), Value::String(raw.to_owned()));
-        for (k, v) in &self.fn_extra {
-            f.insert(k.clone(), v.clone());
-        }
-        f
+        Self::function_of(self.name.clone(), args_raw(part).to_owned(), self.fn_extra.clone())
     }
 
+    /// The call's `tool_calls[]` entry, the fold going on (copied).
     pub(super) fn to_json(&self, part: &Part) -> Value {
+        self.clone().into_json(args_raw(part).to_owned())
+    }
+
+    /// The `tool_calls[]` entry, what the call holds moved into it, with
+    /// its arguments' text `arguments`.
+    fn into_json(self, arguments: String) -> Value {
         let mut m = Map::new();
-        m.insert("id".into(), self.id.clone().map_or(Value::Null, Value::String));
-        m.insert("type".into(), Value::String(self.ty.clone()));
-        m.insert("function".into(), Value::Object(self.function_json(part)));
-        for (k, v) in &self.extra {
-            m.insert(k.clone(), v.clone());
-        }
+        m.insert("id".into(), self.id.map_or(Value::Null, Value::String));
+        m.insert("type".into(), Value::String(self.ty));
+        m.insert("function".into(), Value::Object(Self::function_of(self.name, arguments, self.fn_extra)));
+        m.extend(self.extra);
         Value::Object(m)
     }
+
+    /// `{"name", "arguments", …fn_extra}`.
+    fn function_of(name: String, arguments: String, fn_extra: Map<String, Value>) -> Map<String, Value> {
+        let mut f = Map::new();
+        f.insert("name".into(), Value::String(name));
+        f.insert("arguments".into(), Value::String(arguments));
+        f.extend(fn_extra);
+        f
+    }
+}
+
+/// A tool-call part's arguments as text (`""` before any came).
+fn args_raw(part: &Part) -> &str {
+    part.args.as_deref().map_or("", ToolArgs::raw)
+}
+
+/// What a folded JSON takes from a part: its text, or its arguments' text.
+#[derive(Clone, Copy)]
+enum Piece {
+    Text,
+    Args,
 }
 
 /// Where a part of a choice sits ([`Part::sub`]).
@@ -114,10 +134,51 @@ impl Choice {
 }
 
 impl Choice {
+    /// The folded `choices[]` entry, the fold going on: what the choice
+    /// and its parts hold is copied.
     pub(super) fn to_json(&self, parts: &[Part]) -> Value {
+        let copy = Choice {
+            index: self.index,
+            role: self.role.clone(),
+            text: self.text,
+            refusal: self.refusal,
+            audio: self.audio,
+            reasoning: self.reasoning,
+            calls: self.calls.clone(),
+            function_call: self.function_call.clone(),
+            finish_reason: self.finish_reason.clone(),
+            logprobs_seen: self.logprobs_seen,
+            logprobs_content: self.logprobs_content.clone(),
+            logprobs_refusal: self.logprobs_refusal.clone(),
+            // The raw texts are the fold's cache, not in the JSON.
+            kept: Kept { map: self.kept.map.clone(), raw: Vec::new() },
+            delta_extra: self.delta_extra.clone(),
+        };
+        copy.into_json_with(&mut |id, piece| match piece {
+            Piece::Text => parts[id as usize].text.clone(),
+            Piece::Args => args_raw(&parts[id as usize]).to_owned(),
+        })
+    }
+
+    /// The folded `choices[]` entry, the fold done with: what the choice
+    /// holds and its parts' texts and arguments are moved into it (the
+    /// parts are left empty).
+    pub(super) fn into_json(self, parts: &mut [Part]) -> Value {
+        self.into_json_with(&mut |id, piece| {
+            let part = &mut parts[id as usize];
+            match piece {
+                Piece::Text => core::mem::take(&mut part.text),
+                Piece::Args => part.args.as_deref_mut().map_or_else(String::new, ToolArgs::take_raw),
+            }
+        })
+    }
+
+    /// The one shape of the entry: `piece` gives a part's text or
+    /// arguments (each asked for once).
+    fn into_json_with(self, piece: &mut dyn FnMut(u32, Piece) -> String) -> Value {
         let mut msg = Map::new();
-        msg.insert("role".into(), self.role.as_deref().unwrap_or("assistant").into());
-        let text = |t: Option<u32>| t.map_or(Value::Null, |t| Value::String(parts[t as usize].text.clone()));
+        msg.insert("role".into(), Value::String(self.role.unwrap_or_else(|| "assistant".into())));
+        let mut text = |t: Option<u32>| t.map_or(Value::Null, |t| Value::String(piece(t, Piece::Text)));
         match self.reasoning {
             Some((THINKING, r)) => {
                 // Mistral's shape: the thinking chunk, then the text chunk.
@@ -137,34 +198,40 @@ impl Choice {
         if let Some((field, r)) = self.reasoning.filter(|(f, _)| *f != THINKING) {
             msg.insert(field.into(), text(Some(r)));
         }
-        if let Some(f) = &self.function_call {
-            msg.insert("function_call".into(), Value::Object(f.function_json(&parts[f.part as usize])));
+        if let Some(f) = self.function_call {
+            let arguments = piece(f.part, Piece::Args);
+            msg.insert("function_call".into(), Value::Object(Call::function_of(f.name, arguments, f.fn_extra)));
         }
         if !self.calls.is_empty() {
-            let calls = self.calls.iter().map(|c| c.to_json(&parts[c.part as usize])).collect();
+            let calls = self
+                .calls
+                .into_iter()
+                .map(|c| {
+                    let arguments = piece(c.part, Piece::Args);
+                    c.into_json(arguments)
+                })
+                .collect();
             msg.insert("tool_calls".into(), Value::Array(calls));
         }
-        for (k, v) in &self.delta_extra {
-            msg.insert(k.clone(), v.clone());
-        }
+        msg.extend(self.delta_extra);
         let mut m = Map::new();
         m.insert("index".into(), self.index.into());
         m.insert("message".into(), Value::Object(msg));
         let logprobs = if self.logprobs_seen {
-            let list = |l: &Option<Vec<Value>>| l.clone().map_or(Value::Null, Value::Array);
+            let list = |l: Option<Vec<Value>>| l.map_or(Value::Null, Value::Array);
             let mut lp = Map::new();
-            lp.insert("content".into(), list(&self.logprobs_content));
-            lp.insert("refusal".into(), list(&self.logprobs_refusal));
+            lp.insert("content".into(), list(self.logprobs_content));
+            lp.insert("refusal".into(), list(self.logprobs_refusal));
             Value::Object(lp)
         } else {
             Value::Null
         };
         m.insert("logprobs".into(), logprobs);
-        m.insert("finish_reason".into(), self.finish_reason.clone().map_or(Value::Null, Value::String));
-        for (k, v) in &self.kept.map {
+        m.insert("finish_reason".into(), self.finish_reason.map_or(Value::Null, Value::String));
+        for (k, v) in self.kept.map {
             // Kept members never replace what the fold models.
-            if !m.contains_key(k) {
-                m.insert(k.clone(), v.clone());
+            if !m.contains_key(&k) {
+                m.insert(k, v);
             }
         }
         Value::Object(m)

@@ -305,6 +305,23 @@ impl Dialect for ChatFold {
         Value::Object(m)
     }
 
+    /// [`message`](Self::message), the top-level members, the usage, the
+    /// choices' members and the parts' texts and arguments moved into it.
+    fn into_message(self: Box<Self>, turn: &mut Turn) -> Value {
+        if !self.started {
+            return Value::Null;
+        }
+        let ChatFold { top, mut choices, usage, .. } = *self;
+        let mut m = top.map;
+        m.insert("object".into(), "chat.completion".into());
+        // Stable, as `message`'s sort of the references.
+        choices.sort_by_key(|c| c.index);
+        let choices = choices.into_iter().map(|c| c.into_json(&mut turn.parts)).collect();
+        m.insert("choices".into(), Value::Array(choices));
+        m.insert("usage".into(), usage.unwrap_or(Value::Null));
+        Value::Object(m)
+    }
+
     fn footprint(&self) -> usize {
         core::mem::size_of::<Self>()
             + self.top.footprint()
