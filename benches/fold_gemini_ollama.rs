@@ -1,7 +1,8 @@
-//! The Gemini and Ollama folds next to `serde_json::from_str::<Value>` on
-//! every payload of the same bodies: Gemini on the real recordings of
-//! `tests/recordings/gemini/` (every one a turn; recordings that end in an
-//! error skipped), Ollama on a synthetic `/api/chat` body (short content
+//! The Gemini, OpenAI Responses and Ollama folds next to
+//! `serde_json::from_str::<Value>` on every payload of the same bodies:
+//! Gemini and Responses on the real recordings of `tests/recordings/gemini/`
+//! and `tests/recordings/openai_responses/` (every one a turn; recordings
+//! that end in an error skipped), Ollama on a synthetic `/api/chat` body (short content
 //! tokens, a thinking prefix, a tool call, the `done` line), repeated to
 //! `SSEFOLD_BENCH_MB` (default 8) MiB. Each turn is fed in 4 KiB chunks to a
 //! fresh stream, finished, and its message built. Fold and baseline
@@ -11,7 +12,7 @@
 //! `cargo bench --bench fold_gemini_ollama`; instruction counts:
 //! `SSEFOLD_BENCH_MB=2 SSEFOLD_BENCH_ROUNDS=1 valgrind --tool=callgrind
 //! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*serde_pass*'`);
-//! `SSEFOLD_BENCH_BODY=gemini` (or `ollama`) runs one body only.
+//! `SSEFOLD_BENCH_BODY=gemini` (or `responses`, `ollama`) runs one body only.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -39,13 +40,15 @@ fn serde_pass(payloads: &[String]) -> usize {
         .sum()
 }
 
-fn gemini_turns() -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings/gemini");
+/// Every recording of `tests/recordings/DIR/` that `provider` folds without
+/// error, one turn each, in a fixed order.
+fn recorded_turns(dir: &str, provider: Provider) -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings").join(dir);
     let mut out = Vec::new();
     for source in std::fs::read_dir(dir).unwrap() {
         for f in std::fs::read_dir(source.unwrap().path()).unwrap() {
             let bytes = std::fs::read(f.unwrap().path()).unwrap();
-            let mut s = Stream::new(Provider::Gemini);
+            let mut s = Stream::new(provider);
             if s.feed(&bytes, |_| {}).is_ok() && s.finish(|_| {}).is_ok() {
                 out.push(bytes);
             }
@@ -86,7 +89,8 @@ fn payloads(turns: &[Vec<u8>], sse: bool) -> Vec<String> {
         for l in std::str::from_utf8(t).unwrap().lines() {
             let l = l.trim_end_matches('\r');
             let p = if sse { l.strip_prefix("data:").map(str::trim) } else { Some(l).filter(|l| !l.is_empty()) };
-            out.extend(p.map(str::to_owned));
+            // A terminal `[DONE]` (one Responses recording ends so) is no payload.
+            out.extend(p.filter(|p| *p != "[DONE]").map(str::to_owned));
         }
     }
     out
@@ -102,7 +106,13 @@ fn main() {
         one.iter().cloned().cycle().take(one.len() * n).collect::<Vec<_>>()
     };
     let sets = [
-        ("gemini_recordings", Provider::Gemini, repeat(gemini_turns()), true),
+        ("gemini_recordings", Provider::Gemini, repeat(recorded_turns("gemini", Provider::Gemini)), true),
+        (
+            "responses_recordings",
+            Provider::OpenAIResponses,
+            repeat(recorded_turns("openai_responses", Provider::OpenAIResponses)),
+            true,
+        ),
         ("ollama_chat", Provider::Ollama, repeat(vec![ollama_turn()]), false),
     ];
     println!("{} rounds, best of each, {}:", rounds, Clock::kind());

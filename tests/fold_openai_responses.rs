@@ -490,6 +490,51 @@ fn null_running_usage_gives_no_usage_event() {
     assert!(named(&r, "usage").is_empty());
 }
 
+/// Each lifecycle event's `response` is merged member by member into the
+/// folded one, whatever its members' order: a member already folded keeps
+/// its place and takes the new value, a new one is appended, one left out
+/// is kept; `output` keeps its place (the first event's). The
+/// `message_start` snapshot is the first event's response with an empty
+/// `output` where it had one (last when it had none).
+#[test]
+fn lifecycle_responses_merge_member_by_member_in_any_order() {
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    // Without `output` in the first response: the snapshot has it last.
+    let mut first = resp(json!({"instructions": "be brief"}));
+    first.as_object_mut().unwrap().shift_remove("output");
+    let reordered = json!({"status": "in_progress", "model": "m2", "id": "resp_1", "object": "response",
+        "created_at": 1, "tools": [{"type": "function", "name": "f"}], "output": [], "usage": null});
+    let r = run(&[
+        json!({"type": "response.created", "sequence_number": 0, "response": first}),
+        json!({"type": "response.in_progress", "sequence_number": 1, "response": resp(json!({"model": "m1"}))}),
+        json!({"type": "response.in_progress", "sequence_number": 2, "response": reordered}),
+        completed(3, Some(json!([msg("msg_1", "Hi")]))),
+    ]);
+    assert_eq!(r.error, None);
+    let first_keys = keys(&first);
+    assert!(first_keys.len() > 5 && !first_keys.contains(&"output".to_owned()));
+    let start = &named(&r, "message_start")[0]["message"];
+    assert_eq!(keys(start), [first_keys.clone(), vec!["output".to_owned()]].concat());
+    assert_eq!(start["output"], json!([]));
+    assert_eq!(start["model"], "m");
+    // `output` appended by the second event (the first had none), `tools`
+    // by the third; every other member where it first came.
+    assert_eq!(keys(&r.message), [first_keys, vec!["output".to_owned(), "tools".to_owned()]].concat());
+    assert_eq!(r.message["model"], "m", "the terminal response's model, merged last");
+    assert_eq!(r.message["instructions"], "be brief", "a member left out later is kept");
+    assert_eq!(r.message["tools"], json!([{"type": "function", "name": "f"}]));
+    assert_eq!(r.message["status"], "completed");
+    assert_eq!(r.message["output"], json!([msg("msg_1", "Hi")]));
+    // With `output` in the first response: the snapshot has it in its place.
+    let r = run(&[created(), completed(1, Some(json!([msg("msg_1", "Hi")])))]);
+    let start = &named(&r, "message_start")[0]["message"];
+    assert_eq!(keys(start), keys(&resp(json!({}))));
+    assert_eq!(keys(&r.message), keys(&resp(json!({}))));
+    // The same members in the same order: each value replaced in place.
+    assert_eq!((&r.message["status"], &r.message["usage"]["total_tokens"]), (&json!("completed"), &json!(8)));
+    assert_eq!((&start["status"], &start["usage"]), (&json!("in_progress"), &Value::Null));
+}
+
 // ---- 5. Chunks of the wrong shape.
 
 #[test]

@@ -43,6 +43,12 @@ pub(super) fn check_dialect(given: Provider, event: &Event<'_>) -> Result<(), St
         // the rest (an invalid document passes too); not parsed twice.
         return Ok(());
     }
+    if given == Provider::OpenAIResponses && data.starts_with(r#"{"type":"response."#) {
+        // A `type` of the `response.` family first: the Responses detector
+        // takes it, whatever the rest; the first event of a turn (the whole
+        // `response`, its tools and instructions) is not parsed twice.
+        return Ok(());
+    }
     let Ok(ShallowObject(value)) = serde_json::from_str::<ShallowObject>(data) else { return Ok(()) };
     let value = Value::Object(value);
     if value.get("error").is_some() || value.get("type").and_then(Value::as_str) == Some("error") {

@@ -108,22 +108,49 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let mut v = parse_value(event, sink)?;
+        // The running usage, where the lifecycle event carries one (merged
+        // into the response below, and lent from there).
+        let carries_usage = v.pointer("/response/usage").is_some_and(Value::is_object);
         if turn.begin() {
-            self.merge_response(ty, &v, sink);
-            let snapshot = self.message(turn);
-            sink.event(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
+            self.merge_response(ty, &mut v, sink);
+            self.lend_start(turn, sink);
         } else if ty == "response.created" {
             warn(sink, WarningCode::DuplicateStart, "second response.created; ignored");
             return Ok(());
         } else {
-            self.merge_response(ty, &v, sink);
+            self.merge_response(ty, &mut v, sink);
         }
-        // The running usage, where the lifecycle event carries one.
-        if let Some(u) = v.pointer("/response/usage").filter(|u| u.is_object()) {
+        if let Some(u) = self.response.get("usage").filter(|_| carries_usage) {
             sink.event(&StreamEvent::Usage { usage: u });
         }
         Ok(())
+    }
+
+    /// `message_start` with the message so far ([`message`](Dialect::message)):
+    /// before any item, the folded response with an empty `output`, lent
+    /// to the event and taken back.
+    fn lend_start(&mut self, turn: &Turn, sink: &mut Sink<'_>) {
+        if !self.items.is_empty() || self.final_output.is_some() {
+            let snapshot = self.message(turn);
+            sink.event(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
+            return;
+        }
+        let mut response = core::mem::take(&mut self.response);
+        let placeholder = response.insert("output".into(), Value::Array(Vec::new()));
+        let snapshot = Value::Object(response);
+        sink.event(&StreamEvent::MessageStart { provider: "openai_responses", message: &snapshot });
+        let Value::Object(mut response) = snapshot else { return };
+        match placeholder {
+            Some(p) => {
+                response.insert("output".into(), p);
+            }
+            // Appended last above: removed without moving another member.
+            None => {
+                response.remove("output");
+            }
+        }
+        self.response = response;
     }
 
     /// `response.completed` / `response.incomplete`: the terminal
@@ -145,19 +172,23 @@ impl ResponsesFold {
             return Ok(Flow::Continue);
         }
         self.ensure_started(turn, ty, sink);
-        self.merge_response(ty, &v, sink);
+        let reason = match ty {
+            "response.completed" => "completed".to_owned(),
+            _ => v
+                .pointer("/response/incomplete_details/reason")
+                .and_then(Value::as_str)
+                .unwrap_or("incomplete")
+                .to_owned(),
+        };
         self.take_final_output(ty, &mut v, sink);
+        self.merge_response(ty, &mut v, sink);
         self.complete_from_final_output(turn, ty == "response.incomplete", sink)?;
         self.forget_done_items();
         for item in self.items.iter().filter(|i| !i.done) {
             let msg = format!("item {} not done at the terminal event; committed as incomplete", item.output_index);
             warn(sink, WarningCode::PartNotEnded, &msg);
         }
-        let reason = match ty {
-            "response.completed" => "completed",
-            _ => v.pointer("/response/incomplete_details/reason").and_then(Value::as_str).unwrap_or("incomplete"),
-        };
-        self.stop_reason = Some(reason.to_owned());
+        self.stop_reason = Some(reason);
         Ok(Flow::End)
     }
 
@@ -180,10 +211,12 @@ impl ResponsesFold {
                 _ => v.clone(),
             }
         } else {
-            self.merge_response(ty, &v, sink);
+            // Read before the merge moves it (the folded response keeps it).
+            let error = v.pointer("/response/error").cloned().unwrap_or(Value::Null);
             self.take_final_output(ty, &mut v, sink);
+            self.merge_response(ty, &mut v, sink);
             self.forget_done_items();
-            v.pointer("/response/error").cloned().unwrap_or(Value::Null)
+            error
         };
         let s = |k: &str| err.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
         let request_id = s("request_id").or_else(|| v.get("request_id").and_then(Value::as_str).map(str::to_owned));
@@ -224,14 +257,31 @@ impl ResponsesFold {
         }
     }
 
-    pub(super) fn merge_response(&mut self, ty: &str, v: &Value, sink: &mut Sink<'_>) {
-        match v.get("response") {
+    /// The event's `response` merged member by member into the folded
+    /// one (moved out of `v`, which is done with it: what the caller reads
+    /// of it is read before).
+    pub(super) fn merge_response(&mut self, ty: &str, v: &mut Value, sink: &mut Sink<'_>) {
+        match v.get_mut("response") {
             Some(Value::Object(r)) => {
-                for (k, val) in r {
-                    // `output` is the streamed items or the terminal one
-                    // (`final_output`); keep its position only.
-                    let val = if k == "output" { Value::Null } else { val.clone() };
-                    self.response.insert(k.clone(), val);
+                let mut incoming = core::mem::take(r);
+                // `output` is the streamed items or the terminal one
+                // (`final_output`); keep its position only.
+                if let Some(output) = incoming.get_mut("output") {
+                    *output = Value::Null;
+                }
+                let folded = &mut self.response;
+                if folded.is_empty() {
+                    *folded = incoming;
+                } else if incoming.len() <= folded.len() && incoming.keys().zip(folded.keys()).all(|(a, b)| a == b) {
+                    // The same members in the same order (every lifecycle
+                    // event of a stream): each value replaced where it is.
+                    for (slot, (_, val)) in folded.values_mut().zip(incoming) {
+                        *slot = val;
+                    }
+                } else {
+                    for (k, val) in incoming {
+                        folded.insert(k, val);
+                    }
                 }
             }
             None | Some(Value::Null) => {}

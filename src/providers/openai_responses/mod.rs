@@ -324,6 +324,17 @@ impl Dialect for ResponsesFold {
     }
 
     /// With the terminal `output`, the message is the response and that
+    /// list, moved out (else built as [`message`](Self::message) builds it).
+    fn into_message(self: Box<Self>, turn: &mut Turn) -> Value {
+        if turn.state == TurnState::Idle || self.final_output.is_none() {
+            return self.message(turn);
+        }
+        let ResponsesFold { mut response, final_output, .. } = *self;
+        response.insert("output".into(), Value::Array(final_output.unwrap_or_default()));
+        Value::Object(response)
+    }
+
+    /// With the terminal `output`, the message is the response and that
     /// list, lent as they are held.
     fn message_view(&self, turn: &Turn) -> MessageView<'_> {
         match &self.final_output {
