@@ -108,7 +108,7 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let mut v = parse_value(event, sink)?;
+        let mut v = self.event_value(event, sink)?;
         // The running usage, where the lifecycle event carries one (merged
         // into the response below, and lent from there).
         let carries_usage = v.pointer("/response/usage").is_some_and(Value::is_object);
@@ -164,7 +164,7 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<Flow, StreamError> {
-        let mut v = parse_value(event, sink)?;
+        let mut v = self.event_value(event, sink)?;
         if turn.state == TurnState::Idle && !v.pointer("/response/output").is_some_and(Value::is_array) {
             // A stray terminal event: nothing to end yet. (One whose
             // `response` holds its `output` is a whole answer: folded.)
@@ -201,7 +201,7 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<Flow, StreamError> {
-        let mut v = parse_value(event, sink)?;
+        let mut v = self.event_value(event, sink)?;
         self.ensure_started(turn, ty, sink);
         let err = if ty == "error" {
             // The live API nests the error (`{"type":"error","error":{…}}`);

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use super::items::delta_item_type;
 use crate::providers::fastpath::{is_object, Cursor, Seen};
@@ -103,6 +104,62 @@ impl<'a> Head<'a> {
         })?;
         c.end()?;
         Some(h)
+    }
+
+    /// An event the fold parses whole (`whole(type)`, the type its first
+    /// member, as providers write it): its head as [`quick`](Self::quick)
+    /// reads it and the event's `Value` (what `serde_json` gives for the
+    /// whole data), in one pass: every member other than the head's is
+    /// parsed by serde_json where it is, not stepped over first. `None`
+    /// (the caller reads the head and parses as for any event) for any
+    /// other type, or anything `quick` declines, or a member serde_json
+    /// refuses (a lone surrogate escape: the lenient parse then warns).
+    pub(super) fn quick_whole(data: &'a str, whole: impl Fn(&str) -> bool) -> Option<(Self, Value)> {
+        let mut probe = Cursor::new(data);
+        probe.eat(b'{')?;
+        if probe.key()? != "type" || !whole(probe.plain()?) {
+            return None;
+        }
+        let mut h = Head::default();
+        let mut seen = Seen::default();
+        let mut members = Map::new();
+        let mut c = Cursor::new(data);
+        c.object(|key, c| {
+            let start = c.pos();
+            let bit = match key {
+                "type" => TYPE,
+                "output_index" => OUTPUT_INDEX,
+                "content_index" => CONTENT_INDEX,
+                "summary_index" => SUMMARY_INDEX,
+                "command_index" => COMMAND_INDEX,
+                "delta" => DELTA,
+                "sequence_number" => SEQUENCE_NUMBER,
+                _ => {
+                    let mut values = serde_json::Deserializer::from_str(&data[start..]).into_iter::<Value>();
+                    let value = values.next()?.ok()?;
+                    *c = Cursor::at(data, start + values.byte_offset());
+                    members.insert(key.to_owned(), value);
+                    return Some(());
+                }
+            };
+            seen.first(u32::from(bit))?;
+            if !c.is_null()? {
+                match bit {
+                    TYPE => h.ty = Cow::Borrowed(c.plain()?),
+                    OUTPUT_INDEX => h.output_index = Some(c.uint()?),
+                    CONTENT_INDEX => h.content_index = Some(c.uint()?),
+                    SUMMARY_INDEX => h.summary_index = Some(c.uint()?),
+                    COMMAND_INDEX => h.command_index = Some(c.uint()?),
+                    DELTA => h.delta = Some(c.string()?),
+                    _ => h.sequence_number = Some(u128::from(c.uint()?)),
+                }
+            }
+            // The head member's value, from the text just read.
+            members.insert(key.to_owned(), serde_json::from_str(&data[start..c.pos()]).ok()?);
+            Some(())
+        })?;
+        c.end()?;
+        Some((h, Value::Object(members)))
     }
 
     /// The slow path: any JSON object, by serde_json; a head member of the
@@ -213,6 +270,14 @@ mod tests {
                     ),
                     format!(r#""type":{v},"sequence_number":{n},"x":{{}},"y":false"#),
                     format!(r#""type":"response.created","response":{{"id":{v}}},"sequence_number":{n}"#),
+                    format!(
+                        r#""type":"response.output_item.done","output_index":{n},"item":{{"id":{v},"content":[{{"text":{v},"n":[{n},1.5e3,true,null]}}]}},"sequence_number":7"#
+                    ),
+                    format!(
+                        r#""type":"response.completed","response": {{ "output" : [ {v} ] }} ,"sequence_number":{n}"#
+                    ),
+                    format!(r#""type":"response.in_progress","response":{{"a":{v}}},"response":{{"b":{n}}},"x":{v}"#),
+                    format!(r#""type":"response.in_progress","response":{{"a":1}},"sequence_number":{n},"type":{v}"#),
                     format!(r#""type":"response.output_text.delta","delta":{v},"delta":{v}"#),
                     format!(r#""type":null,"delta":null,"output_index":{n}"#),
                     format!(r#""delta":{n},"type":"error""#),
@@ -237,6 +302,17 @@ mod tests {
         }
         // One document in five is compact; of those, the plain ones.
         assert!(quick > docs.len() / 20, "{quick} of {}", docs.len());
+        // Read whole: the head `slow` gives and serde_json's value of the
+        // data, or declined.
+        let mut whole = 0;
+        for doc in &docs {
+            if let Some((h, v)) = Head::quick_whole(doc, |t| t.starts_with("response.")) {
+                whole += 1;
+                assert_eq!(Some(h), Head::slow(doc), "{doc}");
+                assert_eq!(Some(v), serde_json::from_str::<Value>(doc).ok(), "{doc}");
+            }
+        }
+        assert!(whole > docs.len() / 50, "{whole} of {}", docs.len());
         let live = r#"{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"Ab3"}"#;
         assert!(Head::quick(live).is_some_and(|h| h.delta.is_some() && h.sequence_number == Some(4)));
     }

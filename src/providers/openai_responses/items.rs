@@ -9,7 +9,7 @@ use crate::providers::events::WarningCode;
 use crate::providers::events::{PartKind, StreamEvent, ToolInputFormat};
 use crate::providers::turn::{CallInit, Part, Turn};
 use crate::providers::view::JsonStr;
-use crate::providers::{parse_value, warn, Sink, StreamError};
+use crate::providers::{warn, Sink, StreamError};
 use crate::sse::Event;
 
 /// The member of an item whose text streams in deltas (`None`: nothing
@@ -295,7 +295,7 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let v = self.event_value(event, sink)?;
         self.ensure_started(turn, ty, sink);
         let slot = if ty == "response.content_part.added" {
             Slot::Content(head.content_index.unwrap_or(0))
@@ -437,7 +437,7 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let v = parse_value(event, sink)?;
+        let v = self.event_value(event, sink)?;
         self.ensure_started(turn, "response.output_item.added", sink);
         let (Some(output_index), Some(Value::Object(item))) =
             (v.get("output_index").and_then(Value::as_u64), v.get("item"))
@@ -514,7 +514,7 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let mut v = parse_value(event, sink)?;
+        let mut v = self.event_value(event, sink)?;
         self.ensure_started(turn, "response.output_item.done", sink);
         let output_index = v.get("output_index").and_then(Value::as_u64);
         // Moved out of the event, not copied: it is the item's final version.

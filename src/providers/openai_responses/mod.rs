@@ -224,6 +224,38 @@ pub(crate) struct ResponsesFold {
     media: Vec<MediaSlot>,
     /// The response audio's part.
     audio: Option<u32>,
+    /// The event being applied, parsed with its head ([`Head::quick_whole`]),
+    /// for its handler ([`event_value`](Self::event_value)); `None` between
+    /// events.
+    parsed: Option<Value>,
+}
+
+/// The events whose handler parses them whole (their `response`, `item` or
+/// `part` is large: read once, with the head).
+fn parsed_whole(ty: &str) -> bool {
+    matches!(
+        ty,
+        "response.created"
+            | "response.in_progress"
+            | "response.queued"
+            | "response.completed"
+            | "response.incomplete"
+            | "response.failed"
+            | "response.output_item.added"
+            | "response.output_item.done"
+            | "response.content_part.added"
+            | "response.reasoning_summary_part.added"
+    )
+}
+
+impl ResponsesFold {
+    /// The event's value: as parsed with its head, else parsed now.
+    pub(super) fn event_value(&mut self, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Value, StreamError> {
+        match self.parsed.take() {
+            Some(v) => Ok(v),
+            None => crate::providers::parse_value(event, sink),
+        }
+    }
 }
 
 impl Dialect for ResponsesFold {
@@ -236,62 +268,20 @@ impl Dialect for ResponsesFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
-        let Some(head) = Head::parse(event.data()) else {
-            return not_an_object(event, sink);
+        let head = match Head::quick_whole(event.data(), parsed_whole) {
+            Some((head, value)) => {
+                self.parsed = Some(value);
+                head
+            }
+            None => match Head::parse(event.data()) {
+                Some(head) => head,
+                None => return not_an_object(event, sink),
+            },
         };
-        let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
-        if !self.in_sequence(ty, &head, sink) {
-            return Ok(Flow::Continue);
-        }
-        let uses = members_used(ty);
-        if head.bad & uses != 0 {
-            warn(
-                sink,
-                WarningCode::InvalidEvent,
-                &format!("{ty}: {} of the wrong type; ignored", head.bad_names(uses)),
-            );
-            return Ok(Flow::Continue);
-        }
-        match ty {
-            "response.output_text.delta"
-            | "response.refusal.delta"
-            | "response.reasoning_text.delta"
-            | "response.reasoning_summary_text.delta" => self.on_text_delta(turn, ty, &head, sink)?,
-            _ if delta_item_type(ty).is_some() => self.on_args(turn, ty, &head, sink)?,
-            "response.shell_call_command.delta"
-            | "response.shell_call_command.added"
-            | "response.shell_call_command.done" => self.on_shell_command(turn, ty, &head, event, sink)?,
-            "response.created" | "response.in_progress" | "response.queued" => {
-                self.on_lifecycle(turn, ty, event, sink)?;
-            }
-            "response.output_item.added" => self.on_item_added(turn, event, sink)?,
-            "response.output_item.done" => self.on_item_done(turn, event, sink)?,
-            "response.content_part.added" | "response.reasoning_summary_part.added" => {
-                self.on_part_added(turn, ty, &head, event, sink)?;
-            }
-            "response.content_part.done" | "response.reasoning_summary_part.done" => {
-                self.on_part_done(turn, ty, &head, sink);
-            }
-            "response.output_text.done"
-            | "response.refusal.done"
-            | "response.reasoning_summary_text.done"
-            | "response.reasoning_text.done"
-            | "response.function_call_arguments.done"
-            | "response.mcp_call_arguments.done"
-            | "response.custom_tool_call_input.done"
-            | "response.code_interpreter_call_code.done" => self.ensure_started(turn, ty, sink),
-            "response.completed" | "response.incomplete" => return self.on_terminal(turn, ty, event, sink),
-            "response.failed" | "error" => return self.on_failure(turn, ty, event, sink),
-            "response.image_generation_call.partial_image"
-            | "response.audio.delta"
-            | "response.audio.transcript.delta"
-            | "response.audio.done"
-            | "response.audio.transcript.done" => self.on_media(turn, ty, event, sink)?,
-            other => sink.event(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
-        }
-        Ok(Flow::Continue)
+        let flow = self.apply(turn, event, &head, sink);
+        self.parsed = None;
+        flow
     }
-
     fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
         let part = &parts[id as usize];
         if part.at == MEDIA_AT {
@@ -392,5 +382,68 @@ impl Dialect for ResponsesFold {
 
     fn on_reconnect(&mut self) {
         self.replay_floor = self.last_sequence_number;
+    }
+}
+
+impl ResponsesFold {
+    /// [`Dialect::on_event`] once the event's head is read.
+    fn apply(
+        &mut self,
+        turn: &mut Turn,
+        event: &Event<'_>,
+        head: &Head<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<Flow, StreamError> {
+        let ty: &str = if head.ty.is_empty() { event.event() } else { &head.ty };
+        if !self.in_sequence(ty, head, sink) {
+            return Ok(Flow::Continue);
+        }
+        let uses = members_used(ty);
+        if head.bad & uses != 0 {
+            warn(
+                sink,
+                WarningCode::InvalidEvent,
+                &format!("{ty}: {} of the wrong type; ignored", head.bad_names(uses)),
+            );
+            return Ok(Flow::Continue);
+        }
+        match ty {
+            "response.output_text.delta"
+            | "response.refusal.delta"
+            | "response.reasoning_text.delta"
+            | "response.reasoning_summary_text.delta" => self.on_text_delta(turn, ty, head, sink)?,
+            _ if delta_item_type(ty).is_some() => self.on_args(turn, ty, head, sink)?,
+            "response.shell_call_command.delta"
+            | "response.shell_call_command.added"
+            | "response.shell_call_command.done" => self.on_shell_command(turn, ty, head, event, sink)?,
+            "response.created" | "response.in_progress" | "response.queued" => {
+                self.on_lifecycle(turn, ty, event, sink)?;
+            }
+            "response.output_item.added" => self.on_item_added(turn, event, sink)?,
+            "response.output_item.done" => self.on_item_done(turn, event, sink)?,
+            "response.content_part.added" | "response.reasoning_summary_part.added" => {
+                self.on_part_added(turn, ty, head, event, sink)?;
+            }
+            "response.content_part.done" | "response.reasoning_summary_part.done" => {
+                self.on_part_done(turn, ty, head, sink);
+            }
+            "response.output_text.done"
+            | "response.refusal.done"
+            | "response.reasoning_summary_text.done"
+            | "response.reasoning_text.done"
+            | "response.function_call_arguments.done"
+            | "response.mcp_call_arguments.done"
+            | "response.custom_tool_call_input.done"
+            | "response.code_interpreter_call_code.done" => self.ensure_started(turn, ty, sink),
+            "response.completed" | "response.incomplete" => return self.on_terminal(turn, ty, event, sink),
+            "response.failed" | "error" => return self.on_failure(turn, ty, event, sink),
+            "response.image_generation_call.partial_image"
+            | "response.audio.delta"
+            | "response.audio.transcript.delta"
+            | "response.audio.done"
+            | "response.audio.transcript.done" => self.on_media(turn, ty, event, sink)?,
+            other => sink.event(&StreamEvent::Unknown { scope: "event", provider_type: other, data: event.data() }),
+        }
+        Ok(Flow::Continue)
     }
 }
