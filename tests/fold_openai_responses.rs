@@ -535,6 +535,40 @@ fn lifecycle_responses_merge_member_by_member_in_any_order() {
     assert_eq!((&start["status"], &start["usage"]), (&json!("in_progress"), &Value::Null));
 }
 
+/// A lifecycle event repeating the response a lifecycle event before sent
+/// (as `response.in_progress` repeats `response.created`) folds as any
+/// other: its usage event when that response carries one, none when the
+/// repeat has none though an earlier response had, a warning for each
+/// response that is no object, and a terminal response of the same text is
+/// still the terminal one.
+#[test]
+fn repeated_lifecycle_responses_fold_as_any_other() {
+    let with_usage = resp(json!({"usage": {"input_tokens": 7, "output_tokens": 0, "total_tokens": 7}}));
+    let lifecycle = |ty: &str, seq: u64, r: &Value| json!({"type": ty, "sequence_number": seq, "response": r});
+    let plain = resp(json!({}));
+    let r = run(&[
+        lifecycle("response.created", 0, &with_usage),
+        lifecycle("response.in_progress", 1, &with_usage),
+        lifecycle("response.in_progress", 2, &plain),
+        lifecycle("response.in_progress", 3, &plain),
+        lifecycle("response.in_progress", 4, &json!(null)),
+        lifecycle("response.in_progress", 5, &json!(null)),
+        lifecycle("response.in_progress", 6, &json!([1])),
+        lifecycle("response.in_progress", 7, &json!([1])),
+        lifecycle("response.in_progress", 8, &with_usage),
+        json!({"type": "response.completed", "sequence_number": 9, "response": with_usage}),
+    ]);
+    assert_eq!(r.error, None);
+    let usage: Vec<u64> = named(&r, "usage").iter().map(|u| u["usage"]["total_tokens"].as_u64().unwrap()).collect();
+    // created, its repeat, the last in_progress, and the terminal usage at the turn's end.
+    assert_eq!(usage, [7, 7, 7, 7]);
+    assert_eq!(warnings(&r, "invalid_event"), 2, "each response that is no object");
+    assert_eq!(r.message["usage"]["total_tokens"], 7);
+    assert_eq!(named(&r, "turn_end").len(), 1, "the terminal event of the same text ends the turn");
+    let stop: Vec<&Value> = named(&r, "stop_reason").iter().map(|e| &e["reason"]).collect();
+    assert_eq!(stop, [&json!("completed")]);
+}
+
 // ---- 5. Chunks of the wrong shape.
 
 #[test]

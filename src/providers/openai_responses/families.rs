@@ -109,17 +109,37 @@ impl ResponsesFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let mut v = self.event_value(event, sink)?;
+        let (text_at, known) = self.response_at.take().map_or((None, false), |(at, known)| (Some(at), known));
+        let beginning = turn.state == TurnState::Idle;
+        if known && beginning {
+            // (Not after a merge of this turn: the text is parsed after all.)
+            if let (Value::Object(m), Ok(r)) = (&mut v, serde_json::from_str(&self.response_text)) {
+                m.insert("response".into(), r);
+            }
+        }
         // The running usage, where the lifecycle event carries one (merged
-        // into the response below, and lent from there).
-        let carries_usage = v.pointer("/response/usage").is_some_and(Value::is_object);
+        // into the response below, and lent from there; a known response's
+        // members are the folded ones).
+        let carries_usage = match known && !beginning {
+            true => self.response_text_usage,
+            false => v.pointer("/response/usage").is_some_and(Value::is_object),
+        };
+        // Only an object is merged member by member: its repeat merges as a no-op.
+        let mergeable = v.get("response").is_some_and(Value::is_object);
         if turn.begin() {
             self.merge_response(ty, &mut v, sink);
             self.lend_start(turn, sink);
         } else if ty == "response.created" {
             warn(sink, WarningCode::DuplicateStart, "second response.created; ignored");
             return Ok(());
-        } else {
+        } else if !known {
             self.merge_response(ty, &mut v, sink);
+        }
+        if let Some(at) = text_at.filter(|_| mergeable && (!known || beginning)) {
+            // What was merged: a repeat of it is merged as a no-op.
+            self.response_text.clear();
+            self.response_text.push_str(&event.data()[at]);
+            self.response_text_usage = carries_usage;
         }
         if let Some(u) = self.response.get("usage").filter(|_| carries_usage) {
             sink.event(&StreamEvent::Usage { usage: u });
@@ -261,6 +281,8 @@ impl ResponsesFold {
     /// one (moved out of `v`, which is done with it: what the caller reads
     /// of it is read before).
     pub(super) fn merge_response(&mut self, ty: &str, v: &mut Value, sink: &mut Sink<'_>) {
+        // Set again by the lifecycle event that merged (its text).
+        self.response_text.clear();
         match v.get_mut("response") {
             Some(Value::Object(r)) => {
                 let mut incoming = core::mem::take(r);

@@ -110,19 +110,34 @@ impl<'a> Head<'a> {
     /// member, as providers write it): its head as [`quick`](Self::quick)
     /// reads it and the event's `Value` (what `serde_json` gives for the
     /// whole data), in one pass: every member other than the head's is
-    /// parsed by serde_json where it is, not stepped over first. `None`
-    /// (the caller reads the head and parses as for any event) for any
-    /// other type, or anything `quick` declines, or a member serde_json
-    /// refuses (a lone surrogate escape: the lenient parse then warns).
-    pub(super) fn quick_whole(data: &'a str, whole: impl Fn(&str) -> bool) -> Option<(Self, Value)> {
+    /// parsed by serde_json where it is, not stepped over first. In an
+    /// event of a type `known_for` takes, a `response` member whose text is
+    /// `known` (the one a lifecycle event before sent) is not parsed again:
+    /// it is left out of the value ([`Whole::response_known`]). `None` (the caller reads the head and
+    /// parses as for any event) for any other type, or anything `quick`
+    /// declines, or a member serde_json refuses (a lone surrogate escape:
+    /// the lenient parse then warns), or `response` named twice.
+    pub(super) fn quick_whole(
+        data: &'a str,
+        whole: impl Fn(&str) -> bool,
+        known: &str,
+        known_for: impl Fn(&str) -> bool,
+    ) -> Option<Whole<'a>> {
         let mut probe = Cursor::new(data);
         probe.eat(b'{')?;
-        if probe.key()? != "type" || !whole(probe.plain()?) {
+        if probe.key()? != "type" {
             return None;
         }
+        let ty = probe.plain()?;
+        if !whole(ty) {
+            return None;
+        }
+        let known = if known_for(ty) { known } else { "" };
         let mut h = Head::default();
         let mut seen = Seen::default();
         let mut members = Map::new();
+        let mut response = None;
+        let mut response_known = false;
         let mut c = Cursor::new(data);
         c.object(|key, c| {
             let start = c.pos();
@@ -135,9 +150,31 @@ impl<'a> Head<'a> {
                 "delta" => DELTA,
                 "sequence_number" => SEQUENCE_NUMBER,
                 _ => {
+                    let is_response = key == "response";
+                    if is_response {
+                        if response.is_some() {
+                            return None;
+                        }
+                        let end = start + known.len();
+                        // A JSON value's text followed by the member's end
+                        // is that value, whatever follows.
+                        if !known.is_empty()
+                            && data[start..].starts_with(known)
+                            && matches!(data.as_bytes().get(end), Some(b',' | b'}'))
+                        {
+                            *c = Cursor::at(data, end);
+                            response = Some(&data[start..end]);
+                            response_known = true;
+                            return Some(());
+                        }
+                    }
                     let mut values = serde_json::Deserializer::from_str(&data[start..]).into_iter::<Value>();
                     let value = values.next()?.ok()?;
-                    *c = Cursor::at(data, start + values.byte_offset());
+                    let end = start + values.byte_offset();
+                    *c = Cursor::at(data, end);
+                    if is_response {
+                        response = Some(&data[start..end]);
+                    }
                     members.insert(key.to_owned(), value);
                     return Some(());
                 }
@@ -159,7 +196,7 @@ impl<'a> Head<'a> {
             Some(())
         })?;
         c.end()?;
-        Some((h, Value::Object(members)))
+        Some(Whole { head: h, value: Value::Object(members), response, response_known })
     }
 
     /// The slow path: any JSON object, by serde_json; a head member of the
@@ -223,6 +260,19 @@ impl<'a> Head<'a> {
         let bad: Vec<&str> = names.iter().filter(|(b, _)| self.bad & bits & b != 0).map(|(_, n)| *n).collect();
         bad.join(", ")
     }
+}
+
+/// An event read whole with its head ([`Head::quick_whole`]).
+#[derive(Debug)]
+pub(super) struct Whole<'a> {
+    pub(super) head: Head<'a>,
+    /// The event as serde_json parses it (without `response` when
+    /// `response_known`).
+    pub(super) value: Value,
+    /// The text of the event's `response` member, if it has one.
+    pub(super) response: Option<&'a str>,
+    /// `response` is the text the caller knew: not parsed, not in `value`.
+    pub(super) response_known: bool,
 }
 
 /// The members of [`Head`] an event of type `ty` reads (bits): one of them
@@ -305,14 +355,40 @@ mod tests {
         // Read whole: the head `slow` gives and serde_json's value of the
         // data, or declined.
         let mut whole = 0;
+        let mut known = 0;
+        let mut last_response = String::new();
         for doc in &docs {
-            if let Some((h, v)) = Head::quick_whole(doc, |t| t.starts_with("response.")) {
+            let expected = serde_json::from_str::<Value>(doc).ok();
+            if let Some(w) = Head::quick_whole(doc, |t| t.starts_with("response."), "", |_| true) {
                 whole += 1;
-                assert_eq!(Some(h), Head::slow(doc), "{doc}");
-                assert_eq!(Some(v), serde_json::from_str::<Value>(doc).ok(), "{doc}");
+                assert!(!w.response_known);
+                assert_eq!(Some(w.head), Head::slow(doc), "{doc}");
+                assert_eq!(Some(&w.value), expected.as_ref(), "{doc}");
+                // The response's text is its value.
+                let response = w.response.map(|r| serde_json::from_str::<Value>(r).unwrap());
+                assert_eq!(response.as_ref(), w.value.get("response"), "{doc}");
+            }
+            // Read again knowing the last response's text: left out when it
+            // is that text, the rest the same.
+            if let Some(w) =
+                Head::quick_whole(doc, |t| t.starts_with("response."), &last_response, |t| t != "response.x")
+            {
+                let mut expected = expected.clone().unwrap();
+                if w.response_known {
+                    known += 1;
+                    assert_eq!(w.response, Some(last_response.as_str()));
+                    let was = expected.as_object_mut().unwrap().shift_remove("response").unwrap();
+                    assert_eq!(was, serde_json::from_str::<Value>(&last_response).unwrap(), "{doc}");
+                }
+                assert_eq!(Some(w.head), Head::slow(doc), "{doc}");
+                assert_eq!(w.value, expected, "{doc}");
+                if let Some(r) = w.response {
+                    last_response = r.to_owned();
+                }
             }
         }
         assert!(whole > docs.len() / 50, "{whole} of {}", docs.len());
+        assert!(known > whole / 20, "{known} of {whole}");
         let live = r#"{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"Ab3"}"#;
         assert!(Head::quick(live).is_some_and(|h| h.delta.is_some() && h.sequence_number == Some(4)));
     }

@@ -228,6 +228,16 @@ pub(crate) struct ResponsesFold {
     /// for its handler ([`event_value`](Self::event_value)); `None` between
     /// events.
     parsed: Option<Value>,
+    /// The text of the `response` the last lifecycle event merged (empty
+    /// after any other merge): merging it again changes nothing, so a
+    /// lifecycle event that repeats it (`response.in_progress` after
+    /// `response.created`, as sent) is not parsed again.
+    response_text: String,
+    /// Whether that `response` carries an object `usage`.
+    response_text_usage: bool,
+    /// The event being applied: where its `response`'s text is in its data,
+    /// and whether that text is `response_text` (then left out of `parsed`).
+    response_at: Option<(core::ops::Range<usize>, bool)>,
 }
 
 /// The events whose handler parses them whole (their `response`, `item` or
@@ -268,10 +278,16 @@ impl Dialect for ResponsesFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
-        let head = match Head::quick_whole(event.data(), parsed_whole) {
-            Some((head, value)) => {
-                self.parsed = Some(value);
-                head
+        let data = event.data();
+        let lifecycle = |ty: &str| matches!(ty, "response.created" | "response.in_progress" | "response.queued");
+        let head = match Head::quick_whole(data, parsed_whole, &self.response_text, lifecycle) {
+            Some(whole) => {
+                self.parsed = Some(whole.value);
+                self.response_at = whole.response.map(|r| {
+                    let start = r.as_ptr() as usize - data.as_ptr() as usize;
+                    (start..start + r.len(), whole.response_known)
+                });
+                whole.head
             }
             None => match Head::parse(event.data()) {
                 Some(head) => head,
@@ -280,6 +296,7 @@ impl Dialect for ResponsesFold {
         };
         let flow = self.apply(turn, event, &head, sink);
         self.parsed = None;
+        self.response_at = None;
         flow
     }
     fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
