@@ -112,7 +112,8 @@ impl ResponsesFold {
         let (text_at, known) = self.response_at.take().map_or((None, false), |(at, known)| (Some(at), known));
         let beginning = turn.state == TurnState::Idle;
         if known && beginning {
-            // (Not after a merge of this turn: the text is parsed after all.)
+            // The turn starts here (a restart): the known text is merged
+            // into the response it starts, so it is parsed after all.
             if let (Value::Object(m), Ok(r)) = (&mut v, serde_json::from_str(&self.response_text)) {
                 m.insert("response".into(), r);
             }

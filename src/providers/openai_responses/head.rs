@@ -76,34 +76,33 @@ impl<'a> Head<'a> {
         let mut h = Head::default();
         let mut seen = Seen::default();
         let mut c = Cursor::new(data);
-        c.object(|key, c| {
-            let bit = match key {
-                "type" => TYPE,
-                "output_index" => OUTPUT_INDEX,
-                "content_index" => CONTENT_INDEX,
-                "summary_index" => SUMMARY_INDEX,
-                "command_index" => COMMAND_INDEX,
-                "delta" => DELTA,
-                "sequence_number" => SEQUENCE_NUMBER,
-                _ => return c.skip().map(drop),
-            };
-            seen.first(u32::from(bit))?;
-            if c.is_null()? {
-                return Some(());
-            }
-            match bit {
-                TYPE => h.ty = Cow::Borrowed(c.plain()?),
-                OUTPUT_INDEX => h.output_index = Some(c.uint()?),
-                CONTENT_INDEX => h.content_index = Some(c.uint()?),
-                SUMMARY_INDEX => h.summary_index = Some(c.uint()?),
-                COMMAND_INDEX => h.command_index = Some(c.uint()?),
-                DELTA => h.delta = Some(c.string()?),
-                _ => h.sequence_number = Some(u128::from(c.uint()?)),
-            }
-            Some(())
+        c.object(|key, c| match head_bit(key) {
+            Some(bit) => h.read(bit, c, &mut seen),
+            None => c.skip().map(drop),
         })?;
         c.end()?;
         Some(h)
+    }
+
+    /// Reads head member `bit`'s value (or `null`) from the cursor, as
+    /// [`quick`](Self::quick) does: `None` when the member came before, or
+    /// is not of its type as written compactly.
+    #[inline(always)]
+    fn read(&mut self, bit: u8, c: &mut Cursor<'a>, seen: &mut Seen) -> Option<()> {
+        seen.first(u32::from(bit))?;
+        if c.is_null()? {
+            return Some(());
+        }
+        match bit {
+            TYPE => self.ty = Cow::Borrowed(c.plain()?),
+            OUTPUT_INDEX => self.output_index = Some(c.uint()?),
+            CONTENT_INDEX => self.content_index = Some(c.uint()?),
+            SUMMARY_INDEX => self.summary_index = Some(c.uint()?),
+            COMMAND_INDEX => self.command_index = Some(c.uint()?),
+            DELTA => self.delta = Some(c.string()?),
+            _ => self.sequence_number = Some(u128::from(c.uint()?)),
+        }
+        Some(())
     }
 
     /// An event the fold parses whole (`whole(type)`, the type its first
@@ -141,56 +140,36 @@ impl<'a> Head<'a> {
         let mut c = Cursor::new(data);
         c.object(|key, c| {
             let start = c.pos();
-            let bit = match key {
-                "type" => TYPE,
-                "output_index" => OUTPUT_INDEX,
-                "content_index" => CONTENT_INDEX,
-                "summary_index" => SUMMARY_INDEX,
-                "command_index" => COMMAND_INDEX,
-                "delta" => DELTA,
-                "sequence_number" => SEQUENCE_NUMBER,
-                _ => {
-                    let is_response = key == "response";
-                    if is_response {
-                        if response.is_some() {
-                            return None;
-                        }
-                        let end = start + known.len();
-                        // A JSON value's text followed by the member's end
-                        // is that value, whatever follows.
-                        if !known.is_empty()
-                            && data[start..].starts_with(known)
-                            && matches!(data.as_bytes().get(end), Some(b',' | b'}'))
-                        {
-                            *c = Cursor::at(data, end);
-                            response = Some(&data[start..end]);
-                            response_known = true;
-                            return Some(());
-                        }
+            let Some(bit) = head_bit(key) else {
+                let is_response = key == "response";
+                if is_response {
+                    if response.is_some() {
+                        return None;
                     }
-                    let mut values = serde_json::Deserializer::from_str(&data[start..]).into_iter::<Value>();
-                    let value = values.next()?.ok()?;
-                    let end = start + values.byte_offset();
-                    *c = Cursor::at(data, end);
-                    if is_response {
+                    let end = start + known.len();
+                    // A JSON value's text followed by the member's end
+                    // is that value, whatever follows.
+                    if !known.is_empty()
+                        && data[start..].starts_with(known)
+                        && matches!(data.as_bytes().get(end), Some(b',' | b'}'))
+                    {
+                        *c = Cursor::at(data, end);
                         response = Some(&data[start..end]);
+                        response_known = true;
+                        return Some(());
                     }
-                    members.insert(key.to_owned(), value);
-                    return Some(());
                 }
+                let mut values = serde_json::Deserializer::from_str(&data[start..]).into_iter::<Value>();
+                let value = values.next()?.ok()?;
+                let end = start + values.byte_offset();
+                *c = Cursor::at(data, end);
+                if is_response {
+                    response = Some(&data[start..end]);
+                }
+                members.insert(key.to_owned(), value);
+                return Some(());
             };
-            seen.first(u32::from(bit))?;
-            if !c.is_null()? {
-                match bit {
-                    TYPE => h.ty = Cow::Borrowed(c.plain()?),
-                    OUTPUT_INDEX => h.output_index = Some(c.uint()?),
-                    CONTENT_INDEX => h.content_index = Some(c.uint()?),
-                    SUMMARY_INDEX => h.summary_index = Some(c.uint()?),
-                    COMMAND_INDEX => h.command_index = Some(c.uint()?),
-                    DELTA => h.delta = Some(c.string()?),
-                    _ => h.sequence_number = Some(u128::from(c.uint()?)),
-                }
-            }
+            h.read(bit, c, &mut seen)?;
             // The head member's value, from the text just read.
             members.insert(key.to_owned(), serde_json::from_str(&data[start..c.pos()]).ok()?);
             Some(())
@@ -260,6 +239,21 @@ impl<'a> Head<'a> {
         let bad: Vec<&str> = names.iter().filter(|(b, _)| self.bad & bits & b != 0).map(|(_, n)| *n).collect();
         bad.join(", ")
     }
+}
+
+/// The bit of the head member `key` names, if it names one.
+#[inline(always)]
+fn head_bit(key: &str) -> Option<u8> {
+    Some(match key {
+        "type" => TYPE,
+        "output_index" => OUTPUT_INDEX,
+        "content_index" => CONTENT_INDEX,
+        "summary_index" => SUMMARY_INDEX,
+        "command_index" => COMMAND_INDEX,
+        "delta" => DELTA,
+        "sequence_number" => SEQUENCE_NUMBER,
+        _ => return None,
+    })
 }
 
 /// An event read whole with its head ([`Head::quick_whole`]).
