@@ -280,7 +280,13 @@ impl Dialect for ResponsesFold {
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let data = event.data();
         let lifecycle = |ty: &str| matches!(ty, "response.created" | "response.in_progress" | "response.queued");
-        let head = match Head::quick_whole(data, parsed_whole, &self.response_text, lifecycle) {
+        // The SSE event's name, as providers send it, is the data's type: an
+        // event named for another type is not probed (were the two to
+        // differ, the event is read the general way, with the same result).
+        let named = event.event();
+        let probe = named.is_empty() || named == "message" || parsed_whole(named);
+        let whole = if probe { Head::quick_whole(data, parsed_whole, &self.response_text, lifecycle) } else { None };
+        let head = match whole {
             Some(whole) => {
                 self.parsed = Some(whole.value);
                 self.response_at = whole.response.map(|r| {
