@@ -569,6 +569,35 @@ fn repeated_lifecycle_responses_fold_as_any_other() {
     assert_eq!(stop, [&json!("completed")]);
 }
 
+/// The data's `type` names the event, whatever the SSE event's name: the
+/// same events and message with the names as sent, with none, and with a
+/// name of another type on every event.
+#[test]
+fn the_data_type_names_the_event_whatever_the_sse_name() {
+    let events = [
+        created(),
+        json!({"type": "response.in_progress", "sequence_number": 1, "response": resp(json!({}))}),
+        msg_added(2, 0, "msg_1"),
+        text_delta(3, 0, "Hi"),
+        item_done(4, 0, msg("msg_1", "Hi")),
+        completed(5, Some(json!([msg("msg_1", "Hi")]))),
+    ];
+    let named = run(&events);
+    for name in [None, Some("response.output_text.delta"), Some("response.completed")] {
+        let body: String = events
+            .iter()
+            .map(|v| match name {
+                None => format!("data: {v}\n\n"),
+                Some(n) => format!("event: {n}\ndata: {v}\n\n"),
+            })
+            .collect();
+        let r = prov_common::run_all(Provider::OpenAIResponses, body.as_bytes());
+        assert_eq!(r.error, None, "{name:?}");
+        assert_eq!(r.events, named.events, "{name:?}");
+        assert_eq!(r.message, named.message, "{name:?}");
+    }
+}
+
 // ---- 5. Chunks of the wrong shape.
 
 #[test]
