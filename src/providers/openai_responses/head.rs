@@ -2,6 +2,7 @@
 //! bytes when written compactly, by serde_json otherwise.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -154,7 +155,7 @@ impl<'a> Head<'a> {
                         && matches!(data.as_bytes().get(end), Some(b',' | b'}'))
                     {
                         *c = Cursor::at(data, end);
-                        response = Some(&data[start..end]);
+                        response = Some(start..end);
                         response_known = true;
                         return Some(());
                     }
@@ -164,7 +165,7 @@ impl<'a> Head<'a> {
                 let end = start + values.byte_offset();
                 *c = Cursor::at(data, end);
                 if is_response {
-                    response = Some(&data[start..end]);
+                    response = Some(start..end);
                 }
                 members.insert(key.to_owned(), value);
                 return Some(());
@@ -263,8 +264,9 @@ pub(super) struct Whole<'a> {
     /// The event as serde_json parses it (without `response` when
     /// `response_known`).
     pub(super) value: Value,
-    /// The text of the event's `response` member, if it has one.
-    pub(super) response: Option<&'a str>,
+    /// Where the text of the event's `response` member is in its data, if
+    /// it has one.
+    pub(super) response: Option<Range<usize>>,
     /// `response` is the text the caller knew: not parsed, not in `value`.
     pub(super) response_known: bool,
 }
@@ -359,7 +361,7 @@ mod tests {
                 assert_eq!(Some(w.head), Head::slow(doc), "{doc}");
                 assert_eq!(Some(&w.value), expected.as_ref(), "{doc}");
                 // The response's text is its value.
-                let response = w.response.map(|r| serde_json::from_str::<Value>(r).unwrap());
+                let response = w.response.map(|r| serde_json::from_str::<Value>(&doc[r]).unwrap());
                 assert_eq!(response.as_ref(), w.value.get("response"), "{doc}");
             }
             // Read again knowing the last response's text: left out when it
@@ -370,14 +372,14 @@ mod tests {
                 let mut expected = expected.clone().unwrap();
                 if w.response_known {
                     known += 1;
-                    assert_eq!(w.response, Some(last_response.as_str()));
+                    assert_eq!(w.response.clone().map(|r| &doc[r]), Some(last_response.as_str()));
                     let was = expected.as_object_mut().unwrap().shift_remove("response").unwrap();
                     assert_eq!(was, serde_json::from_str::<Value>(&last_response).unwrap(), "{doc}");
                 }
                 assert_eq!(Some(w.head), Head::slow(doc), "{doc}");
                 assert_eq!(w.value, expected, "{doc}");
                 if let Some(r) = w.response {
-                    last_response = r.to_owned();
+                    last_response = doc[r].to_owned();
                 }
             }
         }

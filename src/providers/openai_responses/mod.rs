@@ -289,13 +289,10 @@ impl Dialect for ResponsesFold {
         let head = match whole {
             Some(whole) => {
                 self.parsed = Some(whole.value);
-                self.response_at = whole.response.map(|r| {
-                    let start = r.as_ptr() as usize - data.as_ptr() as usize;
-                    (start..start + r.len(), whole.response_known)
-                });
+                self.response_at = whole.response.map(|at| (at, whole.response_known));
                 whole.head
             }
-            None => match Head::parse(event.data()) {
+            None => match Head::parse(data) {
                 Some(head) => head,
                 None => return not_an_object(event, sink),
             },
@@ -305,6 +302,7 @@ impl Dialect for ResponsesFold {
         self.response_at = None;
         flow
     }
+
     fn part_content(&mut self, parts: &mut [Part], id: u32) -> Cow<'_, Value> {
         let part = &parts[id as usize];
         if part.at == MEDIA_AT {
@@ -375,6 +373,7 @@ impl Dialect for ResponsesFold {
                 .sum::<usize>()
             + self.final_output.as_deref().map_or(0, list)
             + self.stop_reason.as_ref().map_or(0, String::capacity)
+            + self.response_text.capacity()
             + self
                 .media
                 .iter()
