@@ -167,6 +167,15 @@ def sdk_httpx(sdk_module: str) -> Any:
     return httpx
 
 
+def replaying(httpx: Any, turns: List[bytes], content_type: str = "text/event-stream") -> Any:
+    """An httpx ``MockTransport`` answering each request with the next of
+    ``turns``, in ``CHUNK``-sized pieces (one SDK client serves them all)."""
+    pending = iter(turns)
+    return httpx.MockTransport(
+        lambda request: httpx.Response(200, headers={"content-type": content_type}, content=iter(chunks_of(next(pending))))
+    )
+
+
 def anthropic_fold(name: str, data: bytes, repeats: int) -> List[Row]:
     turns = corpora.turns(data, name)
     cands: List[Candidate] = []
@@ -190,13 +199,7 @@ def anthropic_fold(name: str, data: bytes, repeats: int) -> List[Row]:
         httpx = sdk_httpx("anthropic")
 
         def sdk_run() -> int:
-            # One client; each request is answered with the next turn.
-            pending = iter(turns)
-            transport = httpx.MockTransport(
-                lambda request: httpx.Response(
-                    200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(next(pending)))
-                )
-            )
+            transport = replaying(httpx, turns)
             client = anthropic.Anthropic(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
             n = 0
             for _turn in turns:
@@ -235,12 +238,7 @@ def openai_fold(name: str, data: bytes, repeats: int) -> List[Row]:
         httpx = sdk_httpx("openai")
 
         def sdk_run() -> int:
-            pending = iter(turns)
-            transport = httpx.MockTransport(
-                lambda request: httpx.Response(
-                    200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(next(pending)))
-                )
-            )
+            transport = replaying(httpx, turns)
             client = openai.OpenAI(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
             n = 0
             for _turn in turns:
@@ -361,12 +359,7 @@ def genai_sdk() -> Optional[Sdk]:
         return None
 
     def run(turns: List[bytes]) -> int:
-        pending = iter(turns)
-        transport = httpx.MockTransport(
-            lambda request: httpx.Response(
-                200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(next(pending)))
-            )
-        )
+        transport = replaying(httpx, turns)
         client = genai.Client(
             api_key="x", http_options=types.HttpOptions(httpx_client=httpx.Client(transport=transport))
         )
@@ -474,12 +467,7 @@ def ollama_sdk() -> Optional[Sdk]:
         return None
 
     def run(turns: List[bytes]) -> int:
-        pending = iter(turns)
-        transport = httpx.MockTransport(
-            lambda request: httpx.Response(
-                200, headers={"content-type": "application/x-ndjson"}, content=iter(chunks_of(next(pending)))
-            )
-        )
+        transport = replaying(httpx, turns, "application/x-ndjson")
         client = ollama.Client(host="http://127.0.0.1:11434", transport=transport)
         n = 0
         for _turn in turns:
@@ -513,12 +501,7 @@ def responses_sdk() -> Optional[Sdk]:
     httpx = sdk_httpx("openai")
 
     def run(turns: List[bytes]) -> int:
-        pending = iter(turns)
-        transport = httpx.MockTransport(
-            lambda request: httpx.Response(
-                200, headers={"content-type": "text/event-stream"}, content=iter(chunks_of(next(pending)))
-            )
-        )
+        transport = replaying(httpx, turns)
         client = openai.OpenAI(api_key="x", http_client=httpx.Client(transport=transport), max_retries=0)
         n = 0
         # (pydantic warns while the SDK serializes some recorded tool lists: noise here.)
