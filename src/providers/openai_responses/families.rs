@@ -137,10 +137,15 @@ impl ResponsesFold {
             self.merge_response(ty, &mut v, sink);
         }
         if let Some(at) = text_at.filter(|_| mergeable && (!known || beginning)) {
-            // What was merged: a repeat of it is merged as a no-op.
+            // What was merged: a repeat of it is merged as a no-op (its
+            // members, when it was read member by member: the known text's
+            // stay as they are).
             self.response_text.clear();
             self.response_text.push_str(&event.data()[at]);
             self.response_text_usage = carries_usage;
+            if !known {
+                core::mem::swap(&mut self.response_members, &mut self.read_members);
+            }
         }
         if let Some(u) = self.response.get("usage").filter(|_| carries_usage) {
             sink.event(&StreamEvent::Usage { usage: u });
@@ -202,6 +207,15 @@ impl ResponsesFold {
                 .to_owned(),
         };
         self.take_final_output(ty, &mut v, sink);
+        if let Some(output) = &mut self.final_output {
+            // The elements read as a done item's text: that item's final
+            // version, moved (forgotten below all the same).
+            for &i in &self.reused {
+                if let (Some(slot), Some(item)) = (output.get_mut(i), self.items.get_mut(i)) {
+                    *slot = core::mem::take(&mut item.final_item);
+                }
+            }
+        }
         self.merge_response(ty, &mut v, sink);
         self.complete_from_final_output(turn, ty == "response.incomplete", sink)?;
         self.forget_done_items();
@@ -284,6 +298,7 @@ impl ResponsesFold {
     pub(super) fn merge_response(&mut self, ty: &str, v: &mut Value, sink: &mut Sink<'_>) {
         // Set again by the lifecycle event that merged (its text).
         self.response_text.clear();
+        self.response_members.clear();
         match v.get_mut("response") {
             Some(Value::Object(r)) => {
                 let mut incoming = core::mem::take(r);
@@ -342,6 +357,7 @@ impl ResponsesFold {
         }
         for item in self.items.iter_mut().filter(|i| i.done) {
             item.final_item = Value::Null;
+            item.final_text = String::new();
         }
     }
 

@@ -8,8 +8,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::items::delta_item_type;
+use super::items::{delta_item_type, Item};
 use crate::providers::fastpath::{is_object, Cursor, Seen};
+use crate::providers::raw::{quick_allowed, quick_taken};
 use crate::providers::view::JsonStr;
 
 /// The members of an event the hot path reads, borrowed and unchecked: a
@@ -61,7 +62,8 @@ impl<'a> Head<'a> {
     /// compactly ([`quick`](Self::quick)), else by serde_json; `None` when
     /// the data is not a JSON object, or names a member of the head twice.
     pub(super) fn parse(data: &'a str) -> Option<Self> {
-        if let Some(h) = Self::quick(data) {
+        if let Some(h) = quick_allowed().then(|| Self::quick(data)).flatten() {
+            quick_taken();
             return Some(h);
         }
         Self::slow(data)
@@ -110,18 +112,18 @@ impl<'a> Head<'a> {
     /// member, as providers write it): its head as [`quick`](Self::quick)
     /// reads it and the event's `Value` (what `serde_json` gives for the
     /// whole data), in one pass: every member other than the head's is
-    /// parsed by serde_json where it is, not stepped over first. In an
-    /// event of a type `known_for` takes, a `response` member whose text is
-    /// `known` (the one a lifecycle event before sent) is not parsed again:
-    /// it is left out of the value ([`Whole::response_known`]). `None` (the caller reads the head and
-    /// parses as for any event) for any other type, or anything `quick`
-    /// declines, or a member serde_json refuses (a lone surrogate escape:
-    /// the lenient parse then warns), or `response` named twice.
-    pub(super) fn quick_whole(
+    /// parsed by serde_json where it is, not stepped over first. What the
+    /// fold already holds as text for an event of that type (`known(type)`,
+    /// see [`Known`]) is not parsed again: it is left out of the value, and
+    /// [`Whole`] says where. `None` (the caller reads the head and parses
+    /// as for any event) for any other type, or anything `quick` declines,
+    /// or a member serde_json refuses (a lone surrogate escape: the lenient
+    /// parse then warns), or `response` named twice, or a member named
+    /// twice in a `response` read member by member.
+    pub(super) fn quick_whole<'k>(
         data: &'a str,
         whole: impl Fn(&str) -> bool,
-        known: &str,
-        known_for: impl Fn(&str) -> bool,
+        known: impl FnOnce(&str) -> Known<'k>,
     ) -> Option<Whole<'a>> {
         let mut probe = Cursor::new(data);
         probe.eat(b'{')?;
@@ -132,41 +134,47 @@ impl<'a> Head<'a> {
         if !whole(ty) {
             return None;
         }
-        let known = if known_for(ty) { known } else { "" };
+        let known = known(ty);
         let mut h = Head::default();
         let mut seen = Seen::default();
         let mut members = Map::new();
-        let mut response = None;
-        let mut response_known = false;
+        let mut out = Whole::default();
         let mut c = Cursor::new(data);
         c.object(|key, c| {
             let start = c.pos();
             let Some(bit) = head_bit(key) else {
-                let is_response = key == "response";
-                if is_response {
-                    if response.is_some() {
-                        return None;
+                let (value, end) = match key {
+                    "response" => {
+                        if out.response.is_some() {
+                            return None;
+                        }
+                        let end = start + known.repeat.len();
+                        // A JSON value's text followed by the member's end
+                        // is that value, whatever follows.
+                        if !known.repeat.is_empty()
+                            && data[start..].starts_with(known.repeat)
+                            && matches!(data.as_bytes().get(end), Some(b',' | b'}'))
+                        {
+                            *c = Cursor::at(data, end);
+                            out.response = Some(start..end);
+                            out.response_known = true;
+                            return Some(());
+                        }
+                        let read = match known.record || !known.members.is_empty() || !known.items.is_empty() {
+                            true => read_response(data, start, &known, &mut out)?,
+                            false => value_at(data, start)?,
+                        };
+                        out.response = Some(start..read.1);
+                        read
                     }
-                    let end = start + known.len();
-                    // A JSON value's text followed by the member's end
-                    // is that value, whatever follows.
-                    if !known.is_empty()
-                        && data[start..].starts_with(known)
-                        && matches!(data.as_bytes().get(end), Some(b',' | b'}'))
-                    {
-                        *c = Cursor::at(data, end);
-                        response = Some(start..end);
-                        response_known = true;
-                        return Some(());
+                    "item" => {
+                        let read = value_at(data, start)?;
+                        out.item = Some(start..read.1);
+                        read
                     }
-                }
-                let mut values = serde_json::Deserializer::from_str(&data[start..]).into_iter::<Value>();
-                let value = values.next()?.ok()?;
-                let end = start + values.byte_offset();
+                    _ => value_at(data, start)?,
+                };
                 *c = Cursor::at(data, end);
-                if is_response {
-                    response = Some(start..end);
-                }
                 members.insert(key.to_owned(), value);
                 return Some(());
             };
@@ -176,7 +184,9 @@ impl<'a> Head<'a> {
             Some(())
         })?;
         c.end()?;
-        Some(Whole { head: h, value: Value::Object(members), response, response_known })
+        out.head = h;
+        out.value = Value::Object(members);
+        Some(out)
     }
 
     /// The slow path: any JSON object, by serde_json; a head member of the
@@ -257,18 +267,163 @@ fn head_bit(key: &str) -> Option<u8> {
     })
 }
 
+/// The JSON value whose text starts at `at` in `data`, by serde_json, and
+/// the offset where its text ends.
+fn value_at(data: &str, at: usize) -> Option<(Value, usize)> {
+    let mut values = serde_json::Deserializer::from_str(&data[at..]).into_iter::<Value>();
+    let value = values.next()?.ok()?;
+    Some((value, at + values.byte_offset()))
+}
+
+/// Whether the text at `at` in `data` is the JSON value `text` (a value's
+/// text followed by the end of its member or element is that value, whatever
+/// follows): where it ends, if so.
+fn repeats(data: &str, at: usize, text: &str) -> Option<usize> {
+    let end = at + text.len();
+    let ends = matches!(data.as_bytes().get(end), Some(b',' | b'}' | b']'));
+    (!text.is_empty() && ends && data.as_bytes()[at..].starts_with(text.as_bytes())).then_some(end)
+}
+
+/// A `response` object read member by member ([`Head::quick_whole`] with
+/// [`Known::record`], `members` or `items`), as serde_json reads it, but
+/// for what `known` holds: a member repeating the known member of its key
+/// is left out, an element of `output` repeating the known item at its
+/// index is `null` ([`Whole::reused`]). With `record`, the members' places
+/// are kept ([`Whole::members`]). `None` when a member is named twice (as
+/// when anything is not compact).
+fn read_response(data: &str, at: usize, known: &Known<'_>, out: &mut Whole<'_>) -> Option<(Value, usize)> {
+    let mut map = Map::new();
+    let mut met: u64 = 0;
+    let mut next = 0;
+    let names = |i: usize| &known.text[known.members[i].0.clone()];
+    let mut c = Cursor::at(data, at);
+    c.object(|key, c| {
+        let start = c.pos();
+        // The known member of that key: the one after the last met, or any
+        // (never `output`, which the fold keeps apart).
+        let found = match next < known.members.len() && names(next) == key {
+            _ if key == "output" => None,
+            true => Some(next),
+            false => (0..known.members.len()).find(|&i| names(i) == key),
+        };
+        if let Some(i) = found {
+            let bit = 1u64.checked_shl(u32::try_from(i).ok()?)?;
+            if met & bit != 0 {
+                return None;
+            }
+            met |= bit;
+            next = i + 1;
+            if let Some(end) = repeats(data, start, &known.text[known.members[i].1.clone()]) {
+                *c = Cursor::at(data, end);
+                return Some(());
+            }
+        }
+        let (value, end) = match key {
+            "output" if !known.items.is_empty() => read_output(data, start, known.items, &mut out.reused)?,
+            _ => value_at(data, start)?,
+        };
+        if known.record {
+            // Compact: `"key":` just before the value.
+            let key_at = start - at - 2 - key.len();
+            out.members.push((key_at..key_at + key.len(), start - at..end - at));
+        }
+        if map.insert(key.to_owned(), value).is_some() {
+            return None;
+        }
+        *c = Cursor::at(data, end);
+        Some(())
+    })?;
+    if out.members.len() > MAX_MEMBERS {
+        out.members.clear();
+    }
+    Some((Value::Object(map), c.pos()))
+}
+
+/// The most members of a `response` kept by place ([`Known::members`]).
+pub(super) const MAX_MEMBERS: usize = 64;
+
+/// A response's `output` list, its elements repeating the known items'
+/// texts at their index left `null` (their indexes pushed to `reused`).
+fn read_output(data: &str, at: usize, items: &[Item], reused: &mut Vec<usize>) -> Option<(Value, usize)> {
+    let mut list = Vec::new();
+    let mut c = Cursor::at(data, at);
+    c.eat(b'[')?;
+    if c.eat(b']').is_some() {
+        return Some((Value::Array(list), c.pos()));
+    }
+    loop {
+        let start = c.pos();
+        let end = match items.get(list.len()).and_then(|item| repeats(data, start, &item.final_text)) {
+            Some(end) => {
+                reused.push(list.len());
+                list.push(Value::Null);
+                end
+            }
+            None => {
+                let (value, end) = value_at(data, start)?;
+                list.push(value);
+                end
+            }
+        };
+        c = Cursor::at(data, end);
+        match c.peek()? {
+            b',' => c.eat(b',')?,
+            b']' => {
+                c.eat(b']')?;
+                return Some((Value::Array(list), c.pos()));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// What the fold holds as text, for an event read whole
+/// ([`Head::quick_whole`]): what repeats it is not parsed again.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Known<'k> {
+    /// The text of the `response` the last lifecycle event merged: a
+    /// `response` repeating it is left out of the value
+    /// ([`Whole::response_known`]).
+    pub(super) repeat: &'k str,
+    /// Read the `response` member by member, keeping its members' places
+    /// ([`Whole::members`]).
+    pub(super) record: bool,
+    /// The text [`members`](Self::members) are places in.
+    pub(super) text: &'k str,
+    /// The members of a `response` merged before (`(key, value)` places in
+    /// [`text`](Self::text), at most [`MAX_MEMBERS`], none twice): a member
+    /// of `response` repeating the one of its key is left out of the value
+    /// (the folded one is that value).
+    pub(super) members: &'k [(Range<usize>, Range<usize>)],
+    /// The items, in output order, with the text of their final version
+    /// ([`Item::final_text`], empty when not known): an element of
+    /// `response.output` repeating the text of the item at its index is
+    /// left `null` ([`Whole::reused`]).
+    pub(super) items: &'k [Item],
+}
+
 /// An event read whole with its head ([`Head::quick_whole`]).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Whole<'a> {
     pub(super) head: Head<'a>,
-    /// The event as serde_json parses it (without `response` when
-    /// `response_known`).
+    /// The event as serde_json parses it, but for what the fold held
+    /// (without `response` when `response_known`, without the members and
+    /// with the `null` elements said below).
     pub(super) value: Value,
     /// Where the text of the event's `response` member is in its data, if
     /// it has one.
     pub(super) response: Option<Range<usize>>,
-    /// `response` is the text the caller knew: not parsed, not in `value`.
+    /// `response` is the text the caller knew ([`Known::repeat`]): not
+    /// parsed, not in `value`.
     pub(super) response_known: bool,
+    /// Where the text of the event's `item` member is, if it has one.
+    pub(super) item: Option<Range<usize>>,
+    /// With [`Known::record`]: the places of the `response`'s members (key,
+    /// value) in its text; none when it had more than [`MAX_MEMBERS`].
+    pub(super) members: Vec<(Range<usize>, Range<usize>)>,
+    /// The indexes of `response.output`'s elements left `null`: each is the
+    /// final version of the known item at its index ([`Known::items`]).
+    pub(super) reused: Vec<usize>,
 }
 
 /// The members of [`Head`] an event of type `ty` reads (bits): one of them
@@ -355,7 +510,7 @@ mod tests {
         let mut last_response = String::new();
         for doc in &docs {
             let expected = serde_json::from_str::<Value>(doc).ok();
-            if let Some(w) = Head::quick_whole(doc, |t| t.starts_with("response."), "", |_| true) {
+            if let Some(w) = Head::quick_whole(doc, |t| t.starts_with("response."), |_| Known::default()) {
                 whole += 1;
                 assert!(!w.response_known);
                 assert_eq!(Some(w.head), Head::slow(doc), "{doc}");
@@ -366,9 +521,14 @@ mod tests {
             }
             // Read again knowing the last response's text: left out when it
             // is that text, the rest the same.
-            if let Some(w) =
-                Head::quick_whole(doc, |t| t.starts_with("response."), &last_response, |t| t != "response.x")
-            {
+            if let Some(w) = Head::quick_whole(
+                doc,
+                |t| t.starts_with("response."),
+                |t| match t != "response.x" {
+                    true => Known { repeat: &last_response, ..Known::default() },
+                    false => Known::default(),
+                },
+            ) {
                 let mut expected = expected.clone().unwrap();
                 if w.response_known {
                     known += 1;

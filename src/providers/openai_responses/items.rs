@@ -95,6 +95,10 @@ pub(super) struct Item {
     /// terminal output's): the part's content and the message lend it.
     /// `null` before, and again once the terminal output is the fold.
     pub(super) final_item: Value,
+    /// The text `final_item` was read from (its `output_item.done`'s
+    /// `item`), when it was read whole: a terminal `output` element
+    /// repeating it is that item, not parsed again. Empty when not known.
+    pub(super) final_text: String,
     /// The member the item's own part streams into ([`streamed_key`]).
     pub(super) key: Option<&'static str>,
 }
@@ -230,20 +234,31 @@ impl ResponsesFold {
                     sink.event(&StreamEvent::TextDelta { part: p, text: &rest });
                 }
             }
-            self.finish_item(turn, pos, done, sink);
+            self.finish_item(turn, pos, done, String::new(), sink);
         }
         Ok(())
     }
 
     /// The end of item `pos`: its sub-parts committed, `done` kept as its
     /// final version, then its own part committed (its arguments released).
-    fn finish_item(&mut self, turn: &mut Turn, pos: usize, done: Map<String, Value>, sink: &mut Sink<'_>) {
+    /// The item at `pos` done: its sub-parts committed, `done` (read from
+    /// `text`, or from no known text: empty) its final version, its own
+    /// part committed.
+    fn finish_item(
+        &mut self,
+        turn: &mut Turn,
+        pos: usize,
+        done: Map<String, Value>,
+        text: String,
+        sink: &mut Sink<'_>,
+    ) {
         let subs: Vec<u32> = self.items[pos].subs.iter().map(|s| s.part).collect();
         for p in subs {
             turn.commit(self, p, false, sink);
         }
         let item = &mut self.items[pos];
         item.final_item = Value::Object(done);
+        item.final_text = text;
         item.done = true;
         if let Some(part) = item.part {
             turn.commit_releasing_args(self, part, sink);
@@ -472,6 +487,7 @@ impl ResponsesFold {
             subs: Vec::new(),
             done: false,
             final_item: Value::Null,
+            final_text: String::new(),
             key,
         };
         if let Some(kind) = kind {
@@ -515,6 +531,9 @@ impl ResponsesFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let mut v = self.event_value(event, sink)?;
+        // The item's text, as read (a terminal output repeating it is not
+        // parsed again).
+        let text = self.item_at.take().map(|at| event.data()[at].to_owned()).unwrap_or_default();
         self.ensure_started(turn, "response.output_item.done", sink);
         let output_index = v.get("output_index").and_then(Value::as_u64);
         // Moved out of the event, not copied: it is the item's final version.
@@ -533,6 +552,7 @@ impl ResponsesFold {
             let msg = format!("item {output_index} done twice; the later item replaces the first");
             warn(sink, WarningCode::PartAlreadyEnded, &msg);
             item.final_item = Value::Object(done);
+            item.final_text = text;
             return Ok(());
         }
         // Arguments (input, code) only in the done item (no deltas): take them from there.
@@ -546,7 +566,7 @@ impl ResponsesFold {
                 }
             }
         }
-        self.finish_item(turn, pos, done, sink);
+        self.finish_item(turn, pos, done, text, sink);
         Ok(())
     }
 }

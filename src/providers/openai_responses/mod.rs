@@ -168,17 +168,19 @@ mod items;
 mod media_slots;
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::{Map, Value};
 
 use super::events::StreamEvent;
 use super::events::WarningCode;
+use super::raw::{quick_allowed, quick_taken};
 use super::turn::{Dialect, DialectInfo, Flow, Part, Turn, TurnState};
 use super::{warn, MessageView, Provider, Sink, StreamError};
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::sse::Event;
 use families::not_an_object;
-use head::{members_used, Head};
+use head::{members_used, Head, Known};
 use items::{delta_item_type, Item, SubPart};
 use media_slots::{MediaSlot, MEDIA_AT};
 
@@ -235,9 +237,22 @@ pub(crate) struct ResponsesFold {
     response_text: String,
     /// Whether that `response` carries an object `usage`.
     response_text_usage: bool,
+    /// The members of `response_text`: where each one's key and value are
+    /// in it (none when it had more than [`head::MAX_MEMBERS`]). A terminal
+    /// `response` is read member by member against them: what it repeats
+    /// is not parsed again.
+    response_members: Vec<(Range<usize>, Range<usize>)>,
     /// The event being applied: where its `response`'s text is in its data,
     /// and whether that text is `response_text` (then left out of `parsed`).
-    response_at: Option<(core::ops::Range<usize>, bool)>,
+    response_at: Option<(Range<usize>, bool)>,
+    /// The event being applied: the members of its `response` (see
+    /// `response_members`).
+    read_members: Vec<(Range<usize>, Range<usize>)>,
+    /// The event being applied: where its `item`'s text is in its data.
+    item_at: Option<Range<usize>>,
+    /// The event being applied: the elements of its `response.output` left
+    /// `null` in `parsed`, each the final version of the item at its index.
+    reused: Vec<usize>,
 }
 
 /// The events whose handler parses them whole (their `response`, `item` or
@@ -259,6 +274,30 @@ fn parsed_whole(ty: &str) -> bool {
 }
 
 impl ResponsesFold {
+    /// What the fold holds as text for an event of type `ty` read whole
+    /// ([`Head::quick_whole`]): for a lifecycle event, the response the
+    /// last one merged (a repeat of it is not parsed), its members recorded;
+    /// for `response.completed` in a turn, that response's members and the
+    /// done items' texts (what it repeats of them is not parsed). The
+    /// handlers of those types put the rest back together.
+    fn known(&self, ty: &str, turn: &Turn) -> Known<'_> {
+        match ty {
+            "response.created" | "response.in_progress" | "response.queued" => {
+                Known { repeat: &self.response_text, record: true, ..Known::default() }
+            }
+            "response.completed" if turn.state != TurnState::Idle => {
+                let in_order = self.items.windows(2).all(|w| w[0].output_index < w[1].output_index);
+                Known {
+                    text: &self.response_text,
+                    members: &self.response_members,
+                    items: if in_order { &self.items } else { &[] },
+                    ..Known::default()
+                }
+            }
+            _ => Known::default(),
+        }
+    }
+
     /// The event's value: as parsed with its head, else parsed now.
     pub(super) fn event_value(&mut self, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Value, StreamError> {
         match self.parsed.take() {
@@ -279,17 +318,23 @@ impl Dialect for ResponsesFold {
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
         let data = event.data();
-        let lifecycle = |ty: &str| matches!(ty, "response.created" | "response.in_progress" | "response.queued");
         // The SSE event's name, as providers send it, is the data's type: an
         // event named for another type is not probed (were the two to
         // differ, the event is read the general way, with the same result).
         let named = event.event();
-        let probe = named.is_empty() || named == "message" || parsed_whole(named);
-        let whole = if probe { Head::quick_whole(data, parsed_whole, &self.response_text, lifecycle) } else { None };
+        let probe = quick_allowed() && (named.is_empty() || named == "message" || parsed_whole(named));
+        let whole = match probe {
+            true => Head::quick_whole(data, parsed_whole, |ty| self.known(ty, turn)),
+            false => None,
+        };
         let head = match whole {
             Some(whole) => {
+                quick_taken();
                 self.parsed = Some(whole.value);
                 self.response_at = whole.response.map(|at| (at, whole.response_known));
+                self.read_members = whole.members;
+                self.item_at = whole.item;
+                self.reused = whole.reused;
                 whole.head
             }
             None => match Head::parse(data) {
@@ -300,6 +345,9 @@ impl Dialect for ResponsesFold {
         let flow = self.apply(turn, event, &head, sink);
         self.parsed = None;
         self.response_at = None;
+        self.read_members.clear();
+        self.item_at = None;
+        self.reused.clear();
         flow
     }
 
@@ -367,6 +415,7 @@ impl Dialect for ResponsesFold {
                 .map(|i| {
                     map_heap_bytes(&i.item)
                         + value_heap_bytes(&i.final_item)
+                        + i.final_text.capacity()
                         + i.subs.capacity() * core::mem::size_of::<SubPart>()
                         + i.subs.iter().map(|s| map_heap_bytes(&s.base)).sum::<usize>()
                 })
@@ -374,6 +423,7 @@ impl Dialect for ResponsesFold {
             + self.final_output.as_deref().map_or(0, list)
             + self.stop_reason.as_ref().map_or(0, String::capacity)
             + self.response_text.capacity()
+            + self.response_members.capacity() * core::mem::size_of::<(Range<usize>, Range<usize>)>()
             + self
                 .media
                 .iter()

@@ -277,3 +277,135 @@ fn fast_paths_fold_as_the_value_path() {
     let taken = assert_fast_folds_as_slow(&cases);
     assert!(taken > 1000, "fast paths taken {taken} times");
 }
+
+/// A Responses turn for [`responses_fast_paths_fold_as_the_value_path`]:
+/// `response.created` with `created`, a function call and a message item
+/// streamed and done (`call` / `message` their done items), then the
+/// terminal event's data `terminal`.
+fn responses_turn(created: &str, call: &str, message: &str, terminal: &str) -> String {
+    let lines = [
+        format!(r#"{{"type":"response.created","sequence_number":0,"response":{created}}}"#),
+        format!(r#"{{"type":"response.in_progress","sequence_number":1,"response":{created}}}"#),
+        r#"{"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"f"}}"#.to_owned(),
+        r#"{"type":"response.function_call_arguments.delta","sequence_number":3,"item_id":"fc_1","output_index":0,"delta":"{\"a\":"}"#.to_owned(),
+        r#"{"type":"response.function_call_arguments.delta","sequence_number":4,"item_id":"fc_1","output_index":0,"delta":"1}"}"#.to_owned(),
+        format!(r#"{{"type":"response.output_item.done","sequence_number":5,"output_index":0,"item":{call}}}"#),
+        r#"{"type":"response.output_item.added","sequence_number":6,"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant"}}"#.to_owned(),
+        r#"{"type":"response.content_part.added","sequence_number":7,"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","annotations":[],"text":""}}"#.to_owned(),
+        r#"{"type":"response.output_text.delta","sequence_number":8,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"x"}"#.to_owned(),
+        format!(r#"{{"type":"response.output_item.done","sequence_number":9,"output_index":1,"item":{message}}}"#),
+        terminal.to_owned(),
+    ];
+    lines.iter().map(|l| format!("data: {l}\n\n")).collect()
+}
+
+/// The Responses fast paths (the whole-event read, what repeats the
+/// lifecycle response or the done items left unparsed) fold every recording,
+/// fixture and edge turn exactly as the `Value` path.
+#[test]
+fn responses_fast_paths_fold_as_the_value_path() {
+    let mut cases: Vec<(Provider, String, Vec<u8>)> = Vec::new();
+    for (n, b) in bodies(&["tests/recordings/openai_responses", "tests/fixtures/openai_responses"]) {
+        cases.push((Provider::OpenAIResponses, n, b));
+    }
+    let created = r#"{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"m","output":[],"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],"usage":null,"metadata":{}}"#;
+    let call = r#"{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"a\":1}","call_id":"call_1","name":"f"}"#;
+    let message = r#"{"id":"msg_1","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"text":"Hi"}],"role":"assistant"}"#;
+    let usage = r#"{"input_tokens":3,"output_tokens":2,"total_tokens":5}"#;
+    let output = format!("[{call},{message}]");
+    let done =
+        |response: &str| format!(r#"{{"type":"response.completed","sequence_number":10,"response":{response}}}"#);
+    let with = |status: &str, output: &str, usage: &str| {
+        created
+            .replace(r#""status":"in_progress""#, status)
+            .replace(r#""output":[]"#, output)
+            .replace(r#""usage":null"#, usage)
+    };
+    let terminals = [
+        // As sent: status, output and usage changed, the rest repeated.
+        with(r#""status":"completed""#, &format!(r#""output":{output}"#), &format!(r#""usage":{usage}"#)),
+        // The lifecycle response repeated whole but for its output.
+        with(r#""status":"in_progress""#, &format!(r#""output":{output}"#), r#""usage":null"#),
+        // Members changed, added, missing, reordered, repeated.
+        created
+            .replace(r#""model":"m""#, r#""model":"m2""#)
+            .replace(r#""output":[]"#, &format!(r#""output":{output}"#)),
+        created.replace(r#""metadata":{}"#, r#""metadata":{},"extra":[1,{"b":null}]"#),
+        r#"{"status":"completed","id":"resp_1","object":"response","model":"m"}"#.to_owned(),
+        r#"{"id":"resp_1","status":"completed","id":"resp_2"}"#.to_owned(),
+        r#"{"id":"resp_2","status":"completed","id":"resp_1"}"#.to_owned(),
+        r#"{"model":"m","model":"x","output":[]}"#.to_owned(),
+        r#"{"model":"x","model":"m"}"#.to_owned(),
+        created.replace(r#""created_at":1"#, r#""created_at":10"#),
+        created.replace(r#""created_at":1"#, r#""created_at":1.0"#),
+        created.replace(r#""model":"m""#, r#""model": "m""#),
+        created.replace(r#""model":"m""#, r#""model":"\u006d""#),
+        created.replace(r#""model":"m""#, r#""model":"\ud800""#),
+        // The output: the done items, some of them, others, in another
+        // order, spaced, with elements after them, not a list.
+        with(r#""status":"completed""#, &format!(r#""output":[{call}]"#), r#""usage":null"#),
+        with(r#""status":"completed""#, &format!(r#""output":[{message},{call}]"#), r#""usage":null"#),
+        with(r#""status":"completed""#, &format!(r#""output":[{call},{message},{{"type":"x"}}]"#), r#""usage":null"#),
+        with(r#""status":"completed""#, &format!(r#""output":[{call}, {message}]"#), r#""usage":null"#),
+        with(
+            r#""status":"completed""#,
+            &format!(r#""output":[{call},{}]"#, message.replace("Hi", "Hi!")),
+            r#""usage":null"#,
+        ),
+        with(
+            r#""status":"completed""#,
+            &format!(r#""output":[{}]"#, call.replace(r#""name":"f""#, r#""name":"f","name":"g""#)),
+            r#""usage":null"#,
+        ),
+        with(r#""status":"completed""#, r#""output":[]"#, r#""usage":null"#),
+        with(r#""status":"completed""#, r#""output":null"#, r#""usage":null"#),
+        with(r#""status":"completed""#, r#""output":{}"#, r#""usage":null"#),
+        with(r#""status":"completed""#, &format!(r#""output":{output},"output":[]"#), r#""usage":null"#),
+        "null".to_owned(),
+        "[]".to_owned(),
+    ];
+    let mut n = 0;
+    let mut push = |name: String, body: String| {
+        cases.push((Provider::OpenAIResponses, name, body.into_bytes()));
+    };
+    for terminal in &terminals {
+        n += 1;
+        push(format!("responses edge {n}"), responses_turn(created, call, message, &done(terminal)));
+        // Not a completed turn's terminal: read the general way.
+        let incomplete = done(terminal).replace("response.completed", "response.incomplete");
+        push(format!("responses edge {n} incomplete"), responses_turn(created, call, message, &incomplete));
+        // A lifecycle response changed in between (its members known anew).
+        let changed = created.replace(r#""created_at":1"#, r#""created_at":2"#);
+        let body = responses_turn(created, call, message, &done(terminal)).replacen(
+            &format!(r#""sequence_number":1,"response":{created}"#),
+            &format!(r#""sequence_number":1,"response":{changed}"#),
+            1,
+        );
+        push(format!("responses edge {n} after a change"), body);
+        // A lifecycle response with a member twice (no members known).
+        let twice = created.replace(r#""model":"m""#, r#""model":"m","model":"n""#);
+        push(format!("responses edge {n} twice"), responses_turn(&twice, call, message, &done(terminal)));
+        // An item done twice, the second time another text.
+        let body = responses_turn(created, call, message, &done(terminal)).replacen(
+            r#"data: {"type":"response.output_item.added","sequence_number":6"#,
+            &format!(
+                "data: {{\"type\":\"response.output_item.done\",\"sequence_number\":5,\"output_index\":0,\"item\":{}}}\n\ndata: {{\"type\":\"response.output_item.added\",\"sequence_number\":6",
+                call.replace("call_1", "call_2")
+            ),
+            1,
+        );
+        push(format!("responses edge {n} done twice"), body);
+        // Two turns: the second's terminal against the second's lifecycle.
+        let twice = responses_turn(created, call, message, &done(terminal));
+        push(format!("responses edge {n} two turns"), format!("{twice}{twice}"));
+    }
+    // A lifecycle response of more members than are kept by place.
+    let many: String = (0..70).map(|i| format!(r#","m{i}":{i}"#)).collect();
+    let big = created.replace(r#""metadata":{}"#, &format!(r#""metadata":{{}}{many}"#));
+    let big_done =
+        big.replace(r#""status":"in_progress""#, r#""status":"completed""#).replace(r#""m69":69"#, r#""m69":0"#);
+    push("responses many members".to_owned(), responses_turn(&big, call, message, &done(&big_done)));
+    assert!(cases.len() > 400, "{}", cases.len());
+    let taken = assert_fast_folds_as_slow(&cases);
+    assert!(taken > 10_000, "fast paths taken {taken} times");
+}
