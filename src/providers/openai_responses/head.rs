@@ -61,10 +61,12 @@ impl<'a> Head<'a> {
     /// The head of an event: read from its exact bytes when written
     /// compactly ([`quick`](Self::quick)), else by serde_json; `None` when
     /// the data is not a JSON object, or names a member of the head twice.
-    pub(super) fn parse(data: &'a str) -> Option<Self> {
-        if let Some(h) = quick_allowed().then(|| Self::quick(data)).flatten() {
-            quick_taken();
-            return Some(h);
+    pub(super) fn parse(data: &'a str, shape: &mut Shape) -> Option<Self> {
+        if quick_allowed() {
+            if let Some(h) = shape.read(data).or_else(|| Self::quick_shaped(data, shape)) {
+                quick_taken();
+                return Some(h);
+            }
         }
         Self::slow(data)
     }
@@ -74,21 +76,41 @@ impl<'a> Head<'a> {
     /// other members are scalars or empty (`"logprobs":[]`), read with the
     /// [fast-path toolkit](super::fastpath); the same head serde_json gives
     /// ([`slow`](Self::slow)), or `None` (anything else, a member of the
-    /// wrong type included: the slow path names it).
-    pub(super) fn quick(data: &'a str) -> Option<Self> {
+    /// wrong type included: the slow path names it). The event's shape is
+    /// kept in `shape` (when it has one: see [`Shape`]) for the next events.
+    pub(super) fn quick_shaped(data: &'a str, shape: &mut Shape) -> Option<Self> {
+        shape.clear();
+        let record = data.len() <= MAX_SHAPE_BYTES;
         let mut h = Head::default();
         let mut seen = Seen::default();
         let mut c = Cursor::new(data);
-        c.object(|key, c| match head_bit(key) {
-            Some(bit) => h.read(bit, c, &mut seen),
-            None => c.skip().map(drop),
+        c.object(|key, c| {
+            let start = c.pos();
+            let bit = head_bit(key);
+            match bit {
+                Some(bit) => h.read(bit, c, &mut seen)?,
+                None => drop(c.skip()?),
+            }
+            if record {
+                shape.note(data, bit, start..c.pos());
+            }
+            Some(())
         })?;
         c.end()?;
+        if record && shape.usable {
+            shape.keep(data, &h);
+        }
         Some(h)
     }
 
+    /// [`quick_shaped`](Self::quick_shaped) with no shape kept.
+    #[cfg(test)]
+    pub(super) fn quick(data: &'a str) -> Option<Self> {
+        Self::quick_shaped(data, &mut Shape::default())
+    }
+
     /// Reads head member `bit`'s value (or `null`) from the cursor, as
-    /// [`quick`](Self::quick) does: `None` when the member came before, or
+    /// [`quick_shaped`](Self::quick_shaped) does: `None` when the member came before, or
     /// is not of its type as written compactly.
     #[inline(always)]
     fn read(&mut self, bit: u8, c: &mut Cursor<'a>, seen: &mut Seen) -> Option<()> {
@@ -249,6 +271,127 @@ impl<'a> Head<'a> {
         ];
         let bad: Vec<&str> = names.iter().filter(|(b, _)| self.bad & bits & b != 0).map(|(_, n)| *n).collect();
         bad.join(", ")
+    }
+}
+
+/// The longest event whose shape is kept ([`Shape`]).
+const MAX_SHAPE_BYTES: usize = 1024;
+
+/// The shape of the last event the fast path read (at most
+/// [`MAX_SHAPE_BYTES`]): its text, and where in it are the values that
+/// change from event to event of a stream — its `sequence_number`, its
+/// `delta` and the strings of the members the head does not read (`item_id`,
+/// `obfuscation`). An event whose text is that one but in those places (the
+/// next `output_text.delta` of the same part) is read by comparing the rest
+/// and reading only those values: its other members are the ones already
+/// read, byte for byte.
+#[derive(Debug, Default)]
+pub(super) struct Shape {
+    /// The kept event's text; empty: no shape kept.
+    text: String,
+    /// The places of the changing values, in order, with the head member
+    /// each is (its bit), or `0`: a string the head does not read.
+    holes: Vec<(Range<usize>, u8)>,
+    /// Where the event's type is in `text` (before the first hole), if it
+    /// has one.
+    ty: Option<Range<usize>>,
+    /// The head members read from the text that is compared.
+    output_index: Option<u64>,
+    content_index: Option<u64>,
+    summary_index: Option<u64>,
+    command_index: Option<u64>,
+    /// While recording: whether the event can be kept (its type before any
+    /// hole).
+    usable: bool,
+}
+
+impl Shape {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.holes.clear();
+        self.ty = None;
+        self.usable = true;
+    }
+
+    /// While [`Head::quick_shaped`] reads: member `bit` (or `None`: not
+    /// the head's) whose value is at `at` in `data`.
+    #[inline]
+    fn note(&mut self, data: &str, bit: Option<u8>, at: Range<usize>) {
+        let changing = match bit {
+            Some(TYPE) => {
+                match data.as_bytes()[at.start] {
+                    b'"' if self.holes.is_empty() => self.ty = Some(at.start + 1..at.end - 1),
+                    b'"' => self.usable = false,
+                    _ => {}
+                }
+                return;
+            }
+            Some(SEQUENCE_NUMBER | DELTA) => data.as_bytes()[at.start] != b'n',
+            Some(_) => false,
+            None => data.as_bytes()[at.start] == b'"',
+        };
+        if changing {
+            self.holes.push((at, bit.unwrap_or(0)));
+        }
+    }
+
+    /// After [`Head::quick_shaped`] read `data` as `head`: the shape kept.
+    fn keep(&mut self, data: &str, head: &Head<'_>) {
+        self.text.push_str(data);
+        self.output_index = head.output_index;
+        self.content_index = head.content_index;
+        self.summary_index = head.summary_index;
+        self.command_index = head.command_index;
+    }
+
+    /// The head of `data` when it is the kept text but in its holes (the
+    /// head [`Head::quick`] gives), else `None`.
+    fn read<'a>(&self, data: &'a str) -> Option<Head<'a>> {
+        if self.text.is_empty() {
+            return None;
+        }
+        let (old, new) = (self.text.as_bytes(), data.as_bytes());
+        let mut h = Head {
+            output_index: self.output_index,
+            content_index: self.content_index,
+            summary_index: self.summary_index,
+            command_index: self.command_index,
+            ..Head::default()
+        };
+        let (mut o, mut n) = (0, 0);
+        for (at, bit) in &self.holes {
+            let same = &old[o..at.start];
+            if !new.get(n..)?.starts_with(same) {
+                return None;
+            }
+            let mut c = Cursor::at(data, n + same.len());
+            match *bit {
+                SEQUENCE_NUMBER => h.sequence_number = Some(u128::from(c.uint()?)),
+                DELTA => h.delta = Some(c.string()?),
+                // (Ids and obfuscation: short plain strings.)
+                _ if c.plain().is_some() => {}
+                _ => {
+                    if c.peek()? != b'"' {
+                        return None;
+                    }
+                    c.skip()?;
+                }
+            }
+            n = c.pos();
+            o = at.end;
+        }
+        if new.get(n..)? != &old[o..] {
+            return None;
+        }
+        if let Some(ty) = &self.ty {
+            h.ty = Cow::Borrowed(data.get(ty.clone())?);
+        }
+        Some(h)
+    }
+
+    /// The bytes it holds.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.holes.capacity() * core::mem::size_of::<(Range<usize>, u8)>()
     }
 }
 
@@ -494,13 +637,50 @@ mod tests {
         docs.push("{}".to_owned());
         docs.push("[]".to_owned());
         let mut quick = 0;
+        let mut shaped = 0;
+        let mut shape = Shape::default();
         for doc in &docs {
             if let Some(h) = Head::quick(doc) {
                 quick += 1;
                 assert_eq!(Some(h), Head::slow(doc), "{doc}");
             }
-            assert_eq!(Head::parse(doc), Head::slow(doc), "{doc}");
+            // Read against the shape the documents before left (the same
+            // members with other values, or other members).
+            if let Some(h) = shape.read(doc) {
+                shaped += 1;
+                assert_eq!(Some(h), Head::slow(doc), "{doc} against {}", shape.text);
+            }
+            assert_eq!(Head::parse(doc, &mut shape), Head::slow(doc), "{doc}");
         }
+        // A document read against the last shape kept, for every pair.
+        for kept in docs.iter().step_by(7) {
+            let mut shape = Shape::default();
+            if Head::quick_shaped(kept, &mut shape).is_none() || shape.text.is_empty() {
+                continue;
+            }
+            for doc in &docs {
+                if let Some(h) = shape.read(doc) {
+                    shaped += 1;
+                    assert_eq!(Some(h), Head::slow(doc), "{doc} against {kept}");
+                }
+            }
+        }
+        assert!(shaped > 300, "{shaped} read by shape of {}", docs.len());
+        // A part's deltas as sent: each read against the one before.
+        let mut shape = Shape::default();
+        let mut shaped = 0;
+        let mut deltas = 0;
+        for (i, v) in strings.iter().enumerate() {
+            let doc = format!(
+                r#"{{"type":"response.output_text.delta","sequence_number":{},"item_id":"msg_1","output_index":0,"content_index":1,"delta":{v},"logprobs":[],"obfuscation":"o{i}"}}"#,
+                i * 37
+            );
+            let Some(expected) = Head::slow(&doc) else { continue };
+            deltas += 1;
+            shaped += usize::from(shape.read(&doc).is_some());
+            assert_eq!(Head::parse(&doc, &mut shape), Some(expected), "{doc}");
+        }
+        assert!(shaped * 2 > deltas, "{shaped} of {deltas} deltas read by shape");
         // One document in five is compact; of those, the plain ones.
         assert!(quick > docs.len() / 20, "{quick} of {}", docs.len());
         // Read whole: the head `slow` gives and serde_json's value of the

@@ -180,7 +180,7 @@ use super::{warn, MessageView, Provider, Sink, StreamError};
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::sse::Event;
 use families::not_an_object;
-use head::{members_used, Head, Known};
+use head::{members_used, Head, Known, Shape};
 use items::{delta_item_type, Item, SubPart};
 use media_slots::{MediaSlot, MEDIA_AT};
 
@@ -253,6 +253,9 @@ pub(crate) struct ResponsesFold {
     /// The event being applied: the elements of its `response.output` left
     /// `null` in `parsed`, each the final version of the item at its index.
     reused: Vec<usize>,
+    /// The shape of the last event read by the fast path (the next delta
+    /// of a part is read against it).
+    shape: Shape,
 }
 
 /// The events whose handler parses them whole (their `response`, `item` or
@@ -337,7 +340,7 @@ impl Dialect for ResponsesFold {
                 self.reused = whole.reused;
                 whole.head
             }
-            None => match Head::parse(data) {
+            None => match Head::parse(data, &mut self.shape) {
                 Some(head) => head,
                 None => return not_an_object(event, sink),
             },
@@ -423,6 +426,7 @@ impl Dialect for ResponsesFold {
             + self.final_output.as_deref().map_or(0, list)
             + self.stop_reason.as_ref().map_or(0, String::capacity)
             + self.response_text.capacity()
+            + self.shape.heap_bytes()
             + self.response_members.capacity() * core::mem::size_of::<(Range<usize>, Range<usize>)>()
             + self
                 .media
