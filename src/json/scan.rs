@@ -2,32 +2,69 @@
 
 use memchr::memchr2;
 
-/// Length of the prefix of `bytes` made of printable ASCII other than `"` and `\`, eight bytes
+/// Length of the prefix of `bytes` made of printable ASCII other than `"` and `\\`, eight bytes
 /// at a time (SWAR). In each `has_zero`-style mask a false positive can only sit above a true one
 /// (borrows propagate upward), so the lowest set bit marks the first special byte exactly.
 #[inline]
 pub(crate) fn ascii_plain_prefix(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let mut j = 0;
-    while j < bytes.len() {
-        let chunk = &bytes[j..bytes.len().min(j + 8)];
-        // A short last chunk is padded with a special byte.
-        let mut word = [b'"'; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        // Any byte >= 0x80, < 0x20 (bits 5 and 6 clear), == '"' or == '\\'.
-        let special = (w & HIGH)
+    // Any byte >= 0x80, < 0x20 (bits 5 and 6 clear), == '"' or == '\\'.
+    let special = |w: u64| {
+        (w & HIGH)
             | has_zero(w & 0x6060_6060_6060_6060)
             | has_zero(w ^ (ONES * b'"' as u64))
-            | has_zero(w ^ (ONES * b'\\' as u64));
-        if special != 0 {
-            return (j + (special.trailing_zeros() / 8) as usize).min(bytes.len());
+            | has_zero(w ^ (ONES * b'\\' as u64))
+    };
+    first_special(bytes, special)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `v` that is zero (and possibly of bytes above one: a false
+/// positive can only sit above a true one, so the lowest set bit marks the first zero exactly).
+#[inline(always)]
+fn has_zero(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & HIGH
+}
+
+/// The index of the first byte of `bytes` whose high bit `special` sets in the mask of the
+/// eight-byte word it is in (a lowest set bit marks its byte exactly), or its length. The short
+/// tail is padded with `"` (special to every caller) by loads, not a copy (a variable-length copy
+/// is a call to `memcpy`, and the tails of fragments are short and many).
+#[inline(always)]
+fn first_special(bytes: &[u8], special: impl Fn(u64) -> u64) -> usize {
+    let word = |b: &[u8]| b.try_into().map_or(0, u64::from_le_bytes);
+    let mut words = bytes.chunks_exact(8);
+    let mut j = 0;
+    for w in &mut words {
+        let m = special(word(w));
+        if m != 0 {
+            return j + (m.trailing_zeros() / 8) as usize;
         }
         j += 8;
     }
-    bytes.len()
+    let m = special(padded(words.remainder()));
+    (j + (m.trailing_zeros() / 8) as usize).min(bytes.len())
+}
+
+/// `tail` (fewer than eight bytes: none is a word of `"`) as the low bytes of a word, the others
+/// `"`.
+#[inline(always)]
+fn padded(tail: &[u8]) -> u64 {
+    let (mut w, mut k) = (0u64, 0usize);
+    if tail.len() & 4 != 0 {
+        w = u64::from(tail[..4].try_into().map_or(0, u32::from_le_bytes));
+        k = 4;
+    }
+    if tail.len() & 2 != 0 {
+        w |= u64::from(tail[k..k + 2].try_into().map_or(0, u16::from_le_bytes)) << (8 * k);
+        k += 2;
+    }
+    if tail.len() & 1 != 0 {
+        w |= u64::from(tail[k]) << (8 * k);
+        k += 1;
+    }
+    w | (ONES * u64::from(b'"')) << (8 * k)
 }
 
 /// Index of the first byte of `bytes` that ends a JSON string's plain run: `"`, `\\` or a control
@@ -36,9 +73,6 @@ pub(crate) fn ascii_plain_prefix(bytes: &[u8]) -> usize {
 /// lowest set bit marks the first such byte exactly.
 #[inline]
 pub(crate) fn json_plain_prefix(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let special = |w: u64| {
         // < 0x20: bits 5, 6 and 7 all clear.
         has_zero(w & 0xE0E0_E0E0_E0E0_E0E0) | has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64))
@@ -117,6 +151,25 @@ mod tests {
                     }
                     let naive = bytes.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').unwrap_or(len);
                     assert_eq!(json_plain_prefix(&bytes), naive, "byte {special:#x} at {at} of {len}");
+                }
+            }
+        }
+        // Every length (the tail read as the last word, or padded), a special byte anywhere and
+        // a second one after it.
+        for special in [0u8, 0x1F, b'"', b'\\', 0x7F, 0x80, 0xFF, b'a'] {
+            for len in 0..26 {
+                for at in 0..=len {
+                    let mut bytes = vec![b'a'; len];
+                    if at < len {
+                        bytes[at] = special;
+                    }
+                    if at + 3 < len {
+                        bytes[at + 3] = b'"';
+                    }
+                    let ascii = bytes.iter().position(|&b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\');
+                    assert_eq!(ascii_plain_prefix(&bytes), ascii.unwrap_or(len), "byte {special:#x} at {at} of {len}");
+                    let json = bytes.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
+                    assert_eq!(json_plain_prefix(&bytes), json.unwrap_or(len), "byte {special:#x} at {at} of {len}");
                 }
             }
         }
