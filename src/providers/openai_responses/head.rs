@@ -170,13 +170,7 @@ impl<'a> Head<'a> {
                         if out.response.is_some() {
                             return None;
                         }
-                        let end = start + known.repeat.len();
-                        // A JSON value's text followed by the member's end
-                        // is that value, whatever follows.
-                        if !known.repeat.is_empty()
-                            && data[start..].starts_with(known.repeat)
-                            && matches!(data.as_bytes().get(end), Some(b',' | b'}'))
-                        {
+                        if let Some(end) = repeats(data, start, known.repeat) {
                             *c = Cursor::at(data, end);
                             out.response = Some(start..end);
                             out.response_known = true;
