@@ -452,10 +452,11 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let v = self.event_value(event, sink)?;
+        let mut v = self.event_value(event, sink)?;
         self.ensure_started(turn, "response.output_item.added", sink);
+        // Moved out of the event (done with it), not copied.
         let (Some(output_index), Some(Value::Object(item))) =
-            (v.get("output_index").and_then(Value::as_u64), v.get("item"))
+            (v.get("output_index").and_then(Value::as_u64), v.get_mut("item").map(Value::take))
         else {
             warn(sink, WarningCode::InvalidEvent, "response.output_item.added without output_index or item; ignored");
             return Ok(());
@@ -482,7 +483,7 @@ impl ResponsesFold {
         let key = streamed_key(ity);
         let mut it = Item {
             output_index,
-            item: item.clone(),
+            item: Map::new(),
             part: None,
             subs: Vec::new(),
             done: false,
@@ -520,6 +521,7 @@ impl ResponsesFold {
                 }
             }
         }
+        it.item = item;
         self.items.push(it);
         Ok(())
     }
