@@ -310,15 +310,16 @@ impl ResponsesFold {
         event: &Event<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
-        let v = self.event_value(event, sink)?;
+        let mut v = self.event_value(event, sink)?;
         self.ensure_started(turn, ty, sink);
         let slot = if ty == "response.content_part.added" {
             Slot::Content(head.content_index.unwrap_or(0))
         } else {
             Slot::Summary(head.summary_index.unwrap_or(0))
         };
-        let base = match v.get("part") {
-            Some(Value::Object(p)) => p.clone(),
+        // Moved out of the event (done with it), not copied.
+        let base = match v.get_mut("part").map(Value::take) {
+            Some(Value::Object(p)) => p,
             _ => Map::new(),
         };
         let kind = match base.get("type").and_then(Value::as_str) {
