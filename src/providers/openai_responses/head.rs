@@ -92,7 +92,7 @@ impl<'a> Head<'a> {
                 None => drop(c.skip()?),
             }
             if record {
-                shape.note(data, bit, start..c.pos());
+                shape.note(data, key, bit, start..c.pos());
             }
             Some(())
         })?;
@@ -274,11 +274,12 @@ const MAX_SHAPE_BYTES: usize = 1024;
 /// The shape of the last event the fast path read (at most
 /// [`MAX_SHAPE_BYTES`]): its text, and where in it are the values that
 /// change from event to event of a stream — its `sequence_number`, its
-/// `delta` and the strings of the members the head does not read (`item_id`,
-/// `obfuscation`). An event whose text is that one but in those places (the
-/// next `output_text.delta` of the same part) is read by comparing the rest
-/// and reading only those values: its other members are the ones already
-/// read, byte for byte.
+/// `delta` and the strings of the members the head does not read
+/// (`obfuscation`; not `item_id`, the same for a part's deltas). An event
+/// whose text is that one but in those places (the next
+/// `output_text.delta` of the same part) is read by comparing the rest and
+/// reading only those values: its other members are the ones already read,
+/// byte for byte.
 #[derive(Debug, Default)]
 pub(super) struct Shape {
     /// The kept event's text; empty: no shape kept.
@@ -307,10 +308,10 @@ impl Shape {
         self.usable = true;
     }
 
-    /// While [`Head::quick_shaped`] reads: member `bit` (or `None`: not
-    /// the head's) whose value is at `at` in `data`.
+    /// While [`Head::quick_shaped`] reads: member `key`, `bit` (or `None`:
+    /// not the head's), whose value is at `at` in `data`.
     #[inline]
-    fn note(&mut self, data: &str, bit: Option<u8>, at: Range<usize>) {
+    fn note(&mut self, data: &str, key: &str, bit: Option<u8>, at: Range<usize>) {
         let changing = match bit {
             Some(TYPE) => {
                 match data.as_bytes()[at.start] {
@@ -322,6 +323,9 @@ impl Shape {
             }
             Some(SEQUENCE_NUMBER | DELTA) => data.as_bytes()[at.start] != b'n',
             Some(_) => false,
+            // The item a part's deltas belong to: the same for all of them
+            // (compared with the rest).
+            None if key == "item_id" => false,
             None => data.as_bytes()[at.start] == b'"',
         };
         if changing {
