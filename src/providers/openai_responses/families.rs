@@ -109,7 +109,7 @@ impl ResponsesFold {
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
         let mut v = self.event_value(event, sink)?;
-        let (text_at, known) = self.response_at.take().map_or((None, false), |(at, known)| (Some(at), known));
+        let (text_at, known) = (self.read.response.take(), self.read.response_known);
         let beginning = turn.state == TurnState::Idle;
         if known && beginning {
             // The turn starts here (a restart): the known text is merged
@@ -144,7 +144,7 @@ impl ResponsesFold {
             self.response_text.push_str(&event.data()[at]);
             self.response_text_usage = carries_usage;
             if !known {
-                core::mem::swap(&mut self.response_members, &mut self.read_members);
+                core::mem::swap(&mut self.response_members, &mut self.read.members);
             }
         }
         if let Some(u) = self.response.get("usage").filter(|_| carries_usage) {
@@ -210,7 +210,7 @@ impl ResponsesFold {
         if let Some(output) = &mut self.final_output {
             // The elements read as a done item's text: that item's final
             // version, moved (forgotten below all the same).
-            for &i in &self.reused {
+            for &i in &self.read.reused {
                 if let (Some(slot), Some(item)) = (output.get_mut(i), self.items.get_mut(i)) {
                     *slot = core::mem::take(&mut item.final_item);
                 }

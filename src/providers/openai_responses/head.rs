@@ -58,8 +58,9 @@ pub(super) struct Head<'a> {
 }
 
 impl<'a> Head<'a> {
-    /// The head of an event: read from its exact bytes when written
-    /// compactly ([`quick`](Self::quick)), else by serde_json; `None` when
+    /// The head of an event: read against the shape of the event before
+    /// ([`Shape`]) or from its exact bytes when written compactly
+    /// ([`quick_shaped`](Self::quick_shaped)), else by serde_json; `None` when
     /// the data is not a JSON object, or names a member of the head twice.
     pub(super) fn parse(data: &'a str, shape: &mut Shape) -> Option<Self> {
         if quick_allowed() {
@@ -74,7 +75,7 @@ impl<'a> Head<'a> {
     /// The fast path: a compact object whose head members are plain
     /// strings, unsigned integers of at most 18 digits or `null`, and whose
     /// other members are scalars or empty (`"logprobs":[]`), read with the
-    /// [fast-path toolkit](super::fastpath); the same head serde_json gives
+    /// [fast-path toolkit](crate::providers::fastpath); the same head serde_json gives
     /// ([`slow`](Self::slow)), or `None` (anything else, a member of the
     /// wrong type included: the slow path names it). The event's shape is
     /// kept in `shape` (when it has one: see [`Shape`]) for the next events.
@@ -131,14 +132,14 @@ impl<'a> Head<'a> {
     }
 
     /// An event the fold parses whole (`whole(type)`, the type its first
-    /// member, as providers write it): its head as [`quick`](Self::quick)
-    /// reads it and the event's `Value` (what `serde_json` gives for the
+    /// member, as providers write it): its head as
+    /// [`quick_shaped`](Self::quick_shaped) reads it and the event's `Value` (what `serde_json` gives for the
     /// whole data), in one pass: every member other than the head's is
     /// parsed by serde_json where it is, not stepped over first. What the
     /// fold already holds as text for an event of that type (`known(type)`,
     /// see [`Known`]) is not parsed again: it is left out of the value, and
     /// [`Whole`] says where. `None` (the caller reads the head and parses
-    /// as for any event) for any other type, or anything `quick` declines,
+    /// as for any event) for any other type, or anything `quick_shaped` declines,
     /// or a member serde_json refuses (a lone surrogate escape: the lenient
     /// parse then warns), or `response` named twice, or a member named
     /// twice in a `response` read member by member.
@@ -167,25 +168,25 @@ impl<'a> Head<'a> {
             let Some(bit) = head_bit(key) else {
                 let (value, end) = match key {
                     "response" => {
-                        if out.response.is_some() {
+                        if out.read.response.is_some() {
                             return None;
                         }
                         if let Some(end) = repeats(data, start, known.repeat) {
                             *c = Cursor::at(data, end);
-                            out.response = Some(start..end);
-                            out.response_known = true;
+                            out.read.response = Some(start..end);
+                            out.read.response_known = true;
                             return Some(());
                         }
                         let read = match known.record || !known.members.is_empty() || !known.items.is_empty() {
-                            true => read_response(data, start, &known, &mut out)?,
+                            true => read_response(data, start, &known, &mut out.read)?,
                             false => value_at(data, start)?,
                         };
-                        out.response = Some(start..read.1);
+                        out.read.response = Some(start..read.1);
                         read
                     }
                     "item" => {
                         let read = value_at(data, start)?;
-                        out.item = Some(start..read.1);
+                        out.read.item = Some(start..read.1);
                         read
                     }
                     _ => value_at(data, start)?,
@@ -201,7 +202,7 @@ impl<'a> Head<'a> {
         })?;
         c.end()?;
         out.head = h;
-        out.value = Value::Object(members);
+        out.read.value = Some(Value::Object(members));
         Some(out)
     }
 
@@ -343,7 +344,7 @@ impl Shape {
     }
 
     /// The head of `data` when it is the kept text but in its holes (the
-    /// head [`Head::quick`] gives), else `None`.
+    /// head [`Head::quick_shaped`] gives), else `None`.
     fn read<'a>(&self, data: &'a str) -> Option<Head<'a>> {
         if self.text.is_empty() {
             return None;
@@ -429,10 +430,10 @@ fn repeats(data: &str, at: usize, text: &str) -> Option<usize> {
 /// [`Known::record`], `members` or `items`), as serde_json reads it, but
 /// for what `known` holds: a member repeating the known member of its key
 /// is left out, an element of `output` repeating the known item at its
-/// index is `null` ([`Whole::reused`]). With `record`, the members' places
-/// are kept ([`Whole::members`]). `None` when a member is named twice (as
+/// index is `null` ([`EventRead::reused`]). With `record`, the members' places
+/// are kept ([`EventRead::members`]). `None` when a member is named twice (as
 /// when anything is not compact).
-fn read_response(data: &str, at: usize, known: &Known<'_>, out: &mut Whole<'_>) -> Option<(Value, usize)> {
+fn read_response(data: &str, at: usize, known: &Known<'_>, out: &mut EventRead) -> Option<(Value, usize)> {
     let mut map = Map::new();
     let mut met: u64 = 0;
     let mut next = 0;
@@ -524,10 +525,10 @@ fn read_output(data: &str, at: usize, items: &[Item], reused: &mut Vec<usize>) -
 pub(super) struct Known<'k> {
     /// The text of the `response` the last lifecycle event merged: a
     /// `response` repeating it is left out of the value
-    /// ([`Whole::response_known`]).
+    /// ([`EventRead::response_known`]).
     pub(super) repeat: &'k str,
     /// Read the `response` member by member, keeping its members' places
-    /// ([`Whole::members`]).
+    /// ([`EventRead::members`]).
     pub(super) record: bool,
     /// The text [`members`](Self::members) are places in.
     pub(super) text: &'k str,
@@ -539,7 +540,7 @@ pub(super) struct Known<'k> {
     /// The items, in output order, with the text of their final version
     /// ([`Item::final_text`], empty when not known): an element of
     /// `response.output` repeating the text of the item at its index is
-    /// left `null` ([`Whole::reused`]).
+    /// left `null` ([`EventRead::reused`]).
     pub(super) items: &'k [Item],
 }
 
@@ -547,10 +548,19 @@ pub(super) struct Known<'k> {
 #[derive(Debug, Default)]
 pub(super) struct Whole<'a> {
     pub(super) head: Head<'a>,
+    /// The rest of what was read.
+    pub(super) read: EventRead,
+}
+
+/// What an event read whole gave besides its head: its value and where its
+/// large members' texts are. The fold holds it while the event's handler
+/// runs (each handler takes what it reads).
+#[derive(Debug, Default)]
+pub(super) struct EventRead {
     /// The event as serde_json parses it, but for what the fold held
     /// (without `response` when `response_known`, without the members and
-    /// with the `null` elements said below).
-    pub(super) value: Value,
+    /// with the `null` elements said below); `None` once taken.
+    pub(super) value: Option<Value>,
     /// Where the text of the event's `response` member is in its data, if
     /// it has one.
     pub(super) response: Option<Range<usize>>,
@@ -690,12 +700,12 @@ mod tests {
             let expected = serde_json::from_str::<Value>(doc).ok();
             if let Some(w) = Head::quick_whole(doc, |t| t.starts_with("response."), |_| Known::default()) {
                 whole += 1;
-                assert!(!w.response_known);
+                assert!(!w.read.response_known);
                 assert_eq!(Some(w.head), Head::slow(doc), "{doc}");
-                assert_eq!(Some(&w.value), expected.as_ref(), "{doc}");
+                assert_eq!(w.read.value.as_ref(), expected.as_ref(), "{doc}");
                 // The response's text is its value.
-                let response = w.response.map(|r| serde_json::from_str::<Value>(&doc[r]).unwrap());
-                assert_eq!(response.as_ref(), w.value.get("response"), "{doc}");
+                let response = w.read.response.map(|r| serde_json::from_str::<Value>(&doc[r]).unwrap());
+                assert_eq!(response.as_ref(), w.read.value.as_ref().and_then(|v| v.get("response")), "{doc}");
             }
             // Read again knowing the last response's text: left out when it
             // is that text, the rest the same.
@@ -708,15 +718,15 @@ mod tests {
                 },
             ) {
                 let mut expected = expected.clone().unwrap();
-                if w.response_known {
+                if w.read.response_known {
                     known += 1;
-                    assert_eq!(w.response.clone().map(|r| &doc[r]), Some(last_response.as_str()));
+                    assert_eq!(w.read.response.clone().map(|r| &doc[r]), Some(last_response.as_str()));
                     let was = expected.as_object_mut().unwrap().shift_remove("response").unwrap();
                     assert_eq!(was, serde_json::from_str::<Value>(&last_response).unwrap(), "{doc}");
                 }
                 assert_eq!(Some(w.head), Head::slow(doc), "{doc}");
-                assert_eq!(w.value, expected, "{doc}");
-                if let Some(r) = w.response {
+                assert_eq!(w.read.value, Some(expected), "{doc}");
+                if let Some(r) = w.read.response {
                     last_response = doc[r].to_owned();
                 }
             }

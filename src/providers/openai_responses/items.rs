@@ -240,10 +240,8 @@ impl ResponsesFold {
     }
 
     /// The end of item `pos`: its sub-parts committed, `done` kept as its
-    /// final version, then its own part committed (its arguments released).
-    /// The item at `pos` done: its sub-parts committed, `done` (read from
-    /// `text`, or from no known text: empty) its final version, its own
-    /// part committed.
+    /// final version (read from `text`; empty when not known), then its own
+    /// part committed (its arguments released).
     fn finish_item(
         &mut self,
         turn: &mut Turn,
@@ -536,7 +534,7 @@ impl ResponsesFold {
         let mut v = self.event_value(event, sink)?;
         // The item's text, as read (a terminal output repeating it is not
         // parsed again).
-        let text = self.item_at.take().map(|at| event.data()[at].to_owned()).unwrap_or_default();
+        let text = self.read.item.take().map(|at| event.data()[at].to_owned()).unwrap_or_default();
         self.ensure_started(turn, "response.output_item.done", sink);
         let output_index = v.get("output_index").and_then(Value::as_u64);
         // Moved out of the event, not copied: it is the item's final version.

@@ -180,7 +180,7 @@ use super::{warn, MessageView, Provider, Sink, StreamError};
 use crate::json::scan::{map_heap_bytes, value_heap_bytes};
 use crate::sse::Event;
 use families::not_an_object;
-use head::{members_used, Head, Known, Shape};
+use head::{members_used, EventRead, Head, Known, Shape};
 use items::{delta_item_type, Item, SubPart};
 use media_slots::{MediaSlot, MEDIA_AT};
 
@@ -226,10 +226,10 @@ pub(crate) struct ResponsesFold {
     media: Vec<MediaSlot>,
     /// The response audio's part.
     audio: Option<u32>,
-    /// The event being applied, parsed with its head ([`Head::quick_whole`]),
-    /// for its handler ([`event_value`](Self::event_value)); `None` between
-    /// events.
-    parsed: Option<Value>,
+    /// The event being applied, when read whole with its head
+    /// ([`Head::quick_whole`]): its value and places, for its handler
+    /// ([`event_value`](Self::event_value)); empty between events.
+    read: EventRead,
     /// The text of the `response` the last lifecycle event merged (empty
     /// after any other merge): merging it again changes nothing, so a
     /// lifecycle event that repeats it (`response.in_progress` after
@@ -242,17 +242,6 @@ pub(crate) struct ResponsesFold {
     /// `response` is read member by member against them: what it repeats
     /// is not parsed again.
     response_members: Vec<(Range<usize>, Range<usize>)>,
-    /// The event being applied: where its `response`'s text is in its data,
-    /// and whether that text is `response_text` (then left out of `parsed`).
-    response_at: Option<(Range<usize>, bool)>,
-    /// The event being applied: the members of its `response` (see
-    /// `response_members`).
-    read_members: Vec<(Range<usize>, Range<usize>)>,
-    /// The event being applied: where its `item`'s text is in its data.
-    item_at: Option<Range<usize>>,
-    /// The event being applied: the elements of its `response.output` left
-    /// `null` in `parsed`, each the final version of the item at its index.
-    reused: Vec<usize>,
     /// The shape of the last event read by the fast path (the next delta
     /// of a part is read against it).
     shape: Shape,
@@ -303,7 +292,7 @@ impl ResponsesFold {
 
     /// The event's value: as parsed with its head, else parsed now.
     pub(super) fn event_value(&mut self, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Value, StreamError> {
-        match self.parsed.take() {
+        match self.read.value.take() {
             Some(v) => Ok(v),
             None => crate::providers::parse_value(event, sink),
         }
@@ -333,11 +322,7 @@ impl Dialect for ResponsesFold {
         let head = match whole {
             Some(whole) => {
                 quick_taken();
-                self.parsed = Some(whole.value);
-                self.response_at = whole.response.map(|at| (at, whole.response_known));
-                self.read_members = whole.members;
-                self.item_at = whole.item;
-                self.reused = whole.reused;
+                self.read = whole.read;
                 whole.head
             }
             None => match Head::parse(data, &mut self.shape) {
@@ -346,11 +331,7 @@ impl Dialect for ResponsesFold {
             },
         };
         let flow = self.apply(turn, event, &head, sink);
-        self.parsed = None;
-        self.response_at = None;
-        self.read_members.clear();
-        self.item_at = None;
-        self.reused.clear();
+        self.read = EventRead::default();
         flow
     }
 
