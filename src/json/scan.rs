@@ -14,7 +14,7 @@ pub(crate) fn ascii_plain_prefix(bytes: &[u8]) -> usize {
             | has_zero(w ^ (ONES * b'"' as u64))
             | has_zero(w ^ (ONES * b'\\' as u64))
     };
-    first_special(bytes, special)
+    first_special(bytes, special, padded)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -29,10 +29,10 @@ fn has_zero(v: u64) -> u64 {
 
 /// The index of the first byte of `bytes` whose high bit `special` sets in the mask of the
 /// eight-byte word it is in (a lowest set bit marks its byte exactly), or its length. The short
-/// tail is padded with `"` (special to every caller) by loads, not a copy (a variable-length copy
-/// is a call to `memcpy`, and the tails of fragments are short and many).
+/// tail (fewer than eight bytes) is made a word by `tail`, padded with `"` (special to every
+/// caller).
 #[inline(always)]
-fn first_special(bytes: &[u8], special: impl Fn(u64) -> u64) -> usize {
+fn first_special(bytes: &[u8], special: impl Fn(u64) -> u64, tail: fn(&[u8]) -> u64) -> usize {
     let word = |b: &[u8]| b.try_into().map_or(0, u64::from_le_bytes);
     let mut words = bytes.chunks_exact(8);
     let mut j = 0;
@@ -43,12 +43,13 @@ fn first_special(bytes: &[u8], special: impl Fn(u64) -> u64) -> usize {
         }
         j += 8;
     }
-    let m = special(padded(words.remainder()));
+    let m = special(tail(words.remainder()));
     (j + (m.trailing_zeros() / 8) as usize).min(bytes.len())
 }
 
-/// `tail` (fewer than eight bytes: none is a word of `"`) as the low bytes of a word, the others
-/// `"`.
+/// `tail` (fewer than eight bytes) as the low bytes of a word, the others `"`: by loads, not a
+/// copy (a variable-length copy is a call to `memcpy`; the tails of a fragment's string runs are
+/// short and many).
 #[inline(always)]
 fn padded(tail: &[u8]) -> u64 {
     let (mut w, mut k) = (0u64, 0usize);
@@ -77,22 +78,14 @@ pub(crate) fn json_plain_prefix(bytes: &[u8]) -> usize {
         // < 0x20: bits 5, 6 and 7 all clear.
         has_zero(w & 0xE0E0_E0E0_E0E0_E0E0) | has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64))
     };
-    let mut words = bytes.chunks_exact(8);
-    let mut j = 0;
-    for word in &mut words {
-        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let m = special(w);
-        if m != 0 {
-            return j + (m.trailing_zeros() / 8) as usize;
-        }
-        j += 8;
-    }
-    let tail = words.remainder();
-    // The short tail padded with a special byte.
-    let mut word = [b'"'; 8];
-    word[..tail.len()].copy_from_slice(tail);
-    let m = special(u64::from_le_bytes(word));
-    (j + (m.trailing_zeros() / 8) as usize).min(bytes.len())
+    // The tail copied into a padded word: by loads (`padded`) measured worse here (the keys'
+    // reader grew; their runs end in a word, rarely in the tail).
+    let copied = |tail: &[u8]| {
+        let mut word = [b'"'; 8];
+        word[..tail.len()].copy_from_slice(tail);
+        u64::from_le_bytes(word)
+    };
+    first_special(bytes, special, copied)
 }
 
 /// Index of the first `"` or `\` in `bytes` (or its length). Short inputs (the typical
