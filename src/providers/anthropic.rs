@@ -141,7 +141,7 @@ use super::events::{PartKind, ProviderError, StreamEvent, ToolInputFormat};
 use super::fastpath::{Cursor, Seen};
 use super::raw::{quick_allowed, quick_taken};
 use super::turn::{CallInit, Dialect, DialectInfo, Flow, Outcome, Part, Turn, TurnState};
-use super::view::{JsonStr, Str};
+use super::view::{JsonStr, Str, UncheckedStr};
 use super::{
     check_lone, json_error, parse_value, warn, warn_lone, without_lone_surrogates, MessageView, PathStep, Provider,
     Sink, StreamError,
@@ -352,23 +352,33 @@ impl DeltaKind {
 /// The hot event — `content_block_delta` with a text, thinking or argument
 /// delta — as [`quick_delta_event`] reads it: the block's index, the
 /// delta's kind and its string.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct QuickDelta<'a> {
     index: u64,
     kind: DeltaKind,
-    value: JsonStr<'a>,
+    /// Read (strictly) as it is appended: a string that does not read
+    /// declines the event to serde_json.
+    value: UncheckedStr<'a>,
 }
 
 impl<'a> QuickDelta<'a> {
-    /// The [`Head`] serde_json gives for the same event.
-    fn head(self) -> Head<'a> {
+    /// Whether its string reads strictly (as [`view::scan_str`](super::view::scan_str)
+    /// reads it): the event is then one serde_json reads as this view.
+    pub(super) fn reads(&self) -> bool {
+        self.value.checked().is_some()
+    }
+
+    /// The [`Head`] serde_json gives for the same event, or `None` when its
+    /// string does not read strictly (serde_json decides then).
+    fn head(&self) -> Option<Head<'a>> {
+        let value = self.value.checked()?;
         let mut delta = DeltaView { ty: Some(Str(Cow::Borrowed(self.kind.name()))), ..DeltaView::default() };
         match self.kind {
-            DeltaKind::Text => delta.text = Some(self.value),
-            DeltaKind::Json => delta.partial_json = Some(self.value),
-            DeltaKind::Thinking => delta.thinking = Some(self.value),
+            DeltaKind::Text => delta.text = Some(value),
+            DeltaKind::Json => delta.partial_json = Some(value),
+            DeltaKind::Thinking => delta.thinking = Some(value),
         }
-        Head { ty: Cow::Borrowed("content_block_delta"), index: Some(self.index), delta: Some(delta) }
+        Some(Head { ty: Cow::Borrowed("content_block_delta"), index: Some(self.index), delta: Some(delta) })
     }
 }
 
@@ -376,7 +386,10 @@ impl<'a> QuickDelta<'a> {
 /// delta — matched byte for byte in the compact form the API sends; the same
 /// view serde_json would give. Anything else (whitespace, other members or
 /// order, a number serde_json would read differently) is `None` and goes
-/// through serde_json.
+/// through serde_json. The string, the event's last value, is not read
+/// here: it is read and decoded in one pass where it is appended
+/// ([`UncheckedStr`]), and the event declines to serde_json then if it does
+/// not read.
 #[inline(always)]
 pub(super) fn quick_delta_event(data: &str) -> Option<QuickDelta<'_>> {
     let mut c = Cursor::new(data);
@@ -392,16 +405,18 @@ pub(super) fn quick_delta_event(data: &str) -> Option<QuickDelta<'_>> {
     } else {
         return None;
     };
-    let value = c.strict_string()?;
-    c.eat_str("}}")?;
-    c.end()?;
-    Some(QuickDelta { index, kind, value })
+    // The string ends the payload: `"…"}}`.
+    let quoted = data.get(c.pos()..data.len().checked_sub(2)?)?;
+    if quoted.len() < 2 || !quoted.starts_with('"') || !data.ends_with("\"}}") {
+        return None;
+    }
+    Some(QuickDelta { index, kind, value: UncheckedStr::new(quoted) })
 }
 
 /// [`quick_delta_event`] as the [`Head`] serde_json gives.
 #[cfg(test)]
 fn quick_delta(data: &str) -> Option<Head<'_>> {
-    quick_delta_event(data).map(QuickDelta::head)
+    quick_delta_event(data).and_then(|q| q.head())
 }
 
 /// The head of any other compact event (`message_start`, block start and
@@ -529,9 +544,10 @@ impl Dialect for AnthropicFold {
             if turn.config.tool_input_trailing_strings { PartialStrings::Keep } else { PartialStrings::Drop };
         self.value_max = turn.config.max_memory_bytes / 16;
         if let Some(q) = quick_allowed().then(|| quick_delta_event(event.data())).flatten() {
-            quick_taken();
-            self.on_quick_delta(turn, q, event, sink)?;
-            return Ok(Flow::Continue);
+            if self.on_quick_delta(turn, q, event, sink)? {
+                quick_taken();
+                return Ok(Flow::Continue);
+            }
         }
         let quick = if quick_allowed() { quick_head(event.data()) } else { None };
         let parsed = match quick {
@@ -896,6 +912,8 @@ impl AnthropicFold {
     /// event type or delta type compared as text again); anything else (an
     /// unknown or closed block, a delta of another block's kind, a message
     /// not started) through [`on_delta`](Self::on_delta), which warns.
+    /// `Ok(false)`, nothing done, when its string does not read strictly (a
+    /// lone surrogate escape included: the slow path warns of those).
     #[inline(always)]
     fn on_quick_delta(
         &mut self,
@@ -903,22 +921,20 @@ impl AnthropicFold {
         q: QuickDelta<'_>,
         event: &Event<'_>,
         sink: &mut Sink<'_>,
-    ) -> Result<(), StreamError> {
+    ) -> Result<bool, StreamError> {
         let open = (turn.state != TurnState::Idle).then(|| self.block_pos(q.index)).flatten().filter(|&pos| {
             let block = &self.blocks[pos];
             let part = &turn.parts[block.part as usize];
             part.is_open() && block.takes(part.kind, q.kind)
         });
         let Some(pos) = open else {
-            return self.on_delta(turn, q.head(), event, sink);
+            let Some(head) = q.head() else { return Ok(false) };
+            return self.on_delta(turn, head, event, sink).map(|()| true);
         };
         let part = self.blocks[pos].part;
-        // (`strict_string` declined a lone surrogate escape: `on_delta`
-        // warns of those.)
-        debug_assert!(!q.value.lone_surrogates());
         match q.kind {
-            DeltaKind::Json => turn.push_args(part, &q.value, sink),
-            _ => turn.append_text(part, &q.value, sink),
+            DeltaKind::Json => turn.try_push_args(part, &q.value, sink),
+            _ => turn.try_append_text(part, &q.value, sink),
         }
     }
 
@@ -1148,6 +1164,23 @@ mod tests {
             // A block never started, and an index no block can have.
             delta(7, "text_delta", "text", "nowhere"),
             delta(u64::MAX, "text_delta", "text", "nowhere"),
+            // Strings the hot path reads as it appends them and declines
+            // (nothing appended: serde_json decides): a control character,
+            // an unescaped quote (the string ends before the payload's
+            // `"}}`), a trailing backslash, a bad escape or `\u`, a reversed
+            // or lone pair, in every kind of block; and `\/` (not escaped as
+            // serde_json escapes).
+            delta(0, "text_delta", "text", "ctl \u{1} x"),
+            delta(0, "text_delta", "text", r#"a"}}"#),
+            delta(0, "text_delta", "text", r"a\"),
+            delta(1, "thinking_delta", "thinking", r"bad \q"),
+            delta(1, "thinking_delta", "thinking", r"bad \u12x4"),
+            delta(2, "input_json_delta", "partial_json", r"\udc00\ud800"),
+            delta(2, "input_json_delta", "partial_json", r"lone \ud83d x"),
+            delta(0, "text_delta", "text", r"lone low \udc00 x"),
+            delta(2, "input_json_delta", "partial_json", "\u{1f}"),
+            delta(2, "input_json_delta", "partial_json", r#"2, \"b\": \"c\/d\""#),
+            delta(0, "text_delta", "text", r"slash \/ \b\f\r\t"),
         ];
         let stop0 = r#"{"type":"content_block_stop","index":0}"#;
         let end = [

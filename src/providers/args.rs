@@ -59,6 +59,9 @@ impl PathBudget {
 pub(crate) enum PushError {
     /// The raw arguments grew past the configured limit.
     TooLarge,
+    /// The fragment's text did not read ([`Fragment::try_push_to`]):
+    /// nothing was appended or emitted.
+    Declined,
 }
 
 /// The arguments of one tool call.
@@ -170,15 +173,17 @@ impl ToolArgs {
         budget: &mut PathBudget,
         sink: &mut Sink<'_>,
     ) -> Result<(), PushError> {
-        if self.raw.is_empty() && self.parser.bytes_pushed() == 0 && !self.text {
+        let start = self.raw.len();
+        if !fragment.try_push_to(&mut self.raw) {
+            return Err(PushError::Declined);
+        }
+        if start == 0 && self.parser.bytes_pushed() == 0 && !self.text {
             self.parser = if self.materialized {
                 Self::parser(|limits| PartialJson::skeleton_with_tree(limits, TREE_BUDGET), max_bytes)
             } else {
                 Self::parser(PartialJson::skeleton, max_bytes)
             };
         }
-        let start = self.raw.len();
-        fragment.push_to(&mut self.raw);
         if self.raw.len() > max_bytes {
             self.raw.truncate(start);
             return Err(PushError::TooLarge);

@@ -261,7 +261,9 @@ fn decode_chunk<'a>(payload: &[u8], json: &'a mut Vec<u8>) -> Result<(&'a str, &
     }
     // The hot event, read whole as the Anthropic fold reads it (its type is
     // its first member), else its type wherever it sits.
-    if text.starts_with(r#"{"type":"content_block_delta","#) && anthropic::quick_delta_event(text).is_some() {
+    if text.starts_with(r#"{"type":"content_block_delta","#)
+        && anthropic::quick_delta_event(text).is_some_and(|q| q.reads())
+    {
         return Ok(("content_block_delta", text));
     }
     if let Some([Some(name)]) = string_members(text, ["type"]) {

@@ -555,10 +555,24 @@ impl Turn {
     /// (over it: nothing appended, the limit error), and emits `text_delta`
     /// unless it is empty.
     pub(crate) fn append_text(&mut self, id: u32, text: &JsonStr<'_>, sink: &mut Sink<'_>) -> Result<(), StreamError> {
+        self.try_append_text(id, text, sink).map(drop)
+    }
+
+    /// [`append_text`](Self::append_text) of a fragment whose text is read
+    /// as it is appended ([`Fragment::try_push_to`]): `Ok(false)`, nothing
+    /// appended or emitted, when it does not read.
+    pub(crate) fn try_append_text(
+        &mut self,
+        id: u32,
+        text: &(impl Fragment + ?Sized),
+        sink: &mut Sink<'_>,
+    ) -> Result<bool, StreamError> {
         let max = self.config.max_text_bytes;
         let part = &mut self.parts[id as usize];
         let start = part.text.len();
-        text.push_to(&mut part.text);
+        if !text.try_push_to(&mut part.text) {
+            return Ok(false);
+        }
         if part.text.len() > max {
             part.text.truncate(start);
             return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxTextBytes, max });
@@ -571,7 +585,7 @@ impl Turn {
                 None => sink.event(&delta),
             }
         }
-        self.check_budget(added)
+        self.check_budget(added).map(|()| true)
     }
 
     /// Opens a `media` part of the given MIME type (`part_start`).
@@ -660,13 +674,29 @@ impl Turn {
         fragment: &(impl Fragment + ?Sized),
         sink: &mut Sink<'_>,
     ) -> Result<(), StreamError> {
+        self.try_push_args(id, fragment, sink).map(drop)
+    }
+
+    /// [`push_args`](Self::push_args) of a fragment whose text is read as it
+    /// is appended ([`Fragment::try_push_to`]): `Ok(false)`, nothing
+    /// appended or emitted, when it does not read.
+    pub(crate) fn try_push_args(
+        &mut self,
+        id: u32,
+        fragment: &(impl Fragment + ?Sized),
+        sink: &mut Sink<'_>,
+    ) -> Result<bool, StreamError> {
         let max = self.config.max_tool_args_bytes;
         let mut added = 0;
         if let Some(args) = self.parts[id as usize].args.as_mut() {
             let before = args.raw().len();
-            args.push(fragment, id, max, &mut self.path_budget, sink).map_err(|PushError::TooLarge| {
-                StreamError::LimitExceeded { limit: StreamLimit::MaxToolArgsBytes, max }
-            })?;
+            match args.push(fragment, id, max, &mut self.path_budget, sink) {
+                Ok(()) => {}
+                Err(PushError::Declined) => return Ok(false),
+                Err(PushError::TooLarge) => {
+                    return Err(StreamError::LimitExceeded { limit: StreamLimit::MaxToolArgsBytes, max })
+                }
+            }
             added = args.raw().len() - before;
         }
         let result = self.check_budget(added);
@@ -675,7 +705,7 @@ impl Turn {
                 args.set_over_budget();
             }
         }
-        result
+        result.map(|()| true)
     }
 
     /// Commits an open part — the one commit path of every dialect: its

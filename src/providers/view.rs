@@ -4,9 +4,13 @@
 //! arguments are [`JsonStr`] (always borrowed, raw, decoded straight into
 //! the part's buffer), so a delta costs no allocation of its own whatever
 //! escapes it holds; [`scan_str`] reads a JSON string strictly for the
-//! exact-bytes fast paths, which fall back to serde_json on anything else.
+//! exact-bytes fast paths, which fall back to serde_json on anything else,
+//! and [`UncheckedStr`] reads one the same way as it decodes it, for a fast
+//! path that knows where the string ends (one pass over an escaped delta,
+//! not a scan and then a decode).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 use std::ops::Deref;
 
@@ -293,6 +297,14 @@ pub(crate) trait Fragment {
     /// Appends the decoded text to `out`.
     fn push_to(&self, out: &mut String);
 
+    /// [`push_to`](Self::push_to), for a fragment whose text is read as it
+    /// is appended ([`UncheckedStr`]): `false`, `out` left as it was, when
+    /// the text is not what it must be. The others always append.
+    fn try_push_to(&self, out: &mut String) -> bool {
+        self.push_to(out);
+        true
+    }
+
     /// The text as the provider escaped it (a JSON string's contents), when
     /// it came as one escaped exactly as serde_json escapes.
     fn as_escaped(&self) -> Option<&str> {
@@ -329,6 +341,113 @@ impl Fragment for JsonText<'_> {
 impl Fragment for str {
     fn push_to(&self, out: &mut String) {
         out.push_str(self);
+    }
+}
+
+/// A JSON string that ends its payload, taken before its text was read: the
+/// text between its quotes, read strictly (as [`scan_str`] reads it: no
+/// unescaped quote, no control character, every escape valid, no lone
+/// surrogate) and decoded in the same pass when it is appended, not scanned
+/// first and decoded after. A fast path that knows where the string ends
+/// (the payload's last bytes) hands it on; appending declines, leaving the
+/// buffer as it was, when the text is not such a string, and the caller
+/// falls back to the path that reads the payload whole.
+#[derive(Debug, Clone)]
+pub(crate) struct UncheckedStr<'a> {
+    /// The string with its quotes.
+    quoted: &'a str,
+    /// Set when appended: whether the text is escaped exactly as
+    /// serde_json escapes ([`JsonStr::canonical_raw`]).
+    canonical: Cell<bool>,
+}
+
+impl<'a> UncheckedStr<'a> {
+    /// The string `quoted` (its quotes included, its text unread).
+    pub(crate) fn new(quoted: &'a str) -> Self {
+        UncheckedStr { quoted, canonical: Cell::new(false) }
+    }
+
+    /// The text between the quotes, escapes undecoded.
+    fn raw(&self) -> &'a str {
+        self.quoted.get(1..self.quoted.len().saturating_sub(1)).unwrap_or_default()
+    }
+
+    /// The string read by [`scan_str`], when it is one that ends where this
+    /// one does: for the paths that take a [`JsonStr`].
+    pub(crate) fn checked(&self) -> Option<JsonStr<'a>> {
+        scan_str(self.quoted, 0).filter(|&(_, end)| end == self.quoted.len()).map(|(s, _)| s)
+    }
+}
+
+impl Fragment for UncheckedStr<'_> {
+    /// Appends the text if it reads ([`try_push_to`](Fragment::try_push_to)),
+    /// else nothing.
+    fn push_to(&self, out: &mut String) {
+        let _ = self.try_push_to(out);
+    }
+
+    fn try_push_to(&self, out: &mut String) -> bool {
+        let start = out.len();
+        match decode_strict(self.raw(), out) {
+            Some(canonical) => {
+                self.canonical.set(canonical);
+                true
+            }
+            None => {
+                out.truncate(start);
+                false
+            }
+        }
+    }
+
+    fn as_escaped(&self) -> Option<&str> {
+        self.canonical.get().then(|| self.raw())
+    }
+}
+
+/// Reads `raw` as a JSON string's text between its quotes, strictly (see
+/// [`UncheckedStr`]), decoding it onto `out` in the same pass: whether it
+/// is escaped as serde_json escapes (no `\u`, no `\/`), or `None` when it
+/// is not such a text (`out` then holds part of it: the caller cuts it).
+fn decode_strict(raw: &str, out: &mut String) -> Option<bool> {
+    let b = raw.as_bytes();
+    let mut canonical = true;
+    let mut i = 0;
+    loop {
+        // The run ends at an ASCII byte (or the end): a character boundary.
+        let n = json_plain_prefix(b.get(i..)?);
+        out.push_str(raw.get(i..i + n)?);
+        i += n;
+        match b.get(i) {
+            None => return Some(canonical),
+            Some(b'\\') => {}
+            // An unescaped quote (the string ended before the payload's
+            // end) or a control character.
+            Some(_) => return None,
+        }
+        match *b.get(i + 1)? {
+            b'u' => {
+                canonical = false;
+                let hi = hex4(b, i + 2).ok()?;
+                i += 6;
+                let code = match hi {
+                    0xD800..=0xDBFF => {
+                        let lo = low_after(b, i)?;
+                        i += 6;
+                        0x1_0000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
+                    }
+                    // A lone surrogate: the slow path's (it warns).
+                    0xDC00..=0xDFFF => return None,
+                    _ => u32::from(hi),
+                };
+                out.push(char::from_u32(code)?);
+            }
+            e => {
+                out.push(escape_char(e)?);
+                canonical &= e != b'/';
+                i += 2;
+            }
+        }
     }
 }
 
@@ -645,6 +764,61 @@ mod tests {
         for doc in [r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"\\ud800"}"#, "\\", "\\u12", "\\", r#""\u00e9""#] {
             assert_eq!(replace_lone_surrogates(doc), None, "{doc}");
         }
+    }
+
+    /// A string read as it is appended reads exactly the strings the
+    /// strict scanner reads (a lone surrogate declined too), to the same
+    /// text and escaped form; what does not read leaves the buffer as it was.
+    #[test]
+    fn unchecked_str_reads_as_scan_str() {
+        let pieces = [
+            "a",
+            "\\n",
+            "\\\\",
+            "\\\"",
+            "\\/",
+            "\\ud83d",
+            "\\ude00",
+            "\\u0041",
+            "\\uD83D\\u0041",
+            "é",
+            "\\u00",
+            "\\q",
+            "\u{1}",
+            "\u{1f}",
+            "\"",
+            "\\",
+            "0123456789abcdef",
+            "\\b\\f\\r\\t",
+        ];
+        let mut n = 0;
+        for x in pieces {
+            for y in pieces {
+                for z in pieces {
+                    let quoted = format!("\"{x}{y}{z}\"");
+                    let want = scan_str(&quoted, 0)
+                        .filter(|&(_, end)| end == quoted.len())
+                        .map(|(s, _)| (s.to_cow().into_owned(), s.canonical_raw().map(str::to_owned)));
+                    let unchecked = UncheckedStr::new(&quoted);
+                    let mut out = String::from("kept");
+                    let read = unchecked.try_push_to(&mut out);
+                    match &want {
+                        Some((text, escaped)) => {
+                            assert!(read, "{quoted}");
+                            assert_eq!(&out["kept".len()..], text, "{quoted}");
+                            assert_eq!(unchecked.as_escaped().map(str::to_owned), *escaped, "{quoted}");
+                            n += 1;
+                        }
+                        None => {
+                            assert!(!read, "{quoted}");
+                            assert_eq!(out, "kept", "{quoted}");
+                        }
+                    }
+                    assert_eq!(unchecked.checked().is_some(), want.is_some(), "{quoted}");
+                }
+            }
+        }
+        assert!(n > 900, "{n}");
     }
 
     /// The strict scanner accepts exactly the strings serde_json accepts,
