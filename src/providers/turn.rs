@@ -698,6 +698,10 @@ impl Turn {
                 }
             }
             added = args.raw().len() - before;
+        } else if !fragment.try_push_to(&mut String::new()) {
+            // No arguments kept (never the case for an open call): the text
+            // is still read, so that what does not read declines here too.
+            return Ok(false);
         }
         let result = self.check_budget(added);
         if result.is_err() {
