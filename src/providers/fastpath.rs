@@ -159,26 +159,33 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let mut i = self.at + 1;
+        let (mut escaped, mut unicode, mut slash) = (false, false, false);
         loop {
             i += json_plain_prefix(b.get(i..)?);
             match *b.get(i)? {
                 b'"' => break,
-                b'\\' => match *b.get(i + 1)? {
-                    b'u' => {
-                        if !b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
-                            return None;
+                b'\\' => {
+                    escaped = true;
+                    match *b.get(i + 1)? {
+                        b'u' => {
+                            if !b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            unicode = true;
+                            i += 6;
                         }
-                        i += 6;
+                        e => {
+                            escape_char(e)?;
+                            slash |= e == b'/';
+                            i += 2;
+                        }
                     }
-                    e => {
-                        escape_char(e)?;
-                        i += 2;
-                    }
-                },
+                }
                 _ => return None,
             }
         }
-        let v = JsonStr::from_raw(self.text.get(self.at..=i)?)?;
+        // What `JsonStr::from_raw` gives, from what the scan saw.
+        let v = JsonStr::scanned(self.text.get(self.at + 1..i)?, escaped, unicode, slash)?;
         self.at = i + 1;
         Some(v)
     }
@@ -535,6 +542,54 @@ mod tests {
     /// What serde_json makes of `doc` as a string (decoded), if anything.
     fn serde_string(doc: &str) -> Option<String> {
         serde_json::from_str::<String>(doc).ok()
+    }
+
+    /// The lenient reader gives what `JsonStr::from_raw` gives for the same
+    /// text (its flags from what its scan saw), or declines where it does.
+    #[test]
+    fn string_is_from_raw() {
+        let pieces = [
+            "a",
+            "\\n",
+            "\\\\",
+            "\\\"",
+            "\\/",
+            "\\ud83d",
+            "\\ude00",
+            "\\u0041",
+            "\\uD83D\\u0041",
+            "é",
+            "\\u00",
+            "\\q",
+            "\u{1}",
+            "\"",
+            "\\uzzzz",
+        ];
+        let mut read = 0;
+        for x in pieces {
+            for y in pieces {
+                for z in pieces {
+                    let doc = format!("\"{x}{y}{z}\"");
+                    let mut c = Cursor::new(&doc);
+                    let got = c.string();
+                    let whole = got.is_some() && c.pos() == doc.len();
+                    match got {
+                        Some(s) if whole => {
+                            assert_eq!(Some(s), view::JsonStr::from_raw(&doc), "{doc}");
+                            read += 1;
+                        }
+                        // Ended early (an unescaped quote): the same string
+                        // from the text it read.
+                        Some(s) => assert_eq!(Some(s), view::JsonStr::from_raw(&doc[..c.pos()]), "{doc}"),
+                        None => {
+                            // serde_json's skip refuses it too (what `from_raw` is given).
+                            assert!(serde_json::from_str::<&serde_json::value::RawValue>(&doc).is_err(), "{doc}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(read > 500, "{read}");
     }
 
     #[test]

@@ -120,6 +120,16 @@ impl<'a> JsonStr<'a> {
         Some(JsonStr { raw, escaped: true, lone, canonical })
     }
 
+    /// The string whose text between the quotes is `raw`, read by a scanner
+    /// that checked every escape (escape letters and `\u` hex digits) and
+    /// noted whether it met a backslash, a `\u` and a `\/`: what
+    /// [`from_raw`](Self::from_raw) gives, without reading `raw` again but
+    /// for the lone surrogate check when it has a `\u`.
+    pub(crate) fn scanned(raw: &'a str, escaped: bool, unicode: bool, slash: bool) -> Option<Self> {
+        let lone = unicode && unescape(raw, &mut Discard).ok()?;
+        Some(JsonStr { raw, escaped, lone, canonical: !unicode && !slash })
+    }
+
     /// Whether the decoded string is empty (an escape never decodes to
     /// nothing).
     pub(crate) fn is_empty(&self) -> bool {
