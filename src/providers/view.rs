@@ -120,16 +120,6 @@ impl<'a> JsonStr<'a> {
         Some(JsonStr { raw, escaped: true, lone, canonical })
     }
 
-    /// The string whose text between the quotes is `raw`, read by a scanner
-    /// that checked every escape (escape letters and `\u` hex digits) and
-    /// noted whether it met a backslash, a `\u` and a `\/`: what
-    /// [`from_raw`](Self::from_raw) gives, without reading `raw` again but
-    /// for the lone surrogate check when it has a `\u`.
-    pub(crate) fn scanned(raw: &'a str, escaped: bool, unicode: bool, slash: bool) -> Option<Self> {
-        let lone = unicode && unescape(raw, &mut Discard).ok()?;
-        Some(JsonStr { raw, escaped, lone, canonical: !unicode && !slash })
-    }
-
     /// Whether the decoded string is empty (an escape never decodes to
     /// nothing).
     pub(crate) fn is_empty(&self) -> bool {
@@ -218,13 +208,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
     }
 }
 
-/// Reads the JSON string that starts at `at` (its opening quote) in `b`,
+/// Reads the JSON string that starts at `at` (its opening quote) in `text`,
 /// strictly: `None` on anything serde_json would reject (a control
 /// character, an unknown escape, a bad `\u`, an unpaired surrogate, no
 /// closing quote). Returns the string and the offset after its closing
 /// quote. For fast paths that match a payload's exact bytes and fall back to
 /// serde_json on `None`.
 pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
+    // A lone surrogate: the slow path's (it warns).
+    scan_lenient(text, at).filter(|(s, _)| !s.lone)
+}
+
+/// [`scan_str`], but a `\u` escape of a lone surrogate accepted (flagged,
+/// decoded to U+FFFD), as [`JsonStr`]'s own deserializer reads it: the
+/// string [`JsonStr::from_raw`] gives, its flags from what the scan saw.
+#[inline]
+pub(crate) fn scan_lenient(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
     let b = text.as_bytes();
     if b.get(at) != Some(&b'"') {
         return None;
@@ -256,11 +255,8 @@ pub(crate) fn scan_str(text: &str, at: usize) -> Option<(JsonStr<'_>, usize)> {
         }
     }
     let raw = text.get(start..i)?;
-    // A lone surrogate: the slow path's (it warns).
-    if unicode && unescape(raw, &mut Discard) != Ok(false) {
-        return None;
-    }
-    Some((JsonStr { raw, escaped, lone: false, canonical: !unicode && !slash }, i + 1))
+    let lone = unicode && unescape(raw, &mut Discard).ok()?;
+    Some((JsonStr { raw, escaped, lone, canonical: !unicode && !slash }, i + 1))
 }
 
 /// Tool arguments: a JSON string (borrowed, decoded when appended), or — as
@@ -666,6 +662,33 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Few<T> {
 /// JSON string literals the exact-bytes fast paths must read exactly as
 /// serde_json does (or decline): escapes, pairs, lone surrogates in every
 /// position, control characters, invalid escapes. Shared by their tests.
+/// Pieces of a JSON string's text (escapes of every kind, surrogate pairs,
+/// reversed and lone ones, bad escapes and `\u` digits, control characters,
+/// an unescaped quote, a lone backslash, multibyte and plain text) that the
+/// string readers' tests join three at a time between quotes.
+#[cfg(test)]
+pub(crate) const STRING_PIECES: [&str; 19] = [
+    "a",
+    "\\n",
+    "\\\\",
+    "\\\"",
+    "\\/",
+    "\\ud83d",
+    "\\ude00",
+    "\\u0041",
+    "\\uD83D\\u0041",
+    "é",
+    "\\u00",
+    "\\uzzzz",
+    "\\q",
+    "\u{1}",
+    "\u{1f}",
+    "\"",
+    "\\",
+    "0123456789abcdef",
+    "\\b\\f\\r\\t",
+];
+
 #[cfg(test)]
 pub(crate) const TRICKY_JSON_STRINGS: [&str; 11] = [
     r#""plain""#,
@@ -781,26 +804,7 @@ mod tests {
     /// text and escaped form; what does not read leaves the buffer as it was.
     #[test]
     fn unchecked_str_reads_as_scan_str() {
-        let pieces = [
-            "a",
-            "\\n",
-            "\\\\",
-            "\\\"",
-            "\\/",
-            "\\ud83d",
-            "\\ude00",
-            "\\u0041",
-            "\\uD83D\\u0041",
-            "é",
-            "\\u00",
-            "\\q",
-            "\u{1}",
-            "\u{1f}",
-            "\"",
-            "\\",
-            "0123456789abcdef",
-            "\\b\\f\\r\\t",
-        ];
+        let pieces = STRING_PIECES;
         let mut n = 0;
         for x in pieces {
             for y in pieces {
