@@ -659,9 +659,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Few<T> {
     }
 }
 
-/// JSON string literals the exact-bytes fast paths must read exactly as
-/// serde_json does (or decline): escapes, pairs, lone surrogates in every
-/// position, control characters, invalid escapes. Shared by their tests.
 /// Pieces of a JSON string's text (escapes of every kind, surrogate pairs,
 /// reversed and lone ones, bad escapes and `\u` digits, control characters,
 /// an unescaped quote, a lone backslash, multibyte and plain text) that the
@@ -689,6 +686,9 @@ pub(crate) const STRING_PIECES: [&str; 19] = [
     "\\b\\f\\r\\t",
 ];
 
+/// JSON string literals the exact-bytes fast paths must read exactly as
+/// serde_json does (or decline): escapes, pairs, lone surrogates in every
+/// position, control characters, invalid escapes. Shared by their tests.
 #[cfg(test)]
 pub(crate) const TRICKY_JSON_STRINGS: [&str; 11] = [
     r#""plain""#,
