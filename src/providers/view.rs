@@ -431,29 +431,15 @@ fn decode_strict(raw: &str, out: &mut String) -> Option<bool> {
             // end) or a control character.
             Some(_) => return None,
         }
-        match *b.get(i + 1)? {
-            b'u' => {
-                canonical = false;
-                let hi = hex4(b, i + 2).ok()?;
-                i += 6;
-                let code = match hi {
-                    0xD800..=0xDBFF => {
-                        let lo = low_after(b, i)?;
-                        i += 6;
-                        0x1_0000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
-                    }
-                    // A lone surrogate: the slow path's (it warns).
-                    0xDC00..=0xDFFF => return None,
-                    _ => u32::from(hi),
-                };
-                out.push(char::from_u32(code)?);
-            }
-            e => {
-                out.push(escape_char(e)?);
-                canonical &= e != b'/';
-                i += 2;
-            }
+        let e = escape_at(b, i)?;
+        if e.lone {
+            // A lone surrogate: the slow path's (it warns).
+            return None;
         }
+        // Canonical as `scan_str` has it: no `\u`, no `\/`.
+        canonical &= !matches!(b[i + 1], b'u' | b'/');
+        out.push(e.char);
+        i += e.len;
     }
 }
 
@@ -491,37 +477,44 @@ fn unescape(raw: &str, out: &mut impl Out) -> Result<bool, ()> {
     while let Some(off) = find_backslash(&b[i..]) {
         let at = i + off;
         out.push_str(&raw[i..at]);
-        let c = match *b.get(at + 1).ok_or(())? {
-            b'u' => {
-                let hi = hex4(b, at + 2)?;
-                i = at + 6;
-                let code = match hi {
-                    0xD800..=0xDBFF => match low_after(b, i) {
-                        Some(lo) => {
-                            i += 6;
-                            0x1_0000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
-                        }
-                        None => {
-                            lone = true;
-                            0xFFFD
-                        }
-                    },
-                    0xDC00..=0xDFFF => {
-                        lone = true;
-                        0xFFFD
-                    }
-                    _ => u32::from(hi),
-                };
-                out.push(char::from_u32(code).ok_or(())?);
-                continue;
-            }
-            e => escape_char(e).ok_or(())?,
-        };
-        out.push(c);
-        i = at + 2;
+        let e = escape_at(b, at).ok_or(())?;
+        lone |= e.lone;
+        out.push(e.char);
+        i = at + e.len;
     }
     out.push_str(&raw[i..]);
     Ok(lone)
+}
+
+/// A JSON escape, decoded ([`escape_at`]).
+struct Escape {
+    /// What it stands for (U+FFFD for a lone surrogate).
+    char: char,
+    /// Its length in bytes (12 for a surrogate pair).
+    len: usize,
+    /// Whether it is a `\u` escape of a lone surrogate (or a reversed pair's
+    /// first half).
+    lone: bool,
+}
+
+/// The escape at `b[at]` (a backslash): a one-letter escape, a `\u` escape,
+/// or a `\u` pair of surrogates; `None` on a bad letter or hex digit.
+#[inline(always)]
+fn escape_at(b: &[u8], at: usize) -> Option<Escape> {
+    let letter = *b.get(at + 1)?;
+    if letter != b'u' {
+        return Some(Escape { char: escape_char(letter)?, len: 2, lone: false });
+    }
+    let hi = hex4(b, at + 2).ok()?;
+    let (code, len, lone) = match hi {
+        0xD800..=0xDBFF => match low_after(b, at + 6) {
+            Some(lo) => (0x1_0000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00), 12, false),
+            None => (0xFFFD, 6, true),
+        },
+        0xDC00..=0xDFFF => (0xFFFD, 6, true),
+        _ => (u32::from(hi), 6, false),
+    };
+    Some(Escape { char: char::from_u32(code)?, len, lone })
 }
 
 /// The first backslash in `b`: the text between two escapes of a delta is
