@@ -12,7 +12,8 @@
 //! `cargo bench --bench fold_gemini_ollama`; instruction counts:
 //! `SSEFOLD_BENCH_MB=2 SSEFOLD_BENCH_ROUNDS=1 valgrind --tool=callgrind
 //! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*serde_pass*'`);
-//! `SSEFOLD_BENCH_BODY=gemini` (or `responses`, `ollama`) runs one body only.
+//! `SSEFOLD_BENCH_BODY=gemini` (or `responses`, `ollama`) runs one body only;
+//! `SSEFOLD_BENCH_ONLY=fold` (or `serde`) runs one side only (for `perf stat`).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -119,17 +120,22 @@ fn main() {
     println!("| body | bytes | turns | payloads | fold | serde_json `Value` per payload | fold / serde |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     let only = std::env::var("SSEFOLD_BENCH_BODY").unwrap_or_default();
+    let side = std::env::var("SSEFOLD_BENCH_ONLY").unwrap_or_default();
     for (name, provider, turns, sse) in sets.iter().filter(|s| s.0.contains(only.as_str())) {
         let bytes: usize = turns.iter().map(Vec::len).sum();
         let p = payloads(turns, *sse);
         let (mut best_fold, mut best_serde) = (f64::MAX, f64::MAX);
         for _ in 0..rounds {
-            let t = Clock::start();
-            black_box(fold_pass(*provider, turns));
-            best_fold = best_fold.min(t.secs());
-            let t = Clock::start();
-            black_box(serde_pass(&p));
-            best_serde = best_serde.min(t.secs());
+            if side != "serde" {
+                let t = Clock::start();
+                black_box(fold_pass(*provider, turns));
+                best_fold = best_fold.min(t.secs());
+            }
+            if side != "fold" {
+                let t = Clock::start();
+                black_box(serde_pass(&p));
+                best_serde = best_serde.min(t.secs());
+            }
         }
         let mib = |s: f64| bytes as f64 / s / (1 << 20) as f64;
         println!(

@@ -265,6 +265,7 @@ impl SeenRaw {
 /// Up to [`Members::MAX`] members of an object on the fast path, each its
 /// key and its raw JSON text ([`Cursor::skip`]), in order. A key
 /// given twice, a `null` value or more members decline (the slow path's).
+#[derive(Clone, Copy)]
 struct Members<'a> {
     list: [(&'a str, &'a str); Members::MAX],
     n: usize,
@@ -336,9 +337,9 @@ enum PartView<'a> {
 
 /// What the fast path makes of a part, `None` when it leaves the chunk to
 /// the slow path (a text part member of an unexpected type or escaped).
-fn part_view(p: Members<'_>) -> Option<PartView<'_>> {
+fn part_view<'a>(p: &Members<'a>) -> Option<PartView<'a>> {
     if !p.iter().all(|(k, _)| matches!(k, "text" | "thought" | "thoughtSignature")) {
-        return Some(PartView::Other(Box::new(p)));
+        return Some(PartView::Other(Box::new(*p)));
     }
     let text = match p.get("text") {
         Some(raw) => Some(JsonStr::from_raw(raw)?),
@@ -355,7 +356,7 @@ fn part_view(p: Members<'_>) -> Option<PartView<'_>> {
         None => None,
     };
     if text.is_none() && signature.is_none() {
-        return Some(PartView::Other(Box::new(p)));
+        return Some(PartView::Other(Box::new(*p)));
     }
     Some(PartView::Text { text, thought, signature })
 }
@@ -376,23 +377,30 @@ struct QuickCandidate<'a> {
 /// `promptFeedback` or `null` members, with at most one candidate, whose
 /// `index` (if any) is a non-negative integer, read from its bytes with a
 /// [`Cursor`] (Gemini's `"key": value` spacing, and any other whitespace
-/// between tokens, accepted).
+/// between tokens, accepted). Read in place ([`parse`](Self::parse)) and
+/// lent to the fold: never moved (it is most of a kilobyte).
 struct QuickChunk<'a> {
     /// Every top-level member but `candidates`.
     top: Members<'a>,
-    candidate: Option<QuickCandidate<'a>>,
+    /// The chunk's candidate, when `has_candidate`.
+    candidate: QuickCandidate<'a>,
+    has_candidate: bool,
 }
 
 impl<'a> QuickChunk<'a> {
-    /// The chunk's view, `None` for the slow path.
+    /// A chunk with no member, to be read by [`parse`](Self::parse).
+    fn new() -> Self {
+        QuickChunk { top: Members::new(), candidate: QuickCandidate::new(), has_candidate: false }
+    }
+
+    /// Reads `data` into this (new) chunk; `None` for the slow path (the
+    /// chunk then holds part of it, and is dropped).
     #[inline(never)]
-    fn parse(data: &'a str) -> Option<Self> {
+    fn parse(&mut self, data: &'a str) -> Option<()> {
         if !quick_allowed() {
             return None;
         }
         let mut c = Cursor::new(data);
-        let mut top = Members::new();
-        let mut candidate = None;
         let mut cands_seen = false;
         c.ws();
         c.spaced_object(|key, c| match key {
@@ -401,53 +409,49 @@ impl<'a> QuickChunk<'a> {
                     return None;
                 }
                 c.spaced_array(|c| {
-                    if candidate.is_some() {
+                    if std::mem::replace(&mut self.has_candidate, true) {
                         return None;
                     }
-                    candidate = Some(QuickCandidate::parse(data, c)?);
-                    Some(())
+                    self.candidate.parse(data, c)
                 })
             }
             "error" | "promptFeedback" => None,
-            _ => top.read(key, c),
+            _ => self.top.read(key, c),
         })?;
         c.ws();
         c.end()?;
         quick_taken();
-        Some(QuickChunk { top, candidate })
+        Some(())
     }
 }
 
 impl<'a> QuickCandidate<'a> {
-    /// A candidate object at the cursor (`data` its whole text).
-    fn parse(data: &'a str, c: &mut Cursor<'a>) -> Option<Self> {
-        let mut members = Members::new();
-        let mut content = None;
-        let mut index = 0;
+    /// A candidate with no member, to be read by [`parse`](Self::parse).
+    fn new() -> Self {
+        QuickCandidate { members: Members::new(), role: None, parts: Parts::default(), index: 0 }
+    }
+
+    /// Reads the candidate object at the cursor into this (new) one
+    /// (`data` the chunk's whole text).
+    fn parse(&mut self, data: &'a str, c: &mut Cursor<'a>) -> Option<()> {
+        let mut content = Seen::default();
         c.spaced_object(|key, c| match key {
             "content" => {
-                if content.is_some() {
-                    return None;
-                }
-                content = Some(QuickCandidate::content(c)?);
-                Some(())
+                content.first(1)?;
+                self.content(c)
             }
             "index" => {
                 let at = c.pos();
-                index = c.uint()?;
-                members.push(key, &data[at..c.pos()])
+                self.index = c.uint()?;
+                self.members.push(key, &data[at..c.pos()])
             }
-            _ => members.read(key, c),
-        })?;
-        let (role, parts) = content.unwrap_or_default();
-        Some(QuickCandidate { members, role, parts, index })
+            _ => self.members.read(key, c),
+        })
     }
 
     /// A candidate's `content`: `parts` and `role` (each possibly `null`),
     /// nothing else.
-    fn content(c: &mut Cursor<'a>) -> Option<(Option<&'a str>, Parts<'a>)> {
-        let mut role = None;
-        let mut parts = Parts::default();
+    fn content(&mut self, c: &mut Cursor<'a>) -> Option<()> {
         let mut seen = Seen::default();
         c.spaced_object(|key, c| match key {
             "parts" => {
@@ -458,18 +462,17 @@ impl<'a> QuickCandidate<'a> {
                 c.spaced_array(|c| {
                     let mut p = Members::new();
                     c.spaced_object(|key, c| p.read(key, c))?;
-                    parts.push(part_view(p)?);
+                    self.parts.push(part_view(&p)?);
                     Some(())
                 })
             }
             "role" => {
                 seen.first(2)?;
-                role = c.opt_plain()?;
+                self.role = c.opt_plain()?;
                 Some(())
             }
             _ => None,
-        })?;
-        Some((role, parts))
+        })
     }
 }
 
@@ -483,8 +486,9 @@ impl Dialect for GeminiFold {
     }
 
     fn on_event(&mut self, turn: &mut Turn, event: &Event<'_>, sink: &mut Sink<'_>) -> Result<Flow, StreamError> {
-        if let Some(chunk) = QuickChunk::parse(event.data()) {
-            return self.on_quick_chunk(turn, chunk, sink);
+        let mut chunk = QuickChunk::new();
+        if chunk.parse(event.data()).is_some() {
+            return self.on_quick_chunk(turn, &mut chunk, sink);
         }
         // The slow path writes the members itself.
         self.top_raw.clear();
@@ -1040,7 +1044,7 @@ impl GeminiFold {
     fn on_quick_chunk(
         &mut self,
         turn: &mut Turn,
-        chunk: QuickChunk<'_>,
+        chunk: &mut QuickChunk<'_>,
         sink: &mut Sink<'_>,
     ) -> Result<Flow, StreamError> {
         let first = turn.state == TurnState::Idle;
@@ -1069,14 +1073,16 @@ impl GeminiFold {
         if first {
             self.start(turn, sink);
         }
-        if let Some(QuickCandidate { members, role, parts, index }) = chunk.candidate {
+        if chunk.has_candidate {
+            let QuickCandidate { members, role, parts, index } = &mut chunk.candidate;
+            let (role, index) = (*role, *index);
             let at = self.candidate(turn, index)?;
             if let Some(role) = role {
                 if !matches!(&self.candidates[at].role, Some(Value::String(r)) if r == role) {
                     self.candidates[at].role = Some(Value::String(role.to_owned()));
                 }
             }
-            for p in parts.first.into_iter().chain(parts.rest) {
+            for p in parts.first.take().into_iter().chain(std::mem::take(&mut parts.rest)) {
                 match p {
                     PartView::Text { text, thought, signature } => {
                         // As on the slow path: a text part ends a call
@@ -1392,7 +1398,7 @@ mod tests {
             r#"{"modelVersion": "m"}"#,
         ];
         for line in taken {
-            assert!(QuickChunk::parse(line).is_some(), "{line}");
+            assert!(QuickChunk::new().parse(line).is_some(), "{line}");
         }
         let deep = format!(r#"{{"candidates": [],"x": {}{}}}"#, "[".repeat(40), "]".repeat(40));
         let declined = [
@@ -1426,7 +1432,7 @@ mod tests {
             deep.as_str(),
         ];
         for line in declined {
-            assert!(QuickChunk::parse(line).is_none(), "{line}");
+            assert!(QuickChunk::new().parse(line).is_none(), "{line}");
         }
     }
 }
