@@ -129,10 +129,11 @@ struct Slot {
     part: u32,
     /// A merged text part: `Some(thought)`; any other part: `None`.
     text: Option<bool>,
+    /// A text part's thought signature (moved into `whole` at commit).
     signature: Option<String>,
-    /// A part kept whole (not a text part): its JSON as received (a
-    /// streamed call: without `partialArgs` and `willContinue`; its `args`
-    /// set at commit).
+    /// A part kept whole: its JSON as received (a streamed call: without
+    /// `partialArgs` and `willContinue`; its `args` set at commit); a text
+    /// part once committed: its JSON, built of its text and signature.
     whole: Option<Value>,
     /// A Vertex function call whose arguments stream (`partialArgs`).
     streamed: Option<Box<ArgsWriter>>,
@@ -567,11 +568,14 @@ impl Dialect for GeminiFold {
             let whole = slot.whole.take().unwrap_or(Value::Null);
             slot.whole = Some(with_args(whole, args.unwrap_or_else(|| Value::Object(Map::new()))));
         }
+        // A text part is done: its JSON is built once, its text and
+        // signature moved into it (nothing reads them from the part once
+        // committed), and kept whole from here on.
+        let whole = slot.whole.get_or_insert_with(|| {
+            text_part(core::mem::take(&mut part.text), slot.text == Some(true), slot.signature.take())
+        });
         // A part kept whole is lent as it is, not copied.
-        match &slot.whole {
-            Some(whole) => Cow::Borrowed(whole),
-            None => Cow::Owned(slot.to_json(part)),
-        }
+        Cow::Borrowed(whole)
     }
 
     /// The folded `GenerateContentResponse`.
