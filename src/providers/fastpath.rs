@@ -432,7 +432,7 @@ impl<'a> Cursor<'a> {
         let b = self.text.as_bytes();
         let start = self.at + 1;
         let rest = b.get(start..)?;
-        // A short string (a key, a name, a number's worth of text) eight
+        // A short string (a key, a name, an enum value) eight
         // bytes at a time: the vectorized search costs more to set up than
         // it saves on a few words.
         let head = &rest[..rest.len().min(SHORT_STRING)];
