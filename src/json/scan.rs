@@ -74,10 +74,6 @@ fn padded(tail: &[u8]) -> u64 {
 /// lowest set bit marks the first such byte exactly.
 #[inline]
 pub(crate) fn json_plain_prefix(bytes: &[u8]) -> usize {
-    let special = |w: u64| {
-        // < 0x20: bits 5, 6 and 7 all clear.
-        has_zero(w & 0xE0E0_E0E0_E0E0_E0E0) | has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64))
-    };
     // The tail copied into a padded word: by loads (`padded`) measured worse here (the keys'
     // reader grew; their runs end in a word, rarely in the tail).
     let copied = |tail: &[u8]| {
@@ -85,7 +81,23 @@ pub(crate) fn json_plain_prefix(bytes: &[u8]) -> usize {
         word[..tail.len()].copy_from_slice(tail);
         u64::from_le_bytes(word)
     };
-    first_special(bytes, special, copied)
+    first_special(bytes, json_special, copied)
+}
+
+/// [`json_plain_prefix`] for a text whose scan runs to its end as a rule (a string's whole text
+/// between its quotes, decoded): the short tail, reached by every such text, read by loads
+/// (`padded`) instead of copied by a call to `memcpy`.
+#[inline]
+pub(crate) fn json_plain_prefix_whole(bytes: &[u8]) -> usize {
+    first_special(bytes, json_special, padded)
+}
+
+/// The high bit of each byte of `w` that ends a JSON string's plain run (`"`, `\\`, a control
+/// character), in the `has_zero` form [`first_special`] reads.
+#[inline(always)]
+fn json_special(w: u64) -> u64 {
+    // < 0x20: bits 5, 6 and 7 all clear.
+    has_zero(w & 0xE0E0_E0E0_E0E0_E0E0) | has_zero(w ^ (ONES * b'"' as u64)) | has_zero(w ^ (ONES * b'\\' as u64))
 }
 
 /// Index of the first `"` or `\` in `bytes` (or its length). Short inputs (the typical
@@ -144,6 +156,7 @@ mod tests {
                     }
                     let naive = bytes.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').unwrap_or(len);
                     assert_eq!(json_plain_prefix(&bytes), naive, "byte {special:#x} at {at} of {len}");
+                    assert_eq!(json_plain_prefix_whole(&bytes), naive, "byte {special:#x} at {at} of {len}");
                 }
             }
         }
@@ -163,6 +176,11 @@ mod tests {
                     assert_eq!(ascii_plain_prefix(&bytes), ascii.unwrap_or(len), "byte {special:#x} at {at} of {len}");
                     let json = bytes.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
                     assert_eq!(json_plain_prefix(&bytes), json.unwrap_or(len), "byte {special:#x} at {at} of {len}");
+                    assert_eq!(
+                        json_plain_prefix_whole(&bytes),
+                        json.unwrap_or(len),
+                        "byte {special:#x} at {at} of {len}"
+                    );
                 }
             }
         }

@@ -17,7 +17,7 @@ use std::ops::Deref;
 use serde::de::{Deserialize, Deserializer, Visitor};
 use serde_json::value::RawValue;
 
-use crate::json::scan::{escape_char, json_plain_prefix};
+use crate::json::scan::{escape_char, json_plain_prefix, json_plain_prefix_whole};
 
 /// A JSON string borrowed from the payload when it has no escapes, owned
 /// otherwise. Unlike a bare `Cow<str>` (which serde borrows only as a direct
@@ -421,7 +421,7 @@ fn decode_strict(raw: &str, out: &mut String) -> Option<bool> {
     let mut i = 0;
     loop {
         // The run ends at an ASCII byte (or the end): a character boundary.
-        let n = json_plain_prefix(b.get(i..)?);
+        let n = json_plain_prefix_whole(b.get(i..)?);
         out.push_str(raw.get(i..i + n)?);
         i += n;
         match b.get(i) {
