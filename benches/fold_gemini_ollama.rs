@@ -13,7 +13,7 @@
 //! `SSEFOLD_BENCH_MB=2 SSEFOLD_BENCH_ROUNDS=1 valgrind --tool=callgrind
 //! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*serde_pass*'`);
 //! `SSEFOLD_BENCH_BODY=gemini` (or `responses`, `ollama`) runs one body only;
-//! `SSEFOLD_BENCH_ONLY=fold` (or `serde`) runs one side only (for `perf stat`).
+//! `SSEFOLD_BENCH_ONLY=fold` (or `serde`) runs one side only (to profile one side, `perf record`).
 
 use std::hint::black_box;
 use std::path::Path;

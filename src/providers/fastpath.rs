@@ -432,9 +432,9 @@ impl<'a> Cursor<'a> {
         let b = self.text.as_bytes();
         let start = self.at + 1;
         let rest = b.get(start..)?;
-        // A short string (a key, a name, an enum value) eight
-        // bytes at a time: the vectorized search costs more to set up than
-        // it saves on a few words.
+        // A short string (a key, a name, an enum value) eight bytes at a
+        // time: the vectorized search costs more to set up than it saves on
+        // a few words.
         let head = &rest[..rest.len().min(SHORT_STRING)];
         let n = json_plain_prefix(head);
         if n < head.len() {
