@@ -444,9 +444,12 @@ impl<'a> Cursor<'a> {
             }
             return self.strict_string().map(drop);
         }
-        if let Some(n) = memchr::memchr2(b'"', b'\\', rest) {
+        // The head is plain: the search and the control check go on after it.
+        let from = head.len();
+        if let Some(k) = memchr::memchr2(b'"', b'\\', &rest[from..]) {
+            let n = from + k;
             // (OR-folded, not searched: vectorized.)
-            let control = rest[..n].iter().fold(0u8, |m, &c| m | u8::from(c < 0x20));
+            let control = rest[from..n].iter().fold(0u8, |m, &c| m | u8::from(c < 0x20));
             if rest[n] == b'"' && control == 0 {
                 self.at = start + n + 1;
                 return Some(());
@@ -675,6 +678,31 @@ mod tests {
         // A lone surrogate escape (a third of the tricky strings) declines.
         assert!(stepped > values.len() / 4, "{stepped} of {}", values.len());
         assert!(Cursor::new(&("[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1))).skip().is_none());
+    }
+
+    /// Strings around [`SHORT_STRING`] (the head read word by word, the rest
+    /// searched), a control character, an escape or a closing quote at every
+    /// place: stepped over exactly when serde_json reads them.
+    #[test]
+    fn strings_past_the_short_head_are_serde_json_or_nothing() {
+        for len in [0, 1, 7, 8, 31, 32, 33, 40, 64, 100] {
+            for at in 0..len {
+                for special in [r"\u0001", r"\n", r"\u00e9", r"\\", r"\", "\""] {
+                    let mut text = "a".repeat(len);
+                    text.replace_range(at..at + 1, special);
+                    let doc = format!("\"{text}\",");
+                    let mut c = Cursor::new(&doc);
+                    let stepped = c.skip().filter(|_| c.next_member() == Some(true));
+                    let serde = serde_json::from_str::<serde::de::IgnoredAny>(&doc[..doc.len() - 1]);
+                    assert_eq!(stepped.is_some(), serde.is_ok(), "{doc}");
+                }
+                // A raw control character, unescaped.
+                let mut text = "a".repeat(len);
+                text.replace_range(at..at + 1, "\u{1}");
+                let doc = format!("\"{text}\",");
+                assert!(Cursor::new(&doc).skip().is_none(), "{doc:?}");
+            }
+        }
     }
 
     #[test]
