@@ -14,7 +14,7 @@ pub(crate) fn ascii_plain_prefix(bytes: &[u8]) -> usize {
             | has_zero(w ^ (ONES * b'"' as u64))
             | has_zero(w ^ (ONES * b'\\' as u64))
     };
-    first_special(bytes, special, padded)
+    first_special_to_end(bytes, special)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -45,6 +45,30 @@ fn first_special(bytes: &[u8], special: impl Fn(u64) -> u64, tail: fn(&[u8]) -> 
     }
     let m = special(tail(words.remainder()));
     (j + (m.trailing_zeros() / 8) as usize).min(bytes.len())
+}
+
+/// [`first_special`] for a text whose scan runs to its end as a rule (a whole string, a fragment):
+/// the bytes after the last whole word are read as the text's last eight bytes, overlapping the
+/// word before them, with no branch on their count. Those overlapped bytes were found plain, so
+/// they mark nothing (and below the first special byte a `has_zero` mask has no false positive):
+/// a mask of zero gives the length. A text shorter than eight bytes goes to `first_special`.
+#[inline(always)]
+fn first_special_to_end(bytes: &[u8], special: impl Fn(u64) -> u64) -> usize {
+    let word = |b: &[u8]| b.try_into().map_or(0, u64::from_le_bytes);
+    let Some(last) = bytes.len().checked_sub(8) else {
+        return first_special(bytes, special, padded);
+    };
+    let mut words = bytes.chunks_exact(8);
+    let mut j = 0;
+    for w in &mut words {
+        let m = special(word(w));
+        if m != 0 {
+            return j + (m.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    let m = special(word(&bytes[last..]));
+    last + (m.trailing_zeros() / 8) as usize
 }
 
 /// `tail` (fewer than eight bytes) as the low bytes of a word, the others `"`: by loads, not a
@@ -85,11 +109,11 @@ pub(crate) fn json_plain_prefix(bytes: &[u8]) -> usize {
 }
 
 /// [`json_plain_prefix`] for a text whose scan runs to its end as a rule (a string's whole text
-/// between its quotes, decoded): the short tail, reached by every such text, read by loads
-/// (`padded`) instead of copied by a call to `memcpy`.
+/// between its quotes, decoded): the short tail, reached by every such text, read by one load
+/// overlapping the last word ([`first_special_to_end`]) instead of copied by a call to `memcpy`.
 #[inline]
 pub(crate) fn json_plain_prefix_whole(bytes: &[u8]) -> usize {
-    first_special(bytes, json_special, padded)
+    first_special_to_end(bytes, json_special)
 }
 
 /// The high bit of each byte of `w` that ends a JSON string's plain run (`"`, `\\`, a control
