@@ -13,7 +13,9 @@
 //! `cargo bench --bench fold_bedrock`; instruction counts:
 //! `SSEFOLD_BENCH_MB=1 SSEFOLD_BENCH_ROUNDS=1 valgrind --tool=callgrind
 //! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*baseline*'`);
-//! `SSEFOLD_BENCH_BODY=converse` (or `invoke`) runs one body only.
+//! `SSEFOLD_BENCH_BODY=converse` (or `invoke`) runs one body only;
+//! `SSEFOLD_BENCH_ONLY=bound` runs `bound_pass` once (`--toggle-collect='*bound_pass*'`: what any
+//! fold behind this API pays, the framing and the message handed over).
 
 #[path = "support/mod.rs"]
 mod support;
@@ -58,6 +60,28 @@ fn baseline(turns: &[Vec<u8>]) -> usize {
     n
 }
 
+/// What any fold behind this API pays per turn, whatever its parser: the
+/// event-stream framing (each message's `:event-type` and payload read) and
+/// the folded message (`messages`, built beforehand) cloned and dropped, the
+/// `Value` the host is handed. Its own symbol for callgrind;
+/// `SSEFOLD_BENCH_ONLY=bound` runs it once.
+#[inline(never)]
+fn bound_pass(turns: &[Vec<u8>], messages: &[Value]) -> usize {
+    let mut n = 0;
+    for (turn, message) in turns.iter().zip(messages) {
+        let mut d = Decoder::new();
+        for chunk in turn.chunks(4096) {
+            d.feed(chunk, |m| {
+                black_box(m.event_type());
+                n += black_box(m.payload).len();
+            })
+            .unwrap();
+        }
+        n += black_box(message.clone()).as_object().map_or(0, |o| o.len());
+    }
+    n
+}
+
 fn turns(dir: &str, provider: Provider) -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings").join(dir);
     let mut out = Vec::new();
@@ -95,6 +119,19 @@ fn main() {
     println!("| body | bytes | turns | fold | event-stream + serde_json `Value` per payload | fold / baseline |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for (name, provider, turns) in sets.iter().filter(|s| s.0.contains(only.as_str())) {
+        if std::env::var("SSEFOLD_BENCH_ONLY").as_deref() == Ok("bound") {
+            let messages: Vec<Value> = turns
+                .iter()
+                .map(|t| {
+                    let mut s = Stream::new(*provider);
+                    s.feed(t, |_| {}).unwrap();
+                    s.finish(|_| {}).unwrap();
+                    s.into_message()
+                })
+                .collect();
+            black_box(bound_pass(turns, &messages));
+            continue;
+        }
         let bytes: usize = turns.iter().map(Vec::len).sum();
         let (mut best_fold, mut best_base) = (f64::MAX, f64::MAX);
         for _ in 0..rounds {

@@ -13,7 +13,9 @@
 //! `SSEFOLD_BENCH_MB=2 SSEFOLD_BENCH_ROUNDS=1 valgrind --tool=callgrind
 //! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*serde_pass*'`);
 //! `SSEFOLD_BENCH_BODY=gemini` (or `responses`, `ollama`) runs one body only;
-//! `SSEFOLD_BENCH_ONLY=fold` (or `serde`) runs one side only (to profile one side, `perf record`).
+//! `SSEFOLD_BENCH_ONLY=fold` (or `serde`) runs one side only (to profile one side, `perf record`);
+//! `SSEFOLD_BENCH_ONLY=bound` runs `bound_pass` once (with `--toggle-collect='*bound_pass*'`: what any
+//! fold behind this API pays, the framing and the message handed over).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -39,6 +41,36 @@ fn serde_pass(payloads: &[String]) -> usize {
         .iter()
         .map(|p| black_box(serde_json::from_str::<Value>(p).unwrap()).as_object().map_or(0, |o| o.len()))
         .sum()
+}
+
+/// What any fold behind this API pays per turn, whatever its parser: the
+/// body framed (SSE events, or NDJSON lines, by their data alone), and the
+/// folded message (`messages`, built beforehand) cloned and dropped: the
+/// `Value` the host is handed, built from owned pieces with no text read.
+/// Its own symbol for callgrind; `SSEFOLD_BENCH_ONLY=bound`.
+#[inline(never)]
+fn bound_pass(turns: &[Vec<u8>], messages: &[Value], sse: bool) -> usize {
+    let mut n = 0;
+    for (turn, message) in turns.iter().zip(messages) {
+        if sse {
+            let mut d = ssefold::sse::Decoder::new();
+            for chunk in turn.chunks(support::CHUNK) {
+                d.feed_each(chunk, |e| n += e.map_or(0, |e| black_box(e.data()).len()));
+            }
+        } else {
+            n += turn.split(|b| *b == b'\n').map(|l| black_box(l).len()).sum::<usize>();
+        }
+        n += black_box(message.clone()).as_object().map_or(0, |o| o.len());
+    }
+    n
+}
+
+/// Every payload read through once and nothing kept
+/// (`serde::de::IgnoredAny`): the least any reader of the payloads pays.
+/// Its own symbol for callgrind; run with `SSEFOLD_BENCH_ONLY=bound`.
+#[inline(never)]
+fn read_pass(payloads: &[String]) -> usize {
+    payloads.iter().map(|p| black_box(serde_json::from_str::<serde::de::IgnoredAny>(p).is_ok()) as usize).sum()
 }
 
 /// Every recording of `tests/recordings/DIR/` that `provider` folds without
@@ -124,6 +156,20 @@ fn main() {
     for (name, provider, turns, sse) in sets.iter().filter(|s| s.0.contains(only.as_str())) {
         let bytes: usize = turns.iter().map(Vec::len).sum();
         let p = payloads(turns, *sse);
+        if side == "bound" {
+            let messages: Vec<Value> = turns
+                .iter()
+                .map(|t| {
+                    let mut s = Stream::new(*provider);
+                    s.feed(t, |_| {}).unwrap();
+                    s.finish(|_| {}).unwrap();
+                    s.into_message()
+                })
+                .collect();
+            black_box(bound_pass(turns, &messages, *sse));
+            black_box(read_pass(&p));
+            continue;
+        }
         let (mut best_fold, mut best_serde) = (f64::MAX, f64::MAX);
         for _ in 0..rounds {
             if side != "serde" {

@@ -6,7 +6,10 @@
 //! ```text
 //! valgrind --tool=callgrind --toggle-collect='*fold_all*' target/release/examples/fold_once anthropic-tool-use 4
 //! valgrind --tool=callgrind --toggle-collect='*serde_all*' target/release/examples/fold_once anthropic-tool-use 4 serde
+//! valgrind --tool=callgrind --toggle-collect='*bound_all*' target/release/examples/fold_once anthropic-tool-use 4 bound
 //! ```
+//!
+//! `bound` measures what any fold behind this API pays (`bound_all`).
 
 use ssefold::providers::{Provider, Stream};
 /// Every turn through a fresh `Stream` in 4 KiB chunks, `finish`, `into_message()`.
@@ -37,6 +40,22 @@ fn serde_all(turns: &[&[u8]]) -> usize {
     n
 }
 
+/// What any fold behind this API pays, whatever its parser: every turn's
+/// SSE events framed in 4 KiB chunks (each event's data read) and its folded
+/// message (built beforehand) cloned and dropped, the `Value` handed over.
+#[inline(never)]
+fn bound_all(turns: &[&[u8]], messages: &[serde_json::Value]) -> usize {
+    let mut n = 0;
+    for (t, message) in turns.iter().zip(messages) {
+        let mut d = ssefold::sse::Decoder::new();
+        for c in t.chunks(4096) {
+            d.feed_each(c, |e| n += e.map_or(0, |e| std::hint::black_box(e.data()).len()));
+        }
+        n += std::hint::black_box(message.clone()).is_object() as usize;
+    }
+    n
+}
+
 fn main() {
     let name = std::env::args().nth(1).unwrap();
     let mib: usize = std::env::args().nth(2).unwrap().parse().unwrap();
@@ -45,6 +64,17 @@ fn main() {
     let turns = ssefold_corpus::turns(&corpus);
     if std::env::args().nth(3).as_deref() == Some("serde") {
         println!("{}", serde_all(&turns));
+    } else if std::env::args().nth(3).as_deref() == Some("bound") {
+        let messages: Vec<_> = turns
+            .iter()
+            .map(|t| {
+                let mut s = Stream::new(provider);
+                s.feed(t, |_| {}).unwrap();
+                let _ = s.finish(|_| {});
+                s.into_message()
+            })
+            .collect();
+        println!("{}", bound_all(&turns, &messages));
     } else {
         println!("{}", fold_all(provider, &turns));
     }
