@@ -120,15 +120,7 @@ fn main() {
     println!("| --- | --- | --- | --- | --- | --- |");
     for (name, provider, turns) in sets.iter().filter(|s| s.0.contains(only.as_str())) {
         if std::env::var("SSEFOLD_BENCH_ONLY").as_deref() == Ok("bound") {
-            let messages: Vec<Value> = turns
-                .iter()
-                .map(|t| {
-                    let mut s = Stream::new(*provider);
-                    s.feed(t, |_| {}).unwrap();
-                    s.finish(|_| {}).unwrap();
-                    s.into_message()
-                })
-                .collect();
+            let messages = support::folded_messages(*provider, turns);
             black_box(bound_pass(turns, &messages));
             continue;
         }

@@ -157,15 +157,7 @@ fn main() {
         let bytes: usize = turns.iter().map(Vec::len).sum();
         let p = payloads(turns, *sse);
         if side == "bound" {
-            let messages: Vec<Value> = turns
-                .iter()
-                .map(|t| {
-                    let mut s = Stream::new(*provider);
-                    s.feed(t, |_| {}).unwrap();
-                    s.finish(|_| {}).unwrap();
-                    s.into_message()
-                })
-                .collect();
+            let messages = support::folded_messages(*provider, turns);
             black_box(bound_pass(turns, &messages, *sse));
             black_box(read_pass(&p));
             continue;

@@ -39,6 +39,20 @@ pub fn fold_turns<T: AsRef<[u8]>>(provider: Provider, turns: &[T]) -> (usize, us
     (events, folded)
 }
 
+/// Every turn's folded message, each turn fed whole to a fresh stream and
+/// finished: what the benches' bound passes hand over by cloning.
+pub fn folded_messages<T: AsRef<[u8]>>(provider: Provider, turns: &[T]) -> Vec<serde_json::Value> {
+    turns
+        .iter()
+        .map(|t| {
+            let mut s = Stream::new(provider);
+            s.feed(t.as_ref(), |_| {}).unwrap();
+            s.finish(|_| {}).unwrap();
+            s.into_message()
+        })
+        .collect()
+}
+
 /// Decodes an AWS event stream fed in [`CHUNK`]-byte chunks as a consumer
 /// would (each message's `:event-type` looked up); returns the message count
 /// and the payload bytes.

@@ -33,18 +33,33 @@ fn has_zero(v: u64) -> u64 {
 /// caller).
 #[inline(always)]
 fn first_special(bytes: &[u8], special: impl Fn(u64) -> u64, tail: fn(&[u8]) -> u64) -> usize {
-    let word = |b: &[u8]| b.try_into().map_or(0, u64::from_le_bytes);
-    let mut words = bytes.chunks_exact(8);
+    let j = match first_special_in_words(bytes, &special) {
+        Ok(at) => return at,
+        Err(j) => j,
+    };
+    let m = special(tail(&bytes[j..]));
+    (j + (m.trailing_zeros() / 8) as usize).min(bytes.len())
+}
+
+/// The index of the first special byte of `bytes`' whole eight-byte words (as [`first_special`]
+/// reads them), or `Err` with where the words end when none has one.
+#[inline(always)]
+fn first_special_in_words(bytes: &[u8], special: &impl Fn(u64) -> u64) -> Result<usize, usize> {
     let mut j = 0;
-    for w in &mut words {
+    for w in bytes.chunks_exact(8) {
         let m = special(word(w));
         if m != 0 {
-            return j + (m.trailing_zeros() / 8) as usize;
+            return Ok(j + (m.trailing_zeros() / 8) as usize);
         }
         j += 8;
     }
-    let m = special(tail(words.remainder()));
-    (j + (m.trailing_zeros() / 8) as usize).min(bytes.len())
+    Err(j)
+}
+
+/// Eight bytes as a little-endian word (0 for any other length: never asked).
+#[inline(always)]
+fn word(b: &[u8]) -> u64 {
+    b.try_into().map_or(0, u64::from_le_bytes)
 }
 
 /// [`first_special`] for a text whose scan runs to its end as a rule (a whole string, a fragment):
@@ -54,18 +69,11 @@ fn first_special(bytes: &[u8], special: impl Fn(u64) -> u64, tail: fn(&[u8]) -> 
 /// a mask of zero gives the length. A text shorter than eight bytes goes to `first_special`.
 #[inline(always)]
 fn first_special_to_end(bytes: &[u8], special: impl Fn(u64) -> u64) -> usize {
-    let word = |b: &[u8]| b.try_into().map_or(0, u64::from_le_bytes);
     let Some(last) = bytes.len().checked_sub(8) else {
         return first_special(bytes, special, padded);
     };
-    let mut words = bytes.chunks_exact(8);
-    let mut j = 0;
-    for w in &mut words {
-        let m = special(word(w));
-        if m != 0 {
-            return j + (m.trailing_zeros() / 8) as usize;
-        }
-        j += 8;
+    if let Ok(at) = first_special_in_words(bytes, &special) {
+        return at;
     }
     let m = special(word(&bytes[last..]));
     last + (m.trailing_zeros() / 8) as usize
