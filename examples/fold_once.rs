@@ -12,6 +12,10 @@
 //! `bound` measures what any fold behind this API pays (`bound_all`).
 
 use ssefold::providers::{Provider, Stream};
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
 /// Every turn through a fresh `Stream` in 4 KiB chunks, `finish`, `into_message()`.
 #[inline(never)]
 fn fold_all(provider: Provider, turns: &[&[u8]]) -> usize {
@@ -65,15 +69,7 @@ fn main() {
     if std::env::args().nth(3).as_deref() == Some("serde") {
         println!("{}", serde_all(&turns));
     } else if std::env::args().nth(3).as_deref() == Some("bound") {
-        let messages: Vec<_> = turns
-            .iter()
-            .map(|t| {
-                let mut s = Stream::new(provider);
-                s.feed(t, |_| {}).unwrap();
-                let _ = s.finish(|_| {});
-                s.into_message()
-            })
-            .collect();
+        let messages = support::folded_messages(provider, &turns);
         println!("{}", bound_all(&turns, &messages));
     } else {
         println!("{}", fold_all(provider, &turns));

@@ -80,8 +80,8 @@ fn first_special_to_end(bytes: &[u8], special: impl Fn(u64) -> u64) -> usize {
 }
 
 /// `tail` (fewer than eight bytes) as the low bytes of a word, the others `"`: by loads, not a
-/// copy (a variable-length copy is a call to `memcpy`; the tails of a fragment's string runs are
-/// short and many).
+/// copy (a variable-length copy is a call to `memcpy`). What [`first_special_to_end`] reads a text
+/// shorter than eight bytes with (a short delta, a fragment's last bytes).
 #[inline(always)]
 fn padded(tail: &[u8]) -> u64 {
     let (mut w, mut k) = (0u64, 0usize);
