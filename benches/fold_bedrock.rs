@@ -15,7 +15,8 @@
 //! --toggle-collect='*fold_pass*' BENCH_BINARY` (and `'*baseline*'`);
 //! `SSEFOLD_BENCH_BODY=converse` (or `invoke`) runs one body only;
 //! `SSEFOLD_BENCH_ONLY=bound` runs `bound_pass` once (`--toggle-collect='*bound_pass*'`: what any
-//! fold behind this API pays, the framing and the message handed over).
+//! fold behind this API pays, the framing and the message handed over); `SSEFOLD_BENCH_ONLY=parsed`
+//! runs it with each message built from its JSON text by serde_json instead of cloned.
 
 #[path = "support/mod.rs"]
 mod support;
@@ -27,7 +28,7 @@ use base64::Engine;
 use serde_json::Value;
 use ssefold::eventstream::Decoder;
 use ssefold::providers::{Provider, Stream};
-use support::{fold_turns, timed};
+use support::{fold_turns, timed, HandOver};
 
 /// The fold of every turn ([`fold_turns`]); its own symbol for callgrind's
 /// `--toggle-collect`.
@@ -62,11 +63,12 @@ fn baseline(turns: &[Vec<u8>]) -> usize {
 
 /// What any fold behind this API pays per turn, whatever its parser: the
 /// event-stream framing (each message's `:event-type` and payload read) and
-/// the folded message (`messages`, built beforehand) cloned and dropped, the
-/// `Value` the host is handed. Its own symbol for callgrind;
-/// `SSEFOLD_BENCH_ONLY=bound` runs it once.
+/// the folded message (`messages`, built beforehand) handed over: cloned and
+/// dropped (`Value`s: the least, `SSEFOLD_BENCH_ONLY=bound`), or built from
+/// its JSON text ([`support::MessageText`], `SSEFOLD_BENCH_ONLY=parsed`).
+/// Its own symbol for callgrind.
 #[inline(never)]
-fn bound_pass(turns: &[Vec<u8>], messages: &[Value]) -> usize {
+fn bound_pass(turns: &[Vec<u8>], messages: &[impl HandOver]) -> usize {
     let mut n = 0;
     for (turn, message) in turns.iter().zip(messages) {
         let mut d = Decoder::new();
@@ -77,7 +79,7 @@ fn bound_pass(turns: &[Vec<u8>], messages: &[Value]) -> usize {
             })
             .unwrap();
         }
-        n += black_box(message.clone()).as_object().map_or(0, |o| o.len());
+        n += message.hand_over();
     }
     n
 }
@@ -119,9 +121,13 @@ fn main() {
     println!("| body | bytes | turns | fold | event-stream + serde_json `Value` per payload | fold / baseline |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for (name, provider, turns) in sets.iter().filter(|s| s.0.contains(only.as_str())) {
-        if std::env::var("SSEFOLD_BENCH_ONLY").as_deref() == Ok("bound") {
+        let side = std::env::var("SSEFOLD_BENCH_ONLY").unwrap_or_default();
+        if side == "bound" || side == "parsed" {
             let messages = support::folded_messages(*provider, turns);
-            black_box(bound_pass(turns, &messages));
+            match side.as_str() {
+                "bound" => black_box(bound_pass(turns, &messages)),
+                _ => black_box(bound_pass(turns, &support::message_texts(&messages))),
+            };
             continue;
         }
         let bytes: usize = turns.iter().map(Vec::len).sum();

@@ -15,7 +15,9 @@
 //! `SSEFOLD_BENCH_BODY=gemini` (or `responses`, `ollama`) runs one body only;
 //! `SSEFOLD_BENCH_ONLY=fold` (or `serde`) runs one side only (to profile one side, `perf record`);
 //! `SSEFOLD_BENCH_ONLY=bound` runs `bound_pass` once (with `--toggle-collect='*bound_pass*'`: what any
-//! fold behind this API pays, the framing and the message handed over).
+//! fold behind this API pays, the framing and the message handed over); `SSEFOLD_BENCH_ONLY=parsed` runs
+//! it with each message built from its JSON text by serde_json instead of cloned (what building its
+//! `Value`s from text costs once).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -25,7 +27,7 @@ use ssefold::providers::{Provider, Stream};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::Clock;
+use support::{Clock, HandOver};
 
 /// The fold of every turn ([`support::fold_turns`]); its own symbol for
 /// callgrind's `--toggle-collect`.
@@ -45,11 +47,12 @@ fn serde_pass(payloads: &[String]) -> usize {
 
 /// What any fold behind this API pays per turn, whatever its parser: the
 /// body framed (SSE events, or NDJSON lines, by their data alone), and the
-/// folded message (`messages`, built beforehand) cloned and dropped: the
-/// `Value` the host is handed, built from owned pieces with no text read.
-/// Its own symbol for callgrind; `SSEFOLD_BENCH_ONLY=bound`.
+/// folded message (`messages`, built beforehand) handed over: cloned and
+/// dropped (`Value`s: the least, `SSEFOLD_BENCH_ONLY=bound`), or built from
+/// its JSON text ([`support::MessageText`], `SSEFOLD_BENCH_ONLY=parsed`).
+/// Its own symbol for callgrind.
 #[inline(never)]
-fn bound_pass(turns: &[Vec<u8>], messages: &[Value], sse: bool) -> usize {
+fn bound_pass(turns: &[Vec<u8>], messages: &[impl HandOver], sse: bool) -> usize {
     let mut n = 0;
     for (turn, message) in turns.iter().zip(messages) {
         if sse {
@@ -60,7 +63,7 @@ fn bound_pass(turns: &[Vec<u8>], messages: &[Value], sse: bool) -> usize {
         } else {
             n += turn.split(|b| *b == b'\n').map(|l| black_box(l).len()).sum::<usize>();
         }
-        n += black_box(message.clone()).as_object().map_or(0, |o| o.len());
+        n += message.hand_over();
     }
     n
 }
@@ -160,6 +163,11 @@ fn main() {
             let messages = support::folded_messages(*provider, turns);
             black_box(bound_pass(turns, &messages, *sse));
             black_box(read_pass(&p));
+            continue;
+        }
+        if side == "parsed" {
+            let texts = support::message_texts(&support::folded_messages(*provider, turns));
+            black_box(bound_pass(turns, &texts, *sse));
             continue;
         }
         let (mut best_fold, mut best_serde) = (f64::MAX, f64::MAX);

@@ -7,14 +7,18 @@
 //! valgrind --tool=callgrind --toggle-collect='*fold_all*' target/release/examples/fold_once anthropic-tool-use 4
 //! valgrind --tool=callgrind --toggle-collect='*serde_all*' target/release/examples/fold_once anthropic-tool-use 4 serde
 //! valgrind --tool=callgrind --toggle-collect='*bound_all*' target/release/examples/fold_once anthropic-tool-use 4 bound
+//! valgrind --tool=callgrind --toggle-collect='*bound_all*' target/release/examples/fold_once anthropic-tool-use 4 parsed
 //! ```
 //!
-//! `bound` measures what any fold behind this API pays (`bound_all`).
+//! `bound` measures what any fold behind this API pays (`bound_all`, each
+//! turn's message cloned); `parsed` the same with each message built from
+//! its JSON text by serde_json (`support::MessageText`).
 
 use ssefold::providers::{Provider, Stream};
 
 #[path = "../benches/support/mod.rs"]
 mod support;
+use support::HandOver;
 
 /// Every turn through a fresh `Stream` in 4 KiB chunks, `finish`, `into_message()`.
 #[inline(never)]
@@ -46,16 +50,17 @@ fn serde_all(turns: &[&[u8]]) -> usize {
 
 /// What any fold behind this API pays, whatever its parser: every turn's
 /// SSE events framed in 4 KiB chunks (each event's data read) and its folded
-/// message (built beforehand) cloned and dropped, the `Value` handed over.
+/// message (built beforehand) handed over ([`HandOver`]: cloned, or built
+/// from its JSON text).
 #[inline(never)]
-fn bound_all(turns: &[&[u8]], messages: &[serde_json::Value]) -> usize {
+fn bound_all(turns: &[&[u8]], messages: &[impl HandOver]) -> usize {
     let mut n = 0;
     for (t, message) in turns.iter().zip(messages) {
         let mut d = ssefold::sse::Decoder::new();
         for c in t.chunks(4096) {
             d.feed_each(c, |e| n += e.map_or(0, |e| std::hint::black_box(e.data()).len()));
         }
-        n += std::hint::black_box(message.clone()).is_object() as usize;
+        n += message.hand_over();
     }
     n
 }
@@ -71,6 +76,9 @@ fn main() {
     } else if std::env::args().nth(3).as_deref() == Some("bound") {
         let messages = support::folded_messages(provider, &turns);
         println!("{}", bound_all(&turns, &messages));
+    } else if std::env::args().nth(3).as_deref() == Some("parsed") {
+        let texts = support::message_texts(&support::folded_messages(provider, &turns));
+        println!("{}", bound_all(&turns, &texts));
     } else {
         println!("{}", fold_all(provider, &turns));
     }

@@ -39,8 +39,41 @@ pub fn fold_turns<T: AsRef<[u8]>>(provider: Provider, turns: &[T]) -> (usize, us
     (events, folded)
 }
 
+/// What a bound pass hands the host for each turn: the folded message,
+/// built beforehand, handed over in one of two ways ([`HandOver`]).
+pub trait HandOver {
+    /// Hands the message over; returns its number of top-level members.
+    fn hand_over(&self) -> usize;
+}
+
+/// Cloned and dropped: the least any fold behind this API pays (an
+/// `IndexMap` clone copies its table whole and reads no text).
+impl HandOver for serde_json::Value {
+    fn hand_over(&self) -> usize {
+        black_box(self.clone()).as_object().map_or(0, |o| o.len())
+    }
+}
+
+/// The message's JSON text, its `Value` built from it by serde_json and
+/// dropped: what building the message's `Value`s from text costs once (a
+/// fold builds them from the payloads' text, which holds at least that
+/// text: the baseline's own builder, so the two compare like for like).
+pub struct MessageText(pub String);
+
+impl HandOver for MessageText {
+    fn hand_over(&self) -> usize {
+        let v: serde_json::Value = serde_json::from_str(&self.0).expect("a folded message serializes to JSON");
+        black_box(v).as_object().map_or(0, |o| o.len())
+    }
+}
+
+/// Every turn's folded message as its JSON text ([`MessageText`]).
+pub fn message_texts(messages: &[serde_json::Value]) -> Vec<MessageText> {
+    messages.iter().map(|m| MessageText(m.to_string())).collect()
+}
+
 /// Every turn's folded message, each turn fed whole to a fresh stream and
-/// finished: what the benches' bound passes hand over by cloning.
+/// finished: what the benches' bound passes hand over ([`HandOver`]).
 pub fn folded_messages<T: AsRef<[u8]>>(provider: Provider, turns: &[T]) -> Vec<serde_json::Value> {
     turns
         .iter()
