@@ -40,11 +40,11 @@ impl<'a> HeaderValue<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Headers<'a> {
     bytes: &'a [u8],
-    /// The values of the `:message-type` and `:event-type` string headers
-    /// (UTF-8, validated), found while validating: every message's two
-    /// lookups, without walking the headers again.
-    message_type: Option<&'a [u8]>,
-    event_type: Option<&'a [u8]>,
+    /// The values of the `:message-type` and `:event-type` string headers,
+    /// found (and their UTF-8 checked) while validating: every message's
+    /// two lookups, without walking the headers or checking them again.
+    message_type: Option<&'a str>,
+    event_type: Option<&'a str>,
 }
 
 /// One message: its headers and payload, borrowed from the input chunk or
@@ -60,12 +60,12 @@ pub struct Message<'a> {
 impl<'a> Message<'a> {
     /// The `:message-type` header (`event`, `exception`, `error`).
     pub fn message_type(&self) -> Option<&'a str> {
-        self.headers.message_type.and_then(|v| std::str::from_utf8(v).ok())
+        self.headers.message_type
     }
 
     /// The `:event-type` header (`chunk`, `messageStart`, …).
     pub fn event_type(&self) -> Option<&'a str> {
-        self.headers.event_type.and_then(|v| std::str::from_utf8(v).ok())
+        self.headers.event_type
     }
 
     /// The `:exception-type` header of an exception message.
@@ -95,12 +95,14 @@ impl<'a> Headers<'a> {
                 return Err(bad("a header name that is not UTF-8"));
             }
             if kind == 7 {
-                if !is_utf8(value) {
-                    return Err(bad("a string header that is not UTF-8"));
-                }
+                let not_utf8 = || bad("a string header that is not UTF-8");
                 match name {
-                    b":message-type" => headers.message_type = Some(value),
-                    b":event-type" => headers.event_type = Some(value),
+                    // Checked once, kept as text.
+                    b":message-type" => {
+                        headers.message_type = Some(std::str::from_utf8(value).map_err(|_| not_utf8())?)
+                    }
+                    b":event-type" => headers.event_type = Some(std::str::from_utf8(value).map_err(|_| not_utf8())?),
+                    _ if !is_utf8(value) => return Err(not_utf8()),
                     _ => {}
                 }
             }
