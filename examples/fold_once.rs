@@ -8,6 +8,7 @@
 //! valgrind --tool=callgrind --toggle-collect='*serde_all*' target/release/examples/fold_once anthropic-tool-use 4 serde
 //! valgrind --tool=callgrind --toggle-collect='*bound_all*' target/release/examples/fold_once anthropic-tool-use 4 bound
 //! valgrind --tool=callgrind --toggle-collect='*bound_all*' target/release/examples/fold_once anthropic-tool-use 4 parsed
+//! SSEFOLD_BENCH_ROUNDS=400 perf record -e cpu-clock -F 10000 target/release/examples/fold_once anthropic-tool-stress 4
 //! ```
 //!
 //! `bound` measures what any fold behind this API pays (`bound_all`, each
@@ -80,6 +81,9 @@ fn main() {
         let texts = support::message_texts(&support::folded_messages(provider, &turns));
         println!("{}", bound_all(&turns, &texts));
     } else {
-        println!("{}", fold_all(provider, &turns));
+        // `SSEFOLD_BENCH_ROUNDS` folds the corpus that many times (default 1): long enough
+        // for a sampling profiler (`perf record -e cpu-clock`, the one event this VM offers).
+        let rounds: usize = std::env::var("SSEFOLD_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+        println!("{}", (0..rounds).map(|_| fold_all(provider, &turns)).sum::<usize>());
     }
 }
